@@ -1,0 +1,99 @@
+"""The teaching flash-attention forward kernel (Triton): the stepper's recurrence, on a GPU.
+
+One program per block of Br query rows (BLOCK_M) of one (batch, head); an inner loop over the
+Tc key/value tiles of Bc keys (BLOCK_N) with the online-softmax update, in natural units (exp, not
+exp2) so that its m, l and alpha can be laid next to flashviz.online_softmax step by step. Tile
+sizes are the caller's (no autotuning). Causal masking is bottom-right aligned; tiles entirely
+above the diagonal are skipped (their trace entries stay NaN). A guard keeps rows that have seen no
+visible key at exp(-inf - 0) = 0 instead of exp(-inf - -inf) = NaN, so fully masked rows give zeros.
+With TRACE=True the kernel also writes m, l and alpha after every key tile for every query row.
+
+Tiles need not be powers of two: the tile of Br x Bc is computed inside power-of-two blocks with
+the spare lanes masked (the interpreter accepts any tile; on a GPU the API asks for powers of two
+>= 16, so no lane is wasted there). Measured on the H200: see assets/benchmarks/ (impl "teaching").
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _teaching_fwd(Q, K, V, O, LSE, TR,                     # TR: trace (3, B*H, Nq, Tc) float32, NaN-filled
+                  sm_scale, n_q, n_k, n_tiles,
+                  sq_bh, sq_n, sk_bh, sk_n, sv_bh, sv_n, so_bh, so_n,
+                  D: tl.constexpr, BLOCK_D: tl.constexpr,
+                  BR: tl.constexpr, BLOCK_M: tl.constexpr,  # Br query rows, in a BLOCK_M-lane block
+                  BC: tl.constexpr, BLOCK_N: tl.constexpr,  # Bc keys per tile, in a BLOCK_N-lane block
+                  CAUSAL: tl.constexpr, TRACE: tl.constexpr, IEEE: tl.constexpr):
+    i = tl.program_id(0)                                   # query tile index (0 .. Tr-1)
+    bh = tl.program_id(1).to(tl.int64)                     # which (batch, head)
+    rows = i * BR + tl.arange(0, BLOCK_M)                  # (BLOCK_M,) query positions
+    row_ok = (tl.arange(0, BLOCK_M) < BR) & (rows < n_q)
+    dims = tl.arange(0, BLOCK_D)
+    dim_ok = dims < D
+    offset = n_k - n_q                                     # causal: row r sees keys j <= r + offset
+
+    # Q_i stays on chip for the whole loop: (BLOCK_M, BLOCK_D)
+    q = tl.load(Q + bh * sq_bh + rows[:, None] * sq_n + dims[None, :],
+                mask=row_ok[:, None] & dim_ok[None, :], other=0.0)
+    m = tl.full([BLOCK_M], float("-inf"), tl.float32)      # running max
+    l = tl.zeros([BLOCK_M], tl.float32)                    # running sum of exp(s - m)
+    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)         # running sum of exp(s - m) * v
+
+    hi = n_k
+    if CAUSAL:                                             # keys past the block's last row are never seen
+        hi = tl.minimum(n_k, tl.maximum(i * BR + BR + offset, 0))
+    for j in range(0, tl.cdiv(hi, BC)):                    # key/value tile j (0 .. Tc-1)
+        cols = j * BC + tl.arange(0, BLOCK_N)
+        col_ok = (tl.arange(0, BLOCK_N) < BC) & (cols < n_k)
+        k = tl.load(K + bh * sk_bh + cols[:, None] * sk_n + dims[None, :],
+                    mask=col_ok[:, None] & dim_ok[None, :], other=0.0)
+        v = tl.load(V + bh * sv_bh + cols[:, None] * sv_n + dims[None, :],
+                    mask=col_ok[:, None] & dim_ok[None, :], other=0.0)
+        # S_ij = Q_i K_j^T * scale, in SRAM/registers only: (BLOCK_M, BLOCK_N)
+        if IEEE:
+            s = tl.dot(q, tl.trans(k), input_precision="ieee") * sm_scale
+        else:
+            s = tl.dot(q, tl.trans(k)) * sm_scale
+        visible = col_ok[None, :]
+        if CAUSAL:
+            visible = visible & (cols[None, :] <= rows[:, None] + offset)
+        s = tl.where(visible, s, float("-inf"))
+        m_new = tl.maximum(m, tl.max(s, 1))                # m_new = max(m_old, rowmax(S_ij))
+        m_ref = tl.where(m_new == float("-inf"), 0.0, m_new)   # guard: nothing visible yet
+        alpha = tl.exp(m - m_ref)                          # alpha = exp(m_old - m_new)
+        p = tl.exp(s - m_ref[:, None])                     # P~_ij = exp(S_ij - m_new)
+        l = alpha * l + tl.sum(p, 1)                       # l_new = alpha * l_old + rowsum(P~_ij)
+        if IEEE:                                           # o_new = alpha * o_old + P~_ij V_j
+            acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
+        else:
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m = m_new
+        if TRACE:                                          # m, l, alpha of every row after tile j
+            t_ptr = TR + bh * n_q * n_tiles + rows * n_tiles + j
+            plane = n_q * n_tiles * tl.num_programs(1)
+            tl.store(t_ptr, m, mask=row_ok)
+            tl.store(t_ptr + plane, l, mask=row_ok)
+            tl.store(t_ptr + 2 * plane, alpha, mask=row_ok)
+
+    # epilogue: O_i = acc / l, written once; rows that saw no key keep zeros (l = 0)
+    out = acc / tl.where(l == 0.0, 1.0, l)[:, None]
+    tl.store(O + bh * so_bh + rows[:, None] * so_n + dims[None, :], out.to(O.dtype.element_ty),
+             mask=row_ok[:, None] & dim_ok[None, :])
+    tl.store(LSE + bh * n_q + rows, m + tl.log(l), mask=row_ok)   # log-sum-exp, -inf if no key
+
+
+def launch(q, k, v, o, lse, trace, *, causal: bool, sm_scale: float, block_m: int, block_n: int,
+           block_m_lanes: int, block_n_lanes: int, block_d: int, num_warps: int, num_stages: int):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d), o like q, lse (B, H, Nq) f32, trace (3, B*H, Nq, Tc) or None."""
+    b, h, n_q, d = q.shape
+    n_k = k.shape[2]
+    n_tiles = triton.cdiv(n_k, block_n)
+    grid = (triton.cdiv(n_q, block_m), b * h)
+    tr = trace if trace is not None else lse              # never touched when TRACE is off
+    _teaching_fwd[grid](
+        q, k, v, o, lse, tr, sm_scale, n_q, n_k, n_tiles,
+        q.stride(1), q.stride(2), k.stride(1), k.stride(2), v.stride(1), v.stride(2),
+        o.stride(1), o.stride(2),
+        D=d, BLOCK_D=block_d, BR=block_m, BLOCK_M=block_m_lanes, BC=block_n, BLOCK_N=block_n_lanes,
+        CAUSAL=causal, TRACE=trace is not None, IEEE=q.dtype.itemsize == 4,
+        num_warps=num_warps, num_stages=num_stages)

@@ -1,0 +1,36 @@
+"""Shared test setup.
+
+Without CUDA the Triton kernels run in Triton's interpreter; TRITON_INTERPRET must be set before
+triton is imported anywhere, so it is decided here first (the kernels package decides it the same
+way when imported outside pytest). GPU tests carry the `gpu` marker and skip cleanly without CUDA.
+"""
+import os
+import shutil
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile(
+    "ci", deadline=None, max_examples=60, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("thorough", deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+HAS_CUDA = torch.cuda.is_available()
+CHROMIUM = os.environ.get("FLASHVIZ_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
+    skip_browser = pytest.mark.skip(reason="no Chromium found (apt-get install chromium)")
+    for item in items:
+        if "gpu" in item.keywords and not HAS_CUDA:
+            item.add_marker(skip_gpu)
+        if "browser" in item.keywords and not CHROMIUM:
+            item.add_marker(skip_browser)
