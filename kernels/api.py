@@ -99,8 +99,8 @@ def _check_block(name: str, value, n: int) -> int:
 
 def _teaching_blocks(q, k, block_m, block_n) -> tuple[int, int]:
     n_q, n_k = q.shape[2], k.shape[2]
-    if block_m is None:
-        block_m = min(64, _next_pow2(n_q)) if _env.INTERPRET else 128
+    if block_m is None:                                # GPU default: 128 rows, 64 when d > 128
+        block_m = min(64, _next_pow2(n_q)) if _env.INTERPRET else (128 if q.shape[3] <= 128 else 64)
     if block_n is None:
         block_n = min(64, _next_pow2(n_k)) if _env.INTERPRET else 64
     return _check_block("block_m", block_m, n_q), _check_block("block_n", block_n, n_k)
@@ -122,6 +122,18 @@ def _guarded(fn, config: dict):
             raise
 
 
+def _interpreter_bf16(fn):
+    """Triton 3.6's interpreter computes bf16 tl.dot wrongly (garbage ~1e9): there, run bf16 inputs
+    through the fp32 path and round the output back to bf16. Compiled GPU code is unaffected."""
+    def wrapped(q, k, v, *args, **kwargs):
+        if not (_env.INTERPRET and q.dtype == torch.bfloat16):
+            return fn(q, k, v, *args, **kwargs)
+        out, *rest = fn(q.float(), k.float(), v.float(), *args, **kwargs)
+        return (out.to(torch.bfloat16), *rest)
+    return wrapped
+
+
+@_interpreter_bf16
 def _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace: bool):
     from . import teaching
     b, h, n_q, d = q.shape
@@ -144,6 +156,12 @@ def _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace: bool):
                                      block_m=bm, block_n=bn, block_m_lanes=lanes_m, block_n_lanes=lanes_n,
                                      block_d=block_d, num_warps=warps, num_stages=2), config)
     return o, lse, tr
+
+
+@_interpreter_bf16
+def _fast(q, k, v, **kwargs):
+    from . import fast
+    return fast.forward(q, k, v, guarded=_guarded, **kwargs)
 
 
 def _sdpa(q, k, v, causal, sm_scale, backend):
@@ -189,9 +207,7 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
         return _guarded(lambda: _sdpa(q, k, v, causal, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
     if impl == "teaching":
         return _teaching(q, k, v, causal, scale, block_m, block_n, trace=False)[0]
-    from . import fast
-    return fast.forward(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n,
-                        guarded=_guarded)[0]
+    return _fast(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n)[0]
 
 
 def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
@@ -217,6 +233,4 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
     if impl == "teaching":
         o, lse, _ = _teaching(q, k, v, causal, scale, block_m, block_n, trace=False)
         return o, lse
-    from . import fast
-    return fast.forward(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n,
-                        guarded=_guarded)
+    return _fast(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n)

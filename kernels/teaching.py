@@ -76,10 +76,12 @@ def _teaching_fwd(Q, K, V, O, LSE, TR,                     # TR: trace (3, B*H, 
             tl.store(t_ptr + 2 * plane, alpha, mask=row_ok)
 
     # epilogue: O_i = acc / l, written once; rows that saw no key keep zeros (l = 0)
-    out = acc / tl.where(l == 0.0, 1.0, l)[:, None]
+    l_safe = tl.where(l == 0.0, 1.0, l)
+    out = acc / l_safe[:, None]
     tl.store(O + bh * so_bh + rows[:, None] * so_n + dims[None, :], out.to(O.dtype.element_ty),
              mask=row_ok[:, None] & dim_ok[None, :])
-    tl.store(LSE + bh * n_q + rows, m + tl.log(l), mask=row_ok)   # log-sum-exp, -inf if no key
+    lse = tl.where(l == 0.0, float("-inf"), m + tl.log(l_safe))        # log-sum-exp, -inf if no key
+    tl.store(LSE + bh * n_q + rows, lse, mask=row_ok)
 
 
 def launch(q, k, v, o, lse, trace, *, causal: bool, sm_scale: float, block_m: int, block_n: int,

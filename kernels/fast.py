@@ -1,0 +1,165 @@
+"""The fast flash-attention forward kernel (Triton), tuned for Hopper (H100/H200).
+
+Same contract as the teaching kernel (out + log-sum-exp, causal bottom-right aligned, ragged N,
+fully masked rows -> zeros), minus the trace. What makes it fast:
+  - log2(e) folded into the softmax scale so every exponential is a bare exp2;
+  - K/V tiles arrive through tensor descriptors (TMA on Hopper), software-pipelined num_stages deep;
+  - the key loop is split in two stages: tiles every row of the Q block fully sees run with no mask
+    at all; only the diagonal band (causal) and the ragged last tile pay for masking and the guard;
+  - causal programs are launched heaviest-first (last Q block first) to balance the tail;
+  - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
+Measured on the H200: see assets/benchmarks/ (impl "fast") and the table in README.md.
+"""
+import triton
+import triton.language as tl
+
+from .errors import KernelInputError
+
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
+# (head dim upper bound, causal, element bytes) -> (BLOCK_M, BLOCK_N, num_warps, num_stages)
+# Picked on the H200 by `python -m flashviz_kernels.tune_fast` (see its docstring); fp32 entries are
+# sized to fit shared memory, not tuned (fp32 inputs are for teaching and tests).
+CONFIGS = {
+    (32, False, 2): (128, 64, 4, 3), (32, True, 2): (128, 64, 4, 3),
+    (64, False, 2): (128, 128, 8, 3), (64, True, 2): (128, 64, 4, 3),
+    (128, False, 2): (128, 128, 8, 2), (128, True, 2): (128, 64, 8, 3),
+    (256, False, 2): (64, 64, 4, 2), (256, True, 2): (64, 64, 4, 2),
+    (32, False, 4): (64, 64, 4, 2), (32, True, 4): (64, 64, 4, 2),
+    (64, False, 4): (64, 64, 4, 2), (64, True, 4): (64, 64, 4, 2),
+    (128, False, 4): (64, 32, 4, 2), (128, True, 4): (64, 32, 4, 2),
+    (256, False, 4): (32, 32, 4, 2), (256, True, 4): (32, 32, 4, 2),
+}
+
+
+@triton.jit
+def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, offset,
+           BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+    """Online softmax over key tiles [lo, hi): m and qk in log2 units (scores * scale * log2 e)."""
+    for start in tl.range(lo, hi, BLOCK_N):
+        start = tl.multiple_of(start, BLOCK_N)
+        k = desc_k.load([kv_row0 + start, 0])                       # K_j: (BLOCK_N, BLOCK_D)
+        if IEEE:
+            qk = tl.dot(q, k.T, input_precision="ieee")
+        else:
+            qk = tl.dot(q, k.T)                                     # S_ij / (scale log2 e)
+        if MASKED:                                                  # diagonal band or ragged tail
+            cols = start + tl.arange(0, BLOCK_N)
+            visible = cols[None, :] < n_k
+            if CAUSAL:
+                visible = visible & (cols[None, :] <= rows[:, None] + offset)
+            qk = tl.where(visible, qk * qk_scale, float("-inf"))
+            m_new = tl.maximum(m, tl.max(qk, 1))
+            m_ref = tl.where(m_new == float("-inf"), 0.0, m_new)    # guard: nothing visible yet
+            qk = qk - m_ref[:, None]
+        else:                                                       # every key visible: no mask, no guard
+            m_new = tl.maximum(m, tl.max(qk, 1) * qk_scale)
+            m_ref = m_new
+            qk = qk * qk_scale - m_ref[:, None]
+        p = tl.math.exp2(qk)                                        # P~_ij
+        alpha = tl.math.exp2(m - m_ref)                             # rescale of what came before
+        l = l * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = desc_v.load([kv_row0 + start, 0])                       # V_j: (BLOCK_N, BLOCK_D)
+        if IEEE:
+            acc = tl.dot(p, v, acc, input_precision="ieee")
+        else:
+            acc = tl.dot(p.to(v.dtype), v, acc)
+        m = m_new
+    return acc, l, m
+
+
+@triton.jit
+def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, qk_scale, n_q, n_k, so_bh, so_n,
+              D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+    pid = tl.program_id(0)
+    if CAUSAL:                                                      # heaviest (last) Q blocks first
+        pid = tl.num_programs(0) - 1 - pid
+    bh = tl.program_id(1)
+    start_q = pid * BLOCK_M
+    rows = start_q + tl.arange(0, BLOCK_M)
+    offset = n_k - n_q                                              # row r sees keys j <= r + offset
+
+    q = desc_q.load([bh * n_q + start_q, 0])                        # Q_i: (BLOCK_M, BLOCK_D), stays on chip
+    m = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
+
+    if CAUSAL:
+        hi = tl.minimum(tl.maximum(start_q + BLOCK_M + offset, 0), n_k)   # keys any row sees
+        full = tl.minimum(tl.maximum(start_q + offset + 1, 0), n_k)       # keys every row sees
+    else:
+        hi = n_k
+        full = n_k
+    full = (full // BLOCK_N) * BLOCK_N
+    kv_row0 = bh * n_k
+    # stage 1: tiles fully visible to every row of the block
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, 0, full, rows, qk_scale, n_k, offset,
+                       BLOCK_N, False, CAUSAL, IEEE)
+    # stage 2: the diagonal band (causal) and the ragged last tile, masked and guarded
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, full, hi, rows, qk_scale, n_k, offset,
+                       BLOCK_N, True, CAUSAL, IEEE)
+
+    # epilogue: normalise once, rows that saw no key stay zero; masked store (ragged N)
+    l_safe = tl.where(l == 0.0, 1.0, l)
+    out = acc / l_safe[:, None]
+    dims = tl.arange(0, BLOCK_D)
+    row_ok = rows < n_q
+    o_ptr = O + bh.to(tl.int64) * so_bh + rows[:, None] * so_n + dims[None, :]
+    tl.store(o_ptr, out.to(O.dtype.element_ty), mask=row_ok[:, None] & (dims[None, :] < D))
+    lse = tl.where(l == 0.0, float("-inf"), (m + tl.math.log2(l_safe)) * 0.6931471805599453)  # natural log
+    tl.store(LSE + bh.to(tl.int64) * n_q + rows, lse, mask=row_ok)
+
+
+def pick_config(d: int, causal: bool, itemsize: int) -> tuple[int, int, int, int]:
+    for bound in (32, 64, 128, 256):
+        if d <= bound:
+            return CONFIGS[(bound, causal, 4 if itemsize == 4 else 2)]
+    raise KernelInputError(f"head dim d = {d} is above 256")
+
+
+def forward(q, k, v, *, causal: bool, sm_scale: float, block_m=None, block_n=None, guarded,
+            config=None):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32).
+
+    `config` = (BLOCK_M, BLOCK_N, num_warps, num_stages) overrides the table (tune_fast uses it)."""
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    from . import _env
+
+    if not sm_scale > 0 or sm_scale == float("inf"):
+        raise KernelInputError(f"the fast kernel needs a positive finite sm_scale, got {sm_scale}")
+    b, h, n_q, d = q.shape
+    n_k = k.shape[2]
+    bm, bn, warps, stages = config or pick_config(d, causal, q.element_size())
+    if _env.INTERPRET:                                              # interpreter: few, large blocks
+        bm = bn = 64
+    bm, bn = block_m or bm, block_n or bn
+    for name, x in (("block_m", bm), ("block_n", bn)):
+        if isinstance(x, bool) or not isinstance(x, int) or x < 1 or x & (x - 1) or x > 256:
+            raise KernelInputError(f"the fast kernel needs {name} a power of two in 1..256, got {x!r}")
+        if not _env.INTERPRET and x < 16:
+            raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {x}")
+    block_d = max(16, 1 << (d - 1).bit_length())
+
+    def prep(x):                                                    # TMA: contiguous, 16-byte aligned base
+        x = x.contiguous()
+        return x if x.data_ptr() % 16 == 0 else x.clone()
+
+    q, k, v = prep(q), prep(k), prep(v)
+    o = torch.empty_like(q)
+    lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
+    desc_q = TensorDescriptor.from_tensor(q.view(b * h * n_q, d), [bm, block_d])
+    desc_k = TensorDescriptor.from_tensor(k.view(b * h * n_k, d), [bn, block_d])
+    desc_v = TensorDescriptor.from_tensor(v.view(b * h * n_k, d), [bn, block_d])
+    grid = (triton.cdiv(n_q, bm), b * h)
+    config = dict(impl="fast", block_m=bm, block_n=bn, d=d, dtype=str(q.dtype), causal=causal,
+                  num_warps=warps, num_stages=stages)
+    guarded(lambda: _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, sm_scale * LOG2E, n_q, n_k,
+                                    o.stride(1), o.stride(2), D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn,
+                                    CAUSAL=causal, IEEE=q.element_size() == 4,
+                                    num_warps=warps, num_stages=stages), config)
+    return o, lse

@@ -1,0 +1,70 @@
+"""Pick the fast kernel's tile shapes on the GPU at hand: `python -m flashviz_kernels.tune_fast`.
+
+For each (head dim, causal) it times every candidate (BLOCK_M, BLOCK_N, num_warps, num_stages)
+with triton.testing.do_bench (median) at B=4, H=32, N=8192, fp16, checks each against SDPA, and
+prints the best next to SDPA's flash and cuDNN backends measured in the same run. The winners go
+into fast.CONFIGS by hand, with the run's output kept in the commit message.
+"""
+import argparse
+import itertools
+import math
+
+import torch
+import torch.nn.functional as F
+import triton
+
+from . import api, fast
+
+
+def _sdpa_ms(q, k, v, causal, backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    b = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+    with sdpa_kernel(b):
+        return triton.testing.do_bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                                       warmup=50, rep=200, return_mode="median")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--n", type=int, default=8192)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--dtype", default="float16")
+    ap.add_argument("--quick", action="store_true", help="fewer candidates")
+    args = ap.parse_args(argv)
+    dtype = getattr(torch, args.dtype)
+    torch.manual_seed(0)
+    for d, causal in itertools.product(args.d, (False, True)):
+        shape = (args.batch, args.heads, args.n, d)
+        q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
+        flops = 4 * args.batch * args.heads * args.n ** 2 * d * (0.5 if causal else 1.0)
+        tflops = lambda ms: flops / ms * 1e-9  # noqa: E731
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        t_flash, t_cudnn = _sdpa_ms(q, k, v, causal, "flash"), _sdpa_ms(q, k, v, causal, "cudnn")
+        results = []
+        bms, bns = ((128,), (64, 128)) if args.quick else ((64, 128), (32, 64, 128))
+        for bm, bn, w, s in itertools.product(bms, bns, (4, 8), (2, 3, 4)):
+            if (bm == 64 and w == 8) or (d >= 256 and bn == 128):
+                continue
+            cfg = (bm, bn, w, s)
+            try:
+                fwd = lambda: fast.forward(q, k, v, causal=causal, sm_scale=1 / math.sqrt(d),  # noqa: E731
+                                           guarded=api._guarded, config=cfg)
+                err = (fwd()[0].float() - ref.float()).abs().max().item()
+                ms = triton.testing.do_bench(fwd, warmup=25, rep=100, return_mode="median")
+                results.append((ms, cfg, err))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"  d={d} causal={causal} {cfg}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+        results.sort()
+        print(f"\nd={d} causal={causal} N={args.n} B={args.batch} H={args.heads} {args.dtype}: "
+              f"sdpa-flash {tflops(t_flash):.0f} TFLOP/s, sdpa-cudnn {tflops(t_cudnn):.0f} TFLOP/s")
+        for ms, cfg, err in results[:6]:
+            print(f"  {cfg}: {ms:.3f} ms {tflops(ms):.0f} TFLOP/s  x{t_cudnn / ms:.2f} cudnn  "
+                  f"x{t_flash / ms:.2f} flash  maxerr {err:.1e}")
+        del q, k, v, ref
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
