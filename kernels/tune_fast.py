@@ -56,9 +56,12 @@ def main(argv=None):
                 results.append((ms, cfg, err))
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"  d={d} causal={causal} {cfg}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+        t_teach = triton.testing.do_bench(lambda: api.attention(q, k, v, causal=causal, impl="teaching"),
+                                          warmup=25, rep=100, return_mode="median")
         results.sort()
         print(f"\nd={d} causal={causal} N={args.n} B={args.batch} H={args.heads} {args.dtype}: "
-              f"sdpa-flash {tflops(t_flash):.0f} TFLOP/s, sdpa-cudnn {tflops(t_cudnn):.0f} TFLOP/s")
+              f"sdpa-flash {tflops(t_flash):.0f} TFLOP/s, sdpa-cudnn {tflops(t_cudnn):.0f} TFLOP/s, "
+              f"teaching {tflops(t_teach):.0f} TFLOP/s (x{t_cudnn / t_teach:.2f} cudnn)")
         for ms, cfg, err in results[:6]:
             print(f"  {cfg}: {ms:.3f} ms {tflops(ms):.0f} TFLOP/s  x{t_cudnn / ms:.2f} cudnn  "
                   f"x{t_flash / ms:.2f} flash  maxerr {err:.1e}")
