@@ -1,0 +1,60 @@
+"""flashviz.bench: the measurement room. Time, TFLOP/s, peak memory, OOM, recorded with provenance.
+
+Imports no streamlit and no plotly (the GPU machine has neither). `flashviz.bench.dataset` and
+`flashviz.bench.spec` import no torch either; the measuring functions load torch and the kernels lazily.
+
+API (what the "Speed and memory" page calls)
+    measure_cell(impl, n, d, causal, dtype, batch, heads, mode="fwd", *, warmup_ms=25, rep_ms=100,
+                 min_reps=5, seed=0, check=True) -> cell
+    measure_config(impls, n, d, causal, dtype, batch, heads, mode="fwd", *, ..., progress_callback=None)
+        -> [cell]  (shared inputs, ratio fields filled)
+    run_sweep(spec: SweepSpec, progress_callback=None, command=None, on_partial=None) -> dataset
+        progress_callback(done, total, cell); SweepSpec / Grid / preset_spec("smoke") from .spec
+    load_dataset(path_or_bytes) -> dataset  (validates; DatasetError otherwise), validate_dataset(obj)
+    list_datasets(directory=None) -> [Path]; nearest_config / nearest_cell / cells_for; tidy_rows;
+    provenance_fields(dataset) -> [{key, label, value}]; dataset_label(dataset)
+    cpu_memory.run_exercise(ns=(512, 2048, 8192), ...) -> rows (lesson exercise 3, numpy + tracemalloc)
+All GPU work holds flashviz_kernels.LAUNCH_LOCK, so concurrent sessions queue instead of disturbing
+each other's timings and peak-memory counters.
+
+Dataset JSON, schema_version 1
+    {"schema_version": 1, "kind": "flashviz-bench", "complete": bool, "elapsed_s": float,
+     "stopped": str (only when a --budget-s cut the run short),
+     "provenance": {"device": "cuda"|"cpu", "device_name", "sm_count", "total_memory_bytes",
+                    "compute_capability", "driver_version", "cuda_version", "cudnn_version", "torch", "triton",
+                    "numpy", "python", "platform" (no hostname), "created_utc" (ISO), "git_commit",
+                    "git_dirty" (bool|null), "command" (re-runnable), "timer", "cpu_threads", "flashviz"},
+     "sweep": {"grids": [{"n": [...], "d": [...], "causal": [...], "dtype": [...], "batch": [...],
+                          "heads": [...], "impls": [...], "mode": [...]}],
+               "warmup_ms", "rep_ms", "min_reps", "seed", "check", "budget_s", "preset"},
+     "cells": [{"impl", "n", "d", "causal", "dtype", "batch", "heads", "mode": "fwd"|"fwd+bwd",
+                "status": "ok"|"oom"|"unavailable"|"error", "message": str|null,
+                "ms" (median), "ms_p20", "ms_p80", "reps", "tflops" = flops / ms / 1e9,
+                "flops" = 4*B*H*N^2*d (halved when causal; x (1 + 2.5) for fwd+bwd),
+                "peak_extra_bytes" (null on CPU), "ideal_bytes" = B*H*N*d*elem + B*H*N*4 (+ 3*B*H*N*d*elem
+                for the gradients in fwd+bwd), "peak_over_ideal",
+                "max_abs_err", "rel_err" (vs float64 on 64 rows of every (b, h); fwd+bwd also checks the
+                gradients of two (b, h) slices), "correct" (rel_err within REL_TOL[dtype]) ,
+                "speedup_vs_cudnn" = t_cudnn / t, "speedup_vs_naive" = t_naive / t,
+                "memory_vs_naive" = peak / peak_naive}]}
+    Numbers are finite (null where unmeasured); ms and tflops are null unless status is "ok".
+
+Reproducing the recorded H200 dataset (run from the repository root, on the GPU machine)
+    python -m flashviz.bench --preset h200 --out assets/benchmarks/nvidia-h200.json
+The preset is fp16, N in {1024, 2048, 4096, 8192, 16384}, d in {64, 128}, causal on and off, B=4, H=32,
+every impl, plus bf16 at N in {4096, 16384}; do_bench warm-up 25 ms, rep 100 ms. Where the checkout
+has no .git, pass the commit: FLASHVIZ_GIT_COMMIT=$(git rev-parse HEAD) python -m flashviz.bench ...
+A quick look: `--preset gpu-small`; CI on CPU: `--preset smoke`.
+"""
+from .spec import SCHEMA_VERSION, Grid, SweepSpec, flops, ideal_bytes, preset_spec  # noqa: F401 (no torch)
+from .dataset import (cells_for, dataset_label, list_datasets, load_dataset, nearest_cell,  # noqa: F401
+                      nearest_config, parse_dataset, provenance_fields, tidy_rows, validate_dataset)
+
+_LAZY = {"measure_cell", "measure_config", "run_sweep", "add_ratios", "device_kind"}
+
+
+def __getattr__(name):                                   # torch + kernels load on first use only
+    if name in _LAZY:
+        from . import measure
+        return getattr(measure, name)
+    raise AttributeError(f"module 'flashviz.bench' has no attribute {name!r}")

@@ -1,0 +1,394 @@
+"""Load and validate benchmark datasets (committed ones and user uploads); helpers for the page.
+
+Nothing is ever evaluated: bytes -> size cap -> strict UTF-8 -> json (NaN/Infinity literals, overflowing
+floats, huge integers and duplicate keys rejected) -> nesting depth cap -> schema (flashviz.bench docstring)
+-> DatasetError naming the offending field. No torch here: the page can import it cheaply.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+from flashviz.errors import DatasetError
+
+from .spec import (CONFIG_KEYS, DATASET_KIND, DTYPES, MODES, SCHEMA_VERSION, STATUSES, config_key, flops,
+                   ideal_bytes)
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_CELLS = 20000
+MAX_DEPTH = 6
+IMPL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "assets" / "benchmarks"
+
+_NUM = (int, float)
+# cell field -> (kind, bound); "pos" > 0, "nonneg" >= 0; all optional ones may be null
+CELL_NUMBERS = {"ms": ("pos", 1e7), "ms_p20": ("pos", 1e7), "ms_p80": ("pos", 1e7), "tflops": ("nonneg", 1e5),
+                "peak_over_ideal": ("nonneg", 1e9), "max_abs_err": ("nonneg", 1e30), "rel_err": ("nonneg", 1e30),
+                "speedup_vs_cudnn": ("nonneg", 1e9), "speedup_vs_naive": ("nonneg", 1e9),
+                "memory_vs_naive": ("nonneg", 1e9)}
+CELL_INTS = {"n": (1, 1 << 22), "d": (1, 4096), "batch": (1, 1 << 16), "heads": (1, 1 << 16),
+             "reps": (1, 10 ** 9), "peak_extra_bytes": (0, 1 << 50), "ideal_bytes": (0, 1 << 60)}
+CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"impl", "causal", "dtype", "mode", "status", "message",
+                                                  "flops", "correct"}
+PROV_REQUIRED = ("device", "device_name", "torch", "python", "platform", "created_utc", "git_commit", "command",
+                 "timer")
+PROV_INTS = ("sm_count", "total_memory_bytes", "cudnn_version", "cpu_threads")
+PROV_BOOLS = ("git_dirty",)
+
+
+def _fail(where: str, what: str):
+    raise DatasetError(f"{where}: {what}")
+
+
+# ---- bytes -> python ------------------------------------------------------------------------------------------
+
+def _reject_constant(name):
+    raise DatasetError(f"not a valid dataset: the JSON literal {name} is not allowed (numbers must be finite)")
+
+
+def _float(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x):
+        raise DatasetError(f"not a valid dataset: the number {text[:40]} overflows")
+    return x
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 24:
+        raise DatasetError(f"not a valid dataset: the integer {text[:40]}... is too long")
+    return int(text)
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise DatasetError(f"not a valid dataset: key {k[:60]!r} appears twice in one object")
+        out[k] = v
+    return out
+
+
+def _depth(obj) -> int:
+    deepest, stack = 0, [(obj, 0)]
+    while stack:
+        o, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > MAX_DEPTH:
+            break
+        if isinstance(o, dict):
+            stack += [(v, d + 1) for v in o.values()]
+        elif isinstance(o, list):
+            stack += [(v, d + 1) for v in o]
+    return deepest
+
+
+def parse_dataset(data: bytes) -> dict:
+    """Bytes of a dataset file -> validated dict; DatasetError otherwise."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > MAX_BYTES:
+        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
+                           f"{MAX_BYTES / 2**20:.0f} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant, parse_float=_float, parse_int=_int,
+                         object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except RecursionError:
+        raise DatasetError(f"not a valid dataset: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:                              # int conversion limits etc.
+        raise DatasetError(f"not a valid dataset: {e}") from None
+    return validate_dataset(obj)
+
+
+def load_dataset(source) -> dict:
+    """A path (str or Path) or bytes -> validated dataset dict."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return parse_dataset(source)
+    path = Path(os.fspath(source))
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise DatasetError(f"{path.name} is {size / 2**20:.1f} MiB; datasets are limited to "
+                               f"{MAX_BYTES / 2**20:.0f} MiB")
+        return parse_dataset(path.read_bytes())
+    except OSError as e:
+        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+
+
+# ---- schema ---------------------------------------------------------------------------------------------------
+
+def _str(where, v, limit=200, null=False):
+    if v is None and null:
+        return
+    if not isinstance(v, str):
+        _fail(where, f"must be a string{' or null' if null else ''}, got {type(v).__name__}")
+    if len(v) > limit:
+        _fail(where, f"is longer than {limit} characters")
+
+
+def _number(where, v, kind="nonneg", bound=1e30, null=True):
+    if v is None and null:
+        return
+    if isinstance(v, bool) or not isinstance(v, _NUM):
+        _fail(where, f"must be a number{' or null' if null else ''}, got {type(v).__name__}")
+    if not math.isfinite(v):
+        _fail(where, "must be finite")
+    if v < 0 or (kind == "pos" and v == 0):
+        _fail(where, f"must be {'positive' if kind == 'pos' else 'non-negative'}, got {v}")
+    if v > bound:
+        _fail(where, f"is implausibly large ({v:g} > {bound:g})")
+
+
+def _int_in(where, v, lo, hi, null=False):
+    if v is None and null:
+        return
+    if isinstance(v, bool) or not isinstance(v, int):
+        _fail(where, f"must be an integer{' or null' if null else ''}, got {type(v).__name__}")
+    if not lo <= v <= hi:
+        _fail(where, f"must lie in [{lo}, {hi}], got {v}")
+
+
+def _bool(where, v, null=False):
+    if not (isinstance(v, bool) or (null and v is None)):
+        _fail(where, f"must be true or false{' or null' if null else ''}")
+
+
+def _provenance(p):
+    if not isinstance(p, dict):
+        _fail("provenance", "must be an object")
+    for k in PROV_REQUIRED:
+        if k not in p:
+            _fail("provenance", f"missing required field {k!r}")
+    for k, v in p.items():
+        where = f"provenance.{k}"
+        _str(where + " (key)", k, 60)
+        if k in PROV_INTS:
+            _int_in(where, v, 0, 1 << 60, null=True)
+        elif k in PROV_BOOLS:
+            _bool(where, v, null=True)
+        elif k in PROV_REQUIRED:
+            _str(where, v, 4000 if k == "command" else 300)
+        else:
+            _str(where, v, 300, null=True)
+    if p["device"] not in ("cuda", "cpu"):
+        _fail("provenance.device", f"must be 'cuda' or 'cpu', got {p['device'][:40]!r}")
+    try:
+        datetime.datetime.fromisoformat(p["created_utc"])
+    except ValueError:
+        _fail("provenance.created_utc", "is not an ISO date-time")
+
+
+def _sweep(s):
+    if not isinstance(s, dict):
+        _fail("sweep", "must be an object")
+    grids = s.get("grids")
+    if not isinstance(grids, list) or not 1 <= len(grids) <= 64:
+        _fail("sweep.grids", "must be a list of 1 to 64 objects")
+    for i, g in enumerate(grids):
+        if not isinstance(g, dict):
+            _fail(f"sweep.grids[{i}]", "must be an object")
+        for k, vals in g.items():
+            where = f"sweep.grids[{i}].{k}"
+            _str(where + " (key)", k, 40)
+            if not isinstance(vals, list) or len(vals) > 256:
+                _fail(where, "must be a list of at most 256 values")
+            for v in vals:
+                if not (v is None or isinstance(v, (str, bool, int, float))) or (isinstance(v, str) and len(v) > 40):
+                    _fail(where, "holds something that is not a short string, number or boolean")
+                if isinstance(v, float) and not math.isfinite(v):
+                    _fail(where, "must be finite")
+    for k in ("warmup_ms", "rep_ms", "budget_s"):
+        _number(f"sweep.{k}", s.get(k), bound=1e7)
+    for k, v in s.items():
+        if k not in ("grids", "warmup_ms", "rep_ms", "budget_s", "min_reps", "seed", "check", "preset"):
+            _fail(f"sweep.{str(k)[:40]}", "is not a field of the schema")
+    _int_in("sweep.min_reps", s.get("min_reps"), 1, 10 ** 6, null=True)
+    _int_in("sweep.seed", s.get("seed"), -(1 << 63), 1 << 64, null=True)
+    _bool("sweep.check", s.get("check"), null=True)
+    _str("sweep.preset", s.get("preset"), 40, null=True)
+
+
+def _cell(i, c):
+    w = f"cells[{i}]"
+    if not isinstance(c, dict):
+        _fail(w, "must be an object")
+    for k in c:
+        if k not in CELL_KEYS:
+            _fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
+    for k in ("impl", "status", *CONFIG_KEYS, "flops", "ideal_bytes"):
+        if k not in c:
+            _fail(w, f"missing required field {k!r}")
+    _str(f"{w}.impl", c["impl"], 40)
+    if not IMPL_RE.match(c["impl"]):
+        _fail(f"{w}.impl", f"{c['impl']!r} is not a plain implementation name")
+    if c["status"] not in STATUSES:
+        _fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}, got {str(c['status'])[:40]!r}")
+    if c["dtype"] not in DTYPES:
+        _fail(f"{w}.dtype", f"must be one of {', '.join(DTYPES)}, got {str(c['dtype'])[:40]!r}")
+    if c["mode"] not in MODES:
+        _fail(f"{w}.mode", f"must be one of {', '.join(MODES)}, got {str(c['mode'])[:40]!r}")
+    _bool(f"{w}.causal", c["causal"])
+    _bool(f"{w}.correct", c.get("correct"), null=True)
+    _str(f"{w}.message", c.get("message"), 2000, null=True)
+    for k, (lo, hi) in CELL_INTS.items():
+        _int_in(f"{w}.{k}", c.get(k), lo, hi, null=k not in ("n", "d", "batch", "heads", "ideal_bytes"))
+    for k, (kind, bound) in CELL_NUMBERS.items():
+        _number(f"{w}.{k}", c.get(k), kind, bound)
+    _number(f"{w}.flops", c["flops"], "pos", 1e30, null=False)
+    args = (c["n"], c["d"], c["causal"], c["batch"], c["heads"], c["mode"])
+    if not math.isclose(c["flops"], flops(*args), rel_tol=1e-9):
+        _fail(f"{w}.flops", f"{c['flops']:g} is not 4*B*H*N^2*d (halved when causal, x3.5 for fwd+bwd)")
+    if c["ideal_bytes"] != ideal_bytes(c["n"], c["d"], c["dtype"], c["batch"], c["heads"], c["mode"]):
+        _fail(f"{w}.ideal_bytes", "is not output + log-sum-exp bytes")
+    if c["status"] == "ok":
+        for k in ("ms", "tflops"):
+            if c.get(k) is None:
+                _fail(f"{w}.{k}", "is required when status is 'ok'")
+        if not math.isclose(c["tflops"], c["flops"] / (c["ms"] * 1e9), rel_tol=1e-6):
+            _fail(f"{w}.tflops", "does not equal flops / time")
+    elif c.get("ms") is not None or c.get("tflops") is not None:
+        _fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+
+
+def validate_dataset(obj) -> dict:
+    """Check a parsed dataset against the schema; returns it unchanged or raises DatasetError."""
+    if not isinstance(obj, dict):
+        raise DatasetError("not a valid dataset: the top level must be a JSON object")
+    if _depth(obj) > MAX_DEPTH:
+        raise DatasetError(f"not a valid dataset: nested deeper than {MAX_DEPTH} levels")
+    if "schema_version" not in obj:
+        _fail("schema_version", "missing (is this a flashviz.bench dataset?)")
+    v = obj["schema_version"]
+    if isinstance(v, bool) or v != SCHEMA_VERSION:
+        _fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+    if obj.get("kind") != DATASET_KIND:
+        _fail("kind", f"must be {DATASET_KIND!r}")
+    for k in obj:
+        if k not in ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "sweep", "cells"):
+            _fail(str(k)[:40], "is not a field of the schema")
+    for k in ("provenance", "sweep", "cells"):
+        if k not in obj:
+            _fail(k, "missing")
+    _bool("complete", obj.get("complete"), null=True)
+    _number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    _str("stopped", obj.get("stopped"), 300, null=True)
+    _provenance(obj["provenance"])
+    _sweep(obj["sweep"])
+    cells = obj["cells"]
+    if not isinstance(cells, list) or len(cells) > MAX_CELLS:
+        _fail("cells", f"must be a list of at most {MAX_CELLS} cells")
+    seen = set()
+    for i, c in enumerate(cells):
+        _cell(i, c)
+        key = (*config_key(c), c["impl"])
+        if key in seen:
+            _fail(f"cells[{i}]", "duplicates an earlier cell (same configuration and impl)")
+        seen.add(key)
+    return obj
+
+
+# ---- helpers for the page -------------------------------------------------------------------------------------
+
+def list_datasets(directory=None) -> list[Path]:
+    """Committed datasets (*.json), newest name first; [] if the folder is absent."""
+    d = Path(directory) if directory is not None else DEFAULT_DIR
+    if not d.is_dir():
+        d = Path.cwd() / "assets" / "benchmarks" if directory is None else d
+    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []
+
+
+def configs(dataset: dict) -> list[dict]:
+    """Distinct recorded configurations, in recorded order."""
+    seen = {}
+    for c in dataset["cells"]:
+        seen.setdefault(config_key(c), {k: c[k] for k in CONFIG_KEYS})
+    return list(seen.values())
+
+
+def _log2_gap(a, b) -> float:
+    return abs(math.log2(a) - math.log2(b))
+
+
+def nearest_config(dataset: dict, *, n, d, causal, dtype, batch=1, heads=1, mode="fwd", impl=None) -> dict | None:
+    """The recorded configuration closest to the given one (optionally among those with `impl` measured ok).
+
+    Distance: |log2 N gap| + |log2 d gap| + 2 if causal differs + 1 if dtype differs + 0.25 |log2 B*H gap|;
+    only the same mode counts. Ties go to the larger N, then to the order recorded.
+    """
+    best, best_key = None, None
+    for cfg in configs(dataset):
+        if cfg["mode"] != mode:
+            continue
+        if impl is not None and not any(c["impl"] == impl and c["status"] == "ok" and config_key(c) == config_key(cfg)
+                                        for c in dataset["cells"]):
+            continue
+        dist = (_log2_gap(cfg["n"], n) + _log2_gap(cfg["d"], d) + 2.0 * (cfg["causal"] != bool(causal))
+                + 1.0 * (cfg["dtype"] != dtype) + 0.25 * _log2_gap(cfg["batch"] * cfg["heads"], batch * heads))
+        key = (round(dist, 9), -cfg["n"])
+        if best_key is None or key < best_key:
+            best, best_key = cfg, key
+    return best
+
+
+def cells_for(dataset: dict, config: dict) -> list[dict]:
+    """Every recorded cell (one per impl) of one configuration."""
+    key = config_key(config)
+    return [c for c in dataset["cells"] if config_key(c) == key]
+
+
+def nearest_cell(dataset: dict, impl: str, **config) -> dict | None:
+    """impl's cell at the recorded configuration nearest `config` (see nearest_config), or None."""
+    cfg = nearest_config(dataset, **config)
+    return next((c for c in cells_for(dataset, cfg) if c["impl"] == impl), None) if cfg else None
+
+
+def tidy_rows(dataset: dict, *, status=None, impls=None, mode=None) -> list[dict]:
+    """One flat dict per cell, plus peak_extra_mib, ideal_mib and a config label, for charts and tables."""
+    rows = []
+    for c in dataset["cells"]:
+        if (status and c["status"] != status) or (impls and c["impl"] not in impls) or (mode and c["mode"] != mode):
+            continue
+        r = dict(c)
+        r["peak_extra_mib"] = None if c.get("peak_extra_bytes") is None else c["peak_extra_bytes"] / 2**20
+        r["ideal_mib"] = c["ideal_bytes"] / 2**20
+        r["label"] = (f"N={c['n']} d={c['d']} {'causal' if c['causal'] else 'full'} {c['dtype']} "
+                      f"B={c['batch']} H={c['heads']} {c['mode']}")
+        rows.append(r)
+    return rows
+
+
+def provenance_fields(dataset: dict) -> list[dict]:
+    """[{key, label, value}] in display order; `key` is stable for translation, values are strings."""
+    p, s = dataset["provenance"], dataset["sweep"]
+    gpu = p["device_name"]
+    if p.get("sm_count"):
+        gpu += f" ({p['sm_count']} SMs"
+        gpu += f", {p['total_memory_bytes'] / 2**30:.0f} GiB)" if p.get("total_memory_bytes") else ")"
+    commit = str(p["git_commit"]) + (" (uncommitted changes)" if p.get("git_dirty") else "")
+    timer = p["timer"] + (f"; warm-up {s.get('warmup_ms'):g} ms, rep {s.get('rep_ms'):g} ms"
+                          if s.get("warmup_ms") is not None and s.get("rep_ms") is not None else "")
+    items = [("device", "GPU" if p["device"] == "cuda" else "Device", gpu),
+             ("driver", "Driver", p.get("driver_version")), ("cuda", "CUDA", p.get("cuda_version")),
+             ("torch", "torch", p["torch"]), ("triton", "triton", p.get("triton")),
+             ("numpy", "numpy", p.get("numpy")), ("python", "Python", p["python"]),
+             ("platform", "Platform", p["platform"]), ("date", "Date (UTC)", p["created_utc"]),
+             ("commit", "Commit", commit), ("command", "Command", p["command"]), ("timer", "Timer", timer)]
+    if dataset.get("complete") is False:
+        items.append(("incomplete", "Incomplete", dataset.get("stopped") or "the run was cut short"))
+    return [dict(key=k, label=lbl, value="unknown" if v is None else str(v)) for k, lbl, v in items]
+
+
+def dataset_label(dataset: dict) -> str:
+    """Short one-line name for a picker: device, date, number of cells."""
+    p = dataset["provenance"]
+    return f"{p['device_name']} · {p['created_utc'][:10]} · {len(dataset['cells'])} cells"

@@ -1,0 +1,335 @@
+"""The measuring core: one configuration at a time, every GPU step under flashviz_kernels.LAUNCH_LOCK.
+
+    measure_cell(impl, n, d, causal, dtype, batch, heads, mode="fwd", **opts) -> cell dict
+    measure_config(impls, n, d, causal, dtype, batch, heads, mode="fwd", **opts) -> [cell dict], ratios filled
+    run_sweep(spec, progress_callback=None, command=None, on_partial=None) -> dataset dict
+
+Per configuration: fresh random inputs (seeded per configuration, never zeros) allocated once and shared by
+the impls; a float64 reference on a few query rows of every (batch, head) (and, in fwd+bwd mode, full
+gradients of two (batch, head) slices). Per impl, in this order:
+  1. one call: warm-up (compiles) and correctness (max |out - ref|, ||out - ref|| / ||ref||);
+  2. one call for memory: synchronize, reset peak stats, baseline = memory_allocated() with the inputs
+     resident, run, peak extra = max_memory_allocated() - baseline; its wall time estimates the run time;
+  3. timing: triton.testing.do_bench(return_mode="all"), median taken here (what return_mode="median"
+     returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
+     clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None).
+Failures never propagate: OOM -> status "oom" (caches emptied), impl unable to run -> "unavailable",
+anything else -> "error", with the message.
+"""
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import time
+import zlib
+
+import torch
+
+import flashviz_kernels as fk
+
+from . import provenance
+from .spec import (BASELINES, DATASET_KIND, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
+                   ideal_bytes)
+
+TRITON_IMPLS = ("teaching", "fast")
+CHECK_ROWS = 64              # query rows per (batch, head) compared against the float64 reference
+CPU_TRITON_MESSAGE = ("no CUDA here: the Triton kernels would run in Triton's interpreter, which executes the "
+                      "same code slowly; its timing is not speed, so it is not measured")
+
+
+def device_kind() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _free(device: str) -> None:
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.empty_cache()
+
+
+def _short(e: BaseException, limit: int = 500) -> str:
+    lines = str(e).strip().splitlines()
+    first = lines[0] if lines else ""
+    return (first if isinstance(e, fk.KernelError) and first else f"{type(e).__name__}: {first}")[:limit]
+
+
+def _classify(e: BaseException) -> str:
+    if isinstance(e, (torch.cuda.OutOfMemoryError, fk.KernelOutOfMemory, MemoryError)):
+        return "oom"
+    if isinstance(e, (fk.KernelUnavailable, ImportError)):
+        return "unavailable"
+    return "error"
+
+
+# ---- inputs and reference -------------------------------------------------------------------------------------
+
+def make_inputs(cfg: dict, seed: int, device: str) -> dict:
+    """q, k, v (and dout in fwd+bwd mode) ~ N(0, 1), seeded per configuration so configs differ."""
+    dt = getattr(torch, cfg["dtype"])
+    g = torch.Generator(device=device).manual_seed(seed + zlib.crc32(repr(config_key(cfg)).encode()))
+    shape = (cfg["batch"], cfg["heads"], cfg["n"], cfg["d"])
+    x = {name: torch.randn(shape, generator=g, device=device, dtype=dt) for name in ("q", "k", "v")}
+    if cfg["mode"] == "fwd+bwd":
+        x["dout"] = torch.randn(shape, generator=g, device=device, dtype=dt)
+        for name in ("q", "k", "v"):
+            x[name].requires_grad_(True)
+    return x
+
+
+def check_rows(n: int) -> torch.Tensor:
+    """First, last and evenly spaced query rows (causal rows near 0 see few keys, near N-1 see all)."""
+    return torch.unique(torch.linspace(0, n - 1, min(n, CHECK_ROWS)).round().long())
+
+
+def _ref_attention(q, k, v, rows, causal):
+    """float64 textbook attention for `rows` of q; q (..., N, d) -> (..., R, d)."""
+    n = k.shape[-2]
+    s = torch.matmul(q[..., rows, :].double(), k.double().transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    if causal:
+        s.masked_fill_(torch.arange(n, device=q.device)[None, :] > rows.to(q.device)[:, None], float("-inf"))
+    return torch.matmul(torch.softmax(s, dim=-1), v.double())
+
+
+def grad_pairs(batch: int, heads: int) -> list[tuple[int, int]]:
+    return sorted({(0, 0), (batch - 1, heads - 1)})
+
+
+def reference(x: dict, cfg: dict) -> dict:
+    """float64 reference: out rows for every (b, h); in fwd+bwd mode full grads for grad_pairs()."""
+    rows = check_rows(cfg["n"])
+    q, k, v = (x[t].detach() for t in ("q", "k", "v"))
+    out = torch.stack([_ref_attention(q[b], k[b], v[b], rows, cfg["causal"]) for b in range(cfg["batch"])])
+    ref = {"rows": rows, "out": out}
+    if cfg["mode"] == "fwd+bwd":
+        all_rows = torch.arange(cfg["n"])
+        for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
+            qq, kk, vv = (t[b, h].double().requires_grad_(True) for t in (q, k, v))
+            o = _ref_attention(qq, kk, vv, all_rows, cfg["causal"])
+            ref[(b, h)] = torch.autograd.grad(o, (qq, kk, vv), x["dout"][b, h].double())
+    return ref
+
+
+def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
+    """(max abs diff, max over checked tensors of ||x - ref|| / ||ref||); NaN if anything is not finite."""
+    out = result[0] if isinstance(result, tuple) else result
+    pairs = [(out.detach()[:, :, ref["rows"].to(out.device)], ref["out"])]
+    if cfg["mode"] == "fwd+bwd":
+        for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
+            pairs += [(g[b, h], r) for g, r in zip(result[1:], ref[(b, h)])]
+    max_abs, rel = 0.0, 0.0
+    for got, want in pairs:
+        diff = got.double() - want
+        max_abs = max(max_abs, diff.abs().max().item())
+        rel = max(rel, (diff.norm() / want.norm().clamp_min(1e-300)).item())
+    return max_abs, rel
+
+
+# ---- one impl -------------------------------------------------------------------------------------------------
+
+def _runner(impl: str, x: dict, cfg: dict):
+    q, k, v, causal = x["q"], x["k"], x["v"], cfg["causal"]
+    if cfg["mode"] == "fwd":
+        def fwd():
+            with torch.no_grad():
+                return fk.attention(q, k, v, causal=causal, impl=impl)
+        return fwd
+
+    def fwd_bwd():
+        out = fk.attention(q, k, v, causal=causal, impl=impl)
+        if not out.requires_grad:
+            raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
+        return (out, *torch.autograd.grad(out, (q, k, v), x["dout"]))
+    return fwd_bwd
+
+
+def _time(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_ms: float) -> list[float]:
+    """Timed runs in ms (each one call of fn)."""
+    if device == "cuda":
+        from triton.testing import do_bench
+        return do_bench(fn, warmup=max(warmup_ms, est_ms), rep=max(rep_ms, (min_reps + 1) * est_ms),
+                        return_mode="all")
+    t_end = time.perf_counter() + warmup_ms / 1e3
+    while time.perf_counter() < t_end:
+        fn()
+    times, t_stop = [], time.perf_counter() + rep_ms / 1e3
+    while len(times) < min_reps or (time.perf_counter() < t_stop and len(times) < 10000):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def _quantile(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    i = p * (len(xs) - 1)
+    lo = int(i)
+    return xs[lo] + (xs[min(lo + 1, len(xs) - 1)] - xs[lo]) * (i - lo)
+
+
+def blank_cell(impl: str, cfg: dict) -> dict:
+    """A cell with every field present and nothing measured yet."""
+    return dict(impl=impl, **cfg, status="error", message=None, ms=None, ms_p20=None, ms_p80=None, reps=None,
+                tflops=None, flops=flops(cfg["n"], cfg["d"], cfg["causal"], cfg["batch"], cfg["heads"], cfg["mode"]),
+                peak_extra_bytes=None, ideal_bytes=ideal_bytes(cfg["n"], cfg["d"], cfg["dtype"], cfg["batch"],
+                                                               cfg["heads"], cfg["mode"]),
+                peak_over_ideal=None, max_abs_err=None, rel_err=None, correct=None,
+                speedup_vs_cudnn=None, speedup_vs_naive=None, memory_vs_naive=None)
+
+
+def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dict:
+    cell = blank_cell(impl, cfg)
+    if device == "cpu" and impl in TRITON_IMPLS:
+        cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
+        return cell
+    fn = _runner(impl, x, cfg)
+    try:
+        with fk.LAUNCH_LOCK:
+            r = fn()                                     # 1. warm-up + correctness
+            _sync(device)
+            if ref is not None:
+                max_abs, rel = _errors(r, ref, cfg)
+                ok = math.isfinite(max_abs) and math.isfinite(rel)
+                cell.update(max_abs_err=max_abs if ok else None, rel_err=rel if ok else None,
+                            correct=bool(ok and rel <= REL_TOL[cfg["dtype"]]))
+                if not ok:
+                    cell["message"] = "output is not finite (NaN or inf)"
+            del r
+            if device == "cuda":                         # 2. memory, after warm-up
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                base = torch.cuda.memory_allocated()
+            t0 = time.perf_counter()
+            r = fn()
+            _sync(device)
+            est_ms = (time.perf_counter() - t0) * 1e3
+            if device == "cuda":
+                cell["peak_extra_bytes"] = int(torch.cuda.max_memory_allocated() - base)
+            del r
+            times = _time(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
+    except Exception as e:                               # noqa: BLE001 - every failure becomes a cell
+        cell.update(status=_classify(e), message=_short(e))
+        cell.update(ms=None, peak_extra_bytes=None)
+    else:
+        ms = statistics.median(times)
+        cell.update(status="ok", ms=ms, ms_p20=_quantile(times, 0.2), ms_p80=_quantile(times, 0.8),
+                    reps=len(times), tflops=cell["flops"] / (ms * 1e9))
+        if cell["peak_extra_bytes"] is not None:
+            cell["peak_over_ideal"] = cell["peak_extra_bytes"] / cell["ideal_bytes"]
+    if cell["status"] == "oom":
+        _free(device)
+    return cell
+
+
+# ---- configurations and sweeps --------------------------------------------------------------------------------
+
+def add_ratios(cells: list[dict]) -> list[dict]:
+    """Fill speedup_vs_cudnn / speedup_vs_naive (t_base / t) and memory_vs_naive (peak / peak_naive) in place."""
+    groups: dict[tuple, dict] = {}
+    for c in cells:
+        groups.setdefault(config_key(c), {})[c["impl"]] = c
+    for group in groups.values():
+        for c in group.values():
+            for base, key in zip(BASELINES, ("speedup_vs_cudnn", "speedup_vs_naive")):
+                b = group.get(base)
+                ok = b is not None and b["status"] == "ok" and c["status"] == "ok"
+                c[key] = b["ms"] / c["ms"] if ok else None
+            nv = group.get("naive")
+            ok = (nv is not None and nv["status"] == "ok" and c["status"] == "ok"
+                  and c["peak_extra_bytes"] is not None and nv["peak_extra_bytes"])
+            c["memory_vs_naive"] = c["peak_extra_bytes"] / nv["peak_extra_bytes"] if ok else None
+    return cells
+
+
+def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, mode: str = "fwd", *,
+                   warmup_ms: float = 25.0, rep_ms: float = 100.0, min_reps: int = 5, seed: int = 0,
+                   check: bool = True, device: str | None = None, progress_callback=None) -> list[dict]:
+    """Measure several impls on one configuration (shared inputs); ratios filled. Never raises for a cell.
+
+    progress_callback(done, total, cell) after each impl (total = len(impls)).
+    """
+    device = device or device_kind()
+    cfg = dict(n=int(n), d=int(d), causal=bool(causal), dtype=str(dtype), batch=int(batch), heads=int(heads),
+               mode=str(mode))
+    cells, x, ref = [], None, None
+    try:
+        with fk.LAUNCH_LOCK:
+            x = make_inputs(cfg, seed, device)
+    except Exception as e:                               # noqa: BLE001 - inputs alone do not fit
+        status, msg = _classify(e), "inputs: " + _short(e)
+        del e
+        _free(device)
+        for impl in impls:
+            cells.append(dict(blank_cell(impl, cfg), status=status, message=msg))
+            if progress_callback:
+                progress_callback(len(cells), len(impls), cells[-1])
+        return add_ratios(cells)
+    note = None
+    if check:
+        try:
+            with fk.LAUNCH_LOCK:
+                ref = reference(x, cfg)
+        except Exception as e:                           # noqa: BLE001 - measure anyway, unchecked
+            note = "reference skipped: " + _short(e)
+            del e
+            _free(device)
+    for impl in impls:
+        cell = _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps)
+        if note and cell["message"] is None:
+            cell["message"] = note
+        cells.append(cell)
+        if progress_callback:
+            progress_callback(len(cells), len(impls), cell)
+    del x, ref
+    _free(device)
+    return add_ratios(cells)
+
+
+def measure_cell(impl: str, n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, mode: str = "fwd",
+                 **opts) -> dict:
+    """Measure one impl on one configuration (keyword options as in measure_config)."""
+    return measure_config([impl], n, d, causal, dtype, batch, heads, mode, **opts)[0]
+
+
+def new_dataset(spec: SweepSpec, command: str | None = None, device: str | None = None) -> dict:
+    device = device or device_kind()
+    timer = ("triton.testing.do_bench median (CUDA events, L2 cleared per run)" if device == "cuda"
+             else "time.perf_counter median (CPU)")
+    return dict(schema_version=SCHEMA_VERSION, kind=DATASET_KIND, complete=False, elapsed_s=0.0,
+                provenance=provenance.collect(device, command, timer), sweep=spec.to_json(), cells=[])
+
+
+def run_sweep(spec: SweepSpec, progress_callback=None, command: str | None = None, on_partial=None) -> dict:
+    """Run every configuration of `spec`; returns the dataset (see flashviz.bench for the schema).
+
+    progress_callback(done, total, cell) after each cell; on_partial(dataset) after each configuration
+    (the command uses it to save as it goes, so a run cut short keeps what it measured).
+    """
+    device = device_kind()
+    data = new_dataset(spec, command, device)
+    total, done, t0 = spec.n_cells(), 0, time.perf_counter()
+
+    def tick(_i, _n, cell):
+        nonlocal done
+        done += 1
+        if progress_callback:
+            progress_callback(done, total, cell)
+
+    for cfg, impls in spec.cells():
+        if spec.budget_s is not None and time.perf_counter() - t0 > spec.budget_s:
+            data["stopped"] = f"time budget of {spec.budget_s:g} s reached"
+            break
+        data["cells"] += measure_config(impls, **cfg, warmup_ms=spec.warmup_ms, rep_ms=spec.rep_ms,
+                                        min_reps=spec.min_reps, seed=spec.seed, check=spec.check, device=device,
+                                        progress_callback=tick)
+        data["elapsed_s"] = time.perf_counter() - t0
+        if on_partial:
+            on_partial(data)
+    data["complete"] = "stopped" not in data
+    data["elapsed_s"] = time.perf_counter() - t0
+    return data

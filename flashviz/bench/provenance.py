@@ -1,0 +1,82 @@
+"""Where and how a dataset was measured: device, driver, library versions, commit, command (no hostname)."""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(cmd: list[str], cwd=None) -> str | None:
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def _version(module: str) -> str | None:
+    try:
+        return __import__(module).__version__
+    except Exception:                                    # noqa: BLE001 - absent or broken: unknown
+        return None
+
+
+def driver_version() -> str:
+    try:
+        import pynvml                                    # optional
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception:                                    # noqa: BLE001
+        pass
+    out = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+    return out.splitlines()[0].strip() if out else "unknown"
+
+
+def git_state() -> tuple[str, bool | None]:
+    """(commit, dirty): from git when the checkout has one, else $FLASHVIZ_GIT_COMMIT, else "unknown"."""
+    commit = _run(["git", "rev-parse", "HEAD"], cwd=REPO) if (REPO / "pyproject.toml").is_file() else None
+    if commit:
+        status = _run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO)
+        return commit, (bool(status) if status is not None else None)
+    env = os.environ.get("FLASHVIZ_GIT_COMMIT", "").strip()
+    dirty = os.environ.get("FLASHVIZ_GIT_DIRTY", "").strip().lower()
+    return (env or "unknown"), ({"1": True, "true": True, "0": False, "false": False}.get(dirty))
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as one would type it again: `python -m flashviz.bench <args>`."""
+    argv = sys.argv if argv is None else argv
+    return shlex.join(["python", "-m", "flashviz.bench", *argv[1:]])
+
+
+def collect(device: str, command: str | None, timer: str) -> dict:
+    import torch
+    p = dict(device=device, device_name="cpu", sm_count=None, total_memory_bytes=None, compute_capability=None,
+             driver_version=None, cuda_version=torch.version.cuda, cudnn_version=None)
+    if device == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        p.update(device_name=props.name, sm_count=int(props.multi_processor_count),
+                 total_memory_bytes=int(props.total_memory), compute_capability=f"{props.major}.{props.minor}",
+                 driver_version=driver_version(), cudnn_version=torch.backends.cudnn.version())
+    else:
+        p["device_name"] = platform.processor() or platform.machine() or "cpu"
+    commit, dirty = git_state()
+    p.update(torch=torch.__version__, triton=_version("triton"), numpy=_version("numpy"),
+             python=platform.python_version(), platform=platform.platform(),
+             created_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+             git_commit=commit, git_dirty=dirty, command=command or command_line(), timer=timer,
+             cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
+    return p
+
+
+def device_slug(p: dict) -> str:
+    """'NVIDIA H200' -> 'nvidia-h200'; for the default output file name."""
+    name = p["device_name"] if p["device"] == "cuda" else "cpu"
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-") or "device"

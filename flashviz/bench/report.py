@@ -1,0 +1,56 @@
+"""Plain-text table of a dataset: one block per configuration, one aligned row per impl."""
+from __future__ import annotations
+
+from .spec import config_key
+
+MIB = 1024 ** 2
+HEADER = (f"  {'impl':<15}{'ms':>10}{'TFLOP/s':>9}{'peak MiB':>11}{'/ideal':>8}{'vs cuDNN':>9}{'vs naive':>9}"
+          f"{'rel.err':>9}  note")
+
+
+def _num(x, fmt: str, width: int) -> str:
+    return f"{'-' if x is None else format(x, fmt):>{width}}"
+
+
+def config_title(c: dict) -> str:
+    return (f"N={c['n']} d={c['d']} {'causal' if c['causal'] else 'full'} {c['dtype']} B={c['batch']} "
+            f"H={c['heads']} {c['mode']}  (ideal {c['ideal_bytes'] / MIB:.1f} MiB, {c['flops'] / 1e12:.3g} TFLOP)")
+
+
+def _note(c: dict, width: int = 44) -> str:
+    if c["status"] == "oom":
+        return "OOM"
+    if c["status"] != "ok":
+        return f"{c['status']}: {c['message'] or ''}"[:width]
+    if c["correct"] is False:
+        return "WRONG (output differs from reference)"
+    return (c["message"] or "")[:width]
+
+
+def cell_row(c: dict) -> str:
+    return (f"  {c['impl']:<15}" + _num(c["ms"], ".3f", 10) + _num(c["tflops"], ".4g", 9)
+            + _num(None if c["peak_extra_bytes"] is None else c["peak_extra_bytes"] / MIB, ".1f", 11)
+            + _num(c["peak_over_ideal"], ".2f", 8) + _num(c["speedup_vs_cudnn"], ".2f", 9)
+            + _num(c["speedup_vs_naive"], ".2f", 9) + _num(c["rel_err"], ".1e", 9) + "  " + _note(c)).rstrip()
+
+
+def table(dataset: dict) -> str:
+    """Every configuration in the dataset, in recorded order, with ratios (speed-up = t_base / t)."""
+    blocks: dict[tuple, list[dict]] = {}
+    for c in dataset["cells"]:
+        blocks.setdefault(config_key(c), []).append(c)
+    lines = []
+    for cells in blocks.values():
+        lines += [config_title(cells[0]), HEADER] + [cell_row(c) for c in cells]
+    p = dataset["provenance"]
+    lines.append(f"device {p['device_name']} ({p['device']}), torch {p['torch']}, triton {p['triton']}, "
+                 f"commit {str(p['git_commit'])[:12]}{' (dirty)' if p['git_dirty'] else ''}; timer: {p['timer']}")
+    if not dataset.get("complete", True):
+        lines.append(f"INCOMPLETE: {dataset.get('stopped', 'run cut short')}")
+    return "\n".join(lines)
+
+
+def progress_line(done: int, total: int, c: dict) -> str:
+    what = f"{c['ms']:.3f} ms" if c["status"] == "ok" else c["status"]
+    return (f"[{done}/{total}] {c['impl']} N={c['n']} d={c['d']} {'causal' if c['causal'] else 'full'} "
+            f"{c['dtype']} B={c['batch']} H={c['heads']} {c['mode']}: {what}")
