@@ -1,0 +1,476 @@
+"""The 2-D block schedule of FlashAttention and its exact HBM traffic (numpy, no UI).
+
+Symbols as in the FlashAttention paper (Dao et al., 2022), glossed once:
+  N       sequence length (N queries against N keys), d the head dim
+  M       on-chip SRAM size in elements (bytes / element size)
+  Bc, Br  keys per K/V block = ceil(M / 4d), queries per Q block = min(Bc, d)  (clamped to N)
+  Tc, Tr  number of K/V blocks ceil(N / Bc) and of Q blocks ceil(N / Br); the last block may be short
+  S_ij    the Br x Bc score block Q_i K_j^T: the cell (i, j) of the Tr x Tc grid
+  m, l    per-row running max and running sum (the paper's ℓ); L = m + log l, the log-sum-exp (FA2)
+
+What is counted: elements moved between HBM and SRAM, per tensor, exactly as each algorithm does it.
+  standard (Algorithm 0)  read Q, K, write S; read S, write P; read P, V, write O.  S, P are N x N.
+                          Total 4N^2 + 4Nd. Causal masking does not change it (S is still full).
+  FA1 (Algorithm 1)       initialise O, l, m in HBM (writes Nd + 2N); outer loop j = 1..Tc reads K_j, V_j;
+                          inner loop i = 1..Tr reads Q_i, O_i, l_i, m_i and writes O_i, l_i, m_i back.
+                          Non-causal total: reads 2Nd + Tc(2Nd + 2N), writes (Tc + 1)(Nd + 2N).
+  FA2 (our Triton order)  one program per Q block (programs = Tr x B x H): read Q_i once, stream K_j, V_j
+                          (inner loop), write O_i and L_i once. Non-causal: reads Nd + 2 Tr N d, writes Nd + N.
+Causal: blocks entirely above the diagonal are skipped (no loads, no stores); blocks the diagonal
+crosses are computed with a mask ("masked"). In FA1 the outer loop still loads K_j, V_j once per j
+(every column has a row block at or below the diagonal).
+
+How the exact counts relate to the Θ numbers of Theorem 2 (the seed's example N = 1024, d = 64,
+M = 100 KB = 25,600 fp32 elements -> Bc = 100, Br = 64, Tc = 11, Tr = 16):
+  standard  Θ(Nd + N^2) = 1,114,112;  exact 4(N^2 + Nd) = 4,456,448 = 4.0 x Θ.
+  flash     Θ(N^2 d^2 / M) = 167,772;  FA1's leading term is 3 Tc N d (read Q_i, read O_i, write O_i on
+            every pass) with Tc ≈ 4Nd/M, i.e. ≈ 12 N^2 d^2 / M; with ceil(N/Bc) = 11 instead of 10.24 and
+            the K, V, l, m and initialisation terms, exact FA1 = 2,406,400 ≈ 14.3 x Θ.
+            FA2 streams K, V Tr times: 2 N^2 d / Br; with Br = min(M/4d, d) this is 8 N^2 d^2 / M only while
+            M < 4 d^2; here Br = d, so exact FA2 = 2 N^2 + 2Nd + N = 2,229,248 ≈ 13.3 x Θ.
+  So the Θ ratio 6.6x drops constants of 4 vs ~12-14; exact counts at this M give ~1.9x (FA1) and ~2.0x
+  (FA2). The saving grows with M (fewer passes) and with N (standard is quadratic with constant 4).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import InputError
+
+MAX_N = 1 << 20                 # longest sequence the counters accept (sweeps); the grid is capped below
+MAX_D = 256
+MAX_GRID_CELLS = 1 << 22        # Tr x Tc cells for the per-block arrays (block_kind, grid_at)
+ORDERS = ("fa1", "fa2")
+TENSORS = ("Q", "K", "V", "O", "l", "m", "L", "S", "P")
+STATS = ("l", "m", "L")         # per-row statistics, stored at `stats_bytes` (fp32 in real kernels)
+
+# block kinds (Tr, Tc) and grid states at step t
+FULL, MASKED, SKIPPED = 0, 1, 2
+GRID_PENDING, GRID_DONE, GRID_CURRENT, GRID_SKIPPED = 0, 1, 2, 3
+
+# On-chip memory per SM. M in the paper is what one thread block can use; we take the largest shared
+# memory carve-out per SM (one program per SM). Sources:
+#   A100: NVIDIA Ampere Tuning Guide, "Unified Shared Memory/L1/Texture Cache": 192 KB combined per SM,
+#         shared memory 0/8/16/32/64/100/132/164 KB per SM, up to 163 KB per thread block; 108 SMs
+#         (NVIDIA A100 Tensor Core GPU Architecture whitepaper; FlashAttention paper, Section 2.1).
+#   H100/H200: NVIDIA Hopper Tuning Guide, "Unified Shared Memory/L1/Texture Cache": 256 KB combined per
+#         SM, shared memory up to 228 KB per SM, up to 227 KB per thread block; 132 SMs on H100 SXM5
+#         (NVIDIA H100 Tensor Core GPU Architecture whitepaper) and on H200 (same GH100 die; measured on
+#         our H200, ../shared/PLATFORM.md). H100 PCIe has 114 SMs.
+GPU_PRESETS: dict[str, dict] = {
+    "A100": {"name": "NVIDIA A100", "sms": 108, "l1_shared_kib_per_sm": 192, "shared_kib_per_sm": 164,
+             "shared_kib_per_block": 163, "source": "NVIDIA Ampere Tuning Guide; A100 whitepaper"},
+    "H100": {"name": "NVIDIA H100 SXM5", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
+             "shared_kib_per_block": 227, "source": "NVIDIA Hopper Tuning Guide; H100 whitepaper"},
+    "H200": {"name": "NVIDIA H200", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
+             "shared_kib_per_block": 227, "source": "NVIDIA Hopper Tuning Guide; measured (PLATFORM.md)"},
+}
+# The seed notes' worked example (Theorem 2 with A100-like numbers): fp32, M = 100 KB.
+SEED_EXAMPLE = {"n": 1024, "d": 64, "sram_bytes": 100 * 1024, "elem_bytes": 4}
+
+
+def preset_sram_bytes(name: str) -> int:
+    """M in bytes for a GPU preset: its largest shared-memory carve-out per SM."""
+    if name not in GPU_PRESETS:
+        raise InputError(f"unknown GPU preset {name!r}; choose one of {', '.join(GPU_PRESETS)}")
+    return GPU_PRESETS[name]["shared_kib_per_sm"] * 1024
+
+
+def _int(name: str, x, lo: int, hi: int | None = None) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise InputError(f"{name} must be an integer, got {x!r}")
+    x = int(x)
+    if x < lo or (hi is not None and x > hi):
+        raise InputError(f"{name} must be in {lo}..{hi}, got {x}" if hi is not None
+                         else f"{name} must be at least {lo}, got {x}")
+    return x
+
+
+def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:
+    """The paper's (Br, Bc) for head dim d and M = sram_elems: Bc = ceil(M / 4d), Br = min(Bc, d)."""
+    d = _int("head dim d", d, 1, MAX_D)
+    m = _int("SRAM size M (elements)", sram_elems, 1)
+    if m < 4 * d:
+        raise InputError(f"SRAM of M = {m} elements is too small for d = {d}: one row each of "
+                         f"Q, K, V and O needs 4d = {4 * d} elements")
+    bc = -(-m // (4 * d))
+    return min(bc, d), bc
+
+
+@dataclass(frozen=True)
+class IOCounts:
+    """HBM traffic in elements per tensor (all of TENSORS as keys; zeros where a tensor is not used)."""
+
+    reads: dict
+    writes: dict
+    elem_bytes: int = 4
+    stats_bytes: int = 4
+
+    def _bytes(self, counts: dict) -> dict:
+        return {k: v * (self.stats_bytes if k in STATS else self.elem_bytes) for k, v in counts.items()}
+
+    @property
+    def reads_bytes(self) -> dict:
+        return self._bytes(self.reads)
+
+    @property
+    def writes_bytes(self) -> dict:
+        return self._bytes(self.writes)
+
+    @property
+    def total_reads(self) -> int:
+        return sum(self.reads.values())
+
+    @property
+    def total_writes(self) -> int:
+        return sum(self.writes.values())
+
+    @property
+    def total(self) -> int:
+        """HBM accesses in elements, reads + writes (the unit of Theorem 2)."""
+        return self.total_reads + self.total_writes
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.reads_bytes.values()) + sum(self.writes_bytes.values())
+
+
+def _counts(reads: dict, writes: dict, elem_bytes: int, stats_bytes: int) -> IOCounts:
+    full = lambda c: {k: int(c.get(k, 0)) for k in TENSORS}           # noqa: E731
+    return IOCounts(full(reads), full(writes), elem_bytes, stats_bytes)
+
+
+@dataclass(frozen=True)
+class TilingConfig:
+    """A validated problem: N, d, block sizes, element sizes, causal, and the batch x heads of the launch."""
+
+    n: int
+    d: int
+    br: int
+    bc: int
+    elem_bytes: int = 4
+    stats_bytes: int = 4
+    causal: bool = False
+    batch: int = 1
+    heads: int = 1
+    sram_elems: int | None = None       # M, when the blocks were derived from it
+
+    @property
+    def tr(self) -> int:
+        return -(-self.n // self.br)
+
+    @property
+    def tc(self) -> int:
+        return -(-self.n // self.bc)
+
+    @property
+    def launch_grid(self) -> tuple[int, int]:
+        """The Triton grid of the FA2-order kernel: (Tr, B*H); programs = Tr x B x H."""
+        return self.tr, self.batch * self.heads
+
+    @property
+    def programs(self) -> int:
+        return self.tr * self.batch * self.heads
+
+    @property
+    def sram_footprint(self) -> int:
+        """Elements on chip in one step: Q_i, O_i (Br x d), K_j, V_j (Bc x d), l_i, m_i (Br), S_ij (Br x Bc)."""
+        return 2 * self.br * self.d + 2 * self.bc * self.d + 2 * self.br + self.br * self.bc
+
+
+def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: int | None = None,
+                br: int | None = None, bc: int | None = None, elem_bytes: int = 4, stats_bytes: int = 4,
+                causal: bool = False, batch: int = 1, heads: int = 1) -> TilingConfig:
+    """Validate and build a config from M (bytes or elements; blocks from the paper) or pinned Br and Bc.
+
+    Blocks derived from M are clamped to N (a big SRAM simply holds the whole sequence); pinned blocks
+    must be 1..N.
+    """
+    n = _int("N", n, 1, MAX_N)
+    d = _int("head dim d", d, 1, MAX_D)
+    elem_bytes = _int("element size (bytes)", elem_bytes, 1, 16)
+    stats_bytes = _int("statistics element size (bytes)", stats_bytes, 1, 16)
+    batch, heads = _int("batch B", batch, 1), _int("heads H", heads, 1)
+    given_m = (sram_bytes is not None) + (sram_elems is not None)
+    given_b = (br is not None) + (bc is not None)
+    if given_m > 1:
+        raise InputError("give the SRAM size either in bytes or in elements, not both")
+    if given_m and given_b:
+        raise InputError("give either the SRAM size M or pinned block sizes Br and Bc, not both")
+    if given_m:
+        m = (_int("SRAM size (bytes)", sram_bytes, 1) // elem_bytes if sram_bytes is not None
+             else _int("SRAM size M (elements)", sram_elems, 1))
+        br, bc = block_sizes(d, m)
+        br, bc = min(br, n), min(bc, n)
+    elif given_b == 2:
+        m = None
+        br, bc = _int("block size Br", br, 1, n), _int("block size Bc", bc, 1, n)
+    else:
+        raise InputError("give the SRAM size M (sram_bytes or sram_elems) or both block sizes Br and Bc")
+    return TilingConfig(n, d, br, bc, elem_bytes, stats_bytes, bool(causal), batch, heads, m)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One inner-loop step: block (i, j) (0-based; the paper's i + 1, j + 1) and the traffic so far."""
+
+    t: int
+    i: int
+    j: int
+    q_rows: tuple[int, int]          # [start, stop) of Q_i
+    kv_rows: tuple[int, int]         # [start, stop) of K_j, V_j
+    masked: bool                     # the diagonal crosses S_ij (causal)
+    on_chip: tuple[str, ...]         # tensors whose blocks sit in SRAM during the step
+    loaded: dict                     # elements read from HBM in this step, per tensor
+    stored: dict                     # elements written to HBM in this step, per tensor
+    cumulative: IOCounts = field(repr=False)   # after this step (FA1: includes the initial writes)
+
+
+class Schedule:
+    """The steps of one loop order ('fa1' or 'fa2') over the non-skipped blocks, as O(Tr + Tc) arrays.
+
+    step(t), cumulative(t) and grid_at(t) are cheap: a binary search plus arithmetic.
+    """
+
+    def __init__(self, cfg: TilingConfig, order: str = "fa2"):
+        if order not in ORDERS:
+            raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+        self.cfg, self.order = cfg, order
+        n, br, bc, tr, tc = cfg.n, cfg.br, cfg.bc, cfg.tr, cfg.tc
+        self.tr, self.tc = tr, tc
+        if order == "fa1":                                   # column j covers rows imin[j] .. Tr-1
+            jj = np.arange(tc, dtype=np.int64)
+            self._lo = (jj * bc) // br if cfg.causal else np.zeros(tc, np.int64)     # (Tc,) imin
+            count = tr - self._lo
+            rows = n - self._lo * br                         # Q rows visited in column j
+            self._rows_cum = np.concatenate([[0], np.cumsum(rows)])                  # (Tc+1,)
+        else:                                                # row i covers cols 0 .. jmax[i]
+            ii = np.arange(tr, dtype=np.int64)
+            last_q = np.minimum((ii + 1) * br, n) - 1
+            self._hi = last_q // bc if cfg.causal else np.full(tr, tc - 1, np.int64)  # (Tr,) jmax
+            count = self._hi + 1
+            keys = np.minimum((self._hi + 1) * bc, n)        # K/V rows streamed by program i
+            self._keys_cum = np.concatenate([[0], np.cumsum(keys)])                  # (Tr+1,)
+        self._start = np.concatenate([[0], np.cumsum(count)])     # first step of each column/row
+        self.steps = int(self._start[-1])
+
+    # ------------------------------------------------------------------ per-step arithmetic
+    def _check_t(self, t) -> int:
+        t = _int("step", t, 0)
+        if t >= self.steps:
+            raise InputError(f"step must be in 0..{self.steps - 1}, got {t}")
+        return t
+
+    def _ij(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        outer = np.searchsorted(self._start, t, side="right") - 1
+        if self.order == "fa1":
+            return self._lo[outer] + (t - self._start[outer]), outer
+        return outer, t - self._start[outer]
+
+    def cumulative_arrays(self, t) -> tuple[dict, dict]:
+        """Cumulative reads and writes per tensor after steps `t` (array ok); t = -1 is before step 0."""
+        t = np.asarray(t, dtype=np.int64)
+        n, d, br, bc = self.cfg.n, self.cfg.d, self.cfg.br, self.cfg.bc
+        started = t >= 0
+        i, j = self._ij(np.maximum(t, 0))
+        if self.order == "fa1":
+            # Q/O/l/m rows through step t: whole earlier columns + this column down to row block i
+            q = np.where(started, self._rows_cum[j] + np.minimum((i + 1) * br, n) - self._lo[j] * br, 0)
+            kv = np.where(started, np.minimum((j + 1) * bc, n), 0)          # K_j, V_j once per column
+            reads = {"Q": q * d, "O": q * d, "l": q, "m": q, "K": kv * d, "V": kv * d}
+            writes = {"O": (n + q) * d, "l": n + q, "m": n + q}            # n: the initialisation
+        else:
+            q = np.where(started, np.minimum((i + 1) * br, n), 0)          # Q_i at the program's start
+            kv = np.where(started, self._keys_cum[i] + np.minimum((j + 1) * bc, n), 0)
+            done = np.where(started & (j == self._hi[i]), q, np.where(started, i * br, 0))
+            reads = {"Q": q * d, "K": kv * d, "V": kv * d}
+            writes = {"O": done * d, "L": done}                            # O_i, L_i at the program's end
+        return reads, writes
+
+    def cumulative(self, t: int) -> IOCounts:
+        """Traffic after step t (t = -1: before the first step)."""
+        t = -1 if t == -1 else self._check_t(t)
+        r, w = self.cumulative_arrays(t)
+        return _counts(r, w, self.cfg.elem_bytes, self.cfg.stats_bytes)
+
+    def totals(self) -> IOCounts:
+        return self.cumulative(self.steps - 1)
+
+    def step(self, t: int) -> Step:
+        """Everything the page shows for step t: the block, its rows, what is on chip, what moved."""
+        t = self._check_t(t)
+        i, j = (int(x) for x in self._ij(np.int64(t)))
+        c = self.cfg
+        q0, q1 = i * c.br, min((i + 1) * c.br, c.n)
+        k0, k1 = j * c.bc, min((j + 1) * c.bc, c.n)
+        now, before = self.cumulative(t), self.cumulative(t - 1)
+        loaded = {k: now.reads[k] - before.reads[k] for k in TENSORS if now.reads[k] != before.reads[k]}
+        stored = {k: now.writes[k] - before.writes[k] for k in TENSORS if now.writes[k] != before.writes[k]}
+        return Step(t, i, j, (q0, q1), (k0, k1), bool(c.causal and k1 - 1 > q0),
+                    ("Q", "K", "V", "O", "l", "m", "S"), loaded, stored, now)
+
+    # ------------------------------------------------------------------ per-block arrays (Tr, Tc)
+    def _check_grid(self):
+        if self.tr * self.tc > MAX_GRID_CELLS:
+            raise InputError(f"the block grid has {self.tr} x {self.tc} cells, above the cap of "
+                             f"{MAX_GRID_CELLS}; choose larger blocks or a shorter sequence")
+
+    @cached_property
+    def block_kind(self) -> np.ndarray:
+        """(Tr, Tc) int8: FULL, MASKED (the diagonal crosses the block) or SKIPPED (entirely above it)."""
+        self._check_grid()
+        return block_kinds(self.cfg)
+
+    @cached_property
+    def order_index(self) -> np.ndarray:
+        """(Tr, Tc) int64: the step at which block (i, j) is computed; -1 if skipped."""
+        self._check_grid()
+        ii = np.arange(self.tr)[:, None]
+        jj = np.arange(self.tc)[None, :]
+        if self.order == "fa1":
+            idx = self._start[:-1][None, :] + ii - self._lo[None, :]
+            return np.where(ii >= self._lo[None, :], idx, -1)
+        idx = self._start[:-1][:, None] + jj
+        return np.where(jj <= self._hi[:, None], idx, -1)
+
+    def grid_at(self, t: int) -> np.ndarray:
+        """(Tr, Tc) int8 states at step t: GRID_PENDING, GRID_DONE, GRID_CURRENT (on chip) or GRID_SKIPPED."""
+        t = self._check_t(t)
+        idx = self.order_index
+        g = np.where(idx < t, GRID_DONE, np.where(idx == t, GRID_CURRENT, GRID_PENDING)).astype(np.int8)
+        g[idx < 0] = GRID_SKIPPED
+        return g
+
+
+def block_kinds(cfg: TilingConfig) -> np.ndarray:
+    """(Tr, Tc) int8 FULL / MASKED / SKIPPED for a causal config (all FULL otherwise)."""
+    ii = np.arange(cfg.tr)[:, None]
+    jj = np.arange(cfg.tc)[None, :]
+    kind = np.zeros((cfg.tr, cfg.tc), np.int8)
+    if cfg.causal:
+        q_first, q_last = ii * cfg.br, np.minimum((ii + 1) * cfg.br, cfg.n) - 1
+        k_first, k_last = jj * cfg.bc, np.minimum((jj + 1) * cfg.bc, cfg.n) - 1
+        kind[np.broadcast_to(k_last > q_first, kind.shape)] = MASKED      # some key after some query
+        kind[np.broadcast_to(k_first > q_last, kind.shape)] = SKIPPED     # every key after every query
+    return kind
+
+
+# ----------------------------------------------------------------------------- totals and closed forms
+
+def standard_counts(n: int, d: int, *, elem_bytes: int = 4) -> IOCounts:
+    """Algorithm 0: read Q, K, write S; read S, write P; read P, V, write O (S, P are N x N)."""
+    n, d = _int("N", n, 1, MAX_N), _int("head dim d", d, 1, MAX_D)
+    nd, nn = n * d, n * n
+    return _counts({"Q": nd, "K": nd, "S": nn, "P": nn, "V": nd}, {"S": nn, "P": nn, "O": nd},
+                   elem_bytes, 4)
+
+
+def closed_form(cfg: TilingConfig, order: str) -> IOCounts:
+    """Totals by formula: any N when not causal; causal only with Br = Bc dividing N (T = N / B blocks)."""
+    n, d, tr, tc = cfg.n, cfg.d, cfg.tr, cfg.tc
+    if cfg.causal:
+        if cfg.br != cfg.bc or n % cfg.br:
+            raise InputError("the causal closed form needs Br = Bc dividing N; use Schedule.totals()")
+        passes = n * (tr + 1) // 2            # sum over the T block columns/rows of the rows visited
+    if order == "fa1":
+        q = passes if cfg.causal else tc * n  # Q/O/l/m rows read over all inner steps
+        reads = {"Q": q * d, "O": q * d, "l": q, "m": q, "K": n * d, "V": n * d}
+        writes = {"O": (n + q) * d, "l": n + q, "m": n + q}
+    elif order == "fa2":
+        kv = passes if cfg.causal else tr * n
+        reads = {"Q": n * d, "K": kv * d, "V": kv * d}
+        writes = {"O": n * d, "L": n}
+    else:
+        raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+    return _counts(reads, writes, cfg.elem_bytes, cfg.stats_bytes)
+
+
+def theta_standard(n, d):
+    """Θ(Nd + N^2) of standard attention with constant 1 (as the seed computes it)."""
+    n = np.asarray(n, dtype=np.float64)
+    return n * d + n * n
+
+
+def theta_flash(n, d, sram_elems):
+    """Θ(N^2 d^2 / M) of FlashAttention with constant 1, M in elements (vectorised)."""
+    n, m = np.asarray(n, dtype=np.float64), np.asarray(sram_elems, dtype=np.float64)
+    return n * n * d * d / m
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Exact totals (elements and bytes) of standard, FA1 and FA2 over M or over N, with the Θ curves."""
+
+    x_name: str                 # "M" (x in bytes) or "N"
+    x: np.ndarray
+    br: np.ndarray
+    bc: np.ndarray
+    elements: dict              # "standard" / "fa1" / "fa2" -> (len(x),) int64
+    bytes: dict
+    theta_standard: np.ndarray
+    theta_flash: np.ndarray     # NaN where M is not given (pinned blocks)
+    d: int
+    elem_bytes: int
+    causal: bool
+
+
+def _sweep(x_name, x, cfgs, causal) -> Sweep:
+    el = {k: [] for k in ("standard", "fa1", "fa2")}
+    by = {k: [] for k in ("standard", "fa1", "fa2")}
+    for c in cfgs:
+        std = standard_counts(c.n, c.d, elem_bytes=c.elem_bytes)
+        el["standard"].append(std.total)
+        by["standard"].append(std.total_bytes)
+        for order in ORDERS:
+            tot = Schedule(c, order).totals()
+            el[order].append(tot.total)
+            by[order].append(tot.total_bytes)
+    c0 = cfgs[0]
+    ns = np.array([c.n for c in cfgs], dtype=np.float64)
+    ms = np.array([np.nan if c.sram_elems is None else c.sram_elems for c in cfgs])
+    return Sweep(x_name, np.asarray(x), np.array([c.br for c in cfgs]), np.array([c.bc for c in cfgs]),
+                 {k: np.array(v, np.int64) for k, v in el.items()},
+                 {k: np.array(v, np.int64) for k, v in by.items()},
+                 theta_standard(ns, c0.d), theta_flash(ns, c0.d, ms), c0.d, c0.elem_bytes, bool(causal))
+
+
+def sweep_sram(n: int, d: int, sram_bytes_values, *, elem_bytes: int = 4, causal: bool = False) -> Sweep:
+    """HBM accesses vs SRAM size M (bytes), blocks from the paper's rule at each M."""
+    xs = [int(x) for x in np.atleast_1d(sram_bytes_values)]
+    if not xs:
+        raise InputError("give at least one SRAM size")
+    cfgs = [make_config(n, d, sram_bytes=x, elem_bytes=elem_bytes, causal=causal) for x in xs]
+    return _sweep("M", np.array(xs, np.int64), cfgs, causal)
+
+
+def sweep_n(n_values, d: int, *, sram_bytes: int | None = None, br: int | None = None, bc: int | None = None,
+            elem_bytes: int = 4, causal: bool = False) -> Sweep:
+    """HBM accesses vs N at a fixed M (bytes) or fixed pinned Br, Bc (each clamped to N)."""
+    xs = [int(x) for x in np.atleast_1d(n_values)]
+    if not xs:
+        raise InputError("give at least one sequence length")
+    if sram_bytes is not None:
+        cfgs = [make_config(x, d, sram_bytes=sram_bytes, elem_bytes=elem_bytes, causal=causal) for x in xs]
+    else:
+        if br is None or bc is None:
+            raise InputError("give the SRAM size M or both block sizes Br and Bc")
+        cfgs = [make_config(x, d, br=min(_int("block size Br", br, 1), x), bc=min(_int("block size Bc", bc, 1), x),
+                            elem_bytes=elem_bytes, causal=causal) for x in xs]
+    return _sweep("N", np.array(xs, np.int64), cfgs, causal)
+
+
+def seed_example() -> dict:
+    """The seed's Theorem 2 example: Θ numbers and our exact counts (elements) for standard, FA1, FA2."""
+    e = SEED_EXAMPLE
+    cfg = make_config(e["n"], e["d"], sram_bytes=e["sram_bytes"], elem_bytes=e["elem_bytes"])
+    m = cfg.sram_elems
+    return {"config": cfg, "sram_elems": m,
+            "theta_standard": float(theta_standard(e["n"], e["d"])),
+            "theta_flash": float(theta_flash(e["n"], e["d"], m)),
+            "standard": standard_counts(e["n"], e["d"], elem_bytes=e["elem_bytes"]).total,
+            "fa1": Schedule(cfg, "fa1").totals().total,
+            "fa2": Schedule(cfg, "fa2").totals().total}
