@@ -89,10 +89,10 @@ def check_rows(n: int) -> torch.Tensor:
 
 def _ref_attention(q, k, v, rows, causal):
     """float64 textbook attention for `rows` of q; q (..., N, d) -> (..., R, d)."""
-    n = k.shape[-2]
+    n, rows = k.shape[-2], rows.to(q.device)
     s = torch.matmul(q[..., rows, :].double(), k.double().transpose(-1, -2)) / math.sqrt(q.shape[-1])
     if causal:
-        s.masked_fill_(torch.arange(n, device=q.device)[None, :] > rows.to(q.device)[:, None], float("-inf"))
+        s.masked_fill_(torch.arange(n, device=q.device)[None, :] > rows[:, None], float("-inf"))
     return torch.matmul(torch.softmax(s, dim=-1), v.double())
 
 
@@ -125,8 +125,10 @@ def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
     max_abs, rel = 0.0, 0.0
     for got, want in pairs:
         diff = got.double() - want
-        max_abs = max(max_abs, diff.abs().max().item())
-        rel = max(rel, (diff.norm() / want.norm().clamp_min(1e-300)).item())
+        a, r = diff.abs().max().item(), (diff.norm() / want.norm().clamp_min(1e-300)).item()
+        if not (math.isfinite(a) and math.isfinite(r)):  # max() would silently drop a NaN
+            return math.nan, math.nan
+        max_abs, rel = max(max_abs, a), max(rel, r)
     return max_abs, rel
 
 
@@ -217,6 +219,9 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dic
         cell.update(ms=None, peak_extra_bytes=None)
     else:
         ms = statistics.median(times)
+        if not ms > 0:                                   # below the timer's resolution: no honest number
+            cell.update(status="error", message=f"median time {ms} ms is not positive (timer resolution)")
+            return cell
         cell.update(status="ok", ms=ms, ms_p20=_quantile(times, 0.2), ms_p80=_quantile(times, 0.8),
                     reps=len(times), tflops=cell["flops"] / (ms * 1e9))
         if cell["peak_extra_bytes"] is not None:

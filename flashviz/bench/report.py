@@ -45,8 +45,38 @@ def table(dataset: dict) -> str:
     p = dataset["provenance"]
     lines.append(f"device {p['device_name']} ({p['device']}), torch {p['torch']}, triton {p['triton']}, "
                  f"commit {str(p['git_commit'])[:12]}{' (dirty)' if p['git_dirty'] else ''}; timer: {p['timer']}")
+    lines += ["", pivot(dataset, "tflops"), "", pivot(dataset, "speedup_vs_cudnn", ".2f")]
     if not dataset.get("complete", True):
         lines.append(f"INCOMPLETE: {dataset.get('stopped', 'run cut short')}")
+    return "\n".join(lines)
+
+
+SHORT = {"sdpa-flash": "flash", "sdpa-cudnn": "cudnn", "sdpa-efficient": "effic", "sdpa-math": "math",
+         "teaching": "teach"}
+
+
+def pivot(dataset: dict, value: str = "tflops", fmt: str = ".1f") -> str:
+    """Compact summary: one row per configuration, one column per impl (OOM / n/a / ERR; * = wrong)."""
+    impls, rows = [], {}
+    for c in dataset["cells"]:
+        if c["impl"] not in impls:
+            impls.append(c["impl"])
+        rows.setdefault(config_key(c), {})[c["impl"]] = c
+
+    def show(c):
+        if c is None:
+            return ""
+        if c["status"] != "ok":
+            return {"oom": "OOM", "unavailable": "n/a"}.get(c["status"], "ERR")
+        v = c.get(value)
+        return ("-" if v is None else format(v, fmt)) + ("*" if c["correct"] is False else "")
+
+    head = f"{'N':>6} {'d':>4} {'causal':>6} {'dtype':>8}" + "".join(f"{SHORT.get(i, i)[:8]:>9}" for i in impls)
+    lines = [f"{value} by impl (* = output wrong)", head]
+    for key, by in rows.items():
+        n, d, causal, dtype = key[:4]
+        lines.append(f"{n:>6} {d:>4} {'yes' if causal else 'no':>6} {dtype:>8}"
+                     + "".join(f"{show(by.get(i)):>9}" for i in impls))
     return "\n".join(lines)
 
 
