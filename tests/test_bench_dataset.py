@@ -167,6 +167,7 @@ def test_nearest_config_and_cell(good):
     tie = ds.nearest_config(good, n=2048, d=64, causal=False, dtype="float16")
     assert tie["n"] == 4096                          # log2-equidistant from 1024 and 4096: the larger wins
     assert ds.nearest_config(good, n=100_000, d=64, causal=False, dtype="bfloat16")["n"] == 16384
+    assert ds.nearest_config(good, n=1024, d=64, causal=False, dtype="fp16")["dtype"] == "float16"
     assert ds.nearest_config(good, n=1024, d=96, causal=True, dtype="float16")["causal"] is True
     assert ds.nearest_config(good, n=1024, d=64, causal=False, dtype="float16", mode="fwd+bwd") is None
     c = ds.nearest_cell(good, "naive", n=20000, d=64, causal=False, dtype="float16")
@@ -200,4 +201,4 @@ def test_list_datasets(tmp_path, good):
 @pytest.mark.parametrize("path", ds.list_datasets(), ids=lambda p: p.name)
 def test_committed_datasets_are_valid(path):
     data = ds.load_dataset(path)
-    assert data["cells"] and data["provenance"]["device"] == "cuda"
+    assert data["cells"]

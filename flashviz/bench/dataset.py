@@ -315,6 +315,10 @@ def configs(dataset: dict) -> list[dict]:
     return list(seen.values())
 
 
+DTYPE_ALIASES = {"fp16": "float16", "half": "float16", "bf16": "bfloat16", "fp32": "float32", "float": "float32",
+                 "fp64": "float64", "double": "float64"}
+
+
 def _log2_gap(a, b) -> float:
     return abs(math.log2(a) - math.log2(b))
 
@@ -323,8 +327,11 @@ def nearest_config(dataset: dict, *, n, d, causal, dtype, batch=1, heads=1, mode
     """The recorded configuration closest to the given one (optionally among those with `impl` measured ok).
 
     Distance: |log2 N gap| + |log2 d gap| + 2 if causal differs + 1 if dtype differs + 0.25 |log2 B*H gap|;
-    only the same mode counts. Ties go to the larger N, then to the order recorded.
+    only the same mode counts. Ties go to the larger N, then to the order recorded. dtype: torch names
+    ("float16"); "fp16", "bf16", "fp32" and torch.dtype objects are accepted too.
     """
+    dtype = str(dtype).removeprefix("torch.")
+    dtype = DTYPE_ALIASES.get(dtype, dtype)
     best, best_key = None, None
     for cfg in configs(dataset):
         if cfg["mode"] != mode:

@@ -45,7 +45,12 @@ def table(dataset: dict) -> str:
     p = dataset["provenance"]
     lines.append(f"device {p['device_name']} ({p['device']}), torch {p['torch']}, triton {p['triton']}, "
                  f"commit {str(p['git_commit'])[:12]}{' (dirty)' if p['git_dirty'] else ''}; timer: {p['timer']}")
-    lines += ["", pivot(dataset, "tflops"), "", pivot(dataset, "speedup_vs_cudnn", ".2f")]
+    lines += ["", pivot(dataset, "tflops", ".4g")]
+    cells = dataset["cells"]
+    if any(c["speedup_vs_cudnn"] is not None for c in cells):
+        lines += ["", pivot(dataset, "speedup_vs_cudnn", ".2f")]
+    if any(c["peak_extra_bytes"] is not None for c in cells):
+        lines += ["", pivot(dataset, "peak_extra_mib", ".1f")]
     if not dataset.get("complete", True):
         lines.append(f"INCOMPLETE: {dataset.get('stopped', 'run cut short')}")
     return "\n".join(lines)
@@ -68,7 +73,8 @@ def pivot(dataset: dict, value: str = "tflops", fmt: str = ".1f") -> str:
             return ""
         if c["status"] != "ok":
             return {"oom": "OOM", "unavailable": "n/a"}.get(c["status"], "ERR")
-        v = c.get(value)
+        v = c["peak_extra_bytes"] / MIB if value == "peak_extra_mib" and c["peak_extra_bytes"] is not None \
+            else c.get(value)
         return ("-" if v is None else format(v, fmt)) + ("*" if c["correct"] is False else "")
 
     head = f"{'N':>6} {'d':>4} {'causal':>6} {'dtype':>8}" + "".join(f"{SHORT.get(i, i)[:8]:>9}" for i in impls)
