@@ -57,6 +57,7 @@ def test_cli_flops_and_ratios_are_consistent(smoke):
         if torch.cuda.is_available():
             continue
         assert c["speedup_vs_cudnn"] is None         # cuDNN is unavailable on CPU
+        assert c["speedup_vs_flash"] is None         # sdpa-flash is not in the smoke preset
         assert c["peak_extra_bytes"] is None         # CPU memory: n/a
 
 
@@ -163,7 +164,8 @@ def test_gpu_live_cell_numbers_and_memory():
     scores = 2 * b * h * n * n * 2                    # S and P, fp16
     assert naive["peak_extra_bytes"] >= 0.9 * scores
     assert flash["peak_extra_bytes"] < 0.1 * scores
-    assert flash["peak_over_ideal"] < 1.5 and flash["speedup_vs_naive"] > 1
+    assert flash["peak_over_ideal"] < 1.5 and flash["speedup_vs_naive"] > 1 and flash["speedup_vs_flash"] == 1
+    assert naive["speedup_vs_flash"] == pytest.approx(flash["ms"] / naive["ms"])
 
 
 @pytest.mark.gpu

@@ -27,7 +27,7 @@ def cell(impl, n, d=64, causal=False, dtype="float16", batch=4, heads=32, ms=1.0
                 ms_p20=ms * 0.99 if ok else None, ms_p80=ms * 1.01 if ok else None, reps=10 if ok else None,
                 tflops=f / (ms * 1e9) if ok else None, flops=f, peak_extra_bytes=1 << 20 if ok else None,
                 ideal_bytes=ideal_bytes(n, d, dtype, batch, heads, mode), peak_over_ideal=None, max_abs_err=1e-3,
-                rel_err=1e-4, correct=True, speedup_vs_cudnn=None, speedup_vs_naive=None, memory_vs_naive=None)
+                rel_err=1e-4, correct=True, speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None)
 
 
 def make(cells):

@@ -35,7 +35,7 @@ Dataset JSON, schema_version 1
                 for the gradients in fwd+bwd), "peak_over_ideal",
                 "max_abs_err", "rel_err" (vs float64 on 64 rows of every (b, h); fwd+bwd also checks the
                 gradients of two (b, h) slices), "correct" (rel_err <= spec.REL_TOL[dtype], x4 in fwd+bwd),
-                "speedup_vs_cudnn" = t_cudnn / t, "speedup_vs_naive" = t_naive / t,
+                "speedup_vs_cudnn" = t_cudnn / t, "speedup_vs_flash" (sdpa-flash), "speedup_vs_naive",
                 "memory_vs_naive" = peak / peak_naive}]}
     Numbers are finite (null where unmeasured); ms and tflops are null unless status is "ok".
 

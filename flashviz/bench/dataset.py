@@ -28,7 +28,8 @@ _NUM = (int, float)
 # cell field -> (kind, bound); "pos" > 0, "nonneg" >= 0; all optional ones may be null
 CELL_NUMBERS = {"ms": ("pos", 1e7), "ms_p20": ("nonneg", 1e7), "ms_p80": ("nonneg", 1e7), "tflops": ("nonneg", 1e5),
                 "peak_over_ideal": ("nonneg", 1e9), "max_abs_err": ("nonneg", 1e30), "rel_err": ("nonneg", 1e30),
-                "speedup_vs_cudnn": ("nonneg", 1e9), "speedup_vs_naive": ("nonneg", 1e9),
+                "speedup_vs_cudnn": ("nonneg", 1e9), "speedup_vs_flash": ("nonneg", 1e9),
+                "speedup_vs_naive": ("nonneg", 1e9),
                 "memory_vs_naive": ("nonneg", 1e9)}
 CELL_INTS = {"n": (1, 1 << 22), "d": (1, 4096), "batch": (1, 1 << 16), "heads": (1, 1 << 16),
              "reps": (1, 10 ** 9), "peak_extra_bytes": (0, 1 << 50), "ideal_bytes": (0, 1 << 60)}

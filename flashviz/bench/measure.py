@@ -182,7 +182,7 @@ def blank_cell(impl: str, cfg: dict) -> dict:
                 peak_extra_bytes=None, ideal_bytes=ideal_bytes(cfg["n"], cfg["d"], cfg["dtype"], cfg["batch"],
                                                                cfg["heads"], cfg["mode"]),
                 peak_over_ideal=None, max_abs_err=None, rel_err=None, correct=None,
-                speedup_vs_cudnn=None, speedup_vs_naive=None, memory_vs_naive=None)
+                speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None)
 
 
 def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dict:
@@ -235,13 +235,13 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dic
 # ---- configurations and sweeps --------------------------------------------------------------------------------
 
 def add_ratios(cells: list[dict]) -> list[dict]:
-    """Fill speedup_vs_cudnn / speedup_vs_naive (t_base / t) and memory_vs_naive (peak / peak_naive) in place."""
+    """Fill speedup_vs_cudnn / _flash / _naive (t_base / t) and memory_vs_naive (peak / peak_naive) in place."""
     groups: dict[tuple, dict] = {}
     for c in cells:
         groups.setdefault(config_key(c), {})[c["impl"]] = c
     for group in groups.values():
         for c in group.values():
-            for base, key in zip(BASELINES, ("speedup_vs_cudnn", "speedup_vs_naive")):
+            for base, key in BASELINES.items():
                 b = group.get(base)
                 ok = b is not None and b["status"] == "ok" and c["status"] == "ok"
                 c[key] = b["ms"] / c["ms"] if ok else None

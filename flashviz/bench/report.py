@@ -4,7 +4,7 @@ from __future__ import annotations
 from .spec import config_key
 
 MIB = 1024 ** 2
-HEADER = (f"  {'impl':<15}{'ms':>10}{'TFLOP/s':>9}{'peak MiB':>11}{'/ideal':>8}{'vs cuDNN':>9}{'vs naive':>9}"
+HEADER = (f"  {'impl':<15}{'ms':>10}{'TFLOP/s':>9}{'peak MiB':>11}{'/ideal':>8}{'vs cuDNN':>9}{'vs flash':>9}{'vs naive':>9}"
           f"{'rel.err':>9}  note")
 
 
@@ -31,6 +31,7 @@ def cell_row(c: dict) -> str:
     return (f"  {c['impl']:<15}" + _num(c["ms"], ".3f", 10) + _num(c["tflops"], ".4g", 9)
             + _num(None if c["peak_extra_bytes"] is None else c["peak_extra_bytes"] / MIB, ".1f", 11)
             + _num(c["peak_over_ideal"], ".2f", 8) + _num(c["speedup_vs_cudnn"], ".2f", 9)
+            + _num(c["speedup_vs_flash"], ".2f", 9)
             + _num(c["speedup_vs_naive"], ".2f", 9) + _num(c["rel_err"], ".1e", 9) + "  " + _note(c)).rstrip()
 
 

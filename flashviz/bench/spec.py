@@ -16,7 +16,8 @@ MODES = ("fwd", "fwd+bwd")
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 ELEM_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast")
-BASELINES = ("sdpa-cudnn", "naive")     # ratio columns: speed-up = t_baseline / t_impl
+# ratio columns: speed-up = t_baseline / t_impl
+BASELINES = {"sdpa-cudnn": "speedup_vs_cudnn", "sdpa-flash": "speedup_vs_flash", "naive": "speedup_vs_naive"}
 BWD_FLOP_FACTOR = 2.5                   # backward = 2.5 x forward FLOPs, as is usual (FA2 paper)
 
 # ||out - ref64|| / ||ref64|| above this marks a cell wrong (fp32 allows TF32 dots on the GPU).
