@@ -20,20 +20,11 @@ Causal: blocks entirely above the diagonal are skipped (no loads, no stores); bl
 crosses are computed with a mask ("masked"). In FA1 the outer loop still loads K_j, V_j once per j
 (every column has a row block at or below the diagonal).
 
-How the exact counts relate to the Θ numbers of Theorem 2 (the seed's example N = 1024, d = 64,
-M = 100 KB = 25,600 fp32 elements -> Bc = 100, Br = 64, Tc = 11, Tr = 16):
-  standard  Θ(Nd + N^2) = 1,114,112;  exact 4(N^2 + Nd) = 4,456,448 = 4.0 x Θ.
-  flash     Θ(N^2 d^2 / M) = 167,772;  FA1's leading term is 3 Tc N d (read Q_i, read O_i, write O_i on
-            every pass) with Tc ≈ 4Nd/M, i.e. ≈ 12 N^2 d^2 / M; with ceil(N/Bc) = 11 instead of 10.24 and
-            the K, V, l, m and initialisation terms, exact FA1 = 2,406,400 ≈ 14.3 x Θ.
-            FA2 streams K, V Tr times: 2 N^2 d / Br; with Br = min(M/4d, d) this is 8 N^2 d^2 / M only while
-            M < 4 d^2; here Br = d, so exact FA2 = 2 N^2 + 2Nd + N = 2,229,248 ≈ 13.3 x Θ.
-  So the Θ ratio 6.6x drops constants of 4 vs ~12-14; exact counts at this M give ~1.9x (FA1) and ~2.0x
-  (FA2). The saving grows with M (fewer passes) and with N (standard is quadratic with constant 4).
+Totals, closed forms, the Θ expressions, sweeps over M and N and the seed's worked example (with how
+exact counts relate to Θ) live in flashviz/traffic.py.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -80,7 +71,7 @@ def preset_sram_bytes(name: str) -> int:
     return GPU_PRESETS[name]["shared_kib_per_sm"] * 1024
 
 
-def _int(name: str, x, lo: int, hi: int | None = None) -> int:
+def check_int(name: str, x, lo: int, hi: int | None = None) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
         raise InputError(f"{name} must be an integer, got {x!r}")
     x = int(x)
@@ -92,8 +83,8 @@ def _int(name: str, x, lo: int, hi: int | None = None) -> int:
 
 def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:
     """The paper's (Br, Bc) for head dim d and M = sram_elems: Bc = ceil(M / 4d), Br = min(Bc, d)."""
-    d = _int("head dim d", d, 1, MAX_D)
-    m = _int("SRAM size M (elements)", sram_elems, 1)
+    d = check_int("head dim d", d, 1, MAX_D)
+    m = check_int("SRAM size M (elements)", sram_elems, 1)
     if m < 4 * d:
         raise InputError(f"SRAM of M = {m} elements is too small for d = {d}: one row each of "
                          f"Q, K, V and O needs 4d = {4 * d} elements")
@@ -139,7 +130,7 @@ class IOCounts:
         return sum(self.reads_bytes.values()) + sum(self.writes_bytes.values())
 
 
-def _counts(reads: dict, writes: dict, elem_bytes: int, stats_bytes: int) -> IOCounts:
+def make_counts(reads: dict, writes: dict, elem_bytes: int, stats_bytes: int) -> IOCounts:
     full = lambda c: {k: int(c.get(k, 0)) for k in TENSORS}           # noqa: E731
     return IOCounts(full(reads), full(writes), elem_bytes, stats_bytes)
 
@@ -190,11 +181,11 @@ def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: in
     Blocks derived from M are clamped to N (a big SRAM simply holds the whole sequence); pinned blocks
     must be 1..N.
     """
-    n = _int("N", n, 1, MAX_N)
-    d = _int("head dim d", d, 1, MAX_D)
-    elem_bytes = _int("element size (bytes)", elem_bytes, 1, 16)
-    stats_bytes = _int("statistics element size (bytes)", stats_bytes, 1, 16)
-    batch, heads = _int("batch B", batch, 1), _int("heads H", heads, 1)
+    n = check_int("N", n, 1, MAX_N)
+    d = check_int("head dim d", d, 1, MAX_D)
+    elem_bytes = check_int("element size (bytes)", elem_bytes, 1, 16)
+    stats_bytes = check_int("statistics element size (bytes)", stats_bytes, 1, 16)
+    batch, heads = check_int("batch B", batch, 1), check_int("heads H", heads, 1)
     given_m = (sram_bytes is not None) + (sram_elems is not None)
     given_b = (br is not None) + (bc is not None)
     if given_m > 1:
@@ -202,13 +193,13 @@ def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: in
     if given_m and given_b:
         raise InputError("give either the SRAM size M or pinned block sizes Br and Bc, not both")
     if given_m:
-        m = (_int("SRAM size (bytes)", sram_bytes, 1) // elem_bytes if sram_bytes is not None
-             else _int("SRAM size M (elements)", sram_elems, 1))
+        m = (check_int("SRAM size (bytes)", sram_bytes, 1) // elem_bytes if sram_bytes is not None
+             else check_int("SRAM size M (elements)", sram_elems, 1))
         br, bc = block_sizes(d, m)
         br, bc = min(br, n), min(bc, n)
     elif given_b == 2:
         m = None
-        br, bc = _int("block size Br", br, 1, n), _int("block size Bc", bc, 1, n)
+        br, bc = check_int("block size Br", br, 1, n), check_int("block size Bc", bc, 1, n)
     else:
         raise InputError("give the SRAM size M (sram_bytes or sram_elems) or both block sizes Br and Bc")
     return TilingConfig(n, d, br, bc, elem_bytes, stats_bytes, bool(causal), batch, heads, m)
@@ -260,7 +251,7 @@ class Schedule:
 
     # ------------------------------------------------------------------ per-step arithmetic
     def _check_t(self, t) -> int:
-        t = _int("step", t, 0)
+        t = check_int("step", t, 0)
         if t >= self.steps:
             raise InputError(f"step must be in 0..{self.steps - 1}, got {t}")
         return t
@@ -295,7 +286,7 @@ class Schedule:
         """Traffic after step t (t = -1: before the first step)."""
         t = -1 if t == -1 else self._check_t(t)
         r, w = self.cumulative_arrays(t)
-        return _counts(r, w, self.cfg.elem_bytes, self.cfg.stats_bytes)
+        return make_counts(r, w, self.cfg.elem_bytes, self.cfg.stats_bytes)
 
     def totals(self) -> IOCounts:
         return self.cumulative(self.steps - 1)
@@ -357,120 +348,3 @@ def block_kinds(cfg: TilingConfig) -> np.ndarray:
         kind[np.broadcast_to(k_last > q_first, kind.shape)] = MASKED      # some key after some query
         kind[np.broadcast_to(k_first > q_last, kind.shape)] = SKIPPED     # every key after every query
     return kind
-
-
-# ----------------------------------------------------------------------------- totals and closed forms
-
-def standard_counts(n: int, d: int, *, elem_bytes: int = 4) -> IOCounts:
-    """Algorithm 0: read Q, K, write S; read S, write P; read P, V, write O (S, P are N x N)."""
-    n, d = _int("N", n, 1, MAX_N), _int("head dim d", d, 1, MAX_D)
-    nd, nn = n * d, n * n
-    return _counts({"Q": nd, "K": nd, "S": nn, "P": nn, "V": nd}, {"S": nn, "P": nn, "O": nd},
-                   elem_bytes, 4)
-
-
-def closed_form(cfg: TilingConfig, order: str) -> IOCounts:
-    """Totals by formula: any N when not causal; causal only with Br = Bc dividing N (T = N / B blocks)."""
-    n, d, tr, tc = cfg.n, cfg.d, cfg.tr, cfg.tc
-    if cfg.causal:
-        if cfg.br != cfg.bc or n % cfg.br:
-            raise InputError("the causal closed form needs Br = Bc dividing N; use Schedule.totals()")
-        passes = n * (tr + 1) // 2            # sum over the T block columns/rows of the rows visited
-    if order == "fa1":
-        q = passes if cfg.causal else tc * n  # Q/O/l/m rows read over all inner steps
-        reads = {"Q": q * d, "O": q * d, "l": q, "m": q, "K": n * d, "V": n * d}
-        writes = {"O": (n + q) * d, "l": n + q, "m": n + q}
-    elif order == "fa2":
-        kv = passes if cfg.causal else tr * n
-        reads = {"Q": n * d, "K": kv * d, "V": kv * d}
-        writes = {"O": n * d, "L": n}
-    else:
-        raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
-    return _counts(reads, writes, cfg.elem_bytes, cfg.stats_bytes)
-
-
-def theta_standard(n, d):
-    """Θ(Nd + N^2) of standard attention with constant 1 (as the seed computes it)."""
-    n = np.asarray(n, dtype=np.float64)
-    return n * d + n * n
-
-
-def theta_flash(n, d, sram_elems):
-    """Θ(N^2 d^2 / M) of FlashAttention with constant 1, M in elements (vectorised)."""
-    n, m = np.asarray(n, dtype=np.float64), np.asarray(sram_elems, dtype=np.float64)
-    return n * n * d * d / m
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """Exact totals (elements and bytes) of standard, FA1 and FA2 over M or over N, with the Θ curves."""
-
-    x_name: str                 # "M" (x in bytes) or "N"
-    x: np.ndarray
-    br: np.ndarray
-    bc: np.ndarray
-    elements: dict              # "standard" / "fa1" / "fa2" -> (len(x),) int64
-    bytes: dict
-    theta_standard: np.ndarray
-    theta_flash: np.ndarray     # NaN where M is not given (pinned blocks)
-    d: int
-    elem_bytes: int
-    causal: bool
-
-
-def _sweep(x_name, x, cfgs, causal) -> Sweep:
-    el = {k: [] for k in ("standard", "fa1", "fa2")}
-    by = {k: [] for k in ("standard", "fa1", "fa2")}
-    for c in cfgs:
-        std = standard_counts(c.n, c.d, elem_bytes=c.elem_bytes)
-        el["standard"].append(std.total)
-        by["standard"].append(std.total_bytes)
-        for order in ORDERS:
-            tot = Schedule(c, order).totals()
-            el[order].append(tot.total)
-            by[order].append(tot.total_bytes)
-    c0 = cfgs[0]
-    ns = np.array([c.n for c in cfgs], dtype=np.float64)
-    ms = np.array([np.nan if c.sram_elems is None else c.sram_elems for c in cfgs])
-    return Sweep(x_name, np.asarray(x), np.array([c.br for c in cfgs]), np.array([c.bc for c in cfgs]),
-                 {k: np.array(v, np.int64) for k, v in el.items()},
-                 {k: np.array(v, np.int64) for k, v in by.items()},
-                 theta_standard(ns, c0.d), theta_flash(ns, c0.d, ms), c0.d, c0.elem_bytes, bool(causal))
-
-
-def sweep_sram(n: int, d: int, sram_bytes_values, *, elem_bytes: int = 4, causal: bool = False) -> Sweep:
-    """HBM accesses vs SRAM size M (bytes), blocks from the paper's rule at each M."""
-    xs = [int(x) for x in np.atleast_1d(sram_bytes_values)]
-    if not xs:
-        raise InputError("give at least one SRAM size")
-    cfgs = [make_config(n, d, sram_bytes=x, elem_bytes=elem_bytes, causal=causal) for x in xs]
-    return _sweep("M", np.array(xs, np.int64), cfgs, causal)
-
-
-def sweep_n(n_values, d: int, *, sram_bytes: int | None = None, br: int | None = None, bc: int | None = None,
-            elem_bytes: int = 4, causal: bool = False) -> Sweep:
-    """HBM accesses vs N at a fixed M (bytes) or fixed pinned Br, Bc (each clamped to N)."""
-    xs = [int(x) for x in np.atleast_1d(n_values)]
-    if not xs:
-        raise InputError("give at least one sequence length")
-    if sram_bytes is not None:
-        cfgs = [make_config(x, d, sram_bytes=sram_bytes, elem_bytes=elem_bytes, causal=causal) for x in xs]
-    else:
-        if br is None or bc is None:
-            raise InputError("give the SRAM size M or both block sizes Br and Bc")
-        cfgs = [make_config(x, d, br=min(_int("block size Br", br, 1), x), bc=min(_int("block size Bc", bc, 1), x),
-                            elem_bytes=elem_bytes, causal=causal) for x in xs]
-    return _sweep("N", np.array(xs, np.int64), cfgs, causal)
-
-
-def seed_example() -> dict:
-    """The seed's Theorem 2 example: Θ numbers and our exact counts (elements) for standard, FA1, FA2."""
-    e = SEED_EXAMPLE
-    cfg = make_config(e["n"], e["d"], sram_bytes=e["sram_bytes"], elem_bytes=e["elem_bytes"])
-    m = cfg.sram_elems
-    return {"config": cfg, "sram_elems": m,
-            "theta_standard": float(theta_standard(e["n"], e["d"])),
-            "theta_flash": float(theta_flash(e["n"], e["d"], m)),
-            "standard": standard_counts(e["n"], e["d"], elem_bytes=e["elem_bytes"]).total,
-            "fa1": Schedule(cfg, "fa1").totals().total,
-            "fa2": Schedule(cfg, "fa2").totals().total}
