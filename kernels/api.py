@@ -149,7 +149,7 @@ def _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace: bool):
     block_d = _next_pow2(d)
     if not _env.INTERPRET:
         block_d = max(16, block_d)
-    warps = 4 if lanes_m * block_d <= 64 * 64 else 8
+    warps = 4 if lanes_m * block_d <= 128 * 128 else 8           # as the fast kernel's tuned d=128 tile
     config = dict(impl="teaching", block_m=bm, block_n=bn, d=d, dtype=str(q.dtype), causal=causal,
                   num_warps=warps, num_stages=2)
     _guarded(lambda: teaching.launch(q, k, v, o, lse, tr, causal=causal, sm_scale=sm_scale,
