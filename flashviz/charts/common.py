@@ -1,0 +1,72 @@
+"""Shared chart plumbing: a light layout (no heavy template: figures are rebuilt on every step),
+the modebar image-export config, and helpers for -inf / NaN values that Plotly cannot draw."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from . import palette
+
+EXPORT_WIDTH, EXPORT_HEIGHT, EXPORT_SCALE = 1280, 720, 2      # 16:9 slide; PNG at 2x = 2560 x 1440
+FONT = "Source Sans Pro, Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, Arial, sans-serif"
+GRID = "#E6E6E6"
+
+
+def plotly_config(filename: str, fmt: str = "png", *, height: int | None = None) -> dict:
+    """Config for st.plotly_chart(fig, config=...): modebar on, camera button saves `filename`.`fmt`."""
+    if fmt not in ("png", "svg", "jpeg", "webp"):
+        raise ValueError(f"unknown image format {fmt!r}")
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in filename)
+    return {
+        "displaylogo": False,                  # the modebar appears on hover; its camera saves the image
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+        "toImageButtonOptions": {"format": fmt, "filename": safe, "width": EXPORT_WIDTH,
+                                 "height": height or EXPORT_HEIGHT, "scale": EXPORT_SCALE if fmt != "svg" else 1},
+    }
+
+
+def axis(title: str = "", **kw) -> dict:
+    return dict(title=dict(text=title), gridcolor=GRID, zerolinecolor="#CCCCCC", linecolor="#999999",
+                showline=True, ticks="outside", tickcolor="#999999", **kw)
+
+
+def base_layout(title: str, *, height: int = 360, **kw) -> dict:
+    """Plain white layout; template 'none' keeps figure construction cheap."""
+    lay = dict(template="none", title=dict(text=title, x=0.01, xanchor="left", font=dict(size=16)),
+               font=dict(family=FONT, size=13, color="#222222"), height=height,
+               paper_bgcolor="white", plot_bgcolor="white", margin=dict(l=60, r=20, t=50, b=95),
+               legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0),
+               hoverlabel=dict(font=dict(family=FONT)))
+    lay.update(kw)
+    return lay
+
+
+def figure(data: list[dict], layout: dict) -> go.Figure:
+    """A Figure from plain dicts without Plotly's per-property validation (figures are rebuilt on every
+    step; validation dominated the rerun time). The chart tests re-validate every builder's output."""
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def finite_or_none(y: np.ndarray) -> np.ndarray:
+    """Float array with non-finite values as NaN (Plotly leaves a gap); the input is not modified."""
+    y = np.asarray(y, dtype=np.float64).copy()
+    y[~np.isfinite(y)] = np.nan
+    return y
+
+
+def nonfinite_labels(y: np.ndarray) -> list[str]:
+    """'NaN', '−∞', '+∞' or '' per value: text for markers that stand in for what cannot be drawn."""
+    y = np.asarray(y, dtype=np.float64)
+    return ["NaN" if np.isnan(v) else "−∞" if v == -np.inf else "+∞" if v == np.inf else "" for v in y]
+
+
+def fmt_num(v: float, digits: int = 4) -> str:
+    """4-digit number, or NaN / −∞ / +∞ spelled out."""
+    if np.isnan(v):
+        return "NaN"
+    if np.isinf(v):
+        return "−∞" if v < 0 else "+∞"
+    return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}"
+
+
+COLORS = palette  # re-export for builders: charts.common.COLORS.ORANGE

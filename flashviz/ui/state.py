@@ -1,0 +1,182 @@
+"""The shared configuration in st.session_state: one set of values for every page.
+
+Streamlit deletes the state of widgets that are not drawn on the current page. So the canonical
+values live in plain keys `cfg.<field>` (never a widget key); each sidebar widget has its own key
+`_w.cfg.<field>`, re-seeded from the canonical value before it is drawn and copied back by its
+on_change callback. A page shows any subset of the fields; the rest keep their values.
+
+Use:  state.init(); lang = state.lang(); cfg = state.config_sidebar(lang, fields=STEPPER_FIELDS)
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
+from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config
+
+CANON = "cfg."          # canonical key prefix
+WIDGET = "_w.cfg."      # widget key prefix
+LANG_KEY, LANG_WIDGET = "lang", "_w.lang"
+FMT_KEY, FMT_WIDGET = "export_fmt", "_w.export_fmt"
+PRESET_WIDGET = "_w.preset"
+EXPORT_FORMATS = ("png", "svg")
+
+ALL_FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
+STEPPER_FIELDS = ("n", "d", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
+ADVANCED = ("row", "masked", "scores", "guard")      # drawn inside an expander
+assert set(ALL_FIELDS) == set(FIELDS)
+
+
+# ----------------------------------------------------------------------------- canonical values
+
+def init() -> None:
+    """Idempotent: default every canonical key; pick the language once per session."""
+    ss = st.session_state
+    for name in FIELDS:
+        ss.setdefault(CANON + name, getattr(DEFAULT, name))
+    ss.setdefault(FMT_KEY, EXPORT_FORMATS[0])
+    if LANG_KEY not in ss:
+        ss[LANG_KEY] = _initial_lang()
+
+
+def _initial_lang() -> str:
+    """?lang= query parameter, else the browser's Accept-Language, else its locale, else English."""
+    qp = st.query_params.get("lang")
+    if qp:
+        return normalise_lang(qp)
+    try:
+        header = st.context.headers.get("Accept-Language")
+    except Exception:                                  # no request (bare mode, tests)
+        header = None
+    if header:
+        return lang_from_accept_language(header)
+    try:
+        locale = st.context.locale
+    except Exception:
+        locale = None
+    return normalise_lang(locale) if locale else DEFAULT_LANG
+
+
+def lang() -> str:
+    return st.session_state.get(LANG_KEY, DEFAULT_LANG)
+
+
+def export_format() -> str:
+    return st.session_state.get(FMT_KEY) or EXPORT_FORMATS[0]
+
+
+def config() -> Config:
+    """Frozen snapshot of the canonical values (may be invalid: call .check())."""
+    ss = st.session_state
+    return Config(**{name: ss.get(CANON + name, getattr(DEFAULT, name)) for name in FIELDS})
+
+
+def set_values(**values) -> None:
+    """Write canonical values (from callbacks, presets, buttons); widgets follow on the next run."""
+    for name, v in values.items():
+        if name not in FIELDS:
+            raise KeyError(f"unknown config field {name!r}")
+        st.session_state[CANON + name] = v
+
+
+def apply_preset(name: str) -> None:
+    set_values(**PRESETS[name])
+
+
+# ----------------------------------------------------------------------------- callbacks
+
+def _copy(name: str) -> None:
+    st.session_state[CANON + name] = st.session_state[WIDGET + name]
+
+
+def _copy_n() -> None:
+    """N changed: a row that followed the last row (or fell off the end) follows the new last row."""
+    ss = st.session_state
+    old_n, new_n, row = ss[CANON + "n"], ss[WIDGET + "n"], ss[CANON + "row"]
+    ss[CANON + "n"] = new_n
+    if isinstance(new_n, int) and new_n >= 1 and isinstance(row, int) and (row == old_n - 1 or row >= new_n):
+        ss[CANON + "row"] = new_n - 1
+
+
+def _copy_pref(canon: str, widget: str) -> None:
+    st.session_state[canon] = st.session_state[widget] or st.session_state[canon]   # no deselecting
+
+
+def _on_preset() -> None:
+    name = st.session_state.get(PRESET_WIDGET)
+    if name:
+        apply_preset(name)
+    st.session_state[PRESET_WIDGET] = None              # back to the placeholder
+
+
+# ----------------------------------------------------------------------------- widgets
+
+def _seed(name: str) -> str:
+    """Re-seed the widget key from the canonical value; return the widget key."""
+    st.session_state[WIDGET + name] = st.session_state[CANON + name]
+    return WIDGET + name
+
+
+def _field(name: str, lang: str) -> None:
+    key = _seed(name)
+    label, help_ = t(f"common.cfg_{name}", lang), t(f"common.cfg_{name}_help", lang)
+    cb = _copy_n if name == "n" else _copy
+    args = () if name == "n" else (name,)
+    if name in ("causal", "guard"):
+        st.toggle(label, key=key, help=help_, on_change=cb, args=args)
+    elif name == "dtype":
+        st.selectbox(label, DTYPES, key=key, help=help_, on_change=cb, args=args)
+    elif name in ("masked", "scores"):
+        st.text_input(label, key=key, help=help_, on_change=cb, args=args,
+                      placeholder=t(f"common.cfg_{name}_placeholder", lang))
+    else:  # integers: no min/max on purpose, so the engine's message explains a bad value
+        st.number_input(label, step=1, key=key, help=help_, on_change=cb, args=args)
+
+
+def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS)) -> None:
+    """A selectbox of presets; choosing one writes the canonical values and returns to the placeholder."""
+    st.session_state.setdefault(PRESET_WIDGET, None)
+    st.selectbox(t("common.preset", lang), names, index=None, key=PRESET_WIDGET, on_change=_on_preset,
+                 format_func=lambda k: t(f"common.preset_{k}", lang),
+                 placeholder=t("common.preset_placeholder", lang), help=t("common.preset_help", lang))
+
+
+def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:
+    """Draw the shared configuration in the sidebar (only `fields`) and return the current Config."""
+    init()
+    with st.sidebar:
+        st.subheader(t("common.cfg_header", lang))
+        if presets:
+            preset_picker(lang)
+        for name in (f for f in fields if f not in ADVANCED):
+            _field(name, lang)
+        adv = [f for f in fields if f in ADVANCED]
+        if adv:
+            with st.expander(t("common.cfg_advanced", lang), expanded=True):
+                for name in adv:
+                    _field(name, lang)
+    return config()
+
+
+def language_switch() -> str:
+    """Sidebar language switch; the choice is kept in session state and mirrored to ?lang=."""
+    init()
+    st.session_state[LANG_WIDGET] = st.session_state[LANG_KEY]
+
+    def on_change() -> None:
+        st.session_state[LANG_KEY] = st.session_state[LANG_WIDGET] or DEFAULT_LANG
+        st.query_params["lang"] = st.session_state[LANG_KEY]
+
+    st.sidebar.segmented_control(t("common.language", lang()), list(LANGS), key=LANG_WIDGET, required=True,
+                                 format_func=LANGS.get, on_change=on_change)
+    return lang()
+
+
+def export_format_switch() -> str:
+    """Sidebar choice of the format the charts' camera button downloads (PNG or SVG)."""
+    init()
+    st.session_state[FMT_WIDGET] = st.session_state[FMT_KEY]
+    st.sidebar.segmented_control(t("common.export_format", lang()), EXPORT_FORMATS, key=FMT_WIDGET, required=True,
+                                 format_func=str.upper, on_change=_copy_pref, args=(FMT_KEY, FMT_WIDGET),
+                                 help=t("common.export_format_help", lang()))
+    return export_format()

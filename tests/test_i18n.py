@@ -1,0 +1,81 @@
+"""Every string exists in English and Chinese with the same placeholders; every key the UI asks for exists."""
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+import pytest
+
+from flashviz.i18n import LANGS, STRINGS, lang_from_accept_language, normalise_lang, t
+from flashviz.ui.config import PRESETS
+from flashviz.ui.state import ALL_FIELDS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fields(text: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+
+
+@pytest.mark.parametrize("key", sorted(STRINGS))
+def test_both_languages_same_placeholders(key):
+    entry = STRINGS[key]
+    assert set(entry) >= set(LANGS), f"{key} lacks {set(LANGS) - set(entry)}"
+    for lang in LANGS:
+        assert isinstance(entry[lang], str) and entry[lang].strip(), f"{key}[{lang}] is empty"
+    assert _fields(entry["en"]) == _fields(entry["zh"]), key
+
+
+def test_key_prefix_is_its_module():
+    modules = {p.stem for p in (ROOT / "flashviz" / "i18n").glob("*.py") if p.stem != "__init__"}
+    for key in STRINGS:
+        assert key.split(".")[0] in modules, key
+
+
+def _literal_keys(path: Path) -> set[str]:
+    """First arguments of t("...") calls written as plain string literals."""
+    keys = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t"
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            keys.add(node.args[0].value)
+    return keys
+
+
+@pytest.mark.parametrize("path", [ROOT / "app.py", *sorted((ROOT / "flashviz" / "ui").glob("*.py")),
+                                  ROOT / "flashviz" / "charts" / "stepper.py"], ids=lambda p: p.name)
+def test_every_literal_key_exists(path):
+    missing = _literal_keys(path) - set(STRINGS)
+    assert not missing, f"{path.name} uses undefined keys {sorted(missing)}"
+
+
+def test_computed_keys_exist():
+    keys = [f"common.cfg_{f}" for f in ALL_FIELDS] + [f"common.cfg_{f}_help" for f in ALL_FIELDS]
+    keys += [f"common.preset_{p}" for p in PRESETS] + ["common.cfg_masked_placeholder", "common.cfg_scores_placeholder"]
+    keys += [f"common.step_{b}" for b in ("first", "prev", "next", "last")]
+    keys += [f"common.nav_{p}" for p in ("stepper", "speed", "blocks", "backward", "quiz")]
+    assert not [k for k in keys if k not in STRINGS]
+
+
+def test_seed_terminology_in_chinese():
+    zh = " ".join(e["zh"] for k, e in STRINGS.items() if k.split(".")[0] in ("common", "stepper"))
+    for term in ("在线 softmax", "分块", "重缩放", "IO 感知", "片上 SRAM", "HBM", "滚动最大值", "滚动求和", "修正系数"):
+        assert term in zh, term
+
+
+def test_t_formats_and_falls_back():
+    assert t("common.speed_value", "zh", s="2") == "每步 2 秒"
+    assert t("common.speed_value", "fr", s="2") == "2 s / step"          # unknown language: English
+    with pytest.raises(KeyError):
+        t("common.no_such_key", "en")
+
+
+@pytest.mark.parametrize("header, want", [("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("en-US,en;q=0.9", "en"),
+                                          ("fr-FR,zh;q=0.5", "zh"), ("", "en"), (None, "en")])
+def test_accept_language(header, want):
+    assert lang_from_accept_language(header) == want
+
+
+def test_normalise_lang():
+    assert normalise_lang("zh_TW") == "zh" and normalise_lang("ZH") == "zh" and normalise_lang("de") == "en"
