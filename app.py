@@ -1,0 +1,22 @@
+"""flashviz: the Streamlit entry point. Page config, language switch, navigation; the pages do the rest.
+
+    streamlit run app.py
+"""
+import streamlit as st
+
+from flashviz.i18n import t
+from flashviz.ui import state
+
+st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="wide")
+state.init()
+lang = state.language_switch()
+
+# One line per page: (file run as the page, title key, icon, url path). The first is the default page.
+PAGES = [
+    ("flashviz/ui/stepper.py", "common.nav_stepper", ":material/view_week:", "stepper"),
+]
+
+nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])
+nav.run()
+state.export_format_switch()              # below the page's own sidebar controls
+st.sidebar.caption(t("common.app_title", lang))
