@@ -107,7 +107,7 @@ def _sweep(x_name, x, cfgs, causal, n=None, sram_bytes=None) -> Sweep:
 
 def sweep_sram(n: int, d: int, sram_bytes_values, *, elem_bytes: int = 4, causal: bool = False) -> Sweep:
     """HBM accesses vs SRAM size M (bytes), blocks from the paper's rule at each M."""
-    xs = [int(x) for x in np.atleast_1d(sram_bytes_values)]
+    xs = [check_int("SRAM size (bytes)", x, 1) for x in np.atleast_1d(sram_bytes_values)]
     if not xs:
         raise InputError("give at least one SRAM size")
     cfgs = [make_config(n, d, sram_bytes=x, elem_bytes=elem_bytes, causal=causal) for x in xs]
@@ -117,7 +117,7 @@ def sweep_sram(n: int, d: int, sram_bytes_values, *, elem_bytes: int = 4, causal
 def sweep_n(n_values, d: int, *, sram_bytes: int | None = None, br: int | None = None, bc: int | None = None,
             elem_bytes: int = 4, causal: bool = False) -> Sweep:
     """HBM accesses vs N at a fixed M (bytes) or fixed pinned Br, Bc (each clamped to N)."""
-    xs = [int(x) for x in np.atleast_1d(n_values)]
+    xs = [check_int("N", x, 1, MAX_N) for x in np.atleast_1d(n_values)]
     if not xs:
         raise InputError("give at least one sequence length")
     if sram_bytes is not None:
@@ -125,8 +125,8 @@ def sweep_n(n_values, d: int, *, sram_bytes: int | None = None, br: int | None =
     else:
         if br is None or bc is None:
             raise InputError("give the SRAM size M or both block sizes Br and Bc")
-        cfgs = [make_config(x, d, br=min(check_int("block size Br", br, 1), x), bc=min(check_int("block size Bc", bc, 1), x),
-                            elem_bytes=elem_bytes, causal=causal) for x in xs]
+        br, bc = check_int("block size Br", br, 1), check_int("block size Bc", bc, 1)
+        cfgs = [make_config(x, d, br=min(br, x), bc=min(bc, x), elem_bytes=elem_bytes, causal=causal) for x in xs]
     return _sweep("N", np.array(xs, np.int64), cfgs, causal, sram_bytes=sram_bytes)
 
 

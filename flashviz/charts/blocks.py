@@ -86,7 +86,8 @@ def grid_figure(schedule: Schedule, step: int, lang: str = "en") -> go.Figure:
                         line=dict(color=Q_ROW_COLOR, width=3)),
              go.Scatter(x=[None], y=[None], mode="lines", name=t("blocks.onchip_kv", lang, j=s.j),
                         line=dict(color=KV_COL_COLOR, width=3, dash="dot"))]
-    shapes = [dict(type="rect", x0=-0.5, x1=tc - 0.5, y0=s.i - 0.5, y1=s.i + 0.5, line=dict(color=Q_ROW_COLOR, width=3)),
+    shapes = [dict(type="rect", x0=-0.5, x1=tc - 0.5, y0=s.i - 0.5, y1=s.i + 0.5,
+                   line=dict(color=Q_ROW_COLOR, width=3)),
               dict(type="rect", x0=s.j - 0.5, x1=s.j + 0.5, y0=-0.5, y1=tr - 0.5,
                    line=dict(color=KV_COL_COLOR, width=3, dash="dot"))]
     order = t("blocks.order_fa1" if schedule.order == "fa1" else "blocks.order_fa2", lang)
@@ -219,7 +220,8 @@ def decoding_figure(res: DecodeResult, lang: str = "en") -> go.Figure:
         ys = np.concatenate([p.output for p in res.partials])
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=t("blocks.dec_partial", lang),
                                  marker=dict(color=P.GREY, size=6, line=dict(color=P.DARK_GREY, width=1)),
-                                 customdata=np.repeat(labels, d), hovertemplate="%{customdata}: %{y:.4f}<extra></extra>"),
+                                 customdata=np.repeat(labels, d),
+                                 hovertemplate="%{customdata}: %{y:.4f}<extra></extra>"),
                       row=1, col=2)
     fig.add_trace(go.Bar(x=dims, y=res.output, name=t("blocks.dec_merged", lang), marker_color=P.BLUE, opacity=0.8),
                   row=1, col=2)
@@ -270,7 +272,8 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
         b = int(step)
         if not 0 <= b < c.num_logical:
             raise InputError(f"step must be in 0..{c.num_logical - 1}, got {step}")
-        data.append(go.Scatter(x=[b, int(table[b])], y=[1.0, 0.0], mode="lines+markers", name=t("blocks.paged_now", lang),
+        data.append(go.Scatter(x=[b, int(table[b])], y=[1.0, 0.0], mode="lines+markers",
+                               name=t("blocks.paged_now", lang),
                                line=dict(color=P.ORANGE, width=3),
                                marker=dict(symbol="square-open", size=size + 6, color=P.ORANGE, line=dict(width=3))))
     lay = _layout(t("blocks.paged_title", lang, bs=c.block_size, n=c.seq_len), height=300,
