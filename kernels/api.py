@@ -164,6 +164,44 @@ def _fast(q, k, v, **kwargs):
     return fast.forward(q, k, v, guarded=_guarded, **kwargs)
 
 
+class _FlashFunction(torch.autograd.Function):
+    """Forward by the teaching or fast kernel (saving O and the log-sum-exp, O(N) memory), backward
+    by kernels/backward.py, which recomputes P tile by tile instead of storing it."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, sm_scale, impl, block_m, block_n):
+        if impl == "teaching":
+            o, lse, _ = _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace=False)
+        else:
+            o, lse = _fast(q, k, v, causal=causal, sm_scale=sm_scale, block_m=block_m, block_n=block_n)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.mark_non_differentiable(lse)
+        ctx.causal, ctx.sm_scale = causal, sm_scale
+        return o, lse
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, do, _dlse):
+        q, k, v, o, lse = ctx.saved_tensors
+        return (*_backward(q, k, v, o, lse, do, causal=ctx.causal, sm_scale=ctx.sm_scale),
+                None, None, None, None, None)
+
+
+def _backward(q, k, v, o, lse, do, *, causal, sm_scale):
+    from . import backward
+    dtype = q.dtype
+    if _env.INTERPRET and dtype == torch.bfloat16:                 # see _interpreter_bf16
+        q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
+    q, k, v, o = (x.contiguous() for x in (q, k, v, o))
+    grads = backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
+                              interpret=_env.INTERPRET, guarded=_guarded)
+    return tuple(g.to(dtype) for g in grads)
+
+
+def _needs_grad(*xs) -> bool:
+    return torch.is_grad_enabled() and any(x.requires_grad for x in xs)
+
+
 def _sdpa(q, k, v, causal, sm_scale, backend):
     import torch.nn.functional as F
     n_q, n_k = q.shape[2], k.shape[2]
@@ -205,6 +243,8 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
     if impl.startswith("sdpa"):
         backend = impl.split("-", 1)[1] if "-" in impl else None
         return _guarded(lambda: _sdpa(q, k, v, causal, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
+    if _needs_grad(q, k, v):
+        return _FlashFunction.apply(q, k, v, causal, scale, impl, block_m, block_n)[0]
     if impl == "teaching":
         return _teaching(q, k, v, causal, scale, block_m, block_n, trace=False)[0]
     return _fast(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n)[0]

@@ -1,0 +1,176 @@
+"""Flash-attention backward (Triton): recompute P tile by tile from the saved log-sum-exp.
+
+The forward kept only O and lse = m + log(l) per row (O(N) extra memory); the N x N matrices S and
+P are never stored. Here each tile of P is recomputed on chip as exp(S_ij - lse_i), and
+    dV_j += P_ij^T dO_i                  dP_ij = dO_i V_j^T
+    dS_ij = P_ij * (dP_ij - delta_i)     delta_i = rowsum(dO_i * O_i)
+    dQ_i += dS_ij K_j * scale            dK_j += dS_ij^T Q_i * scale
+Two kernels: one program per K/V block accumulating dK, dV over the Q blocks that see it, one
+program per Q block accumulating dQ over its K/V blocks (no atomics). Causal tiles are split into
+unmasked ones and the masked diagonal band, as in the forward. Recomputing S costs one extra
+Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys the O(N) memory.
+Measured on the H200: see assets/benchmarks/ (mode "fwd+bwd").
+"""
+import torch
+import triton
+import triton.language as tl
+
+LOG2E = 1.4426950408889634
+
+# head dim upper bound -> (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages); untuned
+BWD_CONFIGS = {32: (64, 128, 128, 64, 4, 3), 64: (64, 128, 128, 64, 8, 3),
+               128: (64, 64, 64, 64, 8, 2), 256: (32, 32, 32, 32, 4, 2)}
+
+
+@triton.jit
+def _bwd_delta(O, DO, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    bh = tl.program_id(1).to(tl.int64)
+    dims = tl.arange(0, BLOCK_D)
+    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
+    base = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    o = tl.load(O + base, mask=ok, other=0.0).to(tl.float32)
+    do = tl.load(DO + base, mask=ok, other=0.0).to(tl.float32)
+    tl.store(DELTA + bh * n_q + rows, tl.sum(o * do, 1), mask=rows < n_q)     # delta_i
+
+
+@triton.jit
+def _dot(a, b, IEEE: tl.constexpr):
+    if IEEE:
+        return tl.dot(a, b, input_precision="ieee")
+    return tl.dot(a, b)
+
+
+@triton.jit
+def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, hi, qk_scale, n_q, offset,
+                D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
+                MASKED: tl.constexpr, IEEE: tl.constexpr):
+    dims = tl.arange(0, BLOCK_D)
+    for start in tl.range(lo, hi, BLOCK_M):
+        rows = start + tl.arange(0, BLOCK_M)
+        ok = (rows[:, None] < n_q) & (dims[None, :] < D)
+        q = tl.load(Q + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        do = tl.load(DO + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+        delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+        p_t = tl.math.exp2(_dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])   # P^T: (BLOCK_N, BLOCK_M)
+        if MASKED:
+            p_t = tl.where(cols[:, None] <= rows[None, :] + offset, p_t, 0.0)
+        dv += _dot(p_t.to(do.dtype), do, IEEE)                                   # dV += P^T dO
+        dp_t = _dot(v, tl.trans(do), IEEE)                                      # dP^T = V dO^T
+        ds_t = p_t * (dp_t - delta[None, :])                                     # dS^T
+        dk += _dot(ds_t.to(q.dtype), q, IEEE)                                    # dK += dS^T Q
+    return dk, dv
+
+
+@triton.jit
+def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
+              D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+    start_k = tl.program_id(0) * BLOCK_N
+    bh = tl.program_id(1).to(tl.int64)
+    cols = start_k + tl.arange(0, BLOCK_N)
+    dims = tl.arange(0, BLOCK_D)
+    ok = (cols[:, None] < n_k) & (dims[None, :] < D)
+    kv = bh * n_k * D + cols[:, None] * D + dims[None, :]
+    k = tl.load(K + kv, mask=ok, other=0.0)                                      # K_j, V_j stay on chip
+    v = tl.load(V + kv, mask=ok, other=0.0)
+    dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
+    dv = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
+    offset = n_k - n_q                                                           # row r sees keys <= r + offset
+    n_q_pad = tl.cdiv(n_q, BLOCK_M) * BLOCK_M
+    lo = 0
+    full = 0
+    if CAUSAL:                                                                   # rows before lo see none of
+        lo = (tl.maximum(start_k - offset, 0) // BLOCK_M) * BLOCK_M             # these keys; rows from full
+        full = tl.minimum(tl.cdiv(tl.maximum(start_k + BLOCK_N - 1 - offset, 0), BLOCK_M) * BLOCK_M, n_q_pad)
+        full = tl.maximum(full, lo)                                              # on see all of them
+        dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, full, qk_scale, n_q, offset,
+                             D, BLOCK_D, BLOCK_M, True, IEEE)
+    dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, full, n_q_pad, qk_scale, n_q, offset,
+                         D, BLOCK_D, BLOCK_M, False, IEEE)
+    tl.store(DK + kv, (dk * sm_scale).to(DK.dtype.element_ty), mask=ok)
+    tl.store(DV + kv, dv.to(DV.dtype.element_ty), mask=ok)
+
+
+@triton.jit
+def _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, lo, hi, qk_scale, n_k, offset,
+              D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
+              MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+    dims = tl.arange(0, BLOCK_D)
+    for start in tl.range(lo, hi, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        ok = (cols[:, None] < n_k) & (dims[None, :] < D)
+        k = tl.load(K + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        v = tl.load(V + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        p = tl.math.exp2(_dot(q, tl.trans(k), IEEE) * qk_scale - lse[:, None])      # P: (BLOCK_M, BLOCK_N)
+        if MASKED:
+            seen = cols[None, :] < n_k
+            if CAUSAL:
+                seen = seen & (cols[None, :] <= rows[:, None] + offset)
+            p = tl.where(seen, p, 0.0)
+        dp = _dot(do, tl.trans(v), IEEE)                                        # dP = dO V^T
+        ds = p * (dp - delta[:, None])                                           # dS
+        dq += _dot(ds.to(k.dtype), k, IEEE)                                      # dQ += dS K
+    return dq
+
+
+@triton.jit
+def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
+            D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+            CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+    start_q = tl.program_id(0) * BLOCK_M
+    bh = tl.program_id(1).to(tl.int64)
+    rows = start_q + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, BLOCK_D)
+    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
+    qo = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    q = tl.load(Q + qo, mask=ok, other=0.0)
+    do = tl.load(DO + qo, mask=ok, other=0.0)
+    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+    delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
+    offset = n_k - n_q
+    if CAUSAL:
+        hi = tl.minimum(tl.maximum(start_q + BLOCK_M + offset, 0), n_k)         # keys any row sees
+        full = tl.minimum(tl.maximum(start_q + offset + 1, 0), n_k)             # keys every row sees
+    else:
+        hi = n_k
+        full = n_k
+    full = (full // BLOCK_N) * BLOCK_N
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, 0, full, qk_scale, n_k, offset,
+                   D, BLOCK_D, BLOCK_N, False, CAUSAL, IEEE)
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, full, hi, qk_scale, n_k, offset,
+                   D, BLOCK_D, BLOCK_N, True, CAUSAL, IEEE)
+    tl.store(DQ + qo, (dq * sm_scale).to(DQ.dtype.element_ty), mask=ok)
+
+
+def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, interpret: bool, guarded):
+    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log -> (dq, dk, dv)."""
+    b, h, n_q, d = q.shape
+    n_k = k.shape[2]
+    do = do.contiguous()
+    block_d = max(16, 1 << (d - 1).bit_length())
+    bound = next(x for x in (32, 64, 128, 256) if d <= x)
+    m1, n1, m2, n2, warps, stages = (32, 32, 32, 32, 4, 2) if interpret else BWD_CONFIGS[bound]
+    if q.element_size() == 4 and not interpret:                                 # fp32: smaller tiles fit
+        m1, n1, m2, n2, warps, stages = 32, 64, 64, 32, 4, 2
+    ieee = q.element_size() == 4
+    # -inf LSE (rows that saw no key) would give exp2(-inf - -inf); such rows have no visible key,
+    # so every tile masks them: send +inf instead, which makes their P exactly 0.
+    lse = torch.where(torch.isneginf(lse), torch.full_like(lse, float("inf")), lse).contiguous()
+    delta = torch.empty_like(lse)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    config = dict(impl="backward", dkdv_blocks=(m1, n1), dq_blocks=(m2, n2), d=d, dtype=str(q.dtype),
+                  causal=causal, num_warps=warps, num_stages=stages)
+
+    def run():
+        _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta, n_q, D=d, BLOCK_D=block_d, BLOCK_M=64)
+        _bwd_dkdv[(triton.cdiv(n_k, n1), b * h)](q, k, v, do, lse, delta, dk, dv, sm_scale * LOG2E, sm_scale,
+                                                 n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m1, BLOCK_N=n1,
+                                                 CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
+        _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, sm_scale * LOG2E, sm_scale,
+                                               n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m2, BLOCK_N=n2,
+                                               CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
+    guarded(run, config)
+    return dq, dk, dv

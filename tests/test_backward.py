@@ -1,0 +1,97 @@
+"""Gradients of the Triton kernels (forward + recomputing backward) against float64 autograd.
+
+Idiom per gradient: max|g - g64| <= 2 * max|g_naive_same_dtype - g64| + eps. Small shapes run in
+Triton's interpreter on CPU (CI); the `gpu`-marked cases run compiled at full size.
+"""
+import pytest
+import torch
+
+import flashviz_kernels as fk
+
+DEV = "cuda" if torch.cuda.is_available() else "cpu"
+EPS = {torch.float32: 3e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+
+
+def grads(impl, q, k, v, do, causal, dtype=None):
+    xs = [x.detach().to(dtype or x.dtype).clone().requires_grad_() for x in (q, k, v)]
+    out = fk.attention(*xs, causal=causal, impl=impl)
+    out.backward(do.to(out.dtype))
+    return out.detach(), [x.grad for x in xs]
+
+
+def check_grads(b, h, nq, nk, d, dtype, causal, impl, seed):
+    g = torch.Generator(device=DEV).manual_seed(seed)
+    mk = lambda n: torch.randn((b, h, n, d), device=DEV, generator=g).to(dtype)  # noqa: E731
+    q, k, v, do = mk(nq), mk(nk), mk(nk), mk(nq)
+    _, ref = grads("naive", q, k, v, do, causal, torch.float64)
+    _, low = grads("naive", q, k, v, do, causal)
+    out, got = grads(impl, q, k, v, do, causal)
+    assert out.dtype == dtype
+    for name, a, n_, r in zip("qkv", got, low, ref):
+        assert a.dtype == dtype and a.shape == r.shape
+        assert torch.isfinite(a).all(), f"d{name} has non-finite entries"
+        err = (a.double() - r).abs().max().item()
+        base = (n_.double() - r).abs().max().item()
+        assert err <= 2 * base + EPS[dtype], f"{impl} d{name}: {err:.3g} > 2 * {base:.3g} + {EPS[dtype]}"
+
+
+CPU_CASES = [(1, 17, 17, 16, False), (1, 100, 100, 32, True), (2, 64, 40, 16, True), (1, 40, 64, 16, True),
+             (1, 1, 1, 16, False), (1, 70, 70, 64, True)]
+
+
+@pytest.mark.skipif(DEV == "cuda", reason="the interpreter cases; GPU cases below")
+@pytest.mark.parametrize("impl", ["fast", "teaching"])
+@pytest.mark.parametrize("b,nq,nk,d,causal", CPU_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_grads_small(impl, b, nq, nk, d, causal, dtype):
+    check_grads(b, 2, nq, nk, d, dtype, causal, impl, seed=nq * 3 + nk)
+
+
+@pytest.mark.skipif(DEV == "cuda", reason="interpreter case")
+def test_grads_bf16_small():
+    check_grads(1, 2, 33, 33, 48, torch.bfloat16, True, "fast", seed=1)
+
+
+def test_directional_finite_difference():
+    """Gradcheck-style: <grad, u> equals (L(x + e u) - L(x - e u)) / 2e for the fp32 kernel."""
+    g = torch.Generator(device=DEV).manual_seed(0)
+    mk = lambda *s: torch.randn(s, device=DEV, generator=g, dtype=torch.float64)  # noqa: E731
+    q, k, v, w = mk(1, 1, 19, 16), mk(1, 1, 19, 16), mk(1, 1, 19, 16), mk(1, 1, 19, 16)
+    loss = lambda q_, k_, v_: (fk.attention(q_.float(), k_.float(), v_.float(), causal=True,  # noqa: E731
+                                            impl="fast").double() * w).sum()
+    xs = [x.float().requires_grad_() for x in (q, k, v)]
+    (fk.attention(*xs, causal=True, impl="fast").double() * w).sum().backward()
+    e = 1e-2
+    for i in range(3):
+        u = mk(1, 1, 19, 16)
+        plus = [x + e * u if j == i else x for j, x in enumerate((q, k, v))]
+        minus = [x - e * u if j == i else x for j, x in enumerate((q, k, v))]
+        fd = (loss(*plus) - loss(*minus)).item() / (2 * e)
+        an = (xs[i].grad.double() * u).sum().item()
+        assert abs(fd - an) <= 2e-3 * max(1.0, abs(an)), (i, fd, an)
+
+
+def test_no_grad_path_and_naive_autograd_agree():
+    g = torch.Generator(device=DEV).manual_seed(3)
+    q, k, v = (torch.randn((1, 2, 24, 16), device=DEV, generator=g) for _ in range(3))
+    with torch.no_grad():
+        a = fk.attention(q, k, v, impl="fast", causal=True)
+    b = fk.attention(q.requires_grad_(), k, v, impl="fast", causal=True)
+    assert b.requires_grad and torch.allclose(a, b.detach())
+
+
+GPU_CASES = [(2, 16, 4096, 64, torch.float16), (2, 16, 4096, 128, torch.bfloat16),
+             (1, 32, 1000, 128, torch.float16), (1, 32, 777, 32, torch.bfloat16), (1, 32, 512, 64, torch.float32)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("b,h,n,d,dtype", GPU_CASES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("impl", ["fast", "teaching"])
+def test_grads_full_size_gpu(b, h, n, d, dtype, causal, impl):
+    check_grads(b, h, n, n, d, dtype, causal, impl, seed=n + d)
+
+
+@pytest.mark.gpu
+def test_grads_fully_masked_rows_gpu():
+    check_grads(2, 16, 300, 100, 64, torch.float16, True, "fast", seed=2)
