@@ -186,7 +186,8 @@ def test_paged_equals_contiguous(n, data):
     contiguous = online_softmax_trace(apply_mask(row_scores(q, k), masked=masked), v, bs)
     ref, scale, _, _ = torch_attention(apply_mask(row_scores(q, k), masked=masked), v)
     assert err(res.output, contiguous.output, scale) <= TOL and err(res.output, ref, scale) <= TOL
-    np.testing.assert_array_equal(res.trace.m, contiguous.m)      # same tiles, same running max
+    # same tiles, same running max (a block matvec may round the last bit differently from the full one)
+    np.testing.assert_allclose(res.trace.m, contiguous.m, rtol=1e-14, atol=1e-15)
     # the table: distinct physical slots, each holding its logical block's keys; NaN everywhere else
     table = cache.block_table
     assert len(set(table.tolist())) == logical and table.max() < logical + extra
