@@ -27,10 +27,10 @@ Dataset JSON, schema_version 1
      "sweep": {"grids": [{"n": [...], "d": [...], "causal": [...], "dtype": [...], "batch": [...],
                           "heads": [...], "impls": [...], "mode": [...]}],
                "warmup_ms", "rep_ms", "min_reps", "seed", "check", "budget_s", "preset"},
-     "cells": [{"impl", "n", "d", "causal", "dtype", "batch", "heads", "mode": "fwd"|"fwd+bwd",
+     "cells": [{"impl", "n", "d", "causal", "dtype", "batch", "heads", "mode": "fwd"|"fwd+bwd"|"bwd" (bwd: backward alone),
                 "status": "ok"|"oom"|"unavailable"|"error", "message": str|null,
                 "ms" (median), "ms_p20", "ms_p80", "reps", "tflops" = flops / ms / 1e9,
-                "flops" = 4*B*H*N^2*d (halved when causal; x (1 + 2.5) for fwd+bwd),
+                "flops" = 4*B*H*N^2*d (halved when causal; x 2.5 for bwd, x (1 + 2.5) for fwd+bwd),
                 "peak_extra_bytes" (null on CPU), "ideal_bytes" = B*H*N*d*elem + B*H*N*4 (+ 3*B*H*N*d*elem
                 for the gradients in fwd+bwd), "peak_over_ideal",
                 "max_abs_err", "rel_err" (vs float64 on 64 rows of every (b, h); fwd+bwd also checks the

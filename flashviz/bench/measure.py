@@ -33,7 +33,7 @@ from .spec import (BASELINES, DATASET_KIND, REL_TOL, SCHEMA_VERSION, SweepSpec, 
                    ideal_bytes)
 
 TRITON_IMPLS = ("teaching", "fast")
-GRAD_TOL_FACTOR = {"fwd": 1.0, "fwd+bwd": 4.0}   # gradients (dq sums over N keys) round more than outputs
+GRAD_TOL_FACTOR = {"fwd": 1.0, "fwd+bwd": 4.0, "bwd": 4.0}   # gradients (dq sums over N keys) round more than outputs
 CHECK_ROWS = 64              # query rows per (batch, head) compared against the float64 reference
 CPU_TRITON_MESSAGE = ("no CUDA here: the Triton kernels would run in Triton's interpreter, which executes the "
                       "same code slowly; its timing is not speed, so it is not measured")
@@ -76,7 +76,7 @@ def make_inputs(cfg: dict, seed: int, device: str) -> dict:
     g = torch.Generator(device=device).manual_seed(seed + zlib.crc32(repr(config_key(cfg)).encode()))
     shape = (cfg["batch"], cfg["heads"], cfg["n"], cfg["d"])
     x = {name: torch.randn(shape, generator=g, device=device, dtype=dt) for name in ("q", "k", "v")}
-    if cfg["mode"] == "fwd+bwd":
+    if cfg["mode"] in ("fwd+bwd", "bwd"):
         x["dout"] = torch.randn(shape, generator=g, device=device, dtype=dt)
         for name in ("q", "k", "v"):
             x[name].requires_grad_(True)
@@ -107,7 +107,7 @@ def reference(x: dict, cfg: dict) -> dict:
     q, k, v = (x[t].detach() for t in ("q", "k", "v"))
     out = torch.stack([_ref_attention(q[b], k[b], v[b], rows, cfg["causal"]) for b in range(cfg["batch"])])
     ref = {"rows": rows, "out": out}
-    if cfg["mode"] == "fwd+bwd":
+    if cfg["mode"] in ("fwd+bwd", "bwd"):
         all_rows = torch.arange(cfg["n"])
         for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
             qq, kk, vv = (t[b, h].double().requires_grad_(True) for t in (q, k, v))
@@ -120,7 +120,7 @@ def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
     """(max abs diff, max over checked tensors of ||x - ref|| / ||ref||); NaN if anything is not finite."""
     out = result[0] if isinstance(result, tuple) else result
     pairs = [(out.detach()[:, :, ref["rows"].to(out.device)], ref["out"])]
-    if cfg["mode"] == "fwd+bwd":
+    if cfg["mode"] in ("fwd+bwd", "bwd"):
         for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
             pairs += [(g[b, h], r) for g, r in zip(result[1:], ref[(b, h)])]
     max_abs, rel = 0.0, 0.0
@@ -148,7 +148,20 @@ def _runner(impl: str, x: dict, cfg: dict):
         if not out.requires_grad:
             raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
         return (out, *torch.autograd.grad(out, (q, k, v), x["dout"]))
-    return fwd_bwd
+    if cfg["mode"] == "fwd+bwd":
+        return fwd_bwd
+
+    saved = {}
+
+    def bwd():                                           # forward once, then time the backward alone
+        if "out" not in saved:
+            saved["out"] = fk.attention(q, k, v, causal=causal, impl=impl)
+            if not saved["out"].requires_grad:
+                raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
+        out = saved["out"]
+        return (out, *torch.autograd.grad(out, (q, k, v), x["dout"], retain_graph=True))
+    bwd.saved = saved
+    return bwd
 
 
 def _time(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_ms: float) -> list[float]:
@@ -203,7 +216,7 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dic
                 if not ok:
                     cell["message"] = "output is not finite (NaN or inf)"
             del r
-            if device == "cuda":                         # 2. memory, after warm-up
+            if device == "cuda":                         # 2. memory, after warm-up (bwd: forward's state resident)
                 torch.cuda.synchronize()
                 torch.cuda.reset_peak_memory_stats()
                 base = torch.cuda.memory_allocated()
@@ -227,6 +240,7 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dic
                     reps=len(times), tflops=cell["flops"] / (ms * 1e9))
         if cell["peak_extra_bytes"] is not None:
             cell["peak_over_ideal"] = cell["peak_extra_bytes"] / cell["ideal_bytes"]
+    getattr(fn, "saved", {}).clear()                     # bwd mode: drop the forward's graph
     if cell["status"] == "oom":
         _free(device)
     return cell

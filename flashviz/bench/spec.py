@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 SCHEMA_VERSION = 1
 DATASET_KIND = "flashviz-bench"
 STATUSES = ("ok", "oom", "unavailable", "error")
-MODES = ("fwd", "fwd+bwd")
+MODES = ("fwd", "fwd+bwd", "bwd")          # bwd: the backward pass alone, forward done once
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 ELEM_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast")
@@ -27,18 +27,18 @@ CONFIG_KEYS = ("n", "d", "causal", "dtype", "batch", "heads", "mode")
 
 
 def flops(n: int, d: int, causal: bool, batch: int, heads: int, mode: str = "fwd") -> float:
-    """Forward 4*B*H*N^2*d (two matmuls), halved when causal; fwd+bwd multiplies by 1 + 2.5."""
+    """Forward 4*B*H*N^2*d (two matmuls), halved when causal; bwd x2.5, fwd+bwd x(1 + 2.5)."""
     f = 4.0 * batch * heads * n * n * d
     if causal:
         f /= 2
-    return f * (1.0 + BWD_FLOP_FACTOR) if mode == "fwd+bwd" else f
+    return f * {"fwd": 1.0, "bwd": BWD_FLOP_FACTOR, "fwd+bwd": 1.0 + BWD_FLOP_FACTOR}[mode]
 
 
 def ideal_bytes(n: int, d: int, dtype: str, batch: int, heads: int, mode: str = "fwd") -> int:
     """Least extra memory a flash kernel needs: output + fp32 log-sum-exp (+ dq, dk, dv when training)."""
     out = batch * heads * n * d * ELEM_BYTES[dtype]
     lse = batch * heads * n * 4
-    return out + lse + (3 * out if mode == "fwd+bwd" else 0)
+    return out + lse + (3 * out if mode in ("fwd+bwd", "bwd") else 0)
 
 
 def config_key(c: dict) -> tuple:
@@ -108,6 +108,11 @@ PRESETS = {
              batch=(4,), heads=(32,), impls=H200_IMPLS),
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("bfloat16",), batch=(4,), heads=(32,),
              impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")),
+    ), warmup_ms=25.0, rep_ms=100.0),
+    # Training side (issue 7): the backward alone and a whole training step, fp16, one file.
+    "h200-train": dict(grids=(
+        Grid(n=(1024, 4096, 8192, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,),
+             heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"), mode=("bwd", "fwd+bwd")),
     ), warmup_ms=25.0, rep_ms=100.0),
     # A quick GPU look (< 1 min incl. compiles).
     "gpu-small": dict(grids=(
