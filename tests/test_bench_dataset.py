@@ -90,7 +90,7 @@ def mutate(good, path, value):
     (("cells", 0, "causal"), 1, "cells[0].causal"),
     (("cells", 0, "status"), "fine", "cells[0].status"),
     (("cells", 0, "dtype"), "int8", "cells[0].dtype"),
-    (("cells", 0, "mode"), "bwd", "cells[0].mode"),
+    (("cells", 0, "mode"), "train", "cells[0].mode"),
     (("cells", 0, "impl"), "x" * 100, "cells[0].impl"),
     (("cells", 0, "impl"), "<script>", "cells[0].impl"),
     (("cells", 0, "tflops"), 123.0, "cells[0].tflops"),
