@@ -69,4 +69,15 @@ def fmt_num(v: float, digits: int = 4) -> str:
     return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}"
 
 
+def compact(n: int) -> str:
+    """1234 -> '1,234'; 16777216 -> '16.8M'; 268435456 -> '268M' (fits a metric tile)."""
+    if n < 100_000:
+        return f"{n:,}"
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            v = n / div
+            return f"{v:.3g}{unit}"
+    return str(n)
+
+
 COLORS = palette  # re-export for builders: charts.common.COLORS.ORANGE

@@ -73,7 +73,9 @@ def strip_figure(tr: Trace, step: int, lang: str) -> go.Figure:
             notes.append(dict(x=int(j), y=0, text=txt, showarrow=False,
                               font=dict(size=12 if n <= 16 else 10,
                                         color="white" if states[j] == DISCARDED else "#111111")))
-    notes.append(dict(x=(lo + hi - 1) / 2, y=0.5, yref="y", showarrow=True, arrowhead=2, arrowcolor=P.ORANGE,
+    mid = (lo + hi - 1) / 2
+    side = "left" if mid < 0.15 * n else "right" if mid > 0.85 * n else "center"   # keep the label inside
+    notes.append(dict(x=mid, y=0.5, yref="y", showarrow=True, arrowhead=2, arrowcolor=P.ORANGE, xanchor=side,
                       ax=0, ay=-28, font=dict(color="#7A5200", size=13),
                       text=t("stepper.strip_tile", lang, t=step + 1, lo=lo, hi=hi - 1)))
     lay = base_layout(t("stepper.strip_title", lang, n=n, tile=tr.tile_size), height=230,
@@ -85,14 +87,14 @@ def strip_figure(tr: Trace, step: int, lang: str) -> go.Figure:
     return figure(data, lay)
 
 
-def _series(x, y, name: str, color: str, yaxis: str) -> list[dict]:
-    """[line with gaps at non-finite values, text marks saying what each gap was] (always two traces)."""
+def _series(x, y, name: str, color: str, yaxis: str, mark_y: float = 0.0) -> list[dict]:
+    """[line with gaps at non-finite values, text marks at `mark_y` saying what each gap was] (two traces)."""
     y = np.asarray(y, dtype=np.float64)
     line = dict(type="scatter", x=x, y=finite_or_none(y), mode="lines+markers" if len(x) <= MAX_MARKERS else "lines",
                 name=name, yaxis=yaxis, connectgaps=False, line=dict(color=color, width=2.5),
                 marker=dict(size=7, color=color), hovertemplate=f"{name}: %{{y:.6g}}<extra>%{{x}}</extra>")
     bad = np.flatnonzero(~np.isfinite(y))
-    marks = dict(type="scatter", x=np.asarray(x)[bad], y=np.zeros(bad.size), mode="text", yaxis=yaxis,
+    marks = dict(type="scatter", x=np.asarray(x)[bad], y=np.full(bad.size, mark_y), mode="text", yaxis=yaxis,
                  text=nonfinite_labels(y[bad]), showlegend=False, hoverinfo="skip",
                  textfont=dict(color=P.VERMILLION, size=13))
     return [line, marks]
@@ -160,7 +162,8 @@ def error_figure(tr: Trace, step: int, lang: str) -> go.Figure:
     err = step_errors(tr)[:k]
     with np.errstate(invalid="ignore"):
         shown = np.where(err < ERR_FLOOR, ERR_FLOOR, err)
-    data = _series(np.arange(1, k + 1, dtype=np.int32), shown, t("stepper.err_name", lang), P.VERMILLION, "y")
+    data = _series(np.arange(1, k + 1, dtype=np.int32), shown, t("stepper.err_name", lang), P.VERMILLION, "y",
+                   mark_y=1.0)                                  # log axis: NaN marks at 10^0
     data[0].update(customdata=err, hovertemplate="%{customdata:.3g}<extra>%{x}</extra>")
     lay = base_layout(t("stepper.err_title", lang), height=380, margin=dict(l=85, r=20, t=50, b=95),
                       xaxis=axis(t("stepper.axis_tile", lang), range=[0.5, tr.steps + 0.5], tickformat="d"),

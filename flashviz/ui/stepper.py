@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.charts import stepper as charts
-from flashviz.charts.common import fmt_num
+from flashviz.charts.common import compact, fmt_num
 from flashviz.i18n import t
 from flashviz.online_softmax import Trace, online_softmax_trace
 from flashviz.ui import state, steps
@@ -31,16 +31,21 @@ def cached_trace(cfg: Config) -> Trace:
 
 
 def recurrence_table(tr: Trace, step: int, lang: str) -> pd.DataFrame:
-    """Rows for tiles 1..step+1 (the last TABLE_ROWS of them): tile, keys, tile max, m, α, ℓ, rescale."""
+    """Rows for tiles 1..step+1 (the last TABLE_ROWS of them): tile, keys, tile max, m, α, ℓ, rescale.
+    Numbers are formatted text (4 decimals; NaN and −∞ spelled out, which a numeric column would hide)."""
     lo = max(0, step + 1 - TABLE_ROWS)
     rows = slice(lo, step + 1)
+
+    def fmt(a: np.ndarray) -> list[str]:
+        return [fmt_num(float(v)) for v in a]
+
     return pd.DataFrame({
         t("stepper.col_tile", lang): np.arange(lo + 1, step + 2),
         t("stepper.col_keys", lang): [f"{a}–{b - 1}" for a, b in zip(tr.start[rows], tr.stop[rows])],
-        t("stepper.col_tile_max", lang): tr.tile_max[rows],
-        "m": tr.m[rows],
-        "α": tr.alpha[rows],
-        "ℓ": tr.l[rows],
+        t("stepper.col_tile_max", lang): fmt(tr.tile_max[rows]),
+        "m": fmt(tr.m[rows]),
+        "α": fmt(tr.alpha[rows]),
+        "ℓ": fmt(tr.l[rows]),
         t("stepper.col_rescale", lang): np.where(tr.rescaled[rows], t("stepper.yes", lang), ""),
     })
 
@@ -48,15 +53,16 @@ def recurrence_table(tr: Trace, step: int, lang: str) -> pd.DataFrame:
 def _show_table(df: pd.DataFrame, lang: str) -> None:
     resc = df.columns[-1]
 
-    def highlight(d: pd.DataFrame) -> pd.DataFrame:   # rescale rows light vermillion (the last column says it too)
-        css = np.where((d[resc] != "").to_numpy()[:, None], "background-color: #F7D9C4", "")
-        return pd.DataFrame(np.broadcast_to(css, d.shape), index=d.index, columns=d.columns)
+    def highlight(d: pd.DataFrame) -> pd.DataFrame:   # rescale rows light vermillion, NaN cells vermillion text
+        css = np.where((d[resc] != "").to_numpy()[:, None], "background-color: #F7D9C4;", "")
+        css = np.char.add(np.broadcast_to(css, d.shape).astype(str),
+                          np.where(d.to_numpy() == "NaN", "color: #D55E00; font-weight: bold;", ""))
+        return pd.DataFrame(css, index=d.index, columns=d.columns)
 
     helps = {"m": "stepper.col_m", "α": "stepper.col_alpha", "ℓ": "stepper.col_l"}
-    cfg = {c: st.column_config.NumberColumn(c, help=t(helps[c], lang) if c in helps else None)
-           for c in df.columns[2:6]}
-    styled = df.style.apply(highlight, axis=None).format(precision=4, na_rep="NaN", subset=list(df.columns[2:6]))
-    st.dataframe(styled, hide_index=True, column_config=cfg, height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
+    cfg = {c: st.column_config.TextColumn(c, help=t(helps[c], lang)) for c in helps}
+    st.dataframe(df.style.apply(highlight, axis=None), hide_index=True, column_config=cfg,
+                 height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
 
 
 def _counters(cfg: Config, tr: Trace, step: int, lang: str) -> None:
@@ -65,7 +71,7 @@ def _counters(cfg: Config, tr: Trace, step: int, lang: str) -> None:
     c = st.columns(4)
     c[0].metric(t("stepper.ctr_resident", lang), f"{int(tr.stop[step] - tr.start[step])} / {n}",
                 help=t("stepper.ctr_resident_help", lang))
-    c[1].metric(t("stepper.ctr_naive", lang), f"{n:,} / {n * n:,}", help=t("stepper.ctr_naive_help", lang))
+    c[1].metric(t("stepper.ctr_naive", lang), f"{compact(n)} / {compact(n * n)}", help=t("stepper.ctr_naive_help", lang))
     c[2].metric(t("stepper.ctr_rescales", lang), int(tr.rescaled[:step + 1].sum()),
                 help=t("stepper.ctr_rescales_help", lang))
     shown = ("NaN" if np.isnan(err) else f"{err:.2e}") if last else "—"
