@@ -35,7 +35,7 @@ def base_layout(title: str, *, height: int = 360, **kw) -> dict:
     lay = dict(template="none", title=dict(text=title, x=0.01, xanchor="left", font=dict(size=16)),
                font=dict(family=FONT, size=13, color="#222222"), height=height,
                paper_bgcolor="white", plot_bgcolor="white", margin=dict(l=60, r=20, t=50, b=95),
-               legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0.0),
+               legend=dict(orientation="h", yanchor="top", y=-0.26, xanchor="left", x=0.0),
                hoverlabel=dict(font=dict(family=FONT)))
     lay.update(kw)
     return lay

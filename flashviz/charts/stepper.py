@@ -165,7 +165,7 @@ def error_figure(tr: Trace, step: int, lang: str) -> go.Figure:
     data = _series(np.arange(1, k + 1, dtype=np.int32), shown, t("stepper.err_name", lang), P.VERMILLION, "y",
                    mark_y=1.0)                                  # log axis: NaN marks at 10^0
     data[0].update(customdata=err, hovertemplate="%{customdata:.3g}<extra>%{x}</extra>")
-    lay = base_layout(t("stepper.err_title", lang), height=380, margin=dict(l=85, r=20, t=50, b=95),
+    lay = base_layout(t("stepper.err_title", lang), height=380, margin=dict(l=85, r=20, t=50, b=60), showlegend=False,
                       xaxis=axis(t("stepper.axis_tile", lang), range=[0.5, tr.steps + 0.5], tickformat="d"),
                       yaxis=axis(t("stepper.err_axis", lang), type="log", exponentformat="power"),
                       shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=EPS64, y1=EPS64,
