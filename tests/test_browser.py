@@ -114,3 +114,19 @@ def test_chinese_screenshot(server, browser):
     page.screenshot(path=str(SHOTS / "stepper_zh.png"), full_page=True)
     assert page.get_by_text("在线 softmax，逐块推进").count() >= 1
     page.close()
+
+
+def test_autoplay_advances_then_stops(server, browser):
+    page = _open(browser, server, "en")
+    page.get_by_text("0.5 s / step").click()
+    page.wait_for_timeout(500)
+    toggle = page.locator("[data-testid=stMain] [data-testid=stCheckbox] input").first   # Autoplay
+    page.get_by_text("Autoplay").first.click()
+    page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
+    assert toggle.is_checked()
+    for want in (3, 4):                                 # the fragment's run_every timer moves it
+        page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=15000)
+    page.wait_for_timeout(2000)
+    assert page.get_by_text("Step 4 of 4").count() >= 1   # stopped at the end, toggle back off
+    assert not toggle.is_checked()
+    page.close()
