@@ -109,6 +109,7 @@ BAD = [
     ("masked", "0-99", "outside 0..15"),
     ("masked", "x", "not a position"),
     ("row", 16, "query row must be in 0..15"),
+    ("seed", -1, "seed must be 0 or more"),
 ]
 
 

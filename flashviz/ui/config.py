@@ -45,16 +45,19 @@ class Config:
 
     def check(self) -> None:
         """Raise InputError (a clear English message) if the page cannot use this configuration."""
-        for name in ("n", "d", "block_m", "block_n", "seed", "row"):
+        for name, label in (("n", "N"), ("d", "head dim d"), ("block_m", "query block Br"),
+                            ("block_n", "tile size Bc"), ("seed", "seed"), ("row", "query row")):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise InputError(f"{name} must be a whole number, got {v!r}")
+                raise InputError(f"{label} must be a whole number, got {'nothing' if v is None else repr(v)}")
         if not 1 <= self.n <= PAGE_MAX_N:
             raise InputError(f"N must be between 1 and {PAGE_MAX_N} (this app's cap), got {self.n}")
         if not 1 <= self.d <= MAX_D:
             raise InputError(f"head dim d must be between 1 and {MAX_D}, got {self.d}")
         if self.dtype not in DTYPES:
             raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        if self.block_m < 1:
+            raise InputError(f"query block Br must be at least 1, got {self.block_m}")
         if self.seed < 0:
             raise InputError(f"seed must be 0 or more, got {self.seed}")
 
