@@ -32,7 +32,8 @@ CELL_NUMBERS = {"ms": ("pos", 1e7), "ms_p20": ("nonneg", 1e7), "ms_p80": ("nonne
                 "speedup_vs_naive": ("nonneg", 1e9),
                 "memory_vs_naive": ("nonneg", 1e9)}
 CELL_INTS = {"n": (1, 1 << 22), "d": (1, 4096), "batch": (1, 1 << 16), "heads": (1, 1 << 16),
-             "reps": (1, 10 ** 9), "peak_extra_bytes": (0, 1 << 50), "ideal_bytes": (0, 1 << 60)}
+             "reps": (1, 10 ** 9), "peak_extra_bytes": (0, 1 << 50), "ideal_bytes": (0, 1 << 60),
+             "block_m": (1, 1024), "block_n": (1, 1024)}     # tiles pinned for the teaching kernel, if any
 CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"impl", "causal", "dtype", "mode", "status", "message",
                                                   "flops", "correct"}
 PROV_REQUIRED = ("device", "device_name", "torch", "python", "platform", "created_utc", "git_commit", "command",

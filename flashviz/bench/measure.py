@@ -135,16 +135,16 @@ def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
 
 # ---- one impl -------------------------------------------------------------------------------------------------
 
-def _runner(impl: str, x: dict, cfg: dict):
+def _runner(impl: str, x: dict, cfg: dict, blocks: dict):
     q, k, v, causal = x["q"], x["k"], x["v"], cfg["causal"]
     if cfg["mode"] == "fwd":
         def fwd():
             with torch.no_grad():
-                return fk.attention(q, k, v, causal=causal, impl=impl)
+                return fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
         return fwd
 
     def fwd_bwd():
-        out = fk.attention(q, k, v, causal=causal, impl=impl)
+        out = fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
         if not out.requires_grad:
             raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
         return (out, *torch.autograd.grad(out, (q, k, v), x["dout"]))
@@ -155,7 +155,7 @@ def _runner(impl: str, x: dict, cfg: dict):
 
     def bwd():                                           # forward once, then time the backward alone
         if "out" not in saved:
-            saved["out"] = fk.attention(q, k, v, causal=causal, impl=impl)
+            saved["out"] = fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
             if not saved["out"].requires_grad:
                 raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
         out = saved["out"]
@@ -198,12 +198,16 @@ def blank_cell(impl: str, cfg: dict) -> dict:
                 speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None)
 
 
-def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps) -> dict:
+def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks=None) -> dict:
     cell = blank_cell(impl, cfg)
+    blocks = {}
+    if impl == "teaching" and teaching_blocks:
+        blocks = dict(block_m=int(teaching_blocks[0]), block_n=int(teaching_blocks[1]))
+        cell.update(blocks)
     if device == "cpu" and impl in TRITON_IMPLS:
         cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
         return cell
-    fn = _runner(impl, x, cfg)
+    fn = _runner(impl, x, cfg, blocks)
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness
@@ -268,10 +272,12 @@ def add_ratios(cells: list[dict]) -> list[dict]:
 
 def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, mode: str = "fwd", *,
                    warmup_ms: float = 25.0, rep_ms: float = 100.0, min_reps: int = 5, seed: int = 0,
-                   check: bool = True, device: str | None = None, progress_callback=None) -> list[dict]:
+                   check: bool = True, device: str | None = None, progress_callback=None,
+                   teaching_blocks: tuple[int, int] | None = None) -> list[dict]:
     """Measure several impls on one configuration (shared inputs); ratios filled. Never raises for a cell.
 
-    progress_callback(done, total, cell) after each impl (total = len(impls)).
+    progress_callback(done, total, cell) after each impl (total = len(impls)). teaching_blocks =
+    (Br, Bc) pins the teaching kernel's tiles (recorded in the cell as block_m, block_n).
     """
     device = device or device_kind()
     cfg = dict(n=int(n), d=int(d), causal=bool(causal), dtype=str(dtype), batch=int(batch), heads=int(heads),
@@ -299,7 +305,7 @@ def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, 
             del e
             _free(device)
     for impl in impls:
-        cell = _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps)
+        cell = _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks)
         if note and cell["message"] is None:
             cell["message"] = note
         cells.append(cell)
