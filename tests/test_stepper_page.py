@@ -275,3 +275,22 @@ def test_tick_advances_then_stops():
 def test_kernel_panel_hook_is_there():
     from flashviz.ui import stepper
     assert callable(stepper.kernel_panel)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_inputs_are_rounded_like_torch(dtype):
+    """The simulator reads the same q, K, V a kernel in that dtype reads (torch's rounding)."""
+    import torch
+
+    from flashviz.online_softmax import make_qkv
+    from flashviz.ui.config import inputs
+
+    cfg = Config(n=64, d=8, seed=5, dtype=dtype)
+    for ours, raw in zip(inputs(cfg), make_qkv(64, 8, 5)):
+        want = torch.from_numpy(raw).to(getattr(torch, dtype)).double().numpy()
+        np.testing.assert_array_equal(ours, want)
+
+
+def test_slug_names_the_configuration():
+    assert Config().slug() == "N16_d4_Br4_Bc4_fp32_seed12_row15"
+    assert Config(causal=True, guard=False, dtype="bfloat16").slug().endswith("bf16_seed12_row15_causal_noguard")
