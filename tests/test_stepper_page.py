@@ -294,3 +294,16 @@ def test_inputs_are_rounded_like_torch(dtype):
 def test_slug_names_the_configuration():
     assert Config().slug() == "N16_d4_Br4_Bc4_fp32_seed12_row15"
     assert Config(causal=True, guard=False, dtype="bfloat16").slug().endswith("bf16_seed12_row15_causal_noguard")
+
+
+def test_a_bug_in_an_optional_panel_is_a_message_not_a_traceback(monkeypatch):
+    from flashviz.ui import stepper
+
+    def broken(cfg, tr, lang):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(stepper, "kernel_panel", broken)
+    at = run_app()
+    assert not at.exception
+    assert len(at.error) == 1 and "kernel exploded" in at.error[0].value and "RuntimeError" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 4                 # the rest of the page is intact
