@@ -180,3 +180,21 @@ def export_format_switch() -> str:
                                  format_func=str.upper, on_change=_copy_pref, args=(FMT_KEY, FMT_WIDGET),
                                  help=t("common.export_format_help", lang()))
     return export_format()
+
+
+# ----------------------------------------------------------------------------- a page's own values
+
+def _copy_kept(key: str) -> None:
+    st.session_state[key] = st.session_state["_w." + key]
+
+
+def kept(key: str, default) -> dict:
+    """Widget kwargs for a page's own value that must survive page switches, kept like the shared ones: the
+    value lives in the plain key `key`, the widget in `_w.<key>` (re-seeded here, copied back on change).
+
+        st.number_input(label, step=1, **state.kept("blocks.batch", 4))    # then read st.session_state["blocks.batch"]
+    """
+    ss = st.session_state
+    ss.setdefault(key, default)
+    ss["_w." + key] = ss[key]
+    return dict(key="_w." + key, on_change=_copy_kept, args=(key,))
