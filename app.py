@@ -14,6 +14,8 @@ lang = state.language_switch()
 # One line per page: (file run as the page, title key, icon, url path). The first is the default page.
 PAGES = [
     ("flashviz/ui/stepper.py", "common.nav_stepper", ":material/view_week:", "stepper"),
+    ("flashviz/ui/blocks.py", "common.nav_blocks", ":material/grid_view:", "blocks"),
+    ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
 ]
 
 nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])

@@ -1,4 +1,4 @@
-"""Strings of the charts of the page "Blocks and memory traffic" (flashviz/charts/blocks.py).
+"""Strings of the page "Blocks and memory traffic" (flashviz/ui/blocks.py) and of its charts (charts/blocks.py).
 
 Terms follow the seeds: 分块, IO 感知, 片上 SRAM, HBM, 访问次数, worker, block table.
 """
@@ -6,10 +6,8 @@ Terms follow the seeds: 分块, IO 感知, 片上 SRAM, HBM, 访问次数, worke
 STRINGS = {
     # block grid
     "blocks.grid_title": {"en": "Block grid · step {i} of {n} · {order}", "zh": "分块网格 · 第 {i} / {n} 步 · {order}"},
-    "blocks.order_fa1": {"en": "Algorithm 1 order: outer loop over K/V blocks, inner over Q blocks",
-                         "zh": "算法 1 的顺序：外层循环遍历 K/V 块，内层循环遍历 Q 块"},
-    "blocks.order_fa2": {"en": "FlashAttention-2 order: one program per Q block, inner loop over K/V blocks",
-                         "zh": "FlashAttention-2 的顺序：每个 Q 块一个 program，内层循环遍历 K/V 块"},
+    "blocks.order_fa1": {"en": "Algorithm 1 (outer K/V, inner Q)", "zh": "算法 1（外层 K/V，内层 Q）"},
+    "blocks.order_fa2": {"en": "FA2 order (one program per Q block)", "zh": "FA2 顺序（每个 Q 块一个 program）"},
     "blocks.axis_kv": {"en": "K/V block j (Bc = {bc} keys)", "zh": "K/V 块 j（Bc = {bc} 个 key）"},
     "blocks.axis_q": {"en": "Q block i (Br = {br} queries)", "zh": "Q 块 i（Br = {br} 个 query）"},
     "blocks.state_pending": {"en": "not computed yet", "zh": "尚未计算"},
@@ -23,8 +21,8 @@ STRINGS = {
     "blocks.hover_block": {"en": "block S_%{y},%{x}", "zh": "块 S_%{y},%{x}"},   # a plotly hovertemplate
 
     # traffic by tensor
-    "blocks.bars_title": {"en": "HBM traffic by tensor · so far {sofar} · whole run {total} · standard {std}",
-                          "zh": "各张量的 HBM 流量 · 目前 {sofar} · 全程 {total} · 标准注意力 {std}"},
+    "blocks.bars_title": {"en": "HBM traffic per tensor · so far {sofar} · run {total} · standard {std}",
+                          "zh": "各张量的 HBM 流量 · 目前 {sofar} · 全程 {total} · 标准 {std}"},
     "blocks.bars_sofar": {"en": "so far (this step)", "zh": "到当前这一步"},
     "blocks.bars_total": {"en": "whole run", "zh": "全程"},
     "blocks.bars_standard": {"en": "standard attention", "zh": "标准注意力"},
@@ -68,4 +66,214 @@ STRINGS = {
     "blocks.paged_free": {"en": "free", "zh": "空闲"},
     "blocks.paged_lookup": {"en": "block_table[b] = p", "zh": "block_table[b] = p"},
     "blocks.paged_now": {"en": "this step", "zh": "当前这一步"},
+
+    # ------------------------------------------------------------------ the page (flashviz/ui/blocks.py)
+    "blocks.title": {"en": "Blocks and memory traffic", "zh": "分块与访存流量"},
+    "blocks.intro": {
+        "en": "The stepper follows one row; here is the whole N × N score matrix, cut into Br × Bc blocks S_ij. "
+              "Each step brings one Q block and one K/V block into on-chip SRAM, computes S_ij there and throws it "
+              "away: S and P never travel to HBM. Count what does travel, and compare with standard attention. "
+              "That count, not the FLOPs, is what FlashAttention reduces (IO-aware).",
+        "zh": "逐块演示跟踪的是一行；这里看的是整个 N × N 分数矩阵，它被切成 Br × Bc 的块 S_ij。每一步把一个 Q 块和"
+              "一个 K/V 块搬进片上 SRAM，在那里算出 S_ij 后就丢弃：S 和 P 从不进出 HBM。数一数真正进出 HBM 的数据，"
+              "再和标准注意力比一比。FlashAttention 减少的正是这个访问次数，而不是 FLOPs（这就是 IO 感知）。"},
+    "blocks.fix_input": {"en": "Correct the value and the grid comes back; the worked example below still works.",
+                         "zh": "改正这个值，网格就会恢复；下面的论文示例照常可用。"},
+
+    # page controls
+    "blocks.ctl_header": {"en": "On-chip memory, block sizes, loop order, launch", "zh": "片上内存、块大小、循环顺序与启动配置"},
+    "blocks.ctl_gpu": {"en": "On-chip SRAM size M", "zh": "片上 SRAM 大小 M"},
+    "blocks.ctl_gpu_help": {
+        "en": "M is the shared memory one thread block (one program) can use on one SM. Presets: the largest "
+              "shared-memory carve-out per SM from NVIDIA's tuning guides; or type your own.",
+        "zh": "M 指一个线程块（一个 program）在一个 SM 上能用的共享内存。预设取自 NVIDIA 调优指南中每个 SM 最大的"
+              "共享内存配置；也可以自己输入。"},
+    "blocks.gpu_custom": {"en": "custom", "zh": "自定义"},
+    "blocks.ctl_sram_kib": {"en": "M in KiB (1 KiB = 1024 bytes)", "zh": "M，单位 KiB（1 KiB = 1024 字节）"},
+    "blocks.gpu_doc": {
+        "en": "{name}: {sms} SMs · {l1} KiB L1 + shared memory per SM · shared memory up to {smem} KiB per SM "
+              "({blk} KiB per thread block) → M = {smem} KiB = {m_elems:,} {dtype} elements. Source: {src}",
+        "zh": "{name}：{sms} 个 SM · 每个 SM 有 {l1} KiB 的 L1 + 共享内存 · 每个 SM 最多 {smem} KiB 共享内存"
+              "（每个线程块最多 {blk} KiB）→ M = {smem} KiB = {m_elems:,} 个 {dtype} 元素。来源：{src}"},
+    "blocks.custom_doc": {"en": "M = {kib} KiB = {m_elems:,} {dtype} elements.",
+                          "zh": "M = {kib} KiB = {m_elems:,} 个 {dtype} 元素。"},
+    "blocks.ctl_mode": {"en": "Block sizes", "zh": "块大小"},
+    "blocks.mode_sram": {"en": "from M (paper: Bc = ⌈M/4d⌉, Br = min(Bc, d))",
+                         "zh": "由 M 决定（论文：Bc = ⌈M/4d⌉，Br = min(Bc, d)）"},
+    "blocks.mode_pinned": {"en": "pinned Br, Bc (sidebar)", "zh": "固定 Br、Bc（侧边栏）"},
+    "blocks.ctl_mode_help": {
+        "en": "From M: the paper's rule, so that Q, K, V and O blocks fit in SRAM (clamped to N). Pinned: the "
+              "shared Br and Bc of the sidebar, the same the kernels use.",
+        "zh": "由 M 决定：论文的规则，保证 Q、K、V、O 的块都放得进 SRAM（不超过 N）。固定：使用侧边栏里共享的 Br 和 Bc，"
+              "与 kernel 所用的一致。"},
+    "blocks.ctl_order": {"en": "Loop order", "zh": "循环顺序"},
+    "blocks.order_fa1_short": {"en": "FA1: Algorithm 1 (outer K/V, inner Q)", "zh": "FA1：算法 1（外层 K/V，内层 Q）"},
+    "blocks.order_fa2_short": {"en": "FA2: one program per Q block (our Triton kernel)",
+                               "zh": "FA2：每个 Q 块一个 program（我们的 Triton kernel）"},
+    "blocks.ctl_batch": {"en": "Batch B", "zh": "批大小 B"},
+    "blocks.ctl_heads": {"en": "Heads H", "zh": "头数 H"},
+    "blocks.ctl_bh_help": {"en": "Only for the launch-grid readout: the grid below is one (batch, head) slice.",
+                           "zh": "只用于下面的启动网格说明：网格图画的是其中一个（batch, head）切片。"},
+    "blocks.ctl_unit": {"en": "Chart unit", "zh": "图表单位"},
+    "blocks.unit_elements": {"en": "elements", "zh": "元素个数"},
+    "blocks.unit_bytes": {"en": "bytes", "zh": "字节"},
+
+    "blocks.describe": {
+        "en": "N = {n}, d = {d}, {dtype} · Br = {br}, Bc = {bc} ({how}) → Tr = {tr} Q blocks × Tc = {tc} K/V "
+              "blocks{causal} → {steps:,} steps. On chip per step: Q_i, O_i, K_j, V_j, ℓ_i, m_i and S_ij = "
+              "{foot:,} elements = {foot_b} ({fits}).",
+        "zh": "N = {n}，d = {d}，{dtype} · Br = {br}，Bc = {bc}（{how}）→ Tr = {tr} 个 Q 块 × Tc = {tc} 个 K/V 块"
+              "{causal} → 共 {steps:,} 步。每一步的片上数据：Q_i、O_i、K_j、V_j、ℓ_i、m_i 和 S_ij，共 {foot:,} 个元素"
+              " = {foot_b}（{fits}）。"},
+    "blocks.how_sram": {"en": "from M = {kib} KiB", "zh": "由 M = {kib} KiB 决定"},
+    "blocks.how_pinned": {"en": "pinned", "zh": "固定值"},
+    "blocks.causal_note": {"en": ", causal: {skipped:,} blocks skipped, {masked} masked",
+                           "zh": "，因果掩码：跳过 {skipped:,} 块，{masked} 块带掩码"},
+    "blocks.fits": {"en": "fits in M = {m}", "zh": "放得进 M = {m}"},
+    "blocks.no_fit": {"en": "does NOT fit in M = {m}: a real kernel would spill or fail", "zh": "放不进 M = {m}：真实 kernel 会溢出或失败"},
+    "blocks.pin_these": {"en": "Pin these blocks (copy Br = {br}, Bc = {bc} to the sidebar)",
+                         "zh": "固定这组块大小（把 Br = {br}、Bc = {bc} 写入侧边栏）"},
+
+    # step view
+    "blocks.step_label": {
+        "en": "**Step {t} of {n}** · block S_{i},{j}: queries {q0}–{q1}, keys {k0}–{k1}{masked}",
+        "zh": "**第 {t} / {n} 步** · 块 S_{i},{j}：query {q0}–{q1}，key {k0}–{k1}{masked}"},
+    "blocks.step_masked": {"en": " · masked (the diagonal crosses it)", "zh": " · 带掩码（对角线穿过此块）"},
+    "blocks.grid_too_big": {
+        "en": "The grid has {tr} × {tc} = {cells:,} blocks, too many to draw at every step (at most {cap:,}). "
+              "The counters below still follow every step; choose larger blocks to see the grid.",
+        "zh": "网格共有 {tr} × {tc} = {cells:,} 块，太多了，无法每一步都画出来（上限 {cap:,}）。下面的计数照常逐步"
+              "更新；把块调大就能看到网格。"},
+    "blocks.ctr_sofar": {"en": "HBM accesses so far", "zh": "目前的 HBM 访问次数"},
+    "blocks.ctr_sofar_help": {"en": "Elements read from plus written to HBM up to and including this step.",
+                              "zh": "截至这一步（含）从 HBM 读取与写入 HBM 的元素个数之和。"},
+    "blocks.ctr_total": {"en": "FlashAttention, whole run", "zh": "FlashAttention 全程"},
+    "blocks.ctr_total_help": {"en": "The same count after the last step, in this loop order.",
+                              "zh": "按当前循环顺序，最后一步之后的同一计数。"},
+    "blocks.ctr_standard": {"en": "Standard attention", "zh": "标准注意力"},
+    "blocks.ctr_standard_help": {
+        "en": "Read Q, K, write S; read S, write P; read P, V, write O: 4N² + 4Nd elements. A causal mask does "
+              "not help it: S is still N × N.",
+        "zh": "读 Q、K，写 S；读 S，写 P；读 P、V，写 O：共 4N² + 4Nd 个元素。因果掩码对它没有帮助：S 仍是 N × N。"},
+    "blocks.ctr_ratio": {"en": "Standard ÷ flash", "zh": "标准 ÷ flash"},
+    "blocks.ctr_ratio_help": {"en": "How many times more HBM traffic standard attention needs than this run.",
+                              "zh": "标准注意力的 HBM 流量是本次 FlashAttention 的多少倍。"},
+    "blocks.ctr_bytes": {
+        "en": "In bytes: so far {sofar} · whole run {total} · standard {std} ({eb} B per element of Q, K, V, O, S, "
+              "P; ℓ, m, L in fp32).",
+        "zh": "按字节计：目前 {sofar} · 全程 {total} · 标准注意力 {std}（Q、K、V、O、S、P 每个元素 {eb} 字节；"
+              "ℓ、m、L 为 fp32）。"},
+    "blocks.ctr_moved": {"en": "This step reads {loaded} and writes {stored} (elements).",
+                         "zh": "这一步读取 {loaded}，写入 {stored}（元素个数）。"},
+    "blocks.nothing": {"en": "nothing", "zh": "无"},
+    "blocks.explain_orders": {
+        "en": "**FA1 (Algorithm 1)** loads K_j, V_j once per column, but re-reads and re-writes O_i, ℓ_i, m_i on "
+              "every pass: its traffic grows with Tc. **FA2** (one program per Q block, the order of our Triton "
+              "kernel) keeps O_i, ℓ_i, m_i on chip for the whole row of blocks and streams K/V instead: it writes "
+              "O once, and its traffic grows with Tr. Neither ever writes S or P.",
+        "zh": "**FA1（算法 1）** 每一列只载入一次 K_j、V_j，但每一趟都要重新读写 O_i、ℓ_i、m_i：它的流量随 Tc 增长。"
+              "**FA2**（每个 Q 块一个 program，也就是我们 Triton kernel 的顺序）让 O_i、ℓ_i、m_i 在整行块的计算中"
+              "始终留在片上，改为流式读取 K/V：O 只写一次，流量随 Tr 增长。两者都从不写 S 或 P。"},
+
+    # launch grid
+    "blocks.launch_header": {"en": "From the grid to the Triton launch grid", "zh": "从分块网格到 Triton 启动网格"},
+    "blocks.launch_fa2": {
+        "en": "`grid = (cdiv(N, Br), B·H) = ({tr}, {bh})` → **{programs:,} programs** (Tr × B × H = {tr} × {b} × "
+              "{h}). Program (i, b·H + h) is one row of the grid above for one batch item and head: it loads Q_i "
+              "({br} × {d}) once, streams K_j, V_j for j = 0 … {jmax} ({causal}), keeps m_i, ℓ_i and the O_i "
+              "accumulator on chip, and at the end writes O_i and L_i = m_i + log ℓ_i. Programs never talk to "
+              "each other: every row of blocks is independent.",
+        "zh": "`grid = (cdiv(N, Br), B·H) = ({tr}, {bh})` → **{programs:,} 个 program**（Tr × B × H = {tr} × {b} × "
+              "{h}）。program (i, b·H + h) 就是上面网格中的一行块（对应一个 batch 元素、一个头）：它只载入一次 Q_i"
+              "（{br} × {d}），流式读取 j = 0 … {jmax} 的 K_j、V_j（{causal}），把 m_i、ℓ_i 和累加器 O_i 留在片上，"
+              "最后写出 O_i 和 L_i = m_i + log ℓ_i。program 之间互不通信：每一行块彼此独立。"},
+    "blocks.launch_all": {"en": "all K/V blocks", "zh": "全部 K/V 块"},
+    "blocks.launch_causal": {"en": "causal: only up to the diagonal block, the last one masked",
+                             "zh": "因果掩码：只到对角线所在的块为止，最后一块带掩码"},
+    "blocks.launch_waves": {"en": "On the {gpu} ({sms} SMs, one program per SM at this shared-memory size) that "
+                                  "is {waves:.1f} waves of programs.",
+                            "zh": "在 {gpu} 上（{sms} 个 SM；按这个共享内存用量，每个 SM 同时跑一个 program），"
+                                  "这相当于 {waves:.1f} 轮 program。"},
+    "blocks.launch_fa1": {
+        "en": "Algorithm 1's order (outer K/V, inner Q) is sequential over j for a given Q block, so the original "
+              "FlashAttention kernel ran one thread block per (batch, head): only B·H = {bh} programs. Running "
+              "the Q blocks as separate programs (FA2) multiplies the parallelism by Tr = {tr}.",
+        "zh": "算法 1 的顺序（外层 K/V，内层 Q）对同一个 Q 块而言必须沿 j 依次进行，所以最初的 FlashAttention kernel "
+              "每个（batch, head）只用一个线程块：只有 B·H = {bh} 个 program。把各个 Q 块拆成独立的 program（FA2）"
+              "让并行度再乘上 Tr = {tr}。"},
+
+    # charts vs M and N
+    "blocks.charts_header": {"en": "HBM accesses vs SRAM size and sequence length", "zh": "HBM 访问次数随 SRAM 大小与序列长度的变化"},
+    "blocks.theta_note": {
+        "en": "Dotted and dashed lines are the Θ expressions of Theorem 2 with the constants our exact counts "
+              "have: standard = 4 × (Nd + N²) exactly; FA1's leading term is 3·Tc·N·d ≈ 12·N²d²/M (read Q_i, read "
+              "O_i, write O_i on each of Tc ≈ 4Nd/M passes). FA2 follows 8·N²d²/M only while M < 4d²; beyond that "
+              "Br = d stops growing and FA2 flattens. Vertical lines: the GPU presets and this M.",
+        "zh": "点线和虚线是定理 2 的 Θ 表达式，乘上了我们精确计数里的常数：标准注意力恰好是 4 × (Nd + N²)；FA1 的主项"
+              "是 3·Tc·N·d ≈ 12·N²d²/M（在 Tc ≈ 4Nd/M 趟中每趟读 Q_i、读 O_i、写 O_i）。FA2 只在 M < 4d² 时沿着 "
+              "8·N²d²/M 下降；再往后 Br = d 不再变大，FA2 就走平了。竖线标出各 GPU 预设和当前的 M。"},
+
+    # the seed's worked example
+    "blocks.seed_header": {"en": "The paper's worked example: N = 1024, d = 64, M = 100 KB",
+                           "zh": "论文的算例：N = 1024，d = 64，M = 100 KB"},
+    "blocks.seed_setup": {
+        "en": "M = 100 KiB = {m:,} fp32 elements → Bc = ⌈M/4d⌉ = {bc}, Br = min(Bc, d) = {br}, Tc = {tc}, Tr = {tr}.",
+        "zh": "M = 100 KiB = {m:,} 个 fp32 元素 → Bc = ⌈M/4d⌉ = {bc}，Br = min(Bc, d) = {br}，Tc = {tc}，Tr = {tr}。"},
+    "blocks.seed_col_what": {"en": "algorithm", "zh": "算法"},
+    "blocks.seed_col_theta": {"en": "Θ with constant 1 (seed notes)", "zh": "Θ，常数取 1（精读笔记）"},
+    "blocks.seed_col_exact": {"en": "our exact count", "zh": "我们的精确计数"},
+    "blocks.seed_col_factor": {"en": "exact ÷ Θ", "zh": "精确 ÷ Θ"},
+    "blocks.seed_row_std": {"en": "standard attention, Θ(Nd + N²)", "zh": "标准注意力，Θ(Nd + N²)"},
+    "blocks.seed_row_fa1": {"en": "FlashAttention, Algorithm 1, Θ(N²d²/M)", "zh": "FlashAttention 算法 1，Θ(N²d²/M)"},
+    "blocks.seed_row_fa2": {"en": "FlashAttention-2 order, Θ(N²d²/M)", "zh": "FlashAttention-2 顺序，Θ(N²d²/M)"},
+    "blocks.seed_row_ratio": {"en": "reduction, standard ÷ flash", "zh": "减少倍数，标准 ÷ flash"},
+    "blocks.seed_explain": {
+        "en": "The seed notes compute standard ≈ 1.1e6 and flash ≈ 1.7e5 accesses (6.6× fewer; the paper measured "
+              "up to 9×). Θ drops constants, and they differ: standard attention moves exactly 4 × (N² + Nd) "
+              "(S and P are each written once and read once). Algorithm 1 reads Q_i, reads O_i and writes O_i on "
+              "every one of Tc passes: 3·Tc·N·d with Tc = ⌈N/Bc⌉ = 11 (not 4Nd/M = 10.24), plus K, V, ℓ, m and "
+              "the initial writes: {fa1_f:.1f} × Θ. The FA2 order streams K and V Tr times; with Br = d here that is "
+              "2N² + 2Nd + N: {fa2_f:.1f} × Θ. So the exact reduction at this M is {r1:.1f}× (FA1) and {r2:.1f}× "
+              "(FA2), not 6.6×; it grows with M (fewer passes) and with N (standard stays quadratic with constant 4).",
+        "zh": "精读笔记算出标准注意力约 1.1e6 次访问、FlashAttention 约 1.7e5 次（少 6.6 倍；论文实测最多少 9 倍）。"
+              "Θ 省略了常数，而两边的常数并不相同：标准注意力恰好搬运 4 × (N² + Nd) 个元素（S 和 P 各写一次、读一次）。"
+              "算法 1 在 Tc 趟中的每一趟都要读 Q_i、读 O_i、写 O_i：共 3·Tc·N·d，其中 Tc = ⌈N/Bc⌉ = 11（而不是 "
+              "4Nd/M = 10.24），再加上 K、V、ℓ、m 和初始化写入：{fa1_f:.1f} × Θ。FA2 顺序把 K、V 流式读取 Tr 次；"
+              "这里 Br = d，合计 2N² + 2Nd + N：{fa2_f:.1f} × Θ。所以在这个 M 下精确的减少倍数是 {r1:.1f} 倍（FA1）"
+              "和 {r2:.1f} 倍（FA2），而不是 6.6 倍；M 越大（趟数越少）、N 越长（标准注意力仍是常数为 4 的平方），"
+              "差距越大。"},
+    "blocks.seed_load": {"en": "Load this example into the page", "zh": "把这个算例载入页面"},
+
+    # causal + the NaN pitfall
+    "blocks.pit_header": {"en": "Causal masks and the NaN pitfall", "zh": "因果掩码与 NaN 陷阱"},
+    "blocks.pit_explain": {
+        "en": "With the causal mask, blocks entirely above the diagonal are skipped (white: no loads, no "
+              "FLOPs) and blocks the diagonal crosses are computed with a mask (hatched). A row can still meet a "
+              "tile in which every key is masked before it has seen any visible key (padding in a ragged batch "
+              "plus causal). Then m is still −∞ and exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN, unless the "
+              "kernel guards it. Below: query row {row}, which lies in Q block {qi}, through the one-row engine "
+              "with tile Bc = {bc}.",
+        "zh": "开启因果掩码时，整块位于对角线上方的块被跳过（白色：不载入、不计算），对角线穿过的块带掩码计算（斜线）。"
+              "但某一行仍可能在还没见到任何可见 key 之前，就遇到一个所有 key 都被掩掉的 tile（不规则 batch 里的 padding "
+              "再加上因果掩码）。这时 m 仍是 −∞，exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN，除非 kernel 做了防护。"
+              "下面用单行引擎演示查询行 {row}（位于 Q 块 {qi}），tile 大小 Bc = {bc}。"},
+    "blocks.pit_preset": {"en": "Preset: causal with a fully masked tile (guard off)",
+                          "zh": "预设：因果掩码，且有整块被掩掉的 tile（关闭防护）"},
+    "blocks.pit_guard_on": {"en": "Turn the guard on", "zh": "开启防护"},
+    "blocks.pit_guard_off": {"en": "Turn the guard off", "zh": "关闭防护"},
+    "blocks.pit_masked_tiles": {"en": "Tiles fully masked for this row: {tiles}.", "zh": "对这一行整块被掩掉的 tile：{tiles}。"},
+    "blocks.pit_none": {"en": "none (try the preset)", "zh": "没有（试试上面的预设）"},
+    "blocks.pit_nan": {
+        "en": "Guard off: the fully masked tile gives exp(−∞ − (−∞)) = NaN, and the NaN spreads to every later "
+              "tile and to the output (max error vs exact: NaN).",
+        "zh": "防护关闭：整块被掩掉的 tile 得到 exp(−∞ − (−∞)) = NaN，这个 NaN 会传给之后的每个 tile 以及输出"
+              "（与精确解的最大误差：NaN）。"},
+    "blocks.pit_ok": {"en": "Row output vs the exact answer: max error {err}.", "zh": "该行输出与精确解的最大误差：{err}。"},
+    "blocks.pit_saved": {
+        "en": "Guard on: an infinite running max is replaced by 0 inside the exponentials, so the masked tile "
+              "contributes nothing and the result is right (max error vs exact {err}).",
+        "zh": "防护开启：指数运算里把无穷大的滚动最大值换成 0，被掩掉的 tile 什么也不贡献，结果正确（与精确解的最大误差 {err}）。"},
+    "blocks.pit_window": {"en": "Showing the first {k} of {n} tiles.", "zh": "只列出 {n} 个 tile 中的前 {k} 个。"},
+    "blocks.decoding_link": {"en": "Flash-decoding and the paged KV cache have their own page: **{page}**.",
+                             "zh": "Flash-decoding 与分页 KV 缓存在单独的页面：**{page}**。"},
 }

@@ -1,0 +1,202 @@
+"""Page "Flash-decoding and paging": one query, keys split over W workers and merged; then a paged KV cache.
+
+Thin: the shared configuration (ui/state.py) gives the query row (seeded or typed scores, causal, masks, guard);
+this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.decoding, whose
+results go to charts/blocks.py (decoding_figure, paged_figure). The paged walk is stepped with ui/steps.py.
+Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from flashviz.charts import blocks as charts
+from flashviz.charts.common import fmt_num
+from flashviz.decoding import DecodeResult, PagedResult, build_paged_cache, flash_decode, paged_attention
+from flashviz.i18n import t
+from flashviz.online_softmax import online_softmax_trace
+from flashviz.tiling import check_int
+from flashviz.ui import state, steps
+from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.config import Config, inputs, row_problem
+
+NS = "decoding"
+PAGED_NS = "decoding.paged"          # step index of the paged walk
+FIELDS = ("n", "d", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
+DEFAULTS = dict(workers=4, tree=False, bs=4, free=3, pseed=0)
+MAX_W = 64
+TABLE_ROWS = 64
+SAME_TOL = 1e-12                     # merged vs single pass: float64 rounding only
+
+
+def _kept(name: str) -> dict:
+    return state.kept(f"{NS}.{name}", DEFAULTS[name])
+
+
+def _val(name: str):
+    return st.session_state.get(f"{NS}.{name}", DEFAULTS[name])
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> float:
+    with np.errstate(invalid="ignore"):
+        return float(np.max(np.abs(a - b)))
+
+
+def _shown(x: float) -> str:
+    return "NaN" if math.isnan(x) else f"{x:.1e}"
+
+
+# ----------------------------------------------------------------------------- engines (cached)
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_decode(cfg: Config, workers: int, tree: bool) -> DecodeResult:
+    scores, values = row_problem(cfg)
+    return flash_decode(scores, values, workers, tile_size=cfg.block_n, guard=cfg.guard, tree=tree)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_paged(cfg: Config, bs: int, free: int, pseed: int) -> tuple[PagedResult, np.ndarray]:
+    """The paged walk over the seeded K, V, and the contiguous loop's output (same tiles) to compare with."""
+    cfg = replace(cfg, scores="")
+    scores, values = row_problem(cfg)                 # the row's scores, -inf where masked
+    q, k, v = inputs(cfg)
+    bs, free = check_int("block size", bs, 1), check_int("free physical blocks", free, 0)
+    cache = build_paged_cache(k, v, bs, seed=pseed, num_physical=-(-cfg.n // bs) + free)
+    res = paged_attention(q[cfg.row], cache, masked=np.flatnonzero(np.isneginf(scores)).tolist(), guard=cfg.guard)
+    contiguous = online_softmax_trace(scores, values, bs, guard=cfg.guard).output
+    return res, contiguous
+
+
+# ----------------------------------------------------------------------------- flash-decoding
+
+def partials_table(res: DecodeResult, lang: str) -> pd.DataFrame:
+    """One row per worker: its keys, (m_w, ℓ_w), its rescale into the merged max, share, the running merge."""
+    m = res.merged.m
+    with np.errstate(invalid="ignore", over="ignore"):
+        alpha = [math.exp(p.m - m) if math.isfinite(m) and p.m != -math.inf else (0.0 if p.l == 0 else math.nan)
+                 for p in res.partials]
+    w = res.weights
+    return pd.DataFrame({
+        t("decoding.col_worker", lang): [f"W{k}" for k in range(res.workers)],
+        t("decoding.col_keys", lang): [f"{a}–{b - 1}" for a, b in zip(res.start, res.stop)],
+        t("decoding.col_m", lang): [fmt_num(p.m) for p in res.partials],
+        t("decoding.col_l", lang): [fmt_num(p.l) for p in res.partials],
+        t("decoding.col_alpha", lang): [fmt_num(a) for a in alpha],
+        t("decoding.col_share", lang): [fmt_num(float(x)) for x in w],
+        t("decoding.col_m_run", lang): [fmt_num(r.m) for r in res.running],
+        t("decoding.col_l_run", lang): [fmt_num(r.l) for r in res.running],
+    })
+
+
+def _nan_red(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(np.where(df.to_numpy() == "NaN", "color: #D55E00; font-weight: bold;", ""),
+                        index=df.index, columns=df.columns)
+
+
+def split_section(cfg: Config, lang: str) -> None:
+    st.subheader(t("decoding.split_header", lang))
+    a, b = st.columns([2, 1], vertical_alignment="bottom")
+    a.slider(t("decoding.workers", lang), 1, MAX_W, help=t("decoding.workers_help", lang), **_kept("workers"))
+    b.toggle(t("decoding.tree", lang), help=t("decoding.tree_help", lang), **_kept("tree"))
+    res = cached_decode(cfg, _val("workers"), _val("tree"))
+    key = "decoding.describe_typed" if cfg.typed else "decoding.describe"
+    st.caption(t(key, lang, row=cfg.row, n=res.single.n, d=res.single.d, tile=cfg.block_n, seed=cfg.seed,
+                 dtype=cfg.dtype))
+    diff, exact = _diff(res.output, res.single.output), _diff(res.output, res.exact)
+    c = st.columns(3)
+    c[0].metric(t("decoding.ctr_workers", lang), res.workers)
+    c[1].metric(t("decoding.ctr_diff", lang), _shown(diff), help=t("decoding.ctr_diff_help", lang))
+    c[2].metric(t("decoding.ctr_exact", lang), _shown(exact), help=t("decoding.ctr_exact_help", lang))
+    if diff <= SAME_TOL:
+        st.success(t("decoding.same", lang, diff=_shown(diff)), icon=":material/check_circle:")
+    else:
+        st.error(t("decoding.differ", lang, diff=_shown(diff)), icon=":material/warning:")
+    st.session_state[f"{NS}.view"] = dict(workers=res.workers, diff=diff, exact=exact)      # tests
+    name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
+    chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
+    st.markdown(t("decoding.merge_rule", lang))
+    df = partials_table(res, lang)
+    st.dataframe(df.style.apply(_nan_red, axis=None), hide_index=True, key=f"{NS}.table",
+                 height=min(38 + 35 * len(df), 400))
+
+
+# ----------------------------------------------------------------------------- paged
+
+def paged_step(res: PagedResult, name: str, lang: str, step: int) -> None:
+    b, p, nb = (int(x) for x in res.order[step])
+    lo = b * res.cache.block_size
+    st.markdown(t("decoding.paged_step", lang, i=step + 1, n=res.cache.num_logical, b=b, p=p, lo=lo, hi=lo + nb - 1,
+                  m=fmt_num(float(res.trace.m[step])), l=fmt_num(float(res.trace.l[step]))))
+    chart(charts.paged_figure(res, lang, step=step), "paged", f"{name}_step{step + 1}", key=f"{NS}.paged_chart")
+
+
+def block_table(res: PagedResult, lang: str) -> pd.DataFrame:
+    k = min(res.cache.num_logical, TABLE_ROWS)
+    o, tr = res.order[:k], res.trace
+    return pd.DataFrame({
+        t("decoding.col_logical", lang): o[:, 0], t("decoding.col_physical", lang): o[:, 1],
+        t("decoding.col_keys", lang): [f"{b * res.cache.block_size}–{b * res.cache.block_size + n - 1}"
+                                       for b, _, n in o],
+        t("decoding.col_m_after", lang): [fmt_num(float(x)) for x in tr.m[:k]],
+        t("decoding.col_l_after", lang): [fmt_num(float(x)) for x in tr.l[:k]],
+    })
+
+
+def paged_section(cfg: Config, lang: str) -> None:
+    st.subheader(t("decoding.paged_header", lang))
+    st.markdown(t("decoding.paged_intro", lang))
+    st.code(t("decoding.paged_code", lang), language="python")
+    c = st.columns(3)
+    c[0].number_input(t("decoding.block_size", lang), step=1, **_kept("bs"))
+    c[1].number_input(t("decoding.free", lang), step=1, help=t("decoding.free_help", lang), **_kept("free"))
+    c[2].number_input(t("decoding.shuffle_seed", lang), step=1, help=t("decoding.shuffle_seed_help", lang),
+                      **_kept("pseed"))
+    if cfg.typed:
+        st.caption(t("decoding.paged_seeded", lang))
+    res, contiguous = cached_paged(cfg, _val("bs"), _val("free"), _val("pseed"))
+    diff = _diff(res.output, contiguous)
+    st.metric(t("decoding.ctr_paged", lang), _shown(diff), help=t("decoding.ctr_paged_help", lang))
+    if diff <= SAME_TOL:
+        st.success(t("decoding.paged_same", lang, diff=_shown(diff)), icon=":material/check_circle:")
+    else:
+        st.error(t("decoding.paged_differ", lang, diff=_shown(diff)), icon=":material/warning:")
+    st.session_state[f"{NS}.paged_view"] = dict(diff=diff, table=res.cache.block_table.tolist())    # tests
+    name = f"{replace(cfg, scores='').slug()}_Bs{res.cache.block_size}_pseed{_val('pseed')}"
+    steps.stepped(PAGED_NS, res.cache.num_logical, lang, functools.partial(paged_step, res, name, lang))
+    if res.cache.num_logical > TABLE_ROWS:
+        st.caption(t("decoding.table_window", lang, k=TABLE_ROWS, n=res.cache.num_logical))
+    df = block_table(res, lang)
+    st.dataframe(df.style.apply(_nan_red, axis=None), hide_index=True, key=f"{NS}.block_table",
+                 height=min(38 + 35 * len(df), 400))
+
+
+# ----------------------------------------------------------------------------- the page
+
+def render() -> None:
+    state.init()
+    lang = state.lang()
+    cfg = state.config_sidebar(lang, fields=FIELDS)
+    st.title(t("decoding.title", lang))
+    st.markdown(t("decoding.intro", lang))
+    ok = False
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        ok = True
+    if not ok:
+        st.session_state.pop(f"{NS}.view", None)
+        st.info(t("decoding.fix_input", lang), icon=":material/edit:")
+        return
+    with shown_errors(lang, where="flash-decoding"):
+        split_section(cfg, lang)
+    with shown_errors(lang, where="paged cache"):
+        paged_section(cfg, lang)
+
+
+if __name__ == "__main__":                # executed as a page by st.navigation
+    from flashviz.ui.decoding import render as _render   # the imported module, so caches and fragments are stable
+    _render()
