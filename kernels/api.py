@@ -10,6 +10,8 @@ machine without CUDA they run in Triton's interpreter on CPU tensors).
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from typing import NamedTuple
 
@@ -106,9 +108,13 @@ def _teaching_blocks(q, k, block_m, block_n) -> tuple[int, int]:
     return _check_block("block_m", block_m, n_q), _check_block("block_n", block_n, n_k)
 
 
-def _guarded(fn, config: dict):
-    """Run a launch under the process-wide lock; turn resource and memory failures into typed errors."""
-    with _env.LAUNCH_LOCK:
+def _guarded(fn, config: dict, lock: bool = True):
+    """Run a launch under the process-wide lock; turn resource and memory failures into typed errors.
+
+    lock=False is for the backward pass on a GPU: autograd runs CUDA backward functions on its own
+    worker thread while the caller may hold LAUNCH_LOCK for the whole step (flashviz.bench does),
+    so taking the lock there would deadlock. The caller's hold serialises the work anyway."""
+    with _env.LAUNCH_LOCK if lock else contextlib.nullcontext():
         try:
             return fn()
         except torch.cuda.OutOfMemoryError as e:
@@ -193,8 +199,9 @@ def _backward(q, k, v, o, lse, do, *, causal, sm_scale):
     if _env.INTERPRET and dtype == torch.bfloat16:                 # see _interpreter_bf16
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
+    guarded = functools.partial(_guarded, lock=_env.INTERPRET)      # CPU autograd runs on the caller's thread
     grads = backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
-                              interpret=_env.INTERPRET, guarded=_guarded)
+                              interpret=_env.INTERPRET, guarded=guarded)
     return tuple(g.to(dtype) for g in grads)
 
 

@@ -95,3 +95,15 @@ def test_grads_full_size_gpu(b, h, n, d, dtype, causal, impl):
 @pytest.mark.gpu
 def test_grads_fully_masked_rows_gpu():
     check_grads(2, 16, 300, 100, 64, torch.float16, True, "fast", seed=2)
+
+
+@pytest.mark.timeout(120)
+def test_backward_while_caller_holds_the_launch_lock():
+    """flashviz.bench holds LAUNCH_LOCK around a whole training step; on a GPU autograd runs the
+    backward on its own thread, which must not wait for that lock (it deadlocked once)."""
+    g = torch.Generator(device=DEV).manual_seed(4)
+    q, k, v = (torch.randn((1, 2, 64, 32), device=DEV, generator=g).requires_grad_() for _ in range(3))
+    with fk.LAUNCH_LOCK:
+        out = fk.attention(q, k, v, impl="fast", causal=True)
+        dq, dk, dv = torch.autograd.grad(out, (q, k, v), torch.ones_like(out))
+    assert all(torch.isfinite(x).all() for x in (dq, dk, dv))
