@@ -190,6 +190,7 @@ STRINGS = {
     "blocks.launch_all": {"en": "all K/V blocks", "zh": "全部 K/V 块"},
     "blocks.launch_causal": {"en": "causal: only up to the diagonal block, the last one masked",
                              "zh": "因果掩码：只到对角线所在的块为止，最后一块带掩码"},
+    "blocks.launch_jdiag": {"en": "⌊(min((i + 1)·Br, N) − 1) / Bc⌋", "zh": "⌊(min((i + 1)·Br, N) − 1) / Bc⌋"},
     "blocks.launch_waves": {"en": "On the {gpu} ({sms} SMs, one program per SM at this shared-memory size) that "
                                   "is {waves:.1f} waves of programs.",
                             "zh": "在 {gpu} 上（{sms} 个 SM；按这个共享内存用量，每个 SM 同时跑一个 program），"

@@ -251,7 +251,7 @@ def launch_readout(sch: Schedule, ch: Choice, lang: str) -> None:
     st.subheader(t("blocks.launch_header", lang))
     causal = t("blocks.launch_causal" if c.causal else "blocks.launch_all", lang)
     st.markdown(t("blocks.launch_fa2", lang, tr=c.tr, bh=c.batch * c.heads, b=c.batch, h=c.heads, programs=c.programs,
-                  br=c.br, d=c.d, jmax=c.tc - 1, causal=causal))
+                  br=c.br, d=c.d, jmax=t("blocks.launch_jdiag", lang) if c.causal else c.tc - 1, causal=causal))
     if ch.gpu in GPU_PRESETS:
         g = GPU_PRESETS[ch.gpu]
         st.markdown(t("blocks.launch_waves", lang, gpu=g["name"], sms=g["sms"], waves=c.programs / g["sms"]))
