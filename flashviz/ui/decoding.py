@@ -53,13 +53,15 @@ def _shown(x: float) -> str:
 
 # ----------------------------------------------------------------------------- engines (cached)
 
-@st.cache_data(max_entries=16, show_spinner=False)
+# cache_resource, not cache_data: the results are read-only and can hold megabytes of per-tile arrays
+# (unpickling a copy on every rerun cost more than drawing the page).
+@st.cache_resource(max_entries=16, show_spinner=False)
 def cached_decode(cfg: Config, workers: int, tree: bool) -> DecodeResult:
     scores, values = row_problem(cfg)
     return flash_decode(scores, values, workers, tile_size=cfg.block_n, guard=cfg.guard, tree=tree)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def cached_paged(cfg: Config, bs: int, free: int, pseed: int) -> tuple[PagedResult, np.ndarray]:
     """The paged walk over the seeded K, V, and the contiguous loop's output (same tiles) to compare with."""
     cfg = replace(cfg, scores="")
