@@ -145,8 +145,10 @@ def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
     tl.store(DQ + qo, (dq * sm_scale).to(DQ.dtype.element_ty), mask=ok)
 
 
-def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, interpret: bool, guarded):
-    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log -> (dq, dk, dv)."""
+def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, interpret: bool, guarded, config=None):
+    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log -> (dq, dk, dv).
+
+    `config` = (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages) overrides the table."""
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
     do = do.contiguous()
@@ -155,6 +157,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, interpret: b
     m1, n1, m2, n2, warps, stages = (32, 32, 32, 32, 4, 2) if interpret else BWD_CONFIGS[bound]
     if q.element_size() == 4 and not interpret:                                 # fp32: smaller tiles fit
         m1, n1, m2, n2, warps, stages = 32, 64, 64, 32, 4, 2
+    if config is not None:
+        m1, n1, m2, n2, warps, stages = config
     ieee = q.element_size() == 4
     # -inf LSE (rows that saw no key) would give exp2(-inf - -inf); such rows have no visible key,
     # so every tile masks them: send +inf instead, which makes their P exactly 0.
