@@ -60,7 +60,7 @@ def test_grid_states_outlines_and_masked_blocks(order):
 def test_grid_chinese_and_large():
     sch = Schedule(make_config(4096, 64, br=64, bc=64), "fa2")
     fig = B.grid_figure(sch, 100, "zh")
-    assert "第 101 / 4096 步" in fig.layout.title.text and "FlashAttention-2" in fig.layout.title.text
+    assert "第 101 / 4096 步" in fig.layout.title.text and t("blocks.order_fa2", "zh") in fig.layout.title.text
     z = np.asarray(fig.data[0].z)
     assert z.shape == (64, 64) and (z == GRID_DONE).sum() == 100 and z[1, 36] == GRID_CURRENT
     assert fig.data[0].customdata is None or len(fig.data[0].customdata) == 64
