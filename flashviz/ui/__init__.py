@@ -5,5 +5,5 @@ state.py    the configuration in st.session_state (survives page switches), side
 steps.py    reusable step controls (first/prev/next/last, scrub slider, autoplay via st.fragment)
 common.py   language, chart rendering with export config, errors shown as st.error (never a traceback)
 stepper.py  page "Online softmax, tile by tile"
-rerun_bench.py  `python -m flashviz.ui.rerun_bench`: server-side time of one stepper rerun after a step change
+rerun_bench.py  `python -m flashviz.ui.rerun_bench [--page blocks]`: server-side time of one rerun after a step change
 """
