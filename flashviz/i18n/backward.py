@@ -1,0 +1,285 @@
+"""Strings of the page "Backward and recomputation" (flashviz/ui/backward.py, ui/backward_demo.py) and its charts
+(charts/backward.py).
+
+Terms follow the seeds: 反向传播, 重计算, 显存, HBM, 片上 SRAM, 统计量 m 和 ℓ, log-sum-exp, 分块.
+"""
+
+STRINGS = {
+    "backward.nav": {"en": "Backward and recomputation", "zh": "反向传播与重计算"},
+    "backward.title": {"en": "Backward and recomputation", "zh": "反向传播与重计算"},
+    "backward.intro": {
+        "en": "Training needs a backward pass, and the backward pass of attention needs the softmax probabilities P. "
+              "Standard attention keeps the N × N matrices of the forward pass in GPU memory (HBM) until the backward "
+              "pass reads them back. FlashAttention keeps only the output O and one number per query row, the "
+              "log-sum-exp L = m + log ℓ of the online-softmax statistics, and **recomputes** S and P tile by tile in "
+              "on-chip SRAM during the backward pass. This page puts numbers on that trade — memory saved, FLOPs "
+              "spent, time measured on a real GPU — and runs our Triton backward kernel for you.",
+        "zh": "训练需要反向传播，而注意力的反向传播要用到 softmax 概率 P。标准注意力把前向传播得到的 N×N 矩阵留在显存（HBM）里，"
+              "等反向传播时再读回来。FlashAttention 只保留输出 O 和每个 query 行的一个数——由在线 softmax 的统计量 m 和 ℓ "
+              "合成的 log-sum-exp L = m + log ℓ，反向传播时在片上 SRAM 中逐块**重计算** S 和 P。本页给这笔交换算账："
+              "省下多少显存、多花多少 FLOPs、在真实 GPU 上测得的时间，并现场运行我们的 Triton 反向传播 kernel。"},
+    "backward.batch": {"en": "batch B", "zh": "批大小 B"},
+    "backward.heads": {"en": "heads H", "zh": "head 数 H"},
+    "backward.bh_help": {"en": "Memory and FLOPs below count all B × H heads (the recorded GPU datasets use B = 4, "
+                               "H = 32).",
+                         "zh": "下面的显存和 FLOPs 按全部 B × H 个 head 计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
+    "backward.load_training": {"en": "Use a recorded training size (N = 4096, d = 64, fp16)",
+                               "zh": "使用已录制的训练规模（N = 4096，d = 64，fp16）"},
+    "backward.load_training_help": {"en": "Sets the shared configuration for every page (the 'long' preset, fp16).",
+                                    "zh": "修改所有页面共享的配置（“长序列”预设，fp16）。"},
+    "backward.fix_input": {"en": "Fix the value above to see the numbers.", "zh": "请先修正上面的输入，再查看数字。"},
+
+    # what is stored
+    "backward.stored_header": {"en": "What the backward pass keeps", "zh": "反向传播要保存什么"},
+    "backward.stored_explain": {
+        "en": "For each head the forward pass produces S = QKᵀ/√d and P = softmax(S), both N × N. The standard way "
+              "keeps them in HBM for the backward pass: 2·N² numbers per head, growing with the square of the "
+              "sequence length. FlashAttention keeps O (N × d, the layer's output, which exists anyway) and the "
+              "log-sum-exp L (N numbers in fp32): O(N) extra memory. The numbers are for the sidebar's N, d and dtype "
+              "and this page's B × H heads.",
+        "zh": "对每个 head，前向传播会产生 S = QKᵀ/√d 和 P = softmax(S)，两者都是 N×N。标准做法把它们存在 HBM 里留给反向传播："
+              "每个 head 2·N² 个数，随序列长度的平方增长。FlashAttention 只保存 O（N×d，本来就是这一层的输出）和 "
+              "log-sum-exp L（N 个 fp32 数）：额外显存只有 O(N)。下面的数字按侧边栏的 N、d、dtype 和本页的 B × H 个 head 计算。"},
+    "backward.metric_naive": {"en": "standard keeps (S, P)", "zh": "标准注意力保存（S、P）"},
+    "backward.metric_naive_help": {"en": "2 · B · H · N² · bytes per element", "zh": "2 · B · H · N² · 每个元素的字节数"},
+    "backward.metric_flash": {"en": "FlashAttention keeps (O, LSE)", "zh": "FlashAttention 保存（O、LSE）"},
+    "backward.metric_flash_help": {"en": "B · H · N · (d · bytes per element + 4)",
+                                   "zh": "B · H · N · (d · 每个元素的字节数 + 4)"},
+    "backward.metric_ratio": {"en": "ratio", "zh": "比值"},
+    "backward.metric_ratio_help": {"en": "2 · N · e / (d · e + 4) for e bytes per element: it grows linearly with N.",
+                                   "zh": "2 · N · e / (d · e + 4)，e 为每个元素的字节数：随 N 线性增长。"},
+    "backward.col_tensor": {"en": "tensor", "zh": "张量"},
+    "backward.col_shape": {"en": "shape per head", "zh": "每个 head 的形状"},
+    "backward.col_elems": {"en": "elements per head", "zh": "每个 head 的元素数"},
+    "backward.col_bytes": {"en": "bytes (B = {b}, H = {h}, {dtype})", "zh": "字节数（B = {b}，H = {h}，{dtype}）"},
+    "backward.col_size": {"en": "size", "zh": "大小"},
+    "backward.col_naive": {"en": "standard keeps", "zh": "标准注意力保存"},
+    "backward.col_flash": {"en": "FlashAttention keeps", "zh": "FlashAttention 保存"},
+    "backward.stored_note": {
+        "en": "L is fp32 whatever the inputs. The seeds' picture keeps S and P; a careful autograd keeps only P "
+              "(softmax's backward needs only its output), which halves the standard side but leaves it N² per head. "
+              "The demo at the bottom counts what PyTorch autograd really saves.",
+        "zh": "无论输入是什么 dtype，L 都是 fp32。种子笔记的描述是保存 S 和 P；细心的 autograd 只保存 P（softmax 的反向只需要它的输出），"
+              "标准一侧减半，但每个 head 仍是 N²。页面底部的演示会统计 PyTorch autograd 实际保存了什么。"},
+    "backward.recompute_explain": {
+        "en": "**How recomputation works.** In the backward pass each program loads tiles of Q, K, V, dO and the saved "
+              "L into on-chip SRAM and rebuilds its tile of probabilities exactly: P_ij = exp(S_ij − L_i) with "
+              "S_ij = Q_i K_jᵀ/√d. No running max and no rescaling are needed, because L already holds the final m "
+              "and ℓ of row i. Then, tile by tile:\n\n"
+              "- δ_i = rowsum(dO_i ∘ O_i), once per row\n"
+              "- dV_j += P_ijᵀ dO_i and dP_ij = dO_i V_jᵀ\n"
+              "- dS_ij = P_ij ∘ (dP_ij − δ_i)\n"
+              "- dQ_i += dS_ij K_j / √d and dK_j += dS_ijᵀ Q_i / √d\n\n"
+              "The tiles of S and P live on chip for a moment and are discarded, as in the forward pass: nothing N × N "
+              "is ever written to HBM or read back from it. Recomputing costs FLOPs; reading an N × N matrix back "
+              "from HBM would cost more time, and the memory to keep it.",
+        "zh": "**重计算怎样进行。** 反向传播时，每个 program 把 Q、K、V、dO 的块和保存下来的 L 载入片上 SRAM，精确地重建自己那一块概率："
+              "P_ij = exp(S_ij − L_i)，其中 S_ij = Q_i K_jᵀ/√d。这里不需要滚动最大值，也不需要重缩放，因为 L 已经包含了第 i 行最终的 "
+              "m 和 ℓ。然后逐块计算：\n\n"
+              "- δ_i = rowsum(dO_i ∘ O_i)，每行算一次\n"
+              "- dV_j += P_ijᵀ dO_i，dP_ij = dO_i V_jᵀ\n"
+              "- dS_ij = P_ij ∘ (dP_ij − δ_i)\n"
+              "- dQ_i += dS_ij K_j / √d，dK_j += dS_ijᵀ Q_i / √d\n\n"
+              "和前向传播一样，S 和 P 的块只在片上停留片刻就被丢弃：没有任何 N×N 矩阵写入 HBM 或从 HBM 读回。"
+              "重计算要多花 FLOPs；而从 HBM 读回一个 N×N 矩阵会花更多时间，还要占用保存它的显存。"},
+
+    # measured
+    "backward.measured_header": {"en": "Measured on a GPU", "zh": "在 GPU 上的实测"},
+    "backward.src": {"en": "data", "zh": "数据来源"},
+    "backward.src_help": {"en": "A dataset recorded with python -m flashviz.bench (assets/benchmarks/), or live runs "
+                                "on this machine's GPU.",
+                          "zh": "用 python -m flashviz.bench 录制的数据集（assets/benchmarks/），或在本机 GPU 上现场测量。"},
+    "backward.src_live": {"en": "measure live on this GPU", "zh": "在本机 GPU 上现场测量"},
+    "backward.live_run": {"en": "Measure a training step on this GPU", "zh": "在本机 GPU 上测量一个训练步"},
+    "backward.live_press": {"en": "Press the button to measure every implementation at several N (takes a minute).",
+                            "zh": "点击按钮，在多个 N 上测量每一种实现（约需一分钟）。"},
+    "backward.prov_head": {"en": "Measured on", "zh": "测量环境："},
+    "backward.prov_device": {"en": "GPU", "zh": "GPU"},
+    "backward.prov_driver": {"en": "driver", "zh": "驱动"},
+    "backward.prov_cuda": {"en": "CUDA", "zh": "CUDA"},
+    "backward.prov_torch": {"en": "torch", "zh": "torch"},
+    "backward.prov_triton": {"en": "triton", "zh": "triton"},
+    "backward.prov_date": {"en": "date", "zh": "日期"},
+    "backward.prov_commit": {"en": "commit", "zh": "提交"},
+    "backward.prov_command": {"en": "Command:", "zh": "命令："},
+    "backward.peak_header": {"en": "Peak memory of a training step", "zh": "一个训练步的峰值显存"},
+    "backward.peak_explain": {
+        "en": "Peak extra memory of one training step (forward + backward) measured on the GPU — everything "
+              "allocated beyond the inputs — at every recorded N, for the recorded configuration nearest yours "
+              "({config}). Both axes are logarithmic: a slope of 2 means growth with N², a slope of 1 growth with N. "
+              "Naive attention differentiates through autograd and keeps N × N matrices; where it ran out of memory "
+              "(OOM) it is marked on the device's memory line.",
+        "zh": "在 GPU 上测得的一个训练步（前向 + 反向传播）的额外峰值显存——输入之外分配的全部显存——取与你的配置最接近的已录制配置"
+              "（{config}），覆盖所有录制的 N。两条坐标轴都是对数刻度：斜率 2 表示随 N² 增长，斜率 1 表示随 N 增长。"
+              "朴素注意力通过 autograd 求导，要保存 N×N 矩阵；显存不足（OOM）的地方标在设备显存那条线上。"},
+    "backward.peak_table": {"en": "Peak extra memory of a training step, MiB (the numbers of the chart):",
+                            "zh": "训练步的额外峰值显存，单位 MiB（图中的数字）："},
+
+    # cost
+    "backward.cost_header": {"en": "What recomputation costs, and what it saves", "zh": "重计算的代价与收益"},
+    "backward.cost_explain": {
+        "en": "Every matmul over the N × N tiles costs 2·N²·d FLOPs per head (half when causal). The forward pass "
+              "does 2 (S = QKᵀ, O = PV). A backward that reads P back from HBM does 4 (dV, dP, dQ, dK); recomputing "
+              "S and P adds one more QKᵀ: 5, the usual “backward = 2.5 × forward”. That is {bwd} more backward "
+              "FLOPs, {step} more for a whole training step. Our kernel computes dK, dV and dQ in two separate "
+              "kernels (no atomic adds), so both recompute S and dP: 7 matmuls. The TFLOP/s below use the usual "
+              "2.5× count, so our kernel executes 7/5 of the FLOPs it is credited with.",
+        "zh": "N×N 块上的每一次矩阵乘法，每个 head 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
+              "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
+              "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的实现把 dK、dV 和 dQ "
+              "放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次矩阵乘法。"
+              "下面的 TFLOP/s 按通常的 2.5 倍计数，所以我们的 kernel 实际执行的 FLOPs 是记账数的 7/5。"},
+    "backward.col_pass": {"en": "pass", "zh": "阶段"},
+    "backward.col_matmuls": {"en": "matmuls per tile", "zh": "每块的矩阵乘法次数"},
+    "backward.col_ops": {"en": "which", "zh": "哪些"},
+    "backward.col_flops": {"en": "FLOPs (this configuration)", "zh": "FLOPs（当前配置）"},
+    "backward.col_vs_fwd": {"en": "× forward", "zh": "× 前向"},
+    "backward.pass_fwd": {"en": "forward", "zh": "前向传播"},
+    "backward.pass_bwd_stored": {"en": "backward, P read back", "zh": "反向传播，读回 P"},
+    "backward.pass_bwd_recompute": {"en": "backward, recomputing", "zh": "反向传播，重计算"},
+    "backward.pass_bwd_ours": {"en": "our backward (2 kernels)", "zh": "我们的反向传播（2 个 kernel）"},
+    "backward.trade": {
+        "en": "**What it buys.** The extra QKᵀ is {flops} FLOPs at this configuration; not storing P saves at least "
+              "{io} of HBM traffic (writing P in the forward pass, reading it back in the backward pass): {fpb} FLOPs "
+              "per byte avoided. At the H200's measured ceilings (790 TFLOP/s dense matmul, 4.3 TB/s copy) that is "
+              "about {extra_ms} ms of extra compute against {io_ms} ms of memory traffic avoided — a roofline "
+              "estimate, not a measurement. The times below are measurements.",
+        "zh": "**换来了什么。** 在当前配置下，多出的那次 QKᵀ 是 {flops} FLOPs；不保存 P 至少省下 {io} 的 HBM 流量"
+              "（前向传播写入 P、反向传播再读回）：每省下 1 字节只多花 {fpb} FLOPs。按 H200 实测的上限（稠密矩阵乘法 790 "
+              "TFLOP/s，拷贝 4.3 TB/s），约是多花 {extra_ms} ms 计算、省下 {io_ms} ms 访存——这是 roofline 估算，不是实测。"
+              "下面的时间才是实测。"},
+    "backward.times_header": {"en": "Recorded times: backward alone and a training step",
+                              "zh": "实测时间：单独的反向传播与一个训练步"},
+    "backward.same": {"en": "Recorded at exactly your configuration: {config}.",
+                      "zh": "这正是你的配置，已有录制数据：{config}。"},
+    "backward.nearest": {"en": "Your configuration ({mine}) was not recorded; these are the numbers at the **nearest "
+                               "recorded configuration: {config}**.",
+                         "zh": "你的配置（{mine}）没有录制数据；下面是**最接近的已录制配置：{config}** 的数字。"},
+    "backward.col_impl": {"en": "implementation", "zh": "实现"},
+    "backward.col_bwd_ms": {"en": "backward ms", "zh": "反向 ms"},
+    "backward.col_bwd_tflops": {"en": "backward TFLOP/s", "zh": "反向 TFLOP/s"},
+    "backward.col_step_ms": {"en": "training step ms", "zh": "训练步 ms"},
+    "backward.col_step_tflops": {"en": "step TFLOP/s", "zh": "训练步 TFLOP/s"},
+    "backward.col_peak": {"en": "step peak MiB", "zh": "训练步峰值 MiB"},
+    "backward.col_ref_bwd": {"en": "ours (fast) faster, backward", "zh": "我们（fast）快几倍，反向"},
+    "backward.col_ref_step": {"en": "ours (fast) faster, step", "zh": "我们（fast）快几倍，训练步"},
+    "backward.summary_head": {"en": "**Our backward over every recorded configuration** (the other's time ÷ ours: "
+                                    "above 1× ours is faster, below 1× slower):",
+                              "zh": "**我们的反向传播在所有已录制配置上的表现**（对方时间 ÷ 我们的时间：大于 1× 表示我们更快，"
+                                    "小于 1× 表示更慢）："},
+    "backward.summary_line": {"en": "- d = {d}: {flash} vs SDPA flash · {cudnn} vs SDPA cuDNN · {naive} vs naive",
+                              "zh": "- d = {d}：对 SDPA flash {flash} · 对 SDPA cuDNN {cudnn} · 对朴素实现 {naive}"},
+    "backward.summary_note": {
+        "en": "These are the numbers as measured. Recomputation is what makes the memory O(N) whatever the kernel; "
+              "how fast the recomputing kernel runs depends on its tiles and scheduling, and the backward's tiles in "
+              "kernels/backward.py are not tuned yet.",
+        "zh": "以上就是实测数字。无论哪个 kernel，显存降到 O(N) 靠的都是重计算；重计算的 kernel 跑多快取决于它的分块和调度，"
+              "而 kernels/backward.py 里反向传播的块大小还没有调优。"},
+
+    # charts
+    "backward.impl_naive": {"en": "naive (autograd)", "zh": "朴素实现（autograd）"},
+    "backward.impl_sdpa_flash": {"en": "SDPA flash", "zh": "SDPA flash"},
+    "backward.impl_sdpa_cudnn": {"en": "SDPA cuDNN", "zh": "SDPA cuDNN"},
+    "backward.impl_teaching": {"en": "ours: teaching", "zh": "我们的：教学版"},
+    "backward.impl_fast": {"en": "ours: fast", "zh": "我们的：fast"},
+    "backward.keeps_naive": {"en": "standard attention keeps", "zh": "标准注意力保存"},
+    "backward.keeps_flash": {"en": "FlashAttention keeps", "zh": "FlashAttention 保存"},
+    "backward.stored_title": {"en": "Kept for the backward pass · standard / flash = {ratio}×",
+                              "zh": "为反向传播保存的数据 · 标准 / flash = {ratio}×"},
+    "backward.axis_tensor": {"en": "tensor (shape per head)", "zh": "张量（每个 head 的形状）"},
+    "backward.axis_bytes": {"en": "bytes, all heads (log)", "zh": "字节数，全部 head（对数）"},
+    "backward.peak_title": {"en": "Peak extra memory of a training step vs N", "zh": "训练步额外峰值显存 vs N"},
+    "backward.axis_n": {"en": "sequence length N (log)", "zh": "序列长度 N（对数）"},
+    "backward.axis_mib": {"en": "peak extra memory, MiB (log)", "zh": "额外峰值显存，MiB（对数）"},
+    "backward.oom": {"en": "OOM", "zh": "OOM"},
+    "backward.oom_name": {"en": "{impl}: out of memory", "zh": "{impl}：显存不足"},
+    "backward.oom_hover": {"en": "N = %{x}: out of memory", "zh": "N = %{x}：显存不足"},
+    "backward.ideal_name": {"en": "least a flash kernel needs (O, L, dQ, dK, dV)",
+                            "zh": "flash kernel 的最低需求（O、L、dQ、dK、dV）"},
+    "backward.device_memory": {"en": "device memory {gib} GiB", "zh": "设备显存 {gib} GiB"},
+    "backward.flops_title": {"en": "FLOPs per pass, in units of the forward's", "zh": "各阶段的 FLOPs（以前向为单位）"},
+    "backward.axis_vs_fwd": {"en": "× forward FLOPs", "zh": "× 前向 FLOPs"},
+    "backward.matmuls": {"en": "{m} matmuls · {x}×", "zh": "{m} 次矩阵乘法 · {x}×"},
+    "backward.mode_bwd": {"en": "backward alone", "zh": "单独的反向传播"},
+    "backward.mode_fwd_bwd": {"en": "training step (forward + backward)", "zh": "训练步（前向 + 反向）"},
+    "backward.times_title": {"en": "Recorded time per implementation", "zh": "各实现的实测时间"},
+    "backward.axis_ms": {"en": "milliseconds", "zh": "毫秒"},
+
+    # the demo
+    "backward.demo_header": {"en": "Run our backward kernel", "zh": "运行我们的反向传播 kernel"},
+    "backward.demo_explain_cpu": {
+        "en": "This machine has no GPU, so the Triton kernels run in Triton's interpreter on the CPU: the very same "
+              "kernel code (the forward saving O and L, the backward recomputing P tile by tile), executed slowly. "
+              "So the sizes are tiny and B = H = 1. The demo compares dQ, dK, dV with float64 autograd of the naive "
+              "path, next to naive autograd in the same dtype, and counts every tensor autograd keeps for the "
+              "backward pass (torch.autograd.graph.saved_tensors_hooks). No time is shown: interpreter time says "
+              "nothing about GPU speed.",
+        "zh": "本机没有 GPU，Triton kernel 在 CPU 上由 Triton 解释器执行：同一份 kernel 代码（前向传播保存 O 和 L，"
+              "反向传播逐块重计算 P），只是执行得很慢。所以规模很小，B = H = 1。演示把 dQ、dK、dV 与朴素实现的 float64 "
+              "autograd 结果比较，并列出同一 dtype 下朴素 autograd 的误差，同时统计 autograd 为反向传播保存的每一个张量"
+              "（torch.autograd.graph.saved_tensors_hooks）。这里不显示时间：解释器的耗时不代表 GPU 速度。"},
+    "backward.demo_explain_cuda": {
+        "en": "On this GPU the Triton kernels run compiled (the forward saving O and L, the backward recomputing P "
+              "tile by tile), B = H = 1. The demo compares dQ, dK, dV with float64 autograd of the naive path, next "
+              "to naive autograd in the same dtype, and counts every tensor autograd keeps for the backward pass "
+              "(torch.autograd.graph.saved_tensors_hooks). For timings, see the measured section above.",
+        "zh": "在这块 GPU 上 Triton kernel 以编译后的形式运行（前向传播保存 O 和 L，反向传播逐块重计算 P），B = H = 1。"
+              "演示把 dQ、dK、dV 与朴素实现的 float64 autograd 结果比较，并列出同一 dtype 下朴素 autograd 的误差，"
+              "同时统计 autograd 为反向传播保存的每一个张量（torch.autograd.graph.saved_tensors_hooks）。"
+              "时间请看上面的实测部分。"},
+    "backward.demo_n": {"en": "demo N", "zh": "演示的 N"},
+    "backward.demo_d": {"en": "demo d", "zh": "演示的 d"},
+    "backward.demo_cap": {"en": "At most N = {n} and d = {d} here.", "zh": "这里最多 N = {n}、d = {d}。"},
+    "backward.demo_impl": {"en": "our kernel", "zh": "我们的 kernel"},
+    "backward.demo_from_sidebar": {"en": "dtype {dtype}, {causal} and seed {seed} come from the sidebar; N ≤ {n} and "
+                                         "d ≤ {d} here.",
+                                   "zh": "dtype {dtype}、{causal}和随机种子 {seed} 取自侧边栏；这里 N ≤ {n}、d ≤ {d}。"},
+    "backward.causal_yes": {"en": "causal", "zh": "因果掩码"},
+    "backward.causal_no": {"en": "no mask", "zh": "无掩码"},
+    "backward.demo_run_cpu": {"en": "Run forward + backward (Triton interpreter, CPU)",
+                              "zh": "运行前向 + 反向传播（Triton 解释器，CPU）"},
+    "backward.demo_run_cuda": {"en": "Run forward + backward on the GPU", "zh": "在 GPU 上运行前向 + 反向传播"},
+    "backward.demo_press": {"en": "Press the button to run the kernels on these sizes.",
+                            "zh": "点击按钮，用这些规模运行 kernel。"},
+    "backward.demo_running": {"en": "Running the Triton kernels…", "zh": "正在运行 Triton kernel…"},
+    "backward.demo_grads": {"en": "Gradients against float64 · N = {n}, d = {d}, {dtype}, {impl}",
+                            "zh": "梯度与 float64 的对比 · N = {n}，d = {d}，{dtype}，{impl}"},
+    "backward.col_grad": {"en": "gradient", "zh": "梯度"},
+    "backward.col_ours_err": {"en": "ours: max |Δ| vs float64", "zh": "我们的：与 float64 的最大 |Δ|"},
+    "backward.col_naive_err": {"en": "naive in {dtype}: max |Δ| vs float64",
+                               "zh": "{dtype} 朴素实现：与 float64 的最大 |Δ|"},
+    "backward.col_bound": {"en": "bound 2·naive + ε", "zh": "上界 2·朴素 + ε"},
+    "backward.col_within": {"en": "within", "zh": "达标"},
+    "backward.demo_bf16": {"en": "In Triton 3.6's interpreter bf16 matmuls are wrong, so there our kernels compute "
+                                 "bf16 inputs in fp32 (the compiled GPU code computes in bf16).",
+                           "zh": "Triton 3.6 的解释器里 bf16 矩阵乘法有误，所以在那里我们的 kernel 用 fp32 计算 bf16 输入"
+                                 "（编译后的 GPU 代码用 bf16 计算）。"},
+    "backward.demo_saved": {"en": "What autograd saved for the backward pass", "zh": "autograd 为反向传播保存了什么"},
+    "backward.demo_naive_new": {"en": "naive: new bytes saved", "zh": "朴素实现：新保存的字节"},
+    "backward.demo_ours_new": {"en": "ours: new bytes saved", "zh": "我们的：新保存的字节"},
+    "backward.demo_nn": {"en": "one N × N matrix in {dtype}", "zh": "一个 {dtype} 的 N×N 矩阵"},
+    "backward.path_naive": {"en": "naive", "zh": "朴素实现"},
+    "backward.path_ours": {"en": "ours", "zh": "我们的"},
+    "backward.col_path": {"en": "path", "zh": "路径"},
+    "backward.col_what": {"en": "what", "zh": "内容"},
+    "backward.col_saved_shape": {"en": "shape", "zh": "形状"},
+    "backward.col_dtype": {"en": "dtype", "zh": "dtype"},
+    "backward.col_saved_bytes": {"en": "bytes", "zh": "字节"},
+    "backward.col_role": {"en": "memory", "zh": "显存"},
+    "backward.role_input": {"en": "an input: in memory anyway", "zh": "输入：本来就在显存里"},
+    "backward.role_output": {"en": "the output: in memory anyway", "zh": "输出：本来就在显存里"},
+    "backward.role_new": {"en": "new, kept until the backward pass", "zh": "新分配，一直保留到反向传播"},
+    "backward.what_input": {"en": "q, k or v (or a view of one)", "zh": "q、k 或 v（或其视图）"},
+    "backward.what_output": {"en": "O", "zh": "O"},
+    "backward.what_nn": {"en": "P = softmax(S), N × N", "zh": "P = softmax(S)，N×N"},
+    "backward.what_mask": {"en": "causal mask, N × N booleans", "zh": "因果掩码，N×N 个布尔值"},
+    "backward.what_nd": {"en": "q · scale, N × d", "zh": "q · scale，N×d"},
+    "backward.what_n": {"en": "L = m + log ℓ (log-sum-exp), N", "zh": "L = m + log ℓ（log-sum-exp），N"},
+    "backward.what_other": {"en": "other", "zh": "其他"},
+    "backward.demo_after": {
+        "en": "Naive autograd kept {naive} new bytes for the backward pass — the N × N probabilities P (plus a scaled "
+              "copy of q, and the mask when causal). Our kernel kept {ours} new bytes: L, one fp32 number per row "
+              "(N = {n}). That is {ratio}× less, and the gap grows linearly with N.",
+        "zh": "朴素 autograd 为反向传播新保存了 {naive} 字节——N×N 的概率矩阵 P（外加 q 的缩放副本，因果时还有掩码）。"
+              "我们的 kernel 只新保存了 {ours} 字节：L，每行一个 fp32 数（N = {n}）。少了 {ratio} 倍，而且差距随 N 线性增长。"},
+}

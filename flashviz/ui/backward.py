@@ -1,0 +1,269 @@
+"""Page "Backward and recomputation": what the backward pass keeps (S, P vs O, LSE), the measured peak memory of a
+training step, the extra FLOPs recomputing S costs and the time it still saves, and a small demo of our Triton
+backward (ui/backward_demo.py).
+
+Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
+to flashviz.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
+to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
+Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from flashviz import live, recompute as rc
+from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
+from flashviz.charts import backward as charts
+from flashviz.errors import InputError
+from flashviz.i18n import t
+from flashviz.tiling import check_int
+from flashviz.ui import backward_demo, state
+from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.config import DTYPE_SHORT, Config
+
+NS = "backward"
+FIELDS = ("n", "d", "causal", "dtype", "seed")
+DEFAULTS = dict(batch=4, heads=32, source=None)
+LIVE = "live"                                   # the source "measure on this GPU"
+LIVE_NS = (1024, 2048, 4096, 8192, 16384)
+PROV_KEYS = ("device", "driver", "cuda", "torch", "triton", "date", "commit")
+
+
+def _kept(name: str, default=None) -> dict:
+    return state.kept(f"{NS}.{name}", DEFAULTS[name] if default is None else default)
+
+
+def _ss(name: str):
+    return st.session_state.get(f"{NS}.{name}", DEFAULTS.get(name))
+
+
+def fmt(x, spec: str = ".2f") -> str:
+    return "—" if x is None else format(x, spec)
+
+
+def cfg_text(c: dict, lang: str) -> str:
+    causal = t("backward.causal_yes" if c["causal"] else "backward.causal_no", lang)
+    return (f"N = {c['n']}, d = {c['d']}, {causal}, {DTYPE_SHORT.get(c['dtype'], c['dtype'])}, "
+            f"B = {c['batch']}, H = {c['heads']}")
+
+
+# ----------------------------------------------------------------------------- data sources
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_dataset(path: str, mtime: float) -> dict:
+    """Validated once per file version; shared read-only (never mutate it)."""
+    return load_dataset(path)
+
+
+def datasets() -> dict[str, dict]:
+    """{file name: dataset}: the committed ones, a training dataset first."""
+    out = {p.name: cached_dataset(str(p), p.stat().st_mtime) for p in list_datasets()}
+    return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
+
+
+def source_picker(lang: str) -> dict | None:
+    """This page's data source: a recorded dataset, or live runs on this GPU. Returns the dataset (or None)."""
+    sets = datasets()
+    options = list(sets) + [LIVE] * live.gpu_available()
+    if not options:
+        raise InputError("no benchmark dataset found in assets/benchmarks/ and no GPU here")
+    if _ss("source") not in options:
+        st.session_state[f"{NS}.source"] = options[0]
+    label = lambda k: t("backward.src_live", lang) if k == LIVE else f"{k} · {dataset_label(sets[k])}"  # noqa: E731
+    st.selectbox(t("backward.src", lang), options, format_func=label, help=t("backward.src_help", lang),
+                 **_kept("source", options[0]))
+    if _ss("source") == LIVE:
+        return live_source(lang)
+    return sets[_ss("source")]
+
+
+def live_source(lang: str) -> dict | None:
+    """On a GPU: measure a training step over N (and the backward alone at this N) with flashviz.live."""
+    cfg, b, h = state.config(), _ss("batch"), _ss("heads")
+    if st.button(t("backward.live_run", lang), key=f"{NS}.live_run", icon=":material/speed:"):
+        from flashviz.bench import provenance as prov
+        bar = st.progress(0.0)
+        tick = lambda i, n, _c: bar.progress(min(1.0, i / max(n, 1)))  # noqa: E731
+        ns = sorted(set(LIVE_NS) | {cfg.n})
+        cells = live.sweep_live(ns, cfg.d, cfg.causal, cfg.dtype, b, h, mode="fwd+bwd", progress=tick)
+        cells += live.measure_live(cfg.n, cfg.d, cfg.causal, cfg.dtype, b, h, mode="bwd")
+        p = prov.collect("cuda", "flashviz app, page 'Backward and recomputation': flashviz.live.sweep_live("
+                         f"{ns}, d={cfg.d}, causal={cfg.causal}, dtype={cfg.dtype}, B={b}, H={h}, mode='fwd+bwd')",
+                         "triton.testing.do_bench median (CUDA events, L2 cleared per run)")
+        st.session_state[f"{NS}.live"] = dict(provenance=p, sweep={}, cells=cells, complete=True)
+    ds = st.session_state.get(f"{NS}.live")
+    if ds is None:
+        st.info(t("backward.live_press", lang), icon=":material/speed:")
+    return ds
+
+
+def provenance(ds: dict, lang: str) -> None:
+    """GPU, driver, CUDA, torch, triton, date, commit and the command, under a chart."""
+    f = {x["key"]: x["value"] for x in provenance_fields(ds)}
+    line = " · ".join(f"{t('backward.prov_' + k, lang)} {f[k]}" for k in PROV_KEYS)
+    st.caption(f"{t('backward.prov_head', lang)} {line}  \n{t('backward.prov_command', lang)} `{f['command']}`")
+
+
+# ----------------------------------------------------------------------------- sections
+
+def controls(lang: str) -> None:
+    a, b, c = st.columns([2, 2, 5])
+    a.number_input(t("backward.batch", lang), step=1, help=t("backward.bh_help", lang), **_kept("batch"))
+    b.number_input(t("backward.heads", lang), step=1, help=t("backward.bh_help", lang), **_kept("heads"))
+    c.button(t("backward.load_training", lang), key=f"{NS}.load_training", icon=":material/model_training:",
+             on_click=_load_training, help=t("backward.load_training_help", lang))
+
+
+def _load_training() -> None:
+    state.apply_preset("long")                     # N = 4096, d = 64, full, as the recorded training sweep
+    state.set_values(dtype="float16")
+
+
+def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
+    st.header(t("backward.stored_header", lang))
+    st.markdown(t("backward.stored_explain", lang))
+    rows = rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h)
+    naive, flash, ratio = rc.stored_totals(rows)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(t("backward.metric_naive", lang), rc.bytes_human(naive), help=t("backward.metric_naive_help", lang))
+    m2.metric(t("backward.metric_flash", lang), rc.bytes_human(flash), help=t("backward.metric_flash_help", lang))
+    m3.metric(t("backward.metric_ratio", lang), f"{ratio:,.1f}×", help=t("backward.metric_ratio_help", lang))
+    yes, no = "✓", ""
+    df = pd.DataFrame({t("backward.col_tensor", lang): [r.name for r in rows],
+                       t("backward.col_shape", lang): [r.shape for r in rows],
+                       t("backward.col_elems", lang): [r.elems for r in rows],
+                       t("backward.col_bytes", lang, b=b, h=h, dtype=DTYPE_SHORT[cfg.dtype]): [r.bytes for r in rows],
+                       t("backward.col_size", lang): [rc.bytes_human(r.bytes) for r in rows],
+                       t("backward.col_naive", lang): [yes if r.naive else no for r in rows],
+                       t("backward.col_flash", lang): [yes if r.flash else no for r in rows]})
+    left, right = st.columns([5, 4])
+    with left:
+        st.dataframe(df, hide_index=True, key=f"{NS}.stored_table")
+        st.caption(t("backward.stored_note", lang))
+    with right:
+        chart(charts.stored_figure(rows, lang, ratio=ratio), "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
+    st.session_state[f"{NS}.stored_view"] = dict(rows={r.name: r.bytes for r in rows}, naive=naive, flash=flash,
+                                                 ratio=ratio)
+    st.markdown(t("backward.recompute_explain", lang))
+
+
+def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
+    st.header(t("backward.peak_header", lang))
+    st.markdown(t("backward.peak_explain", lang, config=cfg_text(view["config"], lang)))
+    curve = view["curve"]
+    dev = ds["provenance"].get("total_memory_bytes")
+    ns = sorted({c["n"] for c in curve})
+    mark = cfg.n if ns and ns[0] <= cfg.n <= ns[-1] else None
+    chart(charts.peak_figure(curve, lang, device_bytes=dev, mark_n=mark), "backward_peak",
+          f"d{view['config']['d']}_{'causal' if view['config']['causal'] else 'full'}", key=f"{NS}.peak")
+    provenance(ds, lang)
+    impls = [i for i in charts.IMPLS if any(c["impl"] == i for c in curve)]
+    cell = {(c["impl"], c["n"]): c for c in curve}
+    txt = lambda c: (t("backward.oom", lang) if c and c["status"] == "oom" else  # noqa: E731
+                     fmt(c["peak_extra_bytes"] / 2 ** 20, ",.0f") if c and c.get("peak_extra_bytes") else "—")
+    df = pd.DataFrame({"N": ns, **{charts.impl_name(i, lang): [txt(cell.get((i, n))) for n in ns] for i in impls},
+                       t("backward.ideal_name", lang): [fmt(next(c["ideal_bytes"] for c in curve if c["n"] == n)
+                                                            / 2 ** 20, ",.0f") for n in ns]})
+    st.caption(t("backward.peak_table", lang))
+    st.dataframe(df, hide_index=True, key=f"{NS}.peak_table")
+
+
+def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int, lang: str) -> None:
+    st.header(t("backward.cost_header", lang))
+    rows = rc.matmul_rows(cfg.n, cfg.d, cfg.causal, b, h)
+    tr = rc.trade(cfg.n, cfg.d, cfg.dtype, cfg.causal, b, h)
+    left, right = st.columns([4, 5])
+    with left:
+        st.markdown(t("backward.cost_explain", lang, bwd=f"{tr['bwd_extra']:.0%}", step=f"{tr['step_extra']:.1%}"))
+        df = pd.DataFrame({t("backward.col_pass", lang): [t(f"backward.pass_{r['key']}", lang) for r in rows],
+                           t("backward.col_matmuls", lang): [r["matmuls"] for r in rows],
+                           t("backward.col_ops", lang): [r["ops"] for r in rows],
+                           t("backward.col_flops", lang): [f"{r['flops']:.3g}" for r in rows],
+                           t("backward.col_vs_fwd", lang): [f"{r['vs_fwd']:g}×" for r in rows]})
+        st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
+    with right:
+        chart(charts.flops_figure(rows, lang), "backward_flops", slug(cfg, b, h), key=f"{NS}.flops")
+    st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=rc.bytes_human(tr["io_bytes"]),
+                  fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
+    if ds is None or view is None:
+        return
+    st.subheader(t("backward.times_header", lang))
+    c = view["config"]
+    st.markdown(t("backward.same" if view["same"] else "backward.nearest", lang, config=cfg_text(c, lang),
+                  mine=cfg_text(dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h), lang)))
+    tr_rows = rc.times_rows(view["bwd"], view["step"])
+    name = lambda i: charts.impl_name(i, lang)  # noqa: E731
+    df = pd.DataFrame({t("backward.col_impl", lang): [name(r["impl"]) for r in tr_rows],
+                       t("backward.col_bwd_ms", lang): [fmt(r["bwd_ms"]) for r in tr_rows],
+                       t("backward.col_bwd_tflops", lang): [fmt(r["bwd_tflops"], ".0f") for r in tr_rows],
+                       t("backward.col_step_ms", lang): [fmt(r["step_ms"]) for r in tr_rows],
+                       t("backward.col_step_tflops", lang): [fmt(r["step_tflops"], ".0f") for r in tr_rows],
+                       t("backward.col_peak", lang): [fmt(r["peak_mib"], ",.0f") for r in tr_rows],
+                       t("backward.col_ref_bwd", lang): [fmt(r["ref_vs_bwd"]) + "×" * (r["ref_vs_bwd"] is not None)
+                                                         for r in tr_rows],
+                       t("backward.col_ref_step", lang): [fmt(r["ref_vs_step"]) + "×" * (r["ref_vs_step"] is not None)
+                                                          for r in tr_rows]})
+    st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
+    chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
+    provenance(ds, lang)
+    st.session_state[f"{NS}.times_view"] = dict(config=c, same=view["same"], rows=tr_rows)
+    summary(ds, lang)
+
+
+def summary(ds: dict, lang: str) -> None:
+    """Our backward against the others over every recorded configuration, per head dim: the numbers as they are."""
+    s = rc.speed_summary(ds)
+    rng = lambda p: f"{p[0]:.2f}–{p[1]:.2f}×" if p else "—"  # noqa: E731
+    lines = [t("backward.summary_line", lang, d=d, flash=rng(v.get("flash")), cudnn=rng(v.get("cudnn")),
+               naive=rng(v.get("naive"))) for d, v in s.items()]
+    if lines:
+        st.markdown(t("backward.summary_head", lang) + "\n" + "\n".join(lines) + "\n\n" + t("backward.summary_note",
+                                                                                               lang))
+
+
+def slug(cfg: Config, b: int, h: int) -> str:
+    return f"N{cfg.n}_d{cfg.d}_{DTYPE_SHORT[cfg.dtype]}_B{b}_H{h}" + "_causal" * cfg.causal
+
+
+def cfg_slug(c: dict) -> str:
+    return f"N{c['n']}_d{c['d']}_{DTYPE_SHORT.get(c['dtype'], c['dtype'])}" + "_causal" * c["causal"]
+
+
+# ----------------------------------------------------------------------------- the page
+
+def render() -> None:
+    state.init()
+    lang = state.lang()
+    cfg = state.config_sidebar(lang, fields=FIELDS)
+    st.title(t("backward.title", lang))
+    st.markdown(t("backward.intro", lang))
+    controls(lang)
+    ok = False
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        b, h = check_int("batch B", _ss("batch"), 1, rc.MAX_BH), check_int("heads H", _ss("heads"), 1, rc.MAX_BH)
+        ok = True
+    if ok:
+        with shown_errors(lang, where="stored tensors"):
+            stored_section(cfg, b, h, lang)
+        ds = view = None
+        st.header(t("backward.measured_header", lang))
+        with shown_errors(lang, where="data source"):
+            ds = source_picker(lang)
+            if ds is not None:
+                view = rc.training_view(ds, n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h)
+        if view is not None:
+            with shown_errors(lang, where="peak memory"):
+                peak_section(ds, view, cfg, lang)
+        with shown_errors(lang, where="recomputation cost"):
+            cost_section(ds, view, cfg, b, h, lang)
+    else:
+        st.info(t("backward.fix_input", lang), icon=":material/edit:")
+    with shown_errors(lang, where="demo"):
+        backward_demo.section(cfg, lang)
+
+
+if __name__ == "__main__":                # executed as a page by st.navigation
+    from flashviz.ui.backward import render as _render   # the imported module, so caches are stable
+    _render()

@@ -1,0 +1,270 @@
+"""AppTest of app.py on the page "Backward and recomputation": the stored-bytes table against the closed forms,
+the recorded numbers against the dataset's cells, provenance, the interpreter demo, errors, language, shared config."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flashviz.bench import load_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE, STEPPER, BLOCKS = "flashviz/ui/backward.py", "flashviz/ui/stepper.py", "flashviz/ui/blocks.py"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-29.json"
+W = "_w.cfg."
+MIB = 2 ** 20
+
+
+def open_page(page: str = PAGE, lang: str | None = None, **values) -> AppTest:
+    """app.py on `page`; values: shared fields by name (n=16) or page keys with a dot ('backward.batch')."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    if lang:
+        at.query_params["lang"] = lang
+    for k, v in values.items():
+        at.session_state[k if "." in k else f"cfg.{k}"] = v
+    return at.switch_page(page).run()
+
+
+def clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+TABLES = {"stored": "elements per head", "peak": "N", "flops": "matmuls per tile", "times": "implementation",
+          "grads": "gradient", "saved": "path"}            # AppTest gives no dataframe keys: find one by a column
+
+
+def table(at: AppTest, name: str, column: str | None = None):
+    col = column or TABLES[name]
+    return next(d.value for d in at.dataframe if col in d.value.columns)
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def array(a) -> np.ndarray:
+    if isinstance(a, dict):
+        return np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"])
+    return np.asarray(a)
+
+
+@pytest.fixture(scope="module")
+def train():
+    return load_dataset(TRAIN)
+
+
+def cell(ds, impl, mode, n=4096, d=64, causal=False):
+    return next(c for c in ds["cells"] if (c["impl"], c["mode"], c["n"], c["d"], c["causal"]) ==
+                (impl, mode, n, d, causal))
+
+
+# ----------------------------------------------------------------------------- renders
+
+def test_renders_with_defaults():
+    at = open_page()
+    clean(at)
+    assert at.title[0].value == "Backward and recomputation"
+    assert set(charts(at)) == {"backward.stored", "backward.peak", "backward.flops", "backward.times"}
+    cfg = json.loads(next(c for c in at.get("plotly_chart") if c.key == "backward.stored").proto.config)
+    assert cfg["toImageButtonOptions"]["filename"] == "flashviz_backward_stored_N16_d4_fp32_B4_H32"
+    assert any("Press the button" in i.value for i in at.info)          # the demo waits for its button
+
+
+@pytest.mark.parametrize("values", [{}, dict(n=4096, d=64, dtype="float16"),
+                                    {"n": 1000, "d": 80, "dtype": "bfloat16", "causal": True,
+                                     "backward.batch": 2, "backward.heads": 3}])
+def test_stored_table_equals_the_closed_forms(values):
+    at = open_page(**values)
+    clean(at)
+    ss = at.session_state
+    n, d, b, h = ss["cfg.n"], ss["cfg.d"], ss["backward.batch"], ss["backward.heads"]
+    e = {"float32": 4, "float16": 2, "bfloat16": 2}[ss["cfg.dtype"]]
+    df = table(at, "stored")
+    col = next(c for c in df.columns if c.startswith("bytes"))
+    got = dict(zip(df["tensor"], df[col]))
+    assert got == {"S": b * h * n * n * e, "P": b * h * n * n * e, "O": b * h * n * d * e, "LSE": b * h * n * 4}
+    assert list(df["standard keeps"]) == ["✓", "✓", "", ""] and list(df["FlashAttention keeps"]) == ["", "", "✓", "✓"]
+    ratio = 2 * n * n * e / (n * d * e + 4 * n)
+    assert {m.label: m.value for m in at.metric}["ratio"] == f"{ratio:,.1f}×"
+    fig = charts(at)["backward.stored"]
+    assert [list(array(tr["y"])) for tr in fig["data"]] == [[got["S"], got["P"]], [got["O"], got["LSE"]]]
+    assert fig["layout"]["yaxis"]["type"] == "log"
+
+
+# ----------------------------------------------------------------------------- recorded numbers
+
+def test_times_at_the_nearest_recorded_configuration(train):
+    at = open_page()                                       # N = 16, d = 4, fp32: not recorded
+    clean(at)
+    assert any("nearest recorded configuration: N = 4096, d = 64, no mask, fp16, B = 4, H = 32" in m.value
+               for m in at.markdown)
+    df = table(at, "times").set_index("implementation")
+    names = {"naive": "naive (autograd)", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN",
+             "teaching": "ours: teaching", "fast": "ours: fast"}
+    fast_b, fast_s = cell(train, "fast", "bwd"), cell(train, "fast", "fwd+bwd")
+    for impl, name in names.items():
+        b, s = cell(train, impl, "bwd"), cell(train, impl, "fwd+bwd")
+        row = df.loc[name]
+        assert row["backward ms"] == f"{b['ms']:.2f}" and row["training step ms"] == f"{s['ms']:.2f}"
+        assert row["step peak MiB"] == f"{s['peak_extra_bytes'] / MIB:,.0f}"
+        assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
+    # the speed-ups are the dataset's own: t_flash / t_fast = fast's speedup_vs_flash
+    assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_flash']:.2f}×" == "1.18×"
+    assert df.loc["SDPA cuDNN", "ours (fast) faster, step"] == f"{fast_s['speedup_vs_cudnn']:.2f}×"
+    assert df.loc["naive (autograd)", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_naive']:.2f}×"
+    bars = charts(at)["backward.times"]["data"]
+    assert np.allclose(array(bars[0]["y"]), [cell(train, i, "bwd")["ms"] for i in names])
+
+
+def test_exact_configuration_and_the_honest_d128_numbers(train):
+    at = open_page(n=8192, d=128, causal=True, dtype="float16")
+    clean(at)
+    assert any("Recorded at exactly your configuration: N = 8192, d = 128, causal" in m.value for m in at.markdown)
+    df = table(at, "times").set_index("implementation")
+    fast = cell(train, "fast", "bwd", 8192, 128, True)
+    assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast['speedup_vs_flash']:.2f}×" == "0.55×"
+    summary = next(m.value for m in at.markdown if "every recorded configuration" in m.value)
+    assert "d = 64: 1.02–1.26× vs SDPA flash" in summary and "d = 128: 0.51–0.59× vs SDPA flash" in summary
+
+
+def test_peak_memory_chart_and_table_are_the_dataset_cells(train):
+    at = open_page()
+    clean(at)
+    fig = charts(at)["backward.peak"]
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
+    by_name = {tr["name"]: tr for tr in fig["data"]}
+    for impl, name in (("fast", "ours: fast"), ("sdpa-flash", "SDPA flash"), ("naive", "naive (autograd)")):
+        ok = [c for c in train["cells"] if c["impl"] == impl and c["mode"] == "fwd+bwd" and c["d"] == 64
+              and not c["causal"] and c["status"] == "ok"]
+        assert list(array(by_name[name]["x"])) == [c["n"] for c in ok]
+        assert np.allclose(array(by_name[name]["y"]), [c["peak_extra_bytes"] / MIB for c in ok])
+    oom = by_name["naive (autograd): out of memory"]
+    assert list(array(oom["x"])) == [16384] and oom["text"] == ["OOM"]
+    assert np.isclose(array(oom["y"])[0], train["provenance"]["total_memory_bytes"] / MIB)   # on the memory line
+    df = table(at, "peak").set_index("N")
+    assert df.loc[16384, "naive (autograd)"] == "OOM"
+    assert df.loc[8192, "ours: fast"] == f"{cell(train, 'fast', 'fwd+bwd', 8192)['peak_extra_bytes'] / MIB:,.0f}"
+    assert df.loc[4096, "naive (autograd)"] == "16,576"
+
+
+def test_provenance_beside_each_recorded_chart(train):
+    at = open_page()
+    p = train["provenance"]
+    shown = [c.value for c in at.caption if c.value.startswith("Measured on")]
+    assert len(shown) == 2                                 # peak memory and times
+    for text in shown:
+        for v in ("NVIDIA H200", p["driver_version"], p["cuda_version"], p["torch"], p["triton"], "2026-11-29",
+                  p["git_commit"], p["command"]):
+            assert v in text, v
+
+
+# ----------------------------------------------------------------------------- the interpreter demo
+
+@pytest.mark.parametrize("values, bound", [({}, 1e-5),
+                                           ({"causal": True, "dtype": "float16", "backward.demo_n": 96,
+                                             "backward.demo_d": 16, "backward.demo_impl": "fast"}, 1e-2)])
+def test_demo_gradients_and_saved_bytes(values, bound):
+    at = open_page(**values)
+    at.button(key="backward.demo_run").click().run()
+    clean(at)
+    v = at.session_state["backward.demo_view"]
+    n, e = v["n"], {"float32": 4, "float16": 2}[v["dtype"]]
+    for g in ("dQ", "dK", "dV"):
+        assert v["ours_err"][g] < bound and v["within"][g]
+    assert v["naive_new"] >= n * n * e                     # P at least
+    assert v["ours_new"] == 4 * n                          # the fp32 log-sum-exp only
+    grads = table(at, "grads")
+    assert list(grads["within"]) == ["✓"] * 3
+    assert grads.iloc[0, 1] == f"{v['ours_err']['dQ']:.2e}"
+    saved = table(at, "saved")
+    assert saved[saved["path"] == "ours"]["what"].tolist()[-2:] == ["O", "L = m + log ℓ (log-sum-exp), N"]
+    assert "P = softmax(S), N × N" in saved[saved["path"] == "naive"]["what"].tolist()
+    at.run()                                               # a rerun keeps the cached result
+    assert at.session_state["backward.demo_view"] == v
+
+
+# ----------------------------------------------------------------------------- errors, language, shared config
+
+BAD = [({"backward.demo_n": 500}, "the demo's N on CPU (Triton's interpreter) must be in 1..128, got 500"),
+       ({"backward.demo_d": 100}, "the demo's head dim d on CPU (Triton's interpreter) must be in 1..64, got 100"),
+       ({"backward.source": "nvidia-h200-fwd-2026-11-29.json"}, "this dataset has no training cells"),
+       ({"backward.batch": 0}, "batch B must be in 1..65536, got 0"),
+       ({"n": 0}, "N must be between 1 and 16384")]
+
+
+@pytest.mark.parametrize("values, message", BAD, ids=["demo_n", "demo_d", "no_training", "batch", "n"])
+def test_bad_input_shows_a_message(values, message):
+    at = open_page(**values)
+    assert not at.exception
+    assert len(at.error) == 1 and message in at.error[0].value, [e.value for e in at.error]
+
+
+def test_chinese():
+    at = open_page(lang="zh")
+    clean(at)
+    assert at.title[0].value == "反向传播与重计算"
+    assert at.button(key="backward.demo_run").label == "运行前向 + 反向传播（Triton 解释器，CPU）"
+    text = " ".join(m.value for m in at.markdown)
+    for term in ("重计算", "反向传播", "显存", "HBM", "片上 SRAM", "log-sum-exp", "统计量 m 和 ℓ"):
+        assert term in text, term
+    assert table(at, "times", "实现").shape[0] == 5
+
+
+def test_shared_config_carries_across_pages():
+    at = AppTest.from_file(APP, default_timeout=60).run()              # the stepper
+    at.number_input(key=W + "n").set_value(64).run()
+    at.switch_page(PAGE).run()
+    clean(at)
+    assert at.number_input(key=W + "n").value == 64
+    assert table(at, "stored").iloc[0, 2] == 64 * 64     # S: N² elements per head
+    at.number_input(key=W + "d").set_value(8).run()                     # change it here ...
+    at.number_input(key="_w.backward.batch").set_value(2).run()
+    at.switch_page(BLOCKS).run()
+    clean(at)
+    assert at.number_input(key=W + "d").value == 8                      # ... the blocks page follows
+    at.switch_page(PAGE).run()
+    assert at.number_input(key="_w.backward.batch").value == 2          # this page's own value survived
+
+
+def test_training_size_button():
+    at = open_page()
+    at.button(key="backward.load_training").click().run()
+    clean(at)
+    ss = at.session_state
+    assert (ss["cfg.n"], ss["cfg.d"], ss["cfg.dtype"], ss["cfg.causal"]) == (4096, 64, "float16", False)
+    assert any("Recorded at exactly your configuration" in m.value for m in at.markdown)
+
+
+def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
+    """No GPU here: fake flashviz.live so the page's live path runs with recorded cells as the 'measurements'."""
+    from flashviz import live
+    from flashviz.bench import provenance as prov
+    calls = []
+
+    def fake_sweep(ns, d, causal, dtype, batch, heads, *, mode, **kw):
+        calls.append(("sweep", tuple(ns), d, causal, dtype, batch, heads, mode))
+        return [dict(c) for c in train["cells"] if c["mode"] == mode and c["d"] == 64 and not c["causal"]]
+
+    def fake_measure(n, d, causal, dtype, batch, heads, *, mode, **kw):
+        calls.append(("measure", n, mode))
+        return [dict(c) for c in train["cells"] if c["mode"] == mode and c["d"] == 64 and not c["causal"]
+                and c["n"] == 4096]
+    monkeypatch.setattr(live, "gpu_available", lambda: True)
+    monkeypatch.setattr(live, "sweep_live", fake_sweep)
+    monkeypatch.setattr(live, "measure_live", fake_measure)
+    monkeypatch.setattr(prov, "collect", lambda device, command, timer: dict(train["provenance"], command=command))
+    at = open_page(n=4096, d=64, dtype="float16", **{"backward.source": "live"})
+    assert not at.exception
+    at.button(key="backward.live_run").click().run()
+    clean(at)
+    assert calls[0] == ("sweep", (1024, 2048, 4096, 8192, 16384), 64, False, "float16", 4, 32, "fwd+bwd")
+    assert calls[1] == ("measure", 4096, "bwd")
+    assert any("flashviz.live.sweep_live" in c.value for c in at.caption)
+    df = table(at, "times").set_index("implementation")
+    assert df.loc["ours: fast", "backward ms"] == f"{cell(train, 'fast', 'bwd')['ms']:.2f}"
