@@ -16,6 +16,7 @@ PAGES = [
     ("flashviz/ui/stepper.py", "common.nav_stepper", ":material/view_week:", "stepper"),
     ("flashviz/ui/blocks.py", "common.nav_blocks", ":material/grid_view:", "blocks"),
     ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
+    ("flashviz/ui/backward.py", "backward.nav", ":material/undo:", "backward"),
 ]
 
 nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])
