@@ -42,6 +42,8 @@ def test_stored_figure_numbers(lang):
     assert list(keep_n.text) == ["32.00 MiB", "32.00 MiB"]
     assert ratio == pytest.approx(2 * 1024 * 2 / (64 * 2 + 4))
     assert f"{ratio:,.1f}×" in fig.layout.title.text and fig.layout.yaxis.type == "log"
+    ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))     # bytes, not SI "B" = billion
+    assert ticks[2 ** 20] == "1 MiB" and all(v & (v - 1) == 0 for v in ticks)
 
 
 def test_peak_figure_marks_oom_on_the_memory_line():
@@ -63,12 +65,13 @@ def test_peak_figure_marks_oom_on_the_memory_line():
 
 def test_flops_figure_counts_matmuls():
     rows = matmul_rows(2048, 128, True, 1, 1)
-    fig = valid(B.flops_figure(rows, "en"))
-    assert list(fig.data[0].y) == [1.0, 2.0, 2.5, 3.5]
-    assert list(fig.data[0].text) == ["2 matmuls · 1×", "4 matmuls · 2×", "5 matmuls · 2.5×", "7 matmuls · 3.5×"]
+    fig = valid(B.flops_figure(rows, "en"))                                    # horizontal, forward on top
+    assert fig.data[0].orientation == "h"
+    assert list(fig.data[0].x) == [3.5, 2.5, 2.0, 1.0]
+    assert list(fig.data[0].text) == ["7 matmuls · 3.5×", "5 matmuls · 2.5×", "4 matmuls · 2×", "2 matmuls · 1×"]
     one = 2 * 2048 * 2048 * 128 / 2                                              # causal halves it
-    assert list(fig.data[0].customdata) == [2 * one, 4 * one, 5 * one, 7 * one]
-    assert fig.data[0].x[3] == "our backward (2 kernels)"
+    assert list(fig.data[0].customdata) == [7 * one, 5 * one, 4 * one, 2 * one]
+    assert fig.data[0].y[0] == "our backward (2 kernels)" and fig.data[0].y[-1] == "forward"
 
 
 def test_times_figure_bars_and_oom():

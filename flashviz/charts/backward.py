@@ -42,6 +42,15 @@ def _log_range(values, pad: float = 0.25) -> list[float]:
     return [lo - pad, hi + pad]
 
 
+def _byte_ticks(values) -> dict:
+    """Log-axis ticks at powers of two spelled in B / KiB / MiB / GiB (plotly's SI 'B' would read as billion)."""
+    lo, hi = _log_range(values, 0.35)
+    k0, k1 = math.floor(lo / math.log10(2)), math.ceil(hi / math.log10(2))
+    step = max(1, math.ceil((k1 - k0) / 7))
+    vals = [2 ** k for k in range(k0 - k0 % step, k1 + 1, step) if k >= 0]
+    return dict(tickvals=vals, ticktext=[bytes_human(v).replace(".00", "") for v in vals], range=[lo, hi])
+
+
 def stored_figure(rows: list[Stored], lang: str = "en", *, ratio: float) -> go.Figure:
     """One bar per tensor, coloured by the path that keeps it; bytes on a log axis (the gap is N / d-ish)."""
     data = []
@@ -53,8 +62,7 @@ def stored_figure(rows: list[Stored], lang: str = "en", *, ratio: float) -> go.F
                          hovertemplate="%{x}: %{y:,} B<extra></extra>"))
     lay = base_layout(t("backward.stored_title", lang, ratio=f"{ratio:,.1f}"), height=380,
                       xaxis=axis(t("backward.axis_tensor", lang)),
-                      yaxis=axis(t("backward.axis_bytes", lang), type="log",
-                                 range=_log_range([r.bytes for r in rows], 0.35)),
+                      yaxis=axis(t("backward.axis_bytes", lang), type="log", **_byte_ticks([r.bytes for r in rows])),
                       barmode="group", margin=dict(l=70, r=20, t=50, b=100))
     return figure(data, lay)
 
@@ -102,22 +110,23 @@ def peak_figure(cells: list[dict], lang: str = "en", *, device_bytes: int | None
                            line=dict(color=P.ORANGE, width=1, dash="dash")))
     lay = base_layout(t("backward.peak_title", lang), height=420,
                       xaxis=axis(t("backward.axis_n", lang), type="log", tickvals=ns, ticktext=[str(n) for n in ns]),
-                      yaxis=axis(t("backward.axis_mib", lang), type="log", range=_log_range(ys, 0.3)),
+                      yaxis=axis(t("backward.axis_mib", lang), type="log", dtick=1, range=_log_range(ys, 0.3)),
                       shapes=shapes, annotations=notes, margin=dict(l=70, r=20, t=50, b=120))
     return figure(data, lay)
 
 
 def flops_figure(rows: list[dict], lang: str = "en") -> go.Figure:
-    """rows from recompute.matmul_rows: one bar per pass, height = FLOPs / forward FLOPs."""
-    data = [dict(type="bar", x=[t(f"backward.pass_{r['key']}", lang) for r in rows], y=[r["vs_fwd"] for r in rows],
-                 marker=dict(color=[PASS_COLORS[r["key"]] for r in rows]),
+    """rows from recompute.matmul_rows: one horizontal bar per pass (forward on top), length = FLOPs / forward's."""
+    rows = rows[::-1]
+    data = [dict(type="bar", orientation="h", y=[t(f"backward.pass_{r['key']}", lang) for r in rows],
+                 x=[r["vs_fwd"] for r in rows], marker=dict(color=[PASS_COLORS[r["key"]] for r in rows]),
                  text=[t("backward.matmuls", lang, m=r["matmuls"], x=f"{r['vs_fwd']:g}") for r in rows],
                  textposition="outside", cliponaxis=False, showlegend=False,
                  customdata=[r["flops"] for r in rows],
-                 hovertemplate="%{x}<br>%{customdata:.3s}FLOP<extra></extra>")]
-    lay = base_layout(t("backward.flops_title", lang), height=360,
-                      xaxis=axis(""), yaxis=axis(t("backward.axis_vs_fwd", lang), range=[0, 4.2]),
-                      margin=dict(l=60, r=20, t=50, b=80))
+                 hovertemplate="%{y}<br>%{customdata:.3s}FLOP<extra></extra>")]
+    lay = base_layout(t("backward.flops_title", lang), height=300,
+                      xaxis=axis(t("backward.axis_vs_fwd", lang), range=[0, 4.9]), yaxis=axis(""),
+                      margin=dict(l=190, r=20, t=50, b=50))
     return figure(data, lay)
 
 

@@ -137,15 +137,15 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
                        t("backward.col_size", lang): [rc.bytes_human(r.bytes) for r in rows],
                        t("backward.col_naive", lang): [yes if r.naive else no for r in rows],
                        t("backward.col_flash", lang): [yes if r.flash else no for r in rows]})
-    left, right = st.columns([5, 4])
+    st.dataframe(df, hide_index=True, key=f"{NS}.stored_table")
+    st.caption(t("backward.stored_note", lang))
+    left, right = st.columns([4, 5])
     with left:
-        st.dataframe(df, hide_index=True, key=f"{NS}.stored_table")
-        st.caption(t("backward.stored_note", lang))
-    with right:
         chart(charts.stored_figure(rows, lang, ratio=ratio), "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
+    with right:
+        st.markdown(t("backward.recompute_explain", lang))
     st.session_state[f"{NS}.stored_view"] = dict(rows={r.name: r.bytes for r in rows}, naive=naive, flash=flash,
                                                  ratio=ratio)
-    st.markdown(t("backward.recompute_explain", lang))
 
 
 def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
@@ -176,14 +176,14 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
     left, right = st.columns([4, 5])
     with left:
         st.markdown(t("backward.cost_explain", lang, bwd=f"{tr['bwd_extra']:.0%}", step=f"{tr['step_extra']:.1%}"))
-        df = pd.DataFrame({t("backward.col_pass", lang): [t(f"backward.pass_{r['key']}", lang) for r in rows],
-                           t("backward.col_matmuls", lang): [r["matmuls"] for r in rows],
-                           t("backward.col_ops", lang): [r["ops"] for r in rows],
-                           t("backward.col_flops", lang): [f"{r['flops']:.3g}" for r in rows],
-                           t("backward.col_vs_fwd", lang): [f"{r['vs_fwd']:g}×" for r in rows]})
-        st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
     with right:
         chart(charts.flops_figure(rows, lang), "backward_flops", slug(cfg, b, h), key=f"{NS}.flops")
+    df = pd.DataFrame({t("backward.col_pass", lang): [t(f"backward.pass_{r['key']}", lang) for r in rows],
+                       t("backward.col_matmuls", lang): [r["matmuls"] for r in rows],
+                       t("backward.col_ops", lang): [r["ops"] for r in rows],
+                       t("backward.col_flops", lang): [f"{r['flops']:.3g}" for r in rows],
+                       t("backward.col_vs_fwd", lang): [f"{r['vs_fwd']:g}×" for r in rows]})
+    st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
     st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=rc.bytes_human(tr["io_bytes"]),
                   fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
     if ds is None or view is None:
