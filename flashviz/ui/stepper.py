@@ -146,10 +146,10 @@ def _show_pitfall() -> None:
 
 
 def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
-    """ISSUE 4 HOOK: "The kernel's own numbers". Run flashviz_kernels' attention_trace with tile cfg.block_n
-    for query row cfg.row (inputs from flashviz.ui.config.inputs(cfg)), overlay the kernel's m, l, alpha per
-    tile on the simulator's `tr`, and print the max difference. Intentionally empty until then."""
-    return None
+    """Issue 4: "The kernel's own numbers" (flashviz/ui/kernel_panel.py): the Triton kernel's m, l, alpha per
+    tile for query row cfg.row, tile cfg.block_n, overlaid on the simulator's `tr`, with the max difference."""
+    from flashviz.ui import kernel_panel as panel
+    panel.render(cfg, tr, lang)
 
 
 def render() -> None:
