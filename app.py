@@ -16,6 +16,7 @@ PAGES = [
     ("flashviz/ui/stepper.py", "common.nav_stepper", ":material/view_week:", "stepper"),
     ("flashviz/ui/blocks.py", "common.nav_blocks", ":material/grid_view:", "blocks"),
     ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
+    ("flashviz/ui/speed.py", "common.nav_speed", ":material/speed:", "speed"),
     ("flashviz/ui/backward.py", "backward.nav", ":material/undo:", "backward"),
 ]
 

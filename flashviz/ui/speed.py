@@ -1,0 +1,292 @@
+"""Page "Speed and memory": measured time and memory of naive attention vs the flash kernels.
+
+Thin: the shared configuration (N, d, Br/Bc, causal, dtype; ui/state.py) plus this page's own batch B, heads H,
+pass (forward / backward / both) and chart metric (kept under speed.<name>). With CUDA, ui/speed_live.py
+measures through flashviz.live. Always: recorded datasets (flashviz.bench: committed under assets/benchmarks/
+or uploaded in this session, validated by the bench's loader, never executed) with their provenance, at the
+recorded configuration nearest the shared one; and the lesson's exercise 3 measured on this CPU
+(flashviz.bench.cpu_memory). Charts: flashviz/charts/speed.py. Strings: flashviz/i18n/speed.py.
+Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from flashviz import live
+from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
+                            parse_dataset, provenance_fields)
+from flashviz.charts import speed as charts
+from flashviz.errors import DatasetError, InputError
+from flashviz.i18n import t
+from flashviz.ui import speed_live, state
+from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.config import DTYPE_SHORT, Config
+
+NS = "speed"
+FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
+DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="tflops")      # as the recorded H200 sweep
+MODES = ("fwd", "bwd", "fwd+bwd")
+EXERCISE_NS = (512, 2048, 8192)
+MAX_BH = 1 << 16
+SAME_KEYS = ("n", "d", "causal", "dtype", "batch", "heads")
+UPLOAD_MB = 5
+
+
+def _kept(name: str) -> dict:
+    return state.kept(f"{NS}.{name}", DEFAULTS[name])
+
+
+def page_values() -> tuple[int, int]:
+    """This page's batch B and heads H, checked (InputError with the field's name otherwise)."""
+    ss = st.session_state
+    out = []
+    for name, label in (("batch", "batch B"), ("heads", "heads H")):
+        v = ss.get(f"{NS}.{name}", DEFAULTS[name])
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BH:
+            raise InputError(f"{label} must be a whole number in 1..{MAX_BH}, got {v!r}")
+        out.append(v)
+    return out[0], out[1]
+
+
+# ----------------------------------------------------------------------------- datasets
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def committed(path: str, mtime: float) -> dict:
+    """A committed dataset, validated once per file version."""
+    return load_dataset(path)
+
+
+def read_upload(data: bytes) -> dict:
+    """An uploaded file's bytes -> a validated dataset: the bench's loader (size cap, strict UTF-8 JSON, schema,
+    finite numbers). Nothing in it is ever evaluated or executed. DatasetError with a clear message otherwise."""
+    return parse_dataset(data)
+
+
+def datasets(lang: str) -> dict[str, dict]:
+    """{id: dataset}: committed files ("file:<name>"), then this session's uploads ("upload:<name>")."""
+    out = {}
+    for p in list_datasets():
+        try:
+            out[f"file:{p.name}"] = committed(str(p), p.stat().st_mtime)
+        except DatasetError as e:           # a broken committed file must not take the page down
+            st.warning(t("speed.bad_committed", lang, name=p.name, msg=str(e)), icon=":material/warning:")
+    out.update(st.session_state.get(f"{NS}.uploads", {}))
+    return out
+
+
+def upload_box(lang: str) -> None:
+    """st.file_uploader -> read_upload; an accepted file becomes selectable (this session) and selected."""
+    ss = st.session_state
+    f = st.file_uploader(t("speed.upload", lang), type=["json"], key=f"_w.{NS}.upload", max_upload_size=UPLOAD_MB,
+                         help=t("speed.upload_help", lang))
+    if f is None:
+        ss.pop(f"{NS}.upload_msg", None)
+        return
+    if ss.get(f"{NS}.upload_seen") != f.file_id:            # each file once, not on every rerun
+        ss[f"{NS}.upload_seen"] = f.file_id
+        try:
+            ds = read_upload(f.getvalue())
+        except DatasetError as e:
+            ss[f"{NS}.upload_msg"] = ("error", f.name, str(e))
+        else:
+            key = f"upload:{f.name}"
+            ss.setdefault(f"{NS}.uploads", {})[key] = ds
+            ss[f"{NS}.dataset"] = key
+            modes = {c["mode"] for c in ds["cells"]}
+            if ss.get(f"{NS}.mode", "fwd") not in modes and modes:
+                ss[f"{NS}.mode"] = next(m for m in MODES if m in modes)
+            ss[f"{NS}.upload_msg"] = ("ok", f.name, dataset_label(ds))
+    kind, name, msg = ss[f"{NS}.upload_msg"]
+    if kind == "error":
+        st.error(t("speed.upload_rejected", lang, name=name, msg=msg), icon=":material/block:")
+    else:
+        st.success(t("speed.upload_accepted", lang, name=name, label=msg), icon=":material/check:")
+
+
+def _label(key: str, ds: dict, lang: str) -> str:
+    extra = t("speed.uploaded", lang) if key.startswith("upload:") else key.removeprefix("file:")
+    return f"{dataset_label(ds)} · {extra}"
+
+
+def provenance_panel(ds: dict, lang: str) -> None:
+    """Every provenance field, in a grid of four columns, the re-runnable command below."""
+    fields = [f for f in provenance_fields(ds) if f["key"] != "command"]
+    with st.container(border=True):
+        st.markdown(t("speed.prov_header", lang))
+        cols = st.columns(4)
+        for i, f in enumerate(fields):
+            label = t(f"speed.prov_{f['key']}", lang)
+            cols[i % 4].caption(f"**{label}** · {f['value']}")
+        command = next(f["value"] for f in provenance_fields(ds) if f["key"] == "command")
+        st.caption(t("speed.prov_command", lang))
+        st.code(command, language="bash", wrap_lines=True)
+
+
+def source_line(ds: dict, lang: str) -> str:
+    """One line naming where a chart's numbers come from (beside every chart)."""
+    p = {f["key"]: f["value"] for f in provenance_fields(ds)}
+    return t("speed.source", lang, gpu=p["device"], driver=p["driver"], cuda=p["cuda"], torch=p["torch"],
+             triton=p["triton"], date=p["date"][:10], commit=p["commit"])
+
+
+def _use_recorded(near: dict) -> None:
+    ss = st.session_state
+    n, row = near["n"], ss.get("cfg.row", 0)
+    follow = row == ss.get("cfg.n", 0) - 1 or row >= n               # the row that followed the last one follows
+    state.set_values(n=n, d=near["d"], causal=near["causal"], dtype=near["dtype"], **({"row": n - 1} if follow else {}))
+    ss[f"{NS}.batch"], ss[f"{NS}.heads"] = near["batch"], near["heads"]
+
+
+def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
+    ss = st.session_state
+    st.header(t("speed.rec_header", lang))
+    pick, up = st.columns([3, 2])
+    with up:
+        upload_box(lang)
+    options = {k: ds for k, ds in datasets(lang).items() if any(c["mode"] == mode for c in ds["cells"])}
+    if not options:
+        st.warning(t("speed.no_dataset", lang, mode=t(f"speed.mode_{mode}", lang)), icon=":material/folder_off:")
+        return
+    if ss.get(f"{NS}.dataset") not in options:
+        ss[f"{NS}.dataset"] = next(iter(options))
+    with pick:
+        st.selectbox(t("speed.dataset", lang), list(options), format_func=lambda k: _label(k, options[k], lang),
+                     help=t("speed.dataset_help", lang), **state.kept(f"{NS}.dataset", next(iter(options))))
+        st.segmented_control(t("speed.metric", lang), ("tflops", "ms"), required=True,
+                             format_func=lambda m: t(f"speed.metric_{m}", lang), **_kept("metric"))
+    key = ss[f"{NS}.dataset"]
+    ds = options[key]
+    near = nearest_config(ds, n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=batch, heads=heads,
+                          mode=mode)
+    mine = dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=batch, heads=heads, mode=mode)
+    same = all(near[k] == mine[k] for k in SAME_KEYS)
+    if same:
+        st.success(t("speed.rec_same", lang, cfg=speed_live.family_text(near, lang)), icon=":material/check:")
+    else:
+        st.info(t("speed.rec_nearest", lang, mine=speed_live.family_text(mine, lang), near=speed_live.family_text(near, lang)),
+                icon=":material/near_me:")
+        st.button(t("speed.use_recorded", lang), key=f"{NS}.use_recorded", on_click=_use_recorded, args=(near,),
+                  icon=":material/sync_alt:")
+    ss[f"{NS}.view"] = dict(dataset=key, nearest=near, same=same)            # what is shown (tests)
+
+    fam = charts.family(ds["cells"], near)
+    fam_text = speed_live.family_text(near, lang, with_n=False)
+    slug = f"{key.split(':', 1)[1].removesuffix('.json')}_d{near['d']}_{DTYPE_SHORT.get(near['dtype'], near['dtype'])}" \
+           f"_B{near['batch']}_H{near['heads']}_{near['mode']}" + "_causal" * near["causal"]
+    source = source_line(ds, lang)
+    a, b = st.columns(2)
+    metric = ss[f"{NS}.metric"]
+    with a, shown_errors(lang, where="time vs N"):
+        title = charts.two_line_title(t("speed.title_time" if metric == "ms" else "speed.title_tflops", lang), fam_text)
+        chart(charts.perf_figure(fam, lang, metric=metric, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
+              f"recorded_{metric}", slug, key=f"{NS}.rec_perf")
+        st.caption(source)
+    with b, shown_errors(lang, where="memory vs N"):
+        title = charts.two_line_title(t("speed.title_memory", lang), fam_text)
+        chart(charts.memory_figure(fam, lang, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
+              "recorded_memory", slug, key=f"{NS}.rec_memory")
+        st.caption(source)
+    with shown_errors(lang, where="provenance"):
+        provenance_panel(ds, lang)
+    st.caption(t("speed.legend_hint", lang))
+
+    st.subheader(t("speed.table_header", lang, cfg=speed_live.family_text(near, lang)))
+    cells = cells_for(ds, near)
+    speed_live.show_ratio_table(cells, lang, key=f"{NS}.rec_table")
+    st.caption(source)
+    speed_live.cell_notes(cells, lang)
+
+
+# ----------------------------------------------------------------------------- lesson exercise 3 on this CPU
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def cached_exercise(ns: tuple[int, ...]) -> list[dict]:
+    return cpu_memory.run_exercise(ns=ns)
+
+
+def exercise_frame(rows: list[dict], lang: str) -> pd.DataFrame:
+    mib = 2 ** 20
+    return pd.DataFrame({
+        "N": [r["n"] for r in rows],
+        t("speed.cpu_col_naive", lang): [f"{r['naive_peak_bytes'] / mib:,.2f}" for r in rows],
+        t("speed.cpu_col_theory", lang): [f"{r['naive_theory_bytes'] / mib:,.2f}" for r in rows],
+        t("speed.cpu_col_tiled", lang): [f"{r['tiled_peak_bytes'] / mib:,.3f}" for r in rows],
+        t("speed.cpu_col_output", lang): [f"{r['output_bytes'] / mib:,.3f}" for r in rows],
+        t("speed.cpu_col_scratch", lang): [f"{r['tiled_scratch_bytes'] / 1024:,.0f}" for r in rows],
+        t("speed.cpu_col_ratio", lang): [f"{r['naive_over_tiled']:.1f}×" for r in rows],
+        t("speed.cpu_col_diff", lang): [f"{r['max_abs_diff']:.1e}" for r in rows],
+    })
+
+
+def _show_exercise() -> None:
+    st.session_state[f"{NS}.cpu_shown"] = True
+
+
+def exercise_section(lang: str) -> None:
+    ss = st.session_state
+    st.header(t("speed.cpu_header", lang))
+    st.markdown(t("speed.cpu_intro", lang))
+    ns = tuple(EXERCISE_NS)
+    st.button(t("speed.cpu_run", lang, ns=", ".join(str(n) for n in ns)), key=f"{NS}.cpu_run",
+              icon=":material/memory:", on_click=_show_exercise)
+    if not ss.get(f"{NS}.cpu_shown"):
+        return
+    with st.spinner(t("speed.cpu_running", lang)):
+        rows = cached_exercise(ns)
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        chart(charts.cpu_memory_figure(rows, lang), "cpu_memory", "N" + "-".join(str(n) for n in ns),
+              key=f"{NS}.cpu_chart")
+    with right:
+        first, last = rows[0], rows[-1]
+        st.markdown(t("speed.cpu_explain", lang, n0=first["n"], n1=last["n"],
+                      grow=last["naive_peak_bytes"] / first["naive_peak_bytes"], sq=(last["n"] / first["n"]) ** 2,
+                      ratio=last["naive_over_tiled"], kib=last["tiled_scratch_bytes"] / 1024,
+                      br=last["block_rows"], bc=last["block_cols"]))
+    st.dataframe(exercise_frame(rows, lang), hide_index=True, key=f"{NS}.cpu_table")
+    ss[f"{NS}.cpu_view"] = rows                                                  # tests
+
+
+# ----------------------------------------------------------------------------- the page
+
+def controls(lang: str) -> None:
+    b, h, m = st.columns([1, 1, 3])
+    b.number_input(t("speed.batch", lang), step=1, help=t("speed.bh_help", lang), **_kept("batch"))
+    h.number_input(t("speed.heads", lang), step=1, help=t("speed.bh_help", lang), **_kept("heads"))
+    m.segmented_control(t("speed.mode", lang), MODES, required=True, help=t("speed.mode_help", lang),
+                        format_func=lambda x: t(f"speed.mode_{x}", lang), **_kept("mode"))
+
+
+def render() -> None:
+    state.init()
+    lang = state.lang()
+    cfg = state.config_sidebar(lang, fields=FIELDS)
+    st.title(t("speed.title", lang))
+    st.markdown(t("speed.intro", lang))
+    controls(lang)
+    ok = None
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        batch, heads = page_values()
+        ok = True
+    mode = st.session_state[f"{NS}.mode"]
+    if ok:
+        if live.gpu_available():
+            with shown_errors(lang, where="GPU"):
+                speed_live.section(cfg, batch, heads, mode, lang)
+        else:
+            st.info(t("speed.no_gpu", lang), icon=":material/developer_board_off:")
+        with shown_errors(lang, where="recorded datasets"):
+            recorded_section(cfg, batch, heads, mode, lang)
+        with st.expander(t("speed.explain_header", lang), expanded=True):
+            st.markdown(t("speed.explain", lang))
+    else:
+        st.info(t("speed.fix_input", lang), icon=":material/edit:")
+    with shown_errors(lang, where="CPU memory exercise"):
+        exercise_section(lang)
+
+
+if __name__ == "__main__":                # executed as a page by st.navigation
+    from flashviz.ui.speed import render as _render   # the imported module, so caches and fragments are stable
+    _render()

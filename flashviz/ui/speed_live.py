@@ -1,0 +1,171 @@
+"""The live half of the page "Speed and memory" (with CUDA), and the cell tables both halves share.
+
+Measurement is flashviz.live (measure_live / sweep_live -> flashviz.bench, every GPU step under
+flashviz_kernels.LAUNCH_LOCK). Results are kept process-wide per configuration (st.cache_resource store):
+several classroom browsers asking for the same configuration at once share one measurement (a per-key
+lock: the second waits, then reads the first's result); different configurations queue on LAUNCH_LOCK.
+A waiting session blocks only its own script thread; the server keeps serving everyone else.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import pandas as pd
+import streamlit as st
+
+from flashviz import live
+from flashviz.charts import speed as charts
+from flashviz.i18n import t
+from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.config import DTYPE_SHORT, Config
+
+NS = "speed"
+
+
+# ----------------------------------------------------------------------------- tables shared with recorded data
+
+def _x(v, fmt: str) -> str:
+    return "—" if v is None else format(v, fmt)
+
+
+def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
+    """charts.speed.ratio_rows -> the table the page shows (numbers as text, '—' where unmeasured)."""
+    return pd.DataFrame({
+        t("speed.col_impl", lang): [charts.impl_label(r["impl"], lang) for r in rows],
+        t("speed.col_status", lang): [t(f"speed.status_{r['status']}", lang) for r in rows],
+        t("speed.col_ms", lang): [_x(r["ms"], ".3f") for r in rows],
+        t("speed.col_tflops", lang): [_x(r["tflops"], ".0f") for r in rows],
+        t("speed.col_peak", lang): [_x(r["peak_mib"], ",.0f") for r in rows],
+        t("speed.col_speedup_naive", lang): [_x(r["speedup_vs_naive"], ".2f") + "×" * (r["speedup_vs_naive"]
+                                                                                      is not None) for r in rows],
+        t("speed.col_speedup_cudnn", lang): [_x(r["speedup_vs_cudnn"], ".2f") + "×" * (r["speedup_vs_cudnn"]
+                                                                                      is not None) for r in rows],
+        t("speed.col_mem_naive", lang): [_x(r["memory_vs_naive"], ".3f") for r in rows],
+        t("speed.col_mem_cudnn", lang): [_x(r["memory_vs_cudnn"], ".2f") for r in rows],
+    })
+
+
+def cell_notes(cells: list[dict], lang: str) -> None:
+    """One readable line per cell that did not run: OOM and errors as warnings, 'unavailable' as a caption."""
+    for c in cells:
+        if c["status"] == "ok":
+            continue
+        args = dict(impl=charts.impl_label(c["impl"], lang), n=c["n"], msg=(c.get("message") or "-")[:400])
+        if c["status"] == "unavailable":
+            st.caption(t("speed.note_unavailable", lang, **args))
+        else:
+            st.warning(t(f"speed.note_{c['status']}", lang, **args), icon=":material/warning:")
+
+
+def family_text(c: dict, lang: str, with_n: bool = True) -> str:
+    """'N = 4096, d = 128, causal, fp16, B = 4, H = 32, forward' (without N for a sweep over N)."""
+    return t("speed.family" if with_n else "speed.family_sweep", lang, n=c.get("n"), d=c["d"],
+             causal=t("speed.causal" if c["causal"] else "speed.full", lang),
+             dtype=DTYPE_SHORT.get(c["dtype"], c["dtype"]), b=c["batch"], h=c["heads"],
+             mode=t(f"speed.mode_{c['mode']}", lang))
+
+
+def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
+    rows = charts.ratio_rows(cells)
+    st.dataframe(ratio_frame(rows, lang), hide_index=True, key=key)
+
+
+# ----------------------------------------------------------------------------- the process-wide store
+
+@st.cache_resource(show_spinner=False)
+def _store() -> dict:
+    return dict(lock=threading.Lock(), keys={}, results={}, busy=0)
+
+
+def measure_once(key: tuple, fn, *, force: bool = False) -> dict:
+    """fn() once per key across sessions: {"cells", "when"}; a second caller of a running key waits for it."""
+    s = _store()
+    with s["lock"]:
+        key_lock = s["keys"].setdefault(key, threading.Lock())
+    with key_lock:
+        if key in s["results"] and not force:
+            return s["results"][key]
+        with s["lock"]:
+            s["busy"] += 1
+        try:
+            res = dict(cells=fn(), when=time.strftime("%Y-%m-%d %H:%M:%S"))
+        finally:
+            with s["lock"]:
+                s["busy"] -= 1
+        s["results"][key] = res
+        return res
+
+
+def stored(key: tuple) -> dict | None:
+    return _store()["results"].get(key)
+
+
+def _progress(bar, lang: str):
+    def tick(done: int, total: int, cell: dict) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=t("speed.live_progress", lang, done=done, total=total,
+                                                            impl=charts.impl_label(cell["impl"], lang), n=cell["n"],
+                                                            status=t(f"speed.status_{cell['status']}", lang)))
+    return tick
+
+
+# ----------------------------------------------------------------------------- the section
+
+def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
+    """'Run on GPU' for this configuration and a sweep over N, with results cached per configuration."""
+    import torch
+    st.header(t("speed.live_header", lang))
+    gpu = torch.cuda.get_device_name(0)
+    st.markdown(t("speed.live_intro", lang, gpu=gpu))
+    tiles = live.gpu_tiles(cfg.block_m, cfg.block_n)
+    st.caption(t("speed.live_tiles_yours" if tiles else "speed.live_tiles_default", lang, br=cfg.block_m,
+                 bc=cfg.block_n))
+    base = (cfg.d, cfg.causal, cfg.dtype, batch, heads, mode, tiles)
+    one_key, sweep_key = ("one", cfg.n, *base), ("sweep", live.SWEEP_NS, *base)
+    left, right = st.columns(2)
+    run = left.button(t("speed.live_run", lang), key=f"{NS}.live_run", type="primary", icon=":material/bolt:")
+    sweep = right.button(t("speed.live_sweep", lang, lo=live.SWEEP_NS[0], hi=live.SWEEP_NS[-1]),
+                         key=f"{NS}.live_sweep", icon=":material/show_chart:")
+    if (run or sweep) and _store()["busy"]:
+        st.info(t("speed.live_queued", lang), icon=":material/hourglass_top:")
+    mine = dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=batch, heads=heads, mode=mode)
+
+    with shown_errors(lang, where="GPU run"):
+        if run:
+            bar = st.progress(0.0, text=t("speed.live_running", lang))
+            measure_once(one_key, lambda: live.measure_live(cfg.n, cfg.d, cfg.causal, cfg.dtype, batch, heads,
+                                                            mode=mode, tiles=tiles, progress=_progress(bar, lang)),
+                         force=True)
+            bar.empty()
+        res = stored(one_key)
+        if res:
+            st.subheader(t("speed.live_result", lang, what=family_text(mine, lang)))
+            show_ratio_table(res["cells"], lang, key=f"{NS}.live_table")
+            st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
+            cell_notes(res["cells"], lang)
+            st.session_state[f"{NS}.live_view"] = res["cells"]          # what is shown (tests)
+
+    with shown_errors(lang, where="GPU sweep"):
+        if sweep:
+            with st.status(t("speed.live_sweeping", lang), expanded=True) as status:
+                bar = st.progress(0.0)
+                measure_once(sweep_key, lambda: live.sweep_live(live.SWEEP_NS, cfg.d, cfg.causal, cfg.dtype, batch,
+                                                                heads, mode=mode, tiles=tiles,
+                                                                progress=_progress(bar, lang)), force=True)
+                status.update(label=t("speed.live_swept", lang), state="complete", expanded=False)
+        res = stored(sweep_key)
+        if res:
+            fam = family_text(mine, lang, with_n=False)
+            slug = f"live_d{cfg.d}_{DTYPE_SHORT.get(cfg.dtype, cfg.dtype)}_B{batch}_H{heads}_{mode}" + \
+                "_causal" * cfg.causal
+            a, b = st.columns(2)
+            with a:
+                chart(charts.perf_figure(res["cells"], lang, metric="ms", mark_n=cfg.n,
+                                         title=charts.two_line_title(t("speed.title_time", lang), fam)), "live_time", slug,
+                      key=f"{NS}.live_time")
+            with b:
+                chart(charts.memory_figure(res["cells"], lang, mark_n=cfg.n,
+                                           title=charts.two_line_title(t("speed.title_memory", lang), fam)), "live_memory", slug,
+                      key=f"{NS}.live_memory")
+            st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
+            cell_notes(res["cells"], lang)

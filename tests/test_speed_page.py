@@ -1,0 +1,311 @@
+"""AppTest of app.py on the page "Speed and memory" (CPU): recorded datasets with provenance, the nearest cell
+following the shared configuration, uploads (accepted or rejected, never executed), lesson exercise 3, the GPU
+path's wiring with flashviz.live faked (OOM and errors shown per cell), and the configuration shared across pages."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flashviz.bench import load_dataset
+from flashviz.charts import speed as charts
+from flashviz.errors import DatasetError
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SPEED, STEPPER = "flashviz/ui/speed.py", "flashviz/ui/stepper.py"
+FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-11-29.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-29.json"
+W = "_w.cfg."
+
+
+def open_page(page: str = SPEED, **values) -> AppTest:
+    """app.py on `page`; values: shared fields by name (n=16) or page keys with a dot ('speed.batch')."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in values.items():
+        at.session_state[k if "." in k else f"cfg.{k}"] = v
+    return at.switch_page(page).run()
+
+
+def clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+# ----------------------------------------------------------------------------- recorded datasets
+
+def test_renders_with_the_recorded_dataset_and_its_provenance():
+    at = open_page()
+    clean(at)
+    assert at.title[0].value == "Speed and memory"
+    assert any("No CUDA GPU on this machine" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 2                               # time/TFLOP/s vs N, memory vs N
+    body = texts(at)
+    prov = load_dataset(FWD)["provenance"]
+    for want in ("NVIDIA H200", prov["git_commit"], prov["driver_version"], prov["torch"], prov["triton"],
+                 prov["created_utc"][:10], prov["command"]):
+        assert want in body, want
+    assert at.code[0].value == prov["command"]
+    assert body.count("Source: NVIDIA H200") >= 3                        # beside both charts and the table
+    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"
+
+
+def test_nearest_cell_follows_the_shared_configuration():
+    at = open_page(n=8192, d=128, causal=True, dtype="float16")
+    clean(at)
+    view = at.session_state["speed.view"]
+    assert view["same"] and view["nearest"]["n"] == 8192 and view["nearest"]["d"] == 128
+    assert any("exactly your configuration" in s.value for s in at.success)
+    ds = load_dataset(FWD)
+    rec = {c["impl"]: c for c in ds["cells"] if (c["n"], c["d"], c["causal"], c["dtype"]) == (8192, 128, True,
+                                                                                                  "float16")}
+    df = at.dataframe[0].value
+    row = df[df["implementation"] == "naive (PyTorch)"].iloc[0]
+    assert row["time (ms)"] == f"{rec['naive']['ms']:.3f}"
+    fast = df[df["implementation"] == "fast kernel (Triton)"].iloc[0]
+    assert fast["speed-up vs naive"] == f"{rec['naive']['ms'] / rec['fast']['ms']:.2f}×"
+
+    at.number_input(key=W + "n").set_value(5000).run()                  # not recorded: the nearest, said so
+    clean(at)
+    view = at.session_state["speed.view"]
+    assert not view["same"] and view["nearest"]["n"] == 4096 and view["nearest"]["causal"]
+    assert any("nearest, not the same" in i.value and "N = 5000" in i.value for i in at.info)
+
+
+def test_use_the_recorded_configuration_writes_the_shared_one():
+    at = open_page(n=100, d=100, dtype="float32", row=99, **{"speed.batch": 2})
+    at.button(key="speed.use_recorded").click().run()
+    clean(at)
+    ss = at.session_state
+    assert (ss["cfg.n"], ss["cfg.d"], ss["cfg.dtype"], ss["cfg.causal"]) == (1024, 128, "float16", False)
+    assert ss["cfg.row"] == 1023                                          # the last row followed the new last row
+    assert ss["speed.view"]["same"] and ss["speed.batch"] == 4 and ss["speed.heads"] == 32
+
+
+def test_the_pass_picks_the_training_dataset():
+    at = open_page(n=8192, d=64, dtype="float16")
+    at.segmented_control(key="_w.speed.mode").set_value("bwd").run()
+    clean(at)
+    view = at.session_state["speed.view"]
+    assert view["dataset"] == f"file:{TRAIN.name}" and view["nearest"]["mode"] == "bwd" and view["same"]
+    assert "a38e070f" in texts(at)                                          # the training run's commit
+
+
+def test_time_metric_draws_log_axes_with_reference_slopes():
+    at = open_page(n=4096, d=128, dtype="float16")
+    at.segmented_control(key="_w.speed.metric").set_value("ms").run()
+    clean(at)
+    perf, mem = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    assert perf["layout"]["xaxis"]["type"] == "log" and perf["layout"]["yaxis"]["type"] == "log"
+    names = [tr.get("name") for tr in perf["data"]] + [tr.get("name") for tr in mem["data"]]
+    assert names.count("∝ N² (reference)") == 2 and names.count("∝ N (reference)") == 2
+    assert mem["layout"]["yaxis"]["type"] == "log"
+
+
+# ----------------------------------------------------------------------------- uploads
+
+def test_a_malformed_upload_is_rejected_with_a_message():
+    at = open_page()
+    at.file_uploader[0].set_value(("broken.json", b"{not json at all", "application/json")).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "broken.json was not accepted" in at.error[0].value
+    assert "not JSON" in at.error[0].value
+    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"   # the page carries on
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_an_upload_with_a_non_finite_number_is_rejected():
+    raw = FWD.read_text().replace('"ms": 0.3910079896450043', '"ms": NaN', 1)
+    at = open_page()
+    at.file_uploader[0].set_value(("nan.json", raw.encode(), "application/json")).run()
+    assert not at.exception and "NaN is not allowed" in at.error[0].value
+
+
+def test_a_valid_upload_becomes_selectable_in_this_session():
+    ds = json.loads(FWD.read_bytes())
+    ds["provenance"].update(device_name="My Laptop GPU", git_commit="abc1234")
+    at = open_page()
+    at.file_uploader[0].set_value(("mine.json", json.dumps(ds).encode(), "application/json")).run()
+    clean(at)
+    assert at.session_state["speed.view"]["dataset"] == "upload:mine.json"
+    assert "My Laptop GPU" in texts(at) and "abc1234" in texts(at)
+    options = at.selectbox(key="_w.speed.dataset").options
+    assert "My Laptop GPU · 2026-11-29 · 200 cells · uploaded" in options and len(options) == 2
+    at.selectbox(key="_w.speed.dataset").set_value(f"file:{FWD.name}").run()   # back to the committed one; kept
+    at.run()
+    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"\xff\xfe", "not UTF-8"),
+    (b'{"schema_version": 1, "kind": "flashviz-bench"}', "missing"),
+    (b"[1, 2, 3]", "JSON object"),
+    (b"x" * (6 * 2 ** 20), "limited to"),
+])
+def test_read_upload_rejects_bad_bytes(data, words):
+    from flashviz.ui.speed import read_upload
+    with pytest.raises(DatasetError, match=words):
+        read_upload(data)
+
+
+# ----------------------------------------------------------------------------- exercise 3 on this CPU
+
+def test_cpu_exercise_naive_grows_as_n_squared(monkeypatch):
+    monkeypatch.setattr("flashviz.ui.speed.EXERCISE_NS", (256, 512, 1024))
+    at = open_page()
+    at.button(key="speed.cpu_run").click().run()
+    clean(at)
+    rows = at.session_state["speed.cpu_view"]
+    assert [r["n"] for r in rows] == [256, 512, 1024]
+    for a, b in zip(rows, rows[1:]):
+        assert b["naive_peak_bytes"] / a["naive_peak_bytes"] == pytest.approx(4, rel=0.2)
+    assert rows[-1]["naive_peak_bytes"] > 2 * rows[-1]["tiled_peak_bytes"]
+    assert len(at.get("plotly_chart")) == 3
+    assert any("O(N²)" in m.value for m in at.markdown)
+
+
+# ----------------------------------------------------------------------------- the GPU path, faked on CPU
+
+def _fake_cells(n, d, causal, dtype, batch, heads, mode="fwd"):
+    """Recorded cells of one configuration, naive marked OOM and teaching failing to compile."""
+    ds = load_dataset(FWD)
+    cells = copy.deepcopy([c for c in ds["cells"] if (c["d"], c["causal"], c["dtype"]) == (128, False, "float16")
+                           and c["n"] == 4096 and c["impl"] in ("naive", "sdpa-flash", "sdpa-cudnn", "teaching",
+                                                                "fast")])
+    for c in cells:
+        c.update(n=n, d=d, causal=causal, dtype=dtype, batch=batch, heads=heads, mode=mode)
+        if c["impl"] in ("naive", "teaching"):
+            c.update(status="oom" if c["impl"] == "naive" else "error", ms=None, tflops=None, peak_extra_bytes=None,
+                     message="GPU out of memory for {'impl': 'naive'}" if c["impl"] == "naive" else
+                     "Triton ran out of on-chip resources for {'block_m': 256}: shared memory")
+    return cells
+
+
+def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
+    import torch
+
+    from flashviz import live
+    calls = []
+
+    def measure(n, d, causal, dtype, batch, heads, *, mode="fwd", tiles=None, progress=None, **kw):
+        calls.append(("one", n, tiles))
+        cells = _fake_cells(n, d, causal, dtype, batch, heads, mode)
+        for i, c in enumerate(cells):
+            progress(i + 1, len(cells), c)
+        return cells
+
+    def sweep(ns, d, causal, dtype, batch, heads, *, mode="fwd", tiles=None, progress=None, **kw):
+        calls.append(("sweep", tuple(ns), tiles))
+        return [c for n in ns for c in _fake_cells(n, d, causal, dtype, batch, heads, mode)]
+
+    monkeypatch.setattr(live, "gpu_available", lambda: True)
+    monkeypatch.setattr(live, "measure_live", measure)
+    monkeypatch.setattr(live, "sweep_live", sweep)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: "Fake GPU")
+    at = open_page(n=2048, d=128, dtype="float16", block_m=64, block_n=32)
+    assert not at.exception and not any("No CUDA GPU" in i.value for i in at.info)
+    assert any("your tiles Br = 64, Bc = 32" in c.value for c in at.caption)
+    at.button(key="speed.live_run").click().run()
+    assert not at.exception
+    assert calls[-1] == ("one", 2048, (64, 32))
+    df = at.dataframe[0].value
+    assert df.set_index("implementation").loc["naive (PyTorch)", "status"] == "OOM"
+    warnings = " ".join(w.value for w in at.warning)
+    assert "ran out of GPU memory (OOM)" in warnings and "Triton ran out of on-chip resources" in warnings
+    assert at.session_state["speed.live_view"][0]["n"] == 2048
+
+    at.button(key="speed.live_sweep").click().run()
+    assert not at.exception
+    assert calls[-1][0] == "sweep" and calls[-1][1] == live.SWEEP_NS
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(specs) == 4                                                # live time + memory, recorded two
+    oom_marks = [tr for tr in specs[0]["data"] if tr.get("mode") == "markers+text"]
+    assert any("OOM" in tr["text"] for tr in oom_marks)
+
+
+def test_non_gpu_tiles_fall_back_to_the_kernel_defaults(monkeypatch):
+    import torch
+
+    from flashviz import live
+    monkeypatch.setattr(live, "gpu_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: "Fake GPU")
+    at = open_page(block_m=4, block_n=4)
+    assert not at.exception
+    assert any("its own tiles" in c.value and "Br = 4, Bc = 4" in c.value for c in at.caption)
+
+
+def test_bad_batch_is_a_message_and_the_page_stays_up():
+    at = open_page(**{"speed.batch": 0})
+    assert not at.exception
+    assert len(at.error) == 1 and "batch B must be" in at.error[0].value
+    assert at.button(key="speed.cpu_run")                                 # the exercise is still there
+
+
+# ----------------------------------------------------------------------------- shared configuration
+
+def test_configuration_carries_across_pages():
+    at = open_page()
+    at.number_input(key=W + "n").set_value(32).run()
+    at.number_input(key=W + "block_n").set_value(8).run()
+    at.toggle(key=W + "causal").set_value(True).run()
+    at.switch_page(STEPPER).run()
+    clean(at)
+    assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
+    assert at.toggle(key=W + "causal").value is True
+    assert at.session_state["stepper.n_steps"] == 4
+    at.number_input(key=W + "d").set_value(16).run()                     # and back
+    at.switch_page(SPEED).run()
+    assert not at.exception
+    assert at.number_input(key=W + "d").value == 16 and at.number_input(key=W + "n").value == 32
+
+
+def test_page_values_are_kept_across_pages():
+    at = open_page()
+    at.number_input(key="_w.speed.heads").set_value(8).run()
+    at.switch_page(STEPPER).run()
+    at.switch_page(SPEED).run()
+    assert at.number_input(key="_w.speed.heads").value == 8
+
+
+def test_chinese():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["lang"] = "zh"
+    at.switch_page(SPEED).run()
+    clean(at)
+    assert at.title[0].value == "速度与显存"
+    assert "本机没有 CUDA GPU" in texts(at) and "IO 感知" in texts(at)
+
+
+# ----------------------------------------------------------------------------- chart builders
+
+def test_builders_make_valid_figures_with_failure_marks():
+    ds = load_dataset(FWD)
+    cells = charts.family(ds["cells"], dict(d=64, causal=False, dtype="float16", batch=4, heads=32, mode="fwd"))
+    assert {c["n"] for c in cells} == {1024, 2048, 4096, 8192, 16384}
+    for lang in ("en", "zh"):
+        for fig in (charts.perf_figure(cells, lang, metric="ms", mark_n=4096, shown=("naive", "fast")),
+                    charts.perf_figure(cells, lang, metric="tflops"), charts.memory_figure(cells, lang)):
+            go.Figure(fig.to_dict())                                      # plotly's own validation
+    mem = charts.memory_figure(cells, "en", shown=("naive", "fast"))
+    marks = [tr for tr in mem.data if tr.mode == "markers+text"]
+    assert marks and all(x == 16384 for tr in marks for x in tr.x)        # sdpa-math OOMed at 16384
+    hidden = {tr.name for tr in mem.data if tr.visible == "legendonly"}
+    assert "SDPA math" in hidden and "naive (PyTorch)" not in hidden
+    with pytest.raises(ValueError):
+        charts.perf_figure(cells, "en", metric="watts")
+
+
+def test_ratio_rows():
+    rows = {r["impl"]: r for r in charts.ratio_rows(_fake_cells(4096, 128, False, "float16", 4, 32))}
+    assert rows["naive"]["status"] == "oom" and rows["fast"]["speedup_vs_naive"] is None
+    assert rows["sdpa-cudnn"]["speedup_vs_cudnn"] == 1.0 and rows["fast"]["memory_vs_cudnn"] > 0
