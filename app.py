@@ -5,11 +5,13 @@
 import streamlit as st
 
 from flashviz.i18n import t
-from flashviz.ui import state
+from flashviz.ui import present, state
 
-st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="wide")
 state.init()
+st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="wide",
+                   initial_sidebar_state=state.sidebar_state())   # folded away in presenter mode
 lang = state.language_switch()
+present.setup(lang)                       # sidebar toggle; while presenting: larger text and a top bar
 
 # One line per page: (file run as the page, title key, icon, url path). The first is the default page.
 PAGES = [

@@ -36,6 +36,7 @@ STRINGS = {
     "common.preset_tile1": {"en": "Tile = 1 (still exact, more rescales)", "zh": "tile = 1（依然精确，重缩放更多）"},
     "common.preset_masked_tile": {"en": "Causal with a fully masked tile", "zh": "因果掩码，且有整块被掩掉的 tile"},
     "common.preset_long": {"en": "Long sequence: 4096 keys, tile 64", "zh": "长序列：4096 个 key，tile = 64"},
+    "common.preset_h200": {"en": "H200 sweep: N = 8192, d = 128, fp16", "zh": "H200 实测：N = 8192，d = 128，fp16"},
 
     "common.cfg_n": {"en": "Sequence length N", "zh": "序列长度 N"},
     "common.cfg_n_help": {"en": "Number of keys (and queries). 1 to 16384 in this app.",

@@ -84,6 +84,9 @@ PRESETS: dict[str, dict] = {
                         seed=DEFAULT.seed),
     "long": dict(n=4096, d=64, block_n=64, causal=False, row=4095, masked="", scores="", guard=True,
                  seed=DEFAULT.seed),
+    # a configuration the recorded H200 sweep measured (assets/benchmarks/nvidia-h200-fwd-*.json)
+    "h200": dict(n=8192, d=128, block_m=64, block_n=64, causal=False, dtype="float16", row=8191, masked="",
+                 scores="", guard=True, seed=DEFAULT.seed),
 }
 
 

@@ -18,7 +18,9 @@ CANON = "cfg."          # canonical key prefix
 WIDGET = "_w.cfg."      # widget key prefix
 LANG_KEY, LANG_WIDGET = "lang", "_w.lang"
 FMT_KEY, FMT_WIDGET = "export_fmt", "_w.export_fmt"
-PRESET_WIDGET = "_w.preset"
+PRESENT_KEY, PRESENT_WIDGET = "present", "_w.present"
+PRESET_WIDGET, PRESET_APPLIED = "_w.preset", "preset.applied"
+PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a link appears once that page exists)
 EXPORT_FORMATS = ("png", "svg")
 
 ALL_FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
@@ -37,6 +39,8 @@ def init() -> None:
     ss.setdefault(FMT_KEY, EXPORT_FORMATS[0])
     if LANG_KEY not in ss:
         ss[LANG_KEY] = _initial_lang()
+    if PRESENT_KEY not in ss:
+        ss[PRESENT_KEY] = str(st.query_params.get("present", "")).lower() in ("1", "true", "yes", "on")
 
 
 def _initial_lang() -> str:
@@ -61,6 +65,15 @@ def lang() -> str:
     return st.session_state.get(LANG_KEY, DEFAULT_LANG)
 
 
+def presenting() -> bool:
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def sidebar_state() -> str:
+    """For st.set_page_config: the sidebar starts folded away in presenter mode."""
+    return "collapsed" if presenting() else "auto"
+
+
 def export_format() -> str:
     return st.session_state.get(FMT_KEY) or EXPORT_FORMATS[0]
 
@@ -81,6 +94,7 @@ def set_values(**values) -> None:
 
 def apply_preset(name: str) -> None:
     set_values(**PRESETS[name])
+    st.session_state[PRESET_APPLIED] = name
 
 
 # ----------------------------------------------------------------------------- callbacks
@@ -102,11 +116,11 @@ def _copy_pref(canon: str, widget: str) -> None:
     st.session_state[canon] = st.session_state[widget] or st.session_state[canon]   # no deselecting
 
 
-def _on_preset() -> None:
-    name = st.session_state.get(PRESET_WIDGET)
+def _on_preset(key: str = PRESET_WIDGET) -> None:
+    name = st.session_state.get(key)
     if name:
         apply_preset(name)
-    st.session_state[PRESET_WIDGET] = None              # back to the placeholder
+    st.session_state[key] = None                        # back to the placeholder
 
 
 # ----------------------------------------------------------------------------- widgets
@@ -133,12 +147,17 @@ def _field(name: str, lang: str) -> None:
         st.number_input(label, step=1, key=key, help=help_, on_change=cb, args=args)
 
 
-def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS)) -> None:
-    """A selectbox of presets; choosing one writes the canonical values and returns to the placeholder."""
-    st.session_state.setdefault(PRESET_WIDGET, None)
-    st.selectbox(t("common.preset", lang), names, index=None, key=PRESET_WIDGET, on_change=_on_preset,
+def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS), *, key: str = PRESET_WIDGET) -> None:
+    """A selectbox of presets; choosing one writes the canonical values and returns to the placeholder.
+    A preset that belongs to another page (PRESET_PAGES) then shows a link to it, if that page exists."""
+    st.session_state.setdefault(key, None)
+    st.selectbox(t("common.preset", lang), names, index=None, key=key, on_change=_on_preset, args=(key,),
                  format_func=lambda k: t(f"common.preset_{k}", lang),
                  placeholder=t("common.preset_placeholder", lang), help=t("common.preset_help", lang))
+    target = PRESET_PAGES.get(st.session_state.get(PRESET_APPLIED))
+    if target:
+        from .links import page_link                  # late: links is a leaf module, but keep state light
+        page_link(target, lang, icon=":material/speed:")
 
 
 def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:
@@ -170,6 +189,25 @@ def language_switch() -> str:
     st.sidebar.segmented_control(t("common.language", lang()), list(LANGS), key=LANG_WIDGET, required=True,
                                  format_func=LANGS.get, on_change=on_change)
     return lang()
+
+
+def presenter_switch(lang: str) -> bool:
+    """Sidebar toggle for presenter mode; kept in session state and mirrored to ?present=1."""
+    init()
+    st.session_state[PRESENT_WIDGET] = st.session_state[PRESENT_KEY]
+
+    st.sidebar.toggle(t("present.toggle", lang), key=PRESENT_WIDGET, help=t("present.toggle_help", lang),
+                      on_change=lambda: set_presenting(st.session_state[PRESENT_WIDGET]))
+    return presenting()
+
+
+def set_presenting(on: bool) -> None:
+    """From a callback (the presenter bar's exit button)."""
+    st.session_state[PRESENT_KEY] = bool(on)
+    if on:
+        st.query_params["present"] = "1"
+    else:
+        st.query_params.pop("present", None)
 
 
 def export_format_switch() -> str:

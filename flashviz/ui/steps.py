@@ -19,6 +19,7 @@ import streamlit as st
 from ..i18n import t
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)          # seconds per step while autoplaying
+SHORTCUTS = {"first": "Home", "prev": "Left", "next": "Right", "last": "End"}   # keys for presenters
 DEFAULT_SPEED = 1.0
 
 
@@ -100,7 +101,7 @@ def controls(ns: str, n_steps: int, lang: str) -> int:
             ("last", ":material/last_page:", _go_last, (ns,), i >= n_steps - 1)]
     for col, (name, icon, cb, args, disabled) in zip(cols, spec):
         col.button(t(f"common.step_{name}", lang), key=_k(ns, name), icon=icon, on_click=cb, args=args,
-                   disabled=disabled, width="stretch")
+                   disabled=disabled, width="stretch", shortcut=SHORTCUTS[name])
     if n_steps > 1:
         st.session_state[f"_w.{ns}.slider"] = i + 1
         st.slider(t("common.step_slider", lang), 1, n_steps, key=f"_w.{ns}.slider", on_change=_on_slider,
