@@ -6,6 +6,7 @@ import streamlit as st
 
 from flashviz.i18n import t
 from flashviz.ui import present, state
+from flashviz.ui.common import begin_run, export_sidebar
 
 state.init()
 st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="wide",
@@ -23,6 +24,7 @@ PAGES = [
 ]
 
 nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])
+begin_run(nav.title, nav.url_path or PAGES[0][3])   # the charts this run draws go into the page's zip
 nav.run()
-state.export_format_switch()              # below the page's own sidebar controls
+export_sidebar(lang)                      # below the page's own sidebar controls: camera format, zip of the page
 st.sidebar.caption(t("common.app_title", lang))

@@ -40,6 +40,12 @@ def test_presenter_mode_from_the_url_and_back():
     assert at.session_state["present"] is True and at.query_params["present"] in ("1", ["1"])
 
 
+def test_presenter_mode_enlarges_chart_text():
+    on, off = open_app(present="1"), open_app()
+    size = [json.loads(a.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] for a in (on, off)]
+    assert size[0] > size[1]
+
+
 def test_step_buttons_have_keyboard_shortcuts():
     at = open_app()
     for name, keyname in SHORTCUTS.items():

@@ -1,17 +1,29 @@
-"""Small pieces every page uses: errors shown as messages (never a traceback) and charts with export config."""
+"""Small pieces every page uses: errors shown as messages (never a traceback), and charts with export.
+
+`chart(fig, name, slug, meta=...)` draws a Plotly chart, registers it for this run's zip and puts an "Export"
+menu under it (PNG, SVG, offline HTML, CSV, JSON). Nothing is generated on a rerun: every download button
+gets a callable that Streamlit runs only when that button is clicked (flashviz.export does the work).
+app.py calls `begin_run(page)` before the page runs and `export_sidebar(lang)` after it: one zip per page.
+"""
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 
 import streamlit as st
 
+from .. import export
 from ..charts.common import plotly_config
 from ..errors import FlashvizError
 from ..i18n import t
 from . import state
 
 log = logging.getLogger("flashviz.ui")
+REGISTRY = "_export.registry"             # {"page": {...}, "charts": {key: ChartExport}}; a new dict per full run
+ICONS = {"png": ":material/image:", "svg": ":material/polyline:", "html": ":material/public:",
+         "csv": ":material/table:", "json": ":material/data_object:"}
+PRESENT_FONT, PRESENT_TITLE_FONT = 17, 21       # chart text in presenter mode (else 13 / 16)
 
 
 @contextlib.contextmanager
@@ -30,7 +42,82 @@ def shown_errors(lang: str, *, where: str = ""):
                  icon=":material/bug_report:")
 
 
-def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | None = None) -> None:
-    """st.plotly_chart with the modebar's image export configured (format from the sidebar, named file)."""
+# ----------------------------------------------------------------------------- the per-run registry
+
+def begin_run(title: str = "", url_path: str = "") -> None:
+    """A full run starts: a fresh registry (the zip button of the previous run keeps the old one)."""
+    st.session_state[REGISTRY] = {"page": {"title": title, "url_path": url_path}, "charts": {}}
+
+
+def registry() -> dict:
+    return st.session_state.setdefault(REGISTRY, {"page": {"title": "", "url_path": ""}, "charts": {}})
+
+
+def _meta(extra: dict | None) -> dict:
+    """What every export carries: page, language, the shared configuration; then the page's own `meta`
+    (e.g. device or dataset provenance), which wins on a clash."""
+    page = registry()["page"]
+    return {"page": page["url_path"] or page["title"], "language": state.lang(),
+            "configuration": state.config().to_dict(), **(extra or {})}
+
+
+# ----------------------------------------------------------------------------- charts
+
+def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | None = None,
+          meta: dict | None = None) -> None:
+    """st.plotly_chart with the modebar's camera configured (format from the sidebar, named file), registered
+    for the page's zip, with an Export menu under it. `meta` goes into every exported file's metadata."""
+    if state.presenting():                                     # larger chart text for the back row
+        fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_TITLE_FONT)
     cfg = plotly_config(f"flashviz_{name}_{slug}", state.export_format(), height=height)
     st.plotly_chart(fig, config=cfg, theme=None, key=key)
+    lang = state.lang()
+    with shown_errors(lang, where="export"):
+        item = export.ChartExport(name=name, slug=slug, fig=fig, meta=_meta(meta), height=height)
+        registry()["charts"][key or f"{name}:{slug}"] = item
+        export_menu(item, lang, key=key)
+
+
+def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) -> None:
+    """A small popover of download buttons; each generates its file only when clicked."""
+    ok, why = export.image_status()
+    with st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
+                    help=t("export.menu_help", lang)):
+        st.caption(t("export.file", lang, stem=item.stem))
+        for fmt in export.FORMATS:
+            off = fmt in export.IMAGE_FORMATS and not ok
+            st.download_button(t(f"export.fmt_{fmt}", lang), data=functools.partial(export.export, item, fmt),
+                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click="ignore",
+                               key=f"{key}.export.{fmt}" if key else None, icon=ICONS[fmt], disabled=off,
+                               help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
+        if not ok:
+            st.caption(t("export.no_browser", lang, why=why))
+
+
+# ----------------------------------------------------------------------------- the page's zip
+
+def _zip(reg: dict, manifest: dict) -> bytes:
+    return export.to_zip(list(reg["charts"].values()), manifest)
+
+
+def export_sidebar(lang: str) -> None:
+    """Sidebar: the modebar camera's format, and one zip of every chart this page drew."""
+    with shown_errors(lang, where="export"):
+        state.export_format_switch()
+        reg = registry()
+        n = len(reg["charts"])
+        page = reg["page"]["url_path"] or "page"
+        cfg = state.config()
+        try:
+            slug = cfg.slug()
+        except Exception:                                      # a half-typed configuration
+            slug = "config"
+        manifest = {"page": {**reg["page"]}, "language": lang, "configuration": cfg.to_dict()}
+        ok, why = export.image_status()
+        st.sidebar.download_button(
+            t("export.zip", lang), data=functools.partial(_zip, reg, manifest), mime=export.MIME["zip"],
+            file_name=f"{export.safe(f'flashviz_{page}_{slug}')[:export.MAX_STEM]}.zip", on_click="ignore",
+            key="_export.zip", icon=":material/folder_zip:", disabled=n == 0, width="stretch",
+            help=t("export.zip_help", lang, n=n) if n else t("export.zip_none", lang))
+        if n and not ok:
+            st.sidebar.caption(t("export.zip_no_images", lang, why=why))

@@ -1,0 +1,372 @@
+"""Chart export, pure (no streamlit): a Plotly figure in, file bytes out.
+
+    png / svg   kaleido driving the system Chromium (one browser per process, started on first use)
+    html        self-contained and offline (plotly.js inlined, ~4.8 MB), configuration in a <script> tag
+    csv         one row per point (per cell for 2-D z), configuration in '# ' header lines
+    json        the traces' x / y / z / text / customdata and names, plus the configuration
+    zip         all of the above for several charts, and a manifest.json
+
+Arrays come out of `fig.to_dict()`, which plotly 7 encodes as typed arrays ({"dtype", "bdata", "shape"});
+`plain()` decodes them. JSON has no NaN or ±∞: they become null there (CSV keeps 'nan', 'inf', '-inf').
+Without a browser (none found, or BROWSER_PATH names a missing file) images raise ImagesUnavailable with
+the reason; everything else still works.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import csv
+import functools
+import io
+import json
+import math
+import os
+import shutil
+import threading
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+
+from . import __version__
+from .charts.common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
+
+IMAGE_FORMATS = ("png", "svg")
+FORMATS = ("png", "svg", "html", "csv", "json")
+MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "csv": "text/csv",
+        "json": "application/json", "zip": "application/zip"}
+DATA_KEYS = ("x", "y", "z", "text", "customdata")       # what CSV / JSON carry per trace
+START_TIMEOUT_S, IMAGE_TIMEOUT_S = 60.0, 60.0
+MAX_STEM = 150
+
+
+class ImagesUnavailable(RuntimeError):
+    """PNG / SVG cannot be made here; str(e) says why (no browser, or it failed to start)."""
+
+
+@dataclass
+class ChartExport:
+    """One chart as the page drew it: the figure, its name and configuration slug, and metadata."""
+
+    name: str
+    slug: str
+    fig: object                                   # plotly.graph_objects.Figure
+    meta: dict = field(default_factory=dict)
+    height: int | None = None                     # export height (px) as the modebar uses it
+
+    @property
+    def stem(self) -> str:
+        return file_stem(self.name, self.slug)
+
+
+# ----------------------------------------------------------------------------- names
+
+def safe(text: str) -> str:
+    """File-name-safe: letters, digits, '-', '_', '.'; anything else becomes '_'."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in str(text))
+
+
+def file_stem(name: str, slug: str) -> str:
+    """'flashviz_<chart>_<configuration>', e.g. flashviz_strip_N16_d4_Br4_Bc4_fp32_seed12_row15_step1."""
+    return safe(f"flashviz_{name}_{slug}" if slug else f"flashviz_{name}")[:MAX_STEM]
+
+
+# ----------------------------------------------------------------------------- plain data
+
+def _decode(v: dict) -> np.ndarray:
+    arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]).newbyteorder("<"))
+    shape = v.get("shape")
+    if shape:
+        arr = arr.reshape([int(s) for s in str(shape).split(",")] if isinstance(shape, str) else shape)
+    return arr
+
+
+def plain(v, *, json_safe: bool = False):
+    """Lists, numbers, strings and None from numpy arrays, typed-array dicts, tuples and scalars.
+    With json_safe, NaN and ±∞ become None."""
+    if isinstance(v, dict) and "bdata" in v and "dtype" in v:
+        v = _decode(v)
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [plain(x, json_safe=json_safe) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, dict):
+        return {k: plain(x, json_safe=json_safe) for k, x in v.items()}
+    if json_safe and isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _title(obj) -> str:
+    t = (obj or {}).get("title")
+    return (t.get("text") if isinstance(t, dict) else t) or ""
+
+
+def traces(fig, *, json_safe: bool = False) -> list[dict]:
+    """[{index, name, type, x?, y?, z?, text?, customdata?, x0?, dx?, y0?, dy?}] for every trace of `fig`."""
+    out = []
+    for i, tr in enumerate(fig.to_dict().get("data", [])):
+        row = {"index": i, "name": tr.get("name") or "", "type": tr.get("type", "scatter")}
+        for k in DATA_KEYS + ("x0", "dx", "y0", "dy"):
+            if tr.get(k) is not None and not (k == "text" and isinstance(tr[k], str)):
+                row[k] = plain(tr[k], json_safe=json_safe)
+        out.append(row)
+    return out
+
+
+def axes(fig) -> dict:
+    """{'xaxis': title, 'yaxis2': title, ...} for every axis with a title."""
+    lay = fig.to_dict().get("layout", {})
+    return {k: _title(v) for k, v in sorted(lay.items()) if k[1:5] == "axis" and isinstance(v, dict) and _title(v)}
+
+
+def _cell(v) -> str:
+    """CSV text: '' for None, repr-exact floats, ' | ' between the parts of a list."""
+    if v is None:
+        return ""
+    if isinstance(v, list):
+        return " | ".join(_cell(x) for x in v)
+    return str(v)
+
+
+def rows(tr: dict) -> list[list]:
+    """One CSV row per point: [trace, name, type, i, j, x, y, z, text, customdata]; a 2-D z gives one per cell."""
+    z, x, y = tr.get("z"), tr.get("x"), tr.get("y")
+    text, custom = tr.get("text"), tr.get("customdata")
+
+    def at(a, *idx):
+        for k in idx:
+            if not isinstance(a, list) or k >= len(a):
+                return None
+            a = a[k]
+        return a
+
+    def coord(arr, start, step, k):
+        if arr is not None:
+            return at(arr, k)
+        return None if start is None and step is None else (start or 0) + (step if step is not None else 1) * k
+
+    head = [tr["index"], tr["name"], tr["type"]]
+    if isinstance(z, list) and z and isinstance(z[0], list):                 # heatmap-like: cells
+        return [head + [i, j, coord(x, tr.get("x0"), tr.get("dx"), j), coord(y, tr.get("y0"), tr.get("dy"), i),
+                        zz, at(text, i, j), at(custom, i, j)]
+                for i, zrow in enumerate(z) for j, zz in enumerate(zrow)]
+    n = max((len(a) for a in (x, y, z, text) if isinstance(a, list)), default=0)
+    return [head + [i, "", at(x, i), at(y, i), at(z, i), at(text, i), at(custom, i)] for i in range(n)]
+
+
+CSV_COLUMNS = ["trace", "name", "type", "i", "j", "x", "y", "z", "text", "customdata"]
+
+
+# ----------------------------------------------------------------------------- formats
+
+def fig_dict(fig) -> dict:
+    """fig.to_dict() with a template named by a string (figures built without validation keep 'none' as
+    text) replaced by the template itself, as validation would have done."""
+    import plotly.io as pio
+
+    d = fig.to_dict()
+    lay = d.setdefault("layout", {})
+    if isinstance(lay.get("template"), str):
+        name = lay["template"]
+        lay["template"] = pio.templates[name].to_plotly_json() if name in pio.templates else {}
+    return d
+
+
+def _meta_doc(item: ChartExport) -> dict:
+    return {"app": "flashviz", "version": __version__, "chart": item.name, "file": item.stem,
+            "title": _title(item.fig.to_dict().get("layout", {})), **plain(item.meta, json_safe=True)}
+
+
+def to_csv(item: ChartExport) -> bytes:
+    """Long CSV (see CSV_COLUMNS); the chart's metadata first, as '# key: value' lines."""
+    buf = io.StringIO()
+    for k, v in _meta_doc(item).items():
+        buf.write(f"# {k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v}\n")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for tr in traces(item.fig):
+        w.writerows([[_cell(c) for c in r] for r in rows(tr)])
+    return buf.getvalue().encode("utf-8")
+
+
+def to_json(item: ChartExport) -> bytes:
+    """{'meta': ..., 'axes': ..., 'traces': [...]}; strict JSON (NaN and ±∞ as null)."""
+    doc = {"meta": _meta_doc(item), "axes": axes(item.fig), "traces": traces(item.fig, json_safe=True),
+           "notes": "NaN and ±infinity are null here; the CSV keeps them as nan / inf / -inf."}
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8")
+
+
+def to_html(item: ChartExport) -> bytes:
+    """A self-contained page (plotly.js inlined: works offline) with a <title> and the metadata in
+    <script type="application/json" id="flashviz-metadata">."""
+    doc = _meta_doc(item)
+    import plotly.io as pio
+
+    html = pio.to_html(fig_dict(item.fig), include_plotlyjs=True, full_html=True, validate=False,
+                       config=plotly_config(item.stem, "png", height=item.height))
+    meta = json.dumps(doc, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
+    head = (f'<head>\n    <title>{_escape(doc["title"] or item.name)}</title>\n'
+            f'    <meta name="generator" content="flashviz {__version__}" />\n'
+            f'    <script type="application/json" id="flashviz-metadata">{meta}</script>')
+    return html.replace("<head>", head, 1).encode("utf-8")
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def image_size(item: ChartExport) -> tuple[int, int]:
+    """The slide-friendly size the modebar camera also uses: 1280 wide, the chart's export height or 720."""
+    return EXPORT_WIDTH, item.height or EXPORT_HEIGHT
+
+
+def to_image(item: ChartExport, fmt: str) -> bytes:
+    """PNG (2x scale: 2560 px wide) or SVG through kaleido; ImagesUnavailable when there is no browser."""
+    if fmt not in IMAGE_FORMATS:
+        raise ValueError(f"unknown image format {fmt!r}")
+    w, h = image_size(item)
+    opts = dict(format=fmt, width=w, height=h, scale=EXPORT_SCALE if fmt == "png" else 1)
+    return _renderer().render(fig_dict(item.fig), opts)
+
+
+def export(item: ChartExport, fmt: str) -> bytes:
+    """Bytes of `item` in `fmt` (one of FORMATS)."""
+    if fmt in IMAGE_FORMATS:
+        return to_image(item, fmt)
+    return {"html": to_html, "csv": to_csv, "json": to_json}[fmt](item)
+
+
+def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bool = True) -> bytes:
+    """Every chart as HTML, CSV, JSON and (when a browser works) PNG and SVG, plus manifest.json describing
+    the files, the configuration and why images are missing if they are."""
+    ok, why = image_status() if images else (False, "images not requested")
+    charts, stems = [], set()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for item in items:
+            stem, k = item.stem, 2
+            while stem in stems:                                        # two charts with the same name
+                stem, k = f"{item.stem}_{k}", k + 1
+            stems.add(stem)
+            files, errors = [], {}
+            for fmt in ("html", "csv", "json") + (IMAGE_FORMATS if ok else ()):
+                try:
+                    zf.writestr(f"{stem}.{fmt}", export(item, fmt))
+                    files.append(f"{stem}.{fmt}")
+                except ImagesUnavailable as e:                          # the browser died mid-way
+                    ok, why = False, str(e)
+                except Exception as e:                                  # one bad chart must not sink the zip
+                    errors[fmt] = f"{type(e).__name__}: {e}"
+            charts.append({"chart": item.name, "title": _meta_doc(item)["title"], "files": files,
+                           **({"errors": errors} if errors else {}), "meta": plain(item.meta, json_safe=True)})
+        doc = {"app": "flashviz", "version": __version__,
+               "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               **plain(manifest or {}, json_safe=True),
+               "images": "png and svg included" if ok else f"png and svg not included: {why}",
+               "charts": charts}
+        zf.writestr("manifest.json", json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1))
+    return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------- browser and kaleido
+
+def find_browser() -> str | None:
+    """BROWSER_PATH if set (None when it is not an executable file), else a Chromium on PATH or in a
+    typical place (choreographer's search, which kaleido itself uses). Never downloads anything."""
+    return _find_browser(os.environ.get("BROWSER_PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _find_browser(env: str | None) -> str | None:
+    if env is not None:
+        return env if os.path.isfile(env) and os.access(env, os.X_OK) else None
+    try:
+        from choreographer.browsers.chromium import Chromium
+        found = Chromium.find_browser(skip_local=False)
+    except Exception:                                                   # choreographer's internals moved
+        found = None
+    return found or next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+
+
+class _Renderer:
+    """One kaleido (one Chromium tab) on an event loop in a daemon thread. Unlike kaleido's sync server,
+    a failed start raises here instead of leaving callers blocked forever, every call has a timeout, and
+    callers from several threads (Streamlit sessions) are safe: the loop serialises them."""
+
+    def __init__(self, path: str):
+        import kaleido
+
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="flashviz-kaleido", daemon=True).start()
+
+        async def start():
+            k = kaleido.Kaleido(n=1, timeout=IMAGE_TIMEOUT_S, mathjax=False, path=path)   # no CDN MathJax
+            await k.open()
+            return k
+
+        try:
+            self.k = asyncio.run_coroutine_threadsafe(start(), self.loop).result(START_TIMEOUT_S)
+        except BaseException:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            raise
+
+    def render(self, fig: dict, opts: dict) -> bytes:
+        fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
+        return fut.result(IMAGE_TIMEOUT_S + 5)
+
+    def close(self) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(self.k.close(), self.loop).result(10)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+_lock = threading.Lock()
+_state: dict = {"renderer": None, "error": None}
+
+
+def _renderer() -> _Renderer:
+    with _lock:
+        if _state["renderer"] is not None:
+            return _state["renderer"]
+        if _state["error"]:
+            raise ImagesUnavailable(_state["error"])
+        path = find_browser()
+        if path is None:
+            raise ImagesUnavailable(_no_browser_reason())
+        try:
+            _state["renderer"] = _Renderer(path)
+        except Exception as e:
+            _state["error"] = f"Chromium at {path} did not start ({type(e).__name__}: {e})"
+            raise ImagesUnavailable(_state["error"]) from e
+        import atexit
+        atexit.register(_state["renderer"].close)
+        return _state["renderer"]
+
+
+def _no_browser_reason() -> str:
+    env = os.environ.get("BROWSER_PATH")
+    if env is not None:
+        return f"no browser at BROWSER_PATH={env}"
+    return "no Chromium or Chrome found (on Debian: apt-get install chromium)"
+
+
+def image_status() -> tuple[bool, str]:
+    """(True, browser path) if PNG/SVG can be tried, else (False, why). Cheap: starts nothing."""
+    if _state["error"]:
+        return False, _state["error"]
+    path = find_browser()
+    return (True, path) if path else (False, _no_browser_reason())
+
+
+def reset() -> None:
+    """Forget a failed start (and stop the browser): the next image tries again. For tests."""
+    with _lock:
+        r, _state["renderer"], _state["error"] = _state["renderer"], None, None
+        _find_browser.cache_clear()
+    if r is not None:
+        r.close()

@@ -1,0 +1,43 @@
+"""Strings of chart export: the per-chart export menu and the sidebar's zip of every chart on the page."""
+
+STRINGS = {
+    "export.menu": {"en": "Export", "zh": "导出"},
+    "export.menu_help": {
+        "en": "Download this chart as an image (PNG for slides, SVG scalable), as an interactive page that works "
+              "offline (HTML), or its data (CSV, JSON). File names carry the configuration.",
+        "zh": "把这张图下载为图片（PNG 适合幻灯片，SVG 为矢量图）、可离线打开的交互网页（HTML），"
+              "或其数据（CSV、JSON）。文件名中带有当前配置。"},
+    "export.file": {"en": "File: `{stem}`", "zh": "文件名：`{stem}`"},
+    "export.fmt_png": {"en": "PNG image (2560 px wide)", "zh": "PNG 图片（宽 2560 像素）"},
+    "export.fmt_svg": {"en": "SVG image (scalable)", "zh": "SVG 矢量图"},
+    "export.fmt_html": {"en": "Interactive HTML (offline)", "zh": "交互式 HTML（可离线）"},
+    "export.fmt_csv": {"en": "Data as CSV", "zh": "数据（CSV）"},
+    "export.fmt_json": {"en": "Data as JSON", "zh": "数据（JSON）"},
+    "export.fmt_png_help": {"en": "Rendered on the server by a headless Chromium; 1280 × chart height at 2× scale.",
+                            "zh": "由服务器上的无界面 Chromium 渲染；1280 × 图高，2 倍缩放。"},
+    "export.fmt_svg_help": {"en": "Rendered on the server by a headless Chromium; stays sharp at any size.",
+                            "zh": "由服务器上的无界面 Chromium 渲染；任意缩放都保持清晰。"},
+    "export.fmt_html_help": {"en": "One file of about 5 MB with plotly.js inside: opens in any browser without a "
+                                   "network. Prepared when you click.",
+                             "zh": "单个约 5 MB 的文件，内含 plotly.js：无需网络即可在任何浏览器中打开。点击时才生成。"},
+    "export.fmt_csv_help": {"en": "One row per point (per cell for grids); the configuration is in the '#' lines "
+                                  "at the top.",
+                            "zh": "每个数据点一行（网格图为每个格子一行）；开头以 '#' 开始的几行记录了配置。"},
+    "export.fmt_json_help": {"en": "Every trace's x, y, z, text and names, with the configuration. NaN and ±∞ are "
+                                   "null.",
+                             "zh": "每条曲线的 x、y、z、文本和名称，以及配置。NaN 与 ±∞ 记为 null。"},
+    "export.no_browser": {"en": "PNG and SVG are not available on this server: {why}. HTML, CSV and JSON still work.",
+                          "zh": "此服务器无法生成 PNG 和 SVG：{why}。HTML、CSV 和 JSON 仍可下载。"},
+
+    # the sidebar: one zip for the page
+    "export.header": {"en": "Export", "zh": "导出"},
+    "export.zip": {"en": "Download all charts and data (zip)", "zh": "下载本页全部图表与数据（zip）"},
+    "export.zip_help": {
+        "en": "The {n} charts on this page as offline HTML, PNG and SVG, with their data (CSV, JSON) and a manifest "
+              "of the configuration. Prepared when you click (a few seconds).",
+        "zh": "本页的 {n} 张图：离线 HTML、PNG 和 SVG，以及数据（CSV、JSON）和记录配置的清单文件。"
+              "点击时才生成（需要几秒）。"},
+    "export.zip_none": {"en": "This page has no charts yet.", "zh": "本页还没有图表。"},
+    "export.zip_no_images": {"en": "Without a browser on the server the zip holds HTML, CSV and JSON only ({why}).",
+                             "zh": "服务器上没有浏览器，zip 中只有 HTML、CSV 和 JSON（{why}）。"},
+}
