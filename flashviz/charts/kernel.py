@@ -33,8 +33,7 @@ def overlay_figure(engine: dict, kernel: dict, lang: str, title: str = "") -> go
                          hovertemplate=f"{sim} {symbol} = %{{y:.7g}}<extra>%{{x}}</extra>"))
         data.append(dict(type="scatter", x=x, y=k, xaxis=xa, yaxis=ya, name=ker, legendgroup="kernel",
                          showlegend=first, mode="markers",
-                         marker=dict(color="rgba(0,0,0,0)", size=13, symbol="circle-open",
-                                     line=dict(color=P.ORANGE, width=2.5)),
+                         marker=dict(color=P.ORANGE, size=14, symbol="circle-open", line=dict(width=2.5)),
                          hovertemplate=f"{ker} {symbol} = %{{y:.7g}}<extra>%{{x}}</extra>"))
         suffix = "" if first else str(i + 1)
         lay[f"xaxis{suffix}"] = axis(t("kernel.axis_tile", lang), domain=list(dom), anchor=ya,
@@ -44,8 +43,9 @@ def overlay_figure(engine: dict, kernel: dict, lang: str, title: str = "") -> go
     shapes = [dict(type="rect", xref=xa, yref="paper", x0=skipped[0] + 0.5, x1=tc + 0.5, y0=0, y1=1,
                    fillcolor="#EEEEEE", line=dict(width=0), layer="below")
               for _, _, xa, _ in QUANTITIES] if skipped.size else []
-    notes = [dict(xref="x", yref="paper", x=skipped[0] + 0.6, y=1.0, xanchor="left", yanchor="top",
+    notes = [dict(xref="x", yref="paper", x=tc + 0.5, y=1.0, xanchor="right", yanchor="bottom",
                   showarrow=False, text=t("kernel.skipped_mark", lang), font=dict(size=11, color="#555555"))
              ] if skipped.size else []
-    return figure(data, base_layout(title, height=360, margin=dict(l=60, r=20, t=60, b=95), shapes=shapes,
-                                    annotations=notes, **lay))
+    return figure(data, base_layout(title, height=380, margin=dict(l=60, r=20, t=60, b=115), shapes=shapes,
+                                    annotations=notes, legend=dict(orientation="h", yanchor="top", y=-0.32,
+                                                                   xanchor="left", x=0.0), **lay))
