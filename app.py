@@ -21,6 +21,7 @@ PAGES = [
     ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
     ("flashviz/ui/speed.py", "common.nav_speed", ":material/speed:", "speed"),
     ("flashviz/ui/backward.py", "backward.nav", ":material/undo:", "backward"),
+    ("flashviz/ui/quiz.py", "common.nav_quiz", ":material/quiz:", "quiz"),
 ]
 
 nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])
