@@ -31,7 +31,7 @@ def setup(lang: str) -> bool:
 
 def bar(lang: str) -> None:
     with st.container(border=True):
-        a, b, c = st.columns([2, 3, 5], vertical_alignment="center")
+        a, b, c = st.columns([3, 3, 4], vertical_alignment="center")
         a.markdown(t("present.bar", lang))
         a.button(t("present.exit", lang), key="present.exit", icon=":material/close_fullscreen:",
                  on_click=state.set_presenting, args=(False,))
