@@ -58,6 +58,8 @@ def test_renders_with_the_recorded_dataset_and_its_provenance():
     assert at.code[0].value == prov["command"]
     assert body.count("Source: NVIDIA H200") >= 3                        # beside both charts and the table
     assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"
+    exported = at.session_state["_export.registry"]["charts"]["speed.rec_perf"].meta   # what the exports carry
+    assert exported["provenance"]["device_name"] == "NVIDIA H200" and exported["recorded_configuration"]["n"] == 1024
 
 
 def test_nearest_cell_follows_the_shared_configuration():

@@ -184,7 +184,9 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
         first = int(np.flatnonzero(~cmp.ran)[0])
         st.caption(t("kernel.skipped_note", lang, first=first + 1, tc=tr.steps, last=hi - 1))
     title = t("kernel.chart_title", lang, row=cfg.row, bc=cfg.block_n, dtype=DTYPE_SHORT[cfg.dtype])
-    chart(overlay_figure(cmp.engine, cmp.kernel, lang, title), "kernel_trace", cfg.slug(), key=f"{NS}.chart")
+    chart(overlay_figure(cmp.engine, cmp.kernel, lang, title), "kernel_trace", cfg.slug(), key=f"{NS}.chart",
+          meta=dict(kernel="flashviz_kernels teaching kernel, TRACE on", mode=kernel_mode(),
+                    query_block=i, rows=[lo, hi - 1], max_difference=cmp.max_diff, tolerance=tol))
     df = _table(cfg, tr, cmp, lang)
     st.dataframe(df, hide_index=True, height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
     st.session_state[f"{NS}.view"] = dict(max_diff=cmp.max_diff, tol=tol, ran=cmp.ran.tolist(),   # what is shown (tests)

@@ -175,17 +175,19 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     slug = f"{key.split(':', 1)[1].removesuffix('.json')}_d{near['d']}_{DTYPE_SHORT.get(near['dtype'], near['dtype'])}" \
            f"_B{near['batch']}_H{near['heads']}_{near['mode']}" + "_causal" * near["causal"]
     source = source_line(ds, lang)
+    meta = dict(source="recorded dataset", dataset=key.split(":", 1)[1], provenance=ds["provenance"],
+                recorded_configuration=near, asked=mine)                 # goes into every exported file
     a, b = st.columns(2)
     metric = ss[f"{NS}.metric"]
     with a, shown_errors(lang, where="time vs N"):
         title = charts.two_line_title(t("speed.title_time" if metric == "ms" else "speed.title_tflops", lang), fam_text)
         chart(charts.perf_figure(fam, lang, metric=metric, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
-              f"recorded_{metric}", slug, key=f"{NS}.rec_perf")
+              f"recorded_{metric}", slug, key=f"{NS}.rec_perf", meta=meta)
         st.caption(source)
     with b, shown_errors(lang, where="memory vs N"):
         title = charts.two_line_title(t("speed.title_memory", lang), fam_text)
         chart(charts.memory_figure(fam, lang, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
-              "recorded_memory", slug, key=f"{NS}.rec_memory")
+              "recorded_memory", slug, key=f"{NS}.rec_memory", meta=meta)
         st.caption(source)
     with shown_errors(lang, where="provenance"):
         provenance_panel(ds, lang)
@@ -237,7 +239,8 @@ def exercise_section(lang: str) -> None:
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
         chart(charts.cpu_memory_figure(rows, lang), "cpu_memory", "N" + "-".join(str(n) for n in ns),
-              key=f"{NS}.cpu_chart")
+              key=f"{NS}.cpu_chart", meta=dict(source="measured on this CPU (numpy float64, tracemalloc)",
+                                               device="cpu", rows=rows))
     with right:
         first, last = rows[0], rows[-1]
         st.markdown(t("speed.cpu_explain", lang, n0=first["n"], n1=last["n"],

@@ -158,14 +158,16 @@ def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
             fam = family_text(mine, lang, with_n=False)
             slug = f"live_d{cfg.d}_{DTYPE_SHORT.get(cfg.dtype, cfg.dtype)}_B{batch}_H{heads}_{mode}" + \
                 "_causal" * cfg.causal
+            meta = dict(source="measured live", device=gpu, measured_at=res["when"], measured_family=mine,
+                        teaching_tiles=tiles)
             a, b = st.columns(2)
             with a:
                 chart(charts.perf_figure(res["cells"], lang, metric="ms", mark_n=cfg.n,
                                          title=charts.two_line_title(t("speed.title_time", lang), fam)), "live_time", slug,
-                      key=f"{NS}.live_time")
+                      key=f"{NS}.live_time", meta=meta)
             with b:
                 chart(charts.memory_figure(res["cells"], lang, mark_n=cfg.n,
                                            title=charts.two_line_title(t("speed.title_memory", lang), fam)), "live_memory", slug,
-                      key=f"{NS}.live_memory")
+                      key=f"{NS}.live_memory", meta=meta)
             st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
             cell_notes(res["cells"], lang)
