@@ -172,7 +172,8 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
     c[0].metric(t("kernel.ctr_diff", lang), f"{cmp.max_diff:.1e}", help=t("kernel.ctr_diff_help", lang))
     c[1].metric(t("kernel.ctr_tol", lang, dtype=DTYPE_SHORT[cfg.dtype]), f"{tol:.0e}",
                 help=t("kernel.ctr_tol_help", lang))
-    c[2].metric(t("kernel.ctr_tiles", lang), f"{int(cmp.ran.sum())} / {tr.steps}", help=t("kernel.ctr_tiles_help", lang))
+    c[2].metric(t("kernel.ctr_tiles", lang), f"{int(cmp.ran.sum())} / {tr.steps}",
+                help=t("kernel.ctr_tiles_help", lang))
     if cmp.max_diff <= tol:
         st.success(t("kernel.agree", lang, diff=f"{cmp.max_diff:.1e}", tol=f"{tol:.0e}"), icon=":material/check:")
     else:
@@ -189,7 +190,7 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
                     query_block=i, rows=[lo, hi - 1], max_difference=cmp.max_diff, tolerance=tol))
     df = _table(cfg, tr, cmp, lang)
     st.dataframe(df, hide_index=True, height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
-    st.session_state[f"{NS}.view"] = dict(max_diff=cmp.max_diff, tol=tol, ran=cmp.ran.tolist(),   # what is shown (tests)
+    st.session_state[f"{NS}.view"] = dict(max_diff=cmp.max_diff, tol=tol, ran=cmp.ran.tolist(),   # shown (tests)
                                           **{f"kernel_{f}": cmp.kernel[f].tolist() for f in FIELDS})
 
 

@@ -21,7 +21,7 @@ from flashviz.errors import DatasetError, InputError
 from flashviz.i18n import t
 from flashviz.ui import speed_live, state
 from flashviz.ui.common import chart, shown_errors
-from flashviz.ui.config import DTYPE_SHORT, Config
+from flashviz.ui.config import Config
 
 NS = "speed"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
@@ -164,7 +164,8 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     if same:
         st.success(t("speed.rec_same", lang, cfg=speed_live.family_text(near, lang)), icon=":material/check:")
     else:
-        st.info(t("speed.rec_nearest", lang, mine=speed_live.family_text(mine, lang), near=speed_live.family_text(near, lang)),
+        st.info(t("speed.rec_nearest", lang, mine=speed_live.family_text(mine, lang),
+                  near=speed_live.family_text(near, lang)),
                 icon=":material/near_me:")
         st.button(t("speed.use_recorded", lang), key=f"{NS}.use_recorded", on_click=_use_recorded, args=(near,),
                   icon=":material/sync_alt:")
@@ -172,8 +173,7 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
 
     fam = charts.family(ds["cells"], near)
     fam_text = speed_live.family_text(near, lang, with_n=False)
-    slug = f"{key.split(':', 1)[1].removesuffix('.json')}_d{near['d']}_{DTYPE_SHORT.get(near['dtype'], near['dtype'])}" \
-           f"_B{near['batch']}_H{near['heads']}_{near['mode']}" + "_causal" * near["causal"]
+    slug = key.split(":", 1)[1].removesuffix(".json") + "_" + speed_live.family_slug(near)
     source = source_line(ds, lang)
     meta = dict(source="recorded dataset", dataset=key.split(":", 1)[1], provenance=ds["provenance"],
                 recorded_configuration=near, asked=mine)                 # goes into every exported file

@@ -66,6 +66,12 @@ def family_text(c: dict, lang: str, with_n: bool = True) -> str:
              mode=t(f"speed.mode_{c['mode']}", lang))
 
 
+def family_slug(c: dict) -> str:
+    """File-name part for charts over N: 'd128_fp16_B4_H32_fwd' (+ '_causal')."""
+    return (f"d{c['d']}_{DTYPE_SHORT.get(c['dtype'], c['dtype'])}_B{c['batch']}_H{c['heads']}_{c['mode']}"
+            + "_causal" * c["causal"])
+
+
 def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
     rows = charts.ratio_rows(cells)
     st.dataframe(ratio_frame(rows, lang), hide_index=True, key=key)
@@ -156,18 +162,17 @@ def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
         res = stored(sweep_key)
         if res:
             fam = family_text(mine, lang, with_n=False)
-            slug = f"live_d{cfg.d}_{DTYPE_SHORT.get(cfg.dtype, cfg.dtype)}_B{batch}_H{heads}_{mode}" + \
-                "_causal" * cfg.causal
+            slug = "live_" + family_slug(mine)
             meta = dict(source="measured live", device=gpu, measured_at=res["when"], measured_family=mine,
                         teaching_tiles=tiles)
             a, b = st.columns(2)
             with a:
-                chart(charts.perf_figure(res["cells"], lang, metric="ms", mark_n=cfg.n,
-                                         title=charts.two_line_title(t("speed.title_time", lang), fam)), "live_time", slug,
-                      key=f"{NS}.live_time", meta=meta)
+                title = charts.two_line_title(t("speed.title_time", lang), fam)
+                chart(charts.perf_figure(res["cells"], lang, metric="ms", mark_n=cfg.n, title=title), "live_time",
+                      slug, key=f"{NS}.live_time", meta=meta)
             with b:
-                chart(charts.memory_figure(res["cells"], lang, mark_n=cfg.n,
-                                           title=charts.two_line_title(t("speed.title_memory", lang), fam)), "live_memory", slug,
+                title = charts.two_line_title(t("speed.title_memory", lang), fam)
+                chart(charts.memory_figure(res["cells"], lang, mark_n=cfg.n, title=title), "live_memory", slug,
                       key=f"{NS}.live_memory", meta=meta)
             st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
             cell_notes(res["cells"], lang)
