@@ -311,3 +311,37 @@ def test_ratio_rows():
     rows = {r["impl"]: r for r in charts.ratio_rows(_fake_cells(4096, 128, False, "float16", 4, 32))}
     assert rows["naive"]["status"] == "oom" and rows["fast"]["speedup_vs_naive"] is None
     assert rows["sdpa-cudnn"]["speedup_vs_cudnn"] == 1.0 and rows["fast"]["memory_vs_cudnn"] > 0
+
+
+def test_the_h200_preset_lands_on_a_recorded_cell():
+    at = open_page()
+    at.selectbox(key="_w.preset").set_value("h200").run()
+    clean(at)
+    view = at.session_state["speed.view"]
+    assert view["same"] and (view["nearest"]["n"], view["nearest"]["d"]) == (8192, 128)
+
+
+def test_concurrent_presses_of_one_configuration_measure_once():
+    """Two sessions pressing 'Run on GPU' for the same configuration at once: one measurement, both get it."""
+    import threading
+    import time
+
+    from flashviz.ui import speed_live
+    calls, results = [], []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.3)
+        return [dict(impl="naive", n=len(calls))]
+
+    key = ("test-concurrency", time.monotonic())
+    threads = [threading.Thread(target=lambda: results.append(speed_live.measure_once(key, slow, force=True)))
+               for _ in range(2)]
+    for th in threads:
+        th.start()
+        time.sleep(0.05)
+    for th in threads:
+        th.join()
+    assert len(calls) == 1 and results[0] is results[1]
+    again = speed_live.measure_once(key, slow, force=True)               # a later press measures again
+    assert len(calls) == 2 and again["cells"][0]["n"] == 2

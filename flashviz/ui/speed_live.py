@@ -85,13 +85,15 @@ def _store() -> dict:
 
 
 def measure_once(key: tuple, fn, *, force: bool = False) -> dict:
-    """fn() once per key across sessions: {"cells", "when"}; a second caller of a running key waits for it."""
-    s = _store()
+    """fn() once per key across sessions: {"cells", "when", "done"}. A caller who finds the key being measured
+    waits and takes that result; force re-measures unless a measurement finished after this call began."""
+    s, asked = _store(), time.monotonic()
     with s["lock"]:
         key_lock = s["keys"].setdefault(key, threading.Lock())
     with key_lock:
-        if key in s["results"] and not force:
-            return s["results"][key]
+        old = s["results"].get(key)
+        if old is not None and (not force or old["done"] >= asked):
+            return old
         with s["lock"]:
             s["busy"] += 1
         try:
@@ -99,6 +101,7 @@ def measure_once(key: tuple, fn, *, force: bool = False) -> dict:
         finally:
             with s["lock"]:
                 s["busy"] -= 1
+        res["done"] = time.monotonic()
         s["results"][key] = res
         return res
 
