@@ -5,7 +5,6 @@ triton is imported anywhere, so it is decided here first (the kernels package de
 way when imported outside pytest). GPU tests carry the `gpu` marker and skip cleanly without CUDA.
 """
 import os
-import shutil
 
 import torch
 
@@ -23,7 +22,9 @@ settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 HAS_CUDA = torch.cuda.is_available()
-CHROMIUM = os.environ.get("FLASHVIZ_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+from browser_util import chromium_path  # noqa: E402
+
+CHROMIUM = chromium_path()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -34,3 +35,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
         if "browser" in item.keywords and not CHROMIUM:
             item.add_marker(skip_browser)
+
+
+# ----------------------------------------------------------------------------- browser fixtures (tests/browser_util.py)
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """Base URL of one `streamlit run app.py` shared by the browser tests (the load test starts its own)."""
+    from browser_util import streamlit_server
+    with streamlit_server(log=tmp_path_factory.mktemp("streamlit") / "streamlit.log") as server:
+        yield server.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium through Playwright's sync API, one per test module (closed before the next module,
+    so the load test's async Playwright never overlaps a sync one)."""
+    from browser_util import chromium
+    with chromium() as b:
+        yield b

@@ -1,123 +1,143 @@
-"""Real-browser smoke test: `streamlit run app.py` on a free port, Debian's chromium through Playwright.
+"""Real-browser tests (issue 6 item 6): `streamlit run app.py` on a free loopback port (conftest `app_url`), Debian's
+chromium through Playwright (conftest `browser`; never `playwright install`).
 
-Opens the stepper, clicks Next once, checks the step label changed, and saves the screenshots used in the
-README (assets/screenshots/stepper_en.png, stepper_zh.png). Never `playwright install`: the system chromium.
+Every page of app.py's PAGES renders (a Plotly chart, the quiz its questions) without an exception, in English and
+Chinese; on the stepper the tile size, the step buttons and their keyboard shortcuts move the page to exactly the
+numpy engine's numbers; the language switch and ?lang=zh; a chart's Export menu downloads a valid PNG, SVG and
+offline HTML; the page's zip and its manifest; presenter mode; the quiz's feedback; autoplay. Screenshots go to
+pytest's tmp dirs; the README's are made by `python -m tests.screenshots`.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
+import io
+import json
 import time
-import urllib.request
-from pathlib import Path
+import xml.etree.ElementTree as ET
+import zipfile
 
 import pytest
 
-from conftest import CHROMIUM
-
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "assets" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+import loadtest
+from browser_util import EXCEPTION, app_pages, has_cjk_font, no_exception, settle
+from flashviz.i18n import t
 
 pytestmark = pytest.mark.browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--browser.serverAddress", "localhost",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://localhost:{port}"
-    try:
-        for _ in range(120):                            # up to ~30 s to come up
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.25)
-        else:
-            pytest.fail("streamlit did not start")
-        yield url
-    finally:
-        proc.send_signal(signal.SIGTERM)                # the streamlit process itself, by its PID
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=os.environ.get("FLASHVIZ_CHROMIUM") or CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def _open(browser, url: str, lang: str):
-    page = browser.new_page(viewport={"width": 1440, "height": 2350}, locale="en-US")
-    page.goto(f"{url}/?lang={lang}", wait_until="networkidle")
-    page.get_by_text("Tc = 4" if lang == "en" else "共 Tc = 4 步").first.wait_for(timeout=30000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30000)
+def _open(browser, url: str, path: str = "", query: str = "lang=en", *, height: int = 900):
+    page = browser.new_page(viewport={"width": 1400, "height": height}, locale="en-US", accept_downloads=True)
+    page.goto(f"{url}/{path}?{query}")
+    page.locator("h1").first.wait_for(timeout=60000)
     return page
 
 
-def _settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=20000)
-    page.wait_for_timeout(1200)                          # plotly draws after the delta arrives
+def _wait_state(page, ok, timeout: float = 60.0) -> dict:
+    """Poll the page (tests/loadtest.py's snapshot) until ok(snapshot) is [] on a settled page."""
+    end, problems = time.monotonic() + timeout, ["nothing read"]
+    while time.monotonic() < end:
+        snap = page.evaluate(loadtest.SNAPSHOT_JS)
+        assert not snap["exceptions"], snap["exceptions"]
+        problems = ok(snap)
+        if not problems and not snap["running"] and not snap["stale"]:
+            return snap
+        page.wait_for_timeout(100)
+    raise AssertionError(problems[:3])
 
 
-def test_step_and_screenshot_en(server, browser):
-    page = _open(browser, server, "en")
-    page.get_by_text("Step 1 of 4").first.wait_for(timeout=20000)
-    page.get_by_role("button", name="Next").click()
-    page.get_by_text("Step 2 of 4").first.wait_for(timeout=20000)
-    assert page.get_by_text("keys 4–7 are in SRAM").count() >= 1
-    _settle(page)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "stepper_en.png"), full_page=True)
-    assert page.get_by_text("Traceback").count() == 0
+def _at_step(page, tr, step: int, seed: int = 12) -> dict:
+    return _wait_state(page, lambda s: loadtest.step_problems(s, tr, step, seed))
+
+
+def _label(page) -> str | None:
+    return page.evaluate(loadtest.SNAPSHOT_JS)["label"]
+
+
+# ----------------------------------------------------------------------------- every page
+
+def _visit_all(page, lang: str) -> list[str]:
+    """Click every page in the sidebar's navigation; each must draw (charts or quiz questions) and raise nothing."""
+    seen = []
+    for _file, title_key, _icon, url_path in app_pages():
+        title = t(title_key, lang)
+        page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+        path = "/" if url_path == app_pages()[0][3] else f"/{url_path}"       # the first page lives at /
+        page.wait_for_function(f"() => location.pathname === {path!r}", timeout=30000)
+        page.locator("h1", has_text=t(f"{url_path}.title", lang)).first.wait_for(timeout=60000)
+        if url_path == "quiz":
+            page.locator("[data-testid=stRadio]").nth(5).wait_for(timeout=60000)     # at least six questions
+        else:
+            page.locator(".js-plotly-plot").first.wait_for(timeout=90000)
+        settle(page, draw_ms=500, timeout=90000)
+        no_exception(page)
+        assert page.locator("[data-testid=stAlertContentError]").count() == 0, \
+            page.locator("[data-testid=stAlertContentError]").first.inner_text()
+        heading = page.locator("h1").first.inner_text()
+        if lang == "zh":
+            assert any("\u4e00" <= c <= "\u9fff" for c in heading), heading       # a Chinese title
+        else:
+            assert heading.isascii(), heading
+        seen.append(url_path)
+    return seen
+
+
+def test_every_page_renders_in_both_languages(browser, app_url):
+    page = _open(browser, app_url)
+    assert _visit_all(page, "en") == [p[3] for p in app_pages()]
+    page.locator(".st-key-_w-lang button", has_text="中文").click()           # the sidebar's language switch
+    page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_quiz", "zh")).wait_for(timeout=30000)
+    assert _visit_all(page, "zh") == [p[3] for p in app_pages()]
     page.close()
 
 
-def _has_cjk_font() -> bool:
-    if not shutil.which("fc-list"):
-        return True                                      # cannot tell; assume the system has one
-    out = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
-    return bool(out.strip())
+# ----------------------------------------------------------------------------- the stepper
+
+def test_stepper_tile_buttons_keys_and_language(browser, app_url, tmp_path):
+    page = _open(browser, app_url)
+    _at_step(page, loadtest.engine(12, 4), 0)
+    tr = loadtest.engine(12, 2)                                     # tile 2: Tc = 8
+    box = page.locator(".st-key-_w-cfg-block_n input")
+    box.fill("2")
+    box.press("Enter")
+    _at_step(page, tr, 0)
+    page.locator(".st-key-stepper-next button").click()             # the button
+    _at_step(page, tr, 1)
+    page.locator("h1").first.click()                                # focus on the page, not an input
+    for key, step in (("ArrowRight", 2), ("ArrowRight", 3), ("ArrowLeft", 2), ("End", 7), ("Home", 0)):
+        page.keyboard.press(key)                                    # the buttons' shortcuts (steps.SHORTCUTS)
+        _at_step(page, tr, step)
+    page.locator(".st-key-stepper-last button").click()
+    snap = _at_step(page, tr, 7)                                    # the last step: error vs exact shown too
+    assert snap["metrics"]["Max error vs exact"] == f"{tr.error(7):.2e}"
+
+    page.locator(".st-key-_w-lang button", has_text="中文").click()   # the sidebar switch keeps the state
+    page.get_by_text("第 8 / 8 步", exact=False).first.wait_for(timeout=30000)
+    settle(page, draw_ms=300)
+    assert page.locator("h1").first.inner_text() == t("stepper.title", "zh")
+    assert "lang=zh" in page.url
+    assert page.get_by_text(t("stepper.rec_header", "zh"), exact=True).count() == 1
+    assert page.get_by_text(t("common.step_next", "zh"), exact=True).count() >= 1
+    no_exception(page)
+    page.screenshot(path=str(tmp_path / "stepper_zh_switched.png"))
+    page.close()
 
 
-def test_chinese_screenshot(server, browser):
-    if not _has_cjk_font():
+def test_lang_query_parameter_gives_chinese(browser, app_url):
+    if not has_cjk_font():
         import warnings
-        warnings.warn("no CJK font (apt-get install fonts-droid-fallback or fonts-noto-cjk): "
-                      "stepper_zh.png will show boxes instead of Chinese")
-    page = _open(browser, server, "zh")
-    page.get_by_role("button", name="下一步").click()
-    page.get_by_text("第 2 / 4 步").first.wait_for(timeout=20000)
-    _settle(page)
-    page.screenshot(path=str(SHOTS / "stepper_zh.png"), full_page=True)
-    assert page.get_by_text("在线 softmax，逐块推进").count() >= 1
+        warnings.warn("no CJK font (apt-get install fonts-droid-fallback): Chinese renders as boxes")
+    page = _open(browser, app_url, query="lang=zh")
+    page.get_by_text("第 1 / 4 步", exact=False).first.wait_for(timeout=30000)
+    settle(page)
+    assert page.locator("h1").first.inner_text() == t("stepper.title", "zh")
+    assert page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_blocks", "zh")).count() == 1
+    assert page.get_by_text(t("common.cfg_block_n", "zh"), exact=True).count() >= 1     # sidebar label
+    assert page.locator(".js-plotly-plot .gtitle", has_text="分数").count() >= 1          # a chart title
+    no_exception(page)
     page.close()
 
 
-def test_autoplay_advances_then_stops(server, browser):
-    page = _open(browser, server, "en")
+def test_autoplay_advances_then_stops(browser, app_url):
+    page = _open(browser, app_url, height=1200)
     page.get_by_text("0.5 s / step").click()
     page.wait_for_timeout(500)
     toggle = page.locator("[data-testid=stMain] [data-testid=stCheckbox] input").first   # Autoplay
@@ -129,4 +149,111 @@ def test_autoplay_advances_then_stops(server, browser):
     page.wait_for_timeout(2000)
     assert page.get_by_text("Step 4 of 4").count() >= 1   # stopped at the end, toggle back off
     assert not toggle.is_checked()
+    page.close()
+
+
+# ----------------------------------------------------------------------------- export
+
+def _download(page, scope, label: str, dest) -> tuple[str, bytes]:
+    with page.expect_download(timeout=90000) as dl:
+        scope.get_by_role("button", name=label).first.click()
+    d = dl.value
+    path = dest / d.suggested_filename
+    d.save_as(path)
+    return d.suggested_filename, path.read_bytes()
+
+
+def test_chart_export_png_svg_html(browser, app_url, tmp_path):
+    from flashviz.charts.common import fmt_num
+    page = _open(browser, app_url)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
+    settle(page)
+    page.locator("[data-testid=stPopover]").first.locator("button").first.click()      # the strip chart's Export
+    menu = page.locator("[data-testid=stPopoverBody]")
+    menu.wait_for(timeout=10000)
+    stem = "flashviz_strip_N16_d4_Br4_Bc4_fp32_seed12_row15_step1"
+
+    name, png = _download(page, menu, t("export.fmt_png", "en"), tmp_path)
+    assert name == f"{stem}.png"
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+    from PIL import Image
+    assert Image.open(io.BytesIO(png)).size[0] == 2560                       # 1280 px at 2x: slide-sized
+
+    name, svg = _download(page, menu, t("export.fmt_svg", "en"), tmp_path)
+    assert name == f"{stem}.svg"
+    root = ET.fromstring(svg)
+    assert root.tag in ("svg", "{http://www.w3.org/2000/svg}svg")
+    assert "Scores q·k/√d" in svg.decode()                                   # the chart's title as SVG text
+
+    name, html = _download(page, menu, t("export.fmt_html", "en"), tmp_path)
+    assert name == f"{stem}.html"
+    text = html.decode()
+    assert "plotly.js v" in text and "Plotly.newPlot(" in text and len(html) > 3_000_000     # offline bundle
+    assert "<title>Scores q·k/√d · 16 keys, tile = 4</title>" in text
+    tr = loadtest.engine(12, 4)
+    for j in range(4):                                                       # the current tile's scores
+        assert f'["{fmt_num(float(tr.scores[j]))}","current tile (on-chip SRAM)"]' in text
+    no_exception(page)
+    page.close()
+
+
+def test_page_zip_and_manifest(browser, app_url, tmp_path):
+    page = _open(browser, app_url)
+    page.locator(".js-plotly-plot").nth(3).wait_for(timeout=60000)           # the stepper's four charts
+    settle(page)
+    name, data = _download(page, page.locator(".st-key-_export-zip"), t("export.zip", "en"), tmp_path)
+    assert name.startswith("flashviz_stepper_N16_") and name.endswith(".zip")
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    names = set(zf.namelist())
+    manifest = json.loads(zf.read("manifest.json"))
+    assert manifest["app"] == "flashviz" and manifest["page"]["url_path"] == "stepper"
+    assert manifest["language"] == "en"
+    assert manifest["configuration"]["n"] == 16 and manifest["configuration"]["block_n"] == 4
+    assert manifest["images"] == "png and svg included"
+    assert sorted(c["chart"] for c in manifest["charts"]) == ["accumulator", "error", "recurrence", "strip"]
+    for c in manifest["charts"]:
+        assert not c.get("errors"), c
+        assert {f.rsplit(".", 1)[1] for f in c["files"]} == {"html", "csv", "json", "png", "svg"}
+        assert set(c["files"]) <= names
+        assert zf.read(next(f for f in c["files"] if f.endswith(".png")))[:4] == b"\x89PNG"
+    page.close()
+
+
+# ----------------------------------------------------------------------------- presenter mode and quiz
+
+def _root_font(page) -> str:
+    return page.evaluate("getComputedStyle(document.documentElement).fontSize")
+
+
+def test_presenter_mode(browser, app_url):
+    page = _open(browser, app_url, query="present=1&lang=en")
+    exit_button = page.get_by_role("button", name=t("present.exit", "en"))
+    exit_button.wait_for(timeout=30000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
+    settle(page, draw_ms=300)
+    assert _root_font(page) == "20px"                                        # larger text (present.CSS)
+    box = page.locator("[data-testid=stSidebar]").bounding_box()
+    assert box is None or box["width"] == 0 or box["x"] + box["width"] <= 0  # sidebar folded away
+    assert page.locator(".js-plotly-plot .gtitle").first.evaluate(
+        "e => parseFloat(e.style.fontSize || getComputedStyle(e).fontSize)") >= 20   # chart titles larger too
+    no_exception(page)
+    exit_button.click()
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '16px'", timeout=30000)
+    assert "present" not in page.url
+    page.close()
+
+
+def test_quiz_feedback(browser, app_url):
+    page = _open(browser, app_url, "quiz")
+    first = page.locator("[data-testid=stRadio]").first
+    first.get_by_text(t("quiz.reduces_b", "en"), exact=True).click()          # right: HBM traffic
+    page.get_by_text(t("quiz.right", "en"), exact=False).first.wait_for(timeout=30000)
+    second = page.locator("[data-testid=stRadio]").nth(1)
+    second.get_by_text(t("quiz.alpha_a", "en"), exact=True).click()          # not the right answer (c)
+    page.get_by_text(t("quiz.wrong", "en"), exact=False).first.wait_for(timeout=30000)
+    settle(page, draw_ms=200)
+    assert page.get_by_text(t("quiz.score", "en", right=1, total=8, answered=2), exact=True).count() >= 1
+    assert page.locator("[data-testid=stAlertContentSuccess]").count() >= 1
+    assert page.locator("[data-testid=stAlertContentError]").count() >= 1
+    assert page.locator(EXCEPTION).count() == 0
     page.close()

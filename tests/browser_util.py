@@ -1,0 +1,145 @@
+"""One place for what every real-browser test, the load test and the screenshot script need: a
+`streamlit run app.py` on a free loopback port (stopped by the streamlit process's own PID), Debian's
+chromium for Playwright (never `playwright install`), and small waits for Streamlit's page to settle.
+
+Used by tests/test_browser*.py, tests/test_load.py (through pytest fixtures in tests/conftest.py) and by the
+scripts `python -m tests.loadtest` and `python -m tests.screenshots` (plain context managers).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "assets" / "screenshots"
+# PLATFORM.md: the flags Debian's chromium needs headless in a container, without reaching the network.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+STATUS = '[data-testid="stStatusWidget"]'       # Streamlit's "Running..." indicator (absent when idle)
+EXCEPTION = '[data-testid="stException"]'       # Streamlit's red traceback box
+
+
+def app_pages() -> list[tuple[str, str, str, str]]:
+    """app.py's PAGES (file, title key, icon, url path), read without running Streamlit."""
+    import ast
+    tree = ast.parse((ROOT / "app.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(x, "id", "") == "PAGES" for x in node.targets):
+            return [tuple(p) for p in ast.literal_eval(node.value)]
+    raise LookupError("no PAGES in app.py")
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("FLASHVIZ_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    """GET /_stcore/health answers 200 ("ok")."""
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+@dataclass
+class Server:
+    url: str
+    pid: int
+
+    def rss_mb(self) -> float | None:
+        """Resident memory of the streamlit process (Linux /proc), or None."""
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return None
+
+
+@contextlib.contextmanager
+def streamlit_server(*, log: Path | None = None, start_timeout: float = 60.0, env: dict | None = None):
+    """`streamlit run app.py` headless on 127.0.0.1 at a free port; yields a Server (.url, .pid). Stopped by SIGTERM to
+    the streamlit process itself (Popen of the interpreter, no wrapper shell), killed if it does not exit."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port),
+           "--browser.serverAddress", "localhost", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout
+        while not healthy(url, timeout=1):
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {proc.returncode} before answering (log: {log})")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer /_stcore/health within {start_timeout:.0f} s")
+            time.sleep(0.25)
+        yield Server(url, proc.pid)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        if log:
+            out.close()
+
+
+def launch_chromium(playwright, **kw):
+    """Debian's chromium through a Playwright (sync or async) instance; awaitable with the async API."""
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, **kw)
+
+
+@contextlib.contextmanager
+def chromium():
+    """A sync Playwright Browser on Debian's chromium."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+# ----------------------------------------------------------------------------- waits (sync API)
+
+def settle(page, *, draw_ms: int = 1200, timeout: int = 60000) -> None:
+    """Wait until the script has finished (no status widget) and give Plotly time to draw."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(f"() => !document.querySelector('{STATUS}')", timeout=timeout)
+    page.wait_for_timeout(draw_ms)
+
+
+def no_exception(page) -> None:
+    """Neither Streamlit's exception box nor a raw traceback on the page."""
+    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+    assert page.get_by_text("Traceback (most recent call last)").count() == 0
+
+
+def has_cjk_font() -> bool:
+    if not shutil.which("fc-list"):
+        return True                                      # cannot tell; assume the system has one
+    out = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
+    return bool(out.strip())
