@@ -72,6 +72,14 @@ class Server:
             pass
         return None
 
+    def cpu_s(self) -> float | None:
+        """CPU seconds (user + system, all threads) the streamlit process has used so far (Linux /proc), or None."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")    # utime, stime
+        except (OSError, IndexError, ValueError):
+            return None
+
 
 @contextlib.contextmanager
 def streamlit_server(*, log: Path | None = None, start_timeout: float = 60.0, env: dict | None = None):
