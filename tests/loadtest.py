@@ -24,7 +24,7 @@ Timings. "rerun time": client side, from the click (or Enter) until the page sho
 checked. "server time": the same actions seen on the websocket (Playwright's frame events): the browser's
 rerun request -> the server's script_finished; it leaves out the browser's drawing but not the wait for the CPU.
 The server's CPU seconds during the run (/proc) say how much of the machine the server itself needed: on the
-2-core CI machine about 0.2 CPU-s per request, some 15 % of the cores over the run; the 20 chromium renderers
+2-core CI machine about 0.2 CPU-s per request, some 13 % of the cores over the run; the 20 chromium renderers
 take the rest, so the times measure this shared machine, not a classroom where every browser has its own.
 (Running the browsers at a lower priority, `nice 10`, changed neither figure.) A request waits mostly for the
 others of its burst: the 20 sessions' scripts share one Python interpreter (GIL).
