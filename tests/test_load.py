@@ -14,7 +14,7 @@ from browser_util import streamlit_server
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SESSIONS = 20
-BUDGET_S = 240          # the concurrent phase's hard cap on this 2-core machine (it takes ~2 minutes)
+BUDGET_S = 600          # hard cap of the concurrent phase: ~2.5 min here, room for a slower CI machine
 
 
 def test_twenty_concurrent_sessions(tmp_path, capsys):
