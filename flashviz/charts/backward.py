@@ -108,10 +108,10 @@ def peak_figure(cells: list[dict], lang: str = "en", *, device_bytes: int | None
     if mark_n:
         shapes.append(dict(type="line", yref="paper", y0=0, y1=1, x0=mark_n, x1=mark_n,
                            line=dict(color=P.ORANGE, width=1, dash="dash")))
-    lay = base_layout(t("backward.peak_title", lang), height=420,
+    lay = base_layout(t("backward.peak_title", lang), height=480, legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0),
                       xaxis=axis(t("backward.axis_n", lang), type="log", tickvals=ns, ticktext=[str(n) for n in ns]),
                       yaxis=axis(t("backward.axis_mib", lang), type="log", dtick=1, range=_log_range(ys, 0.3)),
-                      shapes=shapes, annotations=notes, margin=dict(l=70, r=20, t=50, b=120))
+                      shapes=shapes, annotations=notes, margin=dict(l=70, r=20, t=50, b=180))
     return figure(data, lay)
 
 

@@ -154,8 +154,8 @@ def two_line_title(title: str, subtitle: str = "") -> str:
 def _layout(title: str, xtitle: str, ytitle: str, ylog: bool, mark_n, lang: str, **kw) -> dict:
     shapes, notes = _mark_n(mark_n, lang)
     yextra = dict(dtick=1, exponentformat="none") if ylog else dict(rangemode="tozero")
-    return base_layout(title, height=560, margin=dict(l=75, r=20, t=80, b=210),
-                       legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0),
+    return base_layout(title, height=600, margin=dict(l=75, r=20, t=80, b=250),   # legend at the bottom edge
+                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0.0, xanchor="left", x=0.0),
                        xaxis=axis(xtitle, type="log", dtick=np.log10(2), tickformat="d"),
                        yaxis=axis(ytitle, type="log" if ylog else "linear", **yextra),
                        shapes=shapes, annotations=notes, **kw)

@@ -30,10 +30,10 @@ STRINGS = {
     "decoding.workers": {"en": "Workers W", "zh": "worker 数 W"},
     "decoding.workers_help": {"en": "Contiguous chunks of keys, sizes differing by at most one (W must not exceed N).",
                               "zh": "把 key 切成连续的若干段，各段长度最多相差 1（W 不能超过 N）。"},
-    "decoding.tree": {"en": "Merge as a tree (as a GPU reduction would)", "zh": "按树形合并（像 GPU 归约那样）"},
-    "decoding.tree_help": {"en": "Off: merge worker by worker, left to right. On: pairwise. Same answer up to "
+    "decoding.tree": {"en": "Merge as a tree", "zh": "按树形合并"},
+    "decoding.tree_help": {"en": "Off: merge worker by worker, left to right. On: pairwise, as a GPU reduction would. Same answer up to "
                                  "rounding: the merge is associative and commutative.",
-                           "zh": "关闭：从左到右逐个合并。开启：两两合并。结果在舍入误差内相同：合并满足结合律和交换律。"},
+                           "zh": "关闭：从左到右逐个合并。开启：两两合并（像 GPU 归约那样）。结果在舍入误差内相同：合并满足结合律和交换律。"},
     "decoding.merge_rule": {
         "en": "Merging two states is the recurrence's rescale: m = max(m_a, m_b), ℓ = e^(m_a − m)·ℓ_a + "
               "e^(m_b − m)·ℓ_b, o = e^(m_a − m)·o_a + e^(m_b − m)·o_b; the answer is o / ℓ.",

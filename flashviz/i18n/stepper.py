@@ -38,8 +38,8 @@ STRINGS = {
 
     # recurrence
     "stepper.rec_header": {"en": "The online softmax recurrence", "zh": "在线 softmax 的递推"},
-    "stepper.rec_title": {"en": "Running max m, rescale factor α and running sum ℓ after each tile",
-                          "zh": "每个 tile 之后的滚动最大值 m、修正系数 α 与滚动求和 ℓ"},
+    "stepper.rec_title": {"en": "Running max m · rescale α · running sum ℓ",
+                          "zh": "滚动最大值 m · 修正系数 α · 滚动求和 ℓ"},
     "stepper.axis_tile": {"en": "tile (step)", "zh": "tile（步骤）"},
     "stepper.col_tile": {"en": "tile", "zh": "tile"},
     "stepper.col_keys": {"en": "keys", "zh": "key 范围"},
