@@ -2,13 +2,15 @@
 the recorded numbers against the dataset's cells, provenance, the interpreter demo, errors, language, shared config."""
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+import app_util
+from app_util import array, clean
 
 from flashviz.bench import load_dataset
 
@@ -21,18 +23,7 @@ MIB = 2 ** 20
 
 
 def open_page(page: str = PAGE, lang: str | None = None, **values) -> AppTest:
-    """app.py on `page`; values: shared fields by name (n=16) or page keys with a dot ('backward.batch')."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    if lang:
-        at.query_params["lang"] = lang
-    for k, v in values.items():
-        at.session_state[k if "." in k else f"cfg.{k}"] = v
-    return at.switch_page(page).run()
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return app_util.open_page(page, lang=lang, **values)
 
 
 TABLES = {"stored": "elements per head", "peak": "N", "flops": "matmuls per tile", "times": "implementation",
@@ -46,12 +37,6 @@ def table(at: AppTest, name: str, column: str | None = None):
 
 def charts(at: AppTest) -> dict[str, dict]:
     return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def array(a) -> np.ndarray:
-    if isinstance(a, dict):
-        return np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"])
-    return np.asarray(a)
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,15 @@
 clicks and what the pages show, checked against the engines (flashviz.tiling / traffic / decoding)."""
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+import app_util
+from app_util import array, clean
 
 from flashviz.tiling import GRID_CURRENT, Schedule, make_config
 from flashviz.traffic import standard_counts
@@ -19,28 +21,11 @@ W = "_w.cfg."                                             # widget keys of the s
 
 
 def open_page(page: str = BLOCKS, **values) -> AppTest:
-    """app.py on `page`; values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
-    at = AppTest.from_file(APP, default_timeout=30)
-    for k, v in values.items():
-        at.session_state[k if "." in k else f"cfg.{k}"] = v
-    return at.switch_page(page).run()
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return app_util.open_page(page, **values)
 
 
 def charts(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
-def array(a) -> np.ndarray:
-    """A plotly 7 array: a list or {'dtype', 'bdata' (base64), 'shape'}."""
-    if isinstance(a, dict):
-        out = np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"])
-        return out.reshape([int(s) for s in a["shape"].split(",")]) if "shape" in a else out
-    return np.asarray(a)
 
 
 def metrics(at: AppTest) -> dict[str, str]:

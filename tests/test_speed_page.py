@@ -11,6 +11,9 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import app_util
+from app_util import clean
+
 from flashviz.bench import load_dataset
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
@@ -24,16 +27,7 @@ W = "_w.cfg."
 
 
 def open_page(page: str = SPEED, **values) -> AppTest:
-    """app.py on `page`; values: shared fields by name (n=16) or page keys with a dot ('speed.batch')."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in values.items():
-        at.session_state[k if "." in k else f"cfg.{k}"] = v
-    return at.switch_page(page).run()
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    return app_util.open_page(page, **values)
 
 
 def texts(at: AppTest) -> str:

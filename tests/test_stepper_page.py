@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_util import clean
+
 from flashviz.charts.common import fmt_num
 from flashviz.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, row_problem
@@ -27,11 +29,6 @@ def engine(at: AppTest):
     c = Config(**{f: at.session_state[f"cfg.{f}"] for f in Config.__dataclass_fields__})
     s, v = row_problem(c)
     return online_softmax_trace(s, v, c.tile, guard=c.guard)
-
-
-def clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def metric(at: AppTest, i: int) -> str:

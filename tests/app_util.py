@@ -1,0 +1,34 @@
+"""AppTest helpers shared by the page tests: open app.py on a page, assert a clean run, decode plotly arrays."""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **values) -> AppTest:
+    """app.py switched to `page`; values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    if lang:
+        at.query_params["lang"] = lang
+    for k, v in values.items():
+        at.session_state[k if "." in k else f"cfg.{k}"] = v
+    return at.switch_page(page).run()
+
+
+def clean(at: AppTest) -> None:
+    """No exception and no st.error on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def array(a) -> np.ndarray:
+    """A plotly 7 array: a list or {'dtype', 'bdata' (base64)[, 'shape']}."""
+    if isinstance(a, dict):
+        out = np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"])
+        return out.reshape([int(s) for s in a["shape"].split(",")]) if "shape" in a else out
+    return np.asarray(a)
