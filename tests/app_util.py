@@ -20,6 +20,14 @@ def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **valu
     return at.switch_page(page).run()
 
 
+def run_app(*, timeout: float = 60, **cfg) -> AppTest:
+    """app.py on its first page (the stepper) with shared fields set by name (n=16)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in cfg.items():
+        at.session_state[f"cfg.{k}"] = v
+    return at.run()
+
+
 def clean(at: AppTest) -> None:
     """No exception and no st.error on the page."""
     assert not at.exception, [e.value for e in at.exception]

@@ -168,9 +168,7 @@ def test_a_grid_too_big_to_draw_keeps_the_counters():
 
 
 def test_chinese():
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["lang"] = "zh"
-    at.switch_page(BLOCKS).run()
+    at = open_page(lang="zh")
     clean(at)
     assert at.title[0].value == "分块与访存流量"
     assert "HBM" in at.metric[0].label and at.button(key="blocks.next").label == "下一步"

@@ -10,6 +10,8 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from app_util import run_app
+
 import flashviz_kernels as fk
 from flashviz.charts.common import fmt_num
 from flashviz.online_softmax import online_softmax_trace
@@ -19,13 +21,6 @@ from flashviz.ui.config import Config, inputs, row_problem
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 W = "_w.cfg."
 INTERP = pytest.mark.skipif(not fk.INTERPRET, reason="interpreter-mode cases (a GPU needs tiles >= 16)")
-
-
-def run_app(**cfg) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in cfg.items():
-        at.session_state[f"cfg.{k}"] = v
-    return at.run()
 
 
 def engine(cfg: Config):

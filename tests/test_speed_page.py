@@ -274,9 +274,7 @@ def test_page_values_are_kept_across_pages():
 
 
 def test_chinese():
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["lang"] = "zh"
-    at.switch_page(SPEED).run()
+    at = open_page(lang="zh")
     clean(at)
     assert at.title[0].value == "速度与显存"
     assert "本机没有 CUDA GPU" in texts(at) and "IO 感知" in texts(at)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_util import clean
+from app_util import clean, run_app
 
 from flashviz.charts.common import fmt_num
 from flashviz.online_softmax import online_softmax_trace
@@ -16,13 +16,6 @@ from flashviz.ui.config import Config, row_problem
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 W = "_w.cfg."                                             # widget keys of the shared configuration
-
-
-def run_app(**cfg) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    for k, v in cfg.items():
-        at.session_state[f"cfg.{k}"] = v
-    return at.run()
 
 
 def engine(at: AppTest):
