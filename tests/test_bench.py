@@ -185,3 +185,28 @@ def test_gpu_smoke_command(tmp_path):
     ok = [c for c in data["cells"] if c["status"] == "ok"]
     assert {"naive", "sdpa"} <= {c["impl"] for c in ok}
     assert all(c["peak_extra_bytes"] is not None for c in ok)
+
+
+def test_git_commit_from_the_environment_wins_over_a_stale_checkout(monkeypatch):
+    from flashviz.bench import provenance
+    monkeypatch.setenv("FLASHVIZ_GIT_COMMIT", "0123abcd")
+    monkeypatch.setenv("FLASHVIZ_GIT_DIRTY", "0")
+    assert provenance.git_state() == ("0123abcd", False)
+    monkeypatch.setenv("FLASHVIZ_GIT_DIRTY", "yes?")
+    assert provenance.git_state() == ("0123abcd", None)                  # unreadable: unknown, not a guess
+
+
+def test_source_digest_names_the_code_that_ran(tmp_path):
+    from flashviz.bench import provenance
+    for rel, text in (("flashviz/a.py", "x = 1\n"), ("kernels/b.py", "y = 2\n"), ("README.md", "not code")):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    import hashlib
+    want = hashlib.sha256(b"flashviz/a.py\0x = 1\n\0kernels/b.py\0y = 2\n\0").hexdigest()
+    assert provenance.source_digest(tmp_path) == want
+    (tmp_path / "README.md").write_text("changed")                       # not measured code: same digest
+    assert provenance.source_digest(tmp_path) == want
+    (tmp_path / "kernels/b.py").write_text("y = 3\n")
+    assert provenance.source_digest(tmp_path) != want
+    assert provenance.source_digest(tmp_path / "nothing") is None
+    assert len(provenance.source_digest()) == 64                          # this checkout

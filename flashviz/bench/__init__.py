@@ -23,7 +23,8 @@ Dataset JSON, schema_version 1
      "provenance": {"device": "cuda"|"cpu", "device_name", "sm_count", "total_memory_bytes",
                     "compute_capability", "driver_version", "cuda_version", "cudnn_version", "torch", "triton",
                     "numpy", "python", "platform" (no hostname), "created_utc" (ISO), "git_commit",
-                    "git_dirty" (bool|null), "command" (re-runnable), "timer", "cpu_threads", "flashviz"},
+                    "git_dirty" (bool|null), "source_sha256" (optional: provenance.source_digest of the code that
+                    ran), "command" (re-runnable), "timer", "cpu_threads", "flashviz"},
      "sweep": {"grids": [{"n": [...], "d": [...], "causal": [...], "dtype": [...], "batch": [...],
                           "heads": [...], "impls": [...], "mode": [...]}],
                "warmup_ms", "rep_ms", "min_reps", "seed", "check", "budget_s", "preset"},
@@ -45,7 +46,8 @@ The preset is fp16, N in {1024, 2048, 4096, 8192, 16384}, d in {64, 128}, causal
 every impl, plus bf16 at N in {4096, 16384} (naive, sdpa-flash, sdpa-cudnn, teaching, fast): 200 cells,
 about 3 minutes on an H200 (do_bench warm-up 25 ms, rep 100 ms, at least 5 timed runs per cell; the
 file is rewritten after each configuration, --budget-s stops cleanly before a 10-minute limit). Where the checkout
-has no .git, pass the commit: FLASHVIZ_GIT_COMMIT=$(git rev-parse HEAD) python -m flashviz.bench ...
+has no .git or a stale one, pass the commit: FLASHVIZ_GIT_COMMIT=$(git rev-parse HEAD) FLASHVIZ_GIT_DIRTY=0 python -m
+flashviz.bench ...; the recorded source_sha256 equals `python -m flashviz.bench.provenance` at that commit.
 A quick look: `--preset gpu-small`; CI on CPU: `--preset smoke`.
 """
 from .spec import SCHEMA_VERSION, Grid, SweepSpec, flops, ideal_bytes, preset_spec  # noqa: F401 (no torch)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import os
 import platform
 import shlex
@@ -40,14 +41,31 @@ def driver_version() -> str:
 
 
 def git_state() -> tuple[str, bool | None]:
-    """(commit, dirty): from git when the checkout has one, else $FLASHVIZ_GIT_COMMIT, else "unknown"."""
+    """(commit, dirty): $FLASHVIZ_GIT_COMMIT (+ $FLASHVIZ_GIT_DIRTY) when set, else git, else "unknown".
+
+    The variables win because a copied checkout (a GPU machine's) may carry no .git or a stale one whose HEAD
+    is not the code that ran; `source_digest` below lets anyone check the claim against that commit."""
+    env = os.environ.get("FLASHVIZ_GIT_COMMIT", "").strip()
+    if env:
+        dirty = os.environ.get("FLASHVIZ_GIT_DIRTY", "").strip().lower()
+        return env, {"1": True, "true": True, "0": False, "false": False}.get(dirty)
     commit = _run(["git", "rev-parse", "HEAD"], cwd=REPO) if (REPO / "pyproject.toml").is_file() else None
     if commit:
         status = _run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO)
         return commit, (bool(status) if status is not None else None)
-    env = os.environ.get("FLASHVIZ_GIT_COMMIT", "").strip()
-    dirty = os.environ.get("FLASHVIZ_GIT_DIRTY", "").strip().lower()
-    return (env or "unknown"), ({"1": True, "true": True, "0": False, "false": False}.get(dirty))
+    return "unknown", None
+
+
+def source_digest(root: Path = REPO) -> str | None:
+    """sha256 over the measured code (every .py under flashviz/ and kernels/, by relative path), so a dataset
+    can be matched to a commit: `python -m flashviz.bench.provenance` at that commit prints the same digest."""
+    files = sorted(p for top in ("flashviz", "kernels") for p in (root / top).rglob("*.py"))
+    if not files:
+        return None
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def command_line(argv: list[str] | None = None) -> str:
@@ -71,8 +89,8 @@ def collect(device: str, command: str | None, timer: str) -> dict:
     p.update(torch=torch.__version__, triton=_version("triton"), numpy=_version("numpy"),
              python=platform.python_version(), platform=platform.platform(),
              created_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             git_commit=commit, git_dirty=dirty, command=command or command_line(), timer=timer,
-             cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
+             git_commit=commit, git_dirty=dirty, source_sha256=source_digest(), command=command or command_line(),
+             timer=timer, cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
     return p
 
 
@@ -80,3 +98,7 @@ def device_slug(p: dict) -> str:
     """'NVIDIA H200' -> 'nvidia-h200'; for the default output file name."""
     name = p["device_name"] if p["device"] == "cuda" else "cpu"
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-") or "device"
+
+
+if __name__ == "__main__":
+    print(source_digest())
