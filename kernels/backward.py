@@ -10,10 +10,8 @@ program per Q block accumulating dQ over its K/V blocks (no atomics). Causal til
 unmasked ones and the masked diagonal band, as in the forward. Recomputing S costs one extra
 Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys the O(N) memory.
 Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-29.json, fp16, B=4, H=32, backward
-alone): d=64, N 4096-16384: 1.02-1.26x SDPA flash's backward (0.66-0.77x cuDNN); d=128 with the
-tiles below: only 0.51-0.59x flash. A later probe (`python -m flashviz_kernels.tune_backward`, N=8192,
-d=128, non-causal) timed (64, 128, 128, 64, 8 warps, 2 stages) at 358 TFLOP/s = 1.16x flash and
-(32, 64, 64, 32, 4, 3) at 1.14x; adopting one needs the GPU tests and the training sweep re-run.
+alone, N 4096-16384, causal on/off): d=64 1.03-1.29x SDPA flash's backward, d=128 1.16-1.26x; SDPA cuDNN
+stays ahead (ours 0.65-0.75x of it). The d=128 tiles below took it from 0.51-0.59x (untuned) to that.
 """
 import torch
 import triton

@@ -64,7 +64,7 @@ def test_times_rows_and_summary():
     assert rows["sdpa-flash"]["ref_vs_bwd"] == pytest.approx(fast["speedup_vs_flash"])
     s = rc.speed_summary(ds)
     assert set(s) == {64, 128}
-    assert s[64]["flash"][0] > 1.0 and s[128]["flash"][1] < 0.6          # the data as recorded on the H200
+    assert s[64]["flash"][0] > 1.0 and s[128]["flash"][0] > 1.0          # the data as recorded on the H200
 
 
 def test_demo_checks_its_caps():
