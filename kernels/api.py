@@ -15,6 +15,7 @@ import functools
 import math
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from . import _env
@@ -85,6 +86,24 @@ def validate(q, k, v, impl: str) -> None:
                 f"(d multiple of {16 // q.element_size()} for {q.dtype}); use impl='teaching'")
     elif impl.startswith("sdpa-") and impl != "sdpa-math" and q.device.type != "cuda":
         raise KernelUnavailable(f"{impl} needs CUDA tensors; on CPU use impl='sdpa' or 'sdpa-math'")
+
+
+def _options(q, causal, sm_scale) -> tuple[bool, float]:
+    """causal must be a bool (a string like "no" would otherwise count as True); sm_scale None (1/sqrt(d))
+    or a finite real number."""
+    if not isinstance(causal, bool):
+        if isinstance(causal, np.bool_) or (isinstance(causal, int) and causal in (0, 1)):
+            causal = bool(causal)                      # numpy bool, 0/1
+        else:
+            raise KernelTypeError(f"causal must be True or False, got {causal!r}")
+    if sm_scale is None:
+        return causal, 1.0 / math.sqrt(q.shape[-1])
+    if isinstance(sm_scale, (bool, np.bool_)) or not isinstance(sm_scale, (int, float, np.integer, np.floating)):
+        raise KernelTypeError(f"sm_scale must be a number or None, got {sm_scale!r}")
+    scale = float(sm_scale)
+    if not math.isfinite(scale):
+        raise KernelInputError(f"sm_scale must be finite, got {scale}")
+    return causal, scale
 
 
 def _check_block(name: str, value, n: int) -> int:
@@ -243,7 +262,7 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
             raise KernelInputError(f"sdpa_backend must be one of {SDPA_BACKENDS}; got {sdpa_backend!r}")
         impl = f"sdpa-{sdpa_backend}"
     validate(q, k, v, impl)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(sm_scale)
+    causal, scale = _options(q, causal, sm_scale)
     if impl == "naive":
         return _guarded(lambda: naive_attention(q, k, v, causal=causal, sm_scale=scale),
                         dict(impl=impl, shape=tuple(q.shape)))
@@ -261,7 +280,7 @@ def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = N
                     block_m: int, block_n: int):
     """Run the teaching kernel with TRACE on: (out (B, H, Nq, d), KernelTrace with (B, H, Nq, Tc) fields)."""
     validate(q, k, v, "teaching")
-    scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(sm_scale)
+    causal, scale = _options(q, causal, sm_scale)
     out, _, tr = _teaching(q, k, v, causal, scale, block_m, block_n, trace=True)
     b, h, n_q, _ = q.shape
     tr = tr.view(3, b, h, n_q, -1)
@@ -274,7 +293,7 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
     if impl not in ("naive", "teaching", "fast"):
         raise KernelInputError(f"attention_with_lse supports naive, teaching and fast; got {impl!r}")
     validate(q, k, v, impl)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if sm_scale is None else float(sm_scale)
+    causal, scale = _options(q, causal, sm_scale)
     if impl == "naive":
         return naive_attention(q, k, v, causal=causal, sm_scale=scale, return_lse=True)
     if impl == "teaching":

@@ -140,7 +140,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m=None, block_n=Non
     bm, bn, warps, stages = config or pick_config(d, causal, q.element_size())
     if _env.INTERPRET:                                              # interpreter: few, large blocks
         bm = bn = 64
-    bm, bn = block_m or bm, block_n or bn
+    bm, bn = bm if block_m is None else block_m, bn if block_n is None else block_n
     for name, x in (("block_m", bm), ("block_n", bn)):
         if isinstance(x, bool) or not isinstance(x, int) or x < 1 or x & (x - 1) or x > 256:
             raise KernelInputError(f"the fast kernel needs {name} a power of two in 1..256, got {x!r}")

@@ -159,6 +159,35 @@ def test_bad_inputs_raise_typed_errors():
         fk.attention(q, k, v, impl="fast", sm_scale=-1.0)
     with pytest.raises(fk.KernelError):
         fk.attention(q, k, v, impl="sdpa", sdpa_backend="nonsense")
+    for bad in (0, -4, 512, 2.5, True):                                      # fast: 0 is not "the default"
+        with pytest.raises(ValueError, match="block_m"):
+            fk.attention(q, k, v, impl="fast", block_m=bad)
+
+
+@pytest.mark.parametrize("impl", ["naive", "sdpa", "teaching", "fast"])
+def test_causal_and_sm_scale_are_checked_for_every_impl(impl):
+    """causal='no' must not silently mean True; a NaN or non-numeric scale is an error, not a NaN output."""
+    q, k, v = qkv(1, 2, 8, 8, 16, torch.float32, seed=1)
+    calls = [lambda **kw: fk.attention(q, k, v, impl=impl, **kw)]
+    if impl in ("naive", "teaching", "fast"):
+        calls.append(lambda **kw: fk.attention_with_lse(q, k, v, impl=impl, **kw))
+    if impl == "teaching":
+        calls.append(lambda **kw: fk.attention_trace(q, k, v, block_m=16, block_n=16, **kw))
+    for call in calls:
+        for bad in ("no", "yes", None, 2, 0.5):
+            with pytest.raises(fk.KernelTypeError, match="causal must be True or False"):
+                call(causal=bad)
+        for bad in (float("nan"), float("inf"), -float("inf")):
+            with pytest.raises(fk.KernelInputError, match="sm_scale must be finite"):
+                call(sm_scale=bad)
+        for bad in ("0.1", [0.1], True):
+            with pytest.raises(fk.KernelTypeError, match="sm_scale must be a number"):
+                call(sm_scale=bad)
+    first = lambda x: x[0] if isinstance(x, tuple) else x  # noqa: E731
+    ref = attention_rows(q, k, v, torch.arange(8), causal=True, scale=float(np.float32(0.3)))
+    for flag in (np.bool_(True), 1):                                          # numpy bools and 0/1 are fine
+        got = first(calls[0](causal=flag, sm_scale=np.float32(0.3)))
+        np.testing.assert_allclose(got.double().cpu().numpy(), ref.cpu().numpy(), atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.skipif(GPU, reason="checks the interpreter-mode device rule")
