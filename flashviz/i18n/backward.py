@@ -171,14 +171,15 @@ STRINGS = {
                               "zh": "- d = {d}：对 SDPA flash {flash} · 对 SDPA cuDNN {cudnn} · 对朴素实现 {naive}"},
     "backward.summary_note": {
         "en": "These are the numbers as measured. Recomputation is what makes the memory O(N) whatever the kernel; "
-              "how fast the recomputing kernel runs depends on its tiles and scheduling. The tiles in "
-              "kernels/backward.py for d = 64 and 128 were picked by `python -m flashviz_kernels.tune_backward` on "
-              "the H200 (a few tiles and warps apart, the same kernel ran at half this speed). cuDNN stays ahead: "
+              "how fast the recomputing kernel runs depends on its tiles and scheduling. The d = 128 tiles in "
+              "kernels/backward.py were picked by `python -m flashviz_kernels.tune_backward` on the H200 and the "
+              "d = 64 ones checked by it (with other tiles and warps the same kernel ran at half this speed). "
+              "cuDNN stays ahead: "
               "it is written for Hopper's asynchronous tensor cores, and our backward spends 7 matmuls per tile "
               "(two kernels, no atomics) where a fused one spends 5.",
         "zh": "以上就是实测数字。无论哪个 kernel，显存降到 O(N) 靠的都是重计算；重计算的 kernel 跑多快取决于它的分块和调度。"
-              "kernels/backward.py 里 d = 64 和 128 的块大小是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
-              "挑出来的（块大小和 warp 数差一点，同一个 kernel 只有一半的速度）。cuDNN 仍然更快：它专为 Hopper 的异步"
+              "kernels/backward.py 里 d = 128 的块大小是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
+              "挑出来的，d = 64 的也用它核对过（换成别的块大小和 warp 数，同一个 kernel 只有一半的速度）。cuDNN 仍然更快：它专为 Hopper 的异步"
               "张量核心编写，而我们的反向每块做 7 次矩阵乘法（两个 kernel、不用原子操作），融合版只需 5 次。"},
 
     # charts
