@@ -65,6 +65,8 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
         l = l * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = desc_v.load([kv_row0 + start, 0])                       # V_j: (BLOCK_N, BLOCK_D)
+        if MASKED:        # ragged tile: rows past n_k are the next head's; p = 0 there, but 0 * inf = NaN
+            v = tl.where((start + tl.arange(0, BLOCK_N))[:, None] < n_k, v, 0.0)
         if IEEE:
             acc = tl.dot(p, v, acc, input_precision="ieee")
         else:

@@ -124,6 +124,24 @@ def test_torch_impls_match_float64(impl, causal):
     assert (out.double() - ref).abs().max().item() < 1e-5
 
 
+@pytest.mark.parametrize("impl", ["teaching", "fast"])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n", [17, 100, 200])
+def test_non_finite_values_in_another_head_do_not_leak(impl, causal, n):
+    """Heads are independent: inf/NaN in one head's K and V leave every other head exact. (The fast kernel's
+    TMA loads of a ragged last tile read the next head's rows; they must count for nothing, not 0 * NaN.)"""
+    q, k, v = qkv(2, 2, n, n, 16, torch.float32, seed=n)
+    k[0, 1], v[0, 1] = float("inf"), float("nan")                     # poison (b=0, h=1) ...
+    v[1, 0, -1] = float("inf")                                          # ... and one V row of (b=1, h=0)
+    out = fk.attention(q, k, v, causal=causal, impl=impl)
+    for b, h in ((0, 0), (1, 1)):                                       # the heads that hold no poison
+        ref = attention_rows(q[b:b + 1, h:h + 1], k[b:b + 1, h:h + 1], v[b:b + 1, h:h + 1], torch.arange(n),
+                             causal=causal)
+        got = out[b:b + 1, h:h + 1].double()
+        assert torch.isfinite(got).all(), (b, h)
+        assert (got - ref).abs().max().item() < 1e-5, (b, h)
+
+
 # ---------------------------------------------------------------------------------------- bad input
 
 def test_bad_inputs_raise_typed_errors():
