@@ -10,8 +10,10 @@ fully masked rows -> zeros), minus the trace. What makes it fast:
   - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
 Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B=4, H=32, same run):
   d=128, N 4096-16384: 491-507 TFLOP/s = 0.86-0.96x SDPA cuDNN, 1.44-1.51x SDPA flash (causal and not);
-  d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. Small N (1024) is
-  weaker (0.68-0.82x cuDNN): too few programs to fill 132 SMs with 128-row blocks.
+  d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a
+  call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
+  the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the only change is
+  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before.
 """
 import triton
 import triton.language as tl
