@@ -59,6 +59,10 @@ STRINGS = {
     "kernel.running_interpreter": {"en": "Running the kernel in Triton's interpreter…",
                                    "zh": "正在 Triton 解释器中运行 kernel……"},
     "kernel.running_gpu": {"en": "Running the kernel on the GPU…", "zh": "正在 GPU 上运行 kernel……"},
+    "kernel.queued": {"en": "Waiting for the kernel: {ahead} run(s) of other sessions ahead of yours "
+                            "(one kernel runs at a time on this server; the same configuration runs once for all).",
+                      "zh": "正在排队等待 kernel：前面还有其他会话的 {ahead} 次运行"
+                            "（本服务器一次只运行一个 kernel；相同的配置只运行一次，结果大家共享）。"},
     "kernel.failed": {"en": "The kernel could not run this configuration ({kind}): {msg}",
                       "zh": "kernel 无法运行这个配置（{kind}）：{msg}"},
     "kernel.ctr_diff": {"en": "Max difference", "zh": "最大差异"},

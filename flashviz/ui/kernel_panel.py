@@ -12,6 +12,7 @@ programs. Runs on a button press (or on every change, opt-in); results are cache
 from __future__ import annotations
 
 import math
+from concurrent.futures import wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
 from flashviz.online_softmax import Trace
+from flashviz.runqueue import RunQueue
 from flashviz.ui import state
 from flashviz.ui.common import chart
 from flashviz.ui.config import DTYPE_SHORT, Config, inputs
@@ -31,6 +33,7 @@ INTERP_MAX_N = 256                 # the interpreter executes tiles one by one i
 MAX_TILE = 256                     # flashviz_kernels.api.MAX_BLOCK
 TOLERANCE = {"float32": 1e-5, "float16": 1e-4, "bfloat16": 1e-4}
 FIELDS = ("m", "l", "alpha")
+POLL_S = 0.25                      # how often a waiting session refreshes its place in the line
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,11 +101,19 @@ def run_block(cfg: Config) -> dict:
     return dict(out, lo=lo, keys=kv_hi)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
 def cached_block(n: int, d: int, br: int, bc: int, causal: bool, dtype: str, seed: int, block: int) -> dict:
-    """run_block for the program of query block `block` (rows of one block share one run)."""
-    return run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype, seed=seed,
-                            row=block * br))
+    """run_block for the program of query block `block` (rows of one block share one run); its arrays are made
+    read-only because one result is handed to every session that asked for it."""
+    blk = run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype, seed=seed,
+                           row=block * br))
+    for f in FIELDS:
+        blk[f].setflags(write=False)
+    return blk
+
+
+# One line for the whole server: a configuration asked for by several sessions runs once, the others wait for it
+# and see their place; results kept within 64 MiB. (Looked up by name, so a test can replace cached_block.)
+RUNS = RunQueue(lambda *key: cached_block(*key), max_bytes=64 << 20, name="flashviz-kernel-trace")
 
 
 def cache_key(cfg: Config) -> tuple:
@@ -194,6 +205,20 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
                                           **{f"kernel_{f}": cmp.kernel[f].tolist() for f in FIELDS})
 
 
+def _wait_for(key: tuple, mode: str, lang: str) -> dict:
+    """The run for `key` from the server-wide line; while it waits, the session sees its place in the line."""
+    fut = RUNS.submit(key)
+    if fut.done():
+        return fut.result()
+    shown = st.empty()
+    while not wait([fut], timeout=POLL_S).done:
+        pos = RUNS.position(key)
+        msg = (t("kernel.running_" + mode, lang) if not pos else t("kernel.queued", lang, ahead=pos))
+        shown.info(msg, icon=":material/hourglass_top:")
+    shown.empty()
+    return fut.result()
+
+
 def render(cfg: Config, tr: Trace, lang: str) -> None:
     """Draw the panel for the stepper's configuration `cfg` and its engine trace `tr` (same row, same Bc)."""
     st.subheader(t("kernel.header", lang))
@@ -219,8 +244,7 @@ def render(cfg: Config, tr: Trace, lang: str) -> None:
         return
     import flashviz_kernels as fk
     try:
-        with st.spinner(t("kernel.running_" + mode, lang)):
-            blk = cached_block(*key)
+        blk = _wait_for(key, mode, lang)
     except fk.KernelError as e:                      # out of resources, compile error, OOM, bad input: readable
         st.error(t("kernel.failed", lang, kind=type(e).__name__, msg=str(e)), icon=":material/error:")
         return
