@@ -72,6 +72,15 @@ class Server:
             pass
         return None
 
+    def alive(self) -> bool:
+        """The streamlit process exists and is not a zombie (Linux /proc; True where /proc cannot tell)."""
+        try:
+            return Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+        except (OSError, IndexError):
+            return True
+
     def cpu_s(self) -> float | None:
         """CPU seconds (user + system, all threads) the streamlit process has used so far (Linux /proc), or None."""
         try:

@@ -1,34 +1,33 @@
-"""Load test: one `streamlit run app.py` on loopback, 20 concurrent browser sessions on the stepper.
+"""Load test: one `streamlit run app.py` on loopback, many concurrent browser sessions on the stepper.
 
-    python -m tests.loadtest [--sessions 20] [--budget 240] [--json report.json]
+    python -m tests.loadtest [--sessions N] [--think S] [--ramp S] [--solo K] [--json report.json]
 
-Client: ONE headless Debian chromium driven by async Playwright, one browser context (own cookies, own
-websocket, own Streamlit session) per simulated student. That is the real client: Streamlit's React app with
-its websocket protocol, fragment reruns for the step buttons, number inputs committed by Enter, Plotly
-drawing every chart. It costs more CPU than a hand-written websocket client (the browser and the server
-share this machine's cores, so the figures are pessimistic), but nothing of the protocol is guessed.
+Client: ONE headless Debian chromium driven by async Playwright, one browser context (own cookies, own websocket,
+own Streamlit session) per simulated student: Streamlit's real React app and websocket protocol, fragment reruns for
+the step buttons, number inputs committed by Enter, Plotly drawing every chart. Nothing of the protocol is guessed.
 
 Each session i (N = 16, d = 4, Br = 4, query row 15, fp32):
   load /?lang=en -> type seed 1000 + i -> type tile Bc in (2, 3, 5, 1)[i % 4] -> Next x3 -> Previous -> Next
-  -> "Run the kernel" (the Triton teaching kernel in Triton's interpreter; launches are serialised by
-  flashviz_kernels.LAUNCH_LOCK; every session's seed differs, so every run misses the cache and really runs).
-After every action it waits until the page shows the expected state and checks it against this process's own
-numpy engine (flashviz.online_softmax) for the session's configuration: the step label, the recurrence table
-(tile, keys, tile max, m, alpha, l, rescale: the same strings the page formats), the counters; after the
-kernel run, its table's simulator columns, the kernel's columns within 1e-5 and the max difference < 1e-5.
+  -> "Run the kernel" (the Triton teaching kernel in Triton's interpreter; every session's seed differs, so every run
+  really runs, one at a time, through the server-wide line of flashviz.runqueue; a waiting session is shown its place).
+After every action it waits until the page shows the expected state and checks it against this process's own numpy
+engine (flashviz.online_softmax) for the session's configuration: the step label, the recurrence table, the counters;
+after the kernel run, its table's simulator columns, the kernel's columns within 1e-5, the max difference < 1e-5.
 Another session's seed or tile would show different numbers, so a cross-session mix-up fails.
 
-The sessions start together and act without pauses (no student think time): the worst case, in lockstep.
+A slow or busy machine must not fail the test; wrong numbers, an exception on a page or a dead server must. So no
+action has a fixed time limit. A session fails when its page shows an error, when the server process dies or stops
+answering /_stcore/health, or when the server finishes no script run for any session for STALL_S seconds while work
+is outstanding (a hung server); the whole phase has a generous hard cap (--budget) only so that a run always ends.
+By default the number of sessions follows the machine (4 per CPU core, 4 to 20) and they act in lockstep, without
+pauses (the worst case); --think and --ramp model students who read between clicks and arrive over a while.
 
-Timings. "rerun time": client side, from the click (or Enter) until the page shows the new state, complete and
-checked. "server time": the same actions seen on the websocket (Playwright's frame events): the browser's
-rerun request -> the server's script_finished; it leaves out the browser's drawing but not the wait for the CPU.
-The server's CPU seconds during the run (/proc) say how much of the machine the server itself needed: on the
-2-core CI machine about 0.2 CPU-s per request, some 13 % of the cores over the run; the 20 chromium renderers
-take the rest, so the times measure this shared machine, not a classroom where every browser has its own.
-(Running the browsers at a lower priority, `nice 10`, changed neither figure.) A request waits mostly for the
-others of its burst: the 20 sessions' scripts share one Python interpreter (GIL).
-After the load: GET /_stcore/health, and one fresh session runs the same script alone.
+What the server costs, apart from the test's own browsers (which share the cores): before the sessions start, one
+warm-up load pays the server's one-off imports (reported as the cold start). After the concurrent phase, --solo K
+fresh sessions run the same script one after another, alone: the server's CPU seconds (from /proc) per action kind
+(page load, seed or tile change, step, kernel trace) are measured there, and from them how many students one core
+serves at a given click rate. "server time" is what the browser's websocket saw: rerun request sent -> the server's
+script_finished, which leaves out the browsers' drawing but not the wait for the CPU or the GIL.
 """
 from __future__ import annotations
 
@@ -36,6 +35,9 @@ import argparse
 import asyncio
 import json
 import math
+import os
+import random
+import re
 import statistics
 import sys
 import time
@@ -45,125 +47,70 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # browser_util, also under `python -m tests.…`
 
 import browser_util as bu  # noqa: E402
+from loadpage import (KERNEL_TOL, SNAPSHOT_JS, Plan, engine, kernel_problems, plan,  # noqa: E402,F401
+                      step_problems)
 
-N, D, BR, ROW = 16, 4, 4, 15
-TILES = (2, 3, 5, 1)            # Tc = 8, 6, 4, 16 (ragged last tiles for 3 and 5)
-KERNEL_TOL = 1e-5
-KERNEL_ROWS_IN_VIEW = 10       # rows of the kernel table glide draws without scrolling (of 16 at tile 1)
-WAIT_S = 180.0                  # one action may take this long (and never past the run's budget)
-POLL_S = 0.15                   # the client polls 20 pages: faster polling costs the shared CPU more
-
-# What the page shows, read in one evaluate: the step label, the two tables (glide's accessible <table>), the
-# metrics, captions, and whether a script run is still going (status widget, stale elements).
-SNAPSHOT_JS = """() => {
-  const txt = e => (e ? e.textContent : null);
-  const texts = sel => [...document.querySelectorAll(sel)].map(e => e.textContent.slice(0, 300));
-  const label = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
-      .map(p => p.textContent).find(t => /^(Step \\d+ of \\d+|第 \\d+ \\/ \\d+ 步) · /.test(t)) || null;
-  const tables = [...document.querySelectorAll('[data-testid=stDataFrame] table')].map(t =>
-      [...t.querySelectorAll('tr')].map(r => [...r.children].map(c => c.textContent)));
-  const metrics = {};
-  for (const m of document.querySelectorAll('[data-testid=stMetric]'))
-    metrics[txt(m.querySelector('[data-testid=stMetricLabel]'))] = txt(m.querySelector('[data-testid=stMetricValue]'));
-  const captions = [...document.querySelectorAll('[data-testid=stCaptionContainer]')].map(e => e.textContent);
-  return {label, tables, metrics, captions,
-          running: !!document.querySelector('[data-testid=stStatusWidget]'),
-          stale: document.querySelectorAll('[data-stale=true]').length,
-          exceptions: texts('[data-testid=stException]'), errors: texts('[data-testid=stAlertContentError]')};
-}"""
+STALL_S = 300.0                 # no script run finished for any session this long, with work outstanding: hung
+WRONG_S = 60.0                  # a settled page, its run finished, still showing other numbers this long: wrong
+BUDGET_S = 1800.0               # hard cap of the concurrent phase, only so that a run always ends
+POLL_S = 0.25                   # the client polls every page: faster polling costs the shared CPU more
+HEALTH_EVERY_S = 5.0
+HEALTH_FAILS = 6                # consecutive failed health checks (10 s timeout each) that mean a dead server
+STEP_ACTIONS = ("next", "prev")
+CONFIG_ACTIONS = ("seed", "tile")
 
 
-# ----------------------------------------------------------------------------- what the page must show
+# ----------------------------------------------------------------------------- the watch over the server
 
-@dataclass(frozen=True)
-class Plan:
-    index: int
-    seed: int
-    tile: int
-
-    @property
-    def steps(self) -> int:
-        return math.ceil(N / self.tile)
+def default_sessions(cores: int | None = None) -> int:
+    """Browser sessions the machine can drive beside the server: 4 per core, at least 4, at most 20."""
+    return max(4, min(20, 4 * (cores or os.cpu_count() or 1)))
 
 
-def plan(i: int) -> Plan:
-    return Plan(index=i, seed=1000 + i, tile=TILES[i % len(TILES)])
+class Watch:
+    """Shared by every session: when the server last finished a script run, and whether it is alive. A session
+    fails on what this reports, never on a fixed time per action."""
 
+    def __init__(self, server: bu.Server, budget_s: float):
+        self.server, self.deadline = server, time.monotonic() + budget_s
+        self.last = time.monotonic()
+        self.dead = ""
 
-def engine(seed: int, tile: int):
-    """The numpy engine's trace for the page's configuration (the page's defaults, this seed and tile)."""
-    from flashviz.online_softmax import online_softmax_trace
-    from flashviz.ui.config import Config, row_problem
-    cfg = Config(n=N, d=D, block_m=BR, block_n=tile, seed=seed, row=ROW)
-    s, v = row_problem(cfg)
-    return online_softmax_trace(s, v, cfg.tile, guard=cfg.guard)
+    def progress(self) -> None:
+        self.last = time.monotonic()
 
+    def problem(self) -> str:
+        now = time.monotonic()
+        if self.dead:
+            return self.dead
+        if now - self.last > STALL_S:
+            return f"the server finished no script run for {now - self.last:.0f} s (hung)"
+        if now > self.deadline:
+            return "the run's hard cap (--budget) was reached"
+        return ""
 
-def expected_rows(tr, step: int) -> list[list[str]]:
-    """The recurrence table's rows for tiles 1..step+1, formatted as the page formats them."""
-    from flashviz.charts.common import fmt_num
-    return [[str(j + 1), f"{tr.start[j]}–{tr.stop[j] - 1}", fmt_num(float(tr.tile_max[j])), fmt_num(float(tr.m[j])),
-             fmt_num(float(tr.alpha[j])), fmt_num(float(tr.l[j])), "yes" if tr.rescaled[j] else ""]
-            for j in range(step + 1)]
+    async def monitor(self) -> None:
+        fails = 0
+        while not self.dead:
+            if not self.server.alive():
+                self.dead = "the server process exited"
+                return
+            fails = 0 if await asyncio.to_thread(bu.healthy, self.server.url, 10) else fails + 1
+            if fails >= HEALTH_FAILS:
+                self.dead = f"GET /_stcore/health failed {fails} times in a row"
+                return
+            await asyncio.sleep(HEALTH_EVERY_S)
 
-
-def _table(snap: dict, ncols: int) -> list[list[str]] | None:
-    for t in snap["tables"]:
-        if t and len(t[0]) == ncols:
-            return t
-    return None
-
-
-def step_problems(snap: dict, tr, step: int, seed: int) -> list[str]:
-    """Why the snapshot is not the page of (seed, tile) at `step`; [] when it is."""
-    out = []
-    lo, hi = int(tr.start[step]), int(tr.stop[step])
-    want = f"Step {step + 1} of {tr.steps} · keys {lo}–{hi - 1} are in SRAM"
-    if snap["label"] != want:
-        out.append(f"label {snap['label']!r} != {want!r}")
-    if not any(f"from seed {seed}," in c and f"Bc = {tr.tile_size} →" in c for c in snap["captions"]):
-        out.append(f"no caption with seed {seed} and Bc = {tr.tile_size}")
-    table = _table(snap, 7)
-    rows = expected_rows(tr, step)
-    if table is None:
-        out.append("no recurrence table")
-    elif table[1:] != rows:
-        out.append(f"recurrence table {table[1:]} != engine {rows}")
-    m = snap["metrics"]
-    if m.get("Scores in SRAM now (of N)") != f"{hi - lo} / {N}":
-        out.append(f"resident {m.get('Scores in SRAM now (of N)')!r}")
-    if m.get("Rescales so far") != str(int(tr.rescaled[:step + 1].sum())):
-        out.append(f"rescales {m.get('Rescales so far')!r} != {int(tr.rescaled[:step + 1].sum())}")
-    if step == tr.steps - 1 and m.get("Max error vs exact") != f"{tr.error(step):.2e}":
-        out.append(f"error {m.get('Max error vs exact')!r} != {tr.error(step):.2e}")
-    return out
-
-
-def kernel_problems(snap: dict, tr) -> tuple[list[str], float | None]:
-    """Why the kernel panel does not show this trace's numbers within 1e-5; and the max difference shown."""
-    from flashviz.charts.common import fmt_num
-    out, shown = [], snap["metrics"].get("Max difference")
-    try:
-        max_diff = float(shown)
-    except (TypeError, ValueError):
-        return [f"max difference {shown!r}"], None
-    if not max_diff < KERNEL_TOL:
-        out.append(f"max difference {max_diff} >= {KERNEL_TOL}")
-    if snap["metrics"].get("Tiles compared") != f"{tr.steps} / {tr.steps}":
-        out.append(f"tiles compared {snap['metrics'].get('Tiles compared')!r}")
-    table = _table(snap, 9)
-    want = min(tr.steps, KERNEL_ROWS_IN_VIEW)        # glide renders only the rows in view (the table is 400 px)
-    if table is None or not want <= len(table) - 1 <= tr.steps:
-        return out + [f"kernel table shows {None if table is None else len(table) - 1} rows, want {want}"], max_diff
-    for j, row in enumerate(table[1:]):
-        for col, arr in ((2, tr.m), (4, tr.l), (6, tr.alpha)):
-            eng = float(arr[j])
-            if row[col] != fmt_num(eng, 7):
-                out.append(f"tile {j + 1}: simulator column {row[col]!r} != engine {fmt_num(eng, 7)!r}")
-            got = float(row[col + 1])
-            if abs(got - eng) > KERNEL_TOL * max(1.0, abs(eng)):
-                out.append(f"tile {j + 1}: kernel {got} vs engine {eng}")
-    return out, max_diff
+    async def guard(self, aw, what: str):
+        """Await aw (a Playwright action), giving up only when the server is dead or hung."""
+        task = asyncio.ensure_future(aw)
+        while not task.done():
+            await asyncio.wait({task}, timeout=1.0)
+            why = self.problem()
+            if why and not task.done():
+                task.cancel()
+                raise AssertionError(f"{what}: {why}")
+        return task.result()
 
 
 # ----------------------------------------------------------------------------- one session
@@ -178,25 +125,44 @@ class Session:
     load_s: float | None = None
     reruns: list = field(default_factory=list)     # (action, seconds): click -> the page shows the new state
     wire: list = field(default_factory=list)       # (action, seconds): rerun request sent -> script finished
+    cpu: list = field(default_factory=list)        # (action, server CPU seconds from the click to the checked page)
     kernel_s: float | None = None
     max_diff: float | None = None
+    queue_max: int | None = None                    # the largest "runs ahead of yours" the page showed
     checks: int = 0                                 # snapshots compared with the engine and found equal
     ws_reruns: int = 0                              # rerun requests the browser sent on the websocket
     ws_finished: int = 0                            # script runs the server reported finished
 
 
-async def _until(page, ok, deadline: float, what: str):
-    """Poll the page until ok(snapshot) returns [] on a settled page; raise with the last problems otherwise."""
-    problems, t_end = ["nothing read"], min(deadline, time.monotonic() + WAIT_S)
-    while time.monotonic() < t_end:
-        snap = await page.evaluate(SNAPSHOT_JS)
+QUEUED = re.compile(r"Waiting for the kernel: (\d+) run")
+
+
+async def _until(page, ok, watch: Watch, what: str, res: Session, finished=lambda: False):
+    """Poll the page until ok(snapshot) returns [] on a settled page. Raise when the page shows an error, when the
+    server is dead or hung (Watch), or when the page has settled on a wrong state for WRONG_S seconds after the
+    server finished this action's run (finished())."""
+    problems, wrong_since = ["nothing read"], None
+    while True:
+        why = watch.problem()
+        if why:
+            raise AssertionError(f"{what}: {why}; the page showed: {problems[:3]}")
+        snap = await watch.guard(page.evaluate(SNAPSHOT_JS), what)
         if snap["exceptions"] or snap["errors"]:
             raise AssertionError(f"{what}: the page shows an error: {snap['exceptions'] + snap['errors']}")
+        for m in (QUEUED.search(x) for x in snap["infos"]):
+            if m:
+                res.queue_max = max(res.queue_max or 0, int(m.group(1)))
         problems = ok(snap)
-        if not problems and not snap["running"] and not snap["stale"]:
+        settled = not snap["running"] and not snap["stale"]
+        if not problems and settled:
             return snap
+        if problems and settled and finished():
+            wrong_since = wrong_since or time.monotonic()
+            if time.monotonic() - wrong_since > WRONG_S:
+                raise AssertionError(f"{what}: the page settled on a wrong state: {problems[:3]}")
+        else:
+            wrong_since = None
         await asyncio.sleep(POLL_S)
-    raise AssertionError(f"{what}: not shown within the time allowed: {problems[:3]}")
 
 
 class Wire:
@@ -204,9 +170,10 @@ class Wire:
     rerun_script) and each end of a script run the server sends (ForwardMsg script_finished), as Playwright
     reports them. The server-side time of an action = its request -> the next script_finished."""
 
-    def __init__(self, page):
+    def __init__(self, page, watch: Watch):
         self.sent: list[float] = []
         self.done: list[float] = []
+        self.watch = watch
         page.on("websocket", self._attach)
 
     def _attach(self, ws) -> None:
@@ -225,6 +192,7 @@ class Wire:
         if isinstance(payload, bytes) and len(payload) < 512 and \
                 ForwardMsg.FromString(payload).WhichOneof("type") == "script_finished":
             self.done.append(time.monotonic())
+            self.watch.progress()
 
     def since(self, t: float) -> float | None:
         """Seconds from the first rerun request after t to the first script_finished after that request."""
@@ -233,52 +201,55 @@ class Wire:
         return None if done is None else done - sent
 
 
-async def run_session(browser, url: str, p: Plan, deadline: float) -> Session:
-    """One student on the stepper; never raises (the result says what failed)."""
+async def run_session(browser, url: str, p: Plan, watch: Watch, *, think_s: float = 0.0) -> Session:
+    """One student on the stepper; never raises (the result says what failed). think_s: mean pause between
+    actions (uniform in 0.5..1.5 of it, seeded by the session's index)."""
     res = Session(p.index, p.seed, p.tile)
+    rng = random.Random(p.index)
     ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    ctx.set_default_timeout(0)                      # no per-action limit: Watch decides when to give up
     page = await ctx.new_page()
-    wire = Wire(page)
+    wire = Wire(page, watch)
     try:
         first = engine(12, 4)                                   # the page's defaults before the session types
         mine = engine(p.seed, p.tile)
 
-        t0 = time.monotonic()
-        await page.goto(f"{url}/?lang=en", timeout=WAIT_S * 1000)
-        await _until(page, lambda s: step_problems(s, first, 0, 12), deadline, "first load")
-        res.load_s = time.monotonic() - t0
-        res.checks += 1
-
-        async def rerun(action: str, do, ok) -> None:
-            t = time.monotonic()
-            await do()
-            await _until(page, ok, deadline, action)
-            res.reruns.append((action, time.monotonic() - t))
+        async def act(action: str, do, ok) -> dict:
+            if think_s and action != "load":
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * think_s)
+            t, cpu0 = time.monotonic(), watch.server.cpu_s()
+            await watch.guard(do(), action)
+            snap = await _until(page, ok, watch, action, res, finished=lambda: wire.since(t) is not None)
+            cpu1 = watch.server.cpu_s()
             res.wire.append((action, wire.since(t)))
+            res.cpu.append((action, None if None in (cpu0, cpu1) else cpu1 - cpu0))
             res.checks += 1
+            watch.progress()
+            if action not in ("load", "kernel"):
+                res.reruns.append((action, time.monotonic() - t))
+            return snap
 
         async def typed(key: str, value: int) -> None:
             box = page.locator(f".st-key-_w-cfg-{key} input")
             await box.fill(str(value))
             await box.press("Enter")
 
+        t0 = time.monotonic()
+        await act("load", lambda: page.goto(f"{url}/?lang=en"), lambda s: step_problems(s, first, 0, 12))
+        res.load_s = time.monotonic() - t0
         seeded = engine(p.seed, 4)
-        await rerun("seed", lambda: typed("seed", p.seed), lambda s: step_problems(s, seeded, 0, p.seed))
-        await rerun("tile", lambda: typed("block_n", p.tile), lambda s: step_problems(s, mine, 0, p.seed))
+        await act("seed", lambda: typed("seed", p.seed), lambda s: step_problems(s, seeded, 0, p.seed))
+        await act("tile", lambda: typed("block_n", p.tile), lambda s: step_problems(s, mine, 0, p.seed))
         step = 0
         for name, delta in (("next", 1), ("next", 1), ("next", 1), ("prev", -1), ("next", 1)):
             step += delta
-            await rerun(name, lambda n=name: page.locator(f".st-key-stepper-{n} button").click(),
-                        lambda s, k=step: step_problems(s, mine, k, p.seed))
-
+            await act(name, lambda n=name: page.locator(f".st-key-stepper-{n} button").click(),
+                      lambda s, k=step: step_problems(s, mine, k, p.seed))
         t = time.monotonic()
-        await page.locator(".st-key-kernel-run button").click()
-        snap = await _until(page, lambda s: kernel_problems(s, mine)[0] + step_problems(s, mine, step, p.seed),
-                            deadline, "kernel run")
+        snap = await act("kernel", lambda: page.locator(".st-key-kernel-run button").click(),
+                         lambda s: kernel_problems(s, mine)[0] + step_problems(s, mine, step, p.seed))
         res.kernel_s = time.monotonic() - t
-        res.wire.append(("kernel", wire.since(t)))
         res.max_diff = kernel_problems(snap, mine)[1]
-        res.checks += 1
         res.ok = True
     except Exception as e:                                      # a failed session is a result, not a crash
         res.error = f"{type(e).__name__}: {str(e)[:500]}"
@@ -290,6 +261,11 @@ async def run_session(browser, url: str, p: Plan, deadline: float) -> Session:
 
 # ----------------------------------------------------------------------------- the run and its report
 
+KINDS = {"load": ("load",), "config change": CONFIG_ACTIONS, "step": STEP_ACTIONS, "kernel trace": ("kernel",)}
+CLICK_EVERY_S = 10.0            # capacity is stated for one such action per student every 10 s ...
+BUSY = 0.5                      # ... with the server's core at most half busy (so that requests seldom queue)
+
+
 def _pct(xs: list[float], q: float) -> float | None:
     if not xs:
         return None
@@ -297,122 +273,172 @@ def _pct(xs: list[float], q: float) -> float | None:
     return xs[min(len(xs) - 1, max(0, math.ceil(q * len(xs)) - 1))]      # nearest-rank percentile
 
 
+def _of(rows: list, kinds: tuple) -> list[float]:
+    return [s for a, s in rows if a in kinds and s is not None]
+
+
 @dataclass
 class Report:
     sessions: int
     succeeded: int
     failures: list
+    think_s: float
+    ramp_s: float
     requests: int                   # page loads + reruns + kernel runs issued by the concurrent sessions
     reruns: int
-    ws_reruns: int                  # rerun requests on the websocket (each config change, click, the first load)
-    ws_finished: int                # script runs the server finished (full runs and fragment runs)
-    rerun_p50_ms: float | None
+    ws_reruns: int
+    ws_finished: int
+    rerun_p50_ms: float | None      # client side: click or Enter -> the page shows the new, checked state
     rerun_p95_ms: float | None
-    rerun_max_ms: float | None
-    server_p50_ms: float | None     # the same reruns on the wire: request sent -> script_finished received
-    server_p95_ms: float | None
-    server_kernel_p50_s: float | None
-    load_p50_s: float | None
+    server_ms: dict                 # kind -> {"p50", "p95", "max"}: on the wire, rerun request -> script_finished
+    load_p50_s: float | None        # client side, first page load
     load_max_s: float | None
+    cold_start_s: float | None      # the warm-up load before the sessions: the server's one-off imports
     kernel_runs: int
     kernel_p50_s: float | None
     kernel_max_s: float | None
+    queue_max: int | None           # the largest place in the kernel line any session was shown
+    queue_seen: int                 # sessions that were shown a place in the line
     max_diff_max: float | None
     wall_s: float
     server_cpu_s: float | None      # CPU seconds the streamlit process used during the concurrent phase
-    fresh_rerun_p50_ms: float | None    # the fresh session alone after the load: its UI rerun time
+    solo_cpu_ms: dict               # kind -> median server CPU ms of one action, sessions alone
+    solo_server_ms: dict            # kind -> median wire ms, sessions alone
+    students_per_core: dict         # kind -> students one core serves at one such action every 10 s, half busy
     health_after: bool
-    fresh_session_ok: bool
-    fresh_session: dict
+    solo_ok: bool
+    solo_sessions: list
     server_rss_mb: float | None
     cpus: int
+    loadavg: tuple
     per_session: list
-
-    def _per_request_ms(self) -> float | None:
-        return None if self.server_cpu_s is None or not self.requests else 1e3 * self.server_cpu_s / self.requests
 
     def text(self) -> str:
         f = lambda x, spec: "-" if x is None else format(x, spec)      # noqa: E731
+        pace = "lockstep, no pauses" if not self.think_s else f"a pause of ~{self.think_s:g} s between actions"
         lines = [
-            f"load test: {self.sessions} concurrent sessions against one `streamlit run app.py` "
-            f"({self.cpus} CPU cores; one headless chromium, a browser context per session)",
-            f"  sessions ok        {self.succeeded} / {self.sessions}",
-            f"  requests           {self.requests} (page loads {self.sessions}, reruns {self.reruns}, "
-            f"kernel runs {self.kernel_runs}); on the websocket {self.ws_reruns} rerun requests, "
-            f"{self.ws_finished} script runs finished",
-            f"  failures           {len(self.failures)}",
-            f"  rerun time         p50 {f(self.rerun_p50_ms, '.0f')} ms, p95 {f(self.rerun_p95_ms, '.0f')} ms, "
-            f"max {f(self.rerun_max_ms, '.0f')} ms (client side: click or Enter -> the page shows the new state)",
-            f"  server time        p50 {f(self.server_p50_ms, '.0f')} ms, p95 {f(self.server_p95_ms, '.0f')} ms "
-            f"(the same reruns on the websocket: rerun request sent -> script_finished received)",
-            f"  first page load    p50 {f(self.load_p50_s, '.1f')} s, max {f(self.load_max_s, '.1f')} s",
-            f"  kernel-trace run   p50 {f(self.kernel_p50_s, '.2f')} s, max {f(self.kernel_max_s, '.2f')} s "
-            f"(click -> results; includes waiting for the launch lock), "
-            f"on the wire p50 {f(self.server_kernel_p50_s, '.2f')} s, max difference {f(self.max_diff_max, '.1e')}",
-            f"  wall time          {self.wall_s:.1f} s for the concurrent phase; the server process used "
-            f"{f(self.server_cpu_s, '.0f')} CPU-s of it ({f(self._per_request_ms(), '.0f')} ms per request), "
-            f"chromium and this client the rest of the {self.cpus} cores",
-            f"  after the load     health {'ok' if self.health_after else 'FAILED'}, fresh session "
-            f"{'ok' if self.fresh_session_ok else 'FAILED'} (alone: rerun p50 {f(self.fresh_rerun_p50_ms, '.0f')} ms), "
-            f"server RSS {f(self.server_rss_mb, '.0f')} MB",
+            f"load test: {self.sessions} concurrent sessions against one `streamlit run app.py` ({self.cpus} CPU "
+            f"cores, load average {self.loadavg[0]:.1f} at the start; one headless chromium, a context per session; "
+            f"{pace}, arrivals over {self.ramp_s:g} s)",
+            f"  sessions ok        {self.succeeded} / {self.sessions}, failures {len(self.failures)}",
+            f"  requests           {self.requests} (page loads {self.sessions}, reruns {self.reruns}, kernel runs "
+            f"{self.kernel_runs}); on the websocket {self.ws_reruns} rerun requests, {self.ws_finished} runs finished",
+            f"  client time        rerun p50 {f(self.rerun_p50_ms, '.0f')} ms, p95 {f(self.rerun_p95_ms, '.0f')} ms; "
+            f"first page load p50 {f(self.load_p50_s, '.1f')} s, max {f(self.load_max_s, '.1f')} s "
+            f"(click -> the page shows the new state, browsers' drawing included)",
         ]
+        for kind, x in self.server_ms.items():
+            lines.append(f"  server time  {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms, "
+                         f"max {f(x['max'], '.0f')} ms (rerun request -> script_finished, on the websocket)")
+        lines += [
+            f"  cold start         {f(self.cold_start_s, '.1f')} s (the first page load of a fresh server: imports)",
+            f"  kernel-trace run   p50 {f(self.kernel_p50_s, '.2f')} s, max {f(self.kernel_max_s, '.2f')} s (click -> "
+            f"results, waiting in the server-wide line included); {self.queue_seen} sessions were shown their place, "
+            f"up to {f(self.queue_max, 'd')} runs ahead; max difference {f(self.max_diff_max, '.1e')}",
+            f"  wall time          {self.wall_s:.1f} s; the server process used {f(self.server_cpu_s, '.1f')} CPU-s "
+            f"of it, chromium and this client the rest of the {self.cpus} cores",
+            "  alone (server CPU per action, median of the solo sessions; students one core serves at one such "
+            f"action every {CLICK_EVERY_S:g} s, core {BUSY:.0%} busy):",
+        ]
+        for kind in KINDS:
+            lines.append(f"    {kind:<14} {f(self.solo_cpu_ms.get(kind), '.0f'):>6} ms CPU, "
+                         f"{f(self.solo_server_ms.get(kind), '.0f'):>6} ms on the wire -> "
+                         f"{f(self.students_per_core.get(kind), '.0f')} students per core")
+        lines.append(f"  after the load     health {'ok' if self.health_after else 'FAILED'}, "
+                     f"{len(self.solo_sessions)} fresh sessions {'ok' if self.solo_ok else 'FAILED'}, "
+                     f"server RSS {f(self.server_rss_mb, '.0f')} MB")
         lines += [f"  FAILED session {x['index']} (seed {x['seed']}, tile {x['tile']}): {x['error']}"
-                  for x in self.failures]
+                  for x in self.failures + [s for s in self.solo_sessions if not s["ok"]]]
         return "\n".join(lines)
 
 
-async def _run(server: bu.Server, sessions: int, budget_s: float) -> tuple[list[Session], float, float | None, Session]:
+async def _warm_up(browser, url: str, watch: Watch) -> float:
+    """One page load before the sessions start (a teacher opens the app before class): the server's one-off
+    imports are paid here, and timed."""
+    res = Session(-1, 12, 4)
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    ctx.set_default_timeout(0)
+    page = await ctx.new_page()
+    Wire(page, watch)
+    try:
+        t = time.monotonic()
+        await watch.guard(page.goto(f"{url}/?lang=en"), "warm-up")
+        first = engine(12, 4)
+        await _until(page, lambda s: step_problems(s, first, 0, 12), watch, "warm-up", res)
+        return time.monotonic() - t
+    finally:
+        await ctx.close()
+
+
+async def _run(server: bu.Server, sessions: int, budget_s: float, think_s: float, ramp_s: float, solo: int):
     from playwright.async_api import async_playwright
     async with async_playwright() as pw:
         browser = await bu.launch_chromium(pw)
+        watch = Watch(server, budget_s)
+        monitor = asyncio.create_task(watch.monitor())
         try:
+            cold = await _warm_up(browser, server.url, watch)
+
+            async def student(i: int) -> Session:
+                await asyncio.sleep(ramp_s * i / sessions)
+                return await run_session(browser, server.url, plan(i), watch, think_s=think_s)
+
             t0, cpu0 = time.monotonic(), server.cpu_s()
-            deadline = t0 + budget_s
-            tasks = [run_session(browser, server.url, plan(i), deadline) for i in range(sessions)]
-            results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=budget_s + 60)
+            results = await asyncio.gather(*(student(i) for i in range(sessions)))
             wall, cpu1 = time.monotonic() - t0, server.cpu_s()
-            fresh = None
-            if bu.healthy(server.url, timeout=10):
-                fresh = await run_session(browser, server.url, plan(sessions), time.monotonic() + 120)
-            return results, wall, None if None in (cpu0, cpu1) else cpu1 - cpu0, fresh
+            solos = []
+            for j in range(solo):                               # alone, one after another: the server's own cost
+                watch.deadline = max(watch.deadline, time.monotonic() + 600)
+                solos.append(await run_session(browser, server.url, plan(sessions + j), watch))
+            return results, wall, None if None in (cpu0, cpu1) else cpu1 - cpu0, solos, cold
         finally:
+            monitor.cancel()
             await browser.close()
 
 
-def run(server: bu.Server, sessions: int = 20, budget_s: float = 240.0) -> Report:
-    """The concurrent phase against a running server, then health and one fresh session."""
-    import os
-    results, wall, server_cpu, fresh = asyncio.run(_run(server, sessions, budget_s))
+def run(server: bu.Server, sessions: int | None = None, budget_s: float = BUDGET_S, *, think_s: float = 0.0,
+        ramp_s: float = 0.0, solo: int = 3) -> Report:
+    """Warm-up, the concurrent phase, then health and `solo` fresh sessions alone."""
+    sessions = sessions or default_sessions()
+    loadavg = os.getloadavg()
+    results, wall, server_cpu, solos, cold = asyncio.run(_run(server, sessions, budget_s, think_s, ramp_s, solo))
     health = bu.healthy(server.url, timeout=10)
+    wire = [x for r in results for x in r.wire]
     reruns = [s for r in results for _, s in r.reruns]
-    wire = [s for r in results for a, s in r.wire if a != "kernel" and s is not None]
-    wire_kernel = [s for r in results for a, s in r.wire if a == "kernel" and s is not None]
     loads = [r.load_s for r in results if r.load_s is not None]
     kernels = [r.kernel_s for r in results if r.kernel_s is not None]
     diffs = [r.max_diff for r in results if r.max_diff is not None]
+    queued = [r.queue_max for r in results if r.queue_max]
     ms = lambda x: None if x is None else 1e3 * x                      # noqa: E731
+    server_ms = {k: {"p50": ms(_pct(_of(wire, a), 0.5)), "p95": ms(_pct(_of(wire, a), 0.95)),
+                     "max": ms(max(_of(wire, a), default=None))} for k, a in KINDS.items()}
+    solo_cpu = {k: ms(statistics.median(v)) for k, a in KINDS.items()
+                if (v := _of([x for s in solos if s.ok for x in s.cpu], a))}
+    solo_wire = {k: ms(statistics.median(v)) for k, a in KINDS.items()
+                 if (v := _of([x for s in solos if s.ok for x in s.wire], a))}
+    capacity = {k: BUSY * CLICK_EVERY_S / (c / 1e3) for k, c in solo_cpu.items() if c}
     return Report(
-        sessions=sessions, succeeded=sum(r.ok for r in results),
-        failures=[asdict(r) for r in results if not r.ok],
-        requests=len(loads) + len(reruns) + len(kernels), reruns=len(reruns),
+        sessions=sessions, succeeded=sum(r.ok for r in results), failures=[asdict(r) for r in results if not r.ok],
+        think_s=think_s, ramp_s=ramp_s, requests=len(loads) + len(reruns) + len(kernels), reruns=len(reruns),
         ws_reruns=sum(r.ws_reruns for r in results), ws_finished=sum(r.ws_finished for r in results),
-        rerun_p50_ms=ms(_pct(reruns, 0.5)), rerun_p95_ms=ms(_pct(reruns, 0.95)),
-        rerun_max_ms=ms(max(reruns, default=None)),
-        server_p50_ms=ms(_pct(wire, 0.5)), server_p95_ms=ms(_pct(wire, 0.95)),
-        server_kernel_p50_s=statistics.median(wire_kernel) if wire_kernel else None,
+        rerun_p50_ms=ms(_pct(reruns, 0.5)), rerun_p95_ms=ms(_pct(reruns, 0.95)), server_ms=server_ms,
         load_p50_s=statistics.median(loads) if loads else None, load_max_s=max(loads, default=None),
-        kernel_runs=len(kernels), kernel_p50_s=statistics.median(kernels) if kernels else None,
-        kernel_max_s=max(kernels, default=None), max_diff_max=max(diffs, default=None), wall_s=wall,
-        server_cpu_s=server_cpu,
-        fresh_rerun_p50_ms=ms(_pct([s for _, s in fresh.reruns], 0.5)) if fresh and fresh.reruns else None,
-        health_after=health, fresh_session_ok=bool(fresh and fresh.ok), fresh_session=asdict(fresh) if fresh else {},
-        server_rss_mb=server.rss_mb(), cpus=os.cpu_count() or 0, per_session=[asdict(r) for r in results])
+        cold_start_s=cold, kernel_runs=len(kernels), kernel_p50_s=statistics.median(kernels) if kernels else None,
+        kernel_max_s=max(kernels, default=None), queue_max=max(queued, default=None), queue_seen=len(queued),
+        max_diff_max=max(diffs, default=None), wall_s=wall, server_cpu_s=server_cpu, solo_cpu_ms=solo_cpu,
+        solo_server_ms=solo_wire, students_per_core=capacity, health_after=health,
+        solo_ok=bool(solos) and all(s.ok for s in solos), solo_sessions=[asdict(s) for s in solos],
+        server_rss_mb=server.rss_mb(), cpus=os.cpu_count() or 0, loadavg=loadavg,
+        per_session=[asdict(r) for r in results])
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sessions", type=int, default=20)
-    ap.add_argument("--budget", type=float, default=240.0, help="seconds for the concurrent phase (hard cap)")
+    ap.add_argument("--sessions", type=int, default=None, help="default: 4 per CPU core, 4 to 20")
+    ap.add_argument("--think", type=float, default=0.0, help="mean seconds between a session's actions (0: lockstep)")
+    ap.add_argument("--ramp", type=float, default=0.0, help="sessions arrive spread over this many seconds")
+    ap.add_argument("--solo", type=int, default=3, help="fresh sessions run alone after the load (server cost)")
+    ap.add_argument("--budget", type=float, default=BUDGET_S, help="hard cap of the concurrent phase, seconds")
     ap.add_argument("--json", type=Path, help="also write the full report (with per-session results) here")
     ap.add_argument("--server-log", type=Path, help="streamlit's output (default: discarded)")
     args = ap.parse_args(argv)
@@ -420,11 +446,11 @@ def main(argv=None) -> int:
         print("no chromium found (apt-get install chromium)", file=sys.stderr)
         return 2
     with bu.streamlit_server(log=args.server_log) as server:
-        report = run(server, args.sessions, args.budget)
+        report = run(server, args.sessions, args.budget, think_s=args.think, ramp_s=args.ramp, solo=args.solo)
     print(report.text())
     if args.json:
         args.json.write_text(json.dumps(asdict(report), indent=1))
-    return 0 if report.succeeded == report.sessions and report.health_after and report.fresh_session_ok else 1
+    return 0 if report.succeeded == report.sessions and report.health_after and report.solo_ok else 1
 
 
 if __name__ == "__main__":

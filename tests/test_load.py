@@ -1,8 +1,8 @@
-"""Issue 6 item 5: 20 concurrent browser sessions against one `streamlit run app.py` on loopback, each stepping
-the stepper, changing its tile and seed, and running the Triton kernel trace (interpreter, serialised by the
-launch lock); every session must see its own configuration's numbers (checked against the numpy engine), the
-kernel within 1e-5, and the server must stay up. The design and the report: tests/loadtest.py
-(`python -m tests.loadtest` runs the same thing by hand). Timings are printed, never asserted.
+"""Concurrent browser sessions against one `streamlit run app.py` on loopback (tests/loadtest.py; by hand:
+`python -m tests.loadtest`). Each session steps the stepper, changes its seed and tile and runs the Triton kernel
+trace; every state it sees is checked against the numpy engine. The number of sessions follows the machine (4 per
+core) and no action has a time limit: the test fails on wrong numbers, an error on a page, a dead or hung server,
+never on a slow or busy machine. Timings and the server's CPU cost per action are printed, never asserted.
 """
 from __future__ import annotations
 
@@ -13,21 +13,20 @@ from browser_util import streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SESSIONS = 20
-BUDGET_S = 600          # hard cap of the concurrent phase: ~2.5 min here, room for a slower CI machine
 
-
-def test_twenty_concurrent_sessions(tmp_path, capsys):
+def test_concurrent_sessions_each_see_their_own_correct_numbers(tmp_path, capsys):
     log = tmp_path / "streamlit.log"
+    sessions = loadtest.default_sessions()
     with streamlit_server(log=log) as server:
-        report = loadtest.run(server, sessions=SESSIONS, budget_s=BUDGET_S)
+        report = loadtest.run(server, sessions, solo=2)
     with capsys.disabled():                            # the figures belong in the CI log, pass or fail
         print("\n" + report.text())
-    assert report.succeeded == SESSIONS, report.failures
+    assert report.succeeded == sessions, report.failures
     assert not report.failures
-    assert report.requests == SESSIONS * 9             # load, seed, tile, 5 steps, kernel run: each one checked
+    assert report.requests == sessions * 9             # load, seed, tile, 5 steps, kernel run: each one checked
     assert report.max_diff_max is not None and report.max_diff_max < loadtest.KERNEL_TOL
     assert report.health_after, "GET /_stcore/health failed after the load"
-    assert report.fresh_session_ok, report.fresh_session
+    assert report.solo_ok, report.solo_sessions
+    assert set(report.solo_cpu_ms) == set(loadtest.KINDS)   # the server's cost of every kind of action was measured
     server_log = log.read_text(errors="replace")
     assert "Traceback" not in server_log, server_log[-3000:]
