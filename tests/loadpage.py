@@ -124,3 +124,15 @@ def kernel_problems(snap: dict, tr) -> tuple[list[str], float | None]:
             if abs(got - eng) > KERNEL_TOL * max(1.0, abs(eng)):
                 out.append(f"tile {j + 1}: kernel {got} vs engine {eng}")
     return out, max_diff
+
+
+def complete(snap: dict, kernel: bool = False) -> bool:
+    """Every element a check compares is on the page (the label, the table, the counters; the kernel's table and
+    its max difference). Only a complete page that shows other numbers is a wrong page: under load the browser
+    may draw a table long after the server's run finished, and a missing element is not a wrong number."""
+    metrics = snap["metrics"]
+    if kernel:
+        return any(t and len(t[0]) == 9 for t in snap["tables"]) and metrics.get("Max difference") is not None
+    return (snap["label"] is not None and any(t and len(t[0]) == 7 for t in snap["tables"])
+            and metrics.get("Scores in SRAM now (of N)") is not None)
+

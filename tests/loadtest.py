@@ -47,11 +47,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # browser_util, also under `python -m tests.…`
 
 import browser_util as bu  # noqa: E402
-from loadpage import (KERNEL_TOL, SNAPSHOT_JS, Plan, engine, kernel_problems, plan,  # noqa: E402,F401
-                      step_problems)
+from loadpage import (KERNEL_TOL, SNAPSHOT_JS, Plan, complete, engine, kernel_problems,  # noqa: E402,F401
+                      plan, step_problems)
 
-STALL_S = 300.0                 # no script run finished for any session this long, with work outstanding: hung
-WRONG_S = 60.0                  # a settled page, its run finished, still showing other numbers this long: wrong
+STALL_S = 300.0                 # requests waiting and no script run finished for anyone this long: hung
+WRONG_S = 120.0                 # a settled page, its run finished, still showing other numbers this long: wrong
 BUDGET_S = 1800.0               # hard cap of the concurrent phase, only so that a run always ends
 POLL_S = 0.25                   # the client polls every page: faster polling costs the shared CPU more
 HEALTH_EVERY_S = 5.0
@@ -68,23 +68,26 @@ def default_sessions(cores: int | None = None) -> int:
 
 
 class Watch:
-    """Shared by every session: when the server last finished a script run, and whether it is alive. A session
-    fails on what this reports, never on a fixed time per action."""
+    """Shared by every session: when the server last finished a script run, which sessions wait for one, and
+    whether the server is alive. A session fails on what this reports, never on a fixed time per action."""
 
     def __init__(self, server: bu.Server, budget_s: float):
         self.server, self.deadline = server, time.monotonic() + budget_s
         self.last = time.monotonic()
         self.dead = ""
+        self.wires: list[Wire] = []
 
     def progress(self) -> None:
         self.last = time.monotonic()
 
     def problem(self) -> str:
+        """Why every session should give up now, or "". Hung means: a rerun request is waiting and the server has
+        finished no run for anyone for STALL_S. A browser slow to draw what the server already sent is not hung."""
         now = time.monotonic()
         if self.dead:
             return self.dead
-        if now - self.last > STALL_S:
-            return f"the server finished no script run for {now - self.last:.0f} s (hung)"
+        if now - self.last > STALL_S and any(w.pending() for w in self.wires):
+            return f"the server finished no script run for {now - self.last:.0f} s with requests waiting (hung)"
         if now > self.deadline:
             return "the run's hard cap (--budget) was reached"
         return ""
@@ -137,10 +140,10 @@ class Session:
 QUEUED = re.compile(r"Waiting for the kernel: (\d+) run")
 
 
-async def _until(page, ok, watch: Watch, what: str, res: Session, finished=lambda: False):
+async def _until(page, ok, watch: Watch, what: str, res: Session, finished=lambda: False, kernel: bool = False):
     """Poll the page until ok(snapshot) returns [] on a settled page. Raise when the page shows an error, when the
-    server is dead or hung (Watch), or when the page has settled on a wrong state for WRONG_S seconds after the
-    server finished this action's run (finished())."""
+    server is dead or hung (Watch), or when a settled, complete page (loadpage.complete) has shown other numbers for
+    WRONG_S seconds after the server finished this action's run (finished())."""
     problems, wrong_since = ["nothing read"], None
     while True:
         why = watch.problem()
@@ -156,7 +159,7 @@ async def _until(page, ok, watch: Watch, what: str, res: Session, finished=lambd
         settled = not snap["running"] and not snap["stale"]
         if not problems and settled:
             return snap
-        if problems and settled and finished():
+        if problems and settled and complete(snap, kernel) and finished():
             wrong_since = wrong_since or time.monotonic()
             if time.monotonic() - wrong_since > WRONG_S:
                 raise AssertionError(f"{what}: the page settled on a wrong state: {problems[:3]}")
@@ -174,6 +177,7 @@ class Wire:
         self.sent: list[float] = []
         self.done: list[float] = []
         self.watch = watch
+        watch.wires.append(self)
         page.on("websocket", self._attach)
 
     def _attach(self, ws) -> None:
@@ -193,6 +197,10 @@ class Wire:
                 ForwardMsg.FromString(payload).WhichOneof("type") == "script_finished":
             self.done.append(time.monotonic())
             self.watch.progress()
+
+    def pending(self) -> bool:
+        """A rerun request was sent after the last script_finished this session received."""
+        return bool(self.sent) and (not self.done or self.sent[-1] > self.done[-1])
 
     def since(self, t: float) -> float | None:
         """Seconds from the first rerun request after t to the first script_finished after that request."""
@@ -219,7 +227,8 @@ async def run_session(browser, url: str, p: Plan, watch: Watch, *, think_s: floa
                 await asyncio.sleep(rng.uniform(0.5, 1.5) * think_s)
             t, cpu0 = time.monotonic(), watch.server.cpu_s()
             await watch.guard(do(), action)
-            snap = await _until(page, ok, watch, action, res, finished=lambda: wire.since(t) is not None)
+            snap = await _until(page, ok, watch, action, res, finished=lambda: wire.since(t) is not None,
+                                kernel=action == "kernel")
             cpu1 = watch.server.cpu_s()
             res.wire.append((action, wire.since(t)))
             res.cpu.append((action, None if None in (cpu0, cpu1) else cpu1 - cpu0))

@@ -24,6 +24,17 @@ class FakeServer:
         return 0.0
 
 
+class PendingWire:
+    def pending(self):
+        return True
+
+
+def hung_watch(**kw):
+    w = loadtest.Watch(FakeServer(**kw), 60)
+    w.wires.append(PendingWire())
+    return w
+
+
 class FakePage:
     """Shows `slow` snapshots that are still running, then `final` forever."""
 
@@ -74,13 +85,22 @@ def test_wrong_numbers_fail_once_the_page_has_settled(monkeypatch):
         until(page, loadtest.Watch(FakeServer(), 60))
 
 
+def test_a_page_still_drawing_its_table_is_not_wrong(monkeypatch):
+    monkeypatch.setattr(loadtest, "POLL_S", 0.001)
+    monkeypatch.setattr(loadtest, "WRONG_S", 0.0)
+    monkeypatch.setattr(loadtest, "STALL_S", 0.2)
+    page = FakePage(snapshot(TR, 1, 12, tables=[]))             # settled, run finished, table not drawn yet
+    with pytest.raises(AssertionError, match="hung"):         # only the stall watch ends it, never "wrong"
+        until(page, hung_watch())
+
+
 def test_wrong_numbers_are_not_judged_before_the_servers_run_finished(monkeypatch):
     monkeypatch.setattr(loadtest, "POLL_S", 0.001)
     monkeypatch.setattr(loadtest, "WRONG_S", 0.0)
     monkeypatch.setattr(loadtest, "STALL_S", 0.2)
     page = FakePage(snapshot(engine(13, 4), 1, 12))
     with pytest.raises(AssertionError, match="hung"):         # only the stall watch ends it
-        until(page, loadtest.Watch(FakeServer(), 60), finished=lambda: False)
+        until(page, hung_watch(), finished=lambda: False)
 
 
 def test_an_error_on_the_page_fails_at_once():
@@ -98,9 +118,17 @@ def test_a_dead_server_fails_the_session():
         until(FakePage(snapshot(TR, 0, 12)), watch)
 
 
+def test_a_slow_browser_with_nothing_waiting_on_the_server_is_not_hung(monkeypatch):
+    monkeypatch.setattr(loadtest, "STALL_S", 0.0)
+    watch = loadtest.Watch(FakeServer(), 60)
+    assert watch.problem() == ""                              # no wire pending: the wait is the browser's
+    watch.wires.append(PendingWire())
+    assert "hung" in watch.problem()
+
+
 def test_a_hung_action_is_cancelled_by_the_watch(monkeypatch):
     monkeypatch.setattr(loadtest, "STALL_S", 0.3)
-    watch = loadtest.Watch(FakeServer(), 60)
+    watch = hung_watch()
     t = time.monotonic()
     with pytest.raises(AssertionError, match="hung"):
         asyncio.run(watch.guard(asyncio.sleep(30), "click"))
