@@ -96,7 +96,20 @@ STRINGS = {
     "hardware.causal_off": {"en": "not causal", "zh": "非因果"},
     "hardware.to_speed": {"en": "Measured speeds and memory: {page}", "zh": "实测速度与显存：{page}"},
 
+    "hardware.to_roofline": {
+        "en": "Where these speeds sit against the GPU's roofs (FLOPs per HBM byte), and the HBM bytes measured: {page}",
+        "zh": "这些速度相对于 GPU 屋顶的位置（每个 HBM 字节的 FLOP），以及实测的 HBM 字节数：{page}"},
     "hardware.hbm_header": {"en": "Measured HBM bytes next to the formula", "zh": "实测 HBM 字节数与公式对照"},
+    "hardware.f_naive": {"en": "Formula: naive chain", "zh": "公式：朴素实现的 kernel 链"},
+    "hardware.f_naive_help": {
+        "en": "Scale Q, S = QKᵀ, the causal mask when on, softmax, O = PV: each kernel reads its inputs from HBM and "
+              "writes its output back (the kernel-fusion lesson below lists them).",
+        "zh": "缩放 Q、S = QKᵀ、（开启时的）因果掩码、softmax、O = PV：每个 kernel 都从 HBM 读输入、再把输出写回"
+              "（下面的核融合一节逐个列出）。"},
+    "hardware.f_fa2": {"en": "Formula: FA2, Br = {br}, Bc = {bc}", "zh": "公式：FA2，Br = {br}，Bc = {bc}"},
+    "hardware.f_least": {"en": "Least possible", "zh": "理论最少"},
+    "hardware.f_per_call": {"en": "Bytes of one call over B×H = {bh} heads (decimal units, kB = 10³ bytes).",
+                            "zh": "一次调用、共 B×H = {bh} 个头的字节数（十进制单位，kB = 10³ 字节）。"},
     "hardware.hbm_none": {
         "en": "No measured recording is available yet. The formula counts above are exact for the algorithms; what "
               "a real GPU moves (L2 hits, masking kernels, write-back of dirty cache lines) is read by Nsight Compute "

@@ -65,6 +65,11 @@ STRINGS = {
     "lessons.align_too_big": {"en": "The grid would have {tr} × {tc} blocks, more than the {cap} drawn here; the counts "
                                     "below are still exact.",
                               "zh": "网格会有 {tr} × {tc} 个块，超过这里绘制的上限 {cap}；下面的计数仍然精确。"},
+    "lessons.align_way_too_big": {
+        "en": "With these blocks the grid has {tr} × {tc} blocks, too many to classify here: choose larger blocks "
+              "(Br, Bc in the sidebar) or smaller Nq, Nk.",
+        "zh": "按这样的分块，网格有 {tr} × {tc} 个块，太多了，这里无法逐块分类：请在侧边栏选更大的分块（Br、Bc），"
+              "或更小的 Nq、Nk。"},
     "lessons.align_explain": {
         "en": "Nq = {nq}, Nk = {nk}, offset Nk − Nq = {off}, blocks Br = {br}, Bc = {bc}. **Top-left**: {tl_full} full "
               "blocks, {tl_part} partial (computed with a mask), {tl_empty} empty (skipped); {tl_pairs} visible "
