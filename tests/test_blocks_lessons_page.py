@@ -166,6 +166,9 @@ def test_a_recording_is_shown_next_to_the_formula(recording, lang):
     assert list(array(fig["data"][0]["y"])) == pytest.approx([want_naive / 1e6, want_fast / 1e6])
     table = next(d.value for d in at.dataframe if t("hardware.col_formula", lang) in d.value.columns).to_string()
     assert f"{rows[1]['measured'] / want_fast:.2f}×" in table
+    once = at.session_state["blocks.hbm_view"]["reads_over_qkv"]
+    assert once == {"fast": fast["read_bytes"] / (3 * 1024 * 64 * 2 * 16)}
+    assert any(f"fast {once['fast']:.2f}×" in m.value for m in at.markdown)
 
 
 def test_a_recording_at_another_size_lists_what_was_recorded(recording):

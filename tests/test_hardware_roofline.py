@@ -114,3 +114,15 @@ def test_committed_h200_dataset_lands_on_the_roofline():
     naive = next(p for p in pts if p["impl"] == "naive")
     assert naive["achieved"] < attainable("H200", naive["intensity"])          # under its (bandwidth) roof
     assert not math.isnan(naive["intensity"])
+
+
+def test_the_claims_the_roofline_text_makes():
+    # naive intensity is about d / element size (N d / ((N + d) e), exactly)
+    for n, d, e in [(4096, 64, 2), (8192, 128, 2), (4096, 64, 4)]:
+        i = model_points(make_config(n, d, br=64, bc=64, elem_bytes=e))["standard"].intensity
+        assert i == pytest.approx(n * d / ((n + d) * e)) and i == pytest.approx(d / e, rel=0.05)
+    # FA1 re-reads and rewrites O once per K/V block: it gains with Bc; FA2 does not depend on Bc
+    a = model_points(make_config(4096, 64, br=64, bc=32, elem_bytes=2))
+    b = model_points(make_config(4096, 64, br=64, bc=128, elem_bytes=2))
+    assert b["fa1"].intensity > 2 * a["fa1"].intensity
+    assert b["fa2"].intensity == pytest.approx(a["fa2"].intensity)

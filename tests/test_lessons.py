@@ -104,3 +104,19 @@ def test_dropout_state_by_hand():
     assert s["bool_bytes"] == 2 * GiB and s["bit_bytes"] == 256 * MiB
     assert s["philox_bytes"] == 16
     assert dropout_state_bytes(3, 1, 1)["bit_bytes"] == 2               # 9 bits round up to 2 bytes
+
+
+def test_the_claims_about_pytorch_the_page_makes():
+    # "PyTorch's native dropout saves a bool keep-mask, one byte per element"
+    out, keep = torch.native_dropout(torch.ones(8, 8), 0.5, True)
+    assert keep.dtype == torch.bool and keep.element_size() == 1 and keep.shape == out.shape
+    # "SDPA's is_causal is top-left aligned" (so the app passes an explicit bottom-right mask when Nq != Nk)
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 1, n, 8, generator=g, dtype=torch.float64) for n in (3, 7, 7))
+    F = torch.nn.functional
+    got = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    top_left = F.scaled_dot_product_attention(q, k, v, attn_mask=torch.from_numpy(causal_visible(3, 7, "top_left")))
+    bottom_right = F.scaled_dot_product_attention(q, k, v,
+                                                  attn_mask=torch.from_numpy(causal_visible(3, 7, "bottom_right")))
+    torch.testing.assert_close(got, top_left)
+    assert not torch.allclose(got, bottom_right)

@@ -132,19 +132,21 @@ STRINGS = {
     "hardware.col_least": {"en": "least possible (Q, K, V once; O + LSE once)", "zh": "理论最少（Q、K、V 各读一次；O + LSE 写一次）"},
     "hardware.hbm_explain": {
         "en": "**Why they differ.** *L2 hits*: the FA2 formula counts every re-read of K and V (once per Q block); "
-              "one head's K and V are {kv} and the L2 holds {l2}, so most re-reads are served by the L2 and the flash "
-              "kernels' measured reads sit near the least possible. *Masking*: the naive chain builds an N×N boolean "
-              "mask and rewrites S with it (the formula counts that kernel); a fused kernel masks in registers. *Tile "
-              "order*: programs of the same head that run at the same time share their K/V tiles in L2, so the order "
-              "of the launch grid changes the hit rate. *Dirty lines*: bytes still in L2 when a kernel ends reach "
-              "DRAM later; the probe reads a {flush} buffer after the call and counts those write-backs as the "
-              "call's writes. Each call computes B×H = {bh} heads; bytes are per call (MB = 10⁶ bytes).",
+              "one head's K and V are {kv} and the L2 holds {l2}. Here the flash kernels read {once} the bytes of "
+              "Q, K and V read once; every load the formula counts beyond the measured reads was served by the L2. "
+              "*Masking*: the naive chain builds an N×N boolean mask (not in the formula) and rewrites S with it (in "
+              "the formula); a fused kernel masks in registers. *Tile order*: programs of the same head that run at "
+              "the same time share their K/V tiles in L2, so the order of the launch grid changes the hit rate. "
+              "*Dirty lines*: bytes still in L2 when a kernel ends reach DRAM later; the probe reads a {flush} "
+              "buffer after the call and counts those write-backs as the call's writes. Each call computes "
+              "B×H = {bh} heads; bytes are per call (MB = 10⁶ bytes).",
         "zh": "**为什么两者不同。** *L2 命中*：FA2 公式把 K、V 的每一次重读都算上（每个 Q 块一次）；一个头的 K 和 V "
-              "共 {kv}，L2 能装 {l2}，所以大多数重读由 L2 提供，flash kernel 的实测读取接近理论最少值。*掩码*：朴素"
-              "实现会构造 N×N 的布尔掩码并用它重写 S（公式计入了这个 kernel）；融合 kernel 在寄存器里完成掩码。"
-              "*tile 顺序*：同一个头、同时运行的程序在 L2 中共享 K/V tile，所以启动网格的顺序会改变命中率。*脏缓存行*："
-              "kernel 结束时仍在 L2 里的字节稍后才写回 DRAM；探针在调用之后读一个 {flush} 的缓冲区，把这些写回计入"
-              "这次调用的写入。每次调用计算 B×H = {bh} 个头；字节数按每次调用计（MB = 10⁶ 字节）。"},
+              "共 {kv}，L2 能装 {l2}。这里 flash kernel 的实测读取是「Q、K、V 各读一次」字节数的 {once}；公式计入而"
+              "实测读取之外的每一次加载，都由 L2 提供了。*掩码*：朴素实现会构造 N×N 的布尔掩码（公式未计入）并用它"
+              "重写 S（公式已计入）；融合 kernel 在寄存器里完成掩码。*tile 顺序*：同一个头、同时运行的程序在 L2 中"
+              "共享 K/V tile，所以启动网格的顺序会改变命中率。*脏缓存行*：kernel 结束时仍在 L2 里的字节稍后才写回 "
+              "DRAM；探针在调用之后读一个 {flush} 的缓冲区，把这些写回计入这次调用的写入。每次调用计算 "
+              "B×H = {bh} 个头；字节数按每次调用计（MB = 10⁶ 字节）。"},
 
     # charts/roofline.py
     "hardware.roof": {"en": "roof of the {gpu} (fp16 tensor peak, HBM bandwidth)",

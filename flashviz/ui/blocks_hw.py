@@ -240,9 +240,12 @@ def measured_bytes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> Non
     st.dataframe(df, hide_index=True, key=f"{NS}.hbm_table")
     c0 = cells[0]
     kv = 2 * c0["n"] * c0["d"] * ELEM.get(c0["dtype"], 2)
+    qkv = {c["impl"]: 3 * c["n"] * c["d"] * ELEM.get(c["dtype"], 2) * c["batch"] * c["heads"] for c in cells}
+    once = {r["impl"]: r["measured_reads"] / qkv[r["impl"]] for r in rows if r["impl"] != "naive"}
     st.markdown(t("hardware.hbm_explain", lang, bh=rows[0]["bh"], kv=fmt_si(kv), l2=fmt_bin(ds["method"]["l2_bytes"]),
-                  flush=fmt_bin(ds["method"]["flush_read_bytes"])))
-    st.session_state[f"{NS}.hbm_view"] = dict(rows=rows)
+                  flush=fmt_bin(ds["method"]["flush_read_bytes"]),
+                  once=", ".join(f"{k} {v:.2f}×" for k, v in once.items()) or "—"))
+    st.session_state[f"{NS}.hbm_view"] = dict(rows=rows, reads_over_qkv=once)
 
 
 def render(cfg: Config, tcfg: TilingConfig, gpu_preset: str, slug: str, lang: str) -> None:
