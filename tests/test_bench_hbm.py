@@ -180,3 +180,18 @@ def test_probe_and_runner_import_without_streamlit_or_plotly():
     code = ("import sys, flashviz.bench.hbm, flashviz.bench.hbm_probe, flashviz.bench.hbm_dataset; "
             "bad = [m for m in ('streamlit', 'plotly') if m in sys.modules]; assert not bad, bad")
     assert os.system(f'{sys.executable} -c "{code}"') == 0
+
+
+@pytest.mark.gpu
+def test_probe_runs_every_impl_on_the_gpu(tmp_path):
+    """Without ncu the probe still runs each call between its flush kernels and writes the manifest."""
+    from flashviz.bench import hbm_probe
+    man = tmp_path / "m.json"
+    assert hbm_probe.main(["--impl", "naive", "teaching", "fast", "--n", "256", "--d", "64", "--causal", "both",
+                           "--heads", "2", "--manifest", str(man)]) == 0
+    m = json.loads(man.read_text())
+    assert [(c["impl"], c["causal"]) for c in m["cells"]] == [(i, c) for i in ("naive", "teaching", "fast")
+                                                              for c in (False, True)]
+    assert all(c["finite"] for c in m["cells"]) and m["l2_bytes"] > 0
+    assert m["flush_read_bytes"] == hbm_probe.FLUSH_L2_MULTIPLE * m["l2_bytes"]
+    assert [c["block_m"] is None for c in m["cells"]] == [True, True] + [False] * 4
