@@ -1,22 +1,30 @@
 """Online softmax for one query row, tile by tile (numpy, float64, no UI).
 
-Symbols as in the FlashAttention paper, glossed once:
+Symbols of the FlashAttention papers, glossed once:
   m      running maximum of the scores seen so far (for numerical stability)
   l      running sum  sum_j exp(s_j - m)  over the keys seen so far   (the paper's ℓ)
   alpha  rescale factor exp(m_old - m_new): fixes everything accumulated under an old maximum
-  o      unnormalised accumulator  sum_j exp(s_j - m) v_j;  the answer is o / l
+  o      the output accumulator (two forms, below); the answer is out = o / l or o itself
   Bc     key tile size (`tile_size` here); Tc = ceil(N / Bc) tiles, so Tc steps
 
-The recurrence after tile t with scores s_t and values V_t:
+The recurrence after tile t with scores s_t and values V_t, in the form FlashAttention-2 (Dao, 2023)
+and this app's kernels use (`form="fa2"`, the default): o stays unnormalised and is divided by l once,
+after the last tile.
   m_new = max(m_old, max(s_t))
   alpha = exp(m_old - m_new)
   l_new = alpha * l_old + sum(exp(s_t - m_new))
-  o_new = alpha * o_old + exp(s_t - m_new) @ V_t
+  o_new = alpha * o_old + exp(s_t - m_new) @ V_t           out = o / l
+The first paper (Dao et al., 2022, Algorithm 1) keeps o normalised after every tile instead
+(`form="fa1"`), multiplying by diag(l_new)^-1 each step:
+  o_new = (alpha * l_old * o_old + exp(s_t - m_new) @ V_t) / l_new     out = o
+Same m, alpha and l; after each tile fa1's o equals fa2's o / l up to rounding. FA2 drops the per-step
+division (a non-matmul FLOP per element of o on every tile).
 
 Masked keys carry score -inf. If every key seen so far is masked, m_new is -inf and
 exp(s - m_new) = exp(-inf - -inf) = NaN: the pitfall the lesson warns about. `guard=True`
 substitutes 0 for an infinite m_new inside the exponentials (as real kernels do), so such
-tiles contribute nothing and a fully masked row returns zeros, like PyTorch SDPA.
+tiles contribute nothing and a fully masked row returns zeros, like PyTorch SDPA (fa1: o stays 0
+while l is 0 instead of dividing by it).
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ from .errors import InputError
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
 MAX_D = 256            # widest head dim
+FORMS = ("fa2", "fa1")  # accumulator forms: unnormalised o divided once (FA2), normalised every step (FA1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,10 +55,13 @@ class Trace:
     m: np.ndarray             # (Tc,) running max after the tile
     alpha: np.ndarray         # (Tc,) exp(m[t-1] - m[t]); 0 while nothing was accumulated
     l: np.ndarray             # (Tc,) running sum after the tile
-    o: np.ndarray             # (Tc, d) unnormalised accumulator after the tile
-    o_normalised: np.ndarray  # (Tc, d) o / l: softmax over the keys seen so far, times V
+    o: np.ndarray             # (Tc, d) accumulator after the tile, in `form`: fa2 unnormalised, fa1 normalised
+    o_normalised: np.ndarray  # (Tc, d) o / l (fa2) or o (fa1): softmax over the keys seen so far, times V
     rescaled: np.ndarray      # (Tc,) bool: the max moved while something was accumulated
     exact: np.ndarray         # (d,) softmax(scores) @ values, computed the textbook way
+    tile_sum: np.ndarray      # (Tc,) rowsum(exp(s_t - m_new)): this tile's share of l
+    tile_pv: np.ndarray       # (Tc, d) exp(s_t - m_new) @ V_t: this tile's share of (unnormalised) o
+    form: str = "fa2"         # which accumulator form `o` holds (FORMS)
 
     @property
     def n(self) -> int:
@@ -111,8 +123,12 @@ def _validate(scores, values, tile_size) -> tuple[np.ndarray, np.ndarray, int]:
     return s, v, tile_size
 
 
-def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True) -> Trace:
-    """Stream one row of `scores` (N,) against `values` (N, d) in tiles of `tile_size` keys."""
+def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True, form: str = "fa2") -> Trace:
+    """Stream one row of `scores` (N,) against `values` (N, d) in tiles of `tile_size` keys.
+
+    form "fa2" (default): o unnormalised, out = o / l; "fa1": o normalised every step (Algorithm 1)."""
+    if form not in FORMS:
+        raise InputError(f"accumulator form must be one of {', '.join(FORMS)}, got {form!r}")
     s, v, bc = _validate(scores, values, tile_size)
     n, d = v.shape
     tc = math.ceil(n / bc)                               # Tc steps
@@ -120,10 +136,10 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True) 
     stop = np.minimum(start + bc, n)
     tile_max = np.empty(tc)
     m_t, alpha_t, l_t = np.empty(tc), np.empty(tc), np.empty(tc)
-    o_t = np.empty((tc, d))
+    o_t, sum_t, pv_t = np.empty((tc, d)), np.empty(tc), np.empty((tc, d))
 
     m, l, o = -np.inf, 0.0, np.zeros(d)                  # nothing seen yet
-    with np.errstate(invalid="ignore"):                  # guard=False makes NaN on purpose
+    with np.errstate(invalid="ignore", divide="ignore"):  # guard=False makes NaN on purpose
         for t in range(tc):
             s_tile, v_tile = s[start[t]:stop[t]], v[start[t]:stop[t]]   # (Bc,), (Bc, d)
             tile_max[t] = s_tile.max()
@@ -134,22 +150,32 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True) 
                 m_ref = 0.0                              # guard: every key so far masked
             alpha = np.exp(m - m_ref)                    # rescale what came before
             p = np.exp(s_tile - m_ref)                   # this tile's weights, (Bc,)
-            l = alpha * l + p.sum()                      # running sum
-            o = alpha * o + p @ v_tile                   # running accumulator, (d,)
+            p_sum, pv = p.sum(), p @ v_tile              # rowsum(e^{S_j - m_new}), e^{S_j - m_new} V_j
+            l_new = alpha * l + p_sum                    # running sum
+            if form == "fa2":
+                o = alpha * o + pv                       # unnormalised accumulator, (d,)
+            elif guard and l_new == 0:
+                o = np.zeros(d)                          # nothing visible yet: no diag(l)^-1 of 0
+            else:
+                o = (alpha * l * o + pv) / l_new         # Algorithm 1: diag(l_new)^-1 (...)
+            l = l_new
             if guard and m_new == -np.inf:
                 alpha = 0.0                              # nothing accumulated, nothing to rescale
             m = m_new
-            m_t[t], alpha_t[t], l_t[t], o_t[t] = m, alpha, l, o
+            m_t[t], alpha_t[t], l_t[t], o_t[t], sum_t[t], pv_t[t] = m, alpha, l, o, p_sum, pv
 
-    with np.errstate(invalid="ignore", divide="ignore"):
-        o_norm = o_t / l_t[:, None]
-    if guard:
-        o_norm[l_t == 0] = 0.0                           # nothing visible yet: zeros, not 0/0
+    if form == "fa1":
+        o_norm = o_t.copy()                              # already normalised
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            o_norm = o_t / l_t[:, None]
+        if guard:
+            o_norm[l_t == 0] = 0.0                       # nothing visible yet: zeros, not 0/0
     prev_m = np.concatenate([[-np.inf], m_t[:-1]])
     rescaled = (prev_m > -np.inf) & (m_t > prev_m)
     return Trace(scores=s, values=v, tile_size=bc, guard=guard, start=start, stop=stop,
                  tile_max=tile_max, m=m_t, alpha=alpha_t, l=l_t, o=o_t, o_normalised=o_norm,
-                 rescaled=rescaled, exact=exact_attention_row(s, v))
+                 rescaled=rescaled, exact=exact_attention_row(s, v), tile_sum=sum_t, tile_pv=pv_t, form=form)
 
 
 # ----------------------------------------------------------------------------- inputs

@@ -44,7 +44,7 @@ def test_renders_with_defaults():
     at = open_page()
     clean(at)
     assert at.title[0].value == "Blocks and memory traffic"
-    assert len(at.get("plotly_chart")) == 4                          # grid, traffic per tensor, vs M, vs N
+    assert len(at.get("plotly_chart")) == 8      # grid, traffic per tensor, vs M, vs N; roofline, fusion, alignment, sizes
     assert any("Tr = 4 Q blocks × Tc = 4 K/V blocks → 16 steps" in m.value for m in at.markdown)
     assert any("**512 programs**" in m.value for m in at.markdown)   # Tr x B x H = 4 x 4 x 32
     cfg = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
@@ -157,7 +157,7 @@ def test_bad_input_shows_the_engine_message_and_the_page_keeps_working(values, m
                                                           "block_n": 4, "blocks.batch": 4, "n": 16}[k]
     at.run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 8
 
 
 def test_a_grid_too_big_to_draw_keeps_the_counters():

@@ -288,3 +288,78 @@ def test_make_qkv_and_apply_mask_reject():
         apply_mask(np.zeros(4), causal_row=4)
     with pytest.raises(InputError, match="masked position 9 is outside 0..3"):
         apply_mask(np.zeros(4), masked=[9])
+
+
+# ----------------------------------------------------------------------------- the two accumulator forms
+
+@given(rows())
+def test_fa1_and_fa2_forms_land_on_the_float64_answer(case):
+    """Algorithm 1 of the first paper (o normalised every step by diag(l_new)^-1) and the FA2 form
+    (o unnormalised, divided once) both equal torch's float64 softmax(s) V after every tile."""
+    s, v, tile, _ = case
+    fa2 = online_softmax_trace(s, v, tile, form="fa2")
+    fa1 = online_softmax_trace(s, v, tile, form="fa1")
+    ref = prefix_reference(s, v, fa2.stop)
+    assert (fa2.form, fa1.form) == ("fa2", "fa1")
+    for tr in (fa1, fa2):
+        assert rel_err(tr.output, ref["out"][-1], ref["scale"][-1])[0] <= TOL
+        assert np.all(rel_err(tr.o_normalised, ref["out"], ref["scale"]) <= TOL)
+    # fa1 records o in its own (normalised) form; fa2 the unnormalised sum exp(s - m) v
+    assert np.all(rel_err(fa1.o, ref["out"], ref["scale"]) <= TOL)
+    assert np.all(rel_err(fa2.o, ref["o"], ref["l"] * ref["scale"]) <= TOL)
+    np.testing.assert_array_equal(fa1.o, fa1.o_normalised)
+    # the statistics do not depend on the form
+    for name in ("m", "alpha", "l", "tile_sum", "tile_pv", "rescaled"):
+        np.testing.assert_array_equal(getattr(fa1, name), getattr(fa2, name))
+
+
+@given(rows())
+def test_tile_shares_follow_their_definitions(case):
+    """tile_sum[t] = rowsum(exp(s_t - m[t])), tile_pv[t] = exp(s_t - m[t]) V_t, and the recurrence closes:
+    l[t] = alpha[t] l[t-1] + tile_sum[t], o[t] = alpha[t] o[t-1] + tile_pv[t] (fa2)."""
+    s, v, tile, _ = case
+    tr = online_softmax_trace(s, v, tile)
+    for t_, (a, b) in enumerate(zip(tr.start, tr.stop)):
+        ref_m = tr.m[t_] if np.isfinite(tr.m[t_]) else 0.0          # the guard's stand-in
+        p = np.exp(s[a:b] - ref_m)
+        np.testing.assert_allclose(tr.tile_sum[t_], p.sum(), rtol=1e-14, atol=0)
+        np.testing.assert_allclose(tr.tile_pv[t_], p @ v[a:b], rtol=1e-12, atol=1e-300 + 1e-12 * (p @ np.abs(v[a:b])).max())
+        l_prev = tr.l[t_ - 1] if t_ else 0.0
+        o_prev = tr.o[t_ - 1] if t_ else np.zeros(tr.d)
+        np.testing.assert_allclose(tr.l[t_], tr.alpha[t_] * l_prev + tr.tile_sum[t_], rtol=1e-14, atol=0)
+        np.testing.assert_allclose(tr.o[t_], tr.alpha[t_] * o_prev + tr.tile_pv[t_], rtol=1e-14, atol=0)
+
+
+def test_fa1_guard_off_nan_and_fully_masked_row():
+    rng = np.random.default_rng(3)
+    s, v = rng.standard_normal(12), rng.standard_normal((12, 3))
+    s[:4] = -np.inf
+    assert np.isnan(online_softmax_trace(s, v, 4, guard=False, form="fa1").output).all()
+    on = online_softmax_trace(s, v, 4, form="fa1")
+    np.testing.assert_array_equal(on.o[0], np.zeros(3))                       # l = 0: o stays 0, no 0/0
+    w = np.exp(s[4:] - s[4:].max())
+    np.testing.assert_allclose(on.output, (w / w.sum()) @ v[4:], rtol=1e-13)
+    dead = online_softmax_trace(np.full(5, -np.inf), v[:5], 2, form="fa1")
+    np.testing.assert_array_equal(dead.o, np.zeros((3, 3)))
+
+
+def test_fa1_step_by_hand():
+    """Two tiles of two keys, written out: the per-step normalised o of Algorithm 1."""
+    s = np.array([1.0, 0.0, 3.0, 2.0])
+    v = np.array([[1.0], [2.0], [3.0], [4.0]])
+    fa1 = online_softmax_trace(s, v, 2, form="fa1")
+    l1 = 1 + math.exp(-1)
+    o1 = (1 * 1 + math.exp(-1) * 2) / l1
+    assert fa1.l[0] == pytest.approx(l1, rel=1e-15) and fa1.o[0, 0] == pytest.approx(o1, rel=1e-15)
+    alpha = math.exp(1 - 3)
+    l2 = alpha * l1 + 1 + math.exp(-1)
+    o2 = (alpha * l1 * o1 + 3 + math.exp(-1) * 4) / l2
+    assert fa1.alpha[1] == pytest.approx(alpha, rel=1e-15)
+    assert fa1.o[1, 0] == pytest.approx(o2, rel=1e-14)
+    w = np.exp(s - 3)
+    assert fa1.output[0] == pytest.approx((w @ v[:, 0]) / w.sum(), rel=1e-14)
+
+
+def test_bad_form():
+    with pytest.raises(InputError, match="accumulator form must be one of fa2, fa1"):
+        online_softmax_trace(GOOD_S, GOOD_V, 2, form="fa3")

@@ -49,6 +49,8 @@ file is rewritten after each configuration, --budget-s stops cleanly before a 10
 has no .git or a stale one, pass the commit: FLASHVIZ_GIT_COMMIT=$(git rev-parse HEAD) FLASHVIZ_GIT_DIRTY=0 python -m
 flashviz.bench ...; the recorded source_sha256 equals `python -m flashviz.bench.provenance` at that commit.
 A quick look: `--preset gpu-small`; CI on CPU: `--preset smoke`.
+Measured HBM bytes: `--preset h200-hbm` runs flashviz.bench.hbm_probe under Nsight Compute (`ncu` on PATH)
+and writes a "flashviz-hbm" dataset to assets/hbm/ (schema and loader: flashviz/bench/hbm_dataset.py).
 """
 from .spec import SCHEMA_VERSION, Grid, SweepSpec, flops, ideal_bytes, preset_spec  # noqa: F401 (no torch)
 from .dataset import (cells_for, dataset_label, list_datasets, load_dataset, nearest_cell,  # noqa: F401

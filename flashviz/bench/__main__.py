@@ -1,6 +1,7 @@
 """`python -m flashviz.bench`: sweep, print a table, write a JSON dataset (see flashviz.bench for the schema).
 
     python -m flashviz.bench --preset h200 --out assets/benchmarks/nvidia-h200.json
+    python -m flashviz.bench --preset h200-hbm          # DRAM bytes per call under ncu (flashviz/bench/hbm.py)
     python -m flashviz.bench --n 1024 4096 --d 64 128 --causal both --dtype float16 --batch 4 --heads 32 \
         --impls naive sdpa-flash sdpa-cudnn teaching fast
 
@@ -27,7 +28,8 @@ CAUSAL = {"on": (True,), "off": (False,), "both": (False, True), "true": (True,)
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m flashviz.bench", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--preset", choices=sorted(PRESETS), help="a named sweep (h200 = the recorded one)")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="a named sweep (h200 = the recorded one); "
+                   "h200-hbm records DRAM bytes under Nsight Compute instead (flashviz/bench/hbm.py)")
     p.add_argument("--n", type=int, nargs="+", help="sequence lengths N")
     p.add_argument("--d", type=int, nargs="+", help="head dims d")
     p.add_argument("--causal", nargs="+", choices=sorted(CAUSAL), help="on, off or both")
@@ -77,6 +79,11 @@ def write_json(data: dict, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from . import hbm                                    # measured HBM bytes under Nsight Compute: its own mode
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if any(a.removeprefix("--preset=") in hbm.PRESETS for a in raw if a.startswith("--preset=")) or any(
+            raw[i] == "--preset" and raw[i + 1] in hbm.PRESETS for i in range(len(raw) - 1)):
+        return hbm.main(raw)
     args = _parser().parse_args(argv)
     from . import provenance, report
     from .dataset import validate_dataset

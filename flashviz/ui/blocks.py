@@ -21,7 +21,7 @@ from flashviz.i18n import t
 from flashviz.tiling import (GPU_PRESETS, MASKED, SEED_EXAMPLE, Schedule, TilingConfig, check_int, make_config,
                              preset_sram_bytes)
 from flashviz.traffic import seed_example, standard_counts, sweep_n, sweep_sram
-from flashviz.ui import state, steps
+from flashviz.ui import blocks_hw, blocks_lessons, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
@@ -390,6 +390,8 @@ def render() -> None:
         with shown_errors(lang, where="launch grid"):
             launch_readout(sch, ch, lang)
         sweep_charts(sch, ch, name, lang)
+        blocks_hw.render(cfg, tcfg, ch.gpu, name, lang)     # GPU memory hierarchy, roofline, measured HBM bytes
+        blocks_lessons.render(cfg, tcfg, name, lang)       # fusion and dropout, causal alignment, sizes
     with shown_errors(lang, where="worked example"):
         seed_section(lang)
     st.caption(t("blocks.decoding_link", lang, page=t("decoding.nav", lang)))

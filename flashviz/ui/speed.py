@@ -19,7 +19,7 @@ from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets,
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError, InputError
 from flashviz.i18n import t
-from flashviz.ui import speed_live, state
+from flashviz.ui import links, speed_live, state
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import Config
 
@@ -284,6 +284,7 @@ def render() -> None:
             recorded_section(cfg, batch, heads, mode, lang)
         with st.expander(t("speed.explain_header", lang), expanded=True):
             st.markdown(t("speed.explain", lang))
+            links.page_link("blocks", lang, label=t("hardware.to_roofline", lang, page=links.title("blocks", lang)))
     else:
         st.info(t("speed.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="CPU memory exercise"):

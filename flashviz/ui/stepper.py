@@ -15,7 +15,7 @@ from flashviz.charts import stepper as charts
 from flashviz.charts.common import compact, fmt_num
 from flashviz.i18n import t
 from flashviz.online_softmax import Trace, online_softmax_trace
-from flashviz.ui import state, steps
+from flashviz.ui import state, stepper_formula, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import Config, row_problem
 
@@ -110,6 +110,8 @@ def step_view(cfg: Config, tr: Trace, lang: str, step: int) -> None:
     with right, shown_errors(lang, where="recurrence chart"):
         chart(charts.recurrence_figure(tr, step, lang), "recurrence", slug, key=f"{NS}.rec")
     st.markdown(t("stepper.explain_alpha", lang))
+    with shown_errors(lang, where="recurrence formulas"):
+        stepper_formula.render(cfg, tr, lang, step)       # the recurrence with this step's numbers, FA2 / FA1
 
     st.subheader(t("stepper.acc_header", lang))
     left, right = st.columns(2)

@@ -1,0 +1,183 @@
+"""Measured-HBM datasets (Nsight Compute DRAM bytes per attention call): schema, loader, look-ups. No torch.
+
+Written by `python -m flashviz.bench --preset h200-hbm` (flashviz/bench/hbm.py), kept in assets/hbm/ (apart
+from the timing datasets in assets/benchmarks/, whose loader expects another kind). Schema_version 1:
+    {"schema_version": 1, "kind": "flashviz-hbm", "complete": bool, "elapsed_s": float,
+     "provenance": {as the timing datasets (flashviz.bench docstring), + "ncu_version"},
+     "method": {"metrics": [...], "nvtx_range", "cache_control", "clock_control", "l2_bytes",
+                "flush_read_bytes", "flush_programs", "ncu_command"},
+     "cells": [{"impl": "naive"|"teaching"|"fast", "n", "d", "causal", "dtype", "batch", "heads",
+                "block_m", "block_n" (the kernel's Br, Bc; null for naive),
+                "kernels": [{"name", "read_bytes", "write_bytes"}]   (every kernel of the measured call),
+                "read_bytes", "write_bytes" (their sums), "flush_write_bytes" (the call's dirty L2 lines,
+                written back while the probe's flush kernel ran), "flush_read_bytes"}]}
+Parsing is as strict as the timing datasets' (flashviz/bench/dataset.py: size cap, strict UTF-8 and JSON,
+depth cap), and every failure is a DatasetError naming the field.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from flashviz.errors import DatasetError
+
+from . import dataset as _ds
+from .spec import DTYPES
+
+SCHEMA_VERSION = 1
+DATASET_KIND = "flashviz-hbm"
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "assets" / "hbm"
+HBM_IMPLS = ("naive", "teaching", "fast")
+MAX_KERNELS = 64
+BIG = 1 << 50
+TOP_KEYS = ("schema_version", "kind", "complete", "elapsed_s", "provenance", "method", "cells")
+METHOD_INTS = ("l2_bytes", "flush_read_bytes", "flush_programs")
+METHOD_STRS = ("nvtx_range", "cache_control", "clock_control", "ncu_command")
+CELL_KEYS = ("impl", "n", "d", "causal", "dtype", "batch", "heads", "block_m", "block_n", "kernels", "read_bytes",
+             "write_bytes", "flush_write_bytes", "flush_read_bytes")
+_fail = _ds._fail
+
+
+def _method(m):
+    if not isinstance(m, dict):
+        _fail("method", "must be an object")
+    for k in m:
+        if k not in ("metrics", *METHOD_INTS, *METHOD_STRS):
+            _fail(f"method.{str(k)[:40]}", "is not a field of the schema")
+    mets = m.get("metrics")
+    if not isinstance(mets, list) or not 1 <= len(mets) <= 8 or not all(isinstance(x, str) and len(x) <= 80
+                                                                         for x in mets):
+        _fail("method.metrics", "must be a list of 1 to 8 metric names")
+    for k in METHOD_INTS:
+        _ds._int_in(f"method.{k}", m.get(k), 0, BIG)
+    for k in METHOD_STRS:
+        _ds._str(f"method.{k}", m.get(k), 1000, null=k == "ncu_command")
+
+
+def _cell(i, c):
+    w = f"cells[{i}]"
+    if not isinstance(c, dict):
+        _fail(w, "must be an object")
+    for k in c:
+        if k not in CELL_KEYS:
+            _fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
+    for k in CELL_KEYS:
+        if k not in c:
+            _fail(w, f"missing required field {k!r}")
+    if c["impl"] not in HBM_IMPLS:
+        _fail(f"{w}.impl", f"must be one of {', '.join(HBM_IMPLS)}, got {str(c['impl'])[:40]!r}")
+    if c["dtype"] not in DTYPES:
+        _fail(f"{w}.dtype", f"must be one of {', '.join(DTYPES)}, got {str(c['dtype'])[:40]!r}")
+    _ds._bool(f"{w}.causal", c["causal"])
+    for k, hi in (("n", 1 << 22), ("d", 4096), ("batch", 1 << 16), ("heads", 1 << 16)):
+        _ds._int_in(f"{w}.{k}", c[k], 1, hi)
+    for k in ("block_m", "block_n"):
+        _ds._int_in(f"{w}.{k}", c[k], 1, 1024, null=True)
+    if (c["impl"] == "naive") != (c["block_m"] is None) or (c["block_m"] is None) != (c["block_n"] is None):
+        _fail(f"{w}.block_m", "the flash kernels record their Br and Bc; naive records none")
+    for k in ("read_bytes", "write_bytes", "flush_write_bytes", "flush_read_bytes"):
+        _ds._int_in(f"{w}.{k}", c[k], 0, BIG)
+    ks = c["kernels"]
+    if not isinstance(ks, list) or not 1 <= len(ks) <= MAX_KERNELS:
+        _fail(f"{w}.kernels", f"must be a list of 1 to {MAX_KERNELS} kernels")
+    for j, k in enumerate(ks):
+        wk = f"{w}.kernels[{j}]"
+        if not isinstance(k, dict) or set(k) != {"name", "read_bytes", "write_bytes"}:
+            _fail(wk, "must be an object with name, read_bytes and write_bytes")
+        _ds._str(f"{wk}.name", k["name"], 200)
+        _ds._int_in(f"{wk}.read_bytes", k["read_bytes"], 0, BIG)
+        _ds._int_in(f"{wk}.write_bytes", k["write_bytes"], 0, BIG)
+    for k in ("read_bytes", "write_bytes"):
+        if c[k] != sum(x[k] for x in ks):
+            _fail(f"{w}.{k}", "is not the sum over the call's kernels")
+
+
+def validate_hbm_dataset(obj) -> dict:
+    """Check a parsed measured-HBM dataset; returns it unchanged or raises DatasetError."""
+    if not isinstance(obj, dict):
+        raise DatasetError("not a valid dataset: the top level must be a JSON object")
+    if _ds._depth(obj) > _ds.MAX_DEPTH:
+        raise DatasetError(f"not a valid dataset: nested deeper than {_ds.MAX_DEPTH} levels")
+    if obj.get("kind") != DATASET_KIND:
+        _fail("kind", f"must be {DATASET_KIND!r} (a measured-HBM dataset)")
+    v = obj.get("schema_version")
+    if isinstance(v, bool) or v != SCHEMA_VERSION:
+        _fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+    for k in obj:
+        if k not in TOP_KEYS:
+            _fail(str(k)[:40], "is not a field of the schema")
+    for k in ("provenance", "method", "cells"):
+        if k not in obj:
+            _fail(k, "missing")
+    _ds._bool("complete", obj.get("complete"), null=True)
+    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    _ds._provenance(obj["provenance"])
+    _method(obj["method"])
+    cells = obj["cells"]
+    if not isinstance(cells, list) or not 1 <= len(cells) <= 4096:
+        _fail("cells", "must be a list of 1 to 4096 cells")
+    seen = set()
+    for i, c in enumerate(cells):
+        _cell(i, c)
+        key = cell_key(c)
+        if key in seen:
+            _fail(f"cells[{i}]", "duplicates an earlier cell (same impl and configuration)")
+        seen.add(key)
+    return obj
+
+
+def cell_key(c: dict) -> tuple:
+    return (c["impl"], c["n"], c["d"], c["causal"], c["dtype"], c["batch"], c["heads"])
+
+
+def parse_hbm_dataset(data: bytes) -> dict:
+    """Bytes of a file -> validated dataset (the same strict JSON reading as the timing datasets)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > _ds.MAX_BYTES:
+        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
+                           f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+        obj = json.loads(text, parse_constant=_ds._reject_constant, parse_float=_ds._float, parse_int=_ds._int,
+                         object_pairs_hook=_ds._no_duplicates)
+    except DatasetError:
+        raise
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except (RecursionError, ValueError) as e:
+        raise DatasetError(f"not a valid dataset: {type(e).__name__}") from None
+    return validate_hbm_dataset(obj)
+
+
+def load_hbm_dataset(source) -> dict:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return parse_hbm_dataset(source)
+    path = Path(os.fspath(source))
+    try:
+        return parse_hbm_dataset(path.read_bytes())
+    except OSError as e:
+        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+
+
+def list_hbm_datasets(directory=None) -> list[Path]:
+    """Recorded measured-HBM datasets (*.json), newest name first; [] while none is recorded."""
+    d = Path(directory) if directory is not None else DEFAULT_DIR
+    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []
+
+
+def matching_cells(dataset: dict, *, n: int, d: int, causal: bool) -> list[dict]:
+    """The recorded cells (one per impl, any dtype/batch/heads) at exactly this N, d and causal."""
+    return [c for c in dataset["cells"] if c["n"] == n and c["d"] == d and c["causal"] == bool(causal)]
+
+
+def recorded_configs(dataset: dict) -> list[tuple[int, int, bool]]:
+    """Distinct (N, d, causal) recorded, in recorded order: what a page can offer to jump to."""
+    out: dict = {}
+    for c in dataset["cells"]:
+        out.setdefault((c["n"], c["d"], c["causal"]), None)
+    return list(out)

@@ -1,0 +1,192 @@
+"""AppTest of the blocks page's new sections (ui/blocks_hw.py, ui/blocks_lessons.py), en and zh: what they show
+equals the engines (flashviz.hardware / roofline / lessons / tiling) and the recorded datasets."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from app_util import array, clean, open_page
+
+from flashviz.bench import hbm, hbm_dataset
+from flashviz.hardware import capacity_ratio, gpu
+from flashviz.i18n import t
+from flashviz.lessons import (ALIGNS, alignment_blocks, alignment_summary, dropout_state_bytes, score_matrix_bytes,
+                              unfused_stages)
+from flashviz.roofline import measured_points, model_points, naive_memory_bound
+from flashviz.tiling import Schedule, make_config
+from flashviz.ui.blocks_hw import timing_datasets
+
+BLOCKS = "flashviz/ui/blocks.py"
+H200 = dict(n=8192, d=128, block_m=64, block_n=64, dtype="float16", row=8191)
+
+
+def specs(at) -> dict:
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def tcfg(at):
+    ss = at.session_state
+    return make_config(ss["cfg.n"], ss["cfg.d"], br=ss["cfg.block_m"], bc=ss["cfg.block_n"],
+                       elem_bytes={"float32": 4, "float16": 2}[ss["cfg.dtype"]], causal=ss["cfg.causal"],
+                       batch=ss["blocks.batch"], heads=ss["blocks.heads"])
+
+
+@pytest.fixture
+def no_hbm(monkeypatch, tmp_path):
+    monkeypatch.setattr(hbm_dataset, "DEFAULT_DIR", tmp_path / "none")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_section_renders_with_the_engines_numbers(lang, no_hbm):
+    at = open_page(BLOCKS, lang=lang)
+    clean(at)
+    figs = specs(at)
+    assert {"blocks.roofline", "blocks.fusion", "blocks.alignment", "blocks.sizes"} <= set(figs)
+    c = tcfg(at)
+    # hierarchy: the default preset (A100)
+    g = gpu("A100")
+    assert at.session_state["blocks.hw_view"]["gpu"] == "A100"
+    assert any(f"**{capacity_ratio('A100'):,.0f}" in m.value for m in at.markdown)
+    assert f"{g['peak_fp16'] / g['hbm_bw']:,.0f} FLOP/B" in [m.value for m in at.metric]
+    # memory-bound: the engine's intensity and ridge, in the text
+    r = naive_memory_bound("A100", c)
+    assert at.session_state["blocks.mb_view"] == r
+    assert any(f"**{r['intensity']:.1f}" in m.value and f"{r['ridge']:.0f}" in m.value for m in at.markdown)
+    # roofline: model dots at the engine's intensities
+    pts = model_points(c)
+    fig = figs["blocks.roofline"]
+    for algo in ("standard", "fa1", "fa2"):
+        tr = next(d for d in fig["data"] if d["name"] == t(f"hardware.algo_{algo}", lang))
+        assert array(tr["x"])[0] == pytest.approx(pts[algo].intensity)
+    # fusion with dropout (default on): the engine's stages; dropout state at N, B, H
+    view = at.session_state["blocks.fusion_view"]
+    assert view["stages"] == unfused_stages(c.n, c.d, c.elem_bytes, mask=c.causal, dropout=True)
+    assert view["fused"] == Schedule(c, "fa2").totals().total_bytes
+    assert view["dropout"] == dropout_state_bytes(c.n, c.batch, c.heads)
+    # alignment: default Nq = N / 2, Nk = N, the engine's blocks on both panels
+    av = at.session_state["blocks.align_view"]
+    assert (av["nq"], av["nk"]) == (c.n // 2, c.n)
+    for k, align in enumerate(ALIGNS):
+        np.testing.assert_array_equal(array(figs["blocks.alignment"]["data"][k]["z"]),
+                                      alignment_blocks(av["nq"], av["nk"], av["br"], av["bc"], align))
+    # sizes: the examples and this page's row
+    sv = at.session_state["blocks.size_view"]
+    assert [r["scores"] for r in sv["rows"]] == [8 * 2**20, 4 * 2**30, 256 * 2**30]
+    assert sv["current"]["scores"] == score_matrix_bytes(c.n, c.heads, c.elem_bytes, c.batch)
+    table = at.dataframe[-2].value.to_string()                              # the sizes table (the seed's is last)
+    assert "8 MiB" in table and "256 GiB" in table
+    # measured HBM bytes: no recording -> the formula and the command
+    assert at.session_state["blocks.hbm_view"]["rows"] is None
+    assert any("h200-hbm" in c_.value for c_ in at.code)
+    assert at.session_state["blocks.hbm_view"]["formula"]["fa2"] == Schedule(c, "fa2").totals().total_bytes * 128
+
+
+def test_the_h200_preset_puts_recorded_speeds_on_the_roofline(no_hbm):
+    at = open_page(BLOCKS, **H200, **{"blocks.gpu": "H200"})
+    clean(at)
+    c = tcfg(at)
+    want = [m for ds in timing_datasets() if "H200" in ds["provenance"]["device_name"]
+            for m in measured_points(ds, c)]
+    view = at.session_state["blocks.roof_view"]
+    assert len(view["measured"]) == len(want) > 0
+    fig = specs(at)["blocks.roofline"]
+    fast = next(d for d in fig["data"] if d["name"].startswith(t("speed.impl_fast")) and "measured" in d["name"])
+    got = [m for m in want if m["impl"] == "fast"]
+    assert list(array(fast["y"])) == pytest.approx([m["achieved"] / 1e12 for m in got])
+    # a flash kernel above the model's roof is explained, not hidden
+    assert view["above"] and any("Above the roof" in c_.value for c_ in at.caption)
+
+
+def test_other_gpu_leaves_h200_points_off_and_says_where_they_are(no_hbm):
+    at = open_page(BLOCKS, **H200, **{"blocks.gpu": "A100"})
+    clean(at)
+    assert at.session_state["blocks.roof_view"]["measured"] == []
+    assert any("recorded on NVIDIA H200" in c_.value for c_ in at.caption)
+
+
+def test_moving_n_and_blocks_moves_the_model_points(no_hbm):
+    at = open_page(BLOCKS, n=64, d=16, block_m=8, block_n=8)
+    clean(at)
+    before = at.session_state["blocks.roof_view"]["model"]["fa2"]
+    at.session_state["cfg.block_m"] = 32
+    at.run()
+    clean(at)
+    after = at.session_state["blocks.roof_view"]["model"]["fa2"]
+    assert after > before and after == pytest.approx(model_points(tcfg(at))["fa2"].intensity)
+
+
+def test_custom_m_picks_a_gpu_for_the_numbers(no_hbm):
+    at = open_page(BLOCKS, **{"blocks.gpu": "custom"})
+    clean(at)
+    assert at.session_state["blocks.hw_view"]["gpu"] == "H200"
+    at.session_state["blocks.hw_gpu"] = "H100"
+    at.run()
+    assert at.session_state["blocks.hw_view"]["gpu"] == "H100"
+
+
+def test_alignment_inputs_and_dead_rows(no_hbm):
+    at = open_page(BLOCKS, n=16, **{"blocks.nq": 12, "blocks.nk": 5})
+    clean(at)
+    av = at.session_state["blocks.align_view"]
+    assert (av["nq"], av["nk"], av["br"], av["bc"]) == (12, 5, 4, 4)
+    assert av["summary"]["bottom_right"] == alignment_summary(12, 5, 4, 4, "bottom_right")
+    assert any("the first 7 queries see no key" in c_.value for c_ in at.caption)
+
+
+def test_dropout_toggle(no_hbm):
+    at = open_page(BLOCKS, **{"blocks.dropout": False})
+    clean(at)
+    assert [s["stage"] for s in at.session_state["blocks.fusion_view"]["stages"]] == ["scale", "qk", "softmax", "pv"]
+
+
+@pytest.fixture
+def recording(monkeypatch, tmp_path):
+    from test_bench_hbm import sample_dataset
+    data = sample_dataset()
+    (tmp_path / "nvidia-h200-hbm-test.json").write_text(json.dumps(data))
+    monkeypatch.setattr(hbm_dataset, "DEFAULT_DIR", tmp_path)
+    return data
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_recording_is_shown_next_to_the_formula(recording, lang):
+    at = open_page(BLOCKS, lang=lang, n=1024, d=64, block_m=64, block_n=64, dtype="float16", row=1023)
+    clean(at)
+    rows = at.session_state["blocks.hbm_view"]["rows"]
+    naive, fast = recording["cells"]
+    assert [r["impl"] for r in rows] == ["naive", "fast"]
+    want_naive = sum(s["reads"] + s["writes"] for s in unfused_stages(1024, 64, 2)) * 16
+    want_fast = Schedule(make_config(1024, 64, br=128, bc=128, elem_bytes=2), "fa2").totals().total_bytes * 16
+    assert (rows[0]["formula"], rows[1]["formula"]) == (want_naive, want_fast)
+    assert rows[0]["measured"] == naive["read_bytes"] + naive["write_bytes"] + naive["flush_write_bytes"]
+    assert rows[1]["measured_writes"] == fast["write_bytes"] + fast["flush_write_bytes"]
+    fig = specs(at)["blocks.hbm_bytes"]
+    assert list(array(fig["data"][0]["y"])) == pytest.approx([want_naive / 1e6, want_fast / 1e6])
+    table = next(d.value for d in at.dataframe if t("hardware.col_formula", lang) in d.value.columns).to_string()
+    assert f"{rows[1]['measured'] / want_fast:.2f}×" in table
+    once = at.session_state["blocks.hbm_view"]["reads_over_qkv"]
+    assert once == {"fast": fast["read_bytes"] / (3 * 1024 * 64 * 2 * 16)}
+    assert any(f"fast {once['fast']:.2f}×" in m.value for m in at.markdown)
+
+
+def test_a_recording_at_another_size_lists_what_was_recorded(recording):
+    at = open_page(BLOCKS)
+    clean(at)
+    assert at.session_state["blocks.hbm_view"] == {"rows": []}
+    assert any("N=1024 d=64" in i.value for i in at.info)
+
+
+def test_too_many_alignment_blocks_is_a_message(no_hbm):
+    at = open_page(BLOCKS, n=4096, d=4, block_m=1, block_n=1)
+    clean(at)
+    assert at.session_state["blocks.align_view"] is None
+    assert any("2048 × 4096 blocks" in i.value for i in at.info)
+
+
+def test_speed_page_links_to_the_roofline():
+    at = open_page("flashviz/ui/speed.py")
+    clean(at)
+    assert [el.proto.label for el in at.get("page_link") if el.proto.page == "blocks"] == [
+        t("hardware.to_roofline", "en", page=t("common.nav_blocks", "en"))]
