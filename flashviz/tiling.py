@@ -86,17 +86,18 @@ BUFFERS = ("Q", "K", "V", "O", "S", "l", "m")   # what one step of Algorithm 1 h
 def preset_sram_bytes(name: str) -> int:
     """M in bytes for a GPU preset: the most shared memory one thread block may use."""
     if name not in GPU_PRESETS:
-        raise InputError(f"unknown GPU preset {name!r}; choose one of {', '.join(GPU_PRESETS)}")
+        raise InputError(key="errors.unknown_preset", got=repr(name), choices=", ".join(GPU_PRESETS))
     return GPU_PRESETS[name]["shared_kib_per_block"] * 1024
 
 
 def check_int(name: str, x, lo: int, hi: int | None = None) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(f"{name} must be an integer, got {x!r}")
+        raise InputError(key="errors.not_int", name=name, got=repr(x))
     x = int(x)
     if x < lo or (hi is not None and x > hi):
-        raise InputError(f"{name} must be in {lo}..{hi}, got {x}" if hi is not None
-                         else f"{name} must be at least {lo}, got {x}")
+        if hi is not None:
+            raise InputError(key="errors.int_range", name=name, lo=lo, hi=hi, got=x)
+        raise InputError(key="errors.int_min", name=name, lo=lo, got=x)
     return x
 
 
@@ -105,8 +106,7 @@ def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:
     d = check_int("head dim d", d, 1, MAX_D)
     m = check_int("SRAM size M (elements)", sram_elems, 1)
     if m < 4 * d:
-        raise InputError(f"SRAM of M = {m} elements is too small for d = {d}: one row each of "
-                         f"Q, K, V and O needs 4d = {4 * d} elements")
+        raise InputError(key="errors.sram_too_small", m=m, d=d, need=4 * d)
     bc = -(-m // (4 * d))
     return min(bc, d), bc
 
@@ -223,21 +223,21 @@ def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: in
     given_m = (sram_bytes is not None) + (sram_elems is not None)
     given_b = (br is not None) + (bc is not None)
     if given_m > 1:
-        raise InputError("give the SRAM size either in bytes or in elements, not both")
+        raise InputError(key="errors.sram_twice")
     if given_m and given_b:
-        raise InputError("give either the SRAM size M or pinned block sizes Br and Bc, not both")
+        raise InputError(key="errors.m_and_blocks")
     if given_m:
         m = (check_int("SRAM size (bytes)", sram_bytes, 1) // elem_bytes if sram_bytes is not None
              else check_int("SRAM size M (elements)", sram_elems, 1))
         if rule not in ("paper", "fa2"):
-            raise InputError(f"block rule must be 'paper' or 'fa2', got {rule!r}")
+            raise InputError(key="errors.one_of", name="block rule", choices="paper, fa2", got=repr(rule))
         br, bc = block_sizes(d, m) if rule == "paper" else fa2_block_sizes(d)
         br, bc = min(br, n), min(bc, n)
     elif given_b == 2:
         m, rule = None, "pinned"
         br, bc = check_int("block size Br", br, 1, n), check_int("block size Bc", bc, 1, n)
     else:
-        raise InputError("give the SRAM size M (sram_bytes or sram_elems) or both block sizes Br and Bc")
+        raise InputError(key="errors.m_or_blocks_named")
     return TilingConfig(n, d, br, bc, elem_bytes, stats_bytes, bool(causal), batch, heads, m, rule)
 
 
@@ -245,7 +245,7 @@ def config_for_order(cfg: TilingConfig, order: str) -> TilingConfig:
     """The configuration an order runs with: blocks from M follow the paper's rule for Algorithm 1 and the
     kernel's tiles for the FA2 order; pinned blocks are the same for both."""
     if order not in ORDERS:
-        raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+        raise InputError(key="errors.one_of", name="loop order", choices=", ".join(ORDERS), got=repr(order))
     if cfg.sram_elems is None or cfg.rule == "pinned":
         return cfg
     want = "paper" if order == "fa1" else "fa2"
@@ -279,7 +279,7 @@ class Schedule:
 
     def __init__(self, cfg: TilingConfig, order: str = "fa2"):
         if order not in ORDERS:
-            raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+            raise InputError(key="errors.one_of", name="loop order", choices=", ".join(ORDERS), got=repr(order))
         self.cfg, self.order = cfg, order
         n, br, bc, tr, tc = cfg.n, cfg.br, cfg.bc, cfg.tr, cfg.tc
         self.tr, self.tc = tr, tc
@@ -303,7 +303,7 @@ class Schedule:
     def _check_t(self, t) -> int:
         t = check_int("step", t, 0)
         if t >= self.steps:
-            raise InputError(f"step must be in 0..{self.steps - 1}, got {t}")
+            raise InputError(key="errors.int_range", name="step", lo=0, hi=self.steps - 1, got=t)
         return t
 
     def _ij(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -357,8 +357,7 @@ class Schedule:
     # ------------------------------------------------------------------ per-block arrays (Tr, Tc)
     def _check_grid(self):
         if self.tr * self.tc > MAX_GRID_CELLS:
-            raise InputError(f"the block grid has {self.tr} x {self.tc} cells, above the cap of "
-                             f"{MAX_GRID_CELLS}; choose larger blocks or a shorter sequence")
+            raise InputError(key="errors.grid_cap", tr=self.tr, tc=self.tc, cap=MAX_GRID_CELLS)
 
     @cached_property
     def block_kind(self) -> np.ndarray:

@@ -43,7 +43,7 @@ def closed_form(cfg: TilingConfig, order: str) -> IOCounts:
     n, d, tr, tc = cfg.n, cfg.d, cfg.tr, cfg.tc
     if cfg.causal:
         if cfg.br != cfg.bc or n % cfg.br:
-            raise InputError("the causal closed form needs Br = Bc dividing N; use Schedule.totals()")
+            raise InputError(key="errors.causal_closed_form")
         passes = n * (tr + 1) // 2            # sum over the T block columns/rows of the rows visited
     if order == "fa1":
         q = passes if cfg.causal else tc * n  # Q/O/l/m rows read over all inner steps
@@ -54,7 +54,7 @@ def closed_form(cfg: TilingConfig, order: str) -> IOCounts:
         reads = {"Q": n * d, "K": kv * d, "V": kv * d}
         writes = {"O": n * d, "L": n}
     else:
-        raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+        raise InputError(key="errors.one_of", name="loop order", choices=", ".join(ORDERS), got=repr(order))
     return make_counts(reads, writes, cfg.elem_bytes, cfg.stats_bytes)
 
 
@@ -126,7 +126,7 @@ def sweep_sram(n: int, d: int, sram_bytes_values, *, elem_bytes: int = 4, causal
     """HBM accesses vs SRAM size M (bytes), blocks from the paper's rule at each M."""
     xs = [check_int("SRAM size (bytes)", x, 1) for x in np.atleast_1d(sram_bytes_values)]
     if not xs:
-        raise InputError("give at least one SRAM size")
+        raise InputError(key="errors.give_one", what="SRAM size")
     cfgs = [make_config(n, d, sram_bytes=x, elem_bytes=elem_bytes, causal=causal) for x in xs]
     return _sweep("M", np.array(xs, np.int64), cfgs, causal, n=cfgs[0].n)
 
@@ -136,12 +136,12 @@ def sweep_n(n_values, d: int, *, sram_bytes: int | None = None, br: int | None =
     """HBM accesses vs N at a fixed M (bytes) or fixed pinned Br, Bc (each clamped to N)."""
     xs = [check_int("N", x, 1, MAX_N) for x in np.atleast_1d(n_values)]
     if not xs:
-        raise InputError("give at least one sequence length")
+        raise InputError(key="errors.give_one", what="sequence length")
     if sram_bytes is not None:
         cfgs = [make_config(x, d, sram_bytes=sram_bytes, elem_bytes=elem_bytes, causal=causal) for x in xs]
     else:
         if br is None or bc is None:
-            raise InputError("give the SRAM size M or both block sizes Br and Bc")
+            raise InputError(key="errors.m_or_blocks")
         br, bc = check_int("block size Br", br, 1), check_int("block size Bc", bc, 1)
         cfgs = [make_config(x, d, br=min(br, x), bc=min(bc, x), elem_bytes=elem_bytes, causal=causal) for x in xs]
     return _sweep("N", np.array(xs, np.int64), cfgs, causal, sram_bytes=sram_bytes)
@@ -160,7 +160,7 @@ def ratio_limits(d: int, *, sram_elems: int | None = None, br: int | None = None
         b1, b2, theta = block_sizes(d, m), fa2_block_sizes(d), m / (d * d)
     else:
         if br is None or bc is None:
-            raise InputError("give the SRAM size M or both block sizes Br and Bc")
+            raise InputError(key="errors.m_or_blocks")
         b1 = b2 = (check_int("block size Br", br, 1), check_int("block size Bc", bc, 1))
         theta = float("nan")
     return {"fa1": 4 * b1[1] / (3 * d + 4), "fa2": 2 * b2[0] / d, "theta": theta,

@@ -21,6 +21,7 @@ import streamlit as st
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
+from flashviz.i18n.errors import message
 from flashviz.online_softmax import Trace
 from flashviz.ui import state
 from flashviz.ui.common import chart
@@ -222,6 +223,6 @@ def render(cfg: Config, tr: Trace, lang: str) -> None:
         with st.spinner(t("kernel.running_" + mode, lang)):
             blk = cached_block(*key)
     except fk.KernelError as e:                      # out of resources, compile error, OOM, bad input: readable
-        st.error(t("kernel.failed", lang, kind=type(e).__name__, msg=str(e)), icon=":material/error:")
+        st.error(t("kernel.failed", lang, kind=type(e).__name__, msg=message(e, lang)), icon=":material/error:")
         return
     _results(cfg, tr, blk, lang)

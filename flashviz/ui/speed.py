@@ -44,7 +44,7 @@ def page_values() -> tuple[int, int]:
     for name, label in (("batch", "batch B"), ("heads", "heads H")):
         v = ss.get(f"{NS}.{name}", DEFAULTS[name])
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BH:
-            raise InputError(f"{label} must be a whole number in 1..{MAX_BH}, got {v!r}")
+            raise InputError(key="errors.whole_in", name=label, lo=1, hi=MAX_BH, got=repr(v))
         out.append(v)
     return out[0], out[1]
 
@@ -70,7 +70,7 @@ def datasets(lang: str) -> dict[str, dict]:
         try:
             out[f"file:{p.name}"] = committed(str(p), p.stat().st_mtime)
         except DatasetError as e:           # a broken committed file must not take the page down
-            st.warning(t("speed.bad_committed", lang, name=p.name, msg=str(e)), icon=":material/warning:")
+            st.warning(t("speed.bad_committed", lang, name=p.name, msg=e.localized(lang)), icon=":material/warning:")
     out.update(st.session_state.get(f"{NS}.uploads", {}))
     return out
 
@@ -88,7 +88,7 @@ def upload_box(lang: str) -> None:
         try:
             ds = read_upload(f.getvalue())
         except DatasetError as e:
-            ss[f"{NS}.upload_msg"] = ("error", f.name, str(e))
+            ss[f"{NS}.upload_msg"] = ("error", f.name, e)          # shown in the language of each rerun
         else:
             key = f"upload:{f.name}"
             ss.setdefault(f"{NS}.uploads", {})[key] = ds
@@ -99,7 +99,7 @@ def upload_box(lang: str) -> None:
             ss[f"{NS}.upload_msg"] = ("ok", f.name, dataset_label(ds))
     kind, name, msg = ss[f"{NS}.upload_msg"]
     if kind == "error":
-        st.error(t("speed.upload_rejected", lang, name=name, msg=msg), icon=":material/block:")
+        st.error(t("speed.upload_rejected", lang, name=name, msg=msg.localized(lang)), icon=":material/block:")
     else:
         st.success(t("speed.upload_accepted", lang, name=name, label=msg), icon=":material/check:")
 
