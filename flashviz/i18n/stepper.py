@@ -133,13 +133,16 @@ STRINGS = {
     "stepper.explain_nan": {
         "en": "**The exp(−∞ − (−∞)) pitfall.** Masked keys have score −∞. If a whole tile is masked before any "
               "visible key has arrived, the new max is still −∞, and exp(s − m) becomes exp(−∞ − (−∞)) = exp(NaN) "
-              "= NaN, which then poisons every later tile. Fully masked tiles are everyday business with causal "
-              "masks and ragged batches, so real kernels guard against it: they treat the first iteration "
-              "specially, or start the max at a large finite negative number instead of −∞.",
+              "= NaN, which then poisons every later tile. A causal mask alone never does this (every row sees "
+              "key 0); padding keys in ragged batches, sliding windows and queries placed before all keys do. So "
+              "real kernels guard against it: while the running max is still −∞ they use 0 in its place inside "
+              "the exponentials, so exp(−∞ − 0) = 0, or they start the max at a finite negative number of large "
+              "magnitude instead of −∞.",
         "zh": "**exp(−∞ − (−∞)) 陷阱。** 被掩掉的 key 分数为 −∞。如果在任何可见 key 到来之前，一整个 tile 都被"
               "掩掉，新的最大值仍是 −∞，exp(s − m) 就成了 exp(−∞ − (−∞)) = exp(NaN) = NaN，并污染之后的每一个 "
-              "tile。在因果掩码和长度不一的 batch 中，整块被掩掉的情况很常见，所以真实 kernel 都会设防：要么单独"
-              "处理第一次迭代，要么把最大值的初值设成一个有限的、很小的负数，而不是 −∞。"},
+              "tile。单靠因果掩码不会出现这种情况（每一行都能看到 key 0）；不规则 batch 里的 padding key、滑动窗口、"
+              "以及位于所有 key 之前的 query 则会。所以真实 kernel 都会设防：滚动最大值还是 −∞ 时，指数里用 0 代替它，"
+              "于是 exp(−∞ − 0) = 0；或者把最大值的初值设成一个绝对值很大的有限负数，而不是 −∞。"},
     "stepper.try_pitfall": {"en": "Show the NaN pitfall (first tile masked, guard off)",
                             "zh": "演示 NaN 陷阱（首个 tile 被掩掉，关闭防护）"},
     "stepper.nan_now": {
