@@ -16,6 +16,7 @@ import streamlit as st
 from flashviz import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
+from flashviz.bench.spec import flops
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError, InputError
 from flashviz.i18n import t
@@ -25,7 +26,7 @@ from flashviz.ui.config import Config
 
 NS = "speed"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
-DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="tflops")      # as the recorded H200 sweep
+DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="ms")      # B, H as the recorded H200 sweep; time first
 MODES = ("fwd", "bwd", "fwd+bwd")
 EXERCISE_NS = (512, 2048, 8192)
 MAX_BH = 1 << 16
@@ -153,7 +154,7 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     with pick:
         st.selectbox(t("speed.dataset", lang), list(options), format_func=lambda k: _label(k, options[k], lang),
                      help=t("speed.dataset_help", lang), **state.kept(f"{NS}.dataset", next(iter(options))))
-        st.segmented_control(t("speed.metric", lang), ("tflops", "ms"), required=True,
+        st.segmented_control(t("speed.metric", lang), ("ms", "tflops"), required=True,
                              format_func=lambda m: t(f"speed.metric_{m}", lang), **_kept("metric"))
     key = ss[f"{NS}.dataset"]
     ds = options[key]
@@ -198,9 +199,20 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     speed_live.show_ratio_table(cells, lang, key=f"{NS}.rec_table")
     st.caption(source)
     speed_live.cell_notes(cells, lang)
+    naive_causal_note(cells, lang)
 
 
-# ----------------------------------------------------------------------------- lesson exercise 3 on this CPU
+def naive_causal_note(cells: list[dict], lang: str) -> None:
+    """Under the causal mask naive attention computes all N² scores and masks afterwards; TFLOP/s counts only the
+    useful half. Say what its recorded time means in FLOPs it actually executed (derived from the time)."""
+    for c in cells:
+        if c["impl"] == "naive" and c["causal"] and c["status"] == "ok" and c.get("ms"):
+            done = flops(c["n"], c["d"], False, c["batch"], c["heads"], c["mode"]) / (c["ms"] * 1e9)
+            st.caption(t("speed.naive_causal", lang, n=c["n"], ms=f"{c['ms']:,.2f}", useful=f"{c['tflops']:.0f}",
+                         done=f"{done:.0f}"))
+
+
+# ----------------------------------------------------------------------------- memory on this CPU
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_exercise(ns: tuple[int, ...]) -> list[dict]:
