@@ -118,7 +118,7 @@ STRINGS = {
     "blocks.ctl_batch": {"en": "Batch B", "zh": "批大小 B"},
     "blocks.ctl_heads": {"en": "Heads H", "zh": "头数 H"},
     "blocks.ctl_bh_help": {"en": "Only for the launch-grid readout: the grid below is one (batch, head) slice.",
-                           "zh": "只用于下面的启动网格说明：网格图画的是其中一个（batch, head）切片。"},
+                           "zh": "只用于下面的启动网格说明：网格图画的是其中一个（batch, 头）切片。"},
     "blocks.ctl_unit": {"en": "Chart unit", "zh": "图表单位"},
     "blocks.unit_elements": {"en": "elements", "zh": "元素个数"},
     "blocks.unit_bytes": {"en": "bytes", "zh": "字节"},
@@ -207,7 +207,7 @@ STRINGS = {
               "FlashAttention kernel ran one thread block per (batch, head): only B·H = {bh} programs. Running "
               "the Q blocks as separate programs (FA2) multiplies the parallelism by Tr = {tr}.",
         "zh": "算法 1 的顺序（外层 K/V，内层 Q）对同一个 Q 块而言必须沿 j 依次进行，所以最初的 FlashAttention kernel "
-              "每个（batch, head）只用一个线程块：只有 B·H = {bh} 个 program。把各个 Q 块拆成独立的 program（FA2）"
+              "每个（batch, 头）只用一个线程块：只有 B·H = {bh} 个 program。把各个 Q 块拆成独立的 program（FA2）"
               "让并行度再乘上 Tr = {tr}。"},
 
     # charts vs M and N

@@ -17,7 +17,7 @@ STRINGS = {
     "speed.heads": {"en": "Heads H", "zh": "头数 H"},
     "speed.bh_help": {"en": "This page's own batch and head count (the recorded H200 sweep used B = 4, H = 32). "
                             "Every (batch, head) is an independent attention of N × d.",
-                      "zh": "本页自己的批大小和头数（录制的 H200 数据用的是 B = 4，H = 32）。每个 (batch, head) "
+                      "zh": "本页自己的批大小和头数（录制的 H200 数据用的是 B = 4，H = 32）。每个 (batch, 头) "
                             "都是一个独立的 N × d 注意力。"},
     "speed.mode": {"en": "Pass", "zh": "计算阶段"},
     "speed.mode_help": {"en": "Forward only, the backward pass alone, or both (training). Recorded datasets "

@@ -94,14 +94,14 @@ STRINGS = {
         "zh": "与精确解的误差要跑完最后一个 tile 才能对比：在那之前，o/ℓ 只是「目前见过的 key」上的 softmax"
               "（下方的图显示了它还差多远）。"},
 
-    # explanations (our own words, after the two seed texts)
+    # explanations
     "stepper.explain_io": {
         "en": "At any moment only the orange tile's scores sit on chip; the grey ones are never held in memory "
               "together, and that is the whole memory saving. The arithmetic is the same as naive attention's — "
-              "FlashAttention is *IO-aware*: it cuts the N×N matrix's round trips to HBM, not the FLOPs.",
+              "FlashAttention is *IO-aware*: it cuts the N×N matrix's round trips between HBM and on-chip SRAM, not the FLOPs.",
         "zh": "同一时刻，片上只放着橙色这一个 tile 的分数；灰色的分数从来不会同时待在内存里——省下的显存正是这部分。"
-              "它的算术量与朴素注意力一样多：FlashAttention 之所以叫「IO 感知」，是因为它减少的是 N×N 矩阵进出 "
-              "HBM 的搬运，而不是 FLOPs。"},
+              "它的算术量与朴素注意力一样多：FlashAttention 之所以叫「IO 感知」，是因为它减少的是 N×N 矩阵在 HBM "
+              "与片上 SRAM 之间的往返搬运，而不是 FLOPs。"},
     "stepper.explain_alpha": {
         "en": "**Why streaming is exact.** Everything accumulated so far (ℓ and o) was weighted by exp(s − m) "
               "with the *old* max. When a tile brings a larger score the max moves, and a single multiplication "
