@@ -159,3 +159,12 @@ def test_a_rejected_upload_is_explained_in_chinese(name, data):
     assert not at.exception and at.error
     _assert_chinese(_shown(at))
     assert name in at.error[0].value
+
+
+def test_a_recorded_oom_is_explained_in_chinese_and_its_english_text_marked_as_the_original():
+    at = app_util.open_page(SPEED, lang="zh", n=16384, d=128, dtype="float16")
+    assert not at.exception
+    notes = [w.value for w in at.warning]
+    assert notes and all("显存不足（OOM）。测量时记录的原始英文信息：" in w for w in notes)
+    for w in notes:                       # the sentence is Chinese; English appears only after the marker
+        assert not ENGLISH_SENTENCE.search(w.split("原始英文信息：")[0])

@@ -266,6 +266,14 @@ def test_the_fa2_order_uses_the_kernel_tiles_not_the_paper_rule():
     assert right < wrong and (wrong - 8192 * 64 * 2 - 8192) == 2 * (right - 8192 * 64 * 2 - 8192)
 
 
+def test_the_texts_quote_the_fa2_tiles_the_engine_uses():
+    from flashviz.i18n import t
+    for lang in ("en", "zh"):
+        text = t("blocks.ctl_mode_help", lang)
+        assert "{} × {}".format(*fa2_block_sizes(64)) in text and "{} × {}".format(*fa2_block_sizes(256)) in text
+        assert "d > 128" in text and fa2_block_sizes(128) == fa2_block_sizes(64) != fa2_block_sizes(129)
+
+
 def test_sram_budget_per_buffer():
     cfg = seed_example()["config"]
     b = cfg.sram_budget

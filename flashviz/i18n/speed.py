@@ -142,10 +142,10 @@ STRINGS = {
     "speed.status_error": {"en": "error", "zh": "出错"},
     "speed.status_unavailable": {"en": "not available", "zh": "不可用"},
     "speed.note_oom": {"en": "{impl} at N = {n} ran out of GPU memory (OOM): {msg}",
-                       "zh": "{impl} 在 N = {n} 时显存不足（OOM）：{msg}"},
-    "speed.note_error": {"en": "{impl} at N = {n} failed: {msg}", "zh": "{impl} 在 N = {n} 时失败：{msg}"},
+                       "zh": "{impl} 在 N = {n} 时显存不足（OOM）。测量时记录的原始英文信息：{msg}"},
+    "speed.note_error": {"en": "{impl} at N = {n} failed: {msg}", "zh": "{impl} 在 N = {n} 时失败。测量时记录的原始英文信息：{msg}"},
     "speed.note_unavailable": {"en": "{impl} at N = {n} cannot run here: {msg}",
-                               "zh": "{impl} 在 N = {n} 时无法在此运行：{msg}"},
+                               "zh": "{impl} 在 N = {n} 时无法在此运行。测量时记录的原始英文信息：{msg}"},
 
     # explanations
     "speed.explain_header": {"en": "What these numbers mean", "zh": "这些数字是什么意思"},
