@@ -15,9 +15,9 @@ so it levels off (ratio_limits):
   FA1: 4(N + d) / (3d + 2 + Tc(3d + 4))  ->  4 Bc / (3d + 4)  ≈ M / (3 d^2)     (Bc = M/4d)
   FA2: 4(N + d) / (2d + 1 + 2 Tr d)      ->  2 Br / d
   Θ with constant 1: (Nd + N^2) M / (N^2 d^2) -> M / d^2
-The constants (4 for standard, ~12 for FA1) are why the exact plateau is about a third of M/d^2. The ratio
-grows with M (FA1: fewer passes) only inside Theorem 2's range d <= M <= Nd; past M = 4Nd one block
-holds all of K and V (Tc = 1) and more SRAM changes nothing.
+The constants (4 for standard, ~12 for FA1) are why the exact plateau is about a third of M/d^2. At fixed N
+the FA1 ratio grows with M (fewer passes) until M = 4Nd, where one block holds all of K and V (Tc = 1) and
+more SRAM changes nothing; Theorem 2's Θ is stated for d <= M <= Nd.
 """
 from __future__ import annotations
 

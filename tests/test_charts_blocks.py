@@ -238,6 +238,7 @@ def test_ratio_vs_m_marks_theorem_2s_range():
     y = by_name(fig, "traffic.series_fa1").y
     past = np.array(xs) >= 4 * 1024 * 64 * 4
     assert len(set(np.round(y[past], 9))) == 1 and y[~past].max() < y[past][0]              # flat once Bc = N
+    assert np.all(np.diff(y[~past]) > 0) and y[1] / y[0] == pytest.approx(2, rel=0.02)   # grows; ~2x per 2x M at small M
     with pytest.raises(InputError, match="sweep over M"):
         R.ratio_vs_m_figure(sweep_n([64], 64, br=16, bc=16))
 

@@ -39,13 +39,14 @@ STRINGS = {
               "标准注意力搬运 4 × (N² + Nd)，算法 1 约为 12·N²d²/M（在约 4Nd/M 趟中每趟读 Q_i、读 O_i、写 O_i）。"
               "所以它的平台约为 M/d² 的三分之一：{third:.2f}×，精确值为 {l1:.2f}×。"},
     "traffic.ratio_m_explain": {
-        "en": "At N = {n}: more SRAM means larger K/V blocks and fewer passes, so Algorithm 1's saving grows about "
-              "in proportion to M; the FA2 order's tiles do not depend on M, so its line is flat. Theorem 2 is "
+        "en": "At N = {n}: more SRAM means larger K/V blocks and fewer passes, so Algorithm 1's saving grows with "
+              "M (about in proportion while it needs many passes); the FA2 order's tiles do not depend on M, so "
+              "its line is flat. Theorem 2 is "
               "stated for d ≤ M ≤ N·d, here {lo} to {hi} elements (up to {hi_kib} at {eb} bytes each, shaded). "
               "From M = 4·N·d ({whole}) one K/V block holds the whole sequence (Bc = N, Tc = 1): more SRAM changes "
               "nothing, and the exact ratio stays at {top:.2f}× while Θ with constant 1 keeps climbing.",
-        "zh": "N = {n} 时：SRAM 越大，K/V 块越大、趟数越少，所以算法 1 的节省大致与 M 成正比；FA2 顺序的 tile 与 M "
-              "无关，所以它是一条平线。定理 2 的适用范围是 d ≤ M ≤ N·d，这里是 {lo} 到 {hi} 个元素（每个元素 {eb} "
+        "zh": "N = {n} 时：SRAM 越大，K/V 块越大、趟数越少，所以算法 1 的节省随 M 增长（趟数还多时大致与 M 成正比）；"
+              "FA2 顺序的 tile 与 M 无关，所以它是一条平线。定理 2 的适用范围是 d ≤ M ≤ N·d，这里是 {lo} 到 {hi} 个元素（每个元素 {eb} "
               "字节时最多 {hi_kib}，阴影部分）。从 M = 4·N·d（{whole}）起，一个 K/V 块就装得下整条序列（Bc = N，"
               "Tc = 1）：再增加 SRAM 也没有变化，精确比值停在 {top:.2f}×，而常数取 1 的 Θ 仍在上升。"},
     "traffic.ratio_l2": {
