@@ -31,9 +31,9 @@ MAX_PHYSICAL = 1 << 16          # physical blocks in a paged cache
 
 def _int(name: str, x, lo: int, hi: int) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(f"{name} must be an integer, got {x!r}")
+        raise InputError(key="errors.not_int", name=name, got=repr(x))
     if not lo <= int(x) <= hi:
-        raise InputError(f"{name} must be between {lo} and {hi}, got {int(x)}")
+        raise InputError(key="errors.int_between", name=name, lo=lo, hi=hi, got=int(x))
     return int(x)
 
 
@@ -78,7 +78,7 @@ def merge_all(states, *, guard: bool = True, tree: bool = False) -> State:
     """Merge states left to right, or pairwise as a tree (how a GPU reduction would)."""
     states = list(states)
     if not states:
-        raise InputError("nothing to merge: give at least one state")
+        raise InputError(key="errors.nothing_to_merge")
     while tree and len(states) > 1:
         pairs = [merge(states[k], states[k + 1], guard=guard) for k in range(0, len(states) - 1, 2)]
         states = pairs + states[len(pairs) * 2:]
@@ -140,9 +140,9 @@ def flash_decode(scores, values, workers: int, *, tile_size: int | None = None,
     whole chunk), then the W states are merged. Also runs the single pass for comparison."""
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 1:
-        raise InputError(f"scores must be one row (1-D), got shape {s.shape}")
+        raise InputError(key="errors.scores_1d", shape=str(s.shape))
     if s.shape[0] < 1:
-        raise InputError("the row has no keys: N must be at least 1")
+        raise InputError(key="errors.no_keys")
     start, stop = split_keys(s.shape[0], workers)
     longest = int((stop - start).max())
     tile = longest if tile_size is None else _int("tile size", tile_size, 1, s.shape[0])
@@ -196,10 +196,10 @@ def build_paged_cache(k, v, block_size: int, *, seed: int = 0, num_physical: int
     """Scatter K, V (N, d) into shuffled physical blocks (seeded); num_physical >= ceil(N / Bs) slots."""
     k, v = np.asarray(k, dtype=np.float64), np.asarray(v, dtype=np.float64)
     if k.ndim != 2 or v.shape != k.shape:
-        raise InputError(f"keys and values must both be (N, d), got {k.shape} and {v.shape}")
+        raise InputError(key="errors.kv_shapes", k=str(k.shape), v=str(v.shape))
     n, d = k.shape
     if not 1 <= n <= MAX_N or not 1 <= d <= MAX_D:
-        raise InputError(f"keys must be (N, d) with N in 1..{MAX_N} and d in 1..{MAX_D}, got {k.shape}")
+        raise InputError(key="errors.keys_shape", n=MAX_N, d=MAX_D, shape=str(k.shape))
     bs = _int("block size", block_size, 1, n)
     logical = -(-n // bs)
     phys = logical if num_physical is None else _int("physical blocks", num_physical, logical, MAX_PHYSICAL)
@@ -230,7 +230,7 @@ def paged_attention(q, cache: PagedCache, *, masked=(), guard: bool = True) -> P
     q = np.asarray(q, dtype=np.float64)
     d = cache.k_cache.shape[2]
     if q.shape != (d,):
-        raise InputError(f"the query must have shape (d,) = ({d},), got {q.shape}")
+        raise InputError(key="errors.query_shape", d=d, shape=str(q.shape))
     scores, values, order = [], [], []
     for b, p in enumerate(cache.block_table):              # logical order
         nb = int(cache.valid[b])

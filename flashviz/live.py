@@ -37,7 +37,7 @@ def measure_live(n: int, d: int, causal: bool, dtype: str, batch: int, heads: in
     from .bench import measure_config
     from .errors import InputError
     if not 1 <= n <= MAX_LIVE_N:
-        raise InputError(f"N must be in 1..{MAX_LIVE_N} for a live run, got {n}")
+        raise InputError(key="errors.n_live", hi=MAX_LIVE_N, got=n)
     return measure_config(list(impls), n, d, causal, dtype, batch, heads, mode, progress_callback=progress,
                           teaching_blocks=tiles)
 

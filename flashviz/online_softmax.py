@@ -98,28 +98,28 @@ def exact_attention_row(scores: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _validate(scores, values, tile_size) -> tuple[np.ndarray, np.ndarray, int]:
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 1:
-        raise InputError(f"scores must be one row (1-D), got shape {s.shape}")
+        raise InputError(key="errors.scores_1d", shape=str(s.shape))
     n = s.shape[0]
     if n < 1:
-        raise InputError("the row has no keys: N must be at least 1")
+        raise InputError(key="errors.no_keys")
     if n > MAX_N:
-        raise InputError(f"N = {n} is above the cap of {MAX_N} keys")
+        raise InputError(key="errors.n_cap", n=n, cap=MAX_N)
     if np.isnan(s).any():
-        raise InputError(f"scores contain NaN at key {int(np.flatnonzero(np.isnan(s))[0])}")
+        raise InputError(key="errors.scores_nan", k=int(np.flatnonzero(np.isnan(s))[0]))
     if np.isposinf(s).any():
-        raise InputError("scores contain +inf; use -inf to mask a key")
+        raise InputError(key="errors.scores_posinf")
     v = np.asarray(values, dtype=np.float64)
     if v.ndim != 2 or v.shape[0] != n:
-        raise InputError(f"values must be shaped (N, d) = ({n}, d), got {v.shape}")
+        raise InputError(key="errors.values_shape", n=n, shape=str(v.shape))
     if not 1 <= v.shape[1] <= MAX_D:
-        raise InputError(f"head dim d must be 1..{MAX_D}, got {v.shape[1]}")
+        raise InputError(key="errors.head_dim", hi=MAX_D, got=v.shape[1])
     if not np.isfinite(v).all():
-        raise InputError("values must be finite")
+        raise InputError(key="errors.values_finite")
     if isinstance(tile_size, bool) or not isinstance(tile_size, (int, np.integer)):
-        raise InputError(f"tile size must be an integer, got {tile_size!r}")
+        raise InputError(key="errors.not_int", name="tile size", got=repr(tile_size))
     tile_size = int(tile_size)
     if not 1 <= tile_size <= n:
-        raise InputError(f"tile size must be between 1 and N = {n}, got {tile_size}")
+        raise InputError(key="errors.tile_range", n=n, got=tile_size)
     return s, v, tile_size
 
 
@@ -183,9 +183,9 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True, 
 def make_qkv(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seeded standard-normal Q, K, V, each (N, d), float64. One source for the stepper and kernels."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_N:
-        raise InputError(f"N must be an integer in 1..{MAX_N}, got {n!r}")
+        raise InputError(key="errors.int_in", name="N", lo=1, hi=MAX_N, got=repr(n))
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= MAX_D:
-        raise InputError(f"head dim d must be an integer in 1..{MAX_D}, got {d!r}")
+        raise InputError(key="errors.int_in", name="head dim d", lo=1, hi=MAX_D, got=repr(d))
     rng = np.random.default_rng(int(seed))
     q, k, v = (rng.standard_normal((int(n), int(d))) for _ in range(3))
     return q, k, v
@@ -203,13 +203,13 @@ def apply_mask(scores: np.ndarray, *, causal_row: int | None = None,
     n = s.shape[0]
     if causal_row is not None:
         if not 0 <= causal_row < n:
-            raise InputError(f"query row must be in 0..{n - 1}, got {causal_row}")
+            raise InputError(key="errors.row_range", hi=n - 1, got=causal_row)
         s[causal_row + 1:] = -np.inf
     idx = np.asarray(list(masked), dtype=np.int64)
     if idx.size:
         bad = idx[(idx < 0) | (idx >= n)]
         if bad.size:
-            raise InputError(f"masked position {int(bad[0])} is outside 0..{n - 1}")
+            raise InputError(key="errors.masked_outside", pos=int(bad[0]), hi=n - 1)
         s[idx] = -np.inf
     return s
 
@@ -221,9 +221,9 @@ def parse_scores(text: str) -> np.ndarray:
     """Typed scores such as '0.86, 0.45 1.45; -inf' -> float64 array. '-inf' (or 'mask') masks a key."""
     tokens = [t for t in _TOKEN.split(str(text).strip()) if t]
     if not tokens:
-        raise InputError("no scores typed: enter numbers separated by commas or spaces")
+        raise InputError(key="errors.no_scores")
     if len(tokens) > MAX_N:
-        raise InputError(f"{len(tokens)} scores typed; the cap is {MAX_N}")
+        raise InputError(key="errors.too_many_scores", count=len(tokens), cap=MAX_N)
     out = np.empty(len(tokens))
     for i, tok in enumerate(tokens):
         low = tok.lower()
@@ -233,11 +233,11 @@ def parse_scores(text: str) -> np.ndarray:
         try:
             x = float(tok)
         except ValueError:
-            raise InputError(f"score {i + 1} ('{tok}') is not a number") from None
+            raise InputError(key="errors.score_not_number", i=i + 1, tok=tok) from None
         if math.isnan(x):
-            raise InputError(f"score {i + 1} is NaN; type -inf to mask a key")
+            raise InputError(key="errors.score_nan", i=i + 1)
         if math.isinf(x):
-            raise InputError(f"score {i + 1} is infinite; only -inf (a masked key) is allowed")
+            raise InputError(key="errors.score_inf", i=i + 1)
         out[i] = x
     return out
 
@@ -248,12 +248,12 @@ def parse_positions(text: str, n: int) -> list[int]:
     for tok in (t for t in _TOKEN.split(str(text).strip()) if t):
         span = re.fullmatch(r"(-?\d+)(?:-(\d+))?", tok)
         if span is None:
-            raise InputError(f"'{tok}' is not a position or a range like 0-3")
+            raise InputError(key="errors.bad_position", tok=tok)
         a = int(span.group(1))
         b = int(span.group(2)) if span.group(2) is not None else a
         rng = range(min(a, b), max(a, b) + 1)
         for i in rng:
             if not 0 <= i < n:
-                raise InputError(f"masked position {i} is outside 0..{n - 1}")
+                raise InputError(key="errors.masked_outside", pos=i, hi=n - 1)
             out.add(i)
     return sorted(out)

@@ -27,7 +27,7 @@ H200_FLOPS, H200_BYTES_PER_S = 790e12, 4.3e12
 
 def _check(n, d, dtype, batch, heads) -> tuple[int, int, int, int, int]:
     if dtype not in ELEM_BYTES:
-        raise InputError(f"dtype must be one of {', '.join(ELEM_BYTES)}, got {dtype!r}")
+        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(ELEM_BYTES), got=repr(dtype))
     return (check_int("N", n, 1, MAX_N), check_int("head dim d", d, 1, MAX_D), ELEM_BYTES[dtype],
             check_int("batch B", batch, 1, MAX_BH), check_int("heads H", heads, 1, MAX_BH))
 
@@ -137,7 +137,7 @@ def check_demo(n, d, dtype, device: str) -> tuple[int, int]:
     cap_n, cap_d = DEMO_CAPS[device]
     where = "on CPU (Triton's interpreter)" if device == "cpu" else "on the GPU"
     if dtype not in ELEM_BYTES:
-        raise InputError(f"dtype must be one of {', '.join(ELEM_BYTES)}, got {dtype!r}")
+        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(ELEM_BYTES), got=repr(dtype))
     return check_int(f"the demo's N {where}", n, 1, cap_n), check_int(f"the demo's head dim d {where}", d, 1, cap_d)
 
 
@@ -177,7 +177,7 @@ def run_demo(n, d, causal: bool, dtype: str, seed: int, impl: str = "teaching", 
     import flashviz_kernels as fk
     n, d = check_demo(n, d, dtype, device)
     if impl not in ("teaching", "fast"):
-        raise InputError(f"the demo runs our kernels, 'teaching' or 'fast'; got {impl!r}")
+        raise InputError(key="errors.demo_impl", got=repr(impl))
     g = torch.Generator().manual_seed(int(seed))
     base = [torch.randn(1, 1, n, d, generator=g, dtype=torch.float64) for _ in range(4)]
     tdt = getattr(torch, dtype)
@@ -193,7 +193,7 @@ def run_demo(n, d, causal: bool, dtype: str, seed: int, impl: str = "teaching", 
         naive, naive_saved = grads("naive", tdt, impl="naive")
         ours, ours_saved = grads("ours", tdt, impl=impl)
     except fk.KernelError as e:
-        raise InputError(str(e)) from None
+        raise InputError(str(e)) from e              # the page translates the kernel error itself
     names = ("dQ", "dK", "dV")
     err = lambda gs: {k: float((a - r).abs().max()) for k, a, r in zip(names, gs, ref)}  # noqa: E731
     return DemoResult(n, d, bool(causal), dtype, impl, device, err(ours), err(naive),
@@ -218,8 +218,7 @@ def training_view(dataset: dict, *, n, d, causal, dtype, batch, heads) -> dict:
     config, same (bool), step / bwd cells there, curve = fwd+bwd cells of its (d, causal, dtype, B, H) over N."""
     from .bench import cells_for, nearest_config
     if not has_training(dataset):
-        raise InputError("this dataset has no training cells (mode fwd+bwd): record one with "
-                         "python -m flashviz.bench --preset h200-train, or pick another dataset")
+        raise InputError(key="errors.no_training")
     cfg = nearest_config(dataset, n=n, d=d, causal=causal, dtype=dtype, batch=batch, heads=heads, mode="fwd+bwd")
     same = (cfg["n"], cfg["d"], cfg["causal"], cfg["dtype"], cfg["batch"], cfg["heads"]) == (
         n, d, bool(causal), dtype, batch, heads)

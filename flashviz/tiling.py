@@ -2,11 +2,20 @@
 
 Symbols as in the FlashAttention paper (Dao et al., 2022), glossed once:
   N       sequence length (N queries against N keys), d the head dim
-  M       on-chip SRAM size in elements (bytes / element size)
-  Bc, Br  keys per K/V block = ceil(M / 4d), queries per Q block = min(Bc, d)  (clamped to N)
+  M       on-chip SRAM size in elements (bytes / element size). Here M is the shared memory ONE thread block
+          (one program) may use, the budget Algorithm 1 sizes its blocks for; the GPU presets give that
+          per-block maximum (an SM has a little more, and also a register file).
+  Bc, Br  keys per K/V block = ceil(M / 4d), queries per Q block = min(Bc, d)  (clamped to N): the paper's
+          rule, used for Algorithm 1. The FA2 order runs with the kernel's own tiles (fa2_block_sizes):
+          FlashAttention-2 does not derive its query tile from M, and min(Bc, d) would understate it.
   Tc, Tr  number of K/V blocks ceil(N / Bc) and of Q blocks ceil(N / Br); the last block may be short
   S_ij    the Br x Bc score block Q_i K_j^T: the cell (i, j) of the Tr x Tc grid
   m, l    per-row running max and running sum (the paper's ℓ); L = m + log l, the log-sum-exp (FA2)
+
+On-chip budget (sram_budget): the rule bounds each of Q_i, K_j, V_j, O_i at about M/4 elements; S_ij
+(Br x Bc <= d x Bc, since Br <= d) is about M/4 too, and l_i, m_i add 2 Br. So one step holds up to
+~5M/4 + 2Br elements: O(M), which is all the paper claims. Real kernels keep S_ij and the O_i
+accumulator in registers, next to the shared memory.
 
 What is counted: elements moved between HBM and SRAM, per tensor, exactly as each algorithm does it.
   standard (Algorithm 0)  read Q, K, write S; read S, write P; read P, V, write O.  S, P are N x N.
@@ -16,16 +25,19 @@ What is counted: elements moved between HBM and SRAM, per tensor, exactly as eac
                           Non-causal total: reads 2Nd + Tc(2Nd + 2N), writes (Tc + 1)(Nd + 2N).
   FA2 (our Triton order)  one program per Q block (programs = Tr x B x H): read Q_i once, stream K_j, V_j
                           (inner loop), write O_i and L_i once. Non-causal: reads Nd + 2 Tr N d, writes Nd + N.
+                          Every program re-reads K and V from global memory; on a GPU many of those reads hit
+                          the L2 cache (programs of one head run at the same time), so this counts an upper
+                          bound of the DRAM (HBM) traffic, not a measurement.
 Causal: blocks entirely above the diagonal are skipped (no loads, no stores); blocks the diagonal
 crosses are computed with a mask ("masked"). In FA1 the outer loop still loads K_j, V_j once per j
 (every column has a row block at or below the diagonal).
 
-Totals, closed forms, the Θ expressions, sweeps over M and N and the seed's worked example (with how
-exact counts relate to Θ) live in flashviz/traffic.py.
+Totals, closed forms, the Θ expressions, the limits of standard ÷ flash as N grows, sweeps over M and N
+and the worked example (with how exact counts relate to Θ) live in flashviz/traffic.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -43,43 +55,49 @@ STATS = ("l", "m", "L")         # per-row statistics, stored at `stats_bytes` (f
 FULL, MASKED, SKIPPED = 0, 1, 2
 GRID_PENDING, GRID_DONE, GRID_CURRENT, GRID_SKIPPED = 0, 1, 2, 3
 
-# On-chip memory per SM. M in the paper is what one thread block can use; we take the largest shared
-# memory carve-out per SM (one program per SM). Sources:
+# On-chip memory. M is what one thread block may use: the per-block shared-memory maximum. Sources:
 #   A100: NVIDIA Ampere Tuning Guide, "Unified Shared Memory/L1/Texture Cache": 192 KB combined per SM,
 #         shared memory 0/8/16/32/64/100/132/164 KB per SM, up to 163 KB per thread block; 108 SMs
 #         (NVIDIA A100 Tensor Core GPU Architecture whitepaper; FlashAttention paper, Section 2.1).
 #   H100/H200: NVIDIA Hopper Tuning Guide, "Unified Shared Memory/L1/Texture Cache": 256 KB combined per
 #         SM, shared memory up to 228 KB per SM, up to 227 KB per thread block; 132 SMs on H100 SXM5
-#         (NVIDIA H100 Tensor Core GPU Architecture whitepaper) and on H200 (same GH100 die; measured on
-#         our H200, ../shared/PLATFORM.md). H100 PCIe has 114 SMs.
+#         (NVIDIA H100 Tensor Core GPU Architecture whitepaper) and on H200 (same GH100 die; 132 SMs
+#         measured on our H200). H100 PCIe has 114 SMs.
+#   Both: 64K 32-bit registers (256 KB) per SM (the same tuning guides / whitepapers).
 AMPERE_GUIDE = "https://docs.nvidia.com/cuda/ampere-tuning-guide/"
 HOPPER_GUIDE = "https://docs.nvidia.com/cuda/hopper-tuning-guide/"
 GPU_PRESETS: dict[str, dict] = {
     "A100": {"name": "NVIDIA A100", "sms": 108, "l1_shared_kib_per_sm": 192, "shared_kib_per_sm": 164,
-             "shared_kib_per_block": 163, "source": f"{AMPERE_GUIDE} ; A100 whitepaper"},
+             "shared_kib_per_block": 163, "registers_kib_per_sm": 256, "source": f"{AMPERE_GUIDE} ; A100 whitepaper"},
     "H100": {"name": "NVIDIA H100 SXM5", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
-             "shared_kib_per_block": 227, "source": f"{HOPPER_GUIDE} ; H100 whitepaper"},
+             "shared_kib_per_block": 227, "registers_kib_per_sm": 256, "source": f"{HOPPER_GUIDE} ; H100 whitepaper"},
     "H200": {"name": "NVIDIA H200", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
-             "shared_kib_per_block": 227, "source": f"{HOPPER_GUIDE} ; 132 SMs measured (PLATFORM.md)"},
+             "shared_kib_per_block": 227, "registers_kib_per_sm": 256,
+             "source": f"{HOPPER_GUIDE} ; 132 SMs measured on an H200"},
 }
-# The seed notes' worked example (Theorem 2 with A100-like numbers): fp32, M = 100 KB.
+# A worked example of Theorem 2 with A100-like numbers (fp32, M = 100 KiB = 102,400 bytes).
 SEED_EXAMPLE = {"n": 1024, "d": 64, "sram_bytes": 100 * 1024, "elem_bytes": 4}
+# The FA2-order kernel's own tiles: the teaching kernel's GPU defaults (kernels/api.py), the usual
+# FlashAttention-2 choice: 128 query rows (64 when d > 128, to stay within registers), 64 keys.
+FA2_BLOCK_M, FA2_BLOCK_M_WIDE, FA2_BLOCK_N = 128, 64, 64
+BUFFERS = ("Q", "K", "V", "O", "S", "l", "m")   # what one step of Algorithm 1 holds on chip
 
 
 def preset_sram_bytes(name: str) -> int:
-    """M in bytes for a GPU preset: its largest shared-memory carve-out per SM."""
+    """M in bytes for a GPU preset: the most shared memory one thread block may use."""
     if name not in GPU_PRESETS:
-        raise InputError(f"unknown GPU preset {name!r}; choose one of {', '.join(GPU_PRESETS)}")
-    return GPU_PRESETS[name]["shared_kib_per_sm"] * 1024
+        raise InputError(key="errors.unknown_preset", got=repr(name), choices=", ".join(GPU_PRESETS))
+    return GPU_PRESETS[name]["shared_kib_per_block"] * 1024
 
 
 def check_int(name: str, x, lo: int, hi: int | None = None) -> int:
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(f"{name} must be an integer, got {x!r}")
+        raise InputError(key="errors.not_int", name=name, got=repr(x))
     x = int(x)
     if x < lo or (hi is not None and x > hi):
-        raise InputError(f"{name} must be in {lo}..{hi}, got {x}" if hi is not None
-                         else f"{name} must be at least {lo}, got {x}")
+        if hi is not None:
+            raise InputError(key="errors.int_range", name=name, lo=lo, hi=hi, got=x)
+        raise InputError(key="errors.int_min", name=name, lo=lo, got=x)
     return x
 
 
@@ -88,10 +106,15 @@ def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:
     d = check_int("head dim d", d, 1, MAX_D)
     m = check_int("SRAM size M (elements)", sram_elems, 1)
     if m < 4 * d:
-        raise InputError(f"SRAM of M = {m} elements is too small for d = {d}: one row each of "
-                         f"Q, K, V and O needs 4d = {4 * d} elements")
+        raise InputError(key="errors.sram_too_small", m=m, d=d, need=4 * d)
     bc = -(-m // (4 * d))
     return min(bc, d), bc
+
+
+def fa2_block_sizes(d: int) -> tuple[int, int]:
+    """The FA2-order kernel's (Br, Bc): 128 x 64, or 64 x 64 when d > 128 (not derived from M)."""
+    d = check_int("head dim d", d, 1, MAX_D)
+    return (FA2_BLOCK_M if d <= 128 else FA2_BLOCK_M_WIDE), FA2_BLOCK_N
 
 
 @dataclass(frozen=True)
@@ -150,7 +173,8 @@ class TilingConfig:
     causal: bool = False
     batch: int = 1
     heads: int = 1
-    sram_elems: int | None = None       # M, when the blocks were derived from it
+    sram_elems: int | None = None       # M, when the configuration was given one
+    rule: str = "pinned"                # where Br, Bc came from: "paper" (from M), "fa2" (the kernel's), "pinned"
 
     @property
     def tr(self) -> int:
@@ -170,18 +194,26 @@ class TilingConfig:
         return self.tr * self.batch * self.heads
 
     @property
+    def sram_budget(self) -> dict[str, int]:
+        """Elements on chip in one step, per buffer (BUFFERS): Q_i, O_i (Br x d), K_j, V_j (Bc x d), S_ij
+        (Br x Bc), l_i, m_i (Br each)."""
+        br, bc, d = self.br, self.bc, self.d
+        return {"Q": br * d, "K": bc * d, "V": bc * d, "O": br * d, "S": br * bc, "l": br, "m": br}
+
+    @property
     def sram_footprint(self) -> int:
-        """Elements on chip in one step: Q_i, O_i (Br x d), K_j, V_j (Bc x d), l_i, m_i (Br), S_ij (Br x Bc)."""
-        return 2 * self.br * self.d + 2 * self.bc * self.d + 2 * self.br + self.br * self.bc
+        """Elements on chip in one step: the sum of sram_budget."""
+        return sum(self.sram_budget.values())
 
 
 def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: int | None = None,
                 br: int | None = None, bc: int | None = None, elem_bytes: int = 4, stats_bytes: int = 4,
-                causal: bool = False, batch: int = 1, heads: int = 1) -> TilingConfig:
-    """Validate and build a config from M (bytes or elements; blocks from the paper) or pinned Br and Bc.
+                causal: bool = False, batch: int = 1, heads: int = 1, rule: str = "paper") -> TilingConfig:
+    """Validate and build a config from M (bytes or elements) or pinned Br and Bc.
 
-    Blocks derived from M are clamped to N (a big SRAM simply holds the whole sequence); pinned blocks
-    must be 1..N.
+    With M, `rule` picks the blocks: "paper" (Bc = ceil(M/4d), Br = min(Bc, d), for Algorithm 1) or "fa2"
+    (the FA2 kernel's tiles, fa2_block_sizes; M is kept for the on-chip budget). Blocks derived this way are
+    clamped to N (a big SRAM simply holds the whole sequence); pinned blocks must be 1..N.
     """
     n = check_int("N", n, 1, MAX_N)
     d = check_int("head dim d", d, 1, MAX_D)
@@ -191,20 +223,36 @@ def make_config(n: int, d: int, *, sram_bytes: int | None = None, sram_elems: in
     given_m = (sram_bytes is not None) + (sram_elems is not None)
     given_b = (br is not None) + (bc is not None)
     if given_m > 1:
-        raise InputError("give the SRAM size either in bytes or in elements, not both")
+        raise InputError(key="errors.sram_twice")
     if given_m and given_b:
-        raise InputError("give either the SRAM size M or pinned block sizes Br and Bc, not both")
+        raise InputError(key="errors.m_and_blocks")
     if given_m:
         m = (check_int("SRAM size (bytes)", sram_bytes, 1) // elem_bytes if sram_bytes is not None
              else check_int("SRAM size M (elements)", sram_elems, 1))
-        br, bc = block_sizes(d, m)
+        if rule not in ("paper", "fa2"):
+            raise InputError(key="errors.one_of", name="block rule", choices="paper, fa2", got=repr(rule))
+        br, bc = block_sizes(d, m) if rule == "paper" else fa2_block_sizes(d)
         br, bc = min(br, n), min(bc, n)
     elif given_b == 2:
-        m = None
+        m, rule = None, "pinned"
         br, bc = check_int("block size Br", br, 1, n), check_int("block size Bc", bc, 1, n)
     else:
-        raise InputError("give the SRAM size M (sram_bytes or sram_elems) or both block sizes Br and Bc")
-    return TilingConfig(n, d, br, bc, elem_bytes, stats_bytes, bool(causal), batch, heads, m)
+        raise InputError(key="errors.m_or_blocks_named")
+    return TilingConfig(n, d, br, bc, elem_bytes, stats_bytes, bool(causal), batch, heads, m, rule)
+
+
+def config_for_order(cfg: TilingConfig, order: str) -> TilingConfig:
+    """The configuration an order runs with: blocks from M follow the paper's rule for Algorithm 1 and the
+    kernel's tiles for the FA2 order; pinned blocks are the same for both."""
+    if order not in ORDERS:
+        raise InputError(key="errors.one_of", name="loop order", choices=", ".join(ORDERS), got=repr(order))
+    if cfg.sram_elems is None or cfg.rule == "pinned":
+        return cfg
+    want = "paper" if order == "fa1" else "fa2"
+    if cfg.rule == want:
+        return cfg
+    br, bc = block_sizes(cfg.d, cfg.sram_elems) if want == "paper" else fa2_block_sizes(cfg.d)
+    return replace(cfg, br=min(br, cfg.n), bc=min(bc, cfg.n), rule=want)
 
 
 @dataclass(frozen=True)
@@ -231,7 +279,7 @@ class Schedule:
 
     def __init__(self, cfg: TilingConfig, order: str = "fa2"):
         if order not in ORDERS:
-            raise InputError(f"loop order must be one of {ORDERS}, got {order!r}")
+            raise InputError(key="errors.one_of", name="loop order", choices=", ".join(ORDERS), got=repr(order))
         self.cfg, self.order = cfg, order
         n, br, bc, tr, tc = cfg.n, cfg.br, cfg.bc, cfg.tr, cfg.tc
         self.tr, self.tc = tr, tc
@@ -255,7 +303,7 @@ class Schedule:
     def _check_t(self, t) -> int:
         t = check_int("step", t, 0)
         if t >= self.steps:
-            raise InputError(f"step must be in 0..{self.steps - 1}, got {t}")
+            raise InputError(key="errors.int_range", name="step", lo=0, hi=self.steps - 1, got=t)
         return t
 
     def _ij(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -309,8 +357,7 @@ class Schedule:
     # ------------------------------------------------------------------ per-block arrays (Tr, Tc)
     def _check_grid(self):
         if self.tr * self.tc > MAX_GRID_CELLS:
-            raise InputError(f"the block grid has {self.tr} x {self.tc} cells, above the cap of "
-                             f"{MAX_GRID_CELLS}; choose larger blocks or a shorter sequence")
+            raise InputError(key="errors.grid_cap", tr=self.tr, tc=self.tc, cap=MAX_GRID_CELLS)
 
     @cached_property
     def block_kind(self) -> np.ndarray:

@@ -74,7 +74,8 @@ def validate(q, k, v, impl: str) -> None:
         if q.dtype not in KERNEL_DTYPES:
             raise KernelTypeError(f"the Triton kernels take float16, bfloat16 or float32, not {q.dtype}")
         if d > MAX_HEAD_DIM:
-            raise KernelInputError(f"head dim d = {d} is not supported (the kernels take d <= {MAX_HEAD_DIM})")
+            raise KernelInputError(f"head dim d = {d} is not supported (the kernels take d <= {MAX_HEAD_DIM})",
+                                   key="kernel_head_dim", d=d, cap=MAX_HEAD_DIM)
         if _env.INTERPRET:
             if q.device.type != "cpu":
                 raise KernelTypeError("Triton runs in interpreter mode here: pass CPU tensors")
@@ -108,13 +109,16 @@ def _options(q, causal, sm_scale) -> tuple[bool, float]:
 
 def _check_block(name: str, value, n: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise KernelInputError(f"{name} must be an integer, got {value!r}")
+        raise KernelInputError(f"{name} must be an integer, got {value!r}", key="kernel_block_int", name=name,
+                               got=repr(value))
     if value < 1:
-        raise KernelInputError(f"{name} must be positive, got {value}")
+        raise KernelInputError(f"{name} must be positive, got {value}", key="kernel_block_positive", name=name, got=value)
     if value > MAX_BLOCK:
-        raise KernelInputError(f"{name} = {value} is above the largest tile, {MAX_BLOCK}")
+        raise KernelInputError(f"{name} = {value} is above the largest tile, {MAX_BLOCK}", key="kernel_block_max",
+                               name=name, got=value, cap=MAX_BLOCK)
     if not _env.INTERPRET and (value < 16 or value & (value - 1)):
-        raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {value}")
+        raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {value}",
+                               key="kernel_block_pow2", name=name, got=value)
     return value
 
 

@@ -2,7 +2,14 @@
 
 
 class KernelError(Exception):
-    """Base class of every error the kernels raise on purpose."""
+    """Base class of every error the kernels raise on purpose.
+
+    `key` and `params` (optional) name the message for an app that shows it in another language; str() stays
+    the English text."""
+
+    def __init__(self, *args, key: str | None = None, **params):
+        super().__init__(*args)
+        self.key, self.params = key, params
 
 
 class KernelInputError(KernelError, ValueError):

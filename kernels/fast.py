@@ -147,9 +147,11 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m=None, block_n=Non
     bm, bn = bm if block_m is None else block_m, bn if block_n is None else block_n
     for name, x in (("block_m", bm), ("block_n", bn)):
         if isinstance(x, bool) or not isinstance(x, int) or x < 1 or x & (x - 1) or x > 256:
-            raise KernelInputError(f"the fast kernel needs {name} a power of two in 1..256, got {x!r}")
+            raise KernelInputError(f"the fast kernel needs {name} a power of two in 1..256, got {x!r}",
+                                   key="kernel_fast_pow2", name=name, got=repr(x))
         if not _env.INTERPRET and x < 16:
-            raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {x}")
+            raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {x}",
+                                   key="kernel_block_pow2", name=name, got=x)
     block_d = max(16, 1 << (d - 1).bit_length())
 
     def prep(x):                                                    # TMA: contiguous, 16-byte aligned base

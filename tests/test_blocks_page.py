@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import array, clean
 
-from flashviz.tiling import GRID_CURRENT, Schedule, make_config
-from flashviz.traffic import standard_counts
+from flashviz.tiling import GPU_PRESETS, GRID_CURRENT, Schedule, make_config, preset_sram_bytes
+from flashviz.traffic import PAPER_FIG2, ratio_limits, seed_example, standard_counts, sweep_n
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 BLOCKS, DECODING, STEPPER = "flashviz/ui/blocks.py", "flashviz/ui/decoding.py", "flashviz/ui/stepper.py"
@@ -44,7 +44,7 @@ def test_renders_with_defaults():
     at = open_page()
     clean(at)
     assert at.title[0].value == "Blocks and memory traffic"
-    assert len(at.get("plotly_chart")) == 8      # grid, traffic per tensor, vs M, vs N; roofline, fusion, alignment, sizes
+    assert len(at.get("plotly_chart")) == 10   # grid, per tensor, vs M, vs N, ratio vs N and M; roofline, fusion, alignment, sizes
     assert any("Tr = 4 Q blocks × Tc = 4 K/V blocks → 16 steps" in m.value for m in at.markdown)
     assert any("**512 programs**" in m.value for m in at.markdown)   # Tr x B x H = 4 x 4 x 32
     cfg = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
@@ -91,21 +91,45 @@ def test_loop_order_switch_changes_the_steps_and_the_traffic():
 def test_blocks_from_m_and_pin_them():
     at = open_page(n=4096, d=64, **{"blocks.mode": "sram", "blocks.gpu": "H100"})
     clean(at)
-    # H100: 228 KiB = 58,368 fp32 elements -> Bc = ceil(58368 / 256) = 228, Br = min(228, 64) = 64
-    assert any("Br = 64, Bc = 228 (from M = 228 KiB) → Tr = 64 Q blocks × Tc = 18 K/V blocks" in m.value
+    # H100: M = 227 KiB per thread block = 58,112 fp32 elements -> Bc = ceil(58112 / 256) = 227, Br = min(227, 64)
+    assert any("Br = 64, Bc = 227 (from M = 227 KiB) → Tr = 64 Q blocks × Tc = 19 K/V blocks" in m.value
                for m in at.markdown)
     at.button(key="blocks.pin").click().run()
     clean(at)
-    assert (at.session_state["cfg.block_m"], at.session_state["cfg.block_n"]) == (64, 228)
+    assert (at.session_state["cfg.block_m"], at.session_state["cfg.block_n"]) == (64, 227)
     assert at.session_state["blocks.mode"] == "pinned"
+
+
+def test_the_fa2_order_from_m_uses_the_kernel_tiles():
+    at = open_page(n=4096, d=64, **{"blocks.mode": "sram", "blocks.gpu": "H100", "blocks.order": "fa2"})
+    clean(at)
+    assert any("Br = 128, Bc = 64 (the FA2 kernel's own tiles, not derived from M) → Tr = 32 Q blocks" in m.value
+               for m in at.markdown)
+    want = Schedule(make_config(4096, 64, br=128, bc=64), "fa2").totals().total
+    at.button(key="blocks.last").click().run()
+    assert metrics(at)["FlashAttention, whole run"] == f"{want:,}"
+    assert any("L2 cache" in c.value and "upper bound" in c.value for c in at.caption)   # the caveat by the chart
 
 
 def test_the_seed_example_is_shown_and_loads():
     at = open_page()
+    e = seed_example()
+    r1, r2 = e["standard"] / e["fa1"], e["standard"] / e["fa2"]
     table = at.dataframe[-1].value.to_string()
-    for text in ("1,114,112 (≈ 1.1e6)", "167,772 (≈ 1.7e5)", "6.6×", "4,456,448", "2,406,400", "2,229,248",
-                 "1.9× (FA1) · 2.0× (FA2)", "14.3", "13.3"):
+    for text in ("1,114,112 (≈ 1.1e6)", "167,772 (≈ 1.7e5)", "6.6×", f"{e['standard']:,}", f"{e['fa1']:,}",
+                 f"{e['fa2']:,}", f"{r1:.2f}× (FA1) · {r2:.2f}× (FA2)", f"{e['fa1'] / e['theta_flash']:.1f}",
+                 f"{e['fa2'] / e['theta_flash']:.1f}"):
         assert text in table, text
+    assert f"{r1:.2f}" == "1.85"                                          # independent: 4,456,448 / 2,406,400
+    explain = next(m.value for m in at.markdown if "Put into Theorem 2" in m.value)
+    lim = ratio_limits(64, sram_elems=25_600)
+    for text in (f"{r1:.2f}× (FA1)", f"levels off at {lim['fa1']:.2f}× (FA1) and {lim['fa2']:.2f}× (FA2)",
+                 "M/d² = 6.25×", "Tc = ⌈N/Bc⌉ = 11 (not 4Nd/M = 10.24)", "Tr = 8 times (Br = 128)"):
+        assert text in explain, text
+    assert "grows with M" in explain and "not without end in N" in explain
+    paper = next(c.value for c in at.caption if "Figure 2" in c.value)
+    assert f"{PAPER_FIG2['standard_gb']} GB against {PAPER_FIG2['flash_gb']} GB" in paper and "(9.2× fewer)" in paper
+    assert "paper's worked example" not in " ".join(s.value for s in at.subheader)   # it is ours, not the paper's
     at.button(key="blocks.seed_load").click().run()
     clean(at)
     assert any("Br = 64, Bc = 100 (from M = 100 KiB) → Tr = 16 Q blocks × Tc = 11 K/V blocks" in m.value
@@ -123,12 +147,12 @@ def test_causal_nan_preset_guard_off_then_on():
     assert (ss["cfg.causal"], ss["cfg.guard"], ss["cfg.masked"], ss["cfg.row"]) == (True, False, "0-3", 9)
     assert ss["blocks.view"]["i"] == 2 and ss["blocks.view"]["j"] == 0  # the row's fully masked block is on chip
     assert len(at.error) == 1 and "exp(−∞ − (−∞)) = NaN" in at.error[0].value
-    table = at.dataframe[0].value
+    table = next(df.value for df in at.dataframe if "ℓ" in df.value.columns)     # the recurrence table
     assert table.iloc[0]["m"] == "−∞" and table.iloc[0]["ℓ"] == "NaN" and (table["ℓ"] == "NaN").all()
     assert np.isnan(ss["blocks.pit_view"]["error"])
     at.button(key="blocks.guard").click().run()                         # the guard repairs it
     clean(at)
-    table = at.dataframe[0].value
+    table = next(df.value for df in at.dataframe if "ℓ" in df.value.columns)     # the recurrence table
     assert table.iloc[0]["ℓ"] == "0.0000" and not (table == "NaN").any().any()
     assert ss["blocks.pit_view"]["error"] < 1e-12
     assert any("Guard on" in s.value for s in at.success)
@@ -157,7 +181,7 @@ def test_bad_input_shows_the_engine_message_and_the_page_keeps_working(values, m
                                                           "block_n": 4, "blocks.batch": 4, "n": 16}[k]
     at.run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 8
+    assert len(at.get("plotly_chart")) == 10
 
 
 def test_a_grid_too_big_to_draw_keeps_the_counters():
@@ -172,6 +196,62 @@ def test_chinese():
     clean(at)
     assert at.title[0].value == "分块与访存流量"
     assert "HBM" in at.metric[0].label and at.button(key="blocks.next").label == "下一步"
+
+
+# ----------------------------------------------------------------------------- how much it saves, what fits on chip
+
+def test_the_ratio_levels_off_with_n_and_the_page_says_so():
+    at = open_page(n=1024, d=64, dtype="float32", **{"blocks.mode": "sram", "blocks.gpu": "custom",
+                                                     "blocks.sram_kib": 100})
+    clean(at)
+    view, lim = at.session_state["blocks.ratio_view"], ratio_limits(64, sram_elems=25_600)
+    assert view["r1"] == pytest.approx(4_456_448 / 2_406_400) and view["l1"] == lim["fa1"] and view["l2"] == 4.0
+    fig = next(c for c in charts(at) if "vs sequence length N" in c["layout"]["title"]["text"]
+               and "÷" in c["layout"]["title"]["text"])
+    fa1 = next(tr for tr in fig["data"] if tr["name"].startswith("standard ÷ FlashAttention, Algorithm 1"))
+    x, y = array(fa1["x"]), array(fa1["y"])
+    sw = sweep_n(list(x), 64, sram_bytes=102_400)
+    np.testing.assert_allclose(y, sw.ratio("fa1"))                          # the chart is the engine's
+    assert x[-1] == 1 << 20 and abs(y[-1] - lim["fa1"]) < 0.01 * lim["fa1"] and y.max() <= lim["fa1"] * 1.0001
+    dashed = sorted(round(s["y0"], 6) for s in fig["layout"]["shapes"] if s.get("line", {}).get("dash") == "dash")
+    assert dashed == sorted(round(v, 6) for v in (lim["fa1"], lim["fa2"], lim["theta"]))
+    text = " ".join(c.value for c in at.caption)
+    assert "does **not** keep growing with N" in text and f"4·Bc/(3d + 4) = {lim['fa1']:.2f}×" in text
+    assert "d ≤ M ≤ N·d" in text
+    m_fig = next(c for c in charts(at) if "vs SRAM size M" in c["layout"]["title"]["text"])
+    rect = m_fig["layout"]["shapes"][0]
+    assert rect["type"] == "rect" and (rect["x0"], rect["x1"]) == (64 * 4 / 1024, 1024 * 64 * 4 / 1024)
+
+
+@pytest.mark.parametrize("values", [
+    dict(n=1024, d=64, dtype="float32", **{"blocks.gpu": "custom", "blocks.sram_kib": 100}),   # the worked example
+    *[dict(n=8192, d=128, dtype="float16", **{"blocks.gpu": g}) for g in GPU_PRESETS],        # d = 128 presets
+    dict(n=4096, d=128, dtype="float32", **{"blocks.gpu": "A100"}),
+])
+def test_the_papers_rule_is_never_called_a_failure(values):
+    at = open_page(**{"blocks.mode": "sram", **values})
+    clean(at)
+    everything = " ".join(str(e.value) for kind in ("markdown", "caption", "warning", "info") for e in getattr(at, kind))
+    for bad in ("NOT fit", "does not fit", "spill", "would fail"):
+        assert bad not in everything
+    view = at.session_state["blocks.budget_view"]
+    eb = 2 if values["dtype"] == "float16" else 4
+    m = (values.get("blocks.sram_kib", 0) * 1024 if values["blocks.gpu"] == "custom"
+         else preset_sram_bytes(values["blocks.gpu"])) // eb
+    cfg = make_config(values["n"], values["d"], sram_elems=m)
+    assert view["m"] == m and view["budget"] == cfg.sram_budget and view["rule"] == "paper"
+    quarter = -(-m // (4 * values["d"])) * values["d"]
+    assert all(view["budget"][b] <= quarter for b in ("Q", "K", "V", "O", "S"))   # the rule's M/4 per buffer
+    budget_text = next(x.value for x in at.markdown if "The paper's rule" in x.value)
+    assert f"at most ⌈M/4d⌉·d = {quarter:,} elements" in budget_text and "O(M)" in budget_text
+
+
+def test_the_waves_readout_does_not_claim_one_program_per_sm():
+    at = open_page(n=4096, d=64, block_m=64, block_n=64, **{"blocks.gpu": "H100"})
+    clean(at)
+    waves = next(m.value for m in at.markdown if "per SM" in m.value and "programs" in m.value)
+    assert "one program per SM" not in waves
+    assert f"{64 * 4 * 32 / GPU_PRESETS['H100']['sms']:.1f} per SM" in waves
 
 
 # ----------------------------------------------------------------------------- shared configuration across pages

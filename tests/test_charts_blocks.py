@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from flashviz.charts import blocks as B
+from flashviz.charts import blocks_ratio as R
 from flashviz.decoding import build_paged_cache, flash_decode, paged_attention
 from flashviz.errors import InputError
 from flashviz.i18n import STRINGS, t
 from flashviz.tiling import (GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, Schedule, make_config,
                              preset_sram_bytes)
-from flashviz.traffic import standard_counts, sweep_n, sweep_sram
+from flashviz.traffic import ratio_limits, standard_counts, sweep_n, sweep_sram
 
 
 def by_name(fig, key, lang="en", **fmt):
@@ -106,11 +107,13 @@ def test_traffic_vs_m_has_the_seed_numbers():
     np.testing.assert_allclose(fa1.x, [4, 100, 1024])                 # KiB
     np.testing.assert_array_equal(std.y, [4_456_448] * 3)
     np.testing.assert_array_equal(ths.y, [4_456_448] * 3)           # 4 x (N d + N²)
-    assert fa1.y[1] == 2_406_400 and fa2.y[1] == 2_229_248          # the seed's M = 100 KB
+    # the worked example's M = 100 KiB; the FA2 order with the kernel's Br = 128: Nd + 2·(N/128)·N·d + Nd + N
+    assert fa1.y[1] == 2_406_400 and fa2.y[1] == 1024 * 64 + 2 * 8 * 1024 * 64 + 1024 * 64 + 1024
+    assert len(set(fa2.y)) == 1                                       # the FA2 order's tiles do not follow M
     np.testing.assert_allclose(th.y, [12 * 1024**2 * 64**2 / (m / 4) for m in ms])
     assert th.y[1] == pytest.approx(12 * 167_772.16)
     xs = sorted(s.x0 for s in fig.layout.shapes)
-    assert xs == [100, 164, 228]
+    assert xs == [100, 163, 227]                                      # M per thread block: A100, H100
     assert fig.layout.xaxis.type == "log" and "N = 1024, d = 64" in fig.layout.title.text
     fb = B.traffic_vs_m_figure(sw, unit="bytes")
     assert by_name(fb, "blocks.series_fa1").y[1] == 4 * 2_406_400
@@ -201,6 +204,45 @@ def test_block_strings_complete_in_both_languages():
         assert any(term in STRINGS[k]["zh"] for k in keys), term
 
 
+def test_ratio_vs_n_levels_off_at_the_engines_limits():
+    ns = [2 ** k for k in range(6, 21)]
+    sw = sweep_n(ns, 64, sram_bytes=102_400)
+    lim = ratio_limits(64, sram_elems=25_600)
+    fig = R.ratio_vs_n_figure(sw, lim, "zh", mark_n=1024)
+    fa1, fa2 = by_name(fig, "traffic.series_fa1", "zh"), by_name(fig, "traffic.series_fa2", "zh")
+    std = np.array([4 * n * n + 4 * n * 64 for n in ns])
+    np.testing.assert_allclose(fa1.y, std / sw.elements["fa1"])
+    np.testing.assert_allclose(fa2.y, std / np.array([n * 64 * 2 + 2 * (-(-n // 128)) * n * 64 + n for n in ns]))
+    th = by_name(fig, "traffic.series_theta", "zh")
+    np.testing.assert_allclose(th.y, [(n * 64 + n * n) * 25_600 / (n * n * 64 * 64) for n in ns])
+    assert fa1.y[-1] == pytest.approx(lim["fa1"], rel=1e-3) and fa2.y[-1] == pytest.approx(2 * 128 / 64, rel=1e-3)
+    dashed = sorted(s.y0 for s in fig.layout.shapes if s.line.dash == "dash")
+    assert dashed == sorted([400 / 196, 4.0, 6.25])
+    assert any(s.x0 == 1024 for s in fig.layout.shapes if s.line.dash == "dot")
+    assert fig.layout.yaxis.type == "log" and "标准 ÷ flash" in fig.layout.title.text
+    pinned = R.ratio_vs_n_figure(sweep_n(ns, 64, br=64, bc=64), ratio_limits(64, br=64, bc=64))
+    assert not any(tr.name == t("traffic.series_theta") for tr in pinned.data)     # no M, no Θ ratio
+    with pytest.raises(InputError, match="sweep over N"):
+        R.ratio_vs_n_figure(sweep_sram(64, 64, [1 << 16]), lim)
+
+
+def test_ratio_vs_m_marks_theorem_2s_range():
+    xs = [1 << k for k in range(10, 23)]
+    sw = sweep_sram(1024, 64, xs)
+    fig = R.ratio_vs_m_figure(sw)
+    np.testing.assert_allclose(by_name(fig, "traffic.series_fa1").x, np.array(xs) / 1024)
+    np.testing.assert_allclose(by_name(fig, "traffic.series_fa1").y, 4_456_448 / sw.elements["fa1"])
+    rect, whole = fig.layout.shapes[0], fig.layout.shapes[1]
+    assert (rect.type, rect.x0, rect.x1) == ("rect", 64 * 4 / 1024, 1024 * 64 * 4 / 1024)     # d <= M <= N·d
+    assert whole.x0 == 4 * 1024 * 64 * 4 / 1024                                               # Bc = N from here
+    y = by_name(fig, "traffic.series_fa1").y
+    past = np.array(xs) >= 4 * 1024 * 64 * 4
+    assert len(set(np.round(y[past], 9))) == 1 and y[~past].max() < y[past][0]              # flat once Bc = N
+    assert np.all(np.diff(y[~past]) > 0) and y[1] / y[0] == pytest.approx(2, rel=0.02)   # grows; ~2x per 2x M at small M
+    with pytest.raises(InputError, match="sweep over M"):
+        R.ratio_vs_m_figure(sweep_n([64], 64, br=16, bc=16))
+
+
 def test_charts_do_not_import_streamlit():
-    code = "import sys, flashviz.charts.blocks; sys.exit('streamlit' in sys.modules)"
+    code = "import sys, flashviz.charts.blocks, flashviz.charts.blocks_ratio; sys.exit('streamlit' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

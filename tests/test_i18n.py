@@ -79,3 +79,50 @@ def test_accept_language(header, want):
 
 def test_normalise_lang():
     assert normalise_lang("zh_TW") == "zh" and normalise_lang("ZH") == "zh" and normalise_lang("de") == "en"
+
+
+# ----------------------------------------------------------------------------- one term each; nothing students lack
+
+def test_chinese_uses_one_term_each():
+    """Every zh string spells tile, block, head, program (and spill, ratios) as the glossary says."""
+    import re
+    from flashviz.i18n.glossary import GLOSSARY
+    bad = []
+    for key, entry in STRINGS.items():
+        for term, g in GLOSSARY.items():
+            for pat in g["avoid"]:
+                m = re.search(pat, entry["zh"])
+                if m:
+                    bad.append(f"{key}: {term} spelled {m.group(0)!r}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_glossary_patterns_catch_what_they_should():
+    import re
+    from flashviz.i18n.glossary import GLOSSARY
+    hits = lambda term, text: any(re.search(p, text) for p in GLOSSARY[term]["avoid"])      # noqa: E731
+    assert hits("tile", "每个分块要几毫秒") and hits("tile", "任意分块大小") and not hits("tile", "分块网格 · 第 1 步")
+    assert hits("head", "每个 head 的形状") and not hits("head", "每个头的形状") and not hits("head", "heads")
+    assert hits("program", "每个程序") and hits("spill", "真实 kernel 会溢出或失败")
+    assert not hits("spill", "数字 1e999 溢出了浮点范围")
+    assert hits("ratio", "少 6.6 倍") and hits("ratio", "少了 {ratio} 倍") and not hits("ratio", "是本次的多少倍")
+
+
+REFERENCE_PATTERNS = (
+    r"\b[\w/-]+\.(py|md|ipynb)\b", r"\bassets/", r"\btests/", r"\bkernels/", r"\bflashviz/",
+    r"\bseed (notes?|texts?|example)\b", r"\bseeds\b", r"种子笔记", r"精读笔记", r"\bissue\b", r"\bExercise \d", r"练习 \d",
+    r"\blesson page\b", r"课程页",
+)
+
+
+def test_no_string_refers_to_something_students_do_not_have():
+    """No internal file names, seed texts, issues or numbered exercises: every reference is to something on a page."""
+    import re
+    bad = []
+    for key, entry in STRINGS.items():
+        for lang in LANGS:
+            for pat in REFERENCE_PATTERNS:
+                m = re.search(pat, entry[lang], flags=re.IGNORECASE)
+                if m:
+                    bad.append(f"{key}[{lang}]: {m.group(0)!r}")
+    assert not bad, "\n".join(bad)

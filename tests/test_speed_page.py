@@ -71,6 +71,17 @@ def test_nearest_cell_follows_the_shared_configuration():
     fast = df[df["implementation"] == "fast kernel (Triton)"].iloc[0]
     assert fast["speed-up vs naive"] == f"{rec['naive']['ms'] / rec['fast']['ms']:.2f}×"
 
+    # causal: naive computed all N² scores; its useful TFLOP/s is half what it executed (derived from the time)
+    naive = rec["naive"]
+    executed = 4 * naive["batch"] * naive["heads"] * 8192 ** 2 * 128 / (naive["ms"] * 1e9)
+    assert naive["tflops"] == pytest.approx(executed / 2, rel=1e-6)
+    note = next(c.value for c in at.caption if c.value.startswith("Naive attention at N = 8192 with the causal mask"))
+    assert f"{naive['ms']:,.2f} ms" in note and f"executed {executed:.0f} TFLOP/s" in note
+    assert f"{naive['tflops']:.0f} useful TFLOP/s" in note
+    assert "useful TFLOP/s" in df.columns
+    explain = next(m.value for m in at.markdown if "what the FLOP counts mean" in m.value)
+    assert "Every implementation does the same arithmetic" not in explain and "twice the useful FLOPs" in explain
+
     at.number_input(key=W + "n").set_value(5000).run()                  # not recorded: the nearest, said so
     clean(at)
     view = at.session_state["speed.view"]

@@ -16,10 +16,10 @@ from hypothesis import given, strategies as st
 from flashviz.errors import InputError
 from flashviz.tiling import (
     FULL, GPU_PRESETS, GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, SEED_EXAMPLE, SKIPPED,
-    TENSORS, Schedule, block_sizes, make_config, preset_sram_bytes,
+    TENSORS, Schedule, block_sizes, config_for_order, fa2_block_sizes, make_config, preset_sram_bytes,
 )
 from flashviz.traffic import (
-    closed_form, seed_example, standard_counts, sweep_n, sweep_sram, theta_flash, theta_standard,
+    closed_form, ratio_limits, seed_example, standard_counts, sweep_n, sweep_sram, theta_flash, theta_standard,
 )
 
 
@@ -210,20 +210,82 @@ def test_block_sizes_rule_and_seed_example():
     assert block_sizes(128, 25_600) == (50, 50)                      # Br = Bc when M / 4d < d
     assert block_sizes(64, 256) == (1, 1)                            # the smallest M that fits d
     e = seed_example()
-    cfg = e["config"]
-    assert (e["sram_elems"], cfg.br, cfg.bc, cfg.tr, cfg.tc) == (25_600, 64, 100, 16, 11)
-    assert e["theta_standard"] == 1_114_112                          # the seed's "≈ 1,114,112"
-    assert e["theta_flash"] == pytest.approx(167_772.16)             # the seed's "≈ 167,772"
-    assert e["theta_standard"] / e["theta_flash"] == pytest.approx(6.64, abs=0.01)   # "≈ 6.6x"
+    cfg, cfg2 = e["config"], e["fa2_config"]
+    assert (e["sram_elems"], cfg.br, cfg.bc, cfg.tr, cfg.tc, cfg.rule) == (25_600, 64, 100, 16, 11, "paper")
+    assert (cfg2.br, cfg2.bc, cfg2.tr, cfg2.rule, cfg2.sram_elems) == (128, 64, 8, "fa2", 25_600)
+    assert e["theta_standard"] == 1_114_112                          # Θ(Nd + N²) with constant 1
+    assert e["theta_flash"] == pytest.approx(167_772.16)             # Θ(N²d²/M) with constant 1
+    assert e["theta_standard"] / e["theta_flash"] == pytest.approx(6.64, abs=0.01)
     # exact counts, against the literal simulation, and their documented factors over the Θ numbers
-    for order in ("fa1", "fa2"):
-        sim = simulate(1024, 64, 64, 100, False, order)[-1]
+    for order, c in (("fa1", cfg), ("fa2", cfg2)):
+        sim = simulate(1024, 64, c.br, c.bc, False, order)[-1]
         assert e[order] == sum(sim[3].values()) + sum(sim[4].values())
-    assert (e["standard"], e["fa1"], e["fa2"]) == (4_456_448, 2_406_400, 2_229_248)
+    assert (e["standard"], e["fa1"], e["fa2"]) == (4_456_448, 2_406_400, 1_180_672)
     assert e["standard"] == 4 * e["theta_standard"]
     assert 12 <= e["fa1"] / e["theta_flash"] <= 15                   # ≈ 12 N²d²/M, ceil and K/V/l/m terms
-    assert e["fa2"] == 2 * 1024**2 + 2 * 1024 * 64 + 1024           # Br = d: 2N² + 2Nd + N
+    assert e["fa2"] == 1024 * 64 + 2 * 8 * 1024 * 64 + 1024 * 64 + 1024     # Nd + 2 Tr N d + Nd + N, Tr = 8
     assert SEED_EXAMPLE["sram_bytes"] == 102_400
+    assert e["standard"] / e["fa1"] == pytest.approx(1.852, abs=1e-3)
+
+
+def test_the_ratio_levels_off_as_n_grows():
+    """standard ÷ flash tends to 4Bc/(3d+4) (FA1) and 2Br/d (FA2) at fixed blocks, not to infinity."""
+    lim = ratio_limits(64, sram_elems=25_600)
+    assert lim["fa1"] == pytest.approx(400 / 196) and lim["fa2"] == 2 * 128 / 64 and lim["theta"] == 6.25
+    assert lim["fa1_blocks"] == (64, 100) and lim["fa2_blocks"] == (128, 64)
+    ns = [2 ** k for k in range(10, 21)]
+    sw = sweep_n(ns, 64, sram_bytes=102_400)
+    r1, r2 = sw.ratio("fa1"), sw.ratio("fa2")
+    assert r1[0] == pytest.approx(1.852, abs=1e-3)                   # the worked example
+    assert abs(r1[-1] - lim["fa1"]) < 1e-3 * lim["fa1"] and abs(r2[-1] - lim["fa2"]) < 1e-3 * lim["fa2"]
+    assert r1.max() <= lim["fa1"] * 1.0001 and r2.max() <= lim["fa2"]   # approached from below, never passed
+    # from N = 2^14 to 2^20 (64x longer) the ratio moves by less than 1%: a plateau, not growth
+    assert r1[-1] / r1[4] < 1.01 and r2[-1] / r2[4] < 1.01
+    np.testing.assert_allclose(sw.theta_ratio, [(n * 64 + n * n) * 25_600 / (n * n * 64 * 64) for n in ns])
+    # the closed forms of the exact ratios, at every N
+    for k, n in enumerate(ns):
+        tc, tr = -(-n // 100), -(-n // 128)
+        assert r1[k] == pytest.approx(4 * (n + 64) / (3 * 64 + 2 + tc * (3 * 64 + 4)))
+        assert r2[k] == pytest.approx(4 * (n + 64) / (2 * 64 + 1 + 2 * tr * 64))
+    pinned = ratio_limits(64, br=64, bc=64)
+    assert pinned["fa1"] == pytest.approx(256 / 196) and pinned["fa2"] == 2.0 and math.isnan(pinned["theta"])
+
+
+def test_the_fa2_order_uses_the_kernel_tiles_not_the_paper_rule():
+    assert fa2_block_sizes(64) == (128, 64) and fa2_block_sizes(128) == (128, 64) and fa2_block_sizes(256) == (64, 64)
+    h100 = make_config(8192, 64, sram_bytes=preset_sram_bytes("H100"), elem_bytes=2)
+    fa2 = config_for_order(h100, "fa2")
+    assert (fa2.br, fa2.bc, fa2.sram_elems) == (128, 64, h100.sram_elems)
+    assert config_for_order(fa2, "fa1") == h100 and config_for_order(h100, "fa1") is h100
+    pinned = make_config(256, 64, br=32, bc=16)
+    assert config_for_order(pinned, "fa2") is pinned
+    assert make_config(100, 64, sram_bytes=1 << 20, rule="fa2").br == 100           # clamped to N
+    # with the paper's Br = min(Bc, d) = 64 the FA2 order would stream K, V twice as often as with 128
+    wrong = Schedule(h100, "fa2").totals().total
+    right = Schedule(fa2, "fa2").totals().total
+    assert right < wrong and (wrong - 8192 * 64 * 2 - 8192) == 2 * (right - 8192 * 64 * 2 - 8192)
+
+
+def test_the_texts_quote_the_fa2_tiles_the_engine_uses():
+    from flashviz.i18n import t
+    for lang in ("en", "zh"):
+        text = t("blocks.ctl_mode_help", lang)
+        assert "{} × {}".format(*fa2_block_sizes(64)) in text and "{} × {}".format(*fa2_block_sizes(256)) in text
+        assert "d > 128" in text and fa2_block_sizes(128) == fa2_block_sizes(64) != fa2_block_sizes(129)
+
+
+def test_sram_budget_per_buffer():
+    cfg = seed_example()["config"]
+    b = cfg.sram_budget
+    assert b == {"Q": 64 * 64, "K": 100 * 64, "V": 100 * 64, "O": 64 * 64, "S": 64 * 100, "l": 64, "m": 64}
+    assert cfg.sram_footprint == sum(b.values()) == 27_520
+    m = cfg.sram_elems
+    # the rule's guarantee: each of Q, K, V, O (and S, since Br <= d) within ceil(M/4d)·d ~ M/4
+    for k in ("Q", "K", "V", "O", "S"):
+        assert b[k] <= -(-m // (4 * cfg.d)) * cfg.d
+    for mm in (256, 1000, 25_600, 116_736, 1 << 20):      # the whole step stays O(M): <= 5(M/4 + d) + 2Br
+        c = make_config(1 << 20, 64, sram_elems=mm)
+        assert c.sram_footprint <= 5 * (mm / 4 + 64) + 2 * c.br
 
 
 def test_fa1_approaches_twelve_n2d2_over_m_when_blocks_divide():
@@ -242,9 +304,9 @@ def test_presets():
     for k in ("H100", "H200"):
         assert GPU_PRESETS[k]["l1_shared_kib_per_sm"] == 256 and GPU_PRESETS[k]["shared_kib_per_sm"] == 228
     assert all(p["source"] and p["shared_kib_per_block"] < p["shared_kib_per_sm"] for p in GPU_PRESETS.values())
-    assert preset_sram_bytes("A100") == 164 * 1024
+    assert preset_sram_bytes("A100") == 163 * 1024                   # M: what one thread block may use
     cfg = make_config(8192, 64, sram_bytes=preset_sram_bytes("H100"), elem_bytes=2)
-    assert (cfg.sram_elems, cfg.bc, cfg.br) == (116_736, 456, 64)
+    assert (cfg.sram_elems, cfg.bc, cfg.br) == (116_224, 454, 64)
     assert cfg.launch_grid == (128, 1) and make_config(8192, 64, br=128, bc=64, batch=4, heads=32).programs == 64 * 128
     with pytest.raises(InputError, match="unknown GPU preset"):
         preset_sram_bytes("V100")
@@ -259,8 +321,8 @@ def test_sweeps_match_single_configs():
     for k, mb in enumerate(ms):
         cfg = make_config(1024, 64, sram_bytes=mb)
         assert sw.elements["fa1"][k] == Schedule(cfg, "fa1").totals().total
-        assert sw.bytes["fa2"][k] == Schedule(cfg, "fa2").totals().total_bytes
-        assert (sw.br[k], sw.bc[k]) == (cfg.br, cfg.bc)
+        assert sw.bytes["fa2"][k] == Schedule(config_for_order(cfg, "fa2"), "fa2").totals().total_bytes
+        assert (sw.br[k], sw.bc[k]) == (cfg.br, cfg.bc) and (sw.fa2_br[k], sw.fa2_bc[k]) == (128, 64)
     assert np.all(sw.elements["standard"] == 4_456_448)
     assert np.all(np.diff(sw.elements["fa1"]) <= 0)                  # more SRAM, fewer passes
     assert sw.elements["fa1"][-1] == 2 * 1024 * 64 * 2 + 2 * 1024 + 2 * (1024 * 64 + 2 * 1024)   # Tc = 1

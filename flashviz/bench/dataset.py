@@ -42,26 +42,31 @@ PROV_INTS = ("sm_count", "total_memory_bytes", "cudnn_version", "cpu_threads")
 PROV_BOOLS = ("git_dirty",)
 
 
-def _fail(where: str, what: str):
-    raise DatasetError(f"{where}: {what}")
+def _fail(where: str, what: str, **params):
+    """A schema error at `where` (a JSON path); `what` is the key of the message (flashviz/i18n/errors.py)."""
+    raise DatasetError(key="errors.ds_field", where=where, what=(f"errors.ds_{what}", params))
+
+
+def _or_null(kind: str, null: bool) -> str:
+    return f"{kind} or null" if null else kind
 
 
 # ---- bytes -> python ------------------------------------------------------------------------------------------
 
 def _reject_constant(name):
-    raise DatasetError(f"not a valid dataset: the JSON literal {name} is not allowed (numbers must be finite)")
+    raise DatasetError(key="errors.ds_literal", name=name)
 
 
 def _float(text: str) -> float:
     x = float(text)
     if not math.isfinite(x):
-        raise DatasetError(f"not a valid dataset: the number {text[:40]} overflows")
+        raise DatasetError(key="errors.ds_overflow", text=text[:40])
     return x
 
 
 def _int(text: str) -> int:
     if len(text.lstrip("-")) > 24:
-        raise DatasetError(f"not a valid dataset: the integer {text[:40]}... is too long")
+        raise DatasetError(key="errors.ds_int_long", text=text[:40])
     return int(text)
 
 
@@ -69,7 +74,7 @@ def _no_duplicates(pairs):
     out = {}
     for k, v in pairs:
         if k in out:
-            raise DatasetError(f"not a valid dataset: key {k[:60]!r} appears twice in one object")
+            raise DatasetError(key="errors.ds_dup_key", k=repr(k[:60]))
         out[k] = v
     return out
 
@@ -91,24 +96,25 @@ def _depth(obj) -> int:
 def parse_dataset(data: bytes) -> dict:
     """Bytes of a dataset file -> validated dict; DatasetError otherwise."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
+        raise DatasetError(key="errors.ds_bytes_type", got=type(data).__name__)
     data = bytes(data)
     if len(data) > MAX_BYTES:
-        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
-                           f"{MAX_BYTES / 2**20:.0f} MiB")
+        raise DatasetError(key="errors.ds_file_size", mib=f"{len(data) / 2**20:.1f}", cap=f"{MAX_BYTES / 2**20:.0f}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise DatasetError(key="errors.ds_not_utf8", reason=e.reason, pos=e.start) from None
     try:
         obj = json.loads(text, parse_constant=_reject_constant, parse_float=_float, parse_int=_int,
                          object_pairs_hook=_no_duplicates)
+    except DatasetError:                                 # ours, from the hooks above: already says what is wrong
+        raise
     except json.JSONDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+        raise DatasetError(key="errors.ds_not_json", reason=e.msg, line=e.lineno, col=e.colno) from None
     except RecursionError:
-        raise DatasetError(f"not a valid dataset: nested deeper than {MAX_DEPTH} levels") from None
+        raise DatasetError(key="errors.ds_too_deep", max=MAX_DEPTH) from None
     except ValueError as e:                              # int conversion limits etc.
-        raise DatasetError(f"not a valid dataset: {e}") from None
+        raise DatasetError(key="errors.ds_value", detail=str(e)) from None
     return validate_dataset(obj)
 
 
@@ -120,11 +126,11 @@ def load_dataset(source) -> dict:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise DatasetError(f"{path.name} is {size / 2**20:.1f} MiB; datasets are limited to "
-                               f"{MAX_BYTES / 2**20:.0f} MiB")
+            raise DatasetError(key="errors.ds_path_size", name=path.name, mib=f"{size / 2**20:.1f}",
+                               cap=f"{MAX_BYTES / 2**20:.0f}")
         return parse_dataset(path.read_bytes())
     except OSError as e:
-        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+        raise DatasetError(key="errors.ds_cannot_read", name=path.name, reason=e.strerror) from None
 
 
 # ---- schema ---------------------------------------------------------------------------------------------------
@@ -133,44 +139,44 @@ def _str(where, v, limit=200, null=False):
     if v is None and null:
         return
     if not isinstance(v, str):
-        _fail(where, f"must be a string{' or null' if null else ''}, got {type(v).__name__}")
+        _fail(where, "type", kind=_or_null("a string", null), got=type(v).__name__)
     if len(v) > limit:
-        _fail(where, f"is longer than {limit} characters")
+        _fail(where, "too_long", limit=limit)
 
 
 def _number(where, v, kind="nonneg", bound=1e30, null=True):
     if v is None and null:
         return
     if isinstance(v, bool) or not isinstance(v, _NUM):
-        _fail(where, f"must be a number{' or null' if null else ''}, got {type(v).__name__}")
+        _fail(where, "type", kind=_or_null("a number", null), got=type(v).__name__)
     if not math.isfinite(v):
-        _fail(where, "must be finite")
+        _fail(where, "finite")
     if v < 0 or (kind == "pos" and v == 0):
-        _fail(where, f"must be {'positive' if kind == 'pos' else 'non-negative'}, got {v}")
+        _fail(where, "sign", sign="positive" if kind == "pos" else "non-negative", got=v)
     if v > bound:
-        _fail(where, f"is implausibly large ({v:g} > {bound:g})")
+        _fail(where, "large", got=f"{v:g}", bound=f"{bound:g}")
 
 
 def _int_in(where, v, lo, hi, null=False):
     if v is None and null:
         return
     if isinstance(v, bool) or not isinstance(v, int):
-        _fail(where, f"must be an integer{' or null' if null else ''}, got {type(v).__name__}")
+        _fail(where, "type", kind=_or_null("an integer", null), got=type(v).__name__)
     if not lo <= v <= hi:
-        _fail(where, f"must lie in [{lo}, {hi}], got {v}")
+        _fail(where, "range", lo=lo, hi=hi, got=v)
 
 
 def _bool(where, v, null=False):
     if not (isinstance(v, bool) or (null and v is None)):
-        _fail(where, f"must be true or false{' or null' if null else ''}")
+        _fail(where, "bool", kind=_or_null("true or false", null))
 
 
 def _provenance(p):
     if not isinstance(p, dict):
-        _fail("provenance", "must be an object")
+        _fail("provenance", "object")
     for k in PROV_REQUIRED:
         if k not in p:
-            _fail("provenance", f"missing required field {k!r}")
+            _fail("provenance", "missing_field", field=repr(k))
     for k, v in p.items():
         where = f"provenance.{k}"
         _str(where + " (key)", k, 60)
@@ -183,37 +189,37 @@ def _provenance(p):
         else:
             _str(where, v, 300, null=True)
     if p["device"] not in ("cuda", "cpu"):
-        _fail("provenance.device", f"must be 'cuda' or 'cpu', got {p['device'][:40]!r}")
+        _fail("provenance.device", "device", got=repr(p["device"][:40]))
     try:
         datetime.datetime.fromisoformat(p["created_utc"])
     except ValueError:
-        _fail("provenance.created_utc", "is not an ISO date-time")
+        _fail("provenance.created_utc", "not_iso")
 
 
 def _sweep(s):
     if not isinstance(s, dict):
-        _fail("sweep", "must be an object")
+        _fail("sweep", "object")
     grids = s.get("grids")
     if not isinstance(grids, list) or not 1 <= len(grids) <= 64:
-        _fail("sweep.grids", "must be a list of 1 to 64 objects")
+        _fail("sweep.grids", "grids")
     for i, g in enumerate(grids):
         if not isinstance(g, dict):
-            _fail(f"sweep.grids[{i}]", "must be an object")
+            _fail(f"sweep.grids[{i}]", "object")
         for k, vals in g.items():
             where = f"sweep.grids[{i}].{k}"
             _str(where + " (key)", k, 40)
             if not isinstance(vals, list) or len(vals) > 256:
-                _fail(where, "must be a list of at most 256 values")
+                _fail(where, "list_max", max=256)
             for v in vals:
                 if not (v is None or isinstance(v, (str, bool, int, float))) or (isinstance(v, str) and len(v) > 40):
-                    _fail(where, "holds something that is not a short string, number or boolean")
+                    _fail(where, "list_items")
                 if isinstance(v, float) and not math.isfinite(v):
-                    _fail(where, "must be finite")
+                    _fail(where, "finite")
     for k in ("warmup_ms", "rep_ms", "budget_s"):
         _number(f"sweep.{k}", s.get(k), bound=1e7)
     for k, v in s.items():
         if k not in ("grids", "warmup_ms", "rep_ms", "budget_s", "min_reps", "seed", "check", "preset"):
-            _fail(f"sweep.{str(k)[:40]}", "is not a field of the schema")
+            _fail(f"sweep.{str(k)[:40]}", "unknown_field")
     _int_in("sweep.min_reps", s.get("min_reps"), 1, 10 ** 6, null=True)
     _int_in("sweep.seed", s.get("seed"), -(1 << 63), 1 << 64, null=True)
     _bool("sweep.check", s.get("check"), null=True)
@@ -223,22 +229,22 @@ def _sweep(s):
 def _cell(i, c):
     w = f"cells[{i}]"
     if not isinstance(c, dict):
-        _fail(w, "must be an object")
+        _fail(w, "object")
     for k in c:
         if k not in CELL_KEYS:
-            _fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
+            _fail(f"{w}.{str(k)[:40]}", "unknown_field")
     for k in ("impl", "status", *CONFIG_KEYS, "flops", "ideal_bytes"):
         if k not in c:
-            _fail(w, f"missing required field {k!r}")
+            _fail(w, "missing_field", field=repr(k))
     _str(f"{w}.impl", c["impl"], 40)
     if not IMPL_RE.match(c["impl"]):
-        _fail(f"{w}.impl", f"{c['impl']!r} is not a plain implementation name")
+        _fail(f"{w}.impl", "impl_name", got=repr(c["impl"]))
     if c["status"] not in STATUSES:
-        _fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}, got {str(c['status'])[:40]!r}")
+        _fail(f"{w}.status", "one_of", choices=", ".join(STATUSES), got=repr(str(c["status"])[:40]))
     if c["dtype"] not in DTYPES:
-        _fail(f"{w}.dtype", f"must be one of {', '.join(DTYPES)}, got {str(c['dtype'])[:40]!r}")
+        _fail(f"{w}.dtype", "one_of", choices=", ".join(DTYPES), got=repr(str(c["dtype"])[:40]))
     if c["mode"] not in MODES:
-        _fail(f"{w}.mode", f"must be one of {', '.join(MODES)}, got {str(c['mode'])[:40]!r}")
+        _fail(f"{w}.mode", "one_of", choices=", ".join(MODES), got=repr(str(c["mode"])[:40]))
     _bool(f"{w}.causal", c["causal"])
     _bool(f"{w}.correct", c.get("correct"), null=True)
     _str(f"{w}.message", c.get("message"), 2000, null=True)
@@ -249,35 +255,35 @@ def _cell(i, c):
     _number(f"{w}.flops", c["flops"], "pos", 1e30, null=False)
     args = (c["n"], c["d"], c["causal"], c["batch"], c["heads"], c["mode"])
     if not math.isclose(c["flops"], flops(*args), rel_tol=1e-9):
-        _fail(f"{w}.flops", f"{c['flops']:g} is not 4*B*H*N^2*d (halved when causal, x2.5 for bwd, x3.5 for fwd+bwd)")
+        _fail(f"{w}.flops", "flops", got=f"{c['flops']:g}")
     if c["ideal_bytes"] != ideal_bytes(c["n"], c["d"], c["dtype"], c["batch"], c["heads"], c["mode"]):
-        _fail(f"{w}.ideal_bytes", "is not output + log-sum-exp bytes")
+        _fail(f"{w}.ideal_bytes", "ideal")
     if c["status"] == "ok":
         for k in ("ms", "tflops"):
             if c.get(k) is None:
-                _fail(f"{w}.{k}", "is required when status is 'ok'")
+                _fail(f"{w}.{k}", "required_ok")
         if not math.isclose(c["tflops"], c["flops"] / (c["ms"] * 1e9), rel_tol=1e-6):
-            _fail(f"{w}.tflops", "does not equal flops / time")
+            _fail(f"{w}.tflops", "tflops")
     elif c.get("ms") is not None or c.get("tflops") is not None:
-        _fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+        _fail(f"{w}.ms", "null_when", status=repr(c["status"]))
 
 
 def validate_dataset(obj) -> dict:
     """Check a parsed dataset against the schema; returns it unchanged or raises DatasetError."""
     if not isinstance(obj, dict):
-        raise DatasetError("not a valid dataset: the top level must be a JSON object")
+        raise DatasetError(key="errors.ds_top_object")
     if _depth(obj) > MAX_DEPTH:
-        raise DatasetError(f"not a valid dataset: nested deeper than {MAX_DEPTH} levels")
+        raise DatasetError(key="errors.ds_too_deep", max=MAX_DEPTH)
     if "schema_version" not in obj:
-        _fail("schema_version", "missing (is this a flashviz.bench dataset?)")
+        _fail("schema_version", "schema_missing")
     v = obj["schema_version"]
     if isinstance(v, bool) or v != SCHEMA_VERSION:
-        _fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+        _fail("schema_version", "schema_version", got=str(v)[:20], version=SCHEMA_VERSION)
     if obj.get("kind") != DATASET_KIND:
-        _fail("kind", f"must be {DATASET_KIND!r}")
+        _fail("kind", "kind", kind=repr(DATASET_KIND))
     for k in obj:
         if k not in ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "sweep", "cells"):
-            _fail(str(k)[:40], "is not a field of the schema")
+            _fail(str(k)[:40], "unknown_field")
     for k in ("provenance", "sweep", "cells"):
         if k not in obj:
             _fail(k, "missing")
@@ -288,13 +294,13 @@ def validate_dataset(obj) -> dict:
     _sweep(obj["sweep"])
     cells = obj["cells"]
     if not isinstance(cells, list) or len(cells) > MAX_CELLS:
-        _fail("cells", f"must be a list of at most {MAX_CELLS} cells")
+        _fail("cells", "cells", max=MAX_CELLS)
     seen = set()
     for i, c in enumerate(cells):
         _cell(i, c)
         key = (*config_key(c), c["impl"])
         if key in seen:
-            _fail(f"cells[{i}]", "duplicates an earlier cell (same configuration and impl)")
+            _fail(f"cells[{i}]", "duplicate")
         seen.add(key)
     return obj
 

@@ -113,7 +113,7 @@ def _per_tensor(c: IOCounts, unit: str) -> dict:
 
 def _check_unit(unit: str) -> None:
     if unit not in ("elements", "bytes"):
-        raise InputError(f"unit must be 'elements' or 'bytes', got {unit!r}")
+        raise InputError(key="errors.one_of", name="unit", choices="elements, bytes", got=repr(unit))
 
 
 def _unit_total(c: IOCounts, unit: str) -> int:
@@ -166,7 +166,7 @@ def traffic_vs_m_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
     theta_scale = 12 overlays FA1's leading term 12 N²d²/M; std_scale = 4 gives standard's exact 4(N²+Nd).
     `presets` {label: bytes} and `mark_bytes` draw vertical lines."""
     if sw.x_name != "M":
-        raise InputError("traffic_vs_m_figure needs a sweep over M (tiling.sweep_sram)")
+        raise InputError(key="errors.needs_sweep", what="traffic_vs_m_figure", over="M (tiling.sweep_sram)")
     _check_unit(unit)
     kib = sw.x / 1024
     shapes, notes = [], []
@@ -188,7 +188,7 @@ def traffic_vs_n_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
                         std_scale: float = 1.0) -> go.Figure:
     """Log-log: x = N. Same traces as traffic_vs_m_figure (Θ(N²d²/M) only when the blocks came from M)."""
     if sw.x_name != "N":
-        raise InputError("traffic_vs_n_figure needs a sweep over N (tiling.sweep_n)")
+        raise InputError(key="errors.needs_sweep", what="traffic_vs_n_figure", over="N (tiling.sweep_n)")
     _check_unit(unit)
     if sw.sram_bytes is not None:
         blocks = t("blocks.blocks_from_m", lang, m=f"{sw.sram_bytes / 1024:g}")
@@ -271,7 +271,7 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
     if step is not None:
         b = int(step)
         if not 0 <= b < c.num_logical:
-            raise InputError(f"step must be in 0..{c.num_logical - 1}, got {step}")
+            raise InputError(key="errors.int_range", name="step", lo=0, hi=c.num_logical - 1, got=step)
         data.append(go.Scatter(x=[b, int(table[b])], y=[1.0, 0.0], mode="lines+markers",
                                name=t("blocks.paged_now", lang),
                                line=dict(color=P.ORANGE, width=3),

@@ -19,10 +19,10 @@ STRINGS = {
               "合成的 log-sum-exp L = m + log ℓ，反向传播时在片上 SRAM 中逐块**重计算** S 和 P。本页给这笔交换算账："
               "省下多少显存、多花多少 FLOPs、在真实 GPU 上测得的时间，并现场运行我们的 Triton 反向传播 kernel。"},
     "backward.batch": {"en": "batch B", "zh": "批大小 B"},
-    "backward.heads": {"en": "heads H", "zh": "head 数 H"},
+    "backward.heads": {"en": "heads H", "zh": "头数 H"},
     "backward.bh_help": {"en": "Memory and FLOPs below count all B × H heads (the recorded GPU datasets use B = 4, "
                                "H = 32).",
-                         "zh": "下面的显存和 FLOPs 按全部 B × H 个 head 计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
+                         "zh": "下面的显存和 FLOPs 按全部 B × H 个头 计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
     "backward.load_training": {"en": "Use a recorded training size (N = 4096, d = 64, fp16)",
                                "zh": "使用已录制的训练规模（N = 4096，d = 64，fp16）"},
     "backward.load_training_help": {"en": "Sets the shared configuration for every page (the 'long' preset, fp16).",
@@ -37,9 +37,9 @@ STRINGS = {
               "sequence length. FlashAttention keeps O (N × d, the layer's output, which exists anyway) and the "
               "log-sum-exp L (N numbers in fp32): O(N) extra memory. The numbers are for the sidebar's N, d and dtype "
               "and this page's B × H heads.",
-        "zh": "对每个 head，前向传播会产生 S = QKᵀ/√d 和 P = softmax(S)，两者都是 N×N。标准做法把它们存在 HBM 里留给反向传播："
-              "每个 head 2·N² 个数，随序列长度的平方增长。FlashAttention 只保存 O（N×d，本来就是这一层的输出）和 "
-              "log-sum-exp L（N 个 fp32 数）：额外显存只有 O(N)。下面的数字按侧边栏的 N、d、dtype 和本页的 B × H 个 head 计算。"},
+        "zh": "对每个头，前向传播会产生 S = QKᵀ/√d 和 P = softmax(S)，两者都是 N×N。标准做法把它们存在 HBM 里留给反向传播："
+              "每个头 2·N² 个数，随序列长度的平方增长。FlashAttention 只保存 O（N×d，本来就是这一层的输出）和 "
+              "log-sum-exp L（N 个 fp32 数）：额外显存只有 O(N)。下面的数字按侧边栏的 N、d、dtype 和本页的 B × H 个头 计算。"},
     "backward.metric_naive": {"en": "standard keeps (S, P)", "zh": "标准注意力保存（S、P）"},
     "backward.metric_naive_help": {"en": "2 · B · H · N² · bytes per element", "zh": "2 · B · H · N² · 每个元素的字节数"},
     "backward.metric_flash": {"en": "FlashAttention keeps (O, LSE)", "zh": "FlashAttention 保存（O、LSE）"},
@@ -49,18 +49,18 @@ STRINGS = {
     "backward.metric_ratio_help": {"en": "2 · N · e / (d · e + 4) for e bytes per element: it grows linearly with N.",
                                    "zh": "2 · N · e / (d · e + 4)，e 为每个元素的字节数：随 N 线性增长。"},
     "backward.col_tensor": {"en": "tensor", "zh": "张量"},
-    "backward.col_shape": {"en": "shape per head", "zh": "每个 head 的形状"},
-    "backward.col_elems": {"en": "elements per head", "zh": "每个 head 的元素数"},
+    "backward.col_shape": {"en": "shape per head", "zh": "每个头的形状"},
+    "backward.col_elems": {"en": "elements per head", "zh": "每个头的元素数"},
     "backward.col_bytes": {"en": "bytes (B = {b}, H = {h}, {dtype})", "zh": "字节数（B = {b}，H = {h}，{dtype}）"},
     "backward.col_size": {"en": "size", "zh": "大小"},
     "backward.col_naive": {"en": "standard keeps", "zh": "标准注意力保存"},
     "backward.col_flash": {"en": "FlashAttention keeps", "zh": "FlashAttention 保存"},
     "backward.stored_note": {
-        "en": "L is fp32 whatever the inputs. The seeds' picture keeps S and P; a careful autograd keeps only P "
+        "en": "L is fp32 whatever the inputs. The picture above keeps S and P; a careful autograd keeps only P "
               "(softmax's backward needs only its output), which halves the standard side but leaves it N² per head. "
               "The demo at the bottom counts what PyTorch autograd really saves.",
-        "zh": "无论输入是什么 dtype，L 都是 fp32。种子笔记的描述是保存 S 和 P；细心的 autograd 只保存 P（softmax 的反向只需要它的输出），"
-              "标准一侧减半，但每个 head 仍是 N²。页面底部的演示会统计 PyTorch autograd 实际保存了什么。"},
+        "zh": "无论输入是什么 dtype，L 都是 fp32。上面的描述是保存 S 和 P；细心的 autograd 只保存 P（softmax 的反向只需要它的输出），"
+              "标准一侧减半，但每个头 仍是 N²。页面底部的演示会统计 PyTorch autograd 实际保存了什么。"},
     "backward.recompute_explain": {
         "en": "**How recomputation works.** In the backward pass each program loads tiles of Q, K, V, dO and the saved "
               "L into on-chip SRAM and rebuilds its tile of probabilities exactly: P_ij = exp(S_ij − L_i) with "
@@ -86,9 +86,9 @@ STRINGS = {
     # measured
     "backward.measured_header": {"en": "Measured on a GPU", "zh": "在 GPU 上的实测"},
     "backward.src": {"en": "data", "zh": "数据来源"},
-    "backward.src_help": {"en": "A dataset recorded with python -m flashviz.bench (assets/benchmarks/), or live runs "
+    "backward.src_help": {"en": "A dataset recorded with python -m flashviz.bench and shipped with the app, or live runs "
                                 "on this machine's GPU.",
-                          "zh": "用 python -m flashviz.bench 录制的数据集（assets/benchmarks/），或在本机 GPU 上现场测量。"},
+                          "zh": "用 python -m flashviz.bench 录制、随应用提供的数据集，或在本机 GPU 上现场测量。"},
     "backward.src_live": {"en": "measure live on this GPU", "zh": "在本机 GPU 上现场测量"},
     "backward.live_run": {"en": "Measure a training step on this GPU", "zh": "在本机 GPU 上测量一个训练步"},
     "backward.live_press": {"en": "Press the button to measure every implementation at several N (takes a minute).",
@@ -124,7 +124,7 @@ STRINGS = {
               "FLOPs, {step} more for a whole training step. Our kernel computes dK, dV and dQ in two separate "
               "kernels (no atomic adds), so both recompute S and dP: 7 matmuls. The TFLOP/s below use the usual "
               "2.5× count, so our kernel executes 7/5 of the FLOPs it is credited with.",
-        "zh": "N×N 块上的每一次矩阵乘法，每个 head 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
+        "zh": "N×N 块上的每一次矩阵乘法，每个头 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
               "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
               "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的实现把 dK、dV 和 dQ "
               "放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次矩阵乘法。"
@@ -171,16 +171,16 @@ STRINGS = {
                               "zh": "- d = {d}：对 SDPA flash {flash} · 对 SDPA cuDNN {cudnn} · 对朴素实现 {naive}"},
     "backward.summary_note": {
         "en": "These are the numbers as measured. Recomputation is what makes the memory O(N) whatever the kernel; "
-              "how fast the recomputing kernel runs depends on its tiles and scheduling. The d = 128 tiles in "
-              "kernels/backward.py were picked by `python -m flashviz_kernels.tune_backward` on the H200 and the "
+              "how fast the recomputing kernel runs depends on its tiles and scheduling. The d = 128 tiles of our "
+              "backward kernel were picked by `python -m flashviz_kernels.tune_backward` on the H200 and the "
               "d = 64 ones checked by it (with other tiles and warps the same kernel ran at half this speed). "
               "cuDNN stays ahead: "
               "it is written for Hopper's asynchronous tensor cores, and our backward spends 7 matmuls per tile "
               "(two kernels, no atomics) where a fused one spends 5.",
-        "zh": "以上就是实测数字。无论哪个 kernel，显存降到 O(N) 靠的都是重计算；重计算的 kernel 跑多快取决于它的分块和调度。"
-              "kernels/backward.py 里 d = 128 的块大小是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
-              "挑出来的，d = 64 的也用它核对过（换成别的块大小和 warp 数，同一个 kernel 只有一半的速度）。cuDNN 仍然更快：它专为 Hopper 的异步"
-              "张量核心编写，而我们的反向每块做 7 次矩阵乘法（两个 kernel、不用原子操作），融合版只需 5 次。"},
+        "zh": "以上就是实测数字。无论哪个 kernel，显存降到 O(N) 靠的都是重计算；重计算的 kernel 跑多快取决于它的 tile 大小和调度。"
+              "我们的反向 kernel 在 d = 128 时的 tile 大小是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
+              "挑出来的，d = 64 的也用它核对过（换成别的 tile 大小和 warp 数，同一个 kernel 只有一半的速度）。cuDNN 仍然更快：它专为 Hopper 的异步"
+              "张量核心编写，而我们的反向每个 tile 做 7 次矩阵乘法（两个 kernel、不用原子操作），融合版只需 5 次。"},
 
     # charts
     "backward.impl_naive": {"en": "naive (autograd)", "zh": "朴素实现（autograd）"},
@@ -192,8 +192,8 @@ STRINGS = {
     "backward.keeps_flash": {"en": "FlashAttention keeps", "zh": "FlashAttention 保存"},
     "backward.stored_title": {"en": "Kept for the backward pass · standard / flash = {ratio}×",
                               "zh": "为反向传播保存的数据 · 标准 / flash = {ratio}×"},
-    "backward.axis_tensor": {"en": "tensor (shape per head)", "zh": "张量（每个 head 的形状）"},
-    "backward.axis_bytes": {"en": "bytes, all heads (log)", "zh": "字节数，全部 head（对数）"},
+    "backward.axis_tensor": {"en": "tensor (shape per head)", "zh": "张量（每个头的形状）"},
+    "backward.axis_bytes": {"en": "bytes, all heads (log)", "zh": "字节数，全部头（对数）"},
     "backward.peak_title": {"en": "Peak extra memory of a training step vs N", "zh": "训练步额外峰值显存 vs N"},
     "backward.axis_n": {"en": "sequence length N (log)", "zh": "序列长度 N（对数）"},
     "backward.axis_mib": {"en": "peak extra memory, MiB (log)", "zh": "额外峰值显存，MiB（对数）"},
@@ -287,5 +287,5 @@ STRINGS = {
               "copy of q, and the mask when causal). Our kernel kept {ours} new bytes: L, one fp32 number per row "
               "(N = {n}). That is {ratio}× less, and the gap grows linearly with N.",
         "zh": "朴素 autograd 为反向传播新保存了 {naive} 字节——N×N 的概率矩阵 P（外加 q 的缩放副本，因果时还有掩码）。"
-              "我们的 kernel 只新保存了 {ours} 字节：L，每行一个 fp32 数（N = {n}）。少了 {ratio} 倍，而且差距随 N 线性增长。"},
+              "我们的 kernel 只新保存了 {ours} 字节：L，每行一个 fp32 数（N = {n}）。只有前者的 1/{ratio}，而且差距随 N 线性增长。"},
 }

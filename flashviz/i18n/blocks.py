@@ -84,17 +84,20 @@ STRINGS = {
     "blocks.ctl_header": {"en": "On-chip memory, block sizes, loop order, launch", "zh": "片上内存、块大小、循环顺序与启动配置"},
     "blocks.ctl_gpu": {"en": "On-chip SRAM size M", "zh": "片上 SRAM 大小 M"},
     "blocks.ctl_gpu_help": {
-        "en": "M is the shared memory one thread block (one program) can use on one SM. Presets: the largest "
-              "shared-memory carve-out per SM from NVIDIA's tuning guides; or type your own.",
-        "zh": "M 指一个线程块（一个 program）在一个 SM 上能用的共享内存。预设取自 NVIDIA 调优指南中每个 SM 最大的"
-              "共享内存配置；也可以自己输入。"},
+        "en": "M is the shared memory one thread block (one program) may use: the budget Algorithm 1 sizes its "
+              "blocks for. Presets: the per-thread-block maximum from NVIDIA's tuning guides (an SM has slightly "
+              "more, shared by the thread blocks running on it); or type your own.",
+        "zh": "M 指一个线程块（一个 program）最多能用的共享内存：算法 1 正是按这个预算确定块大小的。预设取自 NVIDIA "
+              "调优指南中每个线程块的上限（一个 SM 略多一些，由在它上面运行的各个线程块共用）；也可以自己输入。"},
     "blocks.gpu_custom": {"en": "custom", "zh": "自定义"},
     "blocks.ctl_sram_kib": {"en": "M in KiB (1 KiB = 1024 bytes)", "zh": "M，单位 KiB（1 KiB = 1024 字节）"},
     "blocks.gpu_doc": {
-        "en": "{name}: {sms} SMs · {l1} KiB L1 + shared memory per SM · shared memory up to {smem} KiB per SM "
-              "({blk} KiB per thread block) → M = {smem} KiB = {m_elems:,} {dtype} elements. Source: {src}",
-        "zh": "{name}：{sms} 个 SM · 每个 SM 有 {l1} KiB 的 L1 + 共享内存 · 每个 SM 最多 {smem} KiB 共享内存"
-              "（每个线程块最多 {blk} KiB）→ M = {smem} KiB = {m_elems:,} 个 {dtype} 元素。来源：{src}"},
+        "en": "{name}: {sms} SMs · {l1} KiB L1 + shared memory per SM · shared memory up to {smem} KiB per SM, up "
+              "to {blk} KiB per thread block · {regs} KiB of registers per SM → M = {blk} KiB (one thread block) = "
+              "{m_elems:,} {dtype} elements. Source: {src}",
+        "zh": "{name}：{sms} 个 SM · 每个 SM 有 {l1} KiB 的 L1 + 共享内存 · 每个 SM 最多 {smem} KiB 共享内存，每个"
+              "线程块最多 {blk} KiB · 每个 SM 有 {regs} KiB 寄存器 → M = {blk} KiB（一个线程块）= {m_elems:,} 个 "
+              "{dtype} 元素。来源：{src}"},
     "blocks.custom_doc": {"en": "M = {kib} KiB = {m_elems:,} {dtype} elements.",
                           "zh": "M = {kib} KiB = {m_elems:,} 个 {dtype} 元素。"},
     "blocks.ctl_mode": {"en": "Block sizes", "zh": "块大小"},
@@ -102,10 +105,12 @@ STRINGS = {
                          "zh": "由 M 决定（论文：Bc = ⌈M/4d⌉，Br = min(Bc, d)）"},
     "blocks.mode_pinned": {"en": "pinned Br, Bc (sidebar)", "zh": "固定 Br、Bc（侧边栏）"},
     "blocks.ctl_mode_help": {
-        "en": "From M: the paper's rule, so that Q, K, V and O blocks fit in SRAM (clamped to N). Pinned: the "
-              "shared Br and Bc of the sidebar, the same the kernels use.",
-        "zh": "由 M 决定：论文的规则，保证 Q、K、V、O 的块都放得进 SRAM（不超过 N）。固定：使用侧边栏里共享的 Br 和 Bc，"
-              "与 kernel 所用的一致。"},
+        "en": "From M: Algorithm 1 uses the paper's rule, sized so that each of the Q, K, V and O blocks takes at "
+              "most about M/4; the FA2 order uses the tiles of an FA2 kernel (128 × 64, or 64 × 64 when d > 128). "
+              "Both clamped to N. Pinned: the shared Br and Bc of the sidebar, the same the kernels use.",
+        "zh": "由 M 决定：算法 1 使用论文的规则，使 Q、K、V、O 每个块最多约占 M/4；FA2 顺序使用 FA2 kernel 的 tile"
+              "（128 × 64，d > 128 时为 64 × 64）。两者都不超过 N。固定：使用侧边栏里共享的 Br 和 Bc，与 kernel "
+              "所用的一致。"},
     "blocks.ctl_order": {"en": "Loop order", "zh": "循环顺序"},
     "blocks.order_fa1_short": {"en": "FA1: Algorithm 1 (outer K/V, inner Q)", "zh": "FA1：算法 1（外层 K/V，内层 Q）"},
     "blocks.order_fa2_short": {"en": "FA2: one program per Q block (our Triton kernel)",
@@ -113,7 +118,7 @@ STRINGS = {
     "blocks.ctl_batch": {"en": "Batch B", "zh": "批大小 B"},
     "blocks.ctl_heads": {"en": "Heads H", "zh": "头数 H"},
     "blocks.ctl_bh_help": {"en": "Only for the launch-grid readout: the grid below is one (batch, head) slice.",
-                           "zh": "只用于下面的启动网格说明：网格图画的是其中一个（batch, head）切片。"},
+                           "zh": "只用于下面的启动网格说明：网格图画的是其中一个（batch, 头）切片。"},
     "blocks.ctl_unit": {"en": "Chart unit", "zh": "图表单位"},
     "blocks.unit_elements": {"en": "elements", "zh": "元素个数"},
     "blocks.unit_bytes": {"en": "bytes", "zh": "字节"},
@@ -129,8 +134,7 @@ STRINGS = {
     "blocks.how_pinned": {"en": "pinned", "zh": "固定值"},
     "blocks.causal_note": {"en": ", causal: {skipped:,} blocks skipped, {masked} masked",
                            "zh": "，因果掩码：跳过 {skipped:,} 块，{masked} 块带掩码"},
-    "blocks.fits": {"en": "fits in M = {m}", "zh": "放得进 M = {m}"},
-    "blocks.no_fit": {"en": "does NOT fit in M = {m}: a real kernel would spill or fail", "zh": "放不进 M = {m}：真实 kernel 会溢出或失败"},
+    "blocks.how_fa2": {"en": "the FA2 kernel's own tiles, not derived from M", "zh": "FA2 kernel 自己的 tile，不由 M 决定"},
     "blocks.pin_these": {"en": "Pin these blocks (copy Br = {br}, Bc = {bc} to the sidebar)",
                          "zh": "固定这组块大小（把 Br = {br}、Bc = {bc} 写入侧边栏）"},
 
@@ -191,75 +195,51 @@ STRINGS = {
     "blocks.launch_causal": {"en": "causal: only up to the diagonal block, the last one masked",
                              "zh": "因果掩码：只到对角线所在的块为止，最后一块带掩码"},
     "blocks.launch_jdiag": {"en": "⌊(min((i + 1)·Br, N) − 1) / Bc⌋", "zh": "⌊(min((i + 1)·Br, N) − 1) / Bc⌋"},
-    "blocks.launch_waves": {"en": "On the {gpu} ({sms} SMs, one program per SM at this shared-memory size) that "
-                                  "is {waves:.1f} waves of programs.",
-                            "zh": "在 {gpu} 上（{sms} 个 SM；按这个共享内存用量，每个 SM 同时跑一个 program），"
-                                  "这相当于 {waves:.1f} 轮 program。"},
+    "blocks.launch_waves": {
+        "en": "On the {gpu} ({sms} SMs) that is {programs} programs, {per_sm:.1f} per SM. How many of them an SM "
+              "runs at the same time depends on each program's shared memory and registers: programs with small "
+              "blocks share an SM, so the launch takes fewer than {per_sm:.1f} rounds.",
+        "zh": "在 {gpu} 上（{sms} 个 SM），这是 {programs} 个 program，平均每个 SM {per_sm:.1f} 个。一个 SM 同时能运行"
+              "其中几个，取决于每个 program 占用的共享内存和寄存器：块较小的 program 会共用一个 SM，所以整个启动需要"
+              "的轮数少于 {per_sm:.1f}。"},
     "blocks.launch_fa1": {
         "en": "Algorithm 1's order (outer K/V, inner Q) is sequential over j for a given Q block, so the original "
               "FlashAttention kernel ran one thread block per (batch, head): only B·H = {bh} programs. Running "
               "the Q blocks as separate programs (FA2) multiplies the parallelism by Tr = {tr}.",
         "zh": "算法 1 的顺序（外层 K/V，内层 Q）对同一个 Q 块而言必须沿 j 依次进行，所以最初的 FlashAttention kernel "
-              "每个（batch, head）只用一个线程块：只有 B·H = {bh} 个 program。把各个 Q 块拆成独立的 program（FA2）"
+              "每个（batch, 头）只用一个线程块：只有 B·H = {bh} 个 program。把各个 Q 块拆成独立的 program（FA2）"
               "让并行度再乘上 Tr = {tr}。"},
 
     # charts vs M and N
     "blocks.charts_header": {"en": "HBM accesses vs SRAM size and sequence length", "zh": "HBM 访问次数随 SRAM 大小与序列长度的变化"},
     "blocks.theta_note": {
         "en": "Dotted and dashed lines are the Θ expressions of Theorem 2 with the constants our exact counts "
-              "have: standard = 4 × (Nd + N²) exactly; FA1's leading term is 3·Tc·N·d ≈ 12·N²d²/M (read Q_i, read "
-              "O_i, write O_i on each of Tc ≈ 4Nd/M passes). FA2 follows 8·N²d²/M only while M < 4d²; beyond that "
-              "Br = d stops growing and FA2 flattens. Vertical lines: the GPU presets and this M.",
-        "zh": "点线和虚线是定理 2 的 Θ 表达式，乘上了我们精确计数里的常数：标准注意力恰好是 4 × (Nd + N²)；FA1 的主项"
-              "是 3·Tc·N·d ≈ 12·N²d²/M（在 Tc ≈ 4Nd/M 趟中每趟读 Q_i、读 O_i、写 O_i）。FA2 只在 M < 4d² 时沿着 "
-              "8·N²d²/M 下降；再往后 Br = d 不再变大，FA2 就走平了。竖线标出各 GPU 预设和当前的 M。"},
-
-    # the seed's worked example
-    "blocks.seed_header": {"en": "The paper's worked example: N = 1024, d = 64, M = 100 KB",
-                           "zh": "论文的算例：N = 1024，d = 64，M = 100 KB"},
-    "blocks.seed_setup": {
-        "en": "M = 100 KiB = {m:,} fp32 elements → Bc = ⌈M/4d⌉ = {bc}, Br = min(Bc, d) = {br}, Tc = {tc}, Tr = {tr}.",
-        "zh": "M = 100 KiB = {m:,} 个 fp32 元素 → Bc = ⌈M/4d⌉ = {bc}，Br = min(Bc, d) = {br}，Tc = {tc}，Tr = {tr}。"},
-    "blocks.seed_col_what": {"en": "algorithm", "zh": "算法"},
-    "blocks.seed_col_theta": {"en": "Θ with constant 1 (seed notes)", "zh": "Θ，常数取 1（精读笔记）"},
-    "blocks.seed_col_exact": {"en": "our exact count", "zh": "我们的精确计数"},
-    "blocks.seed_col_factor": {"en": "exact ÷ Θ", "zh": "精确 ÷ Θ"},
-    "blocks.seed_row_std": {"en": "standard attention, Θ(Nd + N²)", "zh": "标准注意力，Θ(Nd + N²)"},
-    "blocks.seed_row_fa1": {"en": "FlashAttention, Algorithm 1, Θ(N²d²/M)", "zh": "FlashAttention 算法 1，Θ(N²d²/M)"},
-    "blocks.seed_row_fa2": {"en": "FlashAttention-2 order, Θ(N²d²/M)", "zh": "FlashAttention-2 顺序，Θ(N²d²/M)"},
-    "blocks.seed_row_ratio": {"en": "reduction, standard ÷ flash", "zh": "减少倍数，标准 ÷ flash"},
-    "blocks.seed_explain": {
-        "en": "The seed notes compute standard ≈ 1.1e6 and flash ≈ 1.7e5 accesses (6.6× fewer; the paper measured "
-              "up to 9×). Θ drops constants, and they differ: standard attention moves exactly 4 × (N² + Nd) "
-              "(S and P are each written once and read once). Algorithm 1 reads Q_i, reads O_i and writes O_i on "
-              "every one of Tc passes: 3·Tc·N·d with Tc = ⌈N/Bc⌉ = 11 (not 4Nd/M = 10.24), plus K, V, ℓ, m and "
-              "the initial writes: {fa1_f:.1f} × Θ. The FA2 order streams K and V Tr times; with Br = d here that is "
-              "2N² + 2Nd + N: {fa2_f:.1f} × Θ. So the exact reduction at this M is {r1:.1f}× (FA1) and {r2:.1f}× "
-              "(FA2), not 6.6×; it grows with M (fewer passes) and with N (standard stays quadratic with constant 4).",
-        "zh": "精读笔记算出标准注意力约 1.1e6 次访问、FlashAttention 约 1.7e5 次（少 6.6 倍；论文实测最多少 9 倍）。"
-              "Θ 省略了常数，而两边的常数并不相同：标准注意力恰好搬运 4 × (N² + Nd) 个元素（S 和 P 各写一次、读一次）。"
-              "算法 1 在 Tc 趟中的每一趟都要读 Q_i、读 O_i、写 O_i：共 3·Tc·N·d，其中 Tc = ⌈N/Bc⌉ = 11（而不是 "
-              "4Nd/M = 10.24），再加上 K、V、ℓ、m 和初始化写入：{fa1_f:.1f} × Θ。FA2 顺序把 K、V 流式读取 Tr 次；"
-              "这里 Br = d，合计 2N² + 2Nd + N：{fa2_f:.1f} × Θ。所以在这个 M 下精确的减少倍数是 {r1:.1f} 倍（FA1）"
-              "和 {r2:.1f} 倍（FA2），而不是 6.6 倍；M 越大（趟数越少）、N 越长（标准注意力仍是常数为 4 的平方），"
-              "差距越大。"},
-    "blocks.seed_load": {"en": "Load this example into the page", "zh": "把这个算例载入页面"},
+              "have: standard = 4 × (Nd + N²) exactly; Algorithm 1's leading term is 3·Tc·N·d ≈ 12·N²d²/M (read "
+              "Q_i, read O_i, write O_i on each of Tc ≈ 4Nd/M passes). The FA2 order moves about 2·N²·d/Br with the "
+              "kernel's own Br, whatever M is. Vertical lines: the GPU presets and this M.",
+        "zh": "点线和虚线是定理 2 的 Θ 表达式，乘上了我们精确计数里的常数：标准注意力恰好是 4 × (N² + Nd)；算法 1 的"
+              "主项是 3·Tc·N·d ≈ 12·N²d²/M（在 Tc ≈ 4Nd/M 趟中每趟读 Q_i、读 O_i、写 O_i）。FA2 顺序约搬运 "
+              "2·N²·d/Br 个元素，Br 是 kernel 自己的，与 M 无关。竖线标出各 GPU 预设和当前的 M。"},
 
     # causal + the NaN pitfall
     "blocks.pit_header": {"en": "Causal masks and the NaN pitfall", "zh": "因果掩码与 NaN 陷阱"},
     "blocks.pit_explain": {
-        "en": "With the causal mask, blocks entirely above the diagonal are skipped (white: no loads, no "
-              "FLOPs) and blocks the diagonal crosses are computed with a mask (hatched). A row can still meet a "
-              "tile in which every key is masked before it has seen any visible key (padding in a ragged batch "
-              "plus causal). Then m is still −∞ and exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN, unless the "
+        "en": "With the causal mask, blocks entirely above the diagonal are skipped (white: no loads, no FLOPs) and "
+              "blocks the diagonal crosses are computed with a mask (hatched). The causal mask alone never leaves a "
+              "row without a visible key in its first tile: every row sees key 0. A row meets a fully masked tile "
+              "before any visible key only through another mask: padding keys in a ragged batch (typed below as "
+              "masked positions), a sliding window, or a query placed before every key when Nq ≠ Nk and the mask "
+              "is aligned top-left. Then m is still −∞ and exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN, unless the "
               "kernel guards it. Below: query row {row}, which lies in Q block {qi}, through the one-row engine "
               "with tile Bc = {bc}.",
         "zh": "开启因果掩码时，整块位于对角线上方的块被跳过（白色：不载入、不计算），对角线穿过的块带掩码计算（斜线）。"
-              "但某一行仍可能在还没见到任何可见 key 之前，就遇到一个所有 key 都被掩掉的 tile（不规则 batch 里的 padding "
-              "再加上因果掩码）。这时 m 仍是 −∞，exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN，除非 kernel 做了防护。"
-              "下面用单行引擎演示查询行 {row}（位于 Q 块 {qi}），tile 大小 Bc = {bc}。"},
-    "blocks.pit_preset": {"en": "Preset: causal with a fully masked tile (guard off)",
-                          "zh": "预设：因果掩码，且有整块被掩掉的 tile（关闭防护）"},
+              "单靠因果掩码，任何一行的第一个 tile 都不会全被掩掉：每一行都能看到 key 0。只有别的掩码才会让某一行在"
+              "见到可见 key 之前遇到整块被掩掉的 tile：不规则 batch 里的 padding key（下面用“被掩掉的 key 位置”输入）、"
+              "滑动窗口，或者在 Nq ≠ Nk 且掩码左上角对齐时，query 位于所有 key 之前。这时 m 仍是 −∞，"
+              "exp(m_old − m_new) = exp(−∞ − (−∞)) = NaN，除非 kernel 做了防护。下面用单行引擎演示查询行 {row}"
+              "（位于 Q 块 {qi}），tile 大小 Bc = {bc}。"},
+    "blocks.pit_preset": {"en": "Preset: padding on keys 0–3 under a causal mask (guard off)",
+                          "zh": "预设：因果掩码加上 key 0–3 的 padding（关闭防护）"},
     "blocks.pit_guard_on": {"en": "Turn the guard on", "zh": "开启防护"},
     "blocks.pit_guard_off": {"en": "Turn the guard off", "zh": "关闭防护"},
     "blocks.pit_masked_tiles": {"en": "Tiles fully masked for this row: {tiles}.", "zh": "对这一行整块被掩掉的 tile：{tiles}。"},

@@ -32,9 +32,10 @@ STRINGS = {
     "common.preset_placeholder": {"en": "Choose a preset…", "zh": "选择一个预设……"},
     "common.preset_help": {"en": "Sets the configuration below in one go; you can change anything afterwards.",
                            "zh": "一次性设置下面的配置；之后仍可随意修改。"},
-    "common.preset_lesson": {"en": "Lesson example: 16 keys, tile 4", "zh": "课程示例：16 个 key，tile = 4"},
+    "common.preset_lesson": {"en": "Small example: 16 keys, tile 4", "zh": "小例子：16 个 key，tile = 4"},
     "common.preset_tile1": {"en": "Tile = 1 (still exact, more rescales)", "zh": "tile = 1（依然精确，重缩放更多）"},
-    "common.preset_masked_tile": {"en": "Causal with a fully masked tile", "zh": "因果掩码，且有整块被掩掉的 tile"},
+    "common.preset_masked_tile": {"en": "Padding on keys 0–3 + causal: a fully masked first tile",
+                                  "zh": "key 0–3 为 padding，外加因果掩码：第一个 tile 被整块掩掉"},
     "common.preset_long": {"en": "Long sequence: 4096 keys, tile 64", "zh": "长序列：4096 个 key，tile = 64"},
     "common.preset_h200": {"en": "H200 sweep: N = 8192, d = 128, fp16", "zh": "H200 实测：N = 8192，d = 128，fp16"},
 

@@ -29,9 +29,12 @@ STRINGS = {
     "quiz.reduces_c": {"en": "The precision of the softmax", "zh": "softmax 的计算精度"},
     "quiz.reduces_d": {"en": "The number of keys each query looks at", "zh": "每个 query 关注的 key 的数量"},
     "quiz.reduces_why": {
-        "en": "The arithmetic is the same N²·d multiply-adds. What disappears is the N×N score matrix travelling to "
-              "HBM and back: each tile's scores are made, used and dropped on chip. That is what IO-aware means.",
-        "zh": "乘加运算仍是同样的 N²·d 次。消失的是 N×N 分数矩阵在 HBM 之间的往返：每个 tile 的分数在片上产生、"
+        "en": "Without a mask the arithmetic is the same: Q·Kᵀ and P·V are 2·N²·d multiply-adds per head, the "
+              "4·N²·d FLOPs the speed page counts (plus a few rescales). What disappears is the N×N score matrix "
+              "travelling between HBM and on-chip SRAM: each tile's scores are made, used and dropped on chip. That "
+              "is what IO-aware means.",
+        "zh": "不加掩码时算术完全相同：Q·Kᵀ 和 P·V 每个头共 2·N²·d 次乘加，也就是速度页统计的 4·N²·d 次浮点运算"
+              "（另加少量重缩放）。消失的是 N×N 分数矩阵在 HBM 与片上 SRAM 之间的往返：每个 tile 的分数在片上产生、"
               "使用、随即丢弃。这就是“IO 感知”的含义。"},
 
     # 2. why alpha makes streaming exact
@@ -78,9 +81,9 @@ STRINGS = {
     "quiz.recompute_d": {"en": "Extra FLOPs for not storing, and not reading back, an N×N matrix",
                          "zh": "用额外的 FLOPs，换取不存储、也不读回一个 N×N 矩阵"},
     "quiz.recompute_why": {
-        "en": "Only O and the per-row statistics (m and ℓ, or their logsumexp) are kept. Each tile's scores are "
-              "rebuilt on chip from Q and K: more arithmetic, far less HBM traffic and memory, and usually faster.",
-        "zh": "只保留 O 和每行的统计量（m 与 ℓ，或二者合成的 logsumexp）。每个 tile 的分数在片上由 Q、K 重新算出："
+        "en": "Only O and one log-sum-exp per row (L = m + log ℓ) are kept. Each tile's scores are rebuilt on chip "
+              "from Q and K: more arithmetic, far less HBM traffic and memory, and usually faster.",
+        "zh": "只保留 O 和每行一个 log-sum-exp（L = m + log ℓ）。每个 tile 的分数在片上由 Q、K 重新算出："
               "算术更多，但 HBM 流量和显存少得多，通常整体更快。"},
 
     # 5. O(N) memory
@@ -89,35 +92,44 @@ STRINGS = {
                       "zh": "除 Q、K、V 和 O 之外，FlashAttention 前向计算每个头还需要多少额外显存？"},
     "quiz.memory_a": {"en": "O(N²): the full score matrix, like standard attention",
                       "zh": "O(N²)：完整的分数矩阵，与标准注意力相同"},
-    "quiz.memory_b": {"en": "O(N): a max and a sum per query row", "zh": "O(N)：每个 query 行一个最大值和一个求和"},
+    "quiz.memory_b": {"en": "O(N): one log-sum-exp per query row", "zh": "O(N)：每个 query 行一个 log-sum-exp"},
     "quiz.memory_c": {"en": "O(N·d²)", "zh": "O(N·d²)"},
     "quiz.memory_d": {"en": "None at all, not even per row", "zh": "完全不需要，连每行的统计量都不需要"},
     "quiz.memory_why": {
-        "en": "Each query row needs its running max m and running sum ℓ (kept for the backward pass): two numbers "
-              "per row, O(N). The tiles themselves live in SRAM only while they are used.",
-        "zh": "每个 query 行需要自己的滚动最大值 m 和滚动求和 ℓ（留给反向传播使用）：每行两个数，即 O(N)。"
-              "tile 本身只在使用时短暂停留在 SRAM 中。"},
+        "en": "While it runs, each query row keeps its running max m and running sum ℓ on chip. At the end the "
+              "kernel writes one number per row to HBM, the log-sum-exp L = m + log ℓ, which the backward pass uses "
+              "to rebuild P: O(N). The tiles themselves live in SRAM only while they are used.",
+        "zh": "计算过程中，每个 query 行把自己的滚动最大值 m 和滚动求和 ℓ 留在片上。结束时 kernel 只为每行向 HBM "
+              "写一个数，即 log-sum-exp L = m + log ℓ，反向传播用它重建 P：O(N)。tile 本身只在使用时短暂停留在 "
+              "SRAM 中。"},
 
     # 6. fully masked tile
-    "quiz.masked_q": {"en": "With a causal mask, when is a key tile fully masked for a query row, and what goes "
-                            "wrong without a guard?",
-                      "zh": "在因果掩码下，什么时候某个 key tile 对一个 query 行是整块被掩掉的？没有防护会出什么问题？"},
-    "quiz.masked_a": {"en": "Never: causal masks only hide single keys", "zh": "从不会：因果掩码只会遮住单个 key"},
+    "quiz.masked_q": {"en": "A query row's first key tile is fully masked (every score −∞): the row has not seen any "
+                            "visible key yet. When does that happen, and what goes wrong without a guard?",
+                      "zh": "某个查询行的第一个 key tile 被整块掩掉（分数全是 −∞）：这一行还没见过任何可见的 key。"
+                            "什么情况下会这样？没有防护会出什么问题？"},
+    "quiz.masked_a": {"en": "Never: every row sees key 0, so no first tile can be fully masked",
+                      "zh": "从不会：每一行都能看到 key 0，所以第一个 tile 不可能被整块掩掉"},
     "quiz.masked_b": {"en": "When the tile is the row's own diagonal tile; the output becomes zero",
                       "zh": "当该 tile 正好是这一行所在的对角块时；输出会变成零"},
-    "quiz.masked_c": {"en": "When every key in it comes after the row; if it is the first tile, m stays −∞ and "
-                            "exp(−∞ − (−∞)) = NaN spreads",
-                      "zh": "当 tile 中每个 key 都位于该行之后；如果它是第一个 tile，m 仍为 −∞，"
+    "quiz.masked_c": {"en": "Under a padding mask (or a sliding window, or a query placed before all keys); m stays −∞ "
+                            "and exp(−∞ − (−∞)) = NaN spreads",
+                      "zh": "在 padding 掩码下（或滑动窗口下，或 query 位于所有 key 之前时）；m 仍为 −∞，"
                             "exp(−∞ − (−∞)) = NaN 会扩散开"},
     "quiz.masked_d": {"en": "When the tile is larger than SRAM; the kernel crashes",
                       "zh": "当 tile 大于 SRAM 时；kernel 会崩溃"},
     "quiz.masked_why": {
-        "en": "All scores in such a tile are −∞. If no real score has been seen yet, the tile max and the running "
-              "max are both −∞, and α = exp(−∞ − (−∞)) is NaN, which poisons ℓ and o for good. Real kernels skip "
-              "such tiles or treat the exponent as 0. The same happens with typed masks that cover a whole tile.",
-        "zh": "这样的 tile 中所有分数都是 −∞。如果此前还没见过任何真实分数，tile 最大值和滚动最大值都是 −∞，"
-              "α = exp(−∞ − (−∞)) 就成了 NaN，从此污染 ℓ 和 o。真实的 kernel 会跳过这种 tile，或把该指数当作 0。"
-              "手动掩码盖住一整块时也是同样的情况。"},
+        "en": "A causal mask alone cannot do it when queries and keys are aligned: every row sees key 0, so its "
+              "first tile always holds a real score. Padding keys in a ragged batch can, and so can a sliding "
+              "window or a query placed before every key (Nq ≠ Nk with the mask aligned top-left). Then the tile "
+              "max and the running max are both −∞, and α = exp(−∞ − (−∞)) is NaN, which poisons ℓ and o for good. "
+              "Real kernels skip such tiles or guard the exponent: while the running max is −∞ they use 0 in its "
+              "place, so exp(−∞ − 0) = 0 and the tile adds nothing.",
+        "zh": "当 query 与 key 对齐时，单靠因果掩码做不到：每一行都能看到 key 0，所以第一个 tile 里总有真实分数。"
+              "不规则 batch 里的 padding key 可以做到，滑动窗口、或者 query 位于所有 key 之前（Nq ≠ Nk 且掩码左上角"
+              "对齐）也可以。这时 tile 最大值和滚动最大值都是 −∞，α = exp(−∞ − (−∞)) 就成了 NaN，从此污染 ℓ 和 o。"
+              "真实的 kernel 会跳过这种 tile，或者给指数设防：滚动最大值还是 −∞ 时用 0 代替它，于是 "
+              "exp(−∞ − 0) = 0，这个 tile 什么也不贡献。"},
 
     # 7. tile size
     "quiz.tile_q": {"en": "What does the tile size decide?", "zh": "tile 的大小决定了什么？"},
@@ -144,13 +156,13 @@ STRINGS = {
     "quiz.order_c": {"en": "It skips the online softmax", "zh": "它不需要在线 softmax"},
     "quiz.order_d": {"en": "Each program owns its query rows, so programs never write the same output and O is "
                            "written once",
-                     "zh": "每个程序独占自己的 query 行，程序之间从不写同一块输出，O 也只写一次"},
+                     "zh": "每个 program 独占自己的 query 行，program 之间从不写同一块输出，O 也只写一次"},
     "quiz.order_why": {
         "en": "With key/value blocks outside, every pass touches all output rows, so O, m and ℓ go back to HBM "
               "after each block and the passes cannot run side by side. With query blocks outside, each block of "
               "rows is an independent program (times batch × heads) that streams all keys and stores its output "
               "once.",
         "zh": "若外层是 key/value 块，每一趟都要更新所有输出行，O、m、ℓ 每处理一块就要写回 HBM，各趟之间也无法并行。"
-              "若外层是 query 块，每组行都是一个独立的程序（再乘以 batch × 头数），它流式读完所有 key，"
+              "若外层是 query 块，每组行都是一个独立的 program（再乘以 batch × 头数），它流式读完所有 key，"
               "最后只写一次输出。"},
 }

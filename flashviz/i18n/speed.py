@@ -8,16 +8,16 @@ STRINGS = {
     "speed.intro": {
         "en": "The stepper shows *how* FlashAttention computes; this page shows what it buys, measured. Naive "
               "attention writes the whole N × N score matrix to HBM and reads it back; the flash kernels keep one "
-              "tile at a time in on-chip SRAM. Same arithmetic, far less memory traffic: faster, and memory that "
-              "grows like N instead of N².",
+              "tile at a time in on-chip SRAM. Without a mask both do the same arithmetic; the flash kernels move "
+              "far less data: faster, and memory that grows like N instead of N².",
         "zh": "逐块演示页展示 FlashAttention *如何* 计算；本页用实测数据展示它带来了什么。朴素注意力把整个 N × N "
-              "分数矩阵写进 HBM 再读回来；flash kernel 每次只把一个分块放在片上 SRAM 里。算术相同，访存流量少得多："
-              "更快，而且显存随 N 线性增长，而不是随 N² 增长。"},
+              "分数矩阵写进 HBM 再读回来；flash kernel 每次只把一个 tile 放在片上 SRAM 里。不加掩码时两者的算术相同，"
+              "但 flash kernel 搬运的数据少得多：更快，而且显存随 N 线性增长，而不是随 N² 增长。"},
     "speed.batch": {"en": "Batch B", "zh": "批大小 B"},
     "speed.heads": {"en": "Heads H", "zh": "头数 H"},
     "speed.bh_help": {"en": "This page's own batch and head count (the recorded H200 sweep used B = 4, H = 32). "
                             "Every (batch, head) is an independent attention of N × d.",
-                      "zh": "本页自己的批大小和头数（录制的 H200 数据用的是 B = 4，H = 32）。每个 (batch, head) "
+                      "zh": "本页自己的批大小和头数（录制的 H200 数据用的是 B = 4，H = 32）。每个 (batch, 头) "
                             "都是一个独立的 N × d 注意力。"},
     "speed.mode": {"en": "Pass", "zh": "计算阶段"},
     "speed.mode_help": {"en": "Forward only, the backward pass alone, or both (training). Recorded datasets "
@@ -31,11 +31,11 @@ STRINGS = {
     "speed.no_gpu": {
         "en": "**No CUDA GPU on this machine**, so nothing is timed live here. Below: GPU measurements recorded with "
               "`python -m flashviz.bench` (where they come from is shown beside every chart), and memory measured "
-              "honestly on this CPU (exercise 3). The kernel panel on the stepper page still runs the real Triton "
-              "kernel, in Triton's interpreter.",
+              "honestly on this CPU (at the bottom of this page). The kernel panel on the stepper page still runs "
+              "the real Triton kernel, in Triton's interpreter.",
         "zh": "**本机没有 CUDA GPU**，所以这里不做实时计时。下面是用 `python -m flashviz.bench` 录制的 GPU 测量数据"
-              "（每张图旁边都注明了数据来源），以及在本机 CPU 上如实测得的内存（练习 3）。逐块演示页上的 kernel 面板"
-              "仍然会在 Triton 解释器里运行真正的 Triton kernel。"},
+              "（每张图旁边都注明了数据来源），以及在本机 CPU 上如实测得的内存（在本页底部）。逐块演示页上的 kernel "
+              "面板仍然会在 Triton 解释器里运行真正的 Triton kernel。"},
     "speed.family": {"en": "N = {n}, d = {d}, {causal}, {dtype}, B = {b}, H = {h}, {mode}",
                      "zh": "N = {n}，d = {d}，{causal}，{dtype}，B = {b}，H = {h}，{mode}"},
     "speed.family_sweep": {"en": "d = {d}, {causal}, {dtype}, B = {b}, H = {h}, {mode}",
@@ -54,12 +54,12 @@ STRINGS = {
               "本项目的教学版和快速版 Triton kernel：预热后多次运行的中位时间、TFLOP/s 和额外显存峰值。"
               "所有浏览器发起的运行会排队依次使用 GPU；结果按配置保存。"},
     "speed.live_tiles_yours": {"en": "The teaching kernel runs with your tiles Br = {br}, Bc = {bc}.",
-                               "zh": "教学 kernel 使用你选的分块 Br = {br}，Bc = {bc}。"},
+                               "zh": "教学 kernel 使用你选的 tile 大小 Br = {br}，Bc = {bc}。"},
     "speed.live_tiles_default": {
         "en": "The teaching kernel runs with its own tiles (Br = 128, or 64 when d > 128; Bc = 64): your Br = {br}, "
               "Bc = {bc} are not powers of two from 16 to 256, which the compiled kernel needs.",
-        "zh": "教学 kernel 使用它自己的默认分块（Br = 128，d > 128 时为 64；Bc = 64）：你选的 Br = {br}、Bc = {bc} "
-              "不是 16 到 256 之间的 2 的幂，而编译后的 kernel 需要这样的分块。"},
+        "zh": "教学 kernel 使用它自己的默认 tile 大小（Br = 128，d > 128 时为 64；Bc = 64）：你选的 Br = {br}、"
+              "Bc = {bc} 不是 16 到 256 之间的 2 的幂，而编译后的 kernel 需要这样的 tile 大小。"},
     "speed.live_run": {"en": "Run on GPU", "zh": "在 GPU 上运行"},
     "speed.live_sweep": {"en": "Sweep N = {lo} … {hi}", "zh": "扫描 N = {lo} … {hi}"},
     "speed.live_queued": {"en": "Another session is using the GPU; this run starts as soon as it is done.",
@@ -93,7 +93,7 @@ STRINGS = {
     "speed.upload_accepted": {"en": "{name} accepted ({label}); it is in the dataset list for this session.",
                               "zh": "已接受 {name}（{label}）；本次会话中它会出现在数据集列表里。"},
     "speed.metric": {"en": "Speed shown as", "zh": "速度显示为"},
-    "speed.metric_tflops": {"en": "TFLOP/s", "zh": "TFLOP/s"},
+    "speed.metric_tflops": {"en": "useful TFLOP/s", "zh": "有效 TFLOP/s"},
     "speed.metric_ms": {"en": "time (ms)", "zh": "时间（ms）"},
     "speed.rec_same": {"en": "Recorded at exactly your configuration: {cfg}.", "zh": "录制数据正好包含你的配置：{cfg}。"},
     "speed.rec_nearest": {
@@ -102,7 +102,7 @@ STRINGS = {
         "zh": "录制数据里没有你的配置（{mine}）。下面显示的是最接近的录制配置 **{near}**——只是最接近，并不相同。"},
     "speed.use_recorded": {"en": "Use the recorded configuration", "zh": "改用这个录制配置"},
     "speed.title_time": {"en": "Time vs N", "zh": "时间随 N 的变化"},
-    "speed.title_tflops": {"en": "TFLOP/s vs N", "zh": "TFLOP/s 随 N 的变化"},
+    "speed.title_tflops": {"en": "Useful TFLOP/s vs N", "zh": "有效 TFLOP/s 随 N 的变化"},
     "speed.title_memory": {"en": "Peak extra memory vs N", "zh": "额外显存峰值随 N 的变化"},
     "speed.legend_hint": {"en": "Click a name in a legend to show or hide it; greyed names (other SDPA backends) "
                                 "are hidden to start with.",
@@ -131,7 +131,7 @@ STRINGS = {
     "speed.col_impl": {"en": "implementation", "zh": "实现"},
     "speed.col_status": {"en": "status", "zh": "状态"},
     "speed.col_ms": {"en": "time (ms)", "zh": "时间（ms）"},
-    "speed.col_tflops": {"en": "TFLOP/s", "zh": "TFLOP/s"},
+    "speed.col_tflops": {"en": "useful TFLOP/s", "zh": "有效 TFLOP/s"},
     "speed.col_peak": {"en": "peak extra (MiB)", "zh": "额外峰值（MiB）"},
     "speed.col_speedup_naive": {"en": "speed-up vs naive", "zh": "相对 naive 加速"},
     "speed.col_speedup_cudnn": {"en": "speed-up vs cuDNN", "zh": "相对 cuDNN 加速"},
@@ -142,18 +142,22 @@ STRINGS = {
     "speed.status_error": {"en": "error", "zh": "出错"},
     "speed.status_unavailable": {"en": "not available", "zh": "不可用"},
     "speed.note_oom": {"en": "{impl} at N = {n} ran out of GPU memory (OOM): {msg}",
-                       "zh": "{impl} 在 N = {n} 时显存不足（OOM）：{msg}"},
-    "speed.note_error": {"en": "{impl} at N = {n} failed: {msg}", "zh": "{impl} 在 N = {n} 时失败：{msg}"},
+                       "zh": "{impl} 在 N = {n} 时显存不足（OOM）。测量时记录的原始英文信息：{msg}"},
+    "speed.note_error": {"en": "{impl} at N = {n} failed: {msg}", "zh": "{impl} 在 N = {n} 时失败。测量时记录的原始英文信息：{msg}"},
     "speed.note_unavailable": {"en": "{impl} at N = {n} cannot run here: {msg}",
-                               "zh": "{impl} 在 N = {n} 时无法在此运行：{msg}"},
+                               "zh": "{impl} 在 N = {n} 时无法在此运行。测量时记录的原始英文信息：{msg}"},
 
     # explanations
     "speed.explain_header": {"en": "What these numbers mean", "zh": "这些数字是什么意思"},
     "speed.explain": {
-        "en": "**Same FLOPs, less HBM traffic.** Every implementation does the same arithmetic: 4·B·H·N²·d "
-              "floating-point operations for a forward pass (half of it under the causal mask). TFLOP/s divides "
-              "that same count by each one's time, so it compares time on equal work. FlashAttention skips none of "
-              "it; it is *IO-aware*: naive attention writes S = QKᵀ to HBM, reads it back for the softmax, writes P "
+        "en": "**Time first, and what the FLOP counts mean.** The time is what was measured. TFLOP/s here is *useful* "
+              "FLOPs ÷ time: 4·B·H·N²·d for a forward pass (Q·Kᵀ and P·V, 2·N²·d multiply-adds per head), half of "
+              "it under the causal mask, the work the answer needs. Without a mask every implementation does that "
+              "arithmetic, and FlashAttention skips none of it. Under the causal mask they differ: the flash "
+              "kernels skip the blocks above the diagonal (about the useful half, plus the diagonal blocks), while "
+              "naive attention computes all N² scores and masks them afterwards, twice the useful FLOPs. So naive's "
+              "causal TFLOP/s is half the rate its GPU actually ran at; compare times. The saving FlashAttention "
+              "makes is *IO-aware*: naive attention writes S = QKᵀ to HBM, reads it back for the softmax, writes P "
               "and reads P again for P·V, B·H·N² numbers each way; a flash kernel creates each tile of S and P in "
               "on-chip SRAM, uses it and drops it.\n\n"
               "**Why naive's memory is N² and flash's is output + LSE.** Naive holds S and P at the same moment: "
@@ -164,27 +168,36 @@ STRINGS = {
               "**Reading the ratios.** Speed-up vs X = X's time ÷ this time (2× is twice as fast). Memory vs X = "
               "this peak ÷ X's peak (0.01 is a hundredth). Peak extra memory is measured above the inputs q, K, V, "
               "which every implementation needs. sdpa-cudnn (NVIDIA cuDNN's attention, through PyTorch) is the "
-              "fastest built-in on Hopper GPUs: the bar a serious kernel must meet. Naive is the textbook formula.\n\n"
+              "fastest built-in on Hopper GPUs: the bar a high-performance kernel must meet. Naive is the textbook "
+              "formula.\n\n"
               "**The interpreter.** Without a GPU, Triton's interpreter executes the kernels' same source on the CPU, "
               "tile by tile in Python: right numbers, meaningless time. So no CPU timing is shown as speed; the GPU "
               "numbers here were recorded on a GPU, with their provenance.",
-        "zh": "**FLOPs 相同，HBM 流量更少。** 所有实现做的算术完全一样：前向一次 4·B·H·N²·d 次浮点运算（因果掩码下减半）。"
-              "TFLOP/s 就是用同一个运算量除以各自的时间，所以它比较的是相同工作量下的耗时。FlashAttention 一次运算也没省；"
-              "它是 *IO 感知* 的：朴素注意力把 S = QKᵀ 写进 HBM，为 softmax 读回来，写出 P，为 P·V 再读一遍 P，"
-              "每一趟都是 B·H·N² 个数；flash kernel 则在片上 SRAM 里创建 S 和 P 的每个分块，用完即丢弃。\n\n"
+        "zh": "**先看时间，再弄清 FLOPs 数的是什么。** 时间是实测值。这里的 TFLOP/s 是*有效* FLOPs ÷ 时间：前向一次 "
+              "4·B·H·N²·d（Q·Kᵀ 和 P·V，每个头 2·N²·d 次乘加），因果掩码下减半，即得到答案所需的运算量。不加掩码时，"
+              "所有实现做的都是这些运算，FlashAttention 一次也没省。加因果掩码时就不同了：flash kernel 跳过对角线上方的块"
+              "（约为有效的一半，再加上对角线上的块），而朴素注意力先算出全部 N² 个分数再做掩码，运算量是有效 FLOPs 的两倍。"
+              "所以朴素实现在因果掩码下的 TFLOP/s 只有它的 GPU 实际运行速率的一半；请比较时间。FlashAttention 省下的是 "
+              "*IO*（这就是 IO 感知）：朴素注意力把 S = QKᵀ 写进 HBM，为 softmax 读回来，写出 P，为 P·V 再读一遍 P，"
+              "每一趟都是 B·H·N² 个数；flash kernel 则在片上 SRAM 里创建 S 和 P 的每个 tile，用完即丢弃。\n\n"
               "**为什么朴素实现的显存是 N²，而 flash 只需输出 + LSE。** 朴素实现要同时保存 S 和 P：2·B·H·N² 个元素，"
               "fp16、B = 4、H = 32、N = 16384 时就是 128 GiB。flash kernel 除了输入之外，只需要它要返回的东西："
               "输出 O（B·H·N·d）和每行一个 log-sum-exp（B·H·N 个 fp32 值，留给反向传播用来重计算 P，而不是把 P 存下来）。"
               "这随 N 线性增长：即显存图中的绿色虚线；朴素实现则沿 N² 斜率上升。\n\n"
               "**怎么读这些比值。** 相对 X 的加速 = X 的时间 ÷ 本实现的时间（2× 表示快一倍）。显存 / X = 本实现的峰值 ÷ X 的"
               "峰值（0.01 表示只有百分之一）。额外显存峰值是在输入 q、K、V 之外测量的，因为任何实现都需要这些输入。"
-              "sdpa-cudnn（经由 PyTorch 调用的 NVIDIA cuDNN 注意力）是 Hopper GPU 上最快的内置实现，是一个认真的 kernel "
+              "sdpa-cudnn（经由 PyTorch 调用的 NVIDIA cuDNN 注意力）是 Hopper GPU 上最快的内置实现，是高性能 kernel "
               "必须达到的标杆；naive 就是教科书上的公式。\n\n"
-              "**解释器。** 没有 GPU 时，Triton 解释器在 CPU 上用 Python 逐个分块执行 kernel 的同一份源码：数值是对的，"
+              "**解释器。** 没有 GPU 时，Triton 解释器在 CPU 上用 Python 逐个 tile 执行 kernel 的同一份源码：数值是对的，"
               "时间却毫无意义。所以这里不把任何 CPU 计时当作速度展示；本页的 GPU 数据都是在 GPU 上录制的，并附有来源。"},
+    "speed.naive_causal": {
+        "en": "Naive attention at N = {n} with the causal mask: {ms} ms. It computed all N² scores before masking, "
+              "so in that time it executed {done} TFLOP/s, twice the {useful} useful TFLOP/s in the table.",
+        "zh": "因果掩码下 N = {n} 的朴素注意力：{ms} ms。它在掩码之前算出了全部 N² 个分数，所以这段时间里它实际执行了 "
+              "{done} TFLOP/s，是表中有效 TFLOP/s（{useful}）的两倍。"},
 
-    # lesson exercise 3 on this CPU
-    "speed.cpu_header": {"en": "Exercise 3 on this CPU: naive vs tiled memory", "zh": "练习 3（在本机 CPU 上）：朴素与分块的内存"},
+    # memory measured on this CPU
+    "speed.cpu_header": {"en": "Memory on this CPU: naive vs tiled", "zh": "本机 CPU 上的内存：朴素实现与分块实现"},
     "speed.cpu_intro": {
         "en": "Memory can be measured honestly on any machine. This runs one head of attention in numpy (float64) "
               "and records, with Python's tracemalloc, the peak memory allocated while computing, beyond q, K, V. "
@@ -192,32 +205,33 @@ STRINGS = {
               "recurrence (running max m, running sum ℓ, rescale α) and keeps one tile plus the output.",
         "zh": "内存在任何机器上都可以如实测量。这里用 numpy（float64）计算一个头的注意力，并用 Python 的 tracemalloc "
               "记录计算过程中在 q、K、V 之外分配的内存峰值。朴素实现会物化 N × N 分数矩阵；分块实现用在线 softmax "
-              "递推式（滚动最大值 m、滚动求和 ℓ、修正系数 α）逐个处理 Br × Bc 分块，只保留一个分块和输出。"},
+              "递推式（滚动最大值 m、滚动求和 ℓ、修正系数 α）逐个处理 Br × Bc 的 tile，只保留一个 tile 和输出。"},
     "speed.cpu_run": {"en": "Measure on this CPU (N = {ns})", "zh": "在本机 CPU 上测量（N = {ns}）"},
     "speed.cpu_running": {"en": "Measuring peak memory on the CPU…", "zh": "正在 CPU 上测量内存峰值……"},
     "speed.cpu_explain": {
         "en": "From N = {n0} to N = {n1}, naive's peak grew {grow:.0f}× while N² grew {sq:.0f}×: it is the N × N "
               "matrix, O(N²). Tiled's peak is the output (O(N·d), which any method must return) plus about "
               "{kib:.0f} KiB of scratch for {br} × {bc} tiles, the same at every N: O(tile). At N = {n1} naive needs "
-              "{ratio:.0f}× more.",
-        "zh": "从 N = {n0} 到 N = {n1}，朴素实现的峰值增长了 {grow:.0f} 倍，而 N² 增长了 {sq:.0f} 倍：它就是那个 N × N "
-              "矩阵，O(N²)。分块实现的峰值是输出（O(N·d)，任何方法都必须返回它）加上约 {kib:.0f} KiB 的 {br} × {bc} "
-              "分块临时空间，在任何 N 下都一样：O(分块)。N = {n1} 时朴素实现多用 {ratio:.0f} 倍。"},
+              "{ratio:.0f}× as much.",
+        "zh": "从 N = {n0} 到 N = {n1}，朴素实现的峰值变为原来的 {grow:.0f} 倍，而 N² 变为原来的 {sq:.0f} 倍：它就是"
+              "那个 N × N 矩阵，O(N²)。分块实现的峰值是输出（O(N·d)，任何方法都必须返回它）加上约 {kib:.0f} KiB 的 "
+              "{br} × {bc} tile 临时空间，在任何 N 下都一样：O(tile)。N = {n1} 时朴素实现所需内存是分块实现的 "
+              "{ratio:.0f} 倍。"},
     "speed.cpu_col_naive": {"en": "naive peak (MiB)", "zh": "朴素峰值（MiB）"},
     "speed.cpu_col_theory": {"en": "N × N matrix (MiB)", "zh": "N × N 矩阵（MiB）"},
     "speed.cpu_col_tiled": {"en": "tiled peak (MiB)", "zh": "分块峰值（MiB）"},
     "speed.cpu_col_output": {"en": "output (MiB)", "zh": "输出（MiB）"},
-    "speed.cpu_col_scratch": {"en": "tiled scratch (KiB)", "zh": "分块临时空间（KiB）"},
+    "speed.cpu_col_scratch": {"en": "tiled scratch (KiB)", "zh": "tile 临时空间（KiB）"},
     "speed.cpu_col_ratio": {"en": "naive / tiled", "zh": "朴素 / 分块"},
     "speed.cpu_col_diff": {"en": "max |Δ output|", "zh": "输出最大 |Δ|"},
     "speed.cpu_title": {"en": "Peak memory while computing, on this CPU", "zh": "计算时的内存峰值（本机 CPU）"},
     "speed.cpu_subtitle": {"en": "one head, d = {d}, tiles {br} × {bc}, {dtype}, measured with tracemalloc",
-                           "zh": "单个头，d = {d}，分块 {br} × {bc}，{dtype}，用 tracemalloc 测量"},
+                           "zh": "单个头，d = {d}，tile {br} × {bc}，{dtype}，用 tracemalloc 测量"},
     "speed.cpu_naive": {"en": "naive, measured", "zh": "朴素实现（实测）"},
     "speed.cpu_theory": {"en": "N × N matrix (N² theory)", "zh": "N × N 矩阵（N² 理论值）"},
     "speed.cpu_tiled": {"en": "tiled, measured", "zh": "分块实现（实测）"},
     "speed.cpu_output": {"en": "the output alone", "zh": "仅输出"},
-    "speed.cpu_tile": {"en": "one score tile", "zh": "一个分数分块"},
+    "speed.cpu_tile": {"en": "one score tile", "zh": "一个分数 tile"},
     "speed.axis_cpu_peak": {"en": "peak memory beyond q, K, V (MiB)", "zh": "q、K、V 之外的内存峰值（MiB）"},
 
     # charts
@@ -237,7 +251,7 @@ STRINGS = {
     "speed.series_ideal": {"en": "output + LSE (flash's least)", "zh": "输出 + LSE（flash 的下限）"},
     "speed.axis_n": {"en": "sequence length N", "zh": "序列长度 N"},
     "speed.axis_ms": {"en": "median time (ms)", "zh": "中位时间（ms）"},
-    "speed.axis_tflops": {"en": "TFLOP/s (same FLOPs for all)", "zh": "TFLOP/s（运算量相同）"},
+    "speed.axis_tflops": {"en": "TFLOP/s: useful FLOPs ÷ time", "zh": "TFLOP/s：有效 FLOPs ÷ 时间"},
     "speed.axis_peak": {"en": "peak extra memory (MiB)", "zh": "额外显存峰值（MiB）"},
     "speed.no_memory": {"en": "no GPU memory recorded (a CPU run)", "zh": "没有记录显存（CPU 上的运行）"},
 }

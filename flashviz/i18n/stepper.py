@@ -94,14 +94,14 @@ STRINGS = {
         "zh": "与精确解的误差要跑完最后一个 tile 才能对比：在那之前，o/ℓ 只是「目前见过的 key」上的 softmax"
               "（下方的图显示了它还差多远）。"},
 
-    # explanations (our own words, after the two seed texts)
+    # explanations
     "stepper.explain_io": {
         "en": "At any moment only the orange tile's scores sit on chip; the grey ones are never held in memory "
               "together, and that is the whole memory saving. The arithmetic is the same as naive attention's — "
-              "FlashAttention is *IO-aware*: it cuts the N×N matrix's round trips to HBM, not the FLOPs.",
+              "FlashAttention is *IO-aware*: it cuts the N×N matrix's round trips between HBM and on-chip SRAM, not the FLOPs.",
         "zh": "同一时刻，片上只放着橙色这一个 tile 的分数；灰色的分数从来不会同时待在内存里——省下的显存正是这部分。"
-              "它的算术量与朴素注意力一样多：FlashAttention 之所以叫「IO 感知」，是因为它减少的是 N×N 矩阵进出 "
-              "HBM 的搬运，而不是 FLOPs。"},
+              "它的算术量与朴素注意力一样多：FlashAttention 之所以叫「IO 感知」，是因为它减少的是 N×N 矩阵在 HBM "
+              "与片上 SRAM 之间的往返搬运，而不是 FLOPs。"},
     "stepper.explain_alpha": {
         "en": "**Why streaming is exact.** Everything accumulated so far (ℓ and o) was weighted by exp(s − m) "
               "with the *old* max. When a tile brings a larger score the max moves, and a single multiplication "
@@ -133,13 +133,16 @@ STRINGS = {
     "stepper.explain_nan": {
         "en": "**The exp(−∞ − (−∞)) pitfall.** Masked keys have score −∞. If a whole tile is masked before any "
               "visible key has arrived, the new max is still −∞, and exp(s − m) becomes exp(−∞ − (−∞)) = exp(NaN) "
-              "= NaN, which then poisons every later tile. Fully masked tiles are everyday business with causal "
-              "masks and ragged batches, so real kernels guard against it: they treat the first iteration "
-              "specially, or start the max at a large finite negative number instead of −∞.",
+              "= NaN, which then poisons every later tile. A causal mask alone never does this (every row sees "
+              "key 0); padding keys in ragged batches, sliding windows and queries placed before all keys do. So "
+              "real kernels guard against it: while the running max is still −∞ they use 0 in its place inside "
+              "the exponentials, so exp(−∞ − 0) = 0, or they start the max at a finite negative number of large "
+              "magnitude instead of −∞.",
         "zh": "**exp(−∞ − (−∞)) 陷阱。** 被掩掉的 key 分数为 −∞。如果在任何可见 key 到来之前，一整个 tile 都被"
               "掩掉，新的最大值仍是 −∞，exp(s − m) 就成了 exp(−∞ − (−∞)) = exp(NaN) = NaN，并污染之后的每一个 "
-              "tile。在因果掩码和长度不一的 batch 中，整块被掩掉的情况很常见，所以真实 kernel 都会设防：要么单独"
-              "处理第一次迭代，要么把最大值的初值设成一个有限的、很小的负数，而不是 −∞。"},
+              "tile。单靠因果掩码不会出现这种情况（每一行都能看到 key 0）；不规则 batch 里的 padding key、滑动窗口、"
+              "以及位于所有 key 之前的 query 则会。所以真实 kernel 都会设防：滚动最大值还是 −∞ 时，指数里用 0 代替它，"
+              "于是 exp(−∞ − 0) = 0；或者把最大值的初值设成一个绝对值很大的有限负数，而不是 −∞。"},
     "stepper.try_pitfall": {"en": "Show the NaN pitfall (first tile masked, guard off)",
                             "zh": "演示 NaN 陷阱（首个 tile 被掩掉，关闭防护）"},
     "stepper.nan_now": {

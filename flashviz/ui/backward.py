@@ -67,7 +67,7 @@ def source_picker(lang: str) -> dict | None:
     sets = datasets()
     options = list(sets) + [LIVE] * live.gpu_available()
     if not options:
-        raise InputError("no benchmark dataset found in assets/benchmarks/ and no GPU here")
+        raise InputError(key="errors.no_dataset")
     if _ss("source") not in options:
         st.session_state[f"{NS}.source"] = options[0]
     label = lambda k: t("backward.src_live", lang) if k == LIVE else f"{k} · {dataset_label(sets[k])}"  # noqa: E731

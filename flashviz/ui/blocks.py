@@ -18,10 +18,9 @@ import streamlit as st
 from flashviz.charts import blocks as charts
 from flashviz.errors import FlashvizError
 from flashviz.i18n import t
-from flashviz.tiling import (GPU_PRESETS, MASKED, SEED_EXAMPLE, Schedule, TilingConfig, check_int, make_config,
-                             preset_sram_bytes)
-from flashviz.traffic import seed_example, standard_counts, sweep_n, sweep_sram
-from flashviz.ui import blocks_hw, blocks_lessons, state, steps
+from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, check_int, make_config, preset_sram_bytes
+from flashviz.traffic import standard_counts, sweep_n, sweep_sram
+from flashviz.ui import blocks_hw, blocks_lessons, blocks_ratio, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
@@ -70,12 +69,13 @@ def _kept(name: str) -> dict:
 # ----------------------------------------------------------------------------- engines (cached)
 
 def tiling_config(cfg: Config, ch: Choice) -> TilingConfig:
-    """The engine's validated config: blocks from M (paper's rule) or the shared pinned Br, Bc."""
+    """The engine's validated config: blocks from M (the paper's rule for Algorithm 1, the kernel's tiles for the
+    FA2 order) or the shared pinned Br, Bc."""
     cfg.check()
     common = dict(elem_bytes=ELEM_BYTES[cfg.dtype], causal=cfg.causal, batch=ch.batch, heads=ch.heads)
     m = ch.sram_bytes                                   # validated in both modes: the page shows it
     if ch.mode == "sram":
-        return make_config(cfg.n, cfg.d, sram_bytes=m, **common)
+        return make_config(cfg.n, cfg.d, sram_bytes=m, rule="paper" if ch.order == "fa1" else "fa2", **common)
     return make_config(cfg.n, cfg.d, br=cfg.block_m, bc=cfg.block_n, **common)
 
 
@@ -113,11 +113,6 @@ def vs_n_figure(n: int, d: int, eb: int, causal: bool, sram_bytes: int | None, b
     return charts.traffic_vs_n_figure(sw, lang, unit=unit, theta_scale=THETA_FLASH, std_scale=THETA_STD)
 
 
-@st.cache_data(show_spinner=False)
-def cached_seed_example() -> dict:
-    return seed_example()
-
-
 # ----------------------------------------------------------------------------- small formatters
 
 def fmt_bytes(b: int) -> str:
@@ -125,12 +120,6 @@ def fmt_bytes(b: int) -> str:
         if b >= div:
             return f"{b / div:.2f} {unit}"
     return f"{b} B"
-
-
-def sci(x: float) -> str:
-    """167772 -> '1.7e5' (as the seed notes write it)."""
-    mant, exp = f"{x:.1e}".split("e")
-    return f"{mant}e{int(exp)}"
 
 
 def slug(cfg: Config, tcfg: TilingConfig, ch: Choice) -> str:
@@ -179,20 +168,21 @@ def _sram_doc(cfg: Config, ch: Choice, lang: str) -> None:
     g = GPU_PRESETS[ch.gpu]
     st.caption(t("blocks.gpu_doc", lang, name=g["name"], sms=g["sms"], l1=g["l1_shared_kib_per_sm"],
                  smem=g["shared_kib_per_sm"], blk=g["shared_kib_per_block"], m_elems=ch.sram_bytes // eb,
-                 dtype=dtype, src=g["source"]))
+                 dtype=dtype, src=g["source"], regs=g["registers_kib_per_sm"]))
 
 
 def describe(cfg: Config, sch: Schedule, ch: Choice, lang: str) -> None:
     c = sch.cfg
-    how = t("blocks.how_sram", lang, kib=ch.sram_bytes // 1024) if ch.mode == "sram" else t("blocks.how_pinned", lang)
+    how = {"paper": t("blocks.how_sram", lang, kib=ch.sram_bytes // 1024), "fa2": t("blocks.how_fa2", lang),
+           "pinned": t("blocks.how_pinned", lang)}[c.rule]
     causal = ""
     if c.causal:
         small = c.tr * c.tc <= MAX_DRAWN_CELLS
         masked = f"{int((sch.block_kind == MASKED).sum()):,}" if small else "…"
         causal = t("blocks.causal_note", lang, skipped=c.tr * c.tc - sch.steps, masked=masked)
     foot = c.sram_footprint
-    m = fmt_bytes(ch.sram_bytes)
-    fits = t("blocks.fits" if foot * c.elem_bytes <= ch.sram_bytes else "blocks.no_fit", lang, m=m)
+    fits = t("traffic.budget_short", lang, m=fmt_bytes(ch.sram_bytes),
+             pct=blocks_ratio.pct(foot * c.elem_bytes, ch.sram_bytes))      # a share of M, never a verdict
     st.markdown(t("blocks.describe", lang, n=c.n, d=c.d, dtype=DTYPE_SHORT[cfg.dtype], br=c.br, bc=c.bc, how=how,
                   tr=c.tr, tc=c.tc, causal=causal, steps=sch.steps, foot=foot,
                   foot_b=fmt_bytes(foot * c.elem_bytes), fits=fits))
@@ -254,7 +244,8 @@ def launch_readout(sch: Schedule, ch: Choice, lang: str) -> None:
                   br=c.br, d=c.d, jmax=t("blocks.launch_jdiag", lang) if c.causal else c.tc - 1, causal=causal))
     if ch.gpu in GPU_PRESETS:
         g = GPU_PRESETS[ch.gpu]
-        st.markdown(t("blocks.launch_waves", lang, gpu=g["name"], sms=g["sms"], waves=c.programs / g["sms"]))
+        st.markdown(t("blocks.launch_waves", lang, gpu=g["name"], sms=g["sms"], programs=f"{c.programs:,}",
+                      per_sm=c.programs / g["sms"]))
     if ch.order == "fa1":
         st.markdown(t("blocks.launch_fa1", lang, bh=c.batch * c.heads, tr=c.tr))
 
@@ -273,6 +264,7 @@ def sweep_charts(sch: Schedule, ch: Choice, name: str, lang: str) -> None:
                           None if from_m else c.br, None if from_m else c.bc, ch.unit, lang)
         chart(fig, "traffic_vs_N", name, key=f"{NS}.vs_n")
     st.caption(t("blocks.theta_note", lang))
+    blocks_ratio.ratio_section(sch, ch.sram_bytes, ch.mode == "sram", name, lang)
 
 
 def _style_nan(df: pd.DataFrame) -> pd.DataFrame:
@@ -322,34 +314,6 @@ def _pitfall_preset() -> None:
     st.session_state[f"{NS}._focus"] = (p["row"] // p["block_n"], 0)     # the row's first (masked) tile
 
 
-def seed_section(lang: str) -> None:
-    """The seed notes' Theorem 2 example next to our exact counts, with the constant factors explained."""
-    ex = cached_seed_example()
-    c, th_s, th_f = ex["config"], ex["theta_standard"], ex["theta_flash"]
-    st.subheader(t("blocks.seed_header", lang))
-    st.markdown(t("blocks.seed_setup", lang, m=ex["sram_elems"], bc=c.bc, br=c.br, tc=c.tc, tr=c.tr))
-    r1, r2 = ex["standard"] / ex["fa1"], ex["standard"] / ex["fa2"]
-    df = pd.DataFrame({
-        t("blocks.seed_col_what", lang): [t(f"blocks.seed_row_{k}", lang) for k in ("std", "fa1", "fa2", "ratio")],
-        t("blocks.seed_col_theta", lang): [f"{th_s:,.0f} (≈ {sci(th_s)})", f"{th_f:,.0f} (≈ {sci(th_f)})",
-                                           f"{th_f:,.0f} (≈ {sci(th_f)})", f"{th_s / th_f:.1f}×"],
-        t("blocks.seed_col_exact", lang): [f"{ex['standard']:,}", f"{ex['fa1']:,}", f"{ex['fa2']:,}",
-                                           f"{r1:.1f}× (FA1) · {r2:.1f}× (FA2)"],
-        t("blocks.seed_col_factor", lang): [f"{ex['standard'] / th_s:.1f}", f"{ex['fa1'] / th_f:.1f}",
-                                            f"{ex['fa2'] / th_f:.1f}", ""],
-    })
-    st.dataframe(df, hide_index=True, key=f"{NS}.seed_table")
-    st.markdown(t("blocks.seed_explain", lang, fa1_f=ex["fa1"] / th_f, fa2_f=ex["fa2"] / th_f, r1=r1, r2=r2))
-    st.button(t("blocks.seed_load", lang), key=f"{NS}.seed_load", icon=":material/upload:", on_click=_load_seed)
-
-
-def _load_seed() -> None:
-    e = SEED_EXAMPLE
-    state.set_values(n=e["n"], d=e["d"], dtype="float32", causal=False)
-    st.session_state.update({f"{NS}.gpu": "custom", f"{NS}.sram_kib": e["sram_bytes"] // 1024, f"{NS}.mode": "sram"})
-    steps.go(NS, 0)
-
-
 # ----------------------------------------------------------------------------- the page
 
 def _focus(sch: Schedule) -> None:
@@ -380,6 +344,7 @@ def render() -> None:
         name = slug(cfg, tcfg, ch)
         with shown_errors(lang, where="description"):
             describe(cfg, sch, ch, lang)
+            blocks_ratio.budget_section(sch.cfg, ch.sram_bytes, ch.gpu if ch.gpu in GPU_PRESETS else None, lang)
         _focus(sch)
         interval = steps.autoplay_controls(NS, lang)
         with shown_errors(lang, where="steps"):
@@ -393,7 +358,7 @@ def render() -> None:
         blocks_hw.render(cfg, tcfg, ch.gpu, name, lang)     # GPU memory hierarchy, roofline, measured HBM bytes
         blocks_lessons.render(cfg, tcfg, name, lang)       # fusion and dropout, causal alignment, sizes
     with shown_errors(lang, where="worked example"):
-        seed_section(lang)
+        blocks_ratio.seed_section(lang)
     st.caption(t("blocks.decoding_link", lang, page=t("decoding.nav", lang)))
 
 

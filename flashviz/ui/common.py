@@ -17,6 +17,7 @@ from .. import export
 from ..charts.common import plotly_config
 from ..errors import FlashvizError
 from ..i18n import t
+from ..i18n.errors import message
 from . import state
 
 log = logging.getLogger("flashviz.ui")
@@ -28,14 +29,14 @@ PRESENT_FONT, PRESENT_TITLE_FONT = 17, 21       # chart text in presenter mode (
 
 @contextlib.contextmanager
 def shown_errors(lang: str, *, where: str = ""):
-    """Run a section; a FlashvizError becomes st.error(message), anything else a readable error.
+    """Run a section; a FlashvizError becomes st.error(its message in `lang`), anything else a readable error.
 
     st.rerun/st.stop raise BaseException subclasses and pass through untouched.
     """
     try:
         yield
     except FlashvizError as e:
-        st.error(t("common.input_error", lang, msg=str(e)), icon=":material/error:")
+        st.error(t("common.input_error", lang, msg=message(e, lang)), icon=":material/error:")
     except Exception as e:  # a bug in an optional panel must not take the page down
         log.exception("unexpected error in %s", where or "a page section")
         st.error(t("common.unexpected_error", lang, where=where or "-", kind=type(e).__name__, msg=str(e)),

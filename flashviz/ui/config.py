@@ -49,17 +49,17 @@ class Config:
                             ("block_n", "tile size Bc"), ("seed", "seed"), ("row", "query row")):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise InputError(f"{label} must be a whole number, got {'nothing' if v is None else repr(v)}")
+                raise InputError(key="errors.whole_number", name=label, got="nothing" if v is None else repr(v))
         if not 1 <= self.n <= PAGE_MAX_N:
-            raise InputError(f"N must be between 1 and {PAGE_MAX_N} (this app's cap), got {self.n}")
+            raise InputError(key="errors.n_page_cap", hi=PAGE_MAX_N, got=self.n)
         if not 1 <= self.d <= MAX_D:
-            raise InputError(f"head dim d must be between 1 and {MAX_D}, got {self.d}")
+            raise InputError(key="errors.int_between", name="head dim d", lo=1, hi=MAX_D, got=self.d)
         if self.dtype not in DTYPES:
-            raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+            raise InputError(key="errors.one_of", name="dtype", choices=", ".join(DTYPES), got=repr(self.dtype))
         if self.block_m < 1:
-            raise InputError(f"query block Br must be at least 1, got {self.block_m}")
+            raise InputError(key="errors.int_min", name="query block Br", lo=1, got=self.block_m)
         if self.seed < 0:
-            raise InputError(f"seed must be 0 or more, got {self.seed}")
+            raise InputError(key="errors.seed_min", got=self.seed)
 
     def slug(self) -> str:
         """Short file-name-safe description, e.g. 'N16_d4_Bc4_fp32_seed3_row15' (+ _causal, _typed, _noguard)."""
@@ -76,7 +76,8 @@ class Config:
 FIELDS = tuple(f.name for f in fields(Config))
 DEFAULT = Config()
 
-# Presets write the canonical values (issue 6 adds more). None = keep the current value.
+# Presets write the canonical values. None = keep the current value.
+# "masked_tile": keys 0-3 masked as padding make the first tile of row 9 fully masked (causal alone never can).
 PRESETS: dict[str, dict] = {
     "lesson": dict(n=16, d=4, block_n=4, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),
     "tile1": dict(n=16, d=4, block_n=1, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),
@@ -92,7 +93,7 @@ PRESETS: dict[str, dict] = {
 
 def with_preset(cfg: Config, name: str) -> Config:
     if name not in PRESETS:
-        raise InputError(f"unknown preset {name!r}")
+        raise InputError(key="errors.unknown_config_preset", got=repr(name))
     return replace(cfg, **PRESETS[name])
 
 
@@ -128,7 +129,7 @@ def row_problem(cfg: Config) -> tuple[np.ndarray, np.ndarray]:
         q, k, v = inputs(cfg)
         n = cfg.n
         if not 0 <= cfg.row < n:
-            raise InputError(f"query row must be in 0..{n - 1}, got {cfg.row}")
+            raise InputError(key="errors.row_range", hi=n - 1, got=cfg.row)
         s = row_scores(q[cfg.row], k)                     # (N,) = K q / sqrt(d)
     masked = parse_positions(cfg.masked, n)
     return apply_mask(s, causal_row=cfg.row if cfg.causal else None, masked=masked), v

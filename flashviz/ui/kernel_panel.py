@@ -22,6 +22,7 @@ import streamlit as st
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
+from flashviz.i18n.errors import message
 from flashviz.online_softmax import Trace
 from flashviz.runqueue import RunQueue
 from flashviz.ui import state
@@ -246,6 +247,6 @@ def render(cfg: Config, tr: Trace, lang: str) -> None:
     try:
         blk = _wait_for(key, mode, lang)
     except fk.KernelError as e:                      # out of resources, compile error, OOM, bad input: readable
-        st.error(t("kernel.failed", lang, kind=type(e).__name__, msg=str(e)), icon=":material/error:")
+        st.error(t("kernel.failed", lang, kind=type(e).__name__, msg=message(e, lang)), icon=":material/error:")
         return
     _results(cfg, tr, blk, lang)

@@ -16,6 +16,7 @@ import streamlit as st
 from flashviz import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
+from flashviz.bench.spec import flops
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError, InputError
 from flashviz.i18n import t
@@ -25,7 +26,7 @@ from flashviz.ui.config import Config
 
 NS = "speed"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
-DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="tflops")      # as the recorded H200 sweep
+DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="ms")      # B, H as the recorded H200 sweep; time first
 MODES = ("fwd", "bwd", "fwd+bwd")
 EXERCISE_NS = (512, 2048, 8192)
 MAX_BH = 1 << 16
@@ -44,7 +45,7 @@ def page_values() -> tuple[int, int]:
     for name, label in (("batch", "batch B"), ("heads", "heads H")):
         v = ss.get(f"{NS}.{name}", DEFAULTS[name])
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BH:
-            raise InputError(f"{label} must be a whole number in 1..{MAX_BH}, got {v!r}")
+            raise InputError(key="errors.whole_in", name=label, lo=1, hi=MAX_BH, got=repr(v))
         out.append(v)
     return out[0], out[1]
 
@@ -70,7 +71,7 @@ def datasets(lang: str) -> dict[str, dict]:
         try:
             out[f"file:{p.name}"] = committed(str(p), p.stat().st_mtime)
         except DatasetError as e:           # a broken committed file must not take the page down
-            st.warning(t("speed.bad_committed", lang, name=p.name, msg=str(e)), icon=":material/warning:")
+            st.warning(t("speed.bad_committed", lang, name=p.name, msg=e.localized(lang)), icon=":material/warning:")
     out.update(st.session_state.get(f"{NS}.uploads", {}))
     return out
 
@@ -88,7 +89,7 @@ def upload_box(lang: str) -> None:
         try:
             ds = read_upload(f.getvalue())
         except DatasetError as e:
-            ss[f"{NS}.upload_msg"] = ("error", f.name, str(e))
+            ss[f"{NS}.upload_msg"] = ("error", f.name, e)          # shown in the language of each rerun
         else:
             key = f"upload:{f.name}"
             ss.setdefault(f"{NS}.uploads", {})[key] = ds
@@ -99,7 +100,7 @@ def upload_box(lang: str) -> None:
             ss[f"{NS}.upload_msg"] = ("ok", f.name, dataset_label(ds))
     kind, name, msg = ss[f"{NS}.upload_msg"]
     if kind == "error":
-        st.error(t("speed.upload_rejected", lang, name=name, msg=msg), icon=":material/block:")
+        st.error(t("speed.upload_rejected", lang, name=name, msg=msg.localized(lang)), icon=":material/block:")
     else:
         st.success(t("speed.upload_accepted", lang, name=name, label=msg), icon=":material/check:")
 
@@ -153,7 +154,7 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     with pick:
         st.selectbox(t("speed.dataset", lang), list(options), format_func=lambda k: _label(k, options[k], lang),
                      help=t("speed.dataset_help", lang), **state.kept(f"{NS}.dataset", next(iter(options))))
-        st.segmented_control(t("speed.metric", lang), ("tflops", "ms"), required=True,
+        st.segmented_control(t("speed.metric", lang), ("ms", "tflops"), required=True,
                              format_func=lambda m: t(f"speed.metric_{m}", lang), **_kept("metric"))
     key = ss[f"{NS}.dataset"]
     ds = options[key]
@@ -198,9 +199,20 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     speed_live.show_ratio_table(cells, lang, key=f"{NS}.rec_table")
     st.caption(source)
     speed_live.cell_notes(cells, lang)
+    naive_causal_note(cells, lang)
 
 
-# ----------------------------------------------------------------------------- lesson exercise 3 on this CPU
+def naive_causal_note(cells: list[dict], lang: str) -> None:
+    """Under the causal mask naive attention computes all N² scores and masks afterwards; TFLOP/s counts only the
+    useful half. Say what its recorded time means in FLOPs it actually executed (derived from the time)."""
+    for c in cells:
+        if c["impl"] == "naive" and c["causal"] and c["status"] == "ok" and c.get("ms"):
+            done = flops(c["n"], c["d"], False, c["batch"], c["heads"], c["mode"]) / (c["ms"] * 1e9)
+            st.caption(t("speed.naive_causal", lang, n=c["n"], ms=f"{c['ms']:,.2f}", useful=f"{c['tflops']:.0f}",
+                         done=f"{done:.0f}"))
+
+
+# ----------------------------------------------------------------------------- memory on this CPU
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_exercise(ns: tuple[int, ...]) -> list[dict]:

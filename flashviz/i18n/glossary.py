@@ -1,0 +1,25 @@
+"""One Chinese term for each recurring English term, and the spellings the Chinese strings must not use.
+
+tests/test_i18n.py scans every zh string for the `avoid` patterns (regular expressions). Terms not listed follow
+the seeds (在线 softmax, 分块 for the technique of tiling, 重缩放, IO 感知, 片上 SRAM, HBM, 滚动最大值, 滚动求和,
+修正系数).
+
+  English   中文       use it for
+  tile      tile       the keys (or queries) one step loads: "每个 tile", "tile 大小", "Br × Bc 的 tile"
+  tiling    分块       the technique only: "分块网格", "分块实现", "二维分块"; never one tile
+  block     块         Q 块, K/V 块, 块 S_ij, 块大小, 线程块
+  head      头         注意力头, 头数 H, 每个头
+  program   program    one instance of a Triton kernel (a thread block): "每个 Q 块一个 program"
+  spill     溢出到本地内存   registers spilled to local memory; bare 溢出 reads as overflow
+  ratio     只有…的 1/x, 是…的 x 倍   never "少 x 倍" (ambiguous in Chinese)
+"""
+
+GLOSSARY = {
+    "tile": {"zh": "tile", "avoid": (r"瓦片", r"分片", r"(个|些|每个|的)分块(?!网格|实现|技术|与)", r"分块(大小|数)")},
+    "tiling": {"zh": "分块", "avoid": ()},
+    "block": {"zh": "块", "avoid": (r"区块", r"分区")},
+    "head": {"zh": "头", "avoid": (r"(?<![A-Za-z_])head(?![A-Za-z_])",)},
+    "program": {"zh": "program", "avoid": (r"程序",)},
+    "spill": {"zh": "溢出到本地内存", "avoid": (r"溢出(?!到本地内存|了浮点范围)",)},
+    "ratio": {"zh": "只有…的 1/x", "avoid": (r"[少多]了?\s*(\{[^}]*\}|[\d.]+)\s*倍", r"认真的 kernel", r"很小的负数")},
+}
