@@ -4,7 +4,8 @@ No torch.distributed here; kernels/ring.py moves the blocks around the ring and 
 
     block_forward(q, k, v, causal, sm_scale, impl) -> (out like q, lse (B, H, Nq) float32)
     merge(out, lse, out_b, lse_b) -> (out, lse)          # in place into the float32 accumulators
-    block_backward(q, k, v, o, lse, do, dlse, causal, sm_scale, impl) -> (dq, dk, dv) float32
+    block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl) -> (dq, dk, dv)
+        (float32 from the torch recomputation, float64 for float64 inputs; the inputs' dtype from Triton)
 
 Causal blocks are bottom-right aligned (query i sees key j <= i + Nk - Nq), as every kernel here; ring.py only
 asks for causal=True on blocks whose query and key chunks coincide (Nq == Nk, the diagonal).
@@ -130,9 +131,8 @@ def _triton_backward(q, k, v, o, lse, do, causal: bool, sm_scale: float):
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
     guarded = (lambda fn, cfg: _guarded(fn, cfg, lock=_env.INTERPRET))   # see api._backward: autograd's thread
-    dq, dk, dv = backward.backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), causal=causal,
-                                   sm_scale=sm_scale, interpret=_env.INTERPRET, guarded=guarded)
-    return dq.float(), dk.float(), dv.float()
+    return backward.backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), causal=causal,
+                             sm_scale=sm_scale, interpret=_env.INTERPRET, guarded=guarded)
 
 
 def delta_of(o, do) -> torch.Tensor:
