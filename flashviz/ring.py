@@ -111,6 +111,24 @@ def imbalance(work: np.ndarray) -> dict:
                 if ideal else 1.0)
 
 
+CELL_MASKED, CELL_PENDING, CELL_DONE, CELL_CURRENT = 0, 1, 2, 3
+
+
+def matrix_states(world: int, n: int, layout: str, causal: bool, step: int) -> np.ndarray:
+    """(N queries, N keys) by global position: CELL_CURRENT where some device computes the score at `step`,
+    CELL_DONE at an earlier step, CELL_PENDING later, CELL_MASKED never (a future key under the causal mask).
+    The query row's owner is the device doing the work (owner())."""
+    w, n, _ = check(world, n, layout)
+    step = _int("step", step, 0, w - 1)
+    own = owner(w, n, layout)
+    # the step at which device r holds the block of device o: s = (r - o) mod W
+    when = (own[:, None] - own[None, :]) % w
+    out = np.where(when < step, CELL_DONE, np.where(when == step, CELL_CURRENT, CELL_PENDING)).astype(np.int8)
+    if causal:
+        out[np.triu(np.ones((n, n), dtype=bool), 1)] = CELL_MASKED
+    return out
+
+
 # ----------------------------------------------------------------------------- one query row per device
 
 @dataclass(frozen=True, eq=False)
@@ -178,7 +196,7 @@ class CostModel:
     flops_per_s: float          # attention compute per device (FLOP/s)
     link_bytes_per_s: float     # one direction of the device-to-device link (bytes/s)
     hbm_bytes_per_s: float      # device memory bandwidth (bytes/s), for the merge
-    source: dict                # {parameter: "recorded ..." or "assumed ..."}: shown beside the timeline
+    source: dict                # {"compute"|"link"|"hbm": {"kind": "assumed"|"ring"|"speed", ...where from}}
 
 
 # Assumptions when nothing is recorded (labelled as such on the page):
@@ -187,10 +205,8 @@ class CostModel:
 #  - link: NVLink 4 on the H200 SXM moves 900 GB/s per GPU in both directions together (NVIDIA H200 datasheet),
 #    450 GB/s each way; assumed reachable by one ring transfer.
 #  - HBM: 4.3 TB/s, the device-to-device copy measured on the H200 (datasheet: 4.8 TB/s).
-DEFAULT_MODEL = CostModel(500e12, 450e9, 4.3e12, dict(
-    compute="assumed: 500 TFLOP/s, the fast kernel's recorded forward on one H200 (fp16, d=128)",
-    link="assumed: 450 GB/s each way, NVLink 4 on H200 SXM (900 GB/s both directions, NVIDIA datasheet)",
-    hbm="assumed: 4.3 TB/s, device-to-device copy measured on the H200 (datasheet 4.8 TB/s)"))
+DEFAULT_MODEL = CostModel(500e12, 450e9, 4.3e12, dict(compute=dict(kind="assumed"), link=dict(kind="assumed"),
+                                                        hbm=dict(kind="assumed")))
 
 
 def model_from_recording(ring_ds: dict | None = None, speed_cell: dict | None = None,
@@ -199,20 +215,19 @@ def model_from_recording(ring_ds: dict | None = None, speed_cell: dict | None = 
     dataset's fast-kernel cell), link from its transfer-only times (K and V bytes per step / time per step)."""
     f, link, src = base.flops_per_s, base.link_bytes_per_s, dict(base.source)
     cells = [c for c in (ring_ds or {}).get("cells", []) if c.get("status") == "ok" and c["mode"] == "fwd"]
-    one = [c for c in cells if c["world"] == 1 and not c["causal"]]
+    one = [c for c in cells if c["world"] == 1 and not c["causal"]] or [c for c in cells if c["world"] == 1]
     if one:
         c = max(one, key=lambda c: c["n"])
         f = c["flops"] / (c["ms"] * 1e-3)
-        src["compute"] = f"recorded: {f / 1e12:.0f} TFLOP/s, 1-GPU forward at N = {c['n']} (ring recording)"
+        src["compute"] = dict(kind="ring", n=c["n"])
     elif speed_cell and speed_cell.get("status") == "ok":
         f = speed_cell["flops"] / (speed_cell["ms"] * 1e-3)
-        src["compute"] = (f"recorded: {f / 1e12:.0f} TFLOP/s, {speed_cell['impl']} forward at N = {speed_cell['n']},"
-                          f" d = {speed_cell['d']} (speed recording)")
+        src["compute"] = dict(kind="speed", impl=speed_cell["impl"], n=speed_cell["n"], d=speed_cell["d"])
     comm = [c for c in cells if c["world"] > 1 and c.get("ms_comm") and c.get("step_bytes")]
     if comm:
         c = max(comm, key=lambda c: c["n"])
         link = c["step_bytes"] / (c["ms_comm"] * 1e-3 / (c["world"] - 1))
-        src["link"] = f"recorded: {link / 1e9:.0f} GB/s, transfers alone at N = {c['n']}, W = {c['world']}"
+        src["link"] = dict(kind="ring", n=c["n"], w=c["world"])
     return CostModel(f, link, base.hbm_bytes_per_s, src)
 
 

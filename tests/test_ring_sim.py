@@ -113,12 +113,15 @@ def test_model_from_recording():
     m = ring.model_from_recording(dict(cells=cells))
     assert m.flops_per_s == pytest.approx(16e12 / 32e-3)
     assert m.link_bytes_per_s == pytest.approx(4e6 / 2e-3)
-    assert m.source["compute"].startswith("recorded") and m.source["link"].startswith("recorded")
-    assert m.source["hbm"].startswith("assumed")
+    assert m.source == dict(compute=dict(kind="ring", n=2048), link=dict(kind="ring", n=2048, w=2),
+                            hbm=dict(kind="assumed"))
+    causal_only = ring.model_from_recording(dict(cells=[dict(cells[2], world=1, ms_comm=None)]))
+    assert causal_only.flops_per_s == pytest.approx(8e12 / 9e-3) and causal_only.source["link"] == {"kind": "assumed"}
     d = ring.model_from_recording(None)
-    assert d == ring.DEFAULT_MODEL and all(v.startswith("assumed") for v in d.source.values())
+    assert d == ring.DEFAULT_MODEL and all(v["kind"] == "assumed" for v in d.source.values())
     s = ring.model_from_recording(None, dict(status="ok", flops=2e12, ms=4.0, impl="fast", n=16384, d=128))
-    assert s.flops_per_s == pytest.approx(5e14) and "speed recording" in s.source["compute"]
+    assert s.flops_per_s == pytest.approx(5e14) and s.source["compute"] == dict(kind="speed", impl="fast", n=16384,
+                                                                                 d=128)
 
 
 @pytest.mark.parametrize("args,match", [((3, 10, "contiguous"), "divisible by 3"), ((2, 6, "zigzag"), "divisible by 4"),
@@ -129,3 +132,21 @@ def test_bad_input_is_typed(args, match):
     q, k, v = make_qkv(12, 4, 0)
     with pytest.raises(InputError, match="query row"):
         ring.simulate(q, k, v, 2, "zigzag", True, row=6)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_matrix_states_count_the_work(layout, causal):
+    world, n = 4, 32
+    work = ring.work_table(world, n, layout, causal)
+    own = ring.owner(world, n, layout)
+    for step in range(world):
+        m = ring.matrix_states(world, n, layout, causal, step)
+        assert (m == ring.CELL_CURRENT).sum() == work[step].sum()
+        assert (m == ring.CELL_DONE).sum() == work[:step].sum()
+        assert (m == ring.CELL_MASKED).sum() == (n * (n - 1) // 2 if causal else 0)
+        for r in range(world):                                   # device r's rows, this step's cells
+            rows = own == r
+            assert (m[rows] == ring.CELL_CURRENT).sum() == work[step, r]
+            cur = np.nonzero((m[rows] == ring.CELL_CURRENT).any(0))[0]
+            assert set(own[cur]) <= {int(ring.held(world)[step, r])}
