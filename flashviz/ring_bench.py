@@ -133,7 +133,7 @@ def time_fn(env: Env, fn, group, warmup: int, reps: int, min_reps: int, rep_s: f
     ts = torch.tensor(times, dtype=torch.float64, device=env.device)
     dist.all_reduce(ts, op=dist.ReduceOp.MAX, group=group)
     ms = sorted(ts.tolist())
-    q = statistics.quantiles(ms, n=5) if len(ms) > 1 else [ms[0]] * 4
+    q = statistics.quantiles(ms, n=5, method="inclusive") if len(ms) > 1 else [ms[0]] * 4
     peak = torch.cuda.max_memory_allocated() if env.cuda else None
     return statistics.median(ms), q[0], q[3], n_reps, peak
 
@@ -285,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
         rec = dict(cell, status="skipped", message=None, ms=None,
                    flops=flops(cell["n"], cfg["d"], cell["causal"], cfg["batch"], cfg["heads"], cell["mode"]))
         if not run:
-            rec["message"] = f"over the time budget ({args.budget_s:g} s; predicted {guess or 0:.0f} s at {elapsed:.0f} s)"
+            rec["message"] = (f"over the time budget of {args.budget_s:g} s (at {elapsed:.0f} s"
+                              + (f", predicted to take {guess:.0f} s)" if guess is not None else ")"))
         elif env.rank < cell["world"]:
             rec.update(_measured(env, cfg, cell, args))
         env.dist.barrier(group=env.ctrl)

@@ -253,12 +253,13 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
     n = q.shape[2]
     if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
         dlse = None                                             # nothing flows into lse: the Triton backward
-    delta = delta_of(o, do)
+    triton_bwd = impl in TRITON_IMPLS and dlse is None and q.dtype != torch.float64
+    delta = None if triton_bwd else delta_of(o, do)            # the Triton backward computes its own
     if ring.world == 1:
         g = block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl)
         return tuple(x.to(q.dtype) for x in g)
     buf = _pack(k, v, _nchunks(ring, layout, causal))
-    rows = _Rows(q=q, o=o, do=do, lse=lse[..., None], delta=delta[..., None],
+    rows = _Rows(q=q, o=o, do=do, lse=lse[..., None], delta=None if delta is None else delta[..., None],
                  dlse=None if dlse is None else dlse[..., None])
     dq = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
     dbuf, dnext, dworks = None, None, None
@@ -274,8 +275,9 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
                 kb, vb = _kv(buf, (k, v) if s == 0 or mode == "compute" else None, p)
                 r = (p.q_lo, p.q_hi)
                 dl = rows.get("dlse", *r)
+                dt = rows.get("delta", *r)
                 gq, gk, gv = block_backward(rows.get("q", *r), kb, vb, rows.get("o", *r), rows.get("lse", *r)[..., 0],
-                                            rows.get("do", *r), rows.get("delta", *r)[..., 0],
+                                            rows.get("do", *r), None if dt is None else dt[..., 0],
                                             None if dl is None else dl[..., 0], p.causal, sm_scale, impl)
                 dq[:, :, p.q_lo:p.q_hi] += gq
                 _add_rows(blk, p.k_lo, p.k_hi, gk, gv)

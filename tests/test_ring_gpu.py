@@ -3,7 +3,8 @@
 The same comparison as tests/test_ring.py (shards of out, lse and the gradients vs float64 single-process
 attention, within 2x the same-dtype single-process error + eps), with the per-block impls a GPU runs: the fast
 Triton kernel (and its Triton backward when nothing flows into lse) and SDPA (flash for fp16/bf16, the
-memory-efficient kernel for fp32, not compared here: its TF32 error is not what these bounds measure). Last, the benchmark launcher itself under torchrun at a tiny size.
+memory-efficient kernel for fp32, left out here: its TF32 error is not what these bounds measure). Last, the
+benchmark launcher itself under torchrun at a tiny size.
 """
 import itertools
 import json
@@ -50,8 +51,8 @@ def test_bench_launcher_under_torchrun(tmp_path):
     out = tmp_path / "ring.json"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
            "-m", "flashviz.ring_bench", "--n", "4096", "8192", "--heads", "4", "--reps", "3",
-           "--budget-s", "120", "--out", str(out)]
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=400, env=dict(os.environ))
+           "--budget-s", "300", "--out", str(out)]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=560, env=dict(os.environ))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     ds = load_ring_dataset(out)
     assert ds["provenance"]["world_size"] == 2 and ds["provenance"]["backend"] == "nccl"

@@ -216,9 +216,10 @@ def timeline_figure(tl: Timeline, lang: str = "en", *, title: str = "") -> go.Fi
     lay = base_layout(title or t("ring.tl_title", lang), height=max(300, 120 + 48 * w), barmode="overlay",
                       xaxis=axis(t("ring.axis_ms", lang), range=[0, end * 1.04 if end > 0 else 1]),
                       yaxis=axis("", autorange="reversed"),
-                      shapes=[dict(type="line", x0=end, x1=end, y0=-0.5, y1=w - 0.5, line=dict(color=P.BLACK, dash="dot"))],
-                      annotations=[dict(x=end, y=-0.5, yanchor="bottom", text=t("ring.tl_end", lang, ms=fmt_num(end, 3)),
-                                        showarrow=False, font=dict(size=12))])
+                      shapes=[dict(type="line", x0=end, x1=end, y0=-0.5, y1=w - 0.5,
+                                   line=dict(color=P.BLACK, dash="dot"))],
+                      annotations=[dict(x=end, y=-0.5, yanchor="bottom", showarrow=False, font=dict(size=12),
+                                        text=t("ring.tl_end", lang, ms=fmt_num(end, 3)))])
     return go.Figure(data=[comp, tr], layout=lay)
 
 
