@@ -126,8 +126,6 @@ def plan(rank: int, src: int, world: int, layout: str, causal: bool, n_local: in
         rows = [i for i, query_chunk in enumerate(qc) if key_chunk < query_chunk]
         for a, b in _runs(rows):                # consecutive local query chunks share one launch
             out.append(Piece(a * c, b * c, j * c, (j + 1) * c, False))
-    if len(out) == len(qc) * len(kc) and len(kc) > 1 and all(p.q_lo == 0 and p.q_hi == n_local for p in out):
-        return [Piece(0, n_local, 0, n_local, False)]
     return out
 
 
