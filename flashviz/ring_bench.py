@@ -1,7 +1,7 @@
 """`torchrun --nproc-per-node W -m flashviz.ring_bench`: ring attention timed on 1..W GPUs, written as a dataset.
 
     torchrun --nproc-per-node 2 -m flashviz.ring_bench --budget-s 400 --out ring.json      # the H200 recording
-    torchrun --nproc-per-node 2 -m flashviz.ring_bench --n 64 128                          # CPU: gloo, tiny
+    torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 64 128                        # CPU: gloo, tiny
 
 For every sequence length N, world size w (w = 1 is plain single-GPU attention on rank 0), layout, causal on/off
 and pass (forward; forward + backward) it times the ring on the first w ranks: CUDA events around each
@@ -35,10 +35,11 @@ CAUSAL = {"on": (True,), "off": (False,), "both": (True, False)}
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="torchrun --nproc-per-node W -m flashviz.ring_bench",
                                 description=__doc__.split("\n")[0])
-    p.add_argument("--n", type=int, nargs="+", help=f"sequence lengths (GPU default {TARGET_NS}; CPU 64 128)")
+    # no flag may be a prefix of one of torchrun's (argparse would take "--n" for torchrun's "--nnodes" ...)
+    p.add_argument("--seq", type=int, nargs="+", help=f"sequence lengths N (GPU default {TARGET_NS}; CPU 64 128)")
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--heads", type=int, help="H (GPU default 32; CPU 2)")
-    p.add_argument("--d", type=int, help="head dim (GPU default 128; CPU 16)")
+    p.add_argument("--head-dim", type=int, help="d (GPU default 128; CPU 16)")
     p.add_argument("--dtype", choices=DTYPES, help="GPU default float16; CPU float32")
     p.add_argument("--impl", choices=("naive", "sdpa", "teaching", "fast"), help="per block (GPU fast; CPU sdpa)")
     p.add_argument("--layouts", nargs="+", choices=LAYOUTS, default=list(LAYOUTS))
@@ -65,7 +66,8 @@ class Env:
     def __init__(self):
         import torch
         import torch.distributed as dist
-        if not dist.is_initialized():
+        self.owned = not dist.is_initialized()           # torchrun: we start the group, so we end it
+        if self.owned:
             if torch.cuda.is_available():
                 local = int(os.environ.get("LOCAL_RANK", "0"))
                 torch.cuda.set_device(local)
@@ -250,11 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     env = Env()
     cpu = not env.cuda
-    cfg = dict(batch=args.batch, heads=args.heads or (2 if cpu else 32), d=args.d or (16 if cpu else 128),
+    cfg = dict(batch=args.batch, heads=args.heads or (2 if cpu else 32), d=args.head_dim or (16 if cpu else 128),
                dtype=args.dtype or ("float32" if cpu else "float16"), impl=args.impl or ("sdpa" if cpu else "fast"),
                warmup=args.warmup, reps=args.reps, min_reps=min(args.min_reps, args.reps), rep_s=args.rep_s,
                budget_s=args.budget_s, seed=args.seed, overlap=not args.no_overlap)
-    ns = tuple(args.n or ((64, 128) if cpu else TARGET_NS))
+    ns = tuple(args.seq or ((64, 128) if cpu else TARGET_NS))
     worlds = sorted(set(args.worlds or range(1, env.world + 1)))
     if not all(1 <= w <= env.world for w in worlds) or any(n % (2 * w) for n in ns for w in worlds):
         raise SystemExit(f"world sizes must lie in 1..{env.world} and every N must divide by 2w")
@@ -297,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         if env.rank == 0:
             data["elapsed_s"] = time.perf_counter() - start
             _write(data, out)
-    rc = 0
+
     if env.rank == 0:                                   # rank 0 takes part in every cell: its record is whole
         data["complete"] = all(c["status"] != "skipped" for c in data["cells"])
         if not data["complete"]:
@@ -307,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         _write(data, out)
         print(f"wrote {out} ({len(data['cells'])} cells, {data['elapsed_s']:.1f} s)", flush=True)
     env.dist.barrier(group=env.ctrl)
-    return rc
+    if env.owned:
+        env.dist.destroy_process_group()
+    return 0
 
 
 def _measured(env: Env, cfg: dict, cell: dict, args) -> dict:

@@ -23,7 +23,7 @@ def _bench(rank, world, argv):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("ring") / "ring.json"
-    rcs = run_ranks(2, _bench, ["--n", "32", "64", "--heads", "2", "--d", "8", "--reps", "2", "--min-reps", "1",
+    rcs = run_ranks(2, _bench, ["--seq", "32", "64", "--heads", "2", "--head-dim", "8", "--reps", "2", "--min-reps", "1",
                                 "--check-n", "32", "--quiet", "--out", str(out)])
     assert rcs == [0, 0]
     return json.loads(out.read_text()), out
@@ -35,7 +35,7 @@ def test_dataset_is_complete_and_valid(recorded):
     assert data["complete"] is True and data["kind"] == "flashviz-ring"
     p = data["provenance"]
     assert p["backend"] == "gloo" and p["world_size"] == 2 and p["nccl_version"] is None
-    assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.ring_bench --n 32 64")
+    assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 32 64")
     cells = data["cells"]
     # forward first, then forward+backward; per pass and N: 1 GPU and both layouts on 2, causal and not
     assert [c["mode"] for c in cells] == ["fwd"] * 12 + ["fwd+bwd"] * 12
@@ -67,7 +67,7 @@ def test_checks_against_float64(recorded):
 
 def test_budget_skips_cells_and_marks_incomplete(tmp_path):
     out = tmp_path / "ring.json"
-    run_ranks(2, _bench, ["--n", "32", "--heads", "1", "--d", "8", "--reps", "1", "--min-reps", "1", "--modes", "fwd",
+    run_ranks(2, _bench, ["--seq", "32", "--heads", "1", "--head-dim", "8", "--reps", "1", "--min-reps", "1", "--modes", "fwd",
                           "--causal", "on", "--check-n", "0", "--budget-s", "0", "--quiet", "--out", str(out)])
     data = load_ring_dataset(out)
     assert data["complete"] is False and "budget" in data["stopped"]
@@ -116,3 +116,14 @@ def test_parse_rejects_nonfinite_and_non_json(recorded):
         parse_ring_dataset(b"{not json")
     with pytest.raises(DatasetError, match="must be given as bytes"):
         parse_ring_dataset("a string")
+
+
+def test_flags_survive_torchrun():
+    """torchrun's own argparse reads every option before the module's: a flag that is a prefix of one of
+    torchrun's ("--n" of "--nnodes") would be taken by torchrun, or rejected as ambiguous."""
+    from torch.distributed.run import get_args_parser
+
+    from flashviz import ring_bench
+    theirs = [o for a in get_args_parser()._actions for o in a.option_strings]
+    ours = [o for a in ring_bench._parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
+    assert ours and not [o for o in ours if any(x.startswith(o) for x in theirs)]
