@@ -161,12 +161,14 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
     ms, p20, p80, n_reps, peak = time_fn(env, total, group, *reps)
     out = dict(ms=ms, ms_p20=p20, ms_p80=p80, reps=n_reps, ms_compute=None, ms_comm=None, hidden=None)
     if w > 1 and cfg["overlap"]:
-        causal, scale, r = ring.prepare(q, k, v, causal=cell["causal"], sm_scale=None, group=group,
-                                        layout=cell["layout"], impl=cfg["impl"])
-        lk = dict(causal=causal, sm_scale=scale, impl=cfg["impl"], layout=cell["layout"], ring=r)
-        o, lse = ring.forward_loop(q, k, v, **lk) if mode == "fwd+bwd" else (None, None)
+        def setup():                                    # the checks ring_attention runs, in every loop alike
+            causal, scale, r = ring.prepare(q, k, v, causal=cell["causal"], sm_scale=None, group=group,
+                                            layout=cell["layout"], impl=cfg["impl"])
+            return dict(causal=causal, sm_scale=scale, impl=cfg["impl"], layout=cell["layout"], ring=r)
+        o, lse = ring.forward_loop(q, k, v, **setup()) if mode == "fwd+bwd" else (None, None)
 
         def loop(m):
+            lk = setup()
             ring.forward_loop(q, k, v, mode=m, **lk)
             if mode == "fwd+bwd":
                 ring.backward_loop(q, k, v, o, lse, dout, None, mode=m, **lk)
