@@ -40,6 +40,7 @@ PAGES = [
     ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
     ("flashviz/ui/speed.py", "common.nav_speed", ":material/speed:", "speed"),
     ("flashviz/ui/backward.py", "backward.nav", ":material/undo:", "backward"),
+    ("flashviz/ui/ring.py", "ring.nav", ":material/cycle:", "ring"),
     ("flashviz/ui/quiz.py", "common.nav_quiz", ":material/quiz:", "quiz"),
 ]
 

@@ -1,0 +1,219 @@
+"""Ring-attention benchmark datasets (written by `torchrun ... -m flashviz.ring_bench`): schema, loading, helpers.
+
+No torch here (the page imports it). The bytes go through the same guarded JSON reading as the speed datasets
+(size cap, strict UTF-8, no NaN/Infinity, no duplicate keys, depth cap), then this schema; DatasetError names
+the offending field. They live in assets/benchmarks/ring/ (the speed page reads only assets/benchmarks/*.json).
+
+Dataset JSON, kind "flashviz-ring", schema_version 1
+    {"schema_version": 1, "kind": "flashviz-ring", "complete": bool, "elapsed_s": float, "stopped": str (optional),
+     "provenance": {the speed datasets' fields (flashviz.bench), plus "backend" ("nccl"|"gloo"), "nccl_version"
+                    (str|null), "world_size" (int), "gpu_names" (one per rank, comma separated)},
+     "config": {"batch", "heads", "d", "dtype", "impl", "warmup", "reps", "min_reps", "rep_s", "budget_s", "seed",
+                "overlap" (bool: compute-only and transfer-only loops timed too)},
+     "checks": [{"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}]   (float64 rows, see ring_bench),
+     "cells": [{"n", "world", "layout", "causal", "mode" ("fwd"|"fwd+bwd"), "status" ("ok"|"oom"|"error"|"skipped"),
+                "message", "ms" (median over reps of the slowest rank), "ms_p20", "ms_p80", "reps",
+                "ms_compute" (the same loop without transfers), "ms_comm" (only the transfers),
+                "hidden" = 1 - (ms - ms_compute) / ms_comm (share of the transfer time hidden under compute),
+                "flops" (whole attention: 4*B*H*N^2*d, halved when causal, x3.5 for fwd+bwd), "tflops" (all GPUs),
+                "peak_bytes" (max over ranks of torch.cuda.max_memory_allocated), "peak_bytes_min",
+                "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes sent per step)}]}
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from flashviz.errors import DatasetError
+
+from . import dataset as _ds
+from .spec import DTYPES, flops
+
+KIND = "flashviz-ring"
+SCHEMA_VERSION = 1
+LAYOUTS = ("contiguous", "zigzag")
+MODES = ("fwd", "fwd+bwd")
+STATUSES = ("ok", "oom", "error", "skipped")
+DEFAULT_DIR = _ds.DEFAULT_DIR / "ring"
+STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
+    "sm_count", "compute_capability", "driver_version", "cuda_version", "cudnn_version", "triton", "numpy",
+    "source_sha256", "flashviz"}
+CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "tflops")
+CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
+             "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50)}
+CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"layout", "causal", "mode", "status", "message", "hidden", "flops"}
+CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1 << 16), "d": (1, 4096), "warmup": (0, 1000),
+               "reps": (1, 10 ** 6), "min_reps": (1, 10 ** 6), "seed": (-(1 << 63), 1 << 64)}
+CHECK_KEYS = {"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}
+
+
+def _provenance(p) -> None:
+    if not isinstance(p, dict):
+        _ds._fail("provenance", "must be an object")
+    _ds._provenance({k: v for k, v in p.items() if k in STD_PROV})
+    _ds._str("provenance.backend", p.get("backend"), 20)
+    if p["backend"] not in ("nccl", "gloo"):
+        _ds._fail("provenance.backend", "must be 'nccl' or 'gloo'")
+    _ds._str("provenance.nccl_version", p.get("nccl_version"), 40, null=True)
+    _ds._int_in("provenance.world_size", p.get("world_size"), 1, 1 << 12)
+    _ds._str("provenance.gpu_names", p.get("gpu_names"), 2000, null=True)
+    extra = set(p) - STD_PROV - {"backend", "nccl_version", "world_size", "gpu_names"}
+    if extra:
+        _ds._fail(f"provenance.{sorted(extra)[0][:40]}", "is not a field of the schema")
+
+
+def _config(c) -> None:
+    if not isinstance(c, dict):
+        _ds._fail("config", "must be an object")
+    for k in c:
+        if k not in (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap"):
+            _ds._fail(f"config.{str(k)[:40]}", "is not a field of the schema")
+    for k, (lo, hi) in CONFIG_INTS.items():
+        _ds._int_in(f"config.{k}", c.get(k), lo, hi)
+    if c.get("dtype") not in DTYPES:
+        _ds._fail("config.dtype", f"must be one of {', '.join(DTYPES)}")
+    _ds._str("config.impl", c.get("impl"), 40)
+    if not _ds.IMPL_RE.match(c["impl"]):
+        _ds._fail("config.impl", "is not a plain implementation name")
+    _ds._number("config.rep_s", c.get("rep_s"), bound=1e6)
+    _ds._number("config.budget_s", c.get("budget_s"), bound=1e7)
+    _ds._bool("config.overlap", c.get("overlap"))
+
+
+def _cell(i: int, c, cfg: dict) -> None:
+    w = f"cells[{i}]"
+    if not isinstance(c, dict):
+        _ds._fail(w, "must be an object")
+    for k in c:
+        if k not in CELL_KEYS:
+            _ds._fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
+    for k in ("n", "world", "layout", "causal", "mode", "status", "flops"):
+        if k not in c:
+            _ds._fail(w, f"missing required field {k!r}")
+    if c["layout"] not in LAYOUTS:
+        _ds._fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
+    if c["mode"] not in MODES:
+        _ds._fail(f"{w}.mode", f"must be one of {', '.join(MODES)}")
+    if c["status"] not in STATUSES:
+        _ds._fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}")
+    _ds._bool(f"{w}.causal", c["causal"])
+    _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+    for k, (lo, hi) in CELL_INTS.items():
+        _ds._int_in(f"{w}.{k}", c.get(k), lo, hi, null=k not in ("n", "world"))
+    for k in CELL_NUMBERS:
+        _ds._number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e7)
+    h = c.get("hidden")
+    if h is not None and (isinstance(h, bool) or not isinstance(h, (int, float)) or not math.isfinite(h)
+                          or abs(h) > 1e6):
+        _ds._fail(f"{w}.hidden", "must be a finite number or null")
+    if not math.isclose(c["flops"], flops(c["n"], cfg["d"], c["causal"], cfg["batch"], cfg["heads"], c["mode"]),
+                        rel_tol=1e-9):
+        _ds._fail(f"{w}.flops", "is not 4*B*H*N^2*d (halved when causal, x3.5 for fwd+bwd)")
+    if c["status"] == "ok":
+        for k in ("ms", "tflops"):
+            if c.get(k) is None:
+                _ds._fail(f"{w}.{k}", "is required when status is 'ok'")
+        if not math.isclose(c["tflops"], c["flops"] / (c["ms"] * 1e9), rel_tol=1e-6):
+            _ds._fail(f"{w}.tflops", "does not equal flops / time")
+    elif c.get("ms") is not None:
+        _ds._fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+
+
+def _check(i: int, c) -> None:
+    w = f"checks[{i}]"
+    if not isinstance(c, dict) or set(c) != CHECK_KEYS:
+        _ds._fail(w, f"must be an object with exactly {', '.join(sorted(CHECK_KEYS))}")
+    _ds._int_in(f"{w}.world", c["world"], 1, 1 << 12)
+    _ds._int_in(f"{w}.n", c["n"], 1, 1 << 26)
+    if c["layout"] not in LAYOUTS:
+        _ds._fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
+    for k in ("causal", "ok"):
+        _ds._bool(f"{w}.{k}", c[k])
+    for k in ("err_ring", "err_single"):
+        _ds._number(f"{w}.{k}", c[k], bound=1e30)
+
+
+def validate_ring_dataset(obj) -> dict:
+    if not isinstance(obj, dict):
+        raise DatasetError("not a valid ring dataset: the top level must be a JSON object")
+    if _ds._depth(obj) > _ds.MAX_DEPTH:
+        raise DatasetError(f"not a valid ring dataset: nested deeper than {_ds.MAX_DEPTH} levels")
+    if obj.get("kind") != KIND:
+        _ds._fail("kind", f"must be {KIND!r} (is this a ring-attention recording?)")
+    v = obj.get("schema_version")
+    if isinstance(v, bool) or v != SCHEMA_VERSION:
+        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+    for k in obj:
+        if k not in ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "config",
+                     "checks", "cells"):
+            _ds._fail(str(k)[:40], "is not a field of the schema")
+    for k in ("provenance", "config", "cells"):
+        if k not in obj:
+            _ds._fail(k, "missing")
+    _ds._bool("complete", obj.get("complete"), null=True)
+    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    _ds._str("stopped", obj.get("stopped"), 300, null=True)
+    _provenance(obj["provenance"])
+    _config(obj["config"])
+    checks = obj.get("checks", [])
+    if not isinstance(checks, list) or len(checks) > 1000:
+        _ds._fail("checks", "must be a list of at most 1000 checks")
+    for i, c in enumerate(checks):
+        _check(i, c)
+    cells = obj["cells"]
+    if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
+        _ds._fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
+    seen = set()
+    for i, c in enumerate(cells):
+        _cell(i, c, obj["config"])
+        key = (c["n"], c["world"], c["layout"], c["causal"], c["mode"])
+        if key in seen:
+            _ds._fail(f"cells[{i}]", "duplicates an earlier cell (same N, world, layout, causal, mode)")
+        seen.add(key)
+    return obj
+
+
+def parse_ring_dataset(data: bytes) -> dict:
+    """Bytes -> validated ring dataset; DatasetError otherwise. The speed datasets' guarded JSON reading
+    (flashviz.bench.dataset), then this schema; nothing is ever evaluated."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > _ds.MAX_BYTES:
+        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
+                           f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        obj = json.loads(text, parse_constant=_ds._reject_constant, parse_float=_ds._float, parse_int=_ds._int,
+                         object_pairs_hook=_ds._no_duplicates)
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except RecursionError:
+        raise DatasetError(f"not a valid dataset: nested deeper than {_ds.MAX_DEPTH} levels") from None
+    except ValueError as e:
+        raise DatasetError(f"not a valid dataset: {e}") from None
+    return validate_ring_dataset(obj)
+
+
+def load_ring_dataset(source) -> dict:
+    """A path or bytes -> validated ring dataset."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return parse_ring_dataset(source)
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+        if size > _ds.MAX_BYTES:
+            raise DatasetError(f"{path.name} is {size / 2**20:.1f} MiB; datasets are limited to "
+                               f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
+        return parse_ring_dataset(path.read_bytes())
+    except OSError as e:
+        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+
+
+def list_ring_datasets(directory=None) -> list[Path]:
+    d = Path(directory) if directory is not None else DEFAULT_DIR
+    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []

@@ -1,0 +1,228 @@
+"""Strings of the page "Ring attention" (flashviz/ui/ring.py) and its charts (charts/ring.py, ring_measured.py).
+Terms: 环形注意力 (ring attention), 分片 (shard), 之字形 (zigzag), 重叠 (overlap), 在线 softmax 的合并 (the merge)."""
+
+STRINGS = {
+    "ring.nav": {"en": "Ring attention", "zh": "环形注意力"},
+    "ring.title": {"en": "Ring attention: one sequence over several GPUs", "zh": "环形注意力：一条序列分布在多块 GPU 上"},
+    "ring.intro": {
+        "en": "A sequence too long for one GPU can be cut into W shards, one per GPU. Ring attention keeps each "
+              "GPU's queries at home and sends the keys and values around a ring: at every step each GPU computes "
+              "its queries against the K/V block it holds while passing that block on to its neighbour. Each query "
+              "row folds the block's partial result into its running (m, ℓ, o) with the same merge flash-decoding "
+              "uses, so after W steps it has seen every key and the answer equals one pass over the whole "
+              "sequence. With a causal mask, how the sequence is cut decides who waits; the zigzag layout fixes that.",
+        "zh": "一条序列太长、一块 GPU 放不下时，可以把它切成 W 个分片，每块 GPU 一片。环形注意力让每块 GPU 的 query "
+              "留在本地，把 key 和 value 沿一个环传递：每一步，每块 GPU 一边用自己的 query 计算手上这块 K/V，一边把这块 "
+              "K/V 传给下一块 GPU。每个 query 行用与 flash-decoding 相同的合并规则，把这一块的部分结果并入它的 (m, ℓ, o)；"
+              "W 步之后它见过了所有 key，结果与对整条序列一次算完完全相同。加上因果掩码后，序列怎么切决定了谁在等待；"
+              "之字形（zigzag）切分解决了这个问题。"},
+    "ring.fix_input": {"en": "Correct the value and the page comes back.", "zh": "改正这个值，页面就会恢复。"},
+
+    # section 1
+    "ring.sim_header": {"en": "The ring, step by step", "zh": "环，一步一步"},
+    "ring.world": {"en": "GPUs W", "zh": "GPU 数 W"},
+    "ring.world_help": {"en": "Virtual devices in the ring (1 to 8). W = 1 is plain attention on one GPU.",
+                        "zh": "环上的虚拟设备数（1 到 8）。W = 1 就是单 GPU 上的普通注意力。"},
+    "ring.layout": {"en": "Layout", "zh": "切分方式"},
+    "ring.layout_help": {
+        "en": "Contiguous: W chunks, GPU r owns chunk r. Zigzag: 2W chunks, GPU r owns chunks r and 2W−1−r.",
+        "zh": "连续切分：切成 W 段，GPU r 拿第 r 段。之字形：切成 2W 段，GPU r 拿第 r 段和第 2W−1−r 段。"},
+    "ring.layout_contiguous": {"en": "contiguous", "zh": "连续切分"},
+    "ring.layout_zigzag": {"en": "zigzag", "zh": "之字形"},
+    "ring.causal": {"en": "Causal", "zh": "因果掩码"},
+    "ring.causal_help": {"en": "A query sees only keys at or before its own position.",
+                         "zh": "每个 query 只能看到位置不晚于自己的 key。"},
+    "ring.chunk": {"en": "Tokens per chunk", "zh": "每段 token 数"},
+    "ring.chunk_help": {"en": "1 to 16. N = chunk × W (contiguous) or chunk × 2W (zigzag).",
+                        "zh": "1 到 16。N = 段长 × W（连续切分）或 段长 × 2W（之字形）。"},
+    "ring.row": {"en": "Tracked query row (local)", "zh": "跟踪的 query 行（本地编号）"},
+    "ring.row_help": {"en": "Every GPU follows its own row with this local index.",
+                      "zh": "每块 GPU 跟踪自己分片里这个本地编号的行。"},
+    "ring.row_single": {"en": "Each GPU owns one row.", "zh": "每块 GPU 只有一行。"},
+    "ring.describe": {
+        "en": "N = {n} tokens in chunks of {c} · W = {w} · each GPU owns {per} query rows (and their keys and "
+              "values) · d = {d}, q, K, V from seed {seed}, rounded to {dtype}.",
+        "zh": "N = {n} 个 token，每段 {c} 个 · W = {w} · 每块 GPU 拥有 {per} 个 query 行（及对应的 key 和 value）· "
+              "d = {d}，q、K、V 由种子 {seed} 生成并舍入到 {dtype}。"},
+    "ring.step_text": {
+        "en": "**Step {s} of {w}** · GPU r holds the K/V block of GPU (r − {s0}) mod {w} · busy: {busy}, idle: {idle}",
+        "zh": "**第 {s} / {w} 步** · GPU r 手上是 GPU (r − {s0}) mod {w} 的 K/V 块 · 在算：{busy} 块，空闲：{idle} 块"},
+    "ring.state_explain": {
+        "en": "Each GPU follows one of its own query rows (the same local row on every GPU, outlined in the matrix). "
+              "After each step its running maximum m and sum ℓ include the block it just saw; a block wholly in the "
+              "row's future (causal) leaves them unchanged. The diamonds are one pass over all keys.",
+        "zh": "每块 GPU 跟踪自己的一个 query 行（各 GPU 的本地编号相同，矩阵里用框标出）。每一步之后，它的运行最大值 m "
+              "和运行求和 ℓ 就包含了刚看过的那一块；整块都在该行“未来”的块（因果）不改变它们。菱形是对所有 key 一次算完的结果。"},
+    "ring.col_device": {"en": "GPU", "zh": "GPU"},
+    "ring.col_row": {"en": "tracked row (global)", "zh": "跟踪的行（全局位置）"},
+    "ring.col_block": {"en": "K/V block held", "zh": "手上的 K/V 块"},
+    "ring.col_seen": {"en": "keys seen in it", "zh": "其中可见的 key 数"},
+    "ring.same": {"en": "After {w} steps every GPU's merged o/ℓ equals one pass over all keys (max difference {diff}, "
+                        "float64 rounding).",
+                  "zh": "{w} 步之后，每块 GPU 合并得到的 o/ℓ 与一次遍历全部 key 的结果相同（最大差 {diff}，float64 舍入）。"},
+    "ring.differ": {"en": "The merged rows differ from one pass (max difference {diff}).",
+                    "zh": "合并后的行与一次遍历的结果不一致（最大差 {diff}）。"},
+
+    # section 2
+    "ring.balance_header": {"en": "Causal: who works when", "zh": "因果掩码：谁在什么时候干活"},
+    "ring.balance_text": {
+        "en": "With a causal mask a key chunk later than a query chunk is skipped. **Contiguous** (GPU r owns chunk "
+              "r): {idle} of {slots} (GPU, step) slots are idle, the busiest GPU does {busy}× the work of the least "
+              "busy, and a ring whose steps wait for their busiest GPU takes {crit}× the ideal (total work / W). "
+              "**Zigzag** (GPU r owns chunks r and 2W−1−r, one early and one late): {idle_z} idle slots, {crit_z}× "
+              "the ideal. (W = {w}, N = {n}; work = visible (query, key) pairs.)",
+        "zh": "加上因果掩码后，晚于 query 段的 key 段会被跳过。**连续切分**（GPU r 拿第 r 段）：{slots} 个（GPU，步）"
+              "中有 {idle} 个空闲，最忙的 GPU 的工作量是最闲的 {busy} 倍；若每一步都要等最忙的 GPU，整个环的用时是理想值"
+              "（总工作量 / W）的 {crit} 倍。**之字形**（GPU r 拿第 r 段和第 2W−1−r 段，一早一晚）：{idle_z} 个空闲，"
+              "为理想值的 {crit_z} 倍。（W = {w}，N = {n}；工作量 = 可见的 (query, key) 对数。）"},
+
+    # section 3
+    "ring.tl_header": {"en": "Compute and transfer: a cost model at full size",
+                       "zh": "计算与传输：全尺寸下的成本模型"},
+    "ring.tl_intro": {
+        "en": "The same ring at the size of the recording. Per step, a GPU's compute is its visible pairs × 4·d·B·H "
+              "FLOP divided by its attention throughput, plus merging the block's result (HBM traffic); one transfer "
+              "is one shard's K and V over the link. A GPU starts the next step when its compute is done and the "
+              "next block has arrived; with overlap the transfer runs during the compute. The parameters and where "
+              "they come from are listed under the chart.",
+        "zh": "同一个环，放大到实测的尺寸。每一步，一块 GPU 的计算时间 = 可见对数 × 4·d·B·H FLOP ÷ 注意力吞吐，"
+              "再加上合并这一块结果的 HBM 访存；一次传输 = 一个分片的 K 和 V 经过互联链路。GPU 在本步计算完成且下一块"
+              "已到达后开始下一步；开启重叠时，传输与计算同时进行。参数及其来源列在图下方。"},
+    "ring.tl_n": {"en": "Sequence length N", "zh": "序列长度 N"},
+    "ring.tl_overlap": {"en": "Overlap transfers", "zh": "传输与计算重叠"},
+    "ring.tl_overlap_help": {"en": "Off: a block is sent only after both GPUs finished computing.",
+                             "zh": "关闭：两块 GPU 都算完之后才开始传输。"},
+    "ring.tl_total": {"en": "Ring (model)", "zh": "环（模型）"},
+    "ring.tl_compute_only": {"en": "Compute only", "zh": "只算不传"},
+    "ring.tl_comm_only": {"en": "Transfers only", "zh": "只传不算"},
+    "ring.tl_hidden": {"en": "Transfer hidden", "zh": "被掩盖的传输"},
+    "ring.tl_hidden_help": {
+        "en": "1 − (ring − compute only) / transfers only: the share of the transfer time the compute hides. The "
+              "benchmark reports the same quantity from its three timed loops.",
+        "zh": "1 −（环 − 只算不传）/ 只传不算：传输时间中被计算掩盖的比例。基准测试用它计时的三个循环报告同一个量。"},
+    "ring.tl_title_cfg": {"en": "Timeline: W = {w}, N = {n}, {layout}, {mask}, B = {batch}, H = {heads}, d = {d}, {dtype}",
+                          "zh": "时间线：W = {w}，N = {n}，{layout}，{mask}，B = {batch}，H = {heads}，d = {d}，{dtype}"},
+    "ring.mask_causal": {"en": "causal", "zh": "因果"},
+    "ring.mask_full": {"en": "no mask", "zh": "无掩码"},
+    "ring.src_compute_assumed": {
+        "en": "Compute: {v} TFLOP/s per GPU. Assumed: about the fast kernel's recorded forward on one H200 (fp16, d = 128).",
+        "zh": "计算：每块 GPU {v} TFLOP/s。假设值：约等于 fast kernel 在单块 H200 上实测的前向吞吐（fp16，d = 128）。"},
+    "ring.src_compute_ring": {
+        "en": "Compute: {v} TFLOP/s per GPU. Recorded: the single-GPU forward at N = {n} in the ring recording.",
+        "zh": "计算：每块 GPU {v} TFLOP/s。实测：环形注意力记录中 N = {n} 的单 GPU 前向。"},
+    "ring.src_compute_speed": {
+        "en": "Compute: {v} TFLOP/s per GPU. Recorded: the {impl} kernel's forward at N = {n}, d = {d} in the speed "
+              "recording.",
+        "zh": "计算：每块 GPU {v} TFLOP/s。实测：速度记录中 {impl} kernel 在 N = {n}、d = {d} 时的前向。"},
+    "ring.src_link_assumed": {
+        "en": "Link: {v} GB/s each way. Assumed: NVLink 4 on the H200 SXM, 900 GB/s per GPU counting both directions "
+              "(NVIDIA H200 datasheet).",
+        "zh": "链路：单向 {v} GB/s。假设值：H200 SXM 的 NVLink 4，双向合计每块 GPU 900 GB/s（NVIDIA H200 数据手册）。"},
+    "ring.src_link_ring": {
+        "en": "Link: {v} GB/s each way. Recorded: the transfers alone at N = {n} on {w} GPUs (K and V bytes per step "
+              "/ time per step).",
+        "zh": "链路：单向 {v} GB/s。实测：N = {n}、{w} 块 GPU 时只传不算的耗时（每步 K 和 V 的字节数 / 每步时间）。"},
+    "ring.src_hbm_assumed": {
+        "en": "HBM: {v} TB/s. Assumed: a device-to-device copy measured on the H200 (datasheet: 4.8 TB/s).",
+        "zh": "HBM：{v} TB/s。假设值：在 H200 上实测的显存到显存拷贝带宽（数据手册：4.8 TB/s）。"},
+
+    # section 4
+    "ring.rec_header": {"en": "Recorded on two GPUs", "zh": "两块 GPU 上的实测"},
+    "ring.no_recording": {
+        "en": "No recording yet: the benchmark has not been run on two GPUs for this app. The command below, on a "
+              "machine with two GPUs, writes one; put the file in assets/benchmarks/ring/ and it appears here with "
+              "its provenance.",
+        "zh": "还没有实测记录：本应用尚未在两块 GPU 上运行过基准测试。在有两块 GPU 的机器上运行下面的命令即可生成一份；"
+              "把文件放到 assets/benchmarks/ring/ 目录后，它会连同来源信息显示在这里。"},
+    "ring.bad_file": {"en": "The recording {name} cannot be read: {msg}", "zh": "无法读取记录 {name}：{msg}"},
+    "ring.dataset": {"en": "Recording", "zh": "记录"},
+    "ring.pass": {"en": "Pass", "zh": "计算过程"},
+    "ring.pass_fwd": {"en": "forward", "zh": "前向"},
+    "ring.pass_fwd+bwd": {"en": "forward + backward", "zh": "前向 + 反向"},
+    "ring.rec_summary": {"en": "{what}: **{s}×** the speed of one GPU at N = {n} (ideal {w}×).",
+                         "zh": "{what}：N = {n} 时速度是单 GPU 的 **{s} 倍**（理想值 {w} 倍）。"},
+    "ring.hidden_note": {
+        "en": "Hidden share of the transfer = 1 − (t − t_compute) / t_comm, with t_compute the same loop without "
+              "sends and t_comm the sends alone; timing noise can push it slightly outside 0–100 %.",
+        "zh": "被掩盖的传输比例 = 1 − (t − t_compute) / t_comm，其中 t_compute 是不发送的同一循环，t_comm 是只发送；"
+              "计时噪声可能让它略微超出 0–100 %。"},
+    "ring.not_measured": {"en": "Not measured in this recording: {cells}.", "zh": "本记录中未测量：{cells}。"},
+    "ring.prov_header": {"en": "**Where these numbers come from**", "zh": "**这些数字从哪里来**"},
+    "ring.prov_gpus": {"en": "GPUs", "zh": "GPU"},
+    "ring.prov_backend": {"en": "Backend", "zh": "通信后端"},
+    "ring.prov_nccl": {"en": "NCCL", "zh": "NCCL"},
+    "ring.prov_world": {"en": "World size", "zh": "进程数"},
+    "ring.prov_driver": {"en": "Driver", "zh": "驱动"},
+    "ring.prov_cuda": {"en": "CUDA", "zh": "CUDA"},
+    "ring.prov_torch": {"en": "torch", "zh": "torch"},
+    "ring.prov_triton": {"en": "triton", "zh": "triton"},
+    "ring.prov_date": {"en": "Date (UTC)", "zh": "日期（UTC）"},
+    "ring.prov_commit": {"en": "Commit", "zh": "提交"},
+    "ring.prov_timer": {"en": "Timer", "zh": "计时方式"},
+    "ring.prov_shape": {"en": "Shape", "zh": "形状"},
+    "ring.prov_command": {"en": "Re-run with:", "zh": "复现命令："},
+    "ring.chk_world": {"en": "GPUs", "zh": "GPU 数"},
+    "ring.chk_ring": {"en": "ring: max error vs float64", "zh": "环：相对 float64 的最大误差"},
+    "ring.chk_single": {"en": "one GPU: max error vs float64", "zh": "单 GPU：相对 float64 的最大误差"},
+    "ring.chk_ok": {"en": "within 2× + eps", "zh": "在 2 倍 + eps 以内"},
+
+    # charts
+    "ring.ring_title": {"en": "The ring at step {s} of {w}", "zh": "第 {s} / {w} 步时的环"},
+    "ring.device_label": {"en": "GPU {r} · Q: {q}<br>holds K/V of GPU {src} ({k})<br>{work}",
+                          "zh": "GPU {r} · Q：{q}<br>手上是 GPU {src} 的 K/V（{k}）<br>{work}"},
+    "ring.idle": {"en": "idle", "zh": "空闲"},
+    "ring.busy": {"en": "computing", "zh": "在计算"},
+    "ring.pairs": {"en": "{n} pairs", "zh": "{n} 对"},
+    "ring.sending": {"en": "K/V of GPU {src}", "zh": "GPU {src} 的 K/V"},
+    "ring.in_flight": {"en": "block passed on (overlaps the compute)", "zh": "传给下一块的 K/V（与计算重叠）"},
+    "ring.matrix_title": {"en": "Scores S by global position, step {s} of {w}", "zh": "按全局位置排列的分数 S，第 {s} / {w} 步"},
+    "ring.cell_current": {"en": "computed at this step", "zh": "本步计算"},
+    "ring.cell_done": {"en": "computed earlier", "zh": "之前已算"},
+    "ring.cell_pending": {"en": "later", "zh": "之后再算"},
+    "ring.cell_masked": {"en": "masked (never computed)", "zh": "被掩码（从不计算）"},
+    "ring.tracked_rows": {"en": "tracked rows", "zh": "跟踪的行"},
+    "ring.hover_cell": {"en": "query %{y} · key %{x}<br>%{customdata}", "zh": "query %{y} · key %{x}<br>%{customdata}"},
+    "ring.hover_owner": {"en": "query %{y} lives on GPU %{z}", "zh": "query %{y} 在 GPU %{z} 上"},
+    "ring.axis_key": {"en": "key position", "zh": "key 位置"},
+    "ring.axis_query": {"en": "query position (left strip: its GPU)", "zh": "query 位置（左侧色条：所在 GPU）"},
+    "ring.state_title": {"en": "Running m and ℓ of each GPU's tracked row, after step {s} of {w}",
+                         "zh": "各 GPU 跟踪行的运行 m 与 ℓ，第 {s} / {w} 步之后"},
+    "ring.state_m": {"en": "m (running max)", "zh": "m（运行最大值）"},
+    "ring.state_l": {"en": "ℓ (running sum)", "zh": "ℓ（运行求和）"},
+    "ring.state_row": {"en": "GPU {r}, row {i}", "zh": "GPU {r}，第 {i} 行"},
+    "ring.hover_state": {"en": "after step %{x}: %{y:.4g}", "zh": "第 %{x} 步之后：%{y:.4g}"},
+    "ring.hover_single": {"en": "one pass over all keys: %{y:.4g}", "zh": "一次遍历全部 key：%{y:.4g}"},
+    "ring.axis_step": {"en": "step", "zh": "步"},
+    "ring.work_title": {"en": "Visible (query, key) pairs per GPU and step, causal",
+                        "zh": "每块 GPU 每一步的可见 (query, key) 对数（因果）"},
+    "ring.work_panel": {"en": "{layout}: {idle} idle, {ratio}× ideal", "zh": "{layout}：{idle} 个空闲，理想值的 {ratio} 倍"},
+    "ring.hover_work": {"en": "%{x}, step %{y}: %{z:,} pairs", "zh": "%{x}，第 %{y} 步：%{z:,} 对"},
+    "ring.tl_title": {"en": "Timeline (cost model)", "zh": "时间线（成本模型）"},
+    "ring.tl_compute": {"en": "compute (label: step)", "zh": "计算（标注：步）"},
+    "ring.tl_transfer": {"en": "K/V arriving", "zh": "K/V 到达中"},
+    "ring.hover_tl": {"en": "%{y}: %{x:.3g} ms", "zh": "%{y}：%{x:.3g} ms"},
+    "ring.tl_end": {"en": "done at {ms} ms", "zh": "{ms} ms 完成"},
+    "ring.axis_ms": {"en": "time (ms)", "zh": "时间（ms）"},
+    "ring.axis_n": {"en": "sequence length N", "zh": "序列长度 N"},
+    "ring.axis_speedup": {"en": "speed-up over one GPU", "zh": "相对单 GPU 的加速比"},
+    "ring.axis_hidden": {"en": "transfer hidden under compute", "zh": "被计算掩盖的传输"},
+    "ring.axis_gib": {"en": "peak memory per GPU (GiB)", "zh": "每块 GPU 的峰值显存（GiB）"},
+    "ring.m_single": {"en": "1 GPU", "zh": "1 块 GPU"},
+    "ring.m_multi": {"en": "{w} GPUs, {layout}", "zh": "{w} 块 GPU，{layout}"},
+    "ring.m_ideal": {"en": "ideal {w}×", "zh": "理想 {w} 倍"},
+    "ring.m_inputs": {"en": "inputs of one GPU ({w} GPU(s))", "zh": "单块 GPU 的输入（{w} 块 GPU 时）"},
+    "ring.m_time_title": {"en": "Time vs N (median)", "zh": "时间随 N 的变化（中位数）"},
+    "ring.m_speedup_title": {"en": "Speed-up over one GPU", "zh": "相对单 GPU 的加速比"},
+    "ring.m_hidden_title": {"en": "How much of the transfer is hidden", "zh": "传输有多少被掩盖"},
+    "ring.m_memory_title": {"en": "Peak memory per GPU", "zh": "每块 GPU 的峰值显存"},
+    "ring.hover_time": {"en": "N = %{x:,}: %{y:.4g} ms (%{customdata[0]} runs, p20–p80 %{customdata[1]:.4g}–"
+                              "%{customdata[2]:.4g})",
+                        "zh": "N = %{x:,}：%{y:.4g} ms（%{customdata[0]} 次，p20–p80 %{customdata[1]:.4g}–"
+                              "%{customdata[2]:.4g}）"},
+    "ring.hover_speedup": {"en": "N = %{x:,}: %{y:.2f}×", "zh": "N = %{x:,}：%{y:.2f} 倍"},
+    "ring.hover_hidden": {"en": "N = %{x:,}: %{y:.0f} % (ring %{customdata[0]:.4g} ms, compute only "
+                                "%{customdata[1]:.4g} ms, transfers only %{customdata[2]:.4g} ms)",
+                          "zh": "N = %{x:,}：%{y:.0f} %（环 %{customdata[0]:.4g} ms，只算不传 %{customdata[1]:.4g} ms，"
+                                "只传不算 %{customdata[2]:.4g} ms）"},
+    "ring.hover_memory": {"en": "N = %{x:,}: %{y:.3g} GiB", "zh": "N = %{x:,}：%{y:.3g} GiB"},
+}

@@ -1,0 +1,311 @@
+"""Page "Ring attention": one sequence over W GPUs, K/V blocks passed around a ring, partial results merged.
+
+Thin: this page's controls (W, layout, causal, chunk length, tracked row; timeline N and overlap; recorded pass
+and mask) go to the numpy simulation flashviz.ring (cached), whose results go to charts/ring.py; the recorded
+two-GPU datasets (assets/benchmarks/ring/*.json, written by `torchrun ... -m flashviz.ring_bench`, validated by
+flashviz.bench.ring_dataset, never executed) go to charts/ring_measured.py. The shared sidebar gives d, dtype
+and seed of the simulated Q, K, V. Strings: flashviz/i18n/ring.py.
+Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from flashviz import ring as engine
+from flashviz.bench import list_datasets, load_dataset, nearest_cell
+from flashviz.bench.ring_dataset import list_ring_datasets, load_ring_dataset
+from flashviz.charts import ring as charts
+from flashviz.charts import ring_measured as mcharts
+from flashviz.charts.common import fmt_num
+from flashviz.errors import DatasetError, InputError
+from flashviz.i18n import t
+from flashviz.online_softmax import make_qkv
+from flashviz.ui import state, steps
+from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.config import round_to_dtype
+
+NS = "ring"
+FIELDS = ("d", "dtype", "seed")
+DEFAULTS = dict(world=4, layout="zigzag", causal=True, chunk=4, row=0, tl_n=131072, overlap=True, mode="fwd",
+                mcausal=True, dataset=None)
+MAX_CHUNK = 16
+TL_NS = (32768, 65536, 131072, 262144, 524288)
+TL_SHAPE = dict(batch=1, heads=32, d=128, dtype="float16")          # the recording's target configuration
+ELEM = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+COMMAND = "torchrun --nproc-per-node 2 -m flashviz.ring_bench --budget-s 400 --out assets/benchmarks/ring/ring.json"
+
+
+def _kept(name: str) -> dict:
+    return state.kept(f"{NS}.{name}", DEFAULTS[name])
+
+
+def _val(name: str):
+    return st.session_state.get(f"{NS}.{name}", DEFAULTS[name])
+
+
+def _whole(name: str, label: str, lo: int, hi: int) -> int:
+    v = _val(name)
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise InputError(f"{label} must be a whole number in {lo}..{hi}, got {v!r}")
+    return int(v)
+
+
+# ----------------------------------------------------------------------------- cached engine and data
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_sim(world: int, layout: str, causal: bool, chunk: int, row: int, d: int, dtype: str,
+               seed: int) -> engine.RingSim:
+    """Read-only: the simulation of one configuration (never mutated by the page)."""
+    n = chunk * world * (2 if layout == "zigzag" else 1)
+    q, k, v = (round_to_dtype(a, dtype) for a in make_qkv(n, d, seed))
+    return engine.simulate(q, k, v, world, layout, causal, row)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def committed_ring(path: str, mtime: float) -> dict:
+    return load_ring_dataset(path)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def speed_cell(paths: tuple[tuple[str, float], ...]) -> dict | None:
+    """The fast kernel's recorded forward nearest the ring's per-block shape, from the speed datasets."""
+    for path, _ in paths:
+        try:
+            cell = nearest_cell(load_dataset(path), "fast", n=16384, d=128, causal=False, dtype="float16",
+                                batch=4, heads=32, mode="fwd")
+        except DatasetError:
+            continue
+        if cell and cell["status"] == "ok":
+            return cell
+    return None
+
+
+def ring_datasets(lang: str) -> dict[str, dict]:
+    out = {}
+    for p in list_ring_datasets():
+        try:
+            out[p.name] = committed_ring(str(p), p.stat().st_mtime)
+        except DatasetError as e:                      # a broken file must not take the page down
+            st.warning(t("ring.bad_file", lang, name=p.name, msg=str(e)), icon=":material/warning:")
+    return out
+
+
+# ----------------------------------------------------------------------------- section 1: the ring, step by step
+
+def state_table(sim: engine.RingSim, step: int, lang: str) -> pd.DataFrame:
+    return pd.DataFrame({
+        t("ring.col_device", lang): [f"GPU {r}" for r in range(sim.world)],
+        t("ring.col_row", lang): [int(i) for i in sim.tracked],
+        t("ring.col_block", lang): [f"GPU {int(s)}" for s in sim.held[step]],
+        t("ring.col_seen", lang): [int(x) for x in sim.seen[step]],
+        "m": [fmt_num(float(x)) for x in sim.m[step]],
+        "ℓ": [fmt_num(float(x)) for x in sim.l[step]],
+    })
+
+
+def ring_step(sim: engine.RingSim, name: str, lang: str, step: int) -> None:
+    busy = int((sim.work[step] > 0).sum())
+    st.markdown(t("ring.step_text", lang, s=step + 1, s0=step, w=sim.world, busy=busy, idle=sim.world - busy))
+    a, b = st.columns([1, 1])
+    with a:
+        chart(charts.ring_figure(sim, step, lang), "ring", f"{name}_step{step + 1}", key=f"{NS}.ring_chart")
+    with b:
+        chart(charts.matrix_figure(sim, step, lang), "ring_matrix", f"{name}_step{step + 1}", key=f"{NS}.matrix")
+    a, b = st.columns([3, 2])
+    with a:
+        chart(charts.state_figure(sim, step, lang), "ring_state", f"{name}_step{step + 1}", key=f"{NS}.state")
+    with b:
+        st.markdown(t("ring.state_explain", lang))
+        st.dataframe(state_table(sim, step, lang), hide_index=True, key=f"{NS}.table")
+    st.session_state[f"{NS}.step_view"] = dict(step=step, busy=busy)                  # tests
+
+
+def ring_section(cfg, lang: str) -> engine.RingSim:
+    st.header(t("ring.sim_header", lang))
+    c = st.columns([2, 2, 1, 1, 2], vertical_alignment="bottom")
+    c[0].slider(t("ring.world", lang), 1, 8, help=t("ring.world_help", lang), **_kept("world"))
+    c[1].segmented_control(t("ring.layout", lang), engine.LAYOUTS, required=True, help=t("ring.layout_help", lang),
+                           format_func=lambda x: t(f"ring.layout_{x}", lang), **_kept("layout"))
+    c[2].toggle(t("ring.causal", lang), help=t("ring.causal_help", lang), **_kept("causal"))
+    c[3].number_input(t("ring.chunk", lang), step=1, help=t("ring.chunk_help", lang), **_kept("chunk"))
+    world, layout, causal = _whole("world", "W", 1, 8), _val("layout"), bool(_val("causal"))
+    chunk = _whole("chunk", "chunk length", 1, MAX_CHUNK)
+    n_local = chunk * (2 if layout == "zigzag" else 1)
+    st.session_state[f"{NS}.row"] = min(max(int(_val("row") or 0), 0), n_local - 1)
+    if n_local > 1:
+        c[4].slider(t("ring.row", lang), 0, n_local - 1, help=t("ring.row_help", lang), **_kept("row"))
+    else:
+        c[4].caption(t("ring.row_single", lang))
+    sim = cached_sim(world, layout, causal, chunk, int(_val("row")), cfg.d, cfg.dtype, cfg.seed)
+    st.caption(t("ring.describe", lang, n=sim.n, w=world, c=chunk, per=sim.n // world, d=cfg.d, dtype=cfg.dtype,
+                 seed=cfg.seed))
+    interval = steps.autoplay_controls(f"{NS}.steps", lang)
+    name = f"W{world}_{layout}{'_causal' if causal else ''}_N{sim.n}_row{sim.row}"
+    steps.stepped(f"{NS}.steps", world, lang, functools.partial(ring_step, sim, name, lang), interval=interval)
+    err = sim.max_error()
+    single = float(np.max(np.abs(sim.outputs - np.stack([s.output for s in sim.single]))))
+    if err <= 1e-12 and single <= 1e-12:
+        st.success(t("ring.same", lang, w=world, diff=f"{max(err, single):.1e}"), icon=":material/check_circle:")
+    else:
+        st.error(t("ring.differ", lang, diff=f"{max(err, single):.1e}"), icon=":material/warning:")
+    st.session_state[f"{NS}.view"] = dict(world=world, n=sim.n, layout=layout, causal=causal, err=err)  # tests
+    return sim
+
+
+# ----------------------------------------------------------------------------- section 2: causal balance
+
+def balance_section(sim: engine.RingSim, lang: str) -> None:
+    st.header(t("ring.balance_header", lang))
+    w = sim.world
+    n = 2 * w * max(1, sim.n // (2 * w))                # divisible by 2W: both layouts at the same N
+    wc, wz = (engine.work_table(w, n, lay, True) for lay in engine.LAYOUTS)
+    ic, iz = engine.imbalance(wc), engine.imbalance(wz)
+    st.markdown(t("ring.balance_text", lang, w=w, n=n, idle=ic["idle"], slots=w * w,
+                  busy=f"{ic['per_device'].max() / max(ic['per_device'].min(), 1):.1f}",
+                  crit=f"{ic['critical_over_ideal']:.2f}", idle_z=iz["idle"], crit_z=f"{iz['critical_over_ideal']:.2f}"))
+    chart(charts.work_figure(wc, wz, lang), "ring_work", f"W{w}_N{n}", key=f"{NS}.work")
+    st.session_state[f"{NS}.balance"] = dict(idle=ic["idle"], idle_z=iz["idle"], crit=ic["critical_over_ideal"],
+                                             crit_z=iz["critical_over_ideal"])                       # tests
+
+
+# ----------------------------------------------------------------------------- section 3: cost-model timeline
+
+def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
+    st.header(t("ring.tl_header", lang))
+    st.markdown(t("ring.tl_intro", lang))
+    a, b = st.columns([3, 1], vertical_alignment="bottom")
+    a.select_slider(t("ring.tl_n", lang), TL_NS, format_func=lambda n: f"{n // 1024}k", **_kept("tl_n"))
+    b.toggle(t("ring.tl_overlap", lang), help=t("ring.tl_overlap_help", lang), **_kept("overlap"))
+    shape = dict(TL_SHAPE) if ds is None else {k: ds["config"][k] for k in ("batch", "heads", "d", "dtype")}
+    cell = speed_cell(tuple((str(p), p.stat().st_mtime) for p in list_datasets()))
+    model = engine.model_from_recording(ds, cell)
+    n = int(_val("tl_n")) // (2 * sim.world) * (2 * sim.world)        # equal chunks for W = 3, 5, 6, 7 too
+    tl = engine.timeline(sim.world, n, sim.layout, sim.causal, batch=shape["batch"], heads=shape["heads"],
+                         d=shape["d"], elem_bytes=ELEM[shape["dtype"]], model=model, overlap=bool(_val("overlap")))
+    c = st.columns(4)
+    c[0].metric(t("ring.tl_total", lang), f"{charts.human_ms(tl.total_s)} ms")
+    c[1].metric(t("ring.tl_compute_only", lang), f"{charts.human_ms(tl.compute_only_s)} ms")
+    c[2].metric(t("ring.tl_comm_only", lang), f"{charts.human_ms(tl.comm_only_s)} ms")
+    c[3].metric(t("ring.tl_hidden", lang), "—" if tl.hidden is None else f"{100 * tl.hidden:.0f} %",
+                help=t("ring.tl_hidden_help", lang))
+    title = t("ring.tl_title_cfg", lang, w=sim.world, n=f"{n:,}", layout=t(f"ring.layout_{sim.layout}", lang),
+              mask=t("ring.mask_causal" if sim.causal else "ring.mask_full", lang), **shape)
+    chart(charts.timeline_figure(tl, lang, title=title), "ring_timeline", f"W{sim.world}_{sim.layout}_N{n}",
+          key=f"{NS}.timeline", meta=dict(cost_model=model.source, shape=shape, n=n))
+    values = dict(compute=f"{model.flops_per_s / 1e12:,.0f}", link=f"{model.link_bytes_per_s / 1e9:,.0f}",
+                  hbm=f"{model.hbm_bytes_per_s / 1e12:.1f}")
+    for key in ("compute", "link", "hbm"):
+        src = model.source[key]
+        st.caption(t(f"ring.src_{key}_{src['kind']}", lang, v=values[key], **{k: v for k, v in src.items()
+                                                                             if k != "kind"}))
+    st.session_state[f"{NS}.tl_view"] = dict(total=tl.total_s, hidden=tl.hidden, source=dict(model.source))  # tests
+
+
+# ----------------------------------------------------------------------------- section 4: the recording
+
+def provenance(ds: dict, lang: str) -> None:
+    p = ds["provenance"]
+    items = [("ring.prov_gpus", p.get("gpu_names")), ("ring.prov_backend", p["backend"]),
+             ("ring.prov_nccl", p.get("nccl_version")), ("ring.prov_world", p["world_size"]),
+             ("ring.prov_driver", p.get("driver_version")), ("ring.prov_cuda", p.get("cuda_version")),
+             ("ring.prov_torch", p["torch"]), ("ring.prov_triton", p.get("triton")),
+             ("ring.prov_date", p["created_utc"]), ("ring.prov_commit", p["git_commit"]),
+             ("ring.prov_timer", p["timer"]), ("ring.prov_shape", "B={batch} H={heads} d={d} {dtype}, {impl}"
+                                                .format(**ds["config"]))]
+    with st.container(border=True):
+        st.markdown(t("ring.prov_header", lang))
+        cols = st.columns(4)
+        for i, (k, v) in enumerate(items):
+            cols[i % 4].caption(f"**{t(k, lang)}** · {'unknown' if v is None else v}")
+        st.caption(t("ring.prov_command", lang))
+        st.code(p["command"], language="bash", wrap_lines=True)
+    if ds.get("checks"):
+        st.dataframe(pd.DataFrame([{t("ring.chk_world", lang): c["world"], t("ring.layout", lang): c["layout"],
+                                    t("ring.causal", lang): c["causal"], "N": c["n"],
+                                    t("ring.chk_ring", lang): f"{c['err_ring']:.1e}",
+                                    t("ring.chk_single", lang): f"{c['err_single']:.1e}",
+                                    t("ring.chk_ok", lang): "✓" if c["ok"] else "✗"} for c in ds["checks"]]),
+                     hide_index=True, key=f"{NS}.checks")
+
+
+def recorded_section(datasets: dict[str, dict], lang: str) -> None:
+    st.header(t("ring.rec_header", lang))
+    if not datasets:
+        st.info(t("ring.no_recording", lang), icon=":material/folder_off:")
+        st.code(COMMAND, language="bash", wrap_lines=True)
+        st.session_state[f"{NS}.rec_view"] = None                                        # tests
+        return
+    ss = st.session_state
+    if ss.get(f"{NS}.dataset") not in datasets:
+        ss[f"{NS}.dataset"] = next(iter(datasets))
+    a, b, c = st.columns([3, 2, 1], vertical_alignment="bottom")
+    a.selectbox(t("ring.dataset", lang), list(datasets), **state.kept(f"{NS}.dataset", next(iter(datasets))))
+    b.segmented_control(t("ring.pass", lang), ("fwd", "fwd+bwd"), required=True,
+                        format_func=lambda m: t(f"ring.pass_{m}", lang), **_kept("mode"))
+    c.toggle(t("ring.causal", lang), **_kept("mcausal"))
+    name = ss[f"{NS}.dataset"]
+    ds, mode, causal = datasets[name], _val("mode"), bool(_val("mcausal"))
+    cells = ds["cells"]
+    slug = f"{name.removesuffix('.json')}_{mode}{'_causal' if causal else ''}"
+    meta = dict(source="recorded dataset", dataset=name, provenance=ds["provenance"], config=ds["config"])
+    sp = mcharts.speedups(cells, mode, causal)
+    best = [(k, v[-1]) for k, v in sp.items() if v]
+    for k, (n, s) in best:
+        st.markdown(t("ring.rec_summary", lang, what=mcharts.label(k, lang), n=f"{n // 1024}k", s=f"{s:.2f}", w=k[0]))
+    figs = [("time", mcharts.time_figure), ("speedup", mcharts.speedup_figure), ("hidden", mcharts.hidden_figure),
+            ("memory", mcharts.memory_figure)]
+    for row in (figs[:2], figs[2:]):
+        cols = st.columns(2)
+        for col, (what, fn) in zip(cols, row):
+            with col, shown_errors(lang, where=f"recorded {what}"):
+                chart(fn(cells, lang, mode=mode, causal=causal), f"ring_recorded_{what}", slug, key=f"{NS}.rec_{what}",
+                      meta=meta)
+    st.caption(t("ring.hidden_note", lang))
+    other = [c for c in cells if c["status"] != "ok" and c["mode"] == mode and c["causal"] == causal]
+    if other:
+        st.caption(t("ring.not_measured", lang, cells="; ".join(
+            f"N={c['n']} W={c['world']} {c['layout']}: {c['status']}" for c in other)))
+    provenance(ds, lang)
+    ss[f"{NS}.rec_view"] = dict(dataset=name, mode=mode, causal=causal, speedups={str(k): v for k, v in sp.items()})
+
+
+# ----------------------------------------------------------------------------- the page
+
+def render() -> None:
+    state.init()
+    lang = state.lang()
+    cfg = state.config_sidebar(lang, fields=FIELDS)
+    st.title(t("ring.title", lang))
+    st.markdown(t("ring.intro", lang))
+    ok = False
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        ok = True
+    if not ok:
+        st.info(t("ring.fix_input", lang), icon=":material/edit:")
+        return
+    sim = None
+    with shown_errors(lang, where="ring simulation"):
+        sim = ring_section(cfg, lang)
+    if sim is None:
+        st.info(t("ring.fix_input", lang), icon=":material/edit:")
+        return
+    with shown_errors(lang, where="causal balance"):
+        balance_section(sim, lang)
+    datasets = {}
+    with shown_errors(lang, where="recorded datasets"):
+        datasets = ring_datasets(lang)
+    with shown_errors(lang, where="timeline"):
+        chosen = datasets.get(st.session_state.get(f"{NS}.dataset")) or next(iter(datasets.values()), None)
+        timeline_section(sim, chosen, lang)
+    with shown_errors(lang, where="recorded measurement"):
+        recorded_section(datasets, lang)
+
+
+if __name__ == "__main__":                # executed as a page by st.navigation
+    from flashviz.ui.ring import render as _render   # the imported module, so caches and fragments are stable
+    _render()

@@ -1,0 +1,369 @@
+"""Ring attention over torch.distributed: each rank holds a slice of the sequence; K/V travel around the ring.
+
+    ring_attention(q, k, v, *, causal=False, sm_scale=None, group=None, layout="contiguous", impl="fast")
+        -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64 inputs with naive/sdpa)
+    shard(x, rank, world, layout) -> this rank's slice of x along dim 2;  unshard(shards, layout) -> x
+    positions(rank, world, n, layout) -> the global positions of a rank's rows
+    plan(rank, src, world, layout, causal, n_local) -> the Pieces rank computes against src's K/V block
+
+Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of the sequence for all three).
+Step s = 0..W-1: rank r holds the K/V block of rank src = (r - s) mod W; it starts sending that block to rank
+r + 1 and receiving the next one from r - 1 (dist.batch_isend_irecv), computes its queries against the block
+it holds meanwhile, and folds the block's (out, lse) into its running result with the log-sum-exp merge of
+flash-decoding (ring_block.merge). Without an initialised process group (or with a group of one) it is plain
+single-device attention.
+
+Layouts (the sequence cut into chunks): "contiguous" gives rank r chunk r of W; "zigzag" cuts 2W chunks and
+gives rank r chunks r and 2W-1-r, so every rank holds one early and one late chunk. Causal work per step:
+  contiguous  src == r: the diagonal block (causal inside); src < r: a full block; src > r: nothing (idle);
+              rank W-1 works every step, rank 0 once: the last rank sets the pace.
+  zigzag      src == r: the local block causal (it covers chunk pairs full, diagonal and future);
+              src < r:  all local queries against src's early chunk (its late chunk is in their future);
+              src > r:  the late local chunk against both of src's chunks;
+              every step is half a block for every rank: balanced.
+Blocks whose query and key chunks differ never use the kernels' causal flag (their bottom-right alignment is
+right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
+
+Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
+their owner after W hops; each block is recomputed from the saved global lse (ring_block.block_backward),
+and a gradient flowing into the returned lse is honoured (dS += dlse * P).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from .api import validate
+from .errors import KernelInputError, KernelTypeError
+from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
+
+LAYOUTS = ("contiguous", "zigzag")
+MODES = ("both", "compute", "comm")     # measurement only: "compute" = the same loop without sends
+TAG_KV, TAG_DKV = 1, 2
+
+
+# ----------------------------------------------------------------------------- layouts
+
+def _check_layout(layout) -> str:
+    if layout not in LAYOUTS:
+        raise KernelInputError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
+    return layout
+
+
+def chunks_of(rank: int, world: int, layout: str) -> tuple[int, ...]:
+    """The global chunk indices rank holds, in local order (W chunks when contiguous, 2W when zigzag)."""
+    return (rank,) if _check_layout(layout) == "contiguous" else (rank, 2 * world - 1 - rank)
+
+
+def _check_split(n: int, world: int, layout: str) -> int:
+    """Chunk length; KernelInputError when N does not split evenly."""
+    parts = world if _check_layout(layout) == "contiguous" else 2 * world
+    if n % parts:
+        raise KernelInputError(f"N = {n} does not split into {parts} equal chunks "
+                               f"({layout} layout over W = {world} ranks needs N divisible by {parts})")
+    return n // parts
+
+
+def positions(rank: int, world: int, n: int, layout: str) -> np.ndarray:
+    """Global positions (0..N-1) of rank's local rows, in local order."""
+    c = _check_split(n, world, layout)
+    return np.concatenate([np.arange(i * c, (i + 1) * c) for i in chunks_of(rank, world, layout)])
+
+
+def shard(x: torch.Tensor, rank: int, world: int, layout: str = "contiguous") -> torch.Tensor:
+    """Rank's slice of x along the sequence dim 2 (contiguous copy)."""
+    if not isinstance(x, torch.Tensor) or x.dim() < 3:
+        raise KernelInputError("shard needs a tensor with the sequence in dim 2, e.g. (B, H, N, d)")
+    if not (isinstance(world, int) and world >= 1 and isinstance(rank, int) and 0 <= rank < world):
+        raise KernelInputError(f"rank must be in 0..W-1 for a world size W >= 1; got rank {rank!r}, W {world!r}")
+    c = _check_split(x.shape[2], world, layout)
+    return torch.cat([x[:, :, i * c:(i + 1) * c] for i in chunks_of(rank, world, layout)], dim=2).contiguous()
+
+
+def unshard(shards, layout: str = "contiguous") -> torch.Tensor:
+    """The inverse of shard: shards[r] is rank r's slice; returns the whole sequence along dim 2."""
+    shards = list(shards)
+    world = len(shards)
+    if world < 1 or len({s.shape[2] for s in shards}) != 1:
+        raise KernelInputError("unshard needs one or more shards of equal length")
+    per = len(chunks_of(0, world, layout))
+    if shards[0].shape[2] % per:
+        raise KernelInputError(f"a zigzag shard holds two equal chunks; length {shards[0].shape[2]} is odd")
+    c = shards[0].shape[2] // per
+    pieces = {}
+    for r, s in enumerate(shards):
+        for j, i in enumerate(chunks_of(r, world, layout)):
+            pieces[i] = s[:, :, j * c:(j + 1) * c]
+    return torch.cat([pieces[i] for i in sorted(pieces)], dim=2)
+
+
+# ----------------------------------------------------------------------------- the per-step plan
+
+class Piece(NamedTuple):
+    """Local query rows [q_lo, q_hi) against local key rows [k_lo, k_hi) of the block held; causal = diagonal."""
+    q_lo: int
+    q_hi: int
+    k_lo: int
+    k_hi: int
+    causal: bool
+
+
+def plan(rank: int, src: int, world: int, layout: str, causal: bool, n_local: int) -> list[Piece]:
+    """What rank computes against the K/V block of rank src, by chunk pairs: a key chunk before a query chunk
+    is seen in full, the same chunk is the causal diagonal, a later chunk is skipped."""
+    if not causal:
+        return [Piece(0, n_local, 0, n_local, False)]
+    qc, kc = chunks_of(rank, world, layout), chunks_of(src, world, layout)
+    c = n_local // len(qc)
+    if qc == kc:                                # every local chunk pair: full, diagonal or future -> causal
+        return [Piece(0, n_local, 0, n_local, True)]
+    out = []
+    for j, key_chunk in enumerate(kc):
+        rows = [i for i, query_chunk in enumerate(qc) if key_chunk < query_chunk]
+        for a, b in _runs(rows):                # consecutive local query chunks share one launch
+            out.append(Piece(a * c, b * c, j * c, (j + 1) * c, False))
+    return out
+
+
+def _runs(idx: list[int]) -> list[tuple[int, int]]:
+    runs = []
+    for i in idx:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
+# ----------------------------------------------------------------------------- the ring
+
+class Ring:
+    """rank, world and the two neighbours (global ranks) of this process in `group`."""
+
+    def __init__(self, group=None):
+        if group is None and not (dist.is_available() and dist.is_initialized()):
+            self.group, self.rank, self.world = None, 0, 1
+            self.next = self.prev = 0
+            return
+        self.group = group if group is not None else dist.group.WORLD
+        self.rank, self.world = dist.get_rank(self.group), dist.get_world_size(self.group)
+        if self.rank < 0:
+            raise KernelInputError("this process is not a member of the group passed to ring_attention")
+        self.next = dist.get_global_rank(self.group, (self.rank + 1) % self.world)
+        self.prev = dist.get_global_rank(self.group, (self.rank - 1) % self.world)
+
+    def exchange(self, send: torch.Tensor, recv: torch.Tensor, tag: int):
+        """Start sending `send` to the next rank and receiving `recv` from the previous; returns the works."""
+        return dist.batch_isend_irecv([dist.P2POp(dist.isend, send, self.next, self.group, tag),
+                                       dist.P2POp(dist.irecv, recv, self.prev, self.group, tag)])
+
+    def check_same(self, values: list[int], device) -> None:
+        """Every rank must pass shards of one shape, or the transfers would hang: compare, then all raise."""
+        if self.world == 1:
+            return
+        t = torch.tensor(values + [-x for x in values], dtype=torch.int64, device=device)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX, group=self.group)
+        hi, lo = t[: len(values)].tolist(), [-x for x in t[len(values):].tolist()]
+        if hi != lo:
+            raise KernelInputError(f"ranks passed shards of different shapes (B, H, N/W, d between {lo} and {hi})")
+
+
+def _pack(k, v, nchunks: int) -> torch.Tensor:
+    """K and V as one buffer (chunks, 2, B, H, c, d): one transfer per step, each chunk contiguous."""
+    b, h, n, d = k.shape
+    kv = torch.stack([k, v])                                   # (2, B, H, n, d)
+    return kv.view(2, b, h, nchunks, n // nchunks, d).permute(3, 0, 1, 2, 4, 5).contiguous()
+
+
+def _unpack(buf) -> tuple[torch.Tensor, torch.Tensor]:
+    nchunks, _, b, h, c, d = buf.shape
+    kv = buf.permute(1, 2, 3, 0, 4, 5).reshape(2, b, h, nchunks * c, d)
+    return kv[0], kv[1]
+
+
+class _Rows:
+    """Contiguous row slices of a local tensor, each made once per call."""
+
+    def __init__(self, **tensors):
+        self.t, self.cache = tensors, {}
+
+    def get(self, name, lo, hi):
+        x = self.t[name]
+        if x is None or (lo == 0 and hi == x.shape[2]):
+            return x
+        key = (name, lo, hi)
+        if key not in self.cache:
+            self.cache[key] = x[:, :, lo:hi].contiguous()
+        return self.cache[key]
+
+
+def _kv(buf, own, piece: Piece):
+    """K, V rows [k_lo, k_hi) of the held block: a chunk of the buffer, or the rank's own tensors."""
+    c = buf.shape[4] if buf is not None else None
+    if buf is not None and piece.k_hi - piece.k_lo == c and piece.k_lo % c == 0:
+        j = piece.k_lo // c
+        return buf[j, 0], buf[j, 1]
+    if own is not None:
+        k, v = own
+        return k[:, :, piece.k_lo:piece.k_hi], v[:, :, piece.k_lo:piece.k_hi]
+    k, v = _unpack(buf)
+    return k[:, :, piece.k_lo:piece.k_hi].contiguous(), v[:, :, piece.k_lo:piece.k_hi].contiguous()
+
+
+def _nchunks(ring: Ring, layout: str, causal: bool) -> int:
+    return 2 if layout == "zigzag" and causal and ring.world > 1 else 1
+
+
+def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both"):
+    """The forward ring. mode "compute" runs the same blocks without any transfer (each rank keeps its own
+    K/V), "comm" only the transfers; both exist to measure how much of the transfer the compute hides."""
+    n = q.shape[2]
+    if ring.world == 1:
+        return block_forward(q, k, v, causal, sm_scale, impl)
+    buf = _pack(k, v, _nchunks(ring, layout, causal))
+    rows = _Rows(q=q)
+    out = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
+    lse = torch.full(q.shape[:3], -math.inf, dtype=acc_dtype(q.dtype), device=q.device)
+    for s in range(ring.world):
+        src = (ring.rank - s) % ring.world
+        works, nxt = None, None
+        if s + 1 < ring.world and mode != "compute":
+            nxt = torch.empty_like(buf)
+            works = ring.exchange(buf, nxt, TAG_KV)             # in flight while this block computes
+        if mode != "comm":
+            for p in plan(ring.rank, src, ring.world, layout, causal, n):
+                kb, vb = _kv(buf, (k, v) if s == 0 or mode == "compute" else None, p)
+                o_b, l_b = block_forward(rows.get("q", p.q_lo, p.q_hi), kb, vb, p.causal, sm_scale, impl)
+                merge(out[:, :, p.q_lo:p.q_hi], lse[:, :, p.q_lo:p.q_hi], o_b, l_b)
+        for w in works or ():
+            w.wait()
+        buf = nxt if nxt is not None else buf
+    return out.to(q.dtype), lse
+
+
+def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both"):
+    """The backward ring: dQ accumulates at home; each block's dK, dV (float32) travel with it and reach
+    their owner after W hops (the last hop overlaps nothing). Returns (dq, dk, dv) in q's dtype."""
+    n = q.shape[2]
+    if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
+        dlse = None                                             # nothing flows into lse: the Triton backward
+    triton_bwd = impl in TRITON_IMPLS and dlse is None and q.dtype != torch.float64
+    delta = None if triton_bwd else delta_of(o, do)            # the Triton backward computes its own
+    if ring.world == 1:
+        g = block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl)
+        return tuple(x.to(q.dtype) for x in g)
+    buf = _pack(k, v, _nchunks(ring, layout, causal))
+    rows = _Rows(q=q, o=o, do=do, lse=lse[..., None], delta=None if delta is None else delta[..., None],
+                 dlse=None if dlse is None else dlse[..., None])
+    dq = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
+    dbuf, dnext, dworks = None, None, None
+    for s in range(ring.world):
+        src = (ring.rank - s) % ring.world
+        works, nxt = None, None
+        if s + 1 < ring.world and mode != "compute":
+            nxt = torch.empty_like(buf)
+            works = ring.exchange(buf, nxt, TAG_KV)
+        blk = torch.zeros(buf.shape, dtype=acc_dtype(q.dtype), device=q.device)     # this block's dK, dV
+        if mode != "comm":
+            for p in plan(ring.rank, src, ring.world, layout, causal, n):
+                kb, vb = _kv(buf, (k, v) if s == 0 or mode == "compute" else None, p)
+                r = (p.q_lo, p.q_hi)
+                dl = rows.get("dlse", *r)
+                dt = rows.get("delta", *r)
+                gq, gk, gv = block_backward(rows.get("q", *r), kb, vb, rows.get("o", *r), rows.get("lse", *r)[..., 0],
+                                            rows.get("do", *r), None if dt is None else dt[..., 0],
+                                            None if dl is None else dl[..., 0], p.causal, sm_scale, impl)
+                dq[:, :, p.q_lo:p.q_hi] += gq
+                _add_rows(blk, p.k_lo, p.k_hi, gk, gv)
+        if s == 0 or mode == "compute":
+            dbuf = blk if dbuf is None else dbuf.add_(blk)
+        else:
+            for w in dworks or ():
+                w.wait()
+            dbuf = dnext.add_(blk)
+        if mode != "compute":
+            dnext = torch.empty_like(dbuf)
+            dworks = ring.exchange(dbuf, dnext, TAG_DKV)        # on its way while the next block computes
+        for w in works or ():
+            w.wait()
+        buf = nxt if nxt is not None else buf
+    if mode != "compute":
+        for w in dworks:
+            w.wait()
+        dbuf = dnext
+    dk, dv = _unpack(dbuf)
+    return dq.to(q.dtype), dk.to(q.dtype), dv.to(q.dtype)
+
+
+def _add_rows(blk, lo: int, hi: int, gk, gv) -> None:
+    """Add gradients of key rows [lo, hi) into the chunked buffer."""
+    c = blk.shape[4]
+    for j in range(lo // c, -(-hi // c)):
+        a, b = max(lo, j * c), min(hi, (j + 1) * c)
+        blk[j, 0, :, :, a - j * c:b - j * c] += gk[:, :, a - lo:b - lo]
+        blk[j, 1, :, :, a - j * c:b - j * c] += gv[:, :, a - lo:b - lo]
+
+
+# ----------------------------------------------------------------------------- the API
+
+class _RingFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, q, k, v, causal, sm_scale, impl, layout, ring):
+        ctx.set_materialize_grads(False)
+        out, lse = forward_loop(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring)
+        return out, lse
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dout, dlse):
+        q, k, v, out, lse = ctx.saved_tensors
+        if dout is None:
+            dout = torch.zeros_like(out)
+        grads = backward_loop(q, k, v, out, lse, dout, dlse, **ctx.args)
+        return (*grads, None, None, None, None, None)
+
+
+def _options(q, causal, sm_scale) -> tuple[bool, float]:
+    if isinstance(causal, (bool, np.bool_)) or (isinstance(causal, int) and causal in (0, 1)):
+        causal = bool(causal)
+    else:
+        raise KernelTypeError(f"causal must be True or False, got {causal!r}")
+    if sm_scale is None:
+        return causal, 1.0 / math.sqrt(q.shape[-1])
+    if isinstance(sm_scale, (bool, np.bool_)) or not isinstance(sm_scale, (int, float, np.integer, np.floating)):
+        raise KernelTypeError(f"sm_scale must be a number or None, got {sm_scale!r}")
+    if not math.isfinite(float(sm_scale)):
+        raise KernelInputError(f"sm_scale must be finite, got {sm_scale}")
+    return causal, float(sm_scale)
+
+
+def prepare(q, k, v, *, causal, sm_scale, group, layout, impl):
+    """Validate once (the same checks on every rank, so all raise together) -> (causal, scale, Ring)."""
+    check_impl(impl)
+    _check_layout(layout)
+    validate(q, k, v, impl)
+    if q.shape != k.shape:
+        raise KernelInputError(f"ring attention shards Q, K and V alike: q {tuple(q.shape)} vs k {tuple(k.shape)}")
+    causal, scale = _options(q, causal, sm_scale)
+    ring = Ring(group)
+    ring.check_same(list(q.shape), q.device)
+    if layout == "zigzag" and q.shape[2] % 2:
+        raise KernelInputError(f"a zigzag shard holds two equal chunks, so N/W must be even (N divisible by "
+                               f"2W = {2 * ring.world}); this rank holds {q.shape[2]} rows")
+    return causal, scale, ring
+
+
+def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, group=None,
+                   layout: str = "contiguous", impl: str = "fast"):
+    """This rank's (out, lse) of attention over the whole sequence; q, k, v are its shard (B, H, N/W, d).
+    Differentiable in q, k, v through out and lse."""
+    causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
+    if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):
+        return _RingFunction.apply(q, k, v, causal, scale, impl, layout, ring)
+    return forward_loop(q, k, v, causal=causal, sm_scale=scale, impl=impl, layout=layout, ring=ring)

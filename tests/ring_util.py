@@ -1,0 +1,65 @@
+"""Run a function on W ranks of a real torch.distributed process group, from a test (no torchrun).
+
+    results = run_ranks(world, fn, *args)              # gloo on 127.0.0.1-free FileStore, forked ranks
+    results = run_ranks(2, fn, *args, backend="nccl")  # one GPU per rank, spawned ranks
+
+fn(rank, world, *args) runs in each rank after init_process_group; its return value (tensors, numbers, lists)
+comes back through torch.save. An exception in any rank fails the caller with that rank's traceback; a rank that
+hangs is killed after `timeout` seconds (by its own process id) and fails the caller too.
+Forking is used on CPU because each spawned rank would import torch again (seconds each on a busy machine); the
+forked ranks set one intra-op thread. NCCL ranks are spawned: CUDA cannot be used in a forked child.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import tempfile
+import traceback
+
+import torch
+import torch.distributed as dist
+
+
+def _entry(rank: int, world: int, store_path: str, backend: str, out_path: str, fn, args) -> None:
+    try:
+        torch.set_num_threads(1)
+        kw = {}
+        if backend == "nccl":
+            torch.cuda.set_device(rank)
+            kw["device_id"] = torch.device("cuda", rank)
+        dist.init_process_group(backend, store=dist.FileStore(store_path, world), rank=rank, world_size=world, **kw)
+        try:
+            result = ("ok", fn(rank, world, *args))
+        finally:
+            dist.destroy_process_group()
+    except BaseException:                               # noqa: BLE001 - reported to the parent
+        result = ("error", traceback.format_exc())
+    torch.save(result, out_path)
+
+
+def run_ranks(world: int, fn, *args, backend: str = "gloo", timeout: float = 240) -> list:
+    ctx = mp.get_context("fork" if backend == "gloo" else "spawn")
+    with tempfile.TemporaryDirectory(prefix="ring_") as tmp:
+        store = os.path.join(tmp, "store")
+        outs = [os.path.join(tmp, f"rank{r}.pt") for r in range(world)]
+        procs = [ctx.Process(target=_entry, args=(r, world, store, backend, outs[r], fn, args), daemon=True)
+                 for r in range(world)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(timeout)
+        hung = [r for r, p in enumerate(procs) if p.is_alive()]
+        for r in hung:
+            procs[r].kill()                             # only the processes started here, by their own handle
+            procs[r].join(5)
+        if hung:
+            raise AssertionError(f"ranks {hung} of {world} did not finish within {timeout} s (a hang in the ring?)")
+        results = []
+        for r, path in enumerate(outs):
+            if not os.path.exists(path):
+                raise AssertionError(f"rank {r} died without a result (exit code {procs[r].exitcode})")
+            status, value = torch.load(path, weights_only=False)
+            if status != "ok":
+                raise AssertionError(f"rank {r} of {world} failed:\n{value}")
+            results.append(value)
+        return results

@@ -1,0 +1,129 @@
+"""The ring benchmark launcher on CPU (gloo, 2 forked ranks, tiny sizes) and the ring dataset's schema."""
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flashviz.bench.ring_dataset import load_ring_dataset, parse_ring_dataset, validate_ring_dataset
+from flashviz.bench.spec import flops
+from flashviz.errors import DatasetError
+from ring_util import run_ranks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench(rank, world, argv):
+    from flashviz import ring_bench
+    return ring_bench.main(argv)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ring") / "ring.json"
+    rcs = run_ranks(2, _bench, ["--seq", "32", "64", "--heads", "2", "--head-dim", "8", "--reps", "2", "--min-reps", "1",
+                                "--check-n", "32", "--quiet", "--out", str(out)])
+    assert rcs == [0, 0]
+    return json.loads(out.read_text()), out
+
+
+def test_dataset_is_complete_and_valid(recorded):
+    data, path = recorded
+    assert load_ring_dataset(path) == data
+    assert data["complete"] is True and data["kind"] == "flashviz-ring"
+    p = data["provenance"]
+    assert p["backend"] == "gloo" and p["world_size"] == 2 and p["nccl_version"] is None
+    assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 32 64")
+    cells = data["cells"]
+    # forward first, then forward+backward; per pass and N: 1 GPU and both layouts on 2, causal and not
+    assert [c["mode"] for c in cells] == ["fwd"] * 12 + ["fwd+bwd"] * 12
+    assert {(c["world"], c["layout"], c["causal"]) for c in cells} == {
+        (1, "contiguous", True), (1, "contiguous", False), (2, "contiguous", True), (2, "zigzag", True),
+        (2, "contiguous", False), (2, "zigzag", False)}
+    assert all(c["status"] == "ok" for c in cells)
+    for c in cells:
+        cfg = data["config"]
+        assert c["flops"] == flops(c["n"], cfg["d"], c["causal"], cfg["batch"], cfg["heads"], c["mode"])
+        assert c["ms"] > 0 and c["ms_p20"] <= c["ms"] <= c["ms_p80"]
+        n_loc = c["n"] // c["world"]
+        assert c["input_bytes"] == (4 if c["mode"] == "fwd+bwd" else 3) * 2 * n_loc * 8 * 4
+        if c["world"] == 1:
+            assert c["ms_comm"] is None and c["hidden"] is None and c["step_bytes"] == 0
+        else:
+            assert c["ms_compute"] > 0 and c["ms_comm"] > 0 and c["step_bytes"] == 2 * 2 * n_loc * 8 * 4
+            assert c["hidden"] == pytest.approx(1 - (c["ms"] - c["ms_compute"]) / c["ms_comm"])
+        assert c["peak_bytes"] is None                           # no CUDA: not measured, not invented
+
+
+def test_checks_against_float64(recorded):
+    data, _ = recorded
+    checks = data["checks"]
+    assert {(c["layout"], c["causal"]) for c in checks} == {(l, c) for l in ("contiguous", "zigzag") for c in (0, 1)}
+    assert all(c["ok"] and c["world"] == 2 and c["n"] == 32 for c in checks)
+    assert all(c["err_ring"] < 1e-5 for c in checks)             # float32 on CPU
+
+
+def test_budget_skips_cells_and_marks_incomplete(tmp_path):
+    out = tmp_path / "ring.json"
+    run_ranks(2, _bench, ["--seq", "32", "--heads", "1", "--head-dim", "8", "--reps", "1", "--min-reps", "1", "--modes", "fwd",
+                          "--causal", "on", "--check-n", "0", "--budget-s", "0", "--quiet", "--out", str(out)])
+    data = load_ring_dataset(out)
+    assert data["complete"] is False and "budget" in data["stopped"]
+    assert [c["status"] for c in data["cells"]] == ["skipped"] * 3
+    assert all(c["ms"] is None and "time budget" in c["message"] for c in data["cells"])
+
+
+def test_imports_without_streamlit_or_plotly():
+    code = ("import sys; sys.modules['streamlit'] = None; sys.modules['plotly'] = None\n"
+            "import flashviz.ring_bench, flashviz.bench.ring_dataset, flashviz_kernels.ring, flashviz.ring")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+# ----------------------------------------------------------------------------- schema
+
+def _broken(data, edit):
+    d = copy.deepcopy(data)
+    edit(d)
+    return d
+
+
+@pytest.mark.parametrize("edit,where", [
+    (lambda d: d.update(kind="flashviz-bench"), "kind"),
+    (lambda d: d["cells"][0].update(ms=-1.0), "cells[0].ms"),
+    (lambda d: d["cells"][0].update(tflops=123.0), "cells[0].tflops"),
+    (lambda d: d["cells"][0].update(flops=1.0), "cells[0].flops"),
+    (lambda d: d["cells"][0].update(layout="spiral"), "cells[0].layout"),
+    (lambda d: d["cells"][0].update(extra=1), "cells[0].extra"),
+    (lambda d: d["cells"].append(dict(d["cells"][0])), "duplicates"),
+    (lambda d: d["provenance"].update(backend="mpi"), "provenance.backend"),
+    (lambda d: d["provenance"].pop("git_commit"), "git_commit"),
+    (lambda d: d["config"].update(heads=0), "config.heads"),
+    (lambda d: d["checks"][0].update(ok="yes"), "checks[0].ok"),
+])
+def test_schema_rejects(recorded, edit, where):
+    with pytest.raises(DatasetError, match=where.replace("[", r"\[").replace("]", r"\]")):
+        validate_ring_dataset(_broken(recorded[0], edit))
+
+
+def test_parse_rejects_nonfinite_and_non_json(recorded):
+    text = json.dumps(recorded[0]).replace('"elapsed_s": ', '"elapsed_s": NaN, "x": ', 1)
+    with pytest.raises(DatasetError, match="NaN"):
+        parse_ring_dataset(text.encode())
+    with pytest.raises(DatasetError, match="not JSON"):
+        parse_ring_dataset(b"{not json")
+    with pytest.raises(DatasetError, match="must be given as bytes"):
+        parse_ring_dataset("a string")
+
+
+def test_flags_survive_torchrun():
+    """torchrun's own argparse reads every option before the module's: a flag that is a prefix of one of
+    torchrun's ("--n" of "--nnodes") would be taken by torchrun, or rejected as ambiguous."""
+    from torch.distributed.run import get_args_parser
+
+    from flashviz import ring_bench
+    theirs = [o for a in get_args_parser()._actions for o in a.option_strings]
+    ours = [o for a in ring_bench._parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
+    assert ours and not [o for o in ours if any(x.startswith(o) for x in theirs)]
