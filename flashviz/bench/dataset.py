@@ -43,7 +43,11 @@ PROV_BOOLS = ("git_dirty",)
 
 
 def _fail(where: str, what: str, **params):
-    """A schema error at `where` (a JSON path); `what` is the key of the message (flashviz/i18n/errors.py)."""
+    """A schema error at `where` (a JSON path); `what` is the key of the message (flashviz/i18n/errors.py) or, for
+    the schemas of the committed recordings that nobody uploads (HBM bytes, ring attention), a plain English text."""
+    from flashviz.i18n.errors import STRINGS
+    if f"errors.ds_{what}" not in STRINGS:
+        raise DatasetError(f"{where}: {what}")
     raise DatasetError(key="errors.ds_field", where=where, what=(f"errors.ds_{what}", params))
 
 

@@ -12,11 +12,13 @@ the seeds (在线 softmax, 分块 for the technique of tiling, 重缩放, IO 感
   program   program    one instance of a Triton kernel (a thread block): "每个 Q 块一个 program"
   spill     溢出到本地内存   registers spilled to local memory; bare 溢出 reads as overflow
   ratio     只有…的 1/x, 是…的 x 倍   never "少 x 倍" (ambiguous in Chinese)
+  shard     分片       one rank's part of the sequence in ring attention (sharding = 分片); never a tile
 """
 
 GLOSSARY = {
-    "tile": {"zh": "tile", "avoid": (r"瓦片", r"分片", r"(个|些|每个|的)分块(?!网格|实现|技术|与)", r"分块(大小|数)")},
+    "tile": {"zh": "tile", "avoid": (r"瓦片", r"(个|些|每个|的)分块(?!网格|实现|技术|与)", r"分块(大小|数)")},
     "tiling": {"zh": "分块", "avoid": ()},
+    "shard": {"zh": "分片", "avoid": ()},
     "block": {"zh": "块", "avoid": (r"区块", r"分区")},
     "head": {"zh": "头", "avoid": (r"(?<![A-Za-z_])head(?![A-Za-z_])",)},
     "program": {"zh": "program", "avoid": (r"程序",)},

@@ -15,10 +15,10 @@ STRINGS = {
     "lessons.with_dropout": {"en": "with dropout", "zh": "包含 dropout"},
     "lessons.fusion_explain": {
         "en": "Per (batch, head) at this N and d, the {k} separate kernels move **{total}** through HBM; the fused FA2 "
-              "kernel at Br = {br}, Bc = {bc} moves **{fused}** ({ratio}× less), and no kernel can move less than "
+              "kernel at Br = {br}, Bc = {bc} moves **{fused}** (1/{ratio} of that), and no kernel can move less than "
               "{least} (Q, K, V read once, O and the log-sum-exp written once).",
-        "zh": "在当前 N 和 d 下，每个 (batch, head) 的 {k} 个独立 kernel 要在 HBM 上搬运 **{total}**；Br = {br}、"
-              "Bc = {bc} 的融合 FA2 kernel 只搬运 **{fused}**（少 {ratio} 倍），而任何 kernel 都不可能少于 {least}"
+        "zh": "在当前 N 和 d 下，每个 (batch, 头) 的 {k} 个独立 kernel 要在 HBM 上搬运 **{total}**；Br = {br}、"
+              "Bc = {bc} 的融合 FA2 kernel 只搬运 **{fused}**（只有前者的 1/{ratio}），而任何 kernel 都不可能少于 {least}"
               "（Q、K、V 各读一次，O 和 log-sum-exp 各写一次）。"},
     "lessons.dropout_explain": {
         "en": "**Why dropout's mask is not stored.** The backward pass must drop exactly the same elements as the "
@@ -45,7 +45,7 @@ STRINGS = {
     "lessons.fused": {"en": "the fused kernel, reads + writes", "zh": "融合 kernel，读 + 写"},
     "lessons.fusion_title": {"en": "HBM traffic per head: separate kernels {total} MB vs fused {fused} MB",
                              "zh": "每个头的 HBM 流量：独立 kernel {total} MB，融合 {fused} MB"},
-    "lessons.axis_mb_head": {"en": "MB per (batch, head)", "zh": "每个 (batch, head) 的 MB"},
+    "lessons.axis_mb_head": {"en": "MB per (batch, head)", "zh": "每个 (batch, 头) 的 MB"},
 
     # causal alignment
     "lessons.align_header": {"en": "Causal masks when Nq ≠ Nk: top-left or bottom-right",
@@ -68,7 +68,7 @@ STRINGS = {
     "lessons.align_way_too_big": {
         "en": "With these blocks the grid has {tr} × {tc} blocks, too many to classify here: choose larger blocks "
               "(Br, Bc in the sidebar) or smaller Nq, Nk.",
-        "zh": "按这样的分块，网格有 {tr} × {tc} 个块，太多了，这里无法逐块分类：请在侧边栏选更大的分块（Br、Bc），"
+        "zh": "按这样的块大小，网格有 {tr} × {tc} 个块，太多了，这里无法逐块分类：请在侧边栏选更大的块（Br、Bc），"
               "或更小的 Nq、Nk。"},
     "lessons.align_explain": {
         "en": "Nq = {nq}, Nk = {nk}, offset Nk − Nq = {off}, blocks Br = {br}, Bc = {bc}. **Top-left**: {tl_full} full "
