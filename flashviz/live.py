@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from flashviz_kernels.rules import is_gpu_tile
+
 LIVE_IMPLS = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
 SWEEP_NS = (512, 1024, 2048, 4096, 8192, 16384)
 MAX_LIVE_N = 65536
@@ -27,8 +29,7 @@ def gpu_available() -> bool:
 
 def gpu_tiles(br: int, bc: int) -> tuple[int, int] | None:
     """The stepper's Br x Bc if the compiled teaching kernel can run them (powers of two, 16..256), else None."""
-    ok = all(16 <= x <= 256 and x & (x - 1) == 0 for x in (br, bc))
-    return (br, bc) if ok else None
+    return (br, bc) if is_gpu_tile(br) and is_gpu_tile(bc) else None
 
 
 def measure_live(n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, *, mode: str = "fwd",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_int
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
 MAX_D = 256            # widest head dim
@@ -103,12 +103,7 @@ def _validate(scores, values, tile_size) -> tuple[np.ndarray, np.ndarray, int]:
         raise InputError(f"head dim d must be 1..{MAX_D}, got {v.shape[1]}")
     if not np.isfinite(v).all():
         raise InputError("values must be finite")
-    if isinstance(tile_size, bool) or not isinstance(tile_size, (int, np.integer)):
-        raise InputError(f"tile size must be an integer, got {tile_size!r}")
-    tile_size = int(tile_size)
-    if not 1 <= tile_size <= n:
-        raise InputError(f"tile size must be between 1 and N = {n}, got {tile_size}")
-    return s, v, tile_size
+    return s, v, check_int("tile size", tile_size, 1, n)
 
 
 def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True) -> Trace:
@@ -156,12 +151,9 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True) 
 
 def make_qkv(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seeded standard-normal Q, K, V, each (N, d), float64. One source for the stepper and kernels."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_N:
-        raise InputError(f"N must be an integer in 1..{MAX_N}, got {n!r}")
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= MAX_D:
-        raise InputError(f"head dim d must be an integer in 1..{MAX_D}, got {d!r}")
+    n, d = check_int("N", n, 1, MAX_N), check_int("head dim d", d, 1, MAX_D)
     rng = np.random.default_rng(int(seed))
-    q, k, v = (rng.standard_normal((int(n), int(d))) for _ in range(3))
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
     return q, k, v
 
 

@@ -30,7 +30,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_int
 
 MAX_N = 1 << 20                 # longest sequence the counters accept (sweeps); the grid is capped below
 MAX_D = 256
@@ -71,16 +71,6 @@ def preset_sram_bytes(name: str) -> int:
     if name not in GPU_PRESETS:
         raise InputError(f"unknown GPU preset {name!r}; choose one of {', '.join(GPU_PRESETS)}")
     return GPU_PRESETS[name]["shared_kib_per_sm"] * 1024
-
-
-def check_int(name: str, x, lo: int, hi: int | None = None) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(f"{name} must be an integer, got {x!r}")
-    x = int(x)
-    if x < lo or (hi is not None and x > hi):
-        raise InputError(f"{name} must be in {lo}..{hi}, got {x}" if hi is not None
-                         else f"{name} must be at least {lo}, got {x}")
-    return x
 
 
 def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:

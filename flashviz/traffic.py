@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
-from .tiling import (MAX_D, MAX_N, ORDERS, SEED_EXAMPLE, IOCounts, Schedule, TilingConfig, check_int, make_counts,
-                     make_config)
+from .errors import InputError, check_int
+from .tiling import (MAX_D, MAX_N, ORDERS, SEED_EXAMPLE, IOCounts, Schedule, TilingConfig, make_counts, make_config)
 
 
 def standard_counts(n: int, d: int, *, elem_bytes: int = 4) -> IOCounts:

@@ -2,7 +2,7 @@
 triton, so the numpy engine, the dataset validator and the pages use the very same rules as the kernels.
 
     as_int(x)                        an integral number as int, else None (bools are not sizes)
-    check_int(name, x, lo, hi=None, error=ValueError)    as_int with a range, or `error` saying why
+    check_int(name, x, lo=None, hi=None, error=ValueError)   as_int within bounds, or `error` saying why
     tile_problem(x, compiled=..., any_size=...)           why x is not a tile the kernels take, or None
     is_gpu_tile(x) / nearest_gpu_tile(x)                 the compiled kernels' tiles: powers of two, 16..256
     next_pow2(x)
@@ -24,20 +24,24 @@ def as_int(x) -> int | None:
     return int(x)
 
 
-def check_int(name: str, x, lo: int, hi: int | None = None, *, error: type[Exception] = ValueError) -> int:
-    """as_int(x) within lo..hi (no upper bound when hi is None); otherwise raise `error` naming `name`."""
+def check_int(name: str, x, lo: int | None = None, hi: int | None = None, *,
+              error: type[Exception] = ValueError) -> int:
+    """as_int(x) within lo..hi (a bound that is None is no bound); otherwise raise `error` naming `name`."""
     v = as_int(x)
     if v is None:
         raise error(f"{name} must be an integer, got {'nothing' if x is None else repr(x)}")
-    if v < lo or (hi is not None and v > hi):
-        raise error(f"{name} must be in {lo}..{hi}, got {v}" if hi is not None
-                    else f"{name} must be at least {lo}, got {v}")
+    if lo is not None and hi is not None and not lo <= v <= hi:
+        raise error(f"{name} must be in {lo}..{hi}, got {v}")
+    if lo is not None and v < lo:
+        raise error(f"{name} must be at least {lo}, got {v}")
+    if hi is not None and v > hi:
+        raise error(f"{name} must be at most {hi}, got {v}")
     return v
 
 
 def next_pow2(x: int) -> int:
     """The smallest power of two >= x (1 for x <= 1)."""
-    return 1 << max(0, (int(x) - 1).bit_length())
+    return 1 << max(0, int(x) - 1).bit_length()
 
 
 def tile_problem(x: int, *, compiled: bool, any_size: bool = False) -> str | None:

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from app_util import run_app
 
 import flashviz_kernels as fk
+from flashviz_kernels.rules import is_gpu_tile, nearest_gpu_tile
 from flashviz.charts.common import fmt_num
 from flashviz.online_softmax import online_softmax_trace
 from flashviz.ui import kernel_panel as kp
@@ -157,8 +158,9 @@ def test_chinese_panel():
     assert at.button(key="kernel.run").label == "运行 kernel"
 
 
-def test_legal_gpu_tile():
-    assert [kp.legal_gpu_tile(x) for x in (1, 4, 16, 24, 48, 100, 1000)] == [16, 16, 16, 32, 64, 128, 256]
+def test_nearest_gpu_tile():
+    assert [nearest_gpu_tile(x) for x in (1, 4, 16, 24, 48, 100, 1000)] == [16, 16, 16, 32, 64, 128, 256]
+    assert all(is_gpu_tile(nearest_gpu_tile(x)) for x in range(1, 1000))
 
 
 @pytest.mark.gpu

@@ -15,12 +15,12 @@ import streamlit as st
 from flashviz import live, recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
 from flashviz.charts import backward as charts
-from flashviz.errors import InputError
+from flashviz.errors import InputError, check_int
 from flashviz.i18n import t
-from flashviz.tiling import check_int
 from flashviz.ui import backward_demo, state
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
+from flashviz.units import fmt_bytes
 
 NS = "backward"
 FIELDS = ("n", "d", "causal", "dtype", "seed")
@@ -126,15 +126,15 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
     rows = rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h)
     naive, flash, ratio = rc.stored_totals(rows)
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("backward.metric_naive", lang), rc.bytes_human(naive), help=t("backward.metric_naive_help", lang))
-    m2.metric(t("backward.metric_flash", lang), rc.bytes_human(flash), help=t("backward.metric_flash_help", lang))
+    m1.metric(t("backward.metric_naive", lang), fmt_bytes(naive), help=t("backward.metric_naive_help", lang))
+    m2.metric(t("backward.metric_flash", lang), fmt_bytes(flash), help=t("backward.metric_flash_help", lang))
     m3.metric(t("backward.metric_ratio", lang), f"{ratio:,.1f}×", help=t("backward.metric_ratio_help", lang))
     yes, no = "✓", ""
     df = pd.DataFrame({t("backward.col_tensor", lang): [r.name for r in rows],
                        t("backward.col_shape", lang): [r.shape for r in rows],
                        t("backward.col_elems", lang): [r.elems for r in rows],
                        t("backward.col_bytes", lang, b=b, h=h, dtype=DTYPE_SHORT[cfg.dtype]): [r.bytes for r in rows],
-                       t("backward.col_size", lang): [rc.bytes_human(r.bytes) for r in rows],
+                       t("backward.col_size", lang): [fmt_bytes(r.bytes) for r in rows],
                        t("backward.col_naive", lang): [yes if r.naive else no for r in rows],
                        t("backward.col_flash", lang): [yes if r.flash else no for r in rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.stored_table")
@@ -184,7 +184,7 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
                        t("backward.col_flops", lang): [f"{r['flops']:.3g}" for r in rows],
                        t("backward.col_vs_fwd", lang): [f"{r['vs_fwd']:g}×" for r in rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
-    st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=rc.bytes_human(tr["io_bytes"]),
+    st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=fmt_bytes(tr["io_bytes"]),
                   fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
     if ds is None or view is None:
         return

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import live, recompute as rc
+from flashviz.errors import check_int
 from flashviz.i18n import t
-from flashviz.tiling import check_int
 from flashviz.ui import state
 from flashviz.ui.config import DTYPE_SHORT, Config
 

@@ -16,19 +16,18 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.charts import blocks as charts
-from flashviz.errors import FlashvizError
+from flashviz.errors import FlashvizError, check_int
 from flashviz.i18n import t
-from flashviz.tiling import (GPU_PRESETS, MASKED, SEED_EXAMPLE, Schedule, TilingConfig, check_int, make_config,
-                             preset_sram_bytes)
+from flashviz.tiling import GPU_PRESETS, MASKED, SEED_EXAMPLE, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.traffic import seed_example, standard_counts, sweep_n, sweep_sram
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
+from flashviz.units import ELEM_BYTES, fmt_bytes
 
 NS = "blocks"                       # step index and this page's own values live under "blocks."
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "guard")
-ELEM_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 GPUS = (*GPU_PRESETS, "custom")
 DEFAULTS = dict(gpu="A100", sram_kib=100, mode="pinned", order="fa1", batch=4, heads=32, unit="elements")
 MAX_DRAWN_CELLS = 512 * 512         # the grid is redrawn every step; above this only the counters follow
@@ -119,13 +118,6 @@ def cached_seed_example() -> dict:
 
 
 # ----------------------------------------------------------------------------- small formatters
-
-def fmt_bytes(b: int) -> str:
-    for div, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if b >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b} B"
-
 
 def sci(x: float) -> str:
     """167772 -> '1.7e5' (as the seed notes write it)."""

@@ -18,9 +18,9 @@ import streamlit as st
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
 from flashviz.decoding import DecodeResult, PagedResult, build_paged_cache, flash_decode, paged_attention
+from flashviz.errors import check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import online_softmax_trace
-from flashviz.tiling import check_int
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz_kernels.rules import MAX_TILE, nearest_gpu_tile
+
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
@@ -28,7 +30,6 @@ from flashviz.ui.config import DTYPE_SHORT, Config, inputs
 
 NS = "kernel"
 INTERP_MAX_N = 256                 # the interpreter executes tiles one by one in Python: keep it snappy
-MAX_TILE = 256                     # flashviz_kernels.api.MAX_BLOCK
 TOLERANCE = {"float32": 1e-5, "float16": 1e-4, "bfloat16": 1e-4}
 FIELDS = ("m", "l", "alpha")
 
@@ -41,11 +42,6 @@ def kernel_mode() -> str:
     if not _env.HAS_TRITON:
         return "unavailable"
     return "interpreter" if fk.INTERPRET else "gpu"
-
-
-def legal_gpu_tile(x: int) -> int:
-    """The nearest tile the compiled kernel takes: a power of two in 16..256."""
-    return min(MAX_TILE, max(16, 1 << max(0, round(math.log2(max(x, 1))))))
 
 
 def why_not(cfg: Config, mode: str) -> tuple[str, dict] | None:
@@ -205,7 +201,7 @@ def render(cfg: Config, tr: Trace, lang: str) -> None:
     if reason:
         st.info(t(reason[0], lang, **reason[1]), icon=":material/info:")
         if reason[0] == "kernel.why_tiles" and cfg.n >= 16:
-            br, bc = legal_gpu_tile(cfg.block_m), min(legal_gpu_tile(cfg.block_n), 1 << int(math.log2(cfg.n)))
+            br, bc = nearest_gpu_tile(cfg.block_m), min(nearest_gpu_tile(cfg.block_n), 1 << int(math.log2(cfg.n)))
             st.button(t("kernel.use_tiles", lang, br=br, bc=bc), key=f"{NS}.use_tiles", on_click=_use_tiles,
                       args=(br, bc), icon=":material/grid_on:")
         return

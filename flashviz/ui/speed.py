@@ -17,11 +17,11 @@ from flashviz import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.charts import speed as charts
-from flashviz.errors import DatasetError, InputError
+from flashviz.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.ui import speed_live, state
 from flashviz.ui.common import chart, shown_errors
-from flashviz.ui.config import Config
+from flashviz.ui.config import Config, follow_row
 
 NS = "speed"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
@@ -42,10 +42,7 @@ def page_values() -> tuple[int, int]:
     ss = st.session_state
     out = []
     for name, label in (("batch", "batch B"), ("heads", "heads H")):
-        v = ss.get(f"{NS}.{name}", DEFAULTS[name])
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BH:
-            raise InputError(f"{label} must be a whole number in 1..{MAX_BH}, got {v!r}")
-        out.append(v)
+        out.append(check_int(label, ss.get(f"{NS}.{name}", DEFAULTS[name]), 1, MAX_BH))
     return out[0], out[1]
 
 
@@ -132,9 +129,8 @@ def source_line(ds: dict, lang: str) -> str:
 
 def _use_recorded(near: dict) -> None:
     ss = st.session_state
-    n, row = near["n"], ss.get("cfg.row", 0)
-    follow = row == ss.get("cfg.n", 0) - 1 or row >= n               # the row that followed the last one follows
-    state.set_values(n=n, d=near["d"], causal=near["causal"], dtype=near["dtype"], **({"row": n - 1} if follow else {}))
+    n, row = near["n"], follow_row(ss.get("cfg.row", 0), ss.get("cfg.n", 0), near["n"])
+    state.set_values(n=n, d=near["d"], causal=near["causal"], dtype=near["dtype"], row=row)
     ss[f"{NS}.batch"], ss[f"{NS}.heads"] = near["batch"], near["heads"]
 
 

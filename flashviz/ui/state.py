@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
-from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config
+from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config, follow_row
 
 CANON = "cfg."          # canonical key prefix
 WIDGET = "_w.cfg."      # widget key prefix
@@ -106,10 +106,8 @@ def _copy(name: str) -> None:
 def _copy_n() -> None:
     """N changed: a row that followed the last row (or fell off the end) follows the new last row."""
     ss = st.session_state
-    old_n, new_n, row = ss[CANON + "n"], ss[WIDGET + "n"], ss[CANON + "row"]
-    ss[CANON + "n"] = new_n
-    if isinstance(new_n, int) and new_n >= 1 and isinstance(row, int) and (row == old_n - 1 or row >= new_n):
-        ss[CANON + "row"] = new_n - 1
+    old_n, ss[CANON + "n"] = ss[CANON + "n"], ss[WIDGET + "n"]
+    ss[CANON + "row"] = follow_row(ss[CANON + "row"], old_n, ss[CANON + "n"])
 
 
 def _copy_pref(canon: str, widget: str) -> None:
