@@ -1,4 +1,5 @@
-"""AppTest helpers shared by the page tests: open app.py on a page, assert a clean run, decode plotly arrays."""
+"""AppTest helpers shared by the page tests: open app.py on a page, assert a clean run, decode plotly arrays.
+Pages are named by their slug in flashviz.ui.pages ("stepper", "blocks", ...)."""
 from __future__ import annotations
 
 import base64
@@ -7,17 +8,19 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from flashviz.ui.pages import switch
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **values) -> AppTest:
-    """app.py switched to `page`; values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
+    """app.py on page `page` (a slug); values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     if lang:
         at.query_params["lang"] = lang
     for k, v in values.items():
         at.session_state[k if "." in k else f"cfg.{k}"] = v
-    return at.switch_page(page).run()
+    return switch(at, page).run()
 
 
 def run_app(*, timeout: float = 60, **cfg) -> AppTest:

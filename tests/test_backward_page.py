@@ -13,10 +13,11 @@ import app_util
 from app_util import array, clean
 
 from flashviz.bench import load_dataset
+from flashviz.ui.pages import switch
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGE, STEPPER, BLOCKS = "flashviz/ui/backward.py", "flashviz/ui/stepper.py", "flashviz/ui/blocks.py"
+PAGE, STEPPER, BLOCKS = "backward", "stepper", "blocks"
 TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-29.json"
 W = "_w.cfg."
 MIB = 2 ** 20
@@ -204,16 +205,16 @@ def test_chinese():
 def test_shared_config_carries_across_pages():
     at = AppTest.from_file(APP, default_timeout=60).run()              # the stepper
     at.number_input(key=W + "n").set_value(64).run()
-    at.switch_page(PAGE).run()
+    switch(at, PAGE).run()
     clean(at)
     assert at.number_input(key=W + "n").value == 64
     assert table(at, "stored").iloc[0, 2] == 64 * 64     # S: N² elements per head
     at.number_input(key=W + "d").set_value(8).run()                     # change it here ...
     at.number_input(key="_w.backward.batch").set_value(2).run()
-    at.switch_page(BLOCKS).run()
+    switch(at, BLOCKS).run()
     clean(at)
     assert at.number_input(key=W + "d").value == 8                      # ... the blocks page follows
-    at.switch_page(PAGE).run()
+    switch(at, PAGE).run()
     assert at.number_input(key="_w.backward.batch").value == 2          # this page's own value survived
 
 

@@ -14,9 +14,10 @@ from app_util import array, clean
 
 from flashviz.tiling import GRID_CURRENT, Schedule, make_config
 from flashviz.traffic import standard_counts
+from flashviz.ui.pages import switch
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-BLOCKS, DECODING, STEPPER = "flashviz/ui/blocks.py", "flashviz/ui/decoding.py", "flashviz/ui/stepper.py"
+BLOCKS, DECODING, STEPPER = "blocks", "decoding", "stepper"
 W = "_w.cfg."                                             # widget keys of the shared configuration
 
 
@@ -180,17 +181,17 @@ def test_shared_config_carries_across_pages():
     at = AppTest.from_file(APP, default_timeout=30).run()               # the stepper
     at.number_input(key=W + "n").set_value(32).run()
     at.number_input(key=W + "block_n").set_value(8).run()
-    at.switch_page(BLOCKS).run()
+    switch(at, BLOCKS).run()
     clean(at)
     assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
     assert any("N = 32" in m.value and "Bc = 8" in m.value for m in at.markdown)
     at.number_input(key=W + "block_n").set_value(16).run()             # change it here ...
     at.radio(key="_w.blocks.order").set_value("fa2").run()
-    at.switch_page(STEPPER).run()
+    switch(at, STEPPER).run()
     clean(at)
     assert at.number_input(key=W + "block_n").value == 16               # ... the stepper follows
     assert at.session_state["stepper.n_steps"] == 2
-    at.switch_page(BLOCKS).run()
+    switch(at, BLOCKS).run()
     clean(at)
     assert at.radio(key="_w.blocks.order").value == "fa2"              # this page's own choice survived
 

@@ -33,7 +33,7 @@ def test_kernel_panel_runs_compiled_on_the_gpu(causal):
 
 def test_speed_page_live_run_measures_every_impl_correctly():
     n, d, b, h, dtype = 2048, 64, 2, 8, "float16"
-    at = open_page("flashviz/ui/speed.py", n=n, d=d, dtype=dtype, block_m=64, block_n=32,
+    at = open_page("speed", n=n, d=d, dtype=dtype, block_m=64, block_n=32,
                    **{"speed.batch": b, "speed.heads": h}, timeout=300)
     clean(at)
     at.button(key="speed.live_run").click().run()
@@ -58,7 +58,7 @@ def test_speed_page_live_run_measures_every_impl_correctly():
 
 
 def test_speed_page_live_sweep_draws_both_charts():
-    at = open_page("flashviz/ui/speed.py", n=4096, d=128, dtype="bfloat16", causal=True,
+    at = open_page("speed", n=4096, d=128, dtype="bfloat16", causal=True,
                    **{"speed.batch": 1, "speed.heads": 8}, timeout=600)
     at.button(key="speed.live_sweep").click().run()
     clean(at)
@@ -74,7 +74,7 @@ def test_speed_page_live_sweep_draws_both_charts():
 
 def test_backward_page_live_source_measures_a_training_step():
     n, d, b, h = 1024, 64, 1, 4
-    at = open_page("flashviz/ui/backward.py", n=n, d=d, dtype="float16",
+    at = open_page("backward", n=n, d=d, dtype="float16",
                    **{"backward.batch": b, "backward.heads": h, "backward.source": "live"}, timeout=600)
     clean(at)
     at.button(key="backward.live_run").click().run()

@@ -68,5 +68,4 @@ def test_h200_preset_is_a_recorded_configuration_and_links_to_speed():
     at.selectbox(key="_w.preset").set_value("h200").run()
     p = PRESETS["h200"]
     assert (p["n"], p["d"], p["dtype"], p["causal"]) == (8192, 128, "float16", False)
-    if '"flashviz/ui/speed.py"' in Path(APP).read_text(encoding="utf-8"):     # that page is in PAGES
-        assert "Speed and memory" in links(at)
+    assert "Speed and memory" in links(at)

@@ -17,10 +17,11 @@ from app_util import clean
 from flashviz.bench import load_dataset
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
+from flashviz.ui.pages import switch
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-SPEED, STEPPER = "flashviz/ui/speed.py", "flashviz/ui/stepper.py"
+SPEED, STEPPER = "speed", "stepper"
 FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-11-29.json"
 TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-29.json"
 W = "_w.cfg."
@@ -254,13 +255,13 @@ def test_configuration_carries_across_pages():
     at.number_input(key=W + "n").set_value(32).run()
     at.number_input(key=W + "block_n").set_value(8).run()
     at.toggle(key=W + "causal").set_value(True).run()
-    at.switch_page(STEPPER).run()
+    switch(at, STEPPER).run()
     clean(at)
     assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
     assert at.toggle(key=W + "causal").value is True
     assert at.session_state["stepper.n_steps"] == 4
     at.number_input(key=W + "d").set_value(16).run()                     # and back
-    at.switch_page(SPEED).run()
+    switch(at, SPEED).run()
     assert not at.exception
     assert at.number_input(key=W + "d").value == 16 and at.number_input(key=W + "n").value == 32
 
@@ -268,8 +269,8 @@ def test_configuration_carries_across_pages():
 def test_page_values_are_kept_across_pages():
     at = open_page()
     at.number_input(key="_w.speed.heads").set_value(8).run()
-    at.switch_page(STEPPER).run()
-    at.switch_page(SPEED).run()
+    switch(at, STEPPER).run()
+    switch(at, SPEED).run()
     assert at.number_input(key="_w.speed.heads").value == 8
 
 

@@ -5,7 +5,7 @@ backward (ui/backward_demo.py).
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
 to flashviz.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
 to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -262,8 +262,3 @@ def render() -> None:
         st.info(t("backward.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="demo"):
         backward_demo.section(cfg, lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.backward import render as _render   # the imported module, so caches are stable
-    _render()

@@ -4,7 +4,7 @@ Thin: the shared configuration (N, d, Br, Bc, causal, dtype; seed/row/masked/gua
 and this page's own controls (SRAM size M, blocks from M or pinned, loop order, batch and heads) go to the engines
 (flashviz.tiling, flashviz.traffic, the one-row online softmax); their results go to charts/blocks.py. What moves
 with the step is drawn in the step fragment (ui/steps.py, namespace "blocks"). Flash-decoding: ui/decoding.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from flashviz.errors import FlashvizError, check_int
 from flashviz.i18n import t
 from flashviz.tiling import GPU_PRESETS, MASKED, SEED_EXAMPLE, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.traffic import seed_example, standard_counts, sweep_n, sweep_sram
-from flashviz.ui import state, steps
+from flashviz.ui import pages, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
@@ -384,9 +384,4 @@ def render() -> None:
         sweep_charts(sch, ch, name, lang)
     with shown_errors(lang, where="worked example"):
         seed_section(lang)
-    st.caption(t("blocks.decoding_link", lang, page=t("decoding.nav", lang)))
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.blocks import render as _render   # the imported module, so caches and fragments are stable
-    _render()
+    st.caption(t("blocks.decoding_link", lang, page=pages.title("decoding", lang)))

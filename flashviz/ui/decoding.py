@@ -3,7 +3,7 @@
 Thin: the shared configuration (ui/state.py) gives the query row (seeded or typed scores, causal, masks, guard);
 this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.decoding, whose
 results go to charts/blocks.py (decoding_figure, paged_figure). The paged walk is stepped with ui/steps.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -197,8 +197,3 @@ def render() -> None:
         split_section(cfg, lang)
     with shown_errors(lang, where="paged cache"):
         paged_section(cfg, lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.decoding import render as _render   # the imported module, so caches and fragments are stable
-    _render()

@@ -6,7 +6,7 @@ measures through flashviz.live. Always: recorded datasets (flashviz.bench: commi
 or uploaded in this session, validated by the bench's loader, never executed) with their provenance, at the
 recorded configuration nearest the shared one; and the lesson's exercise 3 measured on this CPU
 (flashviz.bench.cpu_memory). Charts: flashviz/charts/speed.py. Strings: flashviz/i18n/speed.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -284,8 +284,3 @@ def render() -> None:
         st.info(t("speed.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="CPU memory exercise"):
         exercise_section(lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.speed import render as _render   # the imported module, so caches and fragments are stable
-    _render()

@@ -20,7 +20,7 @@ LANG_KEY, LANG_WIDGET = "lang", "_w.lang"
 FMT_KEY, FMT_WIDGET = "export_fmt", "_w.export_fmt"
 PRESENT_KEY, PRESENT_WIDGET = "present", "_w.present"
 PRESET_WIDGET, PRESET_APPLIED = "_w.preset", "preset.applied"
-PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a link appears once that page exists)
+PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a slug of flashviz.ui.pages)
 EXPORT_FORMATS = ("png", "svg")
 
 ALL_FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
@@ -147,15 +147,15 @@ def _field(name: str, lang: str) -> None:
 
 def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS), *, key: str = PRESET_WIDGET) -> None:
     """A selectbox of presets; choosing one writes the canonical values and returns to the placeholder.
-    A preset that belongs to another page (PRESET_PAGES) then shows a link to it, if that page exists."""
+    A preset that belongs to another page (PRESET_PAGES) then shows a link to it."""
     st.session_state.setdefault(key, None)
     st.selectbox(t("common.preset", lang), names, index=None, key=key, on_change=_on_preset, args=(key,),
                  format_func=lambda k: t(f"common.preset_{k}", lang),
                  placeholder=t("common.preset_placeholder", lang), help=t("common.preset_help", lang))
     target = PRESET_PAGES.get(st.session_state.get(PRESET_APPLIED))
     if target:
-        from .links import page_link                  # late: links is a leaf module, but keep state light
-        page_link(target, lang, icon=":material/speed:")
+        from .pages import link                       # late: keep state light
+        link(target, lang, icon=":material/speed:")
 
 
 def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:

@@ -1,7 +1,7 @@
 """Page "Online softmax, tile by tile": one query row streamed through the online-softmax recurrence.
 
 Thin: read the shared config, get the cached trace from the engine, hand (trace, step) to chart builders.
-Run as a page by st.navigation (this file is executed as __main__; it then imports itself once).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -175,8 +175,3 @@ def render() -> None:
         _tile_lesson(cfg, tr, lang)
     with shown_errors(lang, where="kernel panel"):
         kernel_panel(cfg, tr, lang)       # issue 4: "The kernel's own numbers"
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.stepper import render as _render   # the imported module, so caches and fragments are stable
-    _render()
