@@ -37,6 +37,20 @@ def clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def kernel_panel_view(at: AppTest) -> dict | None:
+    """What the stepper's kernel panel shows after a run (None if it shows no result): max difference and
+    tolerance from its metrics; from its table, which tiles the kernel ran and its m, l, alpha per tile."""
+    shown = {m.label: m.value for m in at.metric}
+    if "Max difference" not in shown:
+        return None
+    [tol] = [v for k, v in shown.items() if k.startswith("Tolerance (")]
+    df = at.dataframe[-1].value
+    ran = [x != "skipped" for x in df["m kernel"]]
+    kernel = {f: np.array([float(x) if ok else np.nan for x, ok in zip(df[f"{sym} kernel"], ran)])
+              for f, sym in (("m", "m"), ("l", "ℓ"), ("alpha", "α"))}
+    return dict(max_diff=float(shown["Max difference"]), tol=float(tol), ran=ran, kernel=kernel)
+
+
 def array(a) -> np.ndarray:
     """A plotly 7 array: a list or {'dtype', 'bdata' (base64)[, 'shape']}."""
     if isinstance(a, dict):

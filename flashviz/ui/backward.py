@@ -144,8 +144,6 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
         chart(charts.stored_figure(rows, lang, ratio=ratio), "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
     with right:
         st.markdown(t("backward.recompute_explain", lang))
-    st.session_state[f"{NS}.stored_view"] = dict(rows={r.name: r.bytes for r in rows}, naive=naive, flash=flash,
-                                                 ratio=ratio)
 
 
 def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
@@ -207,7 +205,6 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
     chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
     provenance(ds, lang)
-    st.session_state[f"{NS}.times_view"] = dict(config=c, same=view["same"], rows=tr_rows)
     summary(ds, lang)
 
 

@@ -230,8 +230,6 @@ def step_view(sch: Schedule, ch: Choice, name: str, lang: str, step: int) -> Non
         st.caption(t("blocks.ctr_bytes", lang, sofar=fmt_bytes(now.total_bytes), total=fmt_bytes(tot.total_bytes),
                      std=fmt_bytes(std.total_bytes), eb=c.elem_bytes))
         st.caption(t("blocks.ctr_moved", lang, loaded=_moved(s.loaded, lang), stored=_moved(s.stored, lang)))
-        st.session_state[f"{NS}.view"] = dict(step=step, i=s.i, j=s.j, sofar=now.total, sofar_bytes=now.total_bytes,
-                                              total=tot.total, standard=std.total)     # what is shown (tests)
         chart(charts.traffic_bars_figure(now, tot, std, lang, ch.unit), "traffic", f"{name}_step{step + 1}",
               key=f"{NS}.bars")
 
@@ -302,7 +300,6 @@ def pitfall(cfg: Config, tcfg: TilingConfig, lang: str) -> None:
         st.success(t("blocks.pit_saved", lang, err=f"{err:.1e}"), icon=":material/shield:")
     else:
         st.caption(t("blocks.pit_ok", lang, err=f"{err:.1e}"))
-    st.session_state[f"{NS}.pit_view"] = dict(l=tr.l[:shown].tolist(), error=err, guard=tr.guard)   # tests
 
 
 def _pitfall_preset() -> None:
@@ -365,7 +362,6 @@ def render() -> None:
     with shown_errors(lang, where="configuration"):
         tcfg = tiling_config(cfg, ch)
     if tcfg is None:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("blocks.fix_input", lang), icon=":material/edit:")
     else:
         sch = cached_schedule(tcfg, ch.order)

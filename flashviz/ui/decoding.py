@@ -118,7 +118,6 @@ def split_section(cfg: Config, lang: str) -> None:
         st.success(t("decoding.same", lang, diff=_shown(diff)), icon=":material/check_circle:")
     else:
         st.error(t("decoding.differ", lang, diff=_shown(diff)), icon=":material/warning:")
-    st.session_state[f"{NS}.view"] = dict(workers=res.workers, diff=diff, exact=exact)      # tests
     name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
     chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
     st.markdown(t("decoding.merge_rule", lang))
@@ -167,7 +166,6 @@ def paged_section(cfg: Config, lang: str) -> None:
         st.success(t("decoding.paged_same", lang, diff=_shown(diff)), icon=":material/check_circle:")
     else:
         st.error(t("decoding.paged_differ", lang, diff=_shown(diff)), icon=":material/warning:")
-    st.session_state[f"{NS}.paged_view"] = dict(diff=diff, table=res.cache.block_table.tolist())    # tests
     name = f"{replace(cfg, scores='').slug()}_Bs{res.cache.block_size}_pseed{_val('pseed')}"
     steps.stepped(PAGED_NS, res.cache.num_logical, lang, functools.partial(paged_step, res, name, lang))
     if res.cache.num_logical > TABLE_ROWS:
@@ -190,7 +188,6 @@ def render() -> None:
         cfg.check()
         ok = True
     if not ok:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("decoding.fix_input", lang), icon=":material/edit:")
         return
     with shown_errors(lang, where="flash-decoding"):

@@ -186,15 +186,12 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
                     query_block=i, rows=[lo, hi - 1], max_difference=cmp.max_diff, tolerance=tol))
     df = _table(cfg, tr, cmp, lang)
     st.dataframe(df, hide_index=True, height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
-    st.session_state[f"{NS}.view"] = dict(max_diff=cmp.max_diff, tol=tol, ran=cmp.ran.tolist(),   # shown (tests)
-                                          **{f"kernel_{f}": cmp.kernel[f].tolist() for f in FIELDS})
 
 
 def render(cfg: Config, tr: Trace, lang: str) -> None:
     """Draw the panel for the stepper's configuration `cfg` and its engine trace `tr` (same row, same Bc)."""
     st.subheader(t("kernel.header", lang))
     st.markdown(t("kernel.intro", lang))
-    st.session_state.pop(f"{NS}.view", None)
     mode = kernel_mode()
     _explain_mode(mode, lang)
     reason = why_not(cfg, mode)

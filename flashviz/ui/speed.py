@@ -165,7 +165,6 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
                 icon=":material/near_me:")
         st.button(t("speed.use_recorded", lang), key=f"{NS}.use_recorded", on_click=_use_recorded, args=(near,),
                   icon=":material/sync_alt:")
-    ss[f"{NS}.view"] = dict(dataset=key, nearest=near, same=same)            # what is shown (tests)
 
     fam = charts.family(ds["cells"], near)
     fam_text = speed_live.family_text(near, lang, with_n=False)
@@ -244,7 +243,6 @@ def exercise_section(lang: str) -> None:
                       ratio=last["naive_over_tiled"], kib=last["tiled_scratch_bytes"] / 1024,
                       br=last["block_rows"], bc=last["block_cols"]))
     st.dataframe(exercise_frame(rows, lang), hide_index=True, key=f"{NS}.cpu_table")
-    ss[f"{NS}.cpu_view"] = rows                                                  # tests
 
 
 # ----------------------------------------------------------------------------- the page

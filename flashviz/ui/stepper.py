@@ -78,7 +78,6 @@ def _counters(cfg: Config, tr: Trace, step: int, lang: str) -> None:
     c[3].metric(t("stepper.ctr_error", lang), shown, help=t("stepper.ctr_error_help", lang))
     if not last:
         st.caption(t("stepper.ctr_err_pending", lang))
-    st.session_state[f"{NS}.view"] = dict(step=step, error=err, last=last)   # what the page shows (tests)
 
 
 def _pitfall_notes(tr: Trace, step: int, lang: str) -> None:
@@ -163,7 +162,6 @@ def render() -> None:
     with shown_errors(lang, where="trace"):
         tr = cached_trace(cfg)
     if tr is None:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("stepper.fix_input", lang), icon=":material/edit:")
         return
     _describe(cfg, tr, lang)
