@@ -2,7 +2,7 @@
 
 The "Speed and memory" page calls `measure_live` / `sweep_live`; `python -m flashviz.live` runs the
 very same calls on a GPU machine without Streamlit and lays them beside a recorded dataset, so the
-page's numbers can be checked against `python -m flashviz.bench` (issue 4):
+page's numbers can be checked against `python -m flashviz.bench`:
 
     python -m flashviz.live --n 4096 --d 128 --causal --compare assets/benchmarks/nvidia-h200-fwd-2026-11-29.json
 

@@ -19,7 +19,7 @@ from .units import ELEM_BYTES, KERNEL_DTYPES
 
 LSE_BYTES = 4                              # the log-sum-exp is float32 whatever the inputs
 MAX_N, MAX_D, MAX_BH = 1 << 20, 256, 1 << 16
-# H200 ceilings measured 2026-11-29 (shared/PLATFORM.md): dense bf16 matmul, device-to-device copy
+# H200 ceilings measured on the reference H200 on 2026-11-29: dense bf16 matmul, device-to-device copy
 H200_FLOPS, H200_BYTES_PER_S = 790e12, 4.3e12
 
 

@@ -50,8 +50,8 @@ GRID_PENDING, GRID_DONE, GRID_CURRENT, GRID_SKIPPED = 0, 1, 2, 3
 #         (NVIDIA A100 Tensor Core GPU Architecture whitepaper; FlashAttention paper, Section 2.1).
 #   H100/H200: NVIDIA Hopper Tuning Guide, "Unified Shared Memory/L1/Texture Cache": 256 KB combined per
 #         SM, shared memory up to 228 KB per SM, up to 227 KB per thread block; 132 SMs on H100 SXM5
-#         (NVIDIA H100 Tensor Core GPU Architecture whitepaper) and on H200 (same GH100 die; measured on
-#         our H200, ../shared/PLATFORM.md). H100 PCIe has 114 SMs.
+#         (NVIDIA H100 Tensor Core GPU Architecture whitepaper) and on H200 (same GH100 die; 132 SMs
+#         measured on the reference H200 the benchmarks ran on). H100 PCIe has 114 SMs.
 AMPERE_GUIDE = "https://docs.nvidia.com/cuda/ampere-tuning-guide/"
 HOPPER_GUIDE = "https://docs.nvidia.com/cuda/hopper-tuning-guide/"
 GPU_PRESETS: dict[str, dict] = {
@@ -60,9 +60,9 @@ GPU_PRESETS: dict[str, dict] = {
     "H100": {"name": "NVIDIA H100 SXM5", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
              "shared_kib_per_block": 227, "source": f"{HOPPER_GUIDE} ; H100 whitepaper"},
     "H200": {"name": "NVIDIA H200", "sms": 132, "l1_shared_kib_per_sm": 256, "shared_kib_per_sm": 228,
-             "shared_kib_per_block": 227, "source": f"{HOPPER_GUIDE} ; 132 SMs measured (PLATFORM.md)"},
+             "shared_kib_per_block": 227, "source": f"{HOPPER_GUIDE} ; 132 SMs measured"},
 }
-# The seed notes' worked example (Theorem 2 with A100-like numbers): fp32, M = 100 KB.
+# The worked example of Theorem 2 the lesson quotes (A100-like numbers): fp32, M = 100 KB.
 SEED_EXAMPLE = {"n": 1024, "d": 64, "sram_bytes": 100 * 1024, "elem_bytes": 4}
 
 

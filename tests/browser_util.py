@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "assets" / "screenshots"
-# PLATFORM.md: the flags Debian's chromium needs headless in a container, without reaching the network.
+# The flags Debian's chromium needs to run headless in a container (no GPU, no sandbox) without reaching the network.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 STATUS = '[data-testid="stStatusWidget"]'       # Streamlit's "Running..." indicator (absent when idle)

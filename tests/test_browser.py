@@ -1,4 +1,4 @@
-"""Real-browser tests (issue 6 item 6): `streamlit run app.py` on a free loopback port (conftest `app_url`), Debian's
+"""Real-browser tests: `streamlit run app.py` on a free loopback port (conftest `app_url`), Debian's
 chromium through Playwright (conftest `browser`; never `playwright install`).
 
 Every page of flashviz.ui.pages renders (a Plotly chart, the quiz its questions) without an exception, in English and

@@ -1,4 +1,4 @@
-"""Issue 6 item 5: 20 concurrent browser sessions against one `streamlit run app.py` on loopback, each stepping
+"""20 concurrent browser sessions against one `streamlit run app.py` on loopback, each stepping
 the stepper, changing its tile and seed, and running the Triton kernel trace (interpreter, serialised by the
 launch lock); every session must see its own configuration's numbers (checked against the numpy engine), the
 kernel within 1e-5, and the server must stay up. The design and the report: tests/loadtest.py

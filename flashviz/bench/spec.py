@@ -110,7 +110,7 @@ PRESETS = {
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("bfloat16",), batch=(4,), heads=(32,),
              impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")),
     ), warmup_ms=25.0, rep_ms=100.0),
-    # Training side (issue 7): the backward alone and a whole training step, fp16, one file.
+    # Training side: the backward alone and a whole training step, fp16, one file.
     "h200-train": dict(grids=(
         Grid(n=(1024, 4096, 8192, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,),
              heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"), mode=("bwd", "fwd+bwd")),

@@ -120,7 +120,7 @@ def cached_seed_example() -> dict:
 # ----------------------------------------------------------------------------- small formatters
 
 def sci(x: float) -> str:
-    """167772 -> '1.7e5' (as the seed notes write it)."""
+    """167772 -> '1.7e5': the short form the worked example of Theorem 2 is usually quoted in."""
     mant, exp = f"{x:.1e}".split("e")
     return f"{mant}e{int(exp)}"
 
@@ -312,7 +312,8 @@ def _pitfall_preset() -> None:
 
 
 def seed_section(lang: str) -> None:
-    """The seed notes' Theorem 2 example next to our exact counts, with the constant factors explained."""
+    """The worked example of Theorem 2 (A100-like numbers) next to our exact counts, with the constant factors
+    explained."""
     ex = cached_seed_example()
     c, th_s, th_f = ex["config"], ex["theta_standard"], ex["theta_flash"]
     st.subheader(t("blocks.seed_header", lang))

@@ -77,7 +77,7 @@ class Config:
 FIELDS = tuple(f.name for f in fields(Config))
 DEFAULT = Config()
 
-# Presets write the canonical values (issue 6 adds more). None = keep the current value.
+# Presets write the canonical values. None = keep the current value.
 PRESETS: dict[str, dict] = {
     "lesson": dict(n=16, d=4, block_n=4, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),
     "tile1": dict(n=16, d=4, block_n=1, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),

@@ -1,4 +1,4 @@
-"""Panel "The kernel's own numbers" (stepper page, issue 4): the Triton teaching kernel's m, ℓ, α per tile,
+"""Panel "The kernel's own numbers" (stepper page): the Triton teaching kernel's m, ℓ, α per tile,
 laid over the simulator's, with the max difference.
 
 The kernel runs with TRACE on (flashviz_kernels.attention_trace) on the stepper's seeded q, K, V

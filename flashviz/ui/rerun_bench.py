@@ -1,4 +1,4 @@
-"""Server-side time of one page rerun after a step change (issues 2 and 5; a measurement, not a test).
+"""Server-side time of one page rerun after a step change (a measurement, not a test).
 
     python -m flashviz.ui.rerun_bench [--reruns 20] [--sizes 16 1024 4096] [--tiles 4 64]
     python -m flashviz.ui.rerun_bench --page blocks [--sizes 4096 16384] [--tiles 64] [--orders fa2 fa1]

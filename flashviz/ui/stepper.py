@@ -145,7 +145,7 @@ def _show_pitfall() -> None:
 
 
 def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
-    """Issue 4: "The kernel's own numbers" (flashviz/ui/kernel_panel.py): the Triton kernel's m, l, alpha per
+    """The panel "The kernel's own numbers" (flashviz/ui/kernel_panel.py): the Triton kernel's m, l, alpha per
     tile for query row cfg.row, tile cfg.block_n, overlaid on the simulator's `tr`, with the max difference."""
     from flashviz.ui import kernel_panel as panel
     panel.render(cfg, tr, lang)
@@ -172,4 +172,4 @@ def render() -> None:
     with shown_errors(lang, where="tile lesson"):
         _tile_lesson(cfg, tr, lang)
     with shown_errors(lang, where="kernel panel"):
-        kernel_panel(cfg, tr, lang)       # issue 4: "The kernel's own numbers"
+        kernel_panel(cfg, tr, lang)       # the real kernel's m, l, alpha beside the simulator's
