@@ -37,13 +37,27 @@ BWD_CONFIGS = {32: (64, 128, 128, 64, 4, 3), 64: (64, 128, 128, 64, 8, 3),
 
 
 @triton.jit
+def _tile(start, n, bh, D: tl.constexpr, BLOCK: tl.constexpr, BLOCK_D: tl.constexpr):
+    """Rows start .. start + BLOCK - 1 of head bh in a contiguous (B*H, n, D) tensor: (row indices, element
+    offsets, in-bounds mask), for every load and store below."""
+    idx = start + tl.arange(0, BLOCK)
+    dims = tl.arange(0, BLOCK_D)
+    return idx, bh * n * D + idx[:, None] * D + dims[None, :], (idx[:, None] < n) & (dims[None, :] < D)
+
+
+@triton.jit
+def _row_stats(LSE, DELTA, bh, rows, n_q):
+    """lse in log2 units (+inf past n_q, so P = 0 there) and delta of the query rows."""
+    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+    delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    return lse, delta
+
+
+@triton.jit
 def _bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
                HAS_DLSE: tl.constexpr):
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     bh = tl.program_id(1).to(tl.int64)
-    dims = tl.arange(0, BLOCK_D)
-    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-    base = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    rows, base, ok = _tile(tl.program_id(0) * BLOCK_M, n_q, bh, D, BLOCK_M, BLOCK_D)
     o = tl.load(O + base, mask=ok, other=0.0).to(tl.float32)
     do = tl.load(DO + base, mask=ok, other=0.0).to(tl.float32)
     delta = tl.sum(o * do, 1)                                                   # delta_i
@@ -63,14 +77,11 @@ def _dot(a, b, IEEE: tl.constexpr):
 def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, hi, qk_scale, n_q, offset,
                 D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
                 MASKED: tl.constexpr, IEEE: tl.constexpr):
-    dims = tl.arange(0, BLOCK_D)
     for start in tl.range(lo, hi, BLOCK_M):
-        rows = start + tl.arange(0, BLOCK_M)
-        ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-        q = tl.load(Q + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        do = tl.load(DO + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
-        delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+        rows, qo, ok = _tile(start, n_q, bh, D, BLOCK_M, BLOCK_D)
+        q = tl.load(Q + qo, mask=ok, other=0.0)
+        do = tl.load(DO + qo, mask=ok, other=0.0)
+        lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
         p_t = tl.math.exp2(_dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])   # P^T: (BLOCK_N, BLOCK_M)
         if MASKED:
             p_t = tl.where(cols[:, None] <= rows[None, :] + offset, p_t, 0.0)
@@ -87,10 +98,7 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
               CAUSAL: tl.constexpr, IEEE: tl.constexpr):
     start_k = tl.program_id(0) * BLOCK_N
     bh = tl.program_id(1).to(tl.int64)
-    cols = start_k + tl.arange(0, BLOCK_N)
-    dims = tl.arange(0, BLOCK_D)
-    ok = (cols[:, None] < n_k) & (dims[None, :] < D)
-    kv = bh * n_k * D + cols[:, None] * D + dims[None, :]
+    cols, kv, ok = _tile(start_k, n_k, bh, D, BLOCK_N, BLOCK_D)
     k = tl.load(K + kv, mask=ok, other=0.0)                                      # K_j, V_j stay on chip
     v = tl.load(V + kv, mask=ok, other=0.0)
     dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
@@ -115,12 +123,10 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
 def _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, lo, hi, qk_scale, n_k, offset,
               D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
               MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
-    dims = tl.arange(0, BLOCK_D)
     for start in tl.range(lo, hi, BLOCK_N):
-        cols = start + tl.arange(0, BLOCK_N)
-        ok = (cols[:, None] < n_k) & (dims[None, :] < D)
-        k = tl.load(K + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        v = tl.load(V + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        cols, kv, ok = _tile(start, n_k, bh, D, BLOCK_N, BLOCK_D)
+        k = tl.load(K + kv, mask=ok, other=0.0)
+        v = tl.load(V + kv, mask=ok, other=0.0)
         p = tl.math.exp2(_dot(q, tl.trans(k), IEEE) * qk_scale - lse[:, None])      # P: (BLOCK_M, BLOCK_N)
         if MASKED:
             seen = cols[None, :] < n_k
@@ -139,14 +145,10 @@ def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
             CAUSAL: tl.constexpr, IEEE: tl.constexpr):
     start_q = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
-    rows = start_q + tl.arange(0, BLOCK_M)
-    dims = tl.arange(0, BLOCK_D)
-    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-    qo = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    rows, qo, ok = _tile(start_q, n_q, bh, D, BLOCK_M, BLOCK_D)
     q = tl.load(Q + qo, mask=ok, other=0.0)
     do = tl.load(DO + qo, mask=ok, other=0.0)
-    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
-    delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
     dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     offset = n_k - n_q
     full, hi = key_range(start_q, n_q, n_k, BLOCK_M, BLOCK_N, CAUSAL)

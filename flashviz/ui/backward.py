@@ -15,7 +15,7 @@ import streamlit as st
 from flashviz import live, recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
 from flashviz.charts import backward as charts
-from flashviz.errors import InputError, check_int
+from flashviz.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
 from flashviz.ui.common import chart, shown_errors
@@ -230,18 +230,11 @@ def cfg_slug(c: dict) -> str:
 # ----------------------------------------------------------------------------- the page
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("backward.title", lang))
-    st.markdown(t("backward.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     controls(lang)
-    ok = False
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        b, h = check_int("batch B", _ss("batch"), 1, rc.MAX_BH), check_int("heads H", _ss("heads"), 1, rc.MAX_BH)
-        ok = True
-    if ok:
+    bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
+    if bh:
+        b, h = bh
         with shown_errors(lang, where="stored tensors"):
             stored_section(cfg, b, h, lang)
         ds = view = None

@@ -352,11 +352,7 @@ def _focus(sch: Schedule) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("blocks.title", lang))
-    st.markdown(t("blocks.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     ch = controls(cfg, lang)
 
     tcfg = None

@@ -178,11 +178,7 @@ def paged_section(cfg: Config, lang: str) -> None:
 # ----------------------------------------------------------------------------- the page
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("decoding.title", lang))
-    st.markdown(t("decoding.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     ok = False
     with shown_errors(lang, where="configuration"):
         cfg.check()

@@ -70,10 +70,7 @@ def question(i: int, q: Question, lang: str) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    st.title(t("quiz.title", lang))
-    st.markdown(t("quiz.intro", lang))
+    lang, _ = state.page_start(NS, fields=None)
     right, answered = score()                 # callbacks already ran: the score of the answers given so far
     st.caption(t("quiz.score", lang, right=right, total=len(QUESTIONS), answered=answered))
     for i, q in enumerate(QUESTIONS, 1):

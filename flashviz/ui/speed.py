@@ -17,7 +17,7 @@ from flashviz import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.charts import speed as charts
-from flashviz.errors import DatasetError, check_int
+from flashviz.errors import DatasetError
 from flashviz.i18n import t
 from flashviz.ui import speed_live, state
 from flashviz.ui.common import chart, shown_errors
@@ -28,22 +28,12 @@ FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
 DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="tflops")      # as the recorded H200 sweep
 MODES = ("fwd", "bwd", "fwd+bwd")
 EXERCISE_NS = (512, 2048, 8192)
-MAX_BH = 1 << 16
 SAME_KEYS = ("n", "d", "causal", "dtype", "batch", "heads")
 UPLOAD_MB = 5
 
 
 def _kept(name: str) -> dict:
     return state.kept(f"{NS}.{name}", DEFAULTS[name])
-
-
-def page_values() -> tuple[int, int]:
-    """This page's batch B and heads H, checked (InputError with the field's name otherwise)."""
-    ss = st.session_state
-    out = []
-    for name, label in (("batch", "batch B"), ("heads", "heads H")):
-        out.append(check_int(label, ss.get(f"{NS}.{name}", DEFAULTS[name]), 1, MAX_BH))
-    return out[0], out[1]
 
 
 # ----------------------------------------------------------------------------- datasets
@@ -256,19 +246,12 @@ def controls(lang: str) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("speed.title", lang))
-    st.markdown(t("speed.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     controls(lang)
-    ok = None
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        batch, heads = page_values()
-        ok = True
+    bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
     mode = st.session_state[f"{NS}.mode"]
-    if ok:
+    if bh:
+        batch, heads = bh
         if live.gpu_available():
             with shown_errors(lang, where="GPU"):
                 speed_live.section(cfg, batch, heads, mode, lang)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
+from ..recompute import MAX_BH
 from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config, follow_row
 
 CANON = "cfg."          # canonical key prefix
@@ -156,6 +158,29 @@ def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS), *, key: st
     if target:
         from .pages import link                       # late: keep state light
         link(target, lang, icon=":material/speed:")
+
+
+def checked_batch_heads(cfg: Config, ns: str, defaults: dict, lang: str) -> tuple[int, int] | None:
+    """For a page with its own batch B and heads H (session keys <ns>.batch, <ns>.heads): check `cfg` and both
+    (1..MAX_BH). (B, H), or None once the first problem is shown as an error."""
+    from .common import shown_errors                  # late: common imports state
+    ss = st.session_state
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        return tuple(check_int(label, ss.get(f"{ns}.{name}", defaults[name]), 1, MAX_BH)
+                     for name, label in (("batch", "batch B"), ("heads", "heads H")))
+    return None
+
+
+def page_start(ns: str, fields: tuple[str, ...] | None = ALL_FIELDS) -> tuple[str, Config]:
+    """What every page draws first: the shared configuration in the sidebar (`fields`; None: no sidebar), then
+    its title and intro (i18n keys <ns>.title, <ns>.intro). Returns (language, configuration)."""
+    init()
+    lg = lang()
+    cfg = config() if fields is None else config_sidebar(lg, fields=fields)
+    st.title(t(f"{ns}.title", lg))
+    st.markdown(t(f"{ns}.intro", lg))
+    return lg, cfg
 
 
 def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:

@@ -152,11 +152,7 @@ def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=state.STEPPER_FIELDS)
-    st.title(t("stepper.title", lang))
-    st.markdown(t("stepper.intro", lang))
+    lang, cfg = state.page_start(NS, fields=state.STEPPER_FIELDS)
 
     tr = None
     with shown_errors(lang, where="trace"):
