@@ -57,7 +57,6 @@ LSE_CASES = [(64, 64, False, 32, 64), (64, 64, True, 64, 32), (96, 40, True, 32,
              (50, 128, False, 64, 64)]
 
 
-@pytest.mark.skipif(DEV == "cuda", reason="interpreter cases")
 @pytest.mark.parametrize("impl", ["teaching", "fast"])
 @pytest.mark.parametrize("nq,nk,causal,bm,bn", LSE_CASES)
 def test_out_and_lse_gradients_match_float64(impl, nq, nk, causal, bm, bn):
