@@ -252,13 +252,13 @@ def _sdpa(q, k, v, causal, sm_scale, backend):
     return out
 
 
-def _prepare(q, k, v, impl, causal, sm_scale) -> tuple[str, bool, float]:
+def _prepare(q, k, v, impl, causal, sm_scale) -> tuple[bool, float]:
     """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0)."""
     validate(q, k, v, impl)
     causal, scale = _options(q, causal, sm_scale)
     if impl == "fast" and not scale > 0:
         raise KernelInputError(f"the fast kernel needs a positive sm_scale, got {scale}")
-    return impl, causal, scale
+    return causal, scale
 
 
 def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, impl: str = "fast",
@@ -270,7 +270,7 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
         if sdpa_backend not in SDPA_BACKENDS:
             raise KernelInputError(f"sdpa_backend must be one of {SDPA_BACKENDS}; got {sdpa_backend!r}")
         impl = f"sdpa-{sdpa_backend}"
-    impl, causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
+    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
     if impl == "naive":
         return _guarded(lambda: naive_attention(q, k, v, causal=causal, sm_scale=scale),
                         dict(impl=impl, shape=tuple(q.shape)))
@@ -291,7 +291,7 @@ def _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stage
 def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
                     block_m: int, block_n: int):
     """Run the teaching kernel with TRACE on: (out (B, H, Nq, d), KernelTrace with (B, H, Nq, Tc) fields)."""
-    _, causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
+    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
     tiles = _check_tiles("teaching", q, k, causal, block_m, block_n, None, None)
     b, h, n_q, _ = q.shape
     tr = torch.full((3, b * h, n_q, math.ceil(k.shape[2] / tiles[1])), float("nan"), dtype=torch.float32,
@@ -308,7 +308,7 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
     row that sees no key). Both are differentiable for every impl."""
     if impl not in ("naive", "teaching", "fast"):
         raise KernelInputError(f"attention_with_lse supports naive, teaching and fast; got {impl!r}")
-    impl, causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
+    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
     if impl == "naive":
         return naive_attention(q, k, v, causal=causal, sm_scale=scale, return_lse=True)
     return _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages)
@@ -319,7 +319,7 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
     gradient reaching lse, or None). config = (dkdv block_m, block_n, dq block_m, block_n, num_warps,
     num_stages) pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick."""
-    _, causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
+    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
     for name, x in (("o", o), ("do", do)):
         if not isinstance(x, torch.Tensor) or x.shape != q.shape:
             raise KernelInputError(f"{name} must be a tensor shaped like q {tuple(q.shape)}")
