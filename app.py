@@ -7,7 +7,7 @@ import gc
 import streamlit as st
 
 from flashviz.i18n import t
-from flashviz.ui import present, state
+from flashviz.ui import pages, present, state
 from flashviz.ui.common import begin_run, export_sidebar
 
 
@@ -33,19 +33,8 @@ st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="w
 lang = state.language_switch()
 present.setup(lang)                       # sidebar toggle; while presenting: larger text and a top bar
 
-# One line per page: (file run as the page, title key, icon, url path). The first is the default page.
-PAGES = [
-    ("flashviz/ui/stepper.py", "common.nav_stepper", ":material/view_week:", "stepper"),
-    ("flashviz/ui/blocks.py", "common.nav_blocks", ":material/grid_view:", "blocks"),
-    ("flashviz/ui/decoding.py", "decoding.nav", ":material/call_split:", "decoding"),
-    ("flashviz/ui/speed.py", "common.nav_speed", ":material/speed:", "speed"),
-    ("flashviz/ui/backward.py", "backward.nav", ":material/undo:", "backward"),
-    ("flashviz/ui/ring.py", "ring.nav", ":material/cycle:", "ring"),
-    ("flashviz/ui/quiz.py", "common.nav_quiz", ":material/quiz:", "quiz"),
-]
-
-nav = st.navigation([st.Page(path, title=t(title, lang), icon=icon, url_path=url) for path, title, icon, url in PAGES])
-begin_run(nav.title, nav.url_path or PAGES[0][3])   # the charts this run draws go into the page's zip
+nav = st.navigation(pages.all_pages(lang))
+begin_run(nav.title, nav.url_path or pages.DEFAULT)   # the charts this run draws go into the page's zip
 nav.run()
 export_sidebar(lang)                      # below the page's own sidebar controls: camera format, zip of the page
 st.sidebar.caption(t("common.app_title", lang))

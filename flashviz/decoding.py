@@ -23,18 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_int
 from .online_softmax import MAX_D, MAX_N, Trace, apply_mask, online_softmax_trace
 
 MAX_PHYSICAL = 1 << 16          # physical blocks in a paged cache
-
-
-def _int(name: str, x, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(key="errors.not_int", name=name, got=repr(x))
-    if not lo <= int(x) <= hi:
-        raise InputError(key="errors.int_between", name=name, lo=lo, hi=hi, got=int(x))
-    return int(x)
 
 
 # ----------------------------------------------------------------------------- states and the merge
@@ -92,8 +84,8 @@ def merge_all(states, *, guard: bool = True, tree: bool = False) -> State:
 
 def split_keys(n: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
     """Contiguous chunks [start, stop) of N keys over W workers, sizes differing by at most one."""
-    n = _int("N", n, 1, MAX_N)
-    workers = _int("number of workers W", workers, 1, n)
+    n = check_int("N", n, 1, MAX_N)
+    workers = check_int("number of workers W", workers, 1, n)
     sizes = np.full(workers, n // workers)
     sizes[: n % workers] += 1                           # the first N mod W workers take one more key
     stops = np.cumsum(sizes)
@@ -145,7 +137,7 @@ def flash_decode(scores, values, workers: int, *, tile_size: int | None = None,
         raise InputError(key="errors.no_keys")
     start, stop = split_keys(s.shape[0], workers)
     longest = int((stop - start).max())
-    tile = longest if tile_size is None else _int("tile size", tile_size, 1, s.shape[0])
+    tile = longest if tile_size is None else check_int("tile size", tile_size, 1, s.shape[0])
     single = online_softmax_trace(s, values, tile, guard=guard)        # validates scores and values
     v = single.values
     traces = tuple(online_softmax_trace(s[a:b], v[a:b], min(tile, b - a), guard=guard)
@@ -200,10 +192,10 @@ def build_paged_cache(k, v, block_size: int, *, seed: int = 0, num_physical: int
     n, d = k.shape
     if not 1 <= n <= MAX_N or not 1 <= d <= MAX_D:
         raise InputError(key="errors.keys_shape", n=MAX_N, d=MAX_D, shape=str(k.shape))
-    bs = _int("block size", block_size, 1, n)
+    bs = check_int("block size", block_size, 1, n)
     logical = -(-n // bs)
-    phys = logical if num_physical is None else _int("physical blocks", num_physical, logical, MAX_PHYSICAL)
-    rng = np.random.default_rng(_int("seed", seed, 0, 2**63 - 1))
+    phys = logical if num_physical is None else check_int("physical blocks", num_physical, logical, MAX_PHYSICAL)
+    rng = np.random.default_rng(check_int("seed", seed, 0, 2**63 - 1))
     table = rng.permutation(phys)[:logical]                 # where each logical block lands
     kc = np.full((phys, bs, d), np.nan)
     vc = np.full((phys, bs, d), np.nan)

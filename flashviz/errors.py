@@ -6,6 +6,8 @@ Chinese (flashviz/i18n/errors.py holds both). A plain message still works and is
 """
 from __future__ import annotations
 
+from flashviz_kernels import rules
+
 
 class FlashvizError(Exception):
     """Base class of every error flashviz raises on purpose (never a bug)."""
@@ -34,3 +36,19 @@ class InputError(FlashvizError, ValueError):
 
 class DatasetError(FlashvizError, ValueError):
     """A benchmark dataset (recorded or uploaded) that fails validation."""
+
+
+def check_int(name: str, x, lo: int | None = None, hi: int | None = None) -> int:
+    """x as an int in lo..hi (a bound that is None is no bound), else InputError with a translatable key: the
+    kernels' integer rule (flashviz_kernels.rules.as_int: any integral number, never a bool), so a size the app
+    accepts is one the kernels accept."""
+    v = rules.as_int(x)
+    if v is None:
+        raise InputError(key="errors.not_int", name=name, got="nothing" if x is None else repr(x))
+    if lo is not None and hi is not None and not lo <= v <= hi:
+        raise InputError(key="errors.int_range", name=name, lo=lo, hi=hi, got=v)
+    if lo is not None and v < lo:
+        raise InputError(key="errors.int_min", name=name, lo=lo, got=v)
+    if hi is not None and v > hi:
+        raise InputError(key="errors.int_max", name=name, hi=hi, got=v)
+    return v

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError
-from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED, check_int
+from .errors import InputError, check_int
+from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED
 
 ALIGNS = ("top_left", "bottom_right")
 MAX_SEQ = 1 << 20

@@ -2,7 +2,7 @@
 
 The "Speed and memory" page calls `measure_live` / `sweep_live`; `python -m flashviz.live` runs the
 very same calls on a GPU machine without Streamlit and lays them beside a recorded dataset, so the
-page's numbers can be checked against `python -m flashviz.bench` (issue 4):
+page's numbers can be checked against `python -m flashviz.bench`:
 
     python -m flashviz.live --n 4096 --d 128 --causal --compare assets/benchmarks/nvidia-h200-fwd-2026-11-29.json
 
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+from flashviz_kernels.rules import is_gpu_tile
 
 LIVE_IMPLS = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
 SWEEP_NS = (512, 1024, 2048, 4096, 8192, 16384)
@@ -27,8 +29,7 @@ def gpu_available() -> bool:
 
 def gpu_tiles(br: int, bc: int) -> tuple[int, int] | None:
     """The stepper's Br x Bc if the compiled teaching kernel can run them (powers of two, 16..256), else None."""
-    ok = all(16 <= x <= 256 and x & (x - 1) == 0 for x in (br, bc))
-    return (br, bc) if ok else None
+    return (br, bc) if is_gpu_tile(br) and is_gpu_tile(bc) else None
 
 
 def measure_live(n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, *, mode: str = "fwd",

@@ -34,7 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from flashviz_kernels import rules
+
+from .errors import InputError, check_int
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
 MAX_D = 256            # widest head dim
@@ -115,12 +117,12 @@ def _validate(scores, values, tile_size) -> tuple[np.ndarray, np.ndarray, int]:
         raise InputError(key="errors.head_dim", hi=MAX_D, got=v.shape[1])
     if not np.isfinite(v).all():
         raise InputError(key="errors.values_finite")
-    if isinstance(tile_size, bool) or not isinstance(tile_size, (int, np.integer)):
+    t = rules.as_int(tile_size)
+    if t is None:
         raise InputError(key="errors.not_int", name="tile size", got=repr(tile_size))
-    tile_size = int(tile_size)
-    if not 1 <= tile_size <= n:
-        raise InputError(key="errors.tile_range", n=n, got=tile_size)
-    return s, v, tile_size
+    if not 1 <= t <= n:
+        raise InputError(key="errors.tile_range", n=n, got=t)
+    return s, v, t
 
 
 def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True, form: str = "fa2") -> Trace:
@@ -182,12 +184,9 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True, 
 
 def make_qkv(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seeded standard-normal Q, K, V, each (N, d), float64. One source for the stepper and kernels."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_N:
-        raise InputError(key="errors.int_in", name="N", lo=1, hi=MAX_N, got=repr(n))
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= MAX_D:
-        raise InputError(key="errors.int_in", name="head dim d", lo=1, hi=MAX_D, got=repr(d))
+    n, d = check_int("N", n, 1, MAX_N), check_int("head dim d", d, 1, MAX_D)
     rng = np.random.default_rng(int(seed))
-    q, k, v = (rng.standard_normal((int(n), int(d))) for _ in range(3))
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
     return q, k, v
 
 

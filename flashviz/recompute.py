@@ -12,22 +12,20 @@ torch and the kernels load lazily (only the demo needs them).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from .errors import InputError
-from .tiling import check_int
+from .errors import InputError, check_int
+from .units import ELEM_BYTES, KERNEL_DTYPES
 
-ELEM_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 LSE_BYTES = 4                              # the log-sum-exp is float32 whatever the inputs
 MAX_N, MAX_D, MAX_BH = 1 << 20, 256, 1 << 16
-# H200 ceilings measured 2026-11-29 (shared/PLATFORM.md): dense bf16 matmul, device-to-device copy
+# H200 ceilings measured on the reference H200 on 2026-11-29: dense bf16 matmul, device-to-device copy
 H200_FLOPS, H200_BYTES_PER_S = 790e12, 4.3e12
 
 
 def _check(n, d, dtype, batch, heads) -> tuple[int, int, int, int, int]:
-    if dtype not in ELEM_BYTES:
-        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(ELEM_BYTES), got=repr(dtype))
+    if dtype not in KERNEL_DTYPES:
+        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(KERNEL_DTYPES), got=repr(dtype))
     return (check_int("N", n, 1, MAX_N), check_int("head dim d", d, 1, MAX_D), ELEM_BYTES[dtype],
             check_int("batch B", batch, 1, MAX_BH), check_int("heads H", heads, 1, MAX_BH))
 
@@ -136,8 +134,8 @@ class DemoResult:
 def check_demo(n, d, dtype, device: str) -> tuple[int, int]:
     cap_n, cap_d = DEMO_CAPS[device]
     where = "on CPU (Triton's interpreter)" if device == "cpu" else "on the GPU"
-    if dtype not in ELEM_BYTES:
-        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(ELEM_BYTES), got=repr(dtype))
+    if dtype not in KERNEL_DTYPES:
+        raise InputError(key="errors.one_of", name="dtype", choices=", ".join(KERNEL_DTYPES), got=repr(dtype))
     return check_int(f"the demo's N {where}", n, 1, cap_n), check_int(f"the demo's head dim d {where}", d, 1, cap_d)
 
 
@@ -198,13 +196,6 @@ def run_demo(n, d, causal: bool, dtype: str, seed: int, impl: str = "teaching", 
     err = lambda gs: {k: float((a - r).abs().max()) for k, a, r in zip(names, gs, ref)}  # noqa: E731
     return DemoResult(n, d, bool(causal), dtype, impl, device, err(ours), err(naive),
                       tuple(naive_saved + ours_saved))
-
-
-def bytes_human(b: float) -> str:
-    for div, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if b >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b:.0f} B" if math.isfinite(b) else "—"
 
 
 # ----------------------------------------------------------------------------- recorded training cells

@@ -42,7 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, check_int
 
 MAX_N = 1 << 20                 # longest sequence the counters accept (sweeps); the grid is capped below
 MAX_D = 256
@@ -88,17 +88,6 @@ def preset_sram_bytes(name: str) -> int:
     if name not in GPU_PRESETS:
         raise InputError(key="errors.unknown_preset", got=repr(name), choices=", ".join(GPU_PRESETS))
     return GPU_PRESETS[name]["shared_kib_per_block"] * 1024
-
-
-def check_int(name: str, x, lo: int, hi: int | None = None) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise InputError(key="errors.not_int", name=name, got=repr(x))
-    x = int(x)
-    if x < lo or (hi is not None and x > hi):
-        if hi is not None:
-            raise InputError(key="errors.int_range", name=name, lo=lo, hi=hi, got=x)
-        raise InputError(key="errors.int_min", name=name, lo=lo, got=x)
-    return x
 
 
 def block_sizes(d: int, sram_elems: int) -> tuple[int, int]:

@@ -1,19 +1,33 @@
 """flashviz_kernels (the folder kernels/): torch + Triton attention, no UI.
 
 Installed as `flashviz_kernels` because PyPI already has a package importing as `kernels`.
-_env runs first: it decides TRITON_INTERPRET before triton is imported.
+Importing the package itself loads nothing heavy, so `flashviz_kernels.rules` (plain Python: the integer and
+tile rules the app shares with the kernels) serves the numpy engine and the dataset validator without torch.
+The first use of a name below loads _env (which decides TRITON_INTERPRET before triton is imported), then the
+module that defines the name.
 """
-from . import _env  # noqa: F401  (must stay first)
-from ._env import HAS_CUDA, INTERPRET, LAUNCH_LOCK
-from .api import (IMPLS, SDPA_BACKENDS, KernelTrace, attention, attention_trace, attention_with_lse,
-                  validate)
-from .errors import (KernelError, KernelInputError, KernelOutOfMemory, KernelResourceError,
-                     KernelTypeError, KernelUnavailable)
-from .naive import naive_attention
+import importlib
 
-__all__ = [
-    "attention", "attention_trace", "attention_with_lse", "naive_attention", "validate", "KernelTrace",
-    "IMPLS", "SDPA_BACKENDS", "HAS_CUDA", "INTERPRET", "LAUNCH_LOCK",
-    "KernelError", "KernelInputError", "KernelTypeError", "KernelUnavailable", "KernelResourceError",
-    "KernelOutOfMemory",
-]
+_HOME = {
+    "attention": "api", "attention_trace": "api", "attention_with_lse": "api", "attention_backward": "api",
+    "validate": "api", "KernelTrace": "api", "IMPLS": "api", "SDPA_BACKENDS": "api",
+    "naive_attention": "naive",
+    "HAS_CUDA": "_env", "INTERPRET": "_env", "LAUNCH_LOCK": "_env",
+    "KernelError": "errors", "KernelInputError": "errors", "KernelTypeError": "errors",
+    "KernelUnavailable": "errors", "KernelResourceError": "errors", "KernelOutOfMemory": "errors",
+}
+__all__ = list(_HOME)
+
+
+def __getattr__(name):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    importlib.import_module(f"{__name__}._env")                  # first: before anything imports triton
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))

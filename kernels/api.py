@@ -1,7 +1,14 @@
 """One entry point for every attention implementation: validation, dispatch, typed errors.
 
-    attention(q, k, v, *, causal=False, sm_scale=None, impl="fast", block_m=None, block_n=None)
+    attention(q, k, v, *, causal=False, sm_scale=None, impl="fast", block_m=None, block_n=None,
+              num_warps=None, num_stages=None) -> out
+    attention_with_lse(q, k, v, *, same keywords) -> (out, lse)         both differentiable
     attention_trace(q, k, v, *, causal=False, sm_scale=None, block_m, block_n) -> (out, KernelTrace)
+    attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None)
+        -> (dq, dk, dv)                                                  the Triton backward alone
+
+Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules); the
+kernel modules (teaching, fast, backward) only pick their default launch and run it.
 
 q is (B, H, Nq, d); k and v are (B, H, Nk, d). impl is one of IMPLS: "naive" (torch, materialises
 N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", "sdpa-cudnn",
@@ -11,14 +18,14 @@ machine without CUDA they run in Triton's interpreter on CPU tensors).
 from __future__ import annotations
 
 import contextlib
-import functools
+import importlib
 import math
 from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from . import _env
+from . import _env, rules
 from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, KernelTypeError,
                      KernelUnavailable)
 from .naive import causal_mask, naive_attention
@@ -28,7 +35,6 @@ IMPLS = ("naive", "sdpa", *(f"sdpa-{b}" for b in SDPA_BACKENDS), "teaching", "fa
 TRITON_IMPLS = ("teaching", "fast")
 KERNEL_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 MAX_HEAD_DIM = 256
-MAX_BLOCK = 256
 
 
 class KernelTrace(NamedTuple):
@@ -40,10 +46,6 @@ class KernelTrace(NamedTuple):
     m: torch.Tensor
     l: torch.Tensor
     alpha: torch.Tensor
-
-
-def _next_pow2(x: int) -> int:
-    return 1 << max(0, (int(x) - 1).bit_length())
 
 
 def validate(q, k, v, impl: str) -> None:
@@ -93,7 +95,7 @@ def _options(q, causal, sm_scale) -> tuple[bool, float]:
     """causal must be a bool (a string like "no" would otherwise count as True); sm_scale None (1/sqrt(d))
     or a finite real number."""
     if not isinstance(causal, bool):
-        if isinstance(causal, np.bool_) or (isinstance(causal, int) and causal in (0, 1)):
+        if isinstance(causal, np.bool_) or rules.as_int(causal) in (0, 1):
             causal = bool(causal)                      # numpy bool, 0/1
         else:
             raise KernelTypeError(f"causal must be True or False, got {causal!r}")
@@ -107,28 +109,37 @@ def _options(q, causal, sm_scale) -> tuple[bool, float]:
     return causal, scale
 
 
-def _check_block(name: str, value, n: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise KernelInputError(f"{name} must be an integer, got {value!r}", key="kernel_block_int", name=name,
-                               got=repr(value))
-    if value < 1:
-        raise KernelInputError(f"{name} must be positive, got {value}", key="kernel_block_positive", name=name, got=value)
-    if value > MAX_BLOCK:
-        raise KernelInputError(f"{name} = {value} is above the largest tile, {MAX_BLOCK}", key="kernel_block_max",
-                               name=name, got=value, cap=MAX_BLOCK)
-    if not _env.INTERPRET and (value < 16 or value & (value - 1)):
-        raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {value}",
-                               key="kernel_block_pow2", name=name, got=value)
-    return value
+def _check_tiles(impl: str, q, k, causal: bool, block_m, block_n, num_warps, num_stages) -> tuple[int, ...]:
+    """The kernel's (block_m, block_n, num_warps, num_stages): the given values checked, the rest its own pick."""
+    bm, bn = (None if x is None else _check_block(name, x, impl) for name, x in (("block_m", block_m),
+                                                                               ("block_n", block_n)))
+    picked = _kernel(impl).pick_config(q, k, causal=causal, block_m=bm, block_n=bn)
+    warps = picked[2] if num_warps is None else _check_launch("num_warps", num_warps, 32, pow2=True)
+    stages = picked[3] if num_stages is None else _check_launch("num_stages", num_stages, 8)
+    return picked[0], picked[1], warps, stages
 
 
-def _teaching_blocks(q, k, block_m, block_n) -> tuple[int, int]:
-    n_q, n_k = q.shape[2], k.shape[2]
-    if block_m is None:                                # GPU default: 128 rows, 64 when d > 128
-        block_m = min(64, _next_pow2(n_q)) if _env.INTERPRET else (128 if q.shape[3] <= 128 else 64)
-    if block_n is None:
-        block_n = min(64, _next_pow2(n_k)) if _env.INTERPRET else 64
-    return _check_block("block_m", block_m, n_q), _check_block("block_n", block_n, n_k)
+def _check_block(name: str, value, impl: str) -> int:
+    """One tile rule for every Triton kernel (flashviz_kernels.rules): an integer in 1..MAX_TILE, a power of two
+    >= 16 when compiled; the fast kernel's TMA blocks are powers of two in the interpreter too."""
+    v = rules.check_int(name, value, 1, rules.MAX_TILE, error=KernelInputError)
+    why = rules.tile_problem(v, compiled=not _env.INTERPRET, any_size=impl == "teaching")
+    if why:
+        raise KernelInputError(f"{name} = {v}: {why}")
+    return v
+
+
+def _check_launch(name: str, value, hi: int, pow2: bool = False) -> int:
+    v = rules.check_int(name, value, 1, hi, error=KernelInputError)
+    if pow2 and v & (v - 1):
+        raise KernelInputError(f"{name} must be a power of two, got {v}")
+    return v
+
+
+def _kernel(impl: str):
+    """The module of a Triton impl; each has pick_config(q, k, *, causal, block_m, block_n) and
+    forward(q, k, v, *, causal, sm_scale, block_m, block_n, num_warps, num_stages) -> (out, lse)."""
+    return importlib.import_module(f".{impl}", __package__)
 
 
 def _guarded(fn, config: dict, lock: bool = True):
@@ -157,74 +168,58 @@ def _interpreter_bf16(fn):
     def wrapped(q, k, v, *args, **kwargs):
         if not (_env.INTERPRET and q.dtype == torch.bfloat16):
             return fn(q, k, v, *args, **kwargs)
-        out, *rest = fn(q.float(), k.float(), v.float(), *args, **kwargs)
-        return (out.to(torch.bfloat16), *rest)
+        out, lse = fn(q.float(), k.float(), v.float(), *args, **kwargs)
+        return out.to(torch.bfloat16), lse
     return wrapped
 
 
 @_interpreter_bf16
-def _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace: bool):
-    from . import teaching
-    b, h, n_q, d = q.shape
-    n_k = k.shape[2]
-    bm, bn = _teaching_blocks(q, k, block_m, block_n)
-    q, k, v = (x.contiguous() for x in (q, k, v))
-    o = torch.empty_like(q)
-    lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
-    tr = None
-    if trace:
-        tr = torch.full((3, b * h, n_q, math.ceil(n_k / bn)), float("nan"), dtype=torch.float32, device=q.device)
-    lanes_m, lanes_n = _next_pow2(bm), _next_pow2(bn)
-    block_d = _next_pow2(d)
-    if not _env.INTERPRET:
-        block_d = max(16, block_d)
-    warps = 4 if lanes_m * block_d <= 128 * 128 else 8           # as the fast kernel's tuned d=128 tile
-    config = dict(impl="teaching", block_m=bm, block_n=bn, d=d, dtype=str(q.dtype), causal=causal,
-                  num_warps=warps, num_stages=2)
-    _guarded(lambda: teaching.launch(q, k, v, o, lse, tr, causal=causal, sm_scale=sm_scale,
-                                     block_m=bm, block_n=bn, block_m_lanes=lanes_m, block_n_lanes=lanes_n,
-                                     block_d=block_d, num_warps=warps, num_stages=2), config)
-    return o, lse, tr
-
-
-@_interpreter_bf16
-def _fast(q, k, v, **kwargs):
-    from . import fast
-    return fast.forward(q, k, v, guarded=_guarded, **kwargs)
+def _forward(q, k, v, *, impl, causal, sm_scale, tiles, trace=None):
+    """One launch of the teaching or fast forward with checked tiles (block_m, block_n, num_warps, num_stages)."""
+    bm, bn, warps, stages = tiles
+    config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), causal=causal,
+                  num_warps=warps, num_stages=stages)
+    extra = {} if trace is None else dict(trace=trace)
+    return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=causal, sm_scale=sm_scale, block_m=bm, block_n=bn,
+                                                  num_warps=warps, num_stages=stages, **extra), config)
 
 
 class _FlashFunction(torch.autograd.Function):
     """Forward by the teaching or fast kernel (saving O and the log-sum-exp, O(N) memory), backward
-    by kernels/backward.py, which recomputes P tile by tile instead of storing it."""
+    by kernels/backward.py, which recomputes P tile by tile instead of storing it. Both outputs carry
+    gradients: the one reaching lse enters the backward as delta - dlse."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal, sm_scale, impl, block_m, block_n):
-        if impl == "teaching":
-            o, lse, _ = _teaching(q, k, v, causal, sm_scale, block_m, block_n, trace=False)
-        else:
-            o, lse = _fast(q, k, v, causal=causal, sm_scale=sm_scale, block_m=block_m, block_n=block_n)
+    def forward(ctx, q, k, v, causal, sm_scale, impl, tiles):
+        o, lse = _forward(q, k, v, impl=impl, causal=causal, sm_scale=sm_scale, tiles=tiles)
         ctx.save_for_backward(q, k, v, o, lse)
-        ctx.mark_non_differentiable(lse)
         ctx.causal, ctx.sm_scale = causal, sm_scale
+        ctx.set_materialize_grads(False)                   # an unused output's gradient arrives as None
         return o, lse
 
     @staticmethod
     @torch.autograd.function.once_differentiable
-    def backward(ctx, do, _dlse):
+    def backward(ctx, do, dlse):
         q, k, v, o, lse = ctx.saved_tensors
-        return (*_backward(q, k, v, o, lse, do, causal=ctx.causal, sm_scale=ctx.sm_scale),
-                None, None, None, None, None)
+        if do is None:
+            do = torch.zeros_like(o)
+        grads = _backward(q, k, v, o, lse, do, dlse, causal=ctx.causal, sm_scale=ctx.sm_scale, config=None,
+                          lock=_env.INTERPRET)
+        return (*grads, None, None, None, None)
 
 
-def _backward(q, k, v, o, lse, do, *, causal, sm_scale):
+def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock):
+    """lock=False on a GPU: see _guarded. On CPU autograd runs on the caller's thread, so it takes the lock."""
     from . import backward
     dtype = q.dtype
     if _env.INTERPRET and dtype == torch.bfloat16:                 # see _interpreter_bf16
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
-    guarded = functools.partial(_guarded, lock=_env.INTERPRET)      # CPU autograd runs on the caller's thread
-    grads = backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
-                              interpret=_env.INTERPRET, guarded=guarded)
+    config = backward.pick_config(q) if config is None else config
+    log = dict(impl="backward", dkdv_blocks=config[:2], dq_blocks=config[2:4], d=q.shape[3], dtype=str(q.dtype),
+               causal=causal, num_warps=config[4], num_stages=config[5])
+    grads = _guarded(lambda: backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
+                                               dlse=dlse, config=config), log, lock=lock)
     return tuple(g.to(dtype) for g in grads)
 
 
@@ -258,49 +253,83 @@ def _sdpa(q, k, v, causal, sm_scale, backend):
     return out
 
 
+def _prepare(q, k, v, impl, causal, sm_scale) -> tuple[bool, float]:
+    """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0)."""
+    validate(q, k, v, impl)
+    causal, scale = _options(q, causal, sm_scale)
+    if impl == "fast" and not scale > 0:
+        raise KernelInputError(f"the fast kernel needs a positive sm_scale, got {scale}")
+    return causal, scale
+
+
 def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, impl: str = "fast",
-              block_m: int | None = None, block_n: int | None = None, sdpa_backend: str | None = None):
-    """Attention output (B, H, Nq, d) in q's dtype. See the module docstring for `impl`."""
+              block_m: int | None = None, block_n: int | None = None, num_warps: int | None = None,
+              num_stages: int | None = None, sdpa_backend: str | None = None):
+    """Attention output (B, H, Nq, d) in q's dtype. See the module docstring for `impl`; block_m, block_n,
+    num_warps, num_stages pin the Triton kernels' launch (None: the kernel's own pick)."""
     if impl == "sdpa" and sdpa_backend is not None:
         if sdpa_backend not in SDPA_BACKENDS:
             raise KernelInputError(f"sdpa_backend must be one of {SDPA_BACKENDS}; got {sdpa_backend!r}")
         impl = f"sdpa-{sdpa_backend}"
-    validate(q, k, v, impl)
-    causal, scale = _options(q, causal, sm_scale)
+    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
     if impl == "naive":
         return _guarded(lambda: naive_attention(q, k, v, causal=causal, sm_scale=scale),
                         dict(impl=impl, shape=tuple(q.shape)))
     if impl.startswith("sdpa"):
         backend = impl.split("-", 1)[1] if "-" in impl else None
         return _guarded(lambda: _sdpa(q, k, v, causal, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
+    return _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages)[0]
+
+
+def _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages):
+    """(out, lse) of a Triton impl, through autograd when an input needs a gradient."""
+    tiles = _check_tiles(impl, q, k, causal, block_m, block_n, num_warps, num_stages)
     if _needs_grad(q, k, v):
-        return _FlashFunction.apply(q, k, v, causal, scale, impl, block_m, block_n)[0]
-    if impl == "teaching":
-        return _teaching(q, k, v, causal, scale, block_m, block_n, trace=False)[0]
-    return _fast(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n)[0]
+        return _FlashFunction.apply(q, k, v, causal, scale, impl, tiles)
+    return _forward(q, k, v, impl=impl, causal=causal, sm_scale=scale, tiles=tiles)
 
 
 def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
                     block_m: int, block_n: int):
     """Run the teaching kernel with TRACE on: (out (B, H, Nq, d), KernelTrace with (B, H, Nq, Tc) fields)."""
-    validate(q, k, v, "teaching")
-    causal, scale = _options(q, causal, sm_scale)
-    out, _, tr = _teaching(q, k, v, causal, scale, block_m, block_n, trace=True)
+    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
+    tiles = _check_tiles("teaching", q, k, causal, block_m, block_n, None, None)
     b, h, n_q, _ = q.shape
+    tr = torch.full((3, b * h, n_q, math.ceil(k.shape[2] / tiles[1])), float("nan"), dtype=torch.float32,
+                    device=q.device)
+    out, _ = _forward(q, k, v, impl="teaching", causal=causal, sm_scale=scale, tiles=tiles, trace=tr)
     tr = tr.view(3, b, h, n_q, -1)
     return out, KernelTrace(m=tr[0], l=tr[1], alpha=tr[2])
 
 
 def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None = None, impl: str = "fast",
-                       block_m: int | None = None, block_n: int | None = None):
-    """(out, lse) where lse (B, H, Nq) float32 is the row-wise log-sum-exp of the scaled scores."""
+                       block_m: int | None = None, block_n: int | None = None, num_warps: int | None = None,
+                       num_stages: int | None = None):
+    """(out, lse) where lse (B, H, Nq) float32 is the row-wise log-sum-exp of the scaled scores (-inf for a
+    row that sees no key). Both are differentiable for every impl."""
     if impl not in ("naive", "teaching", "fast"):
         raise KernelInputError(f"attention_with_lse supports naive, teaching and fast; got {impl!r}")
-    validate(q, k, v, impl)
-    causal, scale = _options(q, causal, sm_scale)
+    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
     if impl == "naive":
         return naive_attention(q, k, v, causal=causal, sm_scale=scale, return_lse=True)
-    if impl == "teaching":
-        o, lse, _ = _teaching(q, k, v, causal, scale, block_m, block_n, trace=False)
-        return o, lse
-    return _fast(q, k, v, causal=causal, sm_scale=scale, block_m=block_m, block_n=block_n)
+    return _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages)
+
+
+def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: float | None = None, dlse=None,
+                       config: tuple | None = None):
+    """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
+    gradient reaching lse, or None). config = (dkdv block_m, block_n, dq block_m, block_n, num_warps,
+    num_stages) pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick."""
+    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
+    for name, x in (("o", o), ("do", do)):
+        if not isinstance(x, torch.Tensor) or x.shape != q.shape:
+            raise KernelInputError(f"{name} must be a tensor shaped like q {tuple(q.shape)}")
+    for name, x in (("lse", lse), ("dlse", dlse)):
+        if (x is not None or name == "lse") and (not isinstance(x, torch.Tensor) or x.shape != q.shape[:3]):
+            raise KernelInputError(f"{name} must be a tensor shaped (B, H, Nq) = {tuple(q.shape[:3])}")
+    if config is not None:
+        if len(config) != 6:
+            raise KernelInputError(f"config must be 6 numbers (see the docstring), got {config!r}")
+        config = (*(_check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:4])),
+                  _check_launch("num_warps", config[4], 32, pow2=True), _check_launch("num_stages", config[5], 8))
+    return _backward(q, k, v, o, lse, do, dlse, causal=causal, sm_scale=scale, config=config, lock=True)

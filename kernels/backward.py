@@ -3,19 +3,28 @@
 The forward kept only O and lse = m + log(l) per row (O(N) extra memory); the N x N matrices S and
 P are never stored. Here each tile of P is recomputed on chip as exp(S_ij - lse_i), and
     dV_j += P_ij^T dO_i                  dP_ij = dO_i V_j^T
-    dS_ij = P_ij * (dP_ij - delta_i)     delta_i = rowsum(dO_i * O_i)
+    dS_ij = P_ij * (dP_ij - delta_i)     delta_i = rowsum(dO_i * O_i) - dlse_i
     dQ_i += dS_ij K_j * scale            dK_j += dS_ij^T Q_i * scale
 Two kernels: one program per K/V block accumulating dK, dV over the Q blocks that see it, one
 program per Q block accumulating dQ over its K/V blocks (no atomics). Causal tiles are split into
 unmasked ones and the masked diagonal band, as in the forward. Recomputing S costs one extra
 Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys the O(N) memory.
+dlse is the gradient reaching the log-sum-exp output (zero when only O is used): since d lse_i / d S_ij =
+P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
 Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-29.json, fp16, B=4, H=32, backward
 alone, N 4096-16384, causal on/off): d=64 1.03-1.29x SDPA flash's backward, d=128 1.16-1.26x; SDPA cuDNN
 stays ahead (ours 0.65-0.75x of it). The d=128 tiles below took it from 0.51-0.59x (untuned) to that.
+
+Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, causal, sm_scale,
+dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.
 """
 import torch
-import triton
-import triton.language as tl
+
+from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imported)
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from .causal import key_range  # noqa: E402
 
 LOG2E = 1.4426950408889634
 
@@ -28,15 +37,33 @@ BWD_CONFIGS = {32: (64, 128, 128, 64, 4, 3), 64: (64, 128, 128, 64, 8, 3),
 
 
 @triton.jit
-def _bwd_delta(O, DO, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr):
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    bh = tl.program_id(1).to(tl.int64)
+def _tile(start, n, bh, D: tl.constexpr, BLOCK: tl.constexpr, BLOCK_D: tl.constexpr):
+    """Rows start .. start + BLOCK - 1 of head bh in a contiguous (B*H, n, D) tensor: (row indices, element
+    offsets, in-bounds mask), for every load and store below."""
+    idx = start + tl.arange(0, BLOCK)
     dims = tl.arange(0, BLOCK_D)
-    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-    base = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    return idx, bh * n * D + idx[:, None] * D + dims[None, :], (idx[:, None] < n) & (dims[None, :] < D)
+
+
+@triton.jit
+def _row_stats(LSE, DELTA, bh, rows, n_q):
+    """lse in log2 units (+inf past n_q, so P = 0 there) and delta of the query rows."""
+    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+    delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    return lse, delta
+
+
+@triton.jit
+def _bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
+               HAS_DLSE: tl.constexpr):
+    bh = tl.program_id(1).to(tl.int64)
+    rows, base, ok = _tile(tl.program_id(0) * BLOCK_M, n_q, bh, D, BLOCK_M, BLOCK_D)
     o = tl.load(O + base, mask=ok, other=0.0).to(tl.float32)
     do = tl.load(DO + base, mask=ok, other=0.0).to(tl.float32)
-    tl.store(DELTA + bh * n_q + rows, tl.sum(o * do, 1), mask=rows < n_q)     # delta_i
+    delta = tl.sum(o * do, 1)                                                   # delta_i
+    if HAS_DLSE:
+        delta = delta - tl.load(DLSE + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    tl.store(DELTA + bh * n_q + rows, delta, mask=rows < n_q)
 
 
 @triton.jit
@@ -50,14 +77,11 @@ def _dot(a, b, IEEE: tl.constexpr):
 def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, hi, qk_scale, n_q, offset,
                 D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
                 MASKED: tl.constexpr, IEEE: tl.constexpr):
-    dims = tl.arange(0, BLOCK_D)
     for start in tl.range(lo, hi, BLOCK_M):
-        rows = start + tl.arange(0, BLOCK_M)
-        ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-        q = tl.load(Q + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        do = tl.load(DO + bh * n_q * D + rows[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
-        delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+        rows, qo, ok = _tile(start, n_q, bh, D, BLOCK_M, BLOCK_D)
+        q = tl.load(Q + qo, mask=ok, other=0.0)
+        do = tl.load(DO + qo, mask=ok, other=0.0)
+        lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
         p_t = tl.math.exp2(_dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])   # P^T: (BLOCK_N, BLOCK_M)
         if MASKED:
             p_t = tl.where(cols[:, None] <= rows[None, :] + offset, p_t, 0.0)
@@ -74,10 +98,7 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
               CAUSAL: tl.constexpr, IEEE: tl.constexpr):
     start_k = tl.program_id(0) * BLOCK_N
     bh = tl.program_id(1).to(tl.int64)
-    cols = start_k + tl.arange(0, BLOCK_N)
-    dims = tl.arange(0, BLOCK_D)
-    ok = (cols[:, None] < n_k) & (dims[None, :] < D)
-    kv = bh * n_k * D + cols[:, None] * D + dims[None, :]
+    cols, kv, ok = _tile(start_k, n_k, bh, D, BLOCK_N, BLOCK_D)
     k = tl.load(K + kv, mask=ok, other=0.0)                                      # K_j, V_j stay on chip
     v = tl.load(V + kv, mask=ok, other=0.0)
     dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
@@ -102,12 +123,10 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
 def _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, lo, hi, qk_scale, n_k, offset,
               D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
               MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
-    dims = tl.arange(0, BLOCK_D)
     for start in tl.range(lo, hi, BLOCK_N):
-        cols = start + tl.arange(0, BLOCK_N)
-        ok = (cols[:, None] < n_k) & (dims[None, :] < D)
-        k = tl.load(K + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
-        v = tl.load(V + bh * n_k * D + cols[:, None] * D + dims[None, :], mask=ok, other=0.0)
+        cols, kv, ok = _tile(start, n_k, bh, D, BLOCK_N, BLOCK_D)
+        k = tl.load(K + kv, mask=ok, other=0.0)
+        v = tl.load(V + kv, mask=ok, other=0.0)
         p = tl.math.exp2(_dot(q, tl.trans(k), IEEE) * qk_scale - lse[:, None])      # P: (BLOCK_M, BLOCK_N)
         if MASKED:
             seen = cols[None, :] < n_k
@@ -126,23 +145,13 @@ def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
             CAUSAL: tl.constexpr, IEEE: tl.constexpr):
     start_q = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
-    rows = start_q + tl.arange(0, BLOCK_M)
-    dims = tl.arange(0, BLOCK_D)
-    ok = (rows[:, None] < n_q) & (dims[None, :] < D)
-    qo = bh * n_q * D + rows[:, None] * D + dims[None, :]
+    rows, qo, ok = _tile(start_q, n_q, bh, D, BLOCK_M, BLOCK_D)
     q = tl.load(Q + qo, mask=ok, other=0.0)
     do = tl.load(DO + qo, mask=ok, other=0.0)
-    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
-    delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
+    lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
     dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     offset = n_k - n_q
-    if CAUSAL:
-        hi = tl.minimum(tl.maximum(start_q + BLOCK_M + offset, 0), n_k)         # keys any row sees
-        full = tl.minimum(tl.maximum(start_q + offset + 1, 0), n_k)             # keys every row sees
-    else:
-        hi = n_k
-        full = n_k
-    full = (full // BLOCK_N) * BLOCK_N
+    full, hi = key_range(start_q, n_q, n_k, BLOCK_M, BLOCK_N, CAUSAL)
     dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, 0, full, qk_scale, n_k, offset,
                    D, BLOCK_D, BLOCK_N, False, CAUSAL, IEEE)
     dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, full, hi, qk_scale, n_k, offset,
@@ -150,36 +159,39 @@ def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
     tl.store(DQ + qo, (dq * sm_scale).to(DQ.dtype.element_ty), mask=ok)
 
 
-def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, interpret: bool, guarded, config=None):
-    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log -> (dq, dk, dv).
+def pick_config(q) -> tuple[int, int, int, int, int, int]:
+    """(dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages) for these inputs."""
+    if _env.INTERPRET:
+        return 32, 32, 32, 32, 4, 2
+    if q.element_size() == 4:                                                   # fp32: smaller tiles fit
+        return 32, 64, 64, 32, 4, 2
+    return BWD_CONFIGS[next(x for x in (32, 64, 128, 256) if q.shape[3] <= x)]
 
-    `config` = (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages) overrides the table."""
+
+def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, config):
+    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log; dlse None or like lse -> (dq, dk, dv).
+    config as pick_config returns it."""
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
     do = do.contiguous()
     block_d = max(16, 1 << (d - 1).bit_length())
-    bound = next(x for x in (32, 64, 128, 256) if d <= x)
-    m1, n1, m2, n2, warps, stages = (32, 32, 32, 32, 4, 2) if interpret else BWD_CONFIGS[bound]
-    if q.element_size() == 4 and not interpret:                                 # fp32: smaller tiles fit
-        m1, n1, m2, n2, warps, stages = 32, 64, 64, 32, 4, 2
-    if config is not None:
-        m1, n1, m2, n2, warps, stages = config
+    m1, n1, m2, n2, warps, stages = config
     ieee = q.element_size() == 4
     # -inf LSE (rows that saw no key) would give exp2(-inf - -inf); such rows have no visible key,
-    # so every tile masks them: send +inf instead, which makes their P exactly 0.
-    lse = torch.where(torch.isneginf(lse), torch.full_like(lse, float("inf")), lse).contiguous()
+    # so every tile masks them: send +inf instead, which makes their P exactly 0. Their lse does not depend
+    # on q or k at all, so whatever gradient reaches it (even inf or NaN from a later merge) counts for nothing.
+    dead = torch.isneginf(lse)
+    lse = torch.where(dead, torch.full_like(lse, float("inf")), lse).contiguous()
     delta = torch.empty_like(lse)
+    if dlse is not None:
+        dlse = torch.where(dead, torch.zeros_like(lse), dlse.to(torch.float32)).contiguous()
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    config = dict(impl="backward", dkdv_blocks=(m1, n1), dq_blocks=(m2, n2), d=d, dtype=str(q.dtype),
-                  causal=causal, num_warps=warps, num_stages=stages)
-
-    def run():
-        _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta, n_q, D=d, BLOCK_D=block_d, BLOCK_M=64)
-        _bwd_dkdv[(triton.cdiv(n_k, n1), b * h)](q, k, v, do, lse, delta, dk, dv, sm_scale * LOG2E, sm_scale,
-                                                 n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m1, BLOCK_N=n1,
-                                                 CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
-        _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, sm_scale * LOG2E, sm_scale,
-                                               n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m2, BLOCK_N=n2,
-                                               CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
-    guarded(run, config)
+    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
+                                               D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
+    _bwd_dkdv[(triton.cdiv(n_k, n1), b * h)](q, k, v, do, lse, delta, dk, dv, sm_scale * LOG2E, sm_scale,
+                                             n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m1, BLOCK_N=n1,
+                                             CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
+    _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, sm_scale * LOG2E, sm_scale,
+                                           n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m2, BLOCK_N=n2,
+                                           CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
     return dq, dk, dv

@@ -14,11 +14,14 @@ Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B
   call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
   the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the only change is
   zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before.
+The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, causal, sm_scale,
+block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """
-import triton
-import triton.language as tl
+from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imported)
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 
-from .errors import KernelInputError
+from .causal import key_range  # noqa: E402
 
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
@@ -88,19 +91,13 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, qk_scale, n_q, n_k, so_bh, so_n,
     start_q = pid * BLOCK_M
     rows = start_q + tl.arange(0, BLOCK_M)
     offset = n_k - n_q                                              # row r sees keys j <= r + offset
+    full, hi = key_range(start_q, n_q, n_k, BLOCK_M, BLOCK_N, CAUSAL)
 
     q = desc_q.load([bh * n_q + start_q, 0])                        # Q_i: (BLOCK_M, BLOCK_D), stays on chip
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
 
-    if CAUSAL:
-        hi = tl.minimum(tl.maximum(start_q + BLOCK_M + offset, 0), n_k)   # keys any row sees
-        full = tl.minimum(tl.maximum(start_q + offset + 1, 0), n_k)       # keys every row sees
-    else:
-        hi = n_k
-        full = n_k
-    full = (full // BLOCK_N) * BLOCK_N
     kv_row0 = bh * n_k
     # stage 1: tiles fully visible to every row of the block
     acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, 0, full, rows, qk_scale, n_k, offset,
@@ -120,38 +117,26 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, qk_scale, n_q, n_k, so_bh, so_n,
     tl.store(LSE + bh.to(tl.int64) * n_q + rows, lse, mask=row_ok)
 
 
-def pick_config(d: int, causal: bool, itemsize: int) -> tuple[int, int, int, int]:
-    for bound in (32, 64, 128, 256):
-        if d <= bound:
-            return CONFIGS[(bound, causal, 4 if itemsize == 4 else 2)]
-    raise KernelInputError(f"head dim d = {d} is above 256")
+def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
+    """(block_m, block_n, num_warps, num_stages) from CONFIGS, keeping the given blocks; in the interpreter 64 x 64
+    (few, large blocks: it pays per tile, not per lane)."""
+    d = q.shape[3]
+    bound = next(x for x in (32, 64, 128, 256) if d <= x)              # api.validate caps d at 256
+    bm, bn, warps, stages = CONFIGS[(bound, causal, 4 if q.element_size() == 4 else 2)]
+    if _env.INTERPRET:
+        bm = bn = 64
+    return (bm if block_m is None else block_m), (bn if block_n is None else block_n), warps, stages
 
 
-def forward(q, k, v, *, causal: bool, sm_scale: float, block_m=None, block_n=None, guarded,
-            config=None):
-    """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32).
-
-    `config` = (BLOCK_M, BLOCK_N, num_warps, num_stages) overrides the table (tune_fast uses it)."""
+def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
+            num_stages: int):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32). sm_scale > 0."""
     import torch
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    from . import _env
-
-    if not sm_scale > 0 or sm_scale == float("inf"):
-        raise KernelInputError(f"the fast kernel needs a positive finite sm_scale, got {sm_scale}")
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
-    bm, bn, warps, stages = config or pick_config(d, causal, q.element_size())
-    if _env.INTERPRET:                                              # interpreter: few, large blocks
-        bm = bn = 64
-    bm, bn = bm if block_m is None else block_m, bn if block_n is None else block_n
-    for name, x in (("block_m", bm), ("block_n", bn)):
-        if isinstance(x, bool) or not isinstance(x, int) or x < 1 or x & (x - 1) or x > 256:
-            raise KernelInputError(f"the fast kernel needs {name} a power of two in 1..256, got {x!r}",
-                                   key="kernel_fast_pow2", name=name, got=repr(x))
-        if not _env.INTERPRET and x < 16:
-            raise KernelInputError(f"on a GPU {name} must be a power of two >= 16 (tl.dot needs 16); got {x}",
-                                   key="kernel_block_pow2", name=name, got=x)
+    bm, bn = block_m, block_n
     block_d = max(16, 1 << (d - 1).bit_length())
 
     def prep(x):                                                    # TMA: contiguous, 16-byte aligned base
@@ -165,10 +150,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m=None, block_n=Non
     desc_k = TensorDescriptor.from_tensor(k.view(b * h * n_k, d), [bn, block_d])
     desc_v = TensorDescriptor.from_tensor(v.view(b * h * n_k, d), [bn, block_d])
     grid = (triton.cdiv(n_q, bm), b * h)
-    config = dict(impl="fast", block_m=bm, block_n=bn, d=d, dtype=str(q.dtype), causal=causal,
-                  num_warps=warps, num_stages=stages)
-    guarded(lambda: _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, sm_scale * LOG2E, n_q, n_k,
-                                    o.stride(1), o.stride(2), D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn,
-                                    CAUSAL=causal, IEEE=q.element_size() == 4,
-                                    num_warps=warps, num_stages=stages), config)
+    _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, sm_scale * LOG2E, n_q, n_k, o.stride(1), o.stride(2),
+                    D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=q.element_size() == 4,
+                    num_warps=num_warps, num_stages=num_stages)
     return o, lse

@@ -125,14 +125,14 @@ def _torch_backward(q, k, v, do, lse, delta, dlse, causal: bool, sm_scale: float
 
 
 def _triton_backward(q, k, v, o, lse, do, causal: bool, sm_scale: float):
-    from . import backward
-    from .api import _guarded
+    from .api import _backward
     if _env.INTERPRET and q.dtype == torch.bfloat16:                # the interpreter's bf16 dot is wrong
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
-    guarded = (lambda fn, cfg: _guarded(fn, cfg, lock=_env.INTERPRET))   # see api._backward: autograd's thread
-    return backward.backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), causal=causal,
-                             sm_scale=sm_scale, interpret=_env.INTERPRET, guarded=guarded)
+    # The launch lock only in the interpreter (not thread-safe); compiled launches may run on autograd's device
+    # thread while the caller holds the lock, as in attention()'s own backward.
+    return _backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), None, causal=causal, sm_scale=sm_scale,
+                     config=None, lock=_env.INTERPRET)
 
 
 def delta_of(o, do) -> torch.Tensor:

@@ -14,9 +14,18 @@ the spare lanes masked (the interpreter accepts any tile; on a GPU the API asks 
 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B=4, H=32): d=128, N 4096-16384: 273-329
 TFLOP/s = 0.55-0.58x SDPA cuDNN; d=64: 0.43-0.52x. The price of readability: natural exp, masks on
 every tile, no causal split, plain pointer loads.
+
+The calling contract is the fast kernel's: pick_config(...) then forward(q, k, v, *, causal, sm_scale,
+block_m, block_n, num_warps, num_stages) -> (out, lse), with inputs already checked by flashviz_kernels.api.
 """
-import triton
-import triton.language as tl
+import torch
+
+from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imported)
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from .causal import key_range  # noqa: E402
+from .rules import next_pow2  # noqa: E402
 
 
 @triton.jit
@@ -42,9 +51,7 @@ def _teaching_fwd(Q, K, V, O, LSE, TR,                     # TR: trace (3, B*H, 
     l = tl.zeros([BLOCK_M], tl.float32)                    # running sum of exp(s - m)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)         # running sum of exp(s - m) * v
 
-    hi = n_k
-    if CAUSAL:                                             # keys past the block's last row are never seen
-        hi = tl.minimum(n_k, tl.maximum(i * BR + BR + offset, 0))
+    _, hi = key_range(i * BR, n_q, n_k, BR, BC, CAUSAL)     # keys past the block's last row are never seen
     for j in range(0, tl.cdiv(hi, BC)):                    # key/value tile j (0 .. Tc-1)
         cols = j * BC + tl.arange(0, BLOCK_N)
         col_ok = (tl.arange(0, BLOCK_N) < BC) & (cols < n_k)
@@ -87,18 +94,39 @@ def _teaching_fwd(Q, K, V, O, LSE, TR,                     # TR: trace (3, B*H, 
     tl.store(LSE + bh * n_q + rows, lse, mask=row_ok)
 
 
-def launch(q, k, v, o, lse, trace, *, causal: bool, sm_scale: float, block_m: int, block_n: int,
-           block_m_lanes: int, block_n_lanes: int, block_d: int, num_warps: int, num_stages: int):
-    """q (B, H, Nq, d), k/v (B, H, Nk, d), o like q, lse (B, H, Nq) f32, trace (3, B*H, Nq, Tc) or None."""
+def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
+    """(block_m, block_n, num_warps, num_stages), keeping the given blocks. GPU: 128 x 64 (64 rows when d > 128);
+    interpreter: up to 64 x 64, no bigger than N (few, large blocks: it pays per tile, not per lane)."""
+    n_q, n_k, d = q.shape[2], k.shape[2], q.shape[3]
+    interpret = _env.INTERPRET
+    if block_m is None:
+        block_m = min(64, next_pow2(n_q)) if interpret else (128 if d <= 128 else 64)
+    if block_n is None:
+        block_n = min(64, next_pow2(n_k)) if interpret else 64
+    warps = 4 if next_pow2(block_m) * _block_d(d) <= 128 * 128 else 8   # as the fast kernel's d=128 tile
+    return block_m, block_n, warps, 2
+
+
+def _block_d(d: int) -> int:
+    return next_pow2(d) if _env.INTERPRET else max(16, next_pow2(d))
+
+
+def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
+            num_stages: int, trace=None):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32); with `trace` (a NaN-filled
+    (3, B*H, Nq, ceil(Nk / block_n)) float32 tensor) also m, l, alpha after every key tile."""
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
-    n_tiles = triton.cdiv(n_k, block_n)
+    q, k, v = (x.contiguous() for x in (q, k, v))
+    o = torch.empty_like(q)
+    lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
     grid = (triton.cdiv(n_q, block_m), b * h)
     tr = trace if trace is not None else lse              # never touched when TRACE is off
     _teaching_fwd[grid](
-        q, k, v, o, lse, tr, sm_scale, n_q, n_k, n_tiles,
+        q, k, v, o, lse, tr, sm_scale, n_q, n_k, triton.cdiv(n_k, block_n),
         q.stride(1), q.stride(2), k.stride(1), k.stride(2), v.stride(1), v.stride(2),
         o.stride(1), o.stride(2),
-        D=d, BLOCK_D=block_d, BR=block_m, BLOCK_M=block_m_lanes, BC=block_n, BLOCK_N=block_n_lanes,
-        CAUSAL=causal, TRACE=trace is not None, IEEE=q.dtype.itemsize == 4,
+        D=d, BLOCK_D=_block_d(d), BR=block_m, BLOCK_M=next_pow2(block_m), BC=block_n,
+        BLOCK_N=next_pow2(block_n), CAUSAL=causal, TRACE=trace is not None, IEEE=q.dtype.itemsize == 4,
         num_warps=num_warps, num_stages=num_stages)
+    return o, lse

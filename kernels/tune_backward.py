@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 import triton
 
-from . import api, backward
+from . import api
 
 CANDIDATES = [(64, 128, 128, 64, 8, 2), (64, 128, 128, 64, 8, 3), (64, 128, 128, 64, 4, 2), (32, 64, 64, 32, 4, 3),
               (32, 128, 128, 32, 4, 2), (32, 128, 128, 32, 8, 2), (64, 64, 64, 64, 8, 2), (64, 64, 64, 64, 4, 3),
@@ -39,8 +39,8 @@ def bench_one(d, n, causal, candidates):
           flush=True)
     ratios = {}
     for cfg in candidates:
-        run = functools.partial(backward.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
-                                interpret=False, guarded=api._guarded, config=cfg)
+        run = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
+                                config=cfg)
         try:
             err = max((a.float() - b.float()).abs().max().item() for a, b in zip(run(), ref))
             ms = triton.testing.do_bench(run, warmup=25, rep=200, return_mode="median")

@@ -1,4 +1,5 @@
-"""AppTest helpers shared by the page tests: open app.py on a page, assert a clean run, decode plotly arrays."""
+"""AppTest helpers shared by the page tests: open app.py on a page, assert a clean run, decode plotly arrays.
+Pages are named by their slug in flashviz.ui.pages ("stepper", "blocks", ...)."""
 from __future__ import annotations
 
 import base64
@@ -7,17 +8,19 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from flashviz.ui.pages import switch
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **values) -> AppTest:
-    """app.py switched to `page`; values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
+    """app.py on page `page` (a slug); values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     if lang:
         at.query_params["lang"] = lang
     for k, v in values.items():
         at.session_state[k if "." in k else f"cfg.{k}"] = v
-    return at.switch_page(page).run()
+    return switch(at, page).run()
 
 
 def run_app(*, timeout: float = 60, **cfg) -> AppTest:
@@ -32,6 +35,20 @@ def clean(at: AppTest) -> None:
     """No exception and no st.error on the page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def kernel_panel_view(at: AppTest) -> dict | None:
+    """What the stepper's kernel panel shows after a run (None if it shows no result): max difference and
+    tolerance from its metrics; from its table, which tiles the kernel ran and its m, l, alpha per tile."""
+    shown = {m.label: m.value for m in at.metric}
+    if "Max difference" not in shown:
+        return None
+    [tol] = [v for k, v in shown.items() if k.startswith("Tolerance (")]
+    df = at.dataframe[-1].value
+    ran = [x != "skipped" for x in df["m kernel"]]
+    kernel = {f: np.array([float(x) if ok else np.nan for x, ok in zip(df[f"{sym} kernel"], ran)])
+              for f, sym in (("m", "m"), ("l", "ℓ"), ("alpha", "α"))}
+    return dict(max_diff=float(shown["Max difference"]), tol=float(tol), ran=ran, kernel=kernel)
 
 
 def array(a) -> np.ndarray:

@@ -21,21 +21,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "assets" / "screenshots"
-# PLATFORM.md: the flags Debian's chromium needs headless in a container, without reaching the network.
+# The flags Debian's chromium needs to run headless in a container (no GPU, no sandbox) without reaching the network.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 STATUS = '[data-testid="stStatusWidget"]'       # Streamlit's "Running..." indicator (absent when idle)
 EXCEPTION = '[data-testid="stException"]'       # Streamlit's red traceback box
 
 
-def app_pages() -> list[tuple[str, str, str, str]]:
-    """app.py's PAGES (file, title key, icon, url path), read without running Streamlit."""
-    import ast
-    tree = ast.parse((ROOT / "app.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(x, "id", "") == "PAGES" for x in node.targets):
-            return [tuple(p) for p in ast.literal_eval(node.value)]
-    raise LookupError("no PAGES in app.py")
+def app_pages():
+    """The app's pages in navigation order: flashviz.ui.pages.PAGES (slug, module, title key, icon)."""
+    from flashviz.ui.pages import PAGES
+    return PAGES
 
 
 def chromium_path() -> str | None:

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
+from attn_ref import attention_rows, lse_rows
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 EPS = {torch.float32: 3e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
@@ -50,6 +51,47 @@ def test_grads_small(impl, b, nq, nk, d, causal, dtype):
 @pytest.mark.skipif(DEV == "cuda", reason="interpreter case")
 def test_grads_bf16_small():
     check_grads(1, 2, 33, 33, 48, torch.bfloat16, True, "fast", seed=1)
+
+
+LSE_CASES = [(64, 64, False, 32, 64), (64, 64, True, 64, 32), (96, 40, True, 32, 32), (40, 96, True, 32, 64),
+             (50, 128, False, 64, 64)]
+
+
+@pytest.mark.parametrize("impl", ["teaching", "fast"])
+@pytest.mark.parametrize("nq,nk,causal,bm,bn", LSE_CASES)
+def test_out_and_lse_gradients_match_float64(impl, nq, nk, causal, bm, bn):
+    """attention_with_lse is differentiable in both outputs (merging partial results, as ring attention does,
+    needs d(out) and d(lse)): loss = <out, g> + <lse, h> against float64 torch autograd. Causal with Nq > Nk
+    leaves rows that see no key: lse -inf, a gradient h reaching them must change nothing."""
+    gen = torch.Generator(device=DEV).manual_seed(nq * 5 + nk)
+    mk = lambda *s: torch.randn(s, device=DEV, generator=gen)  # noqa: E731
+    q, k, v, g, h = mk(1, 2, nq, 16), mk(1, 2, nk, 16), mk(1, 2, nk, 16), mk(1, 2, nq, 16), mk(1, 2, nq)
+
+    def grads(fn, dtype, use_out=True):
+        xs = [x.to(dtype).requires_grad_() for x in (q, k, v)]
+        out, lse = fn(*xs)
+        loss = (lse * h.to(lse.dtype)).sum() + ((out * g.to(out.dtype)).sum() if use_out else 0)
+        gs = torch.autograd.grad(loss, xs, allow_unused=True)     # lse alone does not depend on v
+        return out.detach(), lse.detach(), [torch.zeros_like(x) if g_ is None else g_ for x, g_ in zip(xs, gs)]
+
+    rows = torch.arange(nq)
+    ref = lambda q_, k_, v_: (attention_rows(q_, k_, v_, rows, causal=causal),  # noqa: E731
+                              lse_rows(q_, k_, rows, causal=causal))
+    naive = lambda *xs: fk.attention_with_lse(*xs, causal=causal, impl="naive")  # noqa: E731
+    ours = lambda *xs: fk.attention_with_lse(*xs, causal=causal, impl=impl, block_m=bm, block_n=bn)  # noqa: E731
+    for use_out in (True, False):                                # out and lse, then lse alone
+        o64, l64, g64 = grads(ref, torch.float64, use_out)
+        _, _, g32 = grads(naive, torch.float32, use_out)
+        out, lse, got = grads(ours, torch.float32, use_out)
+        assert torch.allclose(out.double(), o64, atol=1e-5) and torch.equal(torch.isneginf(lse), torch.isneginf(l64))
+        live = torch.isfinite(l64)
+        assert torch.allclose(lse.double()[live], l64[live], atol=1e-5)
+        for name, a, n_, r in zip("qkv", got, g32, g64):
+            assert torch.isfinite(r).all() and torch.isfinite(a).all(), f"d{name} not finite"
+            err, base = (a.double() - r).abs().max().item(), (n_.double() - r).abs().max().item()
+            assert err <= 2 * base + EPS[torch.float32], (impl, name, use_out, err, base)
+    dead = max(0, nq - nk) if causal else 0
+    assert torch.all(got[0][:, :, :dead] == 0)                   # rows that see no key get no gradient
 
 
 def test_directional_finite_difference():

@@ -18,7 +18,7 @@ from flashviz.roofline import measured_points, model_points, naive_memory_bound
 from flashviz.tiling import Schedule, make_config
 from flashviz.ui.blocks_hw import timing_datasets
 
-BLOCKS = "flashviz/ui/blocks.py"
+BLOCKS = "blocks"
 H200 = dict(n=8192, d=128, block_m=64, block_n=64, dtype="float16", row=8191)
 
 
@@ -186,7 +186,7 @@ def test_too_many_alignment_blocks_is_a_message(no_hbm):
 
 
 def test_speed_page_links_to_the_roofline():
-    at = open_page("flashviz/ui/speed.py")
+    at = open_page("speed")
     clean(at)
     assert [el.proto.label for el in at.get("page_link") if el.proto.page == "blocks"] == [
         t("hardware.to_roofline", "en", page=t("common.nav_blocks", "en"))]

@@ -12,11 +12,17 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import array, clean
 
+from flashviz.decoding import build_paged_cache
+from flashviz.i18n import t
+from flashviz.online_softmax import online_softmax_trace
 from flashviz.tiling import GPU_PRESETS, GRID_CURRENT, Schedule, make_config, preset_sram_bytes
 from flashviz.traffic import PAPER_FIG2, ratio_limits, seed_example, standard_counts, sweep_n
+from flashviz.ui.config import Config, inputs, row_problem
+from flashviz.ui.pages import switch
+from flashviz.units import fmt_bytes
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-BLOCKS, DECODING, STEPPER = "flashviz/ui/blocks.py", "flashviz/ui/decoding.py", "flashviz/ui/stepper.py"
+BLOCKS, DECODING, STEPPER = "blocks", "decoding", "stepper"
 W = "_w.cfg."                                             # widget keys of the shared configuration
 
 
@@ -30,6 +36,24 @@ def charts(at: AppTest) -> list[dict]:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+def on_chip(at: AppTest) -> tuple[int, int]:
+    """(i, j) of the block the grid chart marks as on chip."""
+    z = array(charts(at)[0]["data"][0]["z"])
+    [(i, j)] = zip(*np.nonzero(z == GRID_CURRENT))
+    return int(i), int(j)
+
+
+def config(at: AppTest) -> Config:
+    return Config(**{f: at.session_state[f"cfg.{f}"] for f in Config.__dataclass_fields__})
+
+
+def row_trace(at: AppTest):
+    """The one-row engine on the configured row with the grid's Bc, as the pitfall section runs it."""
+    c = config(at)
+    s, v = row_problem(c)
+    return online_softmax_trace(s, v, c.block_n, guard=c.guard)
 
 
 def schedule(at: AppTest, order: str) -> Schedule:
@@ -55,21 +79,20 @@ def test_renders_with_defaults():
 def test_stepping_moves_the_block_and_the_counters(order):
     at = open_page(n=16, block_m=4, block_n=3, causal=True, **{"blocks.order": order})
     sch = schedule(at, order)
-    std = standard_counts(16, 4).total
+    std, std_bytes = standard_counts(16, 4).total, standard_counts(16, 4).total_bytes
     for step, button in [(0, None), (1, "next"), (2, "next"), (1, "prev"), (sch.steps - 1, "last")]:
         if button:
             at.button(key=f"blocks.{button}").click().run()
         clean(at)
         s = sch.step(step)
-        view = at.session_state["blocks.view"]
-        assert (view["step"], view["i"], view["j"]) == (step, s.i, s.j)
-        z = array(charts(at)[0]["data"][0]["z"])                       # the grid: the on-chip block
-        assert list(zip(*np.nonzero(z == GRID_CURRENT))) == [(s.i, s.j)]
+        assert at.slider(key="_w.blocks.slider").value == step + 1     # the scrub slider counts from 1
+        assert on_chip(at) == (s.i, s.j)
         shown = metrics(at)
         assert shown["HBM accesses so far"] == f"{sch.cumulative(step).total:,}"
         assert shown["FlashAttention, whole run"] == f"{sch.totals().total:,}"
         assert shown["Standard attention"] == f"{std:,}"
-        assert view["sofar_bytes"] == sch.cumulative(step).total_bytes
+        assert t("blocks.ctr_bytes", "en", sofar=fmt_bytes(sch.cumulative(step).total_bytes), eb=4,
+                 total=fmt_bytes(sch.totals().total_bytes), std=fmt_bytes(std_bytes)) in [c.value for c in at.caption]
         assert any(f"**Step {step + 1} of {sch.steps}**" in m.value for m in at.markdown)
 
 
@@ -145,17 +168,18 @@ def test_causal_nan_preset_guard_off_then_on():
     assert not at.exception
     ss = at.session_state
     assert (ss["cfg.causal"], ss["cfg.guard"], ss["cfg.masked"], ss["cfg.row"]) == (True, False, "0-3", 9)
-    assert ss["blocks.view"]["i"] == 2 and ss["blocks.view"]["j"] == 0  # the row's fully masked block is on chip
+    assert on_chip(at) == (2, 0)                                         # the row's fully masked block
     assert len(at.error) == 1 and "exp(−∞ − (−∞)) = NaN" in at.error[0].value
     table = next(df.value for df in at.dataframe if "ℓ" in df.value.columns)     # the recurrence table
     assert table.iloc[0]["m"] == "−∞" and table.iloc[0]["ℓ"] == "NaN" and (table["ℓ"] == "NaN").all()
-    assert np.isnan(ss["blocks.pit_view"]["error"])
+    assert np.isnan(row_trace(at).error(-1))
     at.button(key="blocks.guard").click().run()                         # the guard repairs it
     clean(at)
     table = next(df.value for df in at.dataframe if "ℓ" in df.value.columns)     # the recurrence table
     assert table.iloc[0]["ℓ"] == "0.0000" and not (table == "NaN").any().any()
-    assert ss["blocks.pit_view"]["error"] < 1e-12
-    assert any("Guard on" in s.value for s in at.success)
+    err = row_trace(at).error(-1)
+    assert err < 1e-12 and [s.value for s in at.success if "Guard on" in s.value] == [
+        t("blocks.pit_saved", "en", err=f"{err:.1e}")]
 
 
 BAD = [
@@ -260,17 +284,17 @@ def test_shared_config_carries_across_pages():
     at = AppTest.from_file(APP, default_timeout=30).run()               # the stepper
     at.number_input(key=W + "n").set_value(32).run()
     at.number_input(key=W + "block_n").set_value(8).run()
-    at.switch_page(BLOCKS).run()
+    switch(at, BLOCKS).run()
     clean(at)
     assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
     assert any("N = 32" in m.value and "Bc = 8" in m.value for m in at.markdown)
     at.number_input(key=W + "block_n").set_value(16).run()             # change it here ...
     at.radio(key="_w.blocks.order").set_value("fa2").run()
-    at.switch_page(STEPPER).run()
+    switch(at, STEPPER).run()
     clean(at)
     assert at.number_input(key=W + "block_n").value == 16               # ... the stepper follows
     assert at.session_state["stepper.n_steps"] == 2
-    at.switch_page(BLOCKS).run()
+    switch(at, BLOCKS).run()
     clean(at)
     assert at.radio(key="_w.blocks.order").value == "fa2"              # this page's own choice survived
 
@@ -281,28 +305,29 @@ def test_flash_decoding_merge_equals_single_pass():
     at = open_page(DECODING)
     clean(at)
     assert at.title[0].value == "Flash-decoding and paging"
-    view = at.session_state["decoding.view"]
-    assert view["workers"] == 4 and view["diff"] < 1e-12 and view["exact"] < 1e-12
-    assert float(metrics(at)["Merged vs single pass"]) < 1e-12
+    shown = metrics(at)
+    assert shown["Workers"] == "4" and float(shown["Merged vs single pass"]) < 1e-12
+    assert float(shown["Merged vs exact"]) < 1e-12
     assert any("Merged == single pass" in s.value for s in at.success)
     at.slider(key="_w.decoding.workers").set_value(7).run()
     clean(at)
-    assert at.session_state["decoding.view"]["workers"] == 7 and at.session_state["decoding.view"]["diff"] < 1e-12
+    assert metrics(at)["Workers"] == "7" and float(metrics(at)["Merged vs single pass"]) < 1e-12
     assert len(at.dataframe[0].value) == 7                             # one row per worker
     at.slider(key="_w.decoding.workers").set_value(20).run()           # W > N = 16
     assert not at.exception
-    assert len(at.error) == 1 and "number of workers W must be between 1 and 16" in at.error[0].value
+    assert len(at.error) == 1 and "number of workers W must be in 1..16" in at.error[0].value
     assert any("Paged == contiguous" in s.value for s in at.success)   # the paged section still works
 
 
 def test_paged_equals_contiguous_and_the_table_is_a_shuffle():
     at = open_page(DECODING, **{"decoding.bs": 3, "decoding.free": 2})
     clean(at)
-    pv = at.session_state["decoding.paged_view"]
-    assert pv["diff"] < 1e-12
-    assert len(pv["table"]) == 6 and len(set(pv["table"])) == 6 and max(pv["table"]) < 8   # ceil(16/3) of 8 slots
-    assert at.dataframe[-1].value.iloc[:, 1].tolist() == pv["table"]
+    assert float(metrics(at)["Paged vs contiguous"]) < 1e-12
+    _, k, v = inputs(config(at))
+    table = build_paged_cache(k, v, 3, seed=at.number_input(key="_w.decoding.pseed").value, num_physical=8).block_table
+    assert len(table) == 6 and len(set(table)) == 6 and max(table) < 8                  # ceil(16/3) of 8 slots
+    assert at.dataframe[-1].value.iloc[:, 1].tolist() == table.tolist()                 # the table shown
     at.button(key="decoding.paged.next").click().run()
-    assert any(f"block_table[1] = {pv['table'][1]}" in m.value for m in at.markdown)
+    assert any(f"block_table[1] = {table[1]}" in m.value for m in at.markdown)
     at.number_input(key="_w.decoding.bs").set_value(0).run()
     assert not at.exception and "block size must be at least 1" in at.error[0].value

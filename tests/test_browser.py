@@ -1,7 +1,7 @@
-"""Real-browser tests (issue 6 item 6): `streamlit run app.py` on a free loopback port (conftest `app_url`), Debian's
+"""Real-browser tests: `streamlit run app.py` on a free loopback port (conftest `app_url`), Debian's
 chromium through Playwright (conftest `browser`; never `playwright install`).
 
-Every page of app.py's PAGES renders (a Plotly chart, the quiz its questions) without an exception, in English and
+Every page of flashviz.ui.pages renders (a Plotly chart, the quiz its questions) without an exception, in English and
 Chinese; on the stepper the tile size, the step buttons and their keyboard shortcuts move the page to exactly the
 numpy engine's numbers; the language switch and ?lang=zh; a chart's Export menu downloads a valid PNG, SVG and
 offline HTML; the page's zip and its manifest; presenter mode; the quiz's feedback; autoplay. Screenshots go to
@@ -57,10 +57,10 @@ def _label(page) -> str | None:
 def _visit_all(page, lang: str) -> list[str]:
     """Click every page in the sidebar's navigation; each must draw (charts or quiz questions) and raise nothing."""
     seen = []
-    for _file, title_key, _icon, url_path in app_pages():
+    for url_path, _module, title_key, _icon in app_pages():
         title = t(title_key, lang)
         page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
-        path = "/" if url_path == app_pages()[0][3] else f"/{url_path}"       # the first page lives at /
+        path = "/" if url_path == app_pages()[0].slug else f"/{url_path}"     # the first page lives at /
         page.wait_for_function(f"() => location.pathname === {path!r}", timeout=30000)
         page.locator("h1", has_text=t(f"{url_path}.title", lang)).first.wait_for(timeout=60000)
         if url_path == "quiz":
@@ -82,10 +82,10 @@ def _visit_all(page, lang: str) -> list[str]:
 
 def test_every_page_renders_in_both_languages(browser, app_url):
     page = _open(browser, app_url)
-    assert _visit_all(page, "en") == [p[3] for p in app_pages()]
+    assert _visit_all(page, "en") == [p.slug for p in app_pages()]
     page.locator(".st-key-_w-lang button", has_text="中文").click()           # the sidebar's language switch
     page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_quiz", "zh")).wait_for(timeout=30000)
-    assert _visit_all(page, "zh") == [p[3] for p in app_pages()]
+    assert _visit_all(page, "zh") == [p.slug for p in app_pages()]
     page.close()
 
 

@@ -117,8 +117,7 @@ def test_kernel_errors_by_key_and_by_class():
 
 # ----------------------------------------------------------------------------- pages in Chinese with bad input
 
-STEPPER, BLOCKS, DECODING, SPEED, BACKWARD = (f"flashviz/ui/{p}.py" for p in
-                                              ("stepper", "blocks", "decoding", "speed", "backward"))
+STEPPER, BLOCKS, DECODING, SPEED, BACKWARD = "stepper", "blocks", "decoding", "speed", "backward"   # page slugs
 BAD = [
     (STEPPER, dict(n=0)), (STEPPER, dict(n=-5)), (STEPPER, dict(block_n=20)), (STEPPER, dict(d=300)),
     (STEPPER, dict(scores="1, nan, 2")), (STEPPER, dict(scores="1, x")), (STEPPER, dict(masked="99")),

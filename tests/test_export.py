@@ -2,13 +2,12 @@
 configuration, the page's zip holds everything plus a manifest, and without a browser images degrade to a
 message while HTML / CSV / JSON still work.
 
-Real figures come from every page of app.py (AppTest, one run each): `chart()` registers each figure it draws,
+Real figures come from every page of the app (AppTest, one run each): `chart()` registers each figure it draws,
 so every chart builder a page uses is covered, including pages added later. Kaleido runs in one process-wide
 browser (started once), for one chart per page.
 """
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import json
@@ -26,20 +25,11 @@ from streamlit.testing.v1 import AppTest
 from flashviz import export
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY
+from flashviz.ui.pages import PAGES as APP_PAGES, switch
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-
-
-def app_pages() -> list[tuple[str, str]]:
-    """(file, url path) of every page in app.py's PAGES, read without running the app."""
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGES":
-            return [(e.elts[0].value, e.elts[3].value) for e in node.value.elts]
-    raise AssertionError("no PAGES in app.py")
-
-
-PAGES = app_pages()
+PAGES = [(p.slug, p.slug) for p in APP_PAGES]            # (page, url path), in navigation order
 
 
 def open_page(path: str, **query) -> AppTest:
@@ -48,14 +38,14 @@ def open_page(path: str, **query) -> AppTest:
         at.query_params[k] = v
     at.run()
     if path != PAGES[0][0]:
-        at.switch_page(path).run()
+        switch(at, path).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
 
 @pytest.fixture(scope="module")
 def page_charts() -> dict[str, dict]:
-    """{page file: the registry after one run of that page}."""
+    """{page slug: the registry after one run of that page}."""
     out = {}
     for path, _ in PAGES:
         at = open_page(path)
@@ -165,7 +155,7 @@ def test_every_page_has_a_zip_button_and_registers_its_charts(page_charts):
         zips = [b for b in at.get("download_button") if b.key == "_export.zip"]
         assert len(zips) == 1 and "zip" in zips[0].label, f"{path}: no zip button"
     drawn = {p: len(v["registry"]["charts"]) for p, v in page_charts.items()}
-    assert drawn["flashviz/ui/stepper.py"] == 4 and drawn["flashviz/ui/blocks.py"] >= 3, drawn
+    assert drawn["stepper"] == 4 and drawn["blocks"] >= 3, drawn
 
 
 def test_data_formats_of_every_chart_on_every_page(page_charts):
@@ -204,7 +194,7 @@ def test_images_of_one_chart_per_page(page_charts):
 
 @pytest.mark.timeout(300)
 def test_zip_holds_every_file_and_a_manifest(page_charts):
-    items = list(page_charts["flashviz/ui/stepper.py"]["registry"]["charts"].values())
+    items = list(page_charts["stepper"]["registry"]["charts"].values())
     z = zipfile.ZipFile(io.BytesIO(export.to_zip(items, {"page": {"url_path": "stepper"}})))
     names = set(z.namelist())
     man = json.loads(z.read("manifest.json"))

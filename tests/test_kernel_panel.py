@@ -10,9 +10,10 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_util import run_app
+from app_util import kernel_panel_view, run_app
 
 import flashviz_kernels as fk
+from flashviz_kernels.rules import is_gpu_tile, nearest_gpu_tile
 from flashviz.charts.common import fmt_num
 from flashviz.online_softmax import online_softmax_trace
 from flashviz.ui import kernel_panel as kp
@@ -33,7 +34,7 @@ def run_panel(**cfg) -> tuple[AppTest, dict]:
     at.button(key="kernel.run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    return at, at.session_state["kernel.view"]
+    return at, kernel_panel_view(at)
 
 
 def panel_metrics(at: AppTest) -> dict[str, str]:
@@ -57,7 +58,7 @@ def test_small_fp32_case_agrees_and_shows_the_engine_values():
         assert list(df[f"{sym} simulator"]) == [fmt_num(float(x), 7) for x in arr]      # the engine's values
         np.testing.assert_allclose(df[f"{sym} kernel"].astype(float), arr, atol=1e-5, rtol=1e-5)
     for f, arr in (("m", tr.m), ("l", tr.l), ("alpha", tr.alpha)):
-        np.testing.assert_allclose(view[f"kernel_{f}"], arr, atol=1e-5, rtol=1e-5)
+        np.testing.assert_allclose(view["kernel"][f], arr, atol=1e-5, rtol=1e-5)
     assert len(at.get("plotly_chart")) == 5                                # the stepper's 4 + the overlay
 
 
@@ -121,17 +122,17 @@ def test_on_a_gpu_tiles_must_be_powers_of_two(monkeypatch):
 @INTERP
 def test_runs_only_when_asked_and_caches_per_configuration():
     at = run_app()
-    assert "kernel.view" not in at.session_state
+    assert kernel_panel_view(at) is None
     assert any("Press “Run the kernel”" in c.value for c in at.caption)
     at.button(key="kernel.run").click().run()
-    assert "kernel.view" in at.session_state
+    assert kernel_panel_view(at) is not None
     at.number_input(key=W + "seed").set_value(5).run()                 # another configuration: not run
-    assert "kernel.view" not in at.session_state
+    assert kernel_panel_view(at) is None
     at.number_input(key=W + "seed").set_value(12).run()                # back: shown again from the cache
-    assert "kernel.view" in at.session_state
+    assert kernel_panel_view(at) is not None
     at.checkbox(key="_w.kernel.auto").check().run()                     # every change
     at.number_input(key=W + "seed").set_value(6).run()
-    assert at.session_state["kernel.view"]["max_diff"] < 1e-5
+    assert kernel_panel_view(at)["max_diff"] < 1e-5
 
 
 def test_a_kernel_error_is_a_readable_message(monkeypatch):
@@ -158,8 +159,9 @@ def test_chinese_panel():
     assert at.button(key="kernel.run").label == "运行 kernel"
 
 
-def test_legal_gpu_tile():
-    assert [kp.legal_gpu_tile(x) for x in (1, 4, 16, 24, 48, 100, 1000)] == [16, 16, 16, 32, 64, 128, 256]
+def test_nearest_gpu_tile():
+    assert [nearest_gpu_tile(x) for x in (1, 4, 16, 24, 48, 100, 1000)] == [16, 16, 16, 32, 64, 128, 256]
+    assert all(is_gpu_tile(nearest_gpu_tile(x)) for x in range(1, 1000))
 
 
 @pytest.mark.gpu

@@ -183,6 +183,27 @@ def test_bad_inputs_raise_typed_errors():
             fk.attention(q, k, v, impl="fast", block_m=bad)
 
 
+@pytest.mark.parametrize("impl", ["teaching", "fast"])
+def test_block_sizes_take_any_integral_number(impl):
+    """A numpy integer (what np.arange, a dataframe or a slider hands over) is a block size like an int; a bool
+    or a float is not, even a whole one."""
+    q, k, v = qkv(1, 2, 64, 64, 16, torch.float32, seed=12)
+    ref = attention_rows(q, k, v, torch.arange(64), causal=True)
+    naive = fk.attention(q, k, v, causal=True, impl="naive")
+    bm, bn = (16, 32) if GPU else (32, 16)
+    for blocks in (dict(block_m=np.int64(bm), block_n=np.int32(bn)), dict(block_m=np.uint8(bm), block_n=bn)):
+        check_close(fk.attention(q, k, v, causal=True, impl=impl, **blocks), ref, naive, EPS[torch.float32], impl)
+        out, lse = fk.attention_with_lse(q, k, v, causal=True, impl=impl, **blocks)
+        check_close(out, ref, naive, EPS[torch.float32], impl)
+    if impl == "teaching":
+        out, tr = fk.attention_trace(q, k, v, causal=True, block_m=np.int64(bm), block_n=np.int64(bn))
+        check_close(out, ref, naive, EPS[torch.float32], "trace")
+        assert tr.m.shape[-1] == 64 // bn
+    for bad in (True, np.True_, float(bm), np.float64(bm), "16"):
+        with pytest.raises(fk.KernelInputError, match="block_m must be an integer"):
+            fk.attention(q, k, v, impl=impl, block_m=bad)
+
+
 @pytest.mark.parametrize("impl", ["naive", "sdpa", "teaching", "fast"])
 def test_causal_and_sm_scale_are_checked_for_every_impl(impl):
     """causal='no' must not silently mean True; a NaN or non-numeric scale is an error, not a NaN output."""

@@ -100,9 +100,9 @@ def test_gpu_bad_input():
 
 def test_out_of_resources_is_typed_and_names_the_config():
     """128 x 128 tiles at d = 128 with 4 pipeline stages need ~256 KB of shared memory (> 228 KB)."""
-    from flashviz_kernels import api, fast
     q, k, v = make(1, 1, 512, 512, 128, torch.float16, seed=0)
     with pytest.raises(fk.KernelResourceError) as info:
-        fast.forward(q, k, v, causal=False, sm_scale=0.1, guarded=api._guarded, config=(128, 128, 4, 4))
+        fk.attention(q, k, v, causal=False, sm_scale=0.1, impl="fast", block_m=128, block_n=128, num_warps=4,
+                     num_stages=4)
     assert info.value.config["block_m"] == 128 and info.value.config["num_stages"] == 4
     assert "num_stages" in str(info.value)

@@ -2,6 +2,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -13,7 +14,7 @@ RECORDED = "assets/benchmarks/nvidia-h200-fwd-2026-11-29.json"
 
 
 def test_gpu_tiles_rule():
-    assert live.gpu_tiles(64, 32) == (64, 32)
+    assert live.gpu_tiles(64, 32) == (64, 32) and live.gpu_tiles(np.int64(16), np.int32(256)) == (16, 256)
     assert live.gpu_tiles(4, 4) is None and live.gpu_tiles(48, 64) is None and live.gpu_tiles(512, 64) is None
 
 

@@ -226,7 +226,7 @@ GOOD_S, GOOD_V = np.zeros(8), np.zeros((8, 2))
 
 
 @pytest.mark.parametrize("tile, words", [
-    (0, "between 1 and N = 8"), (-3, "between 1 and N = 8"), (9, "between 1 and N = 8"),
+    (0, r"tile size must be in 1\.\.8"), (-3, r"in 1\.\.8, got -3"), (9, r"in 1\.\.8, got 9"),
     (2.0, "integer"), ("4", "integer"), (True, "integer"), (None, "integer"),
 ])
 def test_bad_tile(tile, words):
@@ -280,8 +280,10 @@ def test_parse_positions():
 
 
 def test_make_qkv_and_apply_mask_reject():
-    with pytest.raises(InputError, match="N must be an integer"):
+    with pytest.raises(InputError, match=r"N must be in 1\.\."):
         make_qkv(0, 4, 0)
+    with pytest.raises(InputError, match="N must be an integer"):
+        make_qkv(4.0, 4, 0)
     with pytest.raises(InputError, match="head dim d"):
         make_qkv(4, MAX_D + 1, 0)
     with pytest.raises(InputError, match="query row must be in 0..3"):

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from app_util import array, clean, open_page, run_app
+from app_util import array, clean, kernel_panel_view, open_page, run_app
+from flashviz.units import ELEM_BYTES
 
 pytestmark = pytest.mark.gpu
 
@@ -16,7 +17,7 @@ FLASH_LIKE = ("sdpa-flash", "teaching", "fast")
 
 
 def _bytes(dtype: str) -> int:
-    return {"float16": 2, "bfloat16": 2, "float32": 4}[dtype]
+    return ELEM_BYTES[dtype]
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -25,7 +26,7 @@ def test_kernel_panel_runs_compiled_on_the_gpu(causal):
     at = run_app(n=1000, d=64, block_m=32, block_n=16, causal=causal, row=700, seed=4, dtype="float16")
     at.button(key="kernel.run").click().run()
     clean(at)
-    view = at.session_state["kernel.view"]
+    view = kernel_panel_view(at)
     assert view["max_diff"] < view["tol"]
     last_row = (700 // 32) * 32 + 31                                        # the row's program: rows 672..703
     assert sum(view["ran"]) == (last_row // 16 + 1 if causal else -(-1000 // 16))   # causal: keys <= last row
@@ -33,12 +34,15 @@ def test_kernel_panel_runs_compiled_on_the_gpu(causal):
 
 def test_speed_page_live_run_measures_every_impl_correctly():
     n, d, b, h, dtype = 2048, 64, 2, 8, "float16"
-    at = open_page("flashviz/ui/speed.py", n=n, d=d, dtype=dtype, block_m=64, block_n=32,
+    at = open_page("speed", n=n, d=d, dtype=dtype, block_m=64, block_n=32,
                    **{"speed.batch": b, "speed.heads": h}, timeout=300)
     clean(at)
     at.button(key="speed.live_run").click().run()
     clean(at)
-    cells = at.session_state["speed.live_view"]
+    df = at.dataframe[0].value
+    assert len(df) == 5 and list(df["status"]).count("ok") >= 4               # one row per impl
+    from flashviz import live
+    cells = live.measure_live(n, d, False, dtype, b, h, tiles=(64, 32))    # the button's call, measured again
     assert {c["impl"] for c in cells} == {"naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"}
     out_bytes = b * h * n * d * _bytes(dtype)
     for c in cells:
@@ -53,12 +57,10 @@ def test_speed_page_live_run_measures_every_impl_correctly():
     assert naive["peak_extra_bytes"] >= b * h * n * n * _bytes(dtype)      # S (or P) materialized
     teaching = next(c for c in cells if c["impl"] == "teaching")
     assert (teaching["block_m"], teaching["block_n"]) == (64, 32)           # the stepper's tiles ran
-    df = at.dataframe[0].value
-    assert list(df["status"]).count("ok") >= 4
 
 
 def test_speed_page_live_sweep_draws_both_charts():
-    at = open_page("flashviz/ui/speed.py", n=4096, d=128, dtype="bfloat16", causal=True,
+    at = open_page("speed", n=4096, d=128, dtype="bfloat16", causal=True,
                    **{"speed.batch": 1, "speed.heads": 8}, timeout=600)
     at.button(key="speed.live_sweep").click().run()
     clean(at)
@@ -74,7 +76,7 @@ def test_speed_page_live_sweep_draws_both_charts():
 
 def test_backward_page_live_source_measures_a_training_step():
     n, d, b, h = 1024, 64, 1, 4
-    at = open_page("flashviz/ui/backward.py", n=n, d=d, dtype="float16",
+    at = open_page("backward", n=n, d=d, dtype="float16",
                    **{"backward.batch": b, "backward.heads": h, "backward.source": "live"}, timeout=600)
     clean(at)
     at.button(key="backward.live_run").click().run()

@@ -1,6 +1,6 @@
 """AppTest of presenter mode (?present=1, the sidebar toggle, the top bar's exit button, larger chart text,
 keyboard shortcuts on the step buttons) and the presets (sidebar and presenter bar) writing the shared
-configuration. The keys themselves were checked in headless Chromium (see the issue 6 report)."""
+configuration. AppTest cannot press keys: the shortcuts themselves were tried by hand in headless Chromium."""
 from __future__ import annotations
 
 import json
@@ -68,5 +68,4 @@ def test_h200_preset_is_a_recorded_configuration_and_links_to_speed():
     at.selectbox(key="_w.preset").set_value("h200").run()
     p = PRESETS["h200"]
     assert (p["n"], p["d"], p["dtype"], p["causal"]) == (8192, 128, "float16", False)
-    if '"flashviz/ui/speed.py"' in Path(APP).read_text(encoding="utf-8"):     # that page is in PAGES
-        assert "Speed and memory" in links(at)
+    assert "Speed and memory" in links(at)

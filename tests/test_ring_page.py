@@ -12,7 +12,7 @@ from flashviz.bench import ring_dataset  # noqa: E402
 from flashviz.bench.spec import flops  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 
-PAGE = "flashviz/ui/ring.py"
+PAGE = "ring"
 
 
 @pytest.fixture

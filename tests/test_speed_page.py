@@ -14,13 +14,16 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import clean
 
-from flashviz.bench import load_dataset
+from flashviz.bench import load_dataset, nearest_config
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
+from flashviz.i18n import t
+from flashviz.ui.pages import switch
+from flashviz.ui.speed_live import family_text
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-SPEED, STEPPER = "flashviz/ui/speed.py", "flashviz/ui/stepper.py"
+SPEED, STEPPER = "speed", "stepper"
 FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-11-29.json"
 TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-29.json"
 W = "_w.cfg."
@@ -28,6 +31,22 @@ W = "_w.cfg."
 
 def open_page(page: str = SPEED, **values) -> AppTest:
     return app_util.open_page(page, **values)
+
+
+def dataset_shown(at: AppTest) -> str:
+    return at.selectbox(key="_w.speed.dataset").value
+
+
+def recorded_note(at: AppTest) -> str:
+    """The line saying which recorded configuration the charts and the table show."""
+    [note] = [e.value for e in [*at.success, *at.info] if "exactly your configuration" in e.value
+              or "nearest, not the same" in e.value]
+    return note
+
+
+def same_note(**c) -> str:
+    """What recorded_note says when the dataset has exactly this configuration (defaults B=4, H=32, forward)."""
+    return t("speed.rec_same", "en", cfg=family_text(dict(batch=4, heads=32, mode="fwd") | c, "en"))
 
 
 def texts(at: AppTest) -> str:
@@ -51,7 +70,7 @@ def test_renders_with_the_recorded_dataset_and_its_provenance():
         assert want in body, want
     assert at.code[0].value == prov["command"]
     assert body.count("Source: NVIDIA H200") >= 3                        # beside both charts and the table
-    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"
+    assert dataset_shown(at) == f"file:{FWD.name}"
     exported = at.session_state["_export.registry"]["charts"]["speed.rec_perf"].meta   # what the exports carry
     assert exported["provenance"]["device_name"] == "NVIDIA H200" and exported["recorded_configuration"]["n"] == 1024
 
@@ -59,9 +78,7 @@ def test_renders_with_the_recorded_dataset_and_its_provenance():
 def test_nearest_cell_follows_the_shared_configuration():
     at = open_page(n=8192, d=128, causal=True, dtype="float16")
     clean(at)
-    view = at.session_state["speed.view"]
-    assert view["same"] and view["nearest"]["n"] == 8192 and view["nearest"]["d"] == 128
-    assert any("exactly your configuration" in s.value for s in at.success)
+    assert recorded_note(at) == same_note(n=8192, d=128, causal=True, dtype="float16")
     ds = load_dataset(FWD)
     rec = {c["impl"]: c for c in ds["cells"] if (c["n"], c["d"], c["causal"], c["dtype"]) == (8192, 128, True,
                                                                                                   "float16")}
@@ -84,9 +101,11 @@ def test_nearest_cell_follows_the_shared_configuration():
 
     at.number_input(key=W + "n").set_value(5000).run()                  # not recorded: the nearest, said so
     clean(at)
-    view = at.session_state["speed.view"]
-    assert not view["same"] and view["nearest"]["n"] == 4096 and view["nearest"]["causal"]
-    assert any("nearest, not the same" in i.value and "N = 5000" in i.value for i in at.info)
+    near = nearest_config(load_dataset(FWD), n=5000, d=128, causal=True, dtype="float16", batch=4, heads=32,
+                          mode="fwd")
+    assert (near["n"], near["d"], near["causal"]) == (4096, 128, True)
+    note = recorded_note(at)
+    assert "nearest, not the same" in note and "N = 5000" in note and f"**{family_text(near, 'en')}**" in note
 
 
 def test_use_the_recorded_configuration_writes_the_shared_one():
@@ -96,15 +115,16 @@ def test_use_the_recorded_configuration_writes_the_shared_one():
     ss = at.session_state
     assert (ss["cfg.n"], ss["cfg.d"], ss["cfg.dtype"], ss["cfg.causal"]) == (1024, 128, "float16", False)
     assert ss["cfg.row"] == 1023                                          # the last row followed the new last row
-    assert ss["speed.view"]["same"] and ss["speed.batch"] == 4 and ss["speed.heads"] == 32
+    assert recorded_note(at) == same_note(n=1024, d=128, causal=False, dtype="float16")
+    assert ss["speed.batch"] == 4 and ss["speed.heads"] == 32
 
 
 def test_the_pass_picks_the_training_dataset():
     at = open_page(n=8192, d=64, dtype="float16")
     at.segmented_control(key="_w.speed.mode").set_value("bwd").run()
     clean(at)
-    view = at.session_state["speed.view"]
-    assert view["dataset"] == f"file:{TRAIN.name}" and view["nearest"]["mode"] == "bwd" and view["same"]
+    assert dataset_shown(at) == f"file:{TRAIN.name}"
+    assert recorded_note(at) == same_note(n=8192, d=64, causal=False, dtype="float16", mode="bwd")
     assert json.loads(TRAIN.read_bytes())["provenance"]["git_commit"] in texts(at)   # the training run's commit
 
 
@@ -127,7 +147,7 @@ def test_a_malformed_upload_is_rejected_with_a_message():
     assert not at.exception
     assert len(at.error) == 1 and "broken.json was not accepted" in at.error[0].value
     assert "not JSON" in at.error[0].value
-    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"   # the page carries on
+    assert dataset_shown(at) == f"file:{FWD.name}"                       # the page carries on
     assert len(at.get("plotly_chart")) == 2
 
 
@@ -144,13 +164,13 @@ def test_a_valid_upload_becomes_selectable_in_this_session():
     at = open_page()
     at.file_uploader[0].set_value(("mine.json", json.dumps(ds).encode(), "application/json")).run()
     clean(at)
-    assert at.session_state["speed.view"]["dataset"] == "upload:mine.json"
+    assert dataset_shown(at) == "upload:mine.json"
     assert "My Laptop GPU" in texts(at) and "abc1234" in texts(at)
     options = at.selectbox(key="_w.speed.dataset").options
     assert "My Laptop GPU · 2026-11-29 · 200 cells · uploaded" in options and len(options) == 2
     at.selectbox(key="_w.speed.dataset").set_value(f"file:{FWD.name}").run()   # back to the committed one; kept
     at.run()
-    assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"
+    assert dataset_shown(at) == f"file:{FWD.name}" and "NVIDIA H200" in texts(at)
 
 
 @pytest.mark.parametrize("data, words", [
@@ -172,11 +192,13 @@ def test_cpu_exercise_naive_grows_as_n_squared(monkeypatch):
     at = open_page()
     at.button(key="speed.cpu_run").click().run()
     clean(at)
-    rows = at.session_state["speed.cpu_view"]
-    assert [r["n"] for r in rows] == [256, 512, 1024]
-    for a, b in zip(rows, rows[1:]):
-        assert b["naive_peak_bytes"] / a["naive_peak_bytes"] == pytest.approx(4, rel=0.2)
-    assert rows[-1]["naive_peak_bytes"] > 2 * rows[-1]["tiled_peak_bytes"]
+    [df] = [d.value for d in at.dataframe if "naive peak (MiB)" in d.value.columns]
+    mib = lambda col: [float(x.replace(",", "")) for x in df[col]]  # noqa: E731
+    naive, tiled = mib("naive peak (MiB)"), mib("tiled peak (MiB)")
+    assert df["N"].tolist() == [256, 512, 1024]
+    for a, b in zip(naive, naive[1:]):
+        assert b / a == pytest.approx(4, rel=0.2)
+    assert naive[-1] > 2 * tiled[-1]
     assert len(at.get("plotly_chart")) == 3
     assert any("O(N²)" in m.value for m in at.markdown)
 
@@ -229,7 +251,9 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
     assert df.set_index("implementation").loc["naive (PyTorch)", "status"] == "OOM"
     warnings = " ".join(w.value for w in at.warning)
     assert "ran out of GPU memory (OOM)" in warnings and "Triton ran out of on-chip resources" in warnings
-    assert at.session_state["speed.live_view"][0]["n"] == 2048
+    mine = dict(n=2048, d=128, causal=False, dtype="float16", batch=4, heads=32, mode="fwd")
+    assert t("speed.live_result", "en", what=family_text(mine, "en")) in [s.value for s in at.subheader]
+    assert len(df) == len(_fake_cells(**mine))                           # one row per measured cell
 
     at.button(key="speed.live_sweep").click().run()
     assert not at.exception
@@ -265,13 +289,13 @@ def test_configuration_carries_across_pages():
     at.number_input(key=W + "n").set_value(32).run()
     at.number_input(key=W + "block_n").set_value(8).run()
     at.toggle(key=W + "causal").set_value(True).run()
-    at.switch_page(STEPPER).run()
+    switch(at, STEPPER).run()
     clean(at)
     assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
     assert at.toggle(key=W + "causal").value is True
     assert at.session_state["stepper.n_steps"] == 4
     at.number_input(key=W + "d").set_value(16).run()                     # and back
-    at.switch_page(SPEED).run()
+    switch(at, SPEED).run()
     assert not at.exception
     assert at.number_input(key=W + "d").value == 16 and at.number_input(key=W + "n").value == 32
 
@@ -279,8 +303,8 @@ def test_configuration_carries_across_pages():
 def test_page_values_are_kept_across_pages():
     at = open_page()
     at.number_input(key="_w.speed.heads").set_value(8).run()
-    at.switch_page(STEPPER).run()
-    at.switch_page(SPEED).run()
+    switch(at, STEPPER).run()
+    switch(at, SPEED).run()
     assert at.number_input(key="_w.speed.heads").value == 8
 
 
@@ -320,8 +344,7 @@ def test_the_h200_preset_lands_on_a_recorded_cell():
     at = open_page()
     at.selectbox(key="_w.preset").set_value("h200").run()
     clean(at)
-    view = at.session_state["speed.view"]
-    assert view["same"] and (view["nearest"]["n"], view["nearest"]["d"]) == (8192, 128)
+    assert recorded_note(at) == same_note(n=8192, d=128, causal=False, dtype="float16")
 
 
 def test_concurrent_presses_of_one_configuration_measure_once():

@@ -14,7 +14,7 @@ from flashviz.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, row_problem
 from flashviz.ui.stepper_formula import latex_lines
 
-STEPPER = "flashviz/ui/stepper.py"
+STEPPER = "stepper"
 
 
 def engine(at, form: str):

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from flashviz.errors import DatasetError
+from flashviz_kernels.rules import as_int
 
 from .spec import (CONFIG_KEYS, DATASET_KIND, DTYPES, MODES, SCHEMA_VERSION, STATUSES, config_key, flops,
                    ideal_bytes)
@@ -164,7 +165,7 @@ def _number(where, v, kind="nonneg", bound=1e30, null=True):
 def _int_in(where, v, lo, hi, null=False):
     if v is None and null:
         return
-    if isinstance(v, bool) or not isinstance(v, int):
+    if as_int(v) is None:
         _fail(where, "type", kind=_or_null("an integer", null), got=type(v).__name__)
     if not lo <= v <= hi:
         _fail(where, "range", lo=lo, hi=hi, got=v)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field
 
+from ..units import ELEM_BYTES
+
 SCHEMA_VERSION = 1
 DATASET_KIND = "flashviz-bench"
 STATUSES = ("ok", "oom", "unavailable", "error")
 MODES = ("fwd", "fwd+bwd", "bwd")          # bwd: the backward pass alone, forward done once
 DTYPES = ("float16", "bfloat16", "float32", "float64")
-ELEM_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast")
 # ratio columns: speed-up = t_baseline / t_impl
 BASELINES = {"sdpa-cudnn": "speedup_vs_cudnn", "sdpa-flash": "speedup_vs_flash", "naive": "speedup_vs_naive"}
@@ -109,7 +110,7 @@ PRESETS = {
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("bfloat16",), batch=(4,), heads=(32,),
              impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")),
     ), warmup_ms=25.0, rep_ms=100.0),
-    # Training side (issue 7): the backward alone and a whole training step, fp16, one file.
+    # Training side: the backward alone and a whole training step, fp16, one file.
     "h200-train": dict(grids=(
         Grid(n=(1024, 4096, 8192, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,),
              heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"), mode=("bwd", "fwd+bwd")),

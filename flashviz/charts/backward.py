@@ -15,7 +15,8 @@ import math
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..recompute import Stored, bytes_human
+from ..recompute import Stored
+from ..units import fmt_bytes
 from . import palette as P
 from .common import axis, base_layout, figure
 
@@ -48,7 +49,7 @@ def _byte_ticks(values) -> dict:
     k0, k1 = math.floor(lo / math.log10(2)), math.ceil(hi / math.log10(2))
     step = max(1, math.ceil((k1 - k0) / 7))
     vals = [2 ** k for k in range(k0 - k0 % step, k1 + 1, step) if k >= 0]
-    return dict(tickvals=vals, ticktext=[bytes_human(v).replace(".00", "") for v in vals], range=[lo, hi])
+    return dict(tickvals=vals, ticktext=[fmt_bytes(v).replace(".00", "") for v in vals], range=[lo, hi])
 
 
 def stored_figure(rows: list[Stored], lang: str = "en", *, ratio: float) -> go.Figure:
@@ -58,7 +59,7 @@ def stored_figure(rows: list[Stored], lang: str = "en", *, ratio: float) -> go.F
         kept = [r for r in rows if getattr(r, path)]
         data.append(dict(type="bar", name=t(f"backward.keeps_{path}", lang), marker=dict(color=color),
                          x=[f"{r.name} ({r.shape})" for r in kept], y=[r.bytes for r in kept],
-                         text=[bytes_human(r.bytes) for r in kept], textposition="outside", cliponaxis=False,
+                         text=[fmt_bytes(r.bytes) for r in kept], textposition="outside", cliponaxis=False,
                          hovertemplate="%{x}: %{y:,} B<extra></extra>"))
     lay = base_layout(t("backward.stored_title", lang, ratio=f"{ratio:,.1f}"), height=380,
                       xaxis=axis(t("backward.axis_tensor", lang)),

@@ -23,6 +23,7 @@ STRINGS = {
     "errors.int_between": {"en": "{name} must be between {lo} and {hi}, got {got}",
                            "zh": "{name} 必须在 {lo} 到 {hi} 之间，当前为 {got}"},
     "errors.int_min": {"en": "{name} must be at least {lo}, got {got}", "zh": "{name} 至少为 {lo}，当前为 {got}"},
+    "errors.int_max": {"en": "{name} must be at most {hi}, got {got}", "zh": "{name} 至多为 {hi}，当前为 {got}"},
     "errors.n_page_cap": {"en": "N must be between 1 and {hi} (this app's cap), got {got}",
                           "zh": "N 必须在 1 到 {hi} 之间（本应用的上限），当前为 {got}"},
     "errors.n_live": {"en": "N must be in 1..{hi} for a live run, got {got}",

@@ -5,7 +5,7 @@ backward (ui/backward_demo.py).
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
 to flashviz.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
 to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from flashviz.bench import dataset_label, list_datasets, load_dataset, provenanc
 from flashviz.charts import backward as charts
 from flashviz.errors import InputError
 from flashviz.i18n import t
-from flashviz.tiling import check_int
 from flashviz.ui import backward_demo, state
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
+from flashviz.units import fmt_bytes
 
 NS = "backward"
 FIELDS = ("n", "d", "causal", "dtype", "seed")
@@ -126,15 +126,15 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
     rows = rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h)
     naive, flash, ratio = rc.stored_totals(rows)
     m1, m2, m3 = st.columns(3)
-    m1.metric(t("backward.metric_naive", lang), rc.bytes_human(naive), help=t("backward.metric_naive_help", lang))
-    m2.metric(t("backward.metric_flash", lang), rc.bytes_human(flash), help=t("backward.metric_flash_help", lang))
+    m1.metric(t("backward.metric_naive", lang), fmt_bytes(naive), help=t("backward.metric_naive_help", lang))
+    m2.metric(t("backward.metric_flash", lang), fmt_bytes(flash), help=t("backward.metric_flash_help", lang))
     m3.metric(t("backward.metric_ratio", lang), f"{ratio:,.1f}×", help=t("backward.metric_ratio_help", lang))
     yes, no = "✓", ""
     df = pd.DataFrame({t("backward.col_tensor", lang): [r.name for r in rows],
                        t("backward.col_shape", lang): [r.shape for r in rows],
                        t("backward.col_elems", lang): [r.elems for r in rows],
                        t("backward.col_bytes", lang, b=b, h=h, dtype=DTYPE_SHORT[cfg.dtype]): [r.bytes for r in rows],
-                       t("backward.col_size", lang): [rc.bytes_human(r.bytes) for r in rows],
+                       t("backward.col_size", lang): [fmt_bytes(r.bytes) for r in rows],
                        t("backward.col_naive", lang): [yes if r.naive else no for r in rows],
                        t("backward.col_flash", lang): [yes if r.flash else no for r in rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.stored_table")
@@ -144,8 +144,6 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
         chart(charts.stored_figure(rows, lang, ratio=ratio), "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
     with right:
         st.markdown(t("backward.recompute_explain", lang))
-    st.session_state[f"{NS}.stored_view"] = dict(rows={r.name: r.bytes for r in rows}, naive=naive, flash=flash,
-                                                 ratio=ratio)
 
 
 def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
@@ -184,7 +182,7 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
                        t("backward.col_flops", lang): [f"{r['flops']:.3g}" for r in rows],
                        t("backward.col_vs_fwd", lang): [f"{r['vs_fwd']:g}×" for r in rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
-    st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=rc.bytes_human(tr["io_bytes"]),
+    st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=fmt_bytes(tr["io_bytes"]),
                   fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
     if ds is None or view is None:
         return
@@ -207,7 +205,6 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
     chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
     provenance(ds, lang)
-    st.session_state[f"{NS}.times_view"] = dict(config=c, same=view["same"], rows=tr_rows)
     summary(ds, lang)
 
 
@@ -233,18 +230,11 @@ def cfg_slug(c: dict) -> str:
 # ----------------------------------------------------------------------------- the page
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("backward.title", lang))
-    st.markdown(t("backward.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     controls(lang)
-    ok = False
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        b, h = check_int("batch B", _ss("batch"), 1, rc.MAX_BH), check_int("heads H", _ss("heads"), 1, rc.MAX_BH)
-        ok = True
-    if ok:
+    bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
+    if bh:
+        b, h = bh
         with shown_errors(lang, where="stored tensors"):
             stored_section(cfg, b, h, lang)
         ds = view = None
@@ -262,8 +252,3 @@ def render() -> None:
         st.info(t("backward.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="demo"):
         backward_demo.section(cfg, lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.backward import render as _render   # the imported module, so caches are stable
-    _render()

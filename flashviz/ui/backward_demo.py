@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import live, recompute as rc
+from flashviz.errors import check_int
 from flashviz.i18n import t
-from flashviz.tiling import check_int
 from flashviz.ui import state
 from flashviz.ui.config import DTYPE_SHORT, Config
 
@@ -103,6 +103,3 @@ def show(res: rc.DemoResult, lang: str) -> None:
     st.dataframe(saved, hide_index=True, key=f"{NS}.demo_saved")
     st.markdown(t("backward.demo_after", lang, naive=f"{naive_new:,}", ours=f"{ours_new:,}", n=res.n,
                   ratio=f"{naive_new / ours_new:,.0f}"))
-    st.session_state[f"{NS}.demo_view"] = dict(n=res.n, d=res.d, dtype=res.dtype, ours_err=dict(res.ours_err),
-                                               naive_err=dict(res.naive_err), naive_new=naive_new, ours_new=ours_new,
-                                               within={k: res.within(k) for k in names})

@@ -4,7 +4,7 @@ Thin: the shared configuration (N, d, Br, Bc, causal, dtype; seed/row/masked/gua
 and this page's own controls (SRAM size M, blocks from M or pinned, loop order, batch and heads) go to the engines
 (flashviz.tiling, flashviz.traffic, the one-row online softmax); their results go to charts/blocks.py. What moves
 with the step is drawn in the step fragment (ui/steps.py, namespace "blocks"). Flash-decoding: ui/decoding.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -16,18 +16,18 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.charts import blocks as charts
-from flashviz.errors import FlashvizError
+from flashviz.errors import FlashvizError, check_int
 from flashviz.i18n import t
-from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, check_int, make_config, preset_sram_bytes
+from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.traffic import standard_counts, sweep_n, sweep_sram
-from flashviz.ui import blocks_hw, blocks_lessons, blocks_ratio, state, steps
+from flashviz.ui import blocks_hw, blocks_lessons, blocks_ratio, pages, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
+from flashviz.units import ELEM_BYTES, fmt_bytes
 
 NS = "blocks"                       # step index and this page's own values live under "blocks."
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "guard")
-ELEM_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 GPUS = (*GPU_PRESETS, "custom")
 DEFAULTS = dict(gpu="A100", sram_kib=100, mode="pinned", order="fa1", batch=4, heads=32, unit="elements")
 MAX_DRAWN_CELLS = 512 * 512         # the grid is redrawn every step; above this only the counters follow
@@ -115,11 +115,6 @@ def vs_n_figure(n: int, d: int, eb: int, causal: bool, sram_bytes: int | None, b
 
 # ----------------------------------------------------------------------------- small formatters
 
-def fmt_bytes(b: int) -> str:
-    for div, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if b >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b} B"
 
 
 def slug(cfg: Config, tcfg: TilingConfig, ch: Choice) -> str:
@@ -228,8 +223,6 @@ def step_view(sch: Schedule, ch: Choice, name: str, lang: str, step: int) -> Non
         st.caption(t("blocks.ctr_bytes", lang, sofar=fmt_bytes(now.total_bytes), total=fmt_bytes(tot.total_bytes),
                      std=fmt_bytes(std.total_bytes), eb=c.elem_bytes))
         st.caption(t("blocks.ctr_moved", lang, loaded=_moved(s.loaded, lang), stored=_moved(s.stored, lang)))
-        st.session_state[f"{NS}.view"] = dict(step=step, i=s.i, j=s.j, sofar=now.total, sofar_bytes=now.total_bytes,
-                                              total=tot.total, standard=std.total)     # what is shown (tests)
         chart(charts.traffic_bars_figure(now, tot, std, lang, ch.unit), "traffic", f"{name}_step{step + 1}",
               key=f"{NS}.bars")
 
@@ -302,7 +295,6 @@ def pitfall(cfg: Config, tcfg: TilingConfig, lang: str) -> None:
         st.success(t("blocks.pit_saved", lang, err=f"{err:.1e}"), icon=":material/shield:")
     else:
         st.caption(t("blocks.pit_ok", lang, err=f"{err:.1e}"))
-    st.session_state[f"{NS}.pit_view"] = dict(l=tr.l[:shown].tolist(), error=err, guard=tr.guard)   # tests
 
 
 def _pitfall_preset() -> None:
@@ -326,18 +318,13 @@ def _focus(sch: Schedule) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("blocks.title", lang))
-    st.markdown(t("blocks.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     ch = controls(cfg, lang)
 
     tcfg = None
     with shown_errors(lang, where="configuration"):
         tcfg = tiling_config(cfg, ch)
     if tcfg is None:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("blocks.fix_input", lang), icon=":material/edit:")
     else:
         sch = cached_schedule(tcfg, ch.order)
@@ -359,9 +346,4 @@ def render() -> None:
         blocks_lessons.render(cfg, tcfg, name, lang)       # fusion and dropout, causal alignment, sizes
     with shown_errors(lang, where="worked example"):
         blocks_ratio.seed_section(lang)
-    st.caption(t("blocks.decoding_link", lang, page=t("decoding.nav", lang)))
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.blocks import render as _render   # the imported module, so caches and fragments are stable
-    _render()
+    st.caption(t("blocks.decoding_link", lang, page=pages.title("decoding", lang)))

@@ -19,7 +19,7 @@ from flashviz.i18n import t
 from flashviz.lessons import fused_compulsory_bytes, unfused_stages
 from flashviz.roofline import attainable, measured_points, model_points, naive_memory_bound
 from flashviz.tiling import Schedule, TilingConfig, make_config
-from flashviz.ui import links, state
+from flashviz.ui import pages, state
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import Config
 
@@ -174,7 +174,7 @@ def roofline(name: str, tcfg: TilingConfig, slug: str, lang: str) -> None:
     else:
         st.caption(t("hardware.roof_none", lang, n=tcfg.n, d=tcfg.d, ns=sorted(ns) or "—", ds=sorted(ds_) or "—",
                      causal=t("hardware.causal_on" if tcfg.causal else "hardware.causal_off", lang)))
-    links.page_link("speed", lang, label=t("hardware.to_speed", lang, page=links.title("speed", lang)))
+    pages.link("speed", lang, label=t("hardware.to_speed", lang, page=pages.title("speed", lang)))
     st.session_state[f"{NS}.roof_view"] = dict(gpu=name, model={a: p.intensity for a, p in pts.items()},
                                                measured=measured, above=[m["impl"] for m in measured if
                                                                          m["achieved"] > attainable(name, m["intensity"])])

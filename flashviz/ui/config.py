@@ -10,12 +10,15 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-from ..errors import InputError
+from flashviz_kernels.rules import as_int
+
+from ..errors import InputError, check_int
 from ..online_softmax import apply_mask, make_qkv, parse_positions, parse_scores, row_scores
+from ..units import KERNEL_DTYPES
 
 PAGE_MAX_N = 16384                 # documented cap for the pages (the engine allows more)
 MAX_D = 256
-DTYPES = ("float32", "float16", "bfloat16")
+DTYPES = KERNEL_DTYPES
 DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
 
@@ -47,9 +50,7 @@ class Config:
         """Raise InputError (a clear English message) if the page cannot use this configuration."""
         for name, label in (("n", "N"), ("d", "head dim d"), ("block_m", "query block Br"),
                             ("block_n", "tile size Bc"), ("seed", "seed"), ("row", "query row")):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise InputError(key="errors.whole_number", name=label, got="nothing" if v is None else repr(v))
+            check_int(label, getattr(self, name))
         if not 1 <= self.n <= PAGE_MAX_N:
             raise InputError(key="errors.n_page_cap", hi=PAGE_MAX_N, got=self.n)
         if not 1 <= self.d <= MAX_D:
@@ -89,6 +90,16 @@ PRESETS: dict[str, dict] = {
     "h200": dict(n=8192, d=128, block_m=64, block_n=64, causal=False, dtype="float16", row=8191, masked="",
                  scores="", guard=True, seed=DEFAULT.seed),
 }
+
+
+def follow_row(row, old_n, new_n):
+    """The query row once N changes from old_n to new_n: a row that followed the last row (old_n - 1), or that
+    would fall off the end, follows the new last row; any other row stays. Values that are not integers stay as
+    they are (Config.check reports them)."""
+    r, old, new = as_int(row), as_int(old_n), as_int(new_n)
+    if r is None or new is None or new < 1:
+        return row
+    return new - 1 if (old is not None and r == old - 1) or r >= new else row
 
 
 def with_preset(cfg: Config, name: str) -> Config:

@@ -3,7 +3,7 @@
 Thin: the shared configuration (ui/state.py) gives the query row (seeded or typed scores, causal, masks, guard);
 this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.decoding, whose
 results go to charts/blocks.py (decoding_figure, paged_figure). The paged walk is stepped with ui/steps.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import streamlit as st
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
 from flashviz.decoding import DecodeResult, PagedResult, build_paged_cache, flash_decode, paged_attention
+from flashviz.errors import check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import online_softmax_trace
-from flashviz.tiling import check_int
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem
@@ -118,7 +118,6 @@ def split_section(cfg: Config, lang: str) -> None:
         st.success(t("decoding.same", lang, diff=_shown(diff)), icon=":material/check_circle:")
     else:
         st.error(t("decoding.differ", lang, diff=_shown(diff)), icon=":material/warning:")
-    st.session_state[f"{NS}.view"] = dict(workers=res.workers, diff=diff, exact=exact)      # tests
     name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
     chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
     st.markdown(t("decoding.merge_rule", lang))
@@ -167,7 +166,6 @@ def paged_section(cfg: Config, lang: str) -> None:
         st.success(t("decoding.paged_same", lang, diff=_shown(diff)), icon=":material/check_circle:")
     else:
         st.error(t("decoding.paged_differ", lang, diff=_shown(diff)), icon=":material/warning:")
-    st.session_state[f"{NS}.paged_view"] = dict(diff=diff, table=res.cache.block_table.tolist())    # tests
     name = f"{replace(cfg, scores='').slug()}_Bs{res.cache.block_size}_pseed{_val('pseed')}"
     steps.stepped(PAGED_NS, res.cache.num_logical, lang, functools.partial(paged_step, res, name, lang))
     if res.cache.num_logical > TABLE_ROWS:
@@ -180,25 +178,15 @@ def paged_section(cfg: Config, lang: str) -> None:
 # ----------------------------------------------------------------------------- the page
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("decoding.title", lang))
-    st.markdown(t("decoding.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     ok = False
     with shown_errors(lang, where="configuration"):
         cfg.check()
         ok = True
     if not ok:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("decoding.fix_input", lang), icon=":material/edit:")
         return
     with shown_errors(lang, where="flash-decoding"):
         split_section(cfg, lang)
     with shown_errors(lang, where="paged cache"):
         paged_section(cfg, lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.decoding import render as _render   # the imported module, so caches and fragments are stable
-    _render()

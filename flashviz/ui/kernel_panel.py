@@ -1,4 +1,4 @@
-"""Panel "The kernel's own numbers" (stepper page, issue 4): the Triton teaching kernel's m, ℓ, α per tile,
+"""Panel "The kernel's own numbers" (stepper page): the Triton teaching kernel's m, ℓ, α per tile,
 laid over the simulator's, with the max difference.
 
 The kernel runs with TRACE on (flashviz_kernels.attention_trace) on the stepper's seeded q, K, V
@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz_kernels.rules import MAX_TILE, nearest_gpu_tile
+
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
@@ -31,7 +33,6 @@ from flashviz.ui.config import DTYPE_SHORT, Config, inputs
 
 NS = "kernel"
 INTERP_MAX_N = 256                 # the interpreter executes tiles one by one in Python: keep it snappy
-MAX_TILE = 256                     # flashviz_kernels.api.MAX_BLOCK
 TOLERANCE = {"float32": 1e-5, "float16": 1e-4, "bfloat16": 1e-4}
 FIELDS = ("m", "l", "alpha")
 POLL_S = 0.25                      # how often a waiting session refreshes its place in the line
@@ -45,11 +46,6 @@ def kernel_mode() -> str:
     if not _env.HAS_TRITON:
         return "unavailable"
     return "interpreter" if fk.INTERPRET else "gpu"
-
-
-def legal_gpu_tile(x: int) -> int:
-    """The nearest tile the compiled kernel takes: a power of two in 16..256."""
-    return min(MAX_TILE, max(16, 1 << max(0, round(math.log2(max(x, 1))))))
 
 
 def why_not(cfg: Config, mode: str) -> tuple[str, dict] | None:
@@ -202,8 +198,6 @@ def _results(cfg: Config, tr: Trace, blk: dict, lang: str) -> None:
                     query_block=i, rows=[lo, hi - 1], max_difference=cmp.max_diff, tolerance=tol))
     df = _table(cfg, tr, cmp, lang)
     st.dataframe(df, hide_index=True, height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
-    st.session_state[f"{NS}.view"] = dict(max_diff=cmp.max_diff, tol=tol, ran=cmp.ran.tolist(),   # shown (tests)
-                                          **{f"kernel_{f}": cmp.kernel[f].tolist() for f in FIELDS})
 
 
 def _wait_for(key: tuple, mode: str, lang: str) -> dict:
@@ -224,14 +218,13 @@ def render(cfg: Config, tr: Trace, lang: str) -> None:
     """Draw the panel for the stepper's configuration `cfg` and its engine trace `tr` (same row, same Bc)."""
     st.subheader(t("kernel.header", lang))
     st.markdown(t("kernel.intro", lang))
-    st.session_state.pop(f"{NS}.view", None)
     mode = kernel_mode()
     _explain_mode(mode, lang)
     reason = why_not(cfg, mode)
     if reason:
         st.info(t(reason[0], lang, **reason[1]), icon=":material/info:")
         if reason[0] == "kernel.why_tiles" and cfg.n >= 16:
-            br, bc = legal_gpu_tile(cfg.block_m), min(legal_gpu_tile(cfg.block_n), 1 << int(math.log2(cfg.n)))
+            br, bc = nearest_gpu_tile(cfg.block_m), min(nearest_gpu_tile(cfg.block_n), 1 << int(math.log2(cfg.n)))
             st.button(t("kernel.use_tiles", lang, br=br, bc=bc), key=f"{NS}.use_tiles", on_click=_use_tiles,
                       args=(br, bc), icon=":material/grid_on:")
         return

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from flashviz.i18n import t
-from flashviz.ui import links, state
+from flashviz.ui import pages, state
 from flashviz.ui.common import shown_errors
 
 NS = "quiz"
@@ -20,18 +20,18 @@ OPTIONS = ("a", "b", "c", "d")
 class Question:
     id: str
     correct: str
-    pages: tuple[str, ...]          # where to look, best first (a page not in app.py yet is skipped)
+    page: str                       # the page that shows the idea (a slug of flashviz.ui.pages)
 
 
 QUESTIONS = (
-    Question("reduces", "b", ("blocks", "stepper")),
-    Question("alpha", "c", ("stepper",)),
-    Question("early", "a", ("stepper",)),
-    Question("recompute", "d", ("backward", "speed", "stepper")),
-    Question("memory", "b", ("speed", "stepper")),
-    Question("masked", "c", ("stepper", "blocks")),
-    Question("tile", "b", ("blocks", "stepper")),
-    Question("order", "d", ("blocks",)),
+    Question("reduces", "b", "blocks"),
+    Question("alpha", "c", "stepper"),
+    Question("early", "a", "stepper"),
+    Question("recompute", "d", "backward"),
+    Question("memory", "b", "speed"),
+    Question("masked", "c", "stepper"),
+    Question("tile", "b", "blocks"),
+    Question("order", "d", "blocks"),
 )
 
 
@@ -66,27 +66,18 @@ def question(i: int, q: Question, lang: str) -> None:
         st.success(f"{t('quiz.right', lang)} {why}", icon=":material/check_circle:")
     else:
         st.error(f"{t('quiz.wrong', lang)} {why}", icon=":material/cancel:")
-    links.first_link(q.pages, lang, label_key="quiz.see_page")
+    pages.link(q.page, lang, label=t("quiz.see_page", lang, page=pages.title(q.page, lang)))
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    st.title(t("quiz.title", lang))
-    st.markdown(t("quiz.intro", lang))
+    lang, _ = state.page_start(NS, fields=None)
     right, answered = score()                 # callbacks already ran: the score of the answers given so far
     st.caption(t("quiz.score", lang, right=right, total=len(QUESTIONS), answered=answered))
     for i, q in enumerate(QUESTIONS, 1):
         with st.container(border=True), shown_errors(lang, where=f"question {q.id}"):
             question(i, q, lang)
     right, answered = score()
-    st.session_state[f"{NS}.score"] = dict(right=right, answered=answered, total=len(QUESTIONS))   # for tests
     st.subheader(t("quiz.score", lang, right=right, total=len(QUESTIONS), answered=answered))
     if right == len(QUESTIONS):
         st.success(t("quiz.all_right", lang, total=len(QUESTIONS)), icon=":material/school:")
     st.button(t("quiz.reset", lang), key=f"{NS}.reset", icon=":material/restart_alt:", on_click=_reset)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.quiz import render as _render
-    _render()

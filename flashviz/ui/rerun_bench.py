@@ -1,4 +1,4 @@
-"""Server-side time of one page rerun after a step change (issues 2 and 5; a measurement, not a test).
+"""Server-side time of one page rerun after a step change (a measurement, not a test).
 
     python -m flashviz.ui.rerun_bench [--reruns 20] [--sizes 16 1024 4096] [--tiles 4 64]
     python -m flashviz.ui.rerun_bench --page blocks [--sizes 4096 16384] [--tiles 64] [--orders fa2 fa1]
@@ -25,11 +25,13 @@ def time_reruns(page: str, state: dict, reruns: int) -> dict:
     from streamlit import logger
     from streamlit.testing.v1 import AppTest
 
+    from flashviz.ui import pages
+
     logger.set_log_level("error")                      # AppTest's bare-mode warnings are noise here
     mod = importlib.import_module(f"flashviz.ui.{page}")
     render, inside = mod.render, []
 
-    def timed_render() -> None:                         # the page file calls `render` on every run
+    def timed_render() -> None:                         # pages.py looks `render` up on every run
         t0 = time.perf_counter()
         try:
             render()
@@ -43,7 +45,7 @@ def time_reruns(page: str, state: dict, reruns: int) -> dict:
             at.session_state[k] = v
         at.run()
         if page != "stepper":
-            at.switch_page(f"flashviz/ui/{page}.py").run()
+            pages.switch(at, page).run()
         times, direction = [], "prev"
         inside.clear()
         for _ in range(reruns + 1):                     # the first click is a second warm-up

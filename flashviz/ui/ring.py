@@ -5,7 +5,7 @@ and mask) go to the numpy simulation flashviz.ring (cached), whose results go to
 two-GPU datasets (assets/benchmarks/ring/*.json, written by `torchrun ... -m flashviz.ring_bench`, validated by
 flashviz.bench.ring_dataset, never executed) go to charts/ring_measured.py. The shared sidebar gives d, dtype
 and seed of the simulated Q, K, V. Strings: flashviz/i18n/ring.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -276,11 +276,7 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
 # ----------------------------------------------------------------------------- the page
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("ring.title", lang))
-    st.markdown(t("ring.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     ok = False
     with shown_errors(lang, where="configuration"):
         cfg.check()
@@ -304,8 +300,3 @@ def render() -> None:
         timeline_section(sim, chosen, lang)
     with shown_errors(lang, where="recorded measurement"):
         recorded_section(datasets, lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.ring import render as _render   # the imported module, so caches and fragments are stable
-    _render()

@@ -6,7 +6,7 @@ measures through flashviz.live. Always: recorded datasets (flashviz.bench: commi
 or uploaded in this session, validated by the bench's loader, never executed) with their provenance, at the
 recorded configuration nearest the shared one; and the lesson's exercise 3 measured on this CPU
 (flashviz.bench.cpu_memory). Charts: flashviz/charts/speed.py. Strings: flashviz/i18n/speed.py.
-Run as a page by st.navigation (executed as __main__; it then imports itself once, like ui/stepper.py).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -18,36 +18,23 @@ from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops
 from flashviz.charts import speed as charts
-from flashviz.errors import DatasetError, InputError
+from flashviz.errors import DatasetError
 from flashviz.i18n import t
-from flashviz.ui import links, speed_live, state
+from flashviz.ui import pages, speed_live, state
 from flashviz.ui.common import chart, shown_errors
-from flashviz.ui.config import Config
+from flashviz.ui.config import Config, follow_row
 
 NS = "speed"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
 DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="ms")      # B, H as the recorded H200 sweep; time first
 MODES = ("fwd", "bwd", "fwd+bwd")
 EXERCISE_NS = (512, 2048, 8192)
-MAX_BH = 1 << 16
 SAME_KEYS = ("n", "d", "causal", "dtype", "batch", "heads")
 UPLOAD_MB = 5
 
 
 def _kept(name: str) -> dict:
     return state.kept(f"{NS}.{name}", DEFAULTS[name])
-
-
-def page_values() -> tuple[int, int]:
-    """This page's batch B and heads H, checked (InputError with the field's name otherwise)."""
-    ss = st.session_state
-    out = []
-    for name, label in (("batch", "batch B"), ("heads", "heads H")):
-        v = ss.get(f"{NS}.{name}", DEFAULTS[name])
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BH:
-            raise InputError(key="errors.whole_in", name=label, lo=1, hi=MAX_BH, got=repr(v))
-        out.append(v)
-    return out[0], out[1]
 
 
 # ----------------------------------------------------------------------------- datasets
@@ -133,9 +120,8 @@ def source_line(ds: dict, lang: str) -> str:
 
 def _use_recorded(near: dict) -> None:
     ss = st.session_state
-    n, row = near["n"], ss.get("cfg.row", 0)
-    follow = row == ss.get("cfg.n", 0) - 1 or row >= n               # the row that followed the last one follows
-    state.set_values(n=n, d=near["d"], causal=near["causal"], dtype=near["dtype"], **({"row": n - 1} if follow else {}))
+    n, row = near["n"], follow_row(ss.get("cfg.row", 0), ss.get("cfg.n", 0), near["n"])
+    state.set_values(n=n, d=near["d"], causal=near["causal"], dtype=near["dtype"], row=row)
     ss[f"{NS}.batch"], ss[f"{NS}.heads"] = near["batch"], near["heads"]
 
 
@@ -170,7 +156,6 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
                 icon=":material/near_me:")
         st.button(t("speed.use_recorded", lang), key=f"{NS}.use_recorded", on_click=_use_recorded, args=(near,),
                   icon=":material/sync_alt:")
-    ss[f"{NS}.view"] = dict(dataset=key, nearest=near, same=same)            # what is shown (tests)
 
     fam = charts.family(ds["cells"], near)
     fam_text = speed_live.family_text(near, lang, with_n=False)
@@ -260,7 +245,6 @@ def exercise_section(lang: str) -> None:
                       ratio=last["naive_over_tiled"], kib=last["tiled_scratch_bytes"] / 1024,
                       br=last["block_rows"], bc=last["block_cols"]))
     st.dataframe(exercise_frame(rows, lang), hide_index=True, key=f"{NS}.cpu_table")
-    ss[f"{NS}.cpu_view"] = rows                                                  # tests
 
 
 # ----------------------------------------------------------------------------- the page
@@ -274,19 +258,12 @@ def controls(lang: str) -> None:
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=FIELDS)
-    st.title(t("speed.title", lang))
-    st.markdown(t("speed.intro", lang))
+    lang, cfg = state.page_start(NS, fields=FIELDS)
     controls(lang)
-    ok = None
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        batch, heads = page_values()
-        ok = True
+    bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
     mode = st.session_state[f"{NS}.mode"]
-    if ok:
+    if bh:
+        batch, heads = bh
         if live.gpu_available():
             with shown_errors(lang, where="GPU"):
                 speed_live.section(cfg, batch, heads, mode, lang)
@@ -296,13 +273,8 @@ def render() -> None:
             recorded_section(cfg, batch, heads, mode, lang)
         with st.expander(t("speed.explain_header", lang), expanded=True):
             st.markdown(t("speed.explain", lang))
-            links.page_link("blocks", lang, label=t("hardware.to_roofline", lang, page=links.title("blocks", lang)))
+            pages.link("blocks", lang, label=t("hardware.to_roofline", lang, page=pages.title("blocks", lang)))
     else:
         st.info(t("speed.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="CPU memory exercise"):
         exercise_section(lang)
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.speed import render as _render   # the imported module, so caches and fragments are stable
-    _render()

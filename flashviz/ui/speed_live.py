@@ -152,7 +152,6 @@ def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
             show_ratio_table(res["cells"], lang, key=f"{NS}.live_table")
             st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
             cell_notes(res["cells"], lang)
-            st.session_state[f"{NS}.live_view"] = res["cells"]          # what is shown (tests)
 
     with shown_errors(lang, where="GPU sweep"):
         if sweep:

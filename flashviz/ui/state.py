@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
-from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config
+from ..recompute import MAX_BH
+from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config, follow_row
 
 CANON = "cfg."          # canonical key prefix
 WIDGET = "_w.cfg."      # widget key prefix
@@ -20,7 +22,7 @@ LANG_KEY, LANG_WIDGET = "lang", "_w.lang"
 FMT_KEY, FMT_WIDGET = "export_fmt", "_w.export_fmt"
 PRESENT_KEY, PRESENT_WIDGET = "present", "_w.present"
 PRESET_WIDGET, PRESET_APPLIED = "_w.preset", "preset.applied"
-PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a link appears once that page exists)
+PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a slug of flashviz.ui.pages)
 EXPORT_FORMATS = ("png", "svg")
 
 ALL_FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
@@ -106,10 +108,8 @@ def _copy(name: str) -> None:
 def _copy_n() -> None:
     """N changed: a row that followed the last row (or fell off the end) follows the new last row."""
     ss = st.session_state
-    old_n, new_n, row = ss[CANON + "n"], ss[WIDGET + "n"], ss[CANON + "row"]
-    ss[CANON + "n"] = new_n
-    if isinstance(new_n, int) and new_n >= 1 and isinstance(row, int) and (row == old_n - 1 or row >= new_n):
-        ss[CANON + "row"] = new_n - 1
+    old_n, ss[CANON + "n"] = ss[CANON + "n"], ss[WIDGET + "n"]
+    ss[CANON + "row"] = follow_row(ss[CANON + "row"], old_n, ss[CANON + "n"])
 
 
 def _copy_pref(canon: str, widget: str) -> None:
@@ -149,15 +149,38 @@ def _field(name: str, lang: str) -> None:
 
 def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS), *, key: str = PRESET_WIDGET) -> None:
     """A selectbox of presets; choosing one writes the canonical values and returns to the placeholder.
-    A preset that belongs to another page (PRESET_PAGES) then shows a link to it, if that page exists."""
+    A preset that belongs to another page (PRESET_PAGES) then shows a link to it."""
     st.session_state.setdefault(key, None)
     st.selectbox(t("common.preset", lang), names, index=None, key=key, on_change=_on_preset, args=(key,),
                  format_func=lambda k: t(f"common.preset_{k}", lang),
                  placeholder=t("common.preset_placeholder", lang), help=t("common.preset_help", lang))
     target = PRESET_PAGES.get(st.session_state.get(PRESET_APPLIED))
     if target:
-        from .links import page_link                  # late: links is a leaf module, but keep state light
-        page_link(target, lang, icon=":material/speed:")
+        from .pages import link                       # late: keep state light
+        link(target, lang, icon=":material/speed:")
+
+
+def checked_batch_heads(cfg: Config, ns: str, defaults: dict, lang: str) -> tuple[int, int] | None:
+    """For a page with its own batch B and heads H (session keys <ns>.batch, <ns>.heads): check `cfg` and both
+    (1..MAX_BH). (B, H), or None once the first problem is shown as an error."""
+    from .common import shown_errors                  # late: common imports state
+    ss = st.session_state
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        return tuple(check_int(label, ss.get(f"{ns}.{name}", defaults[name]), 1, MAX_BH)
+                     for name, label in (("batch", "batch B"), ("heads", "heads H")))
+    return None
+
+
+def page_start(ns: str, fields: tuple[str, ...] | None = ALL_FIELDS) -> tuple[str, Config]:
+    """What every page draws first: the shared configuration in the sidebar (`fields`; None: no sidebar), then
+    its title and intro (i18n keys <ns>.title, <ns>.intro). Returns (language, configuration)."""
+    init()
+    lg = lang()
+    cfg = config() if fields is None else config_sidebar(lg, fields=fields)
+    st.title(t(f"{ns}.title", lg))
+    st.markdown(t(f"{ns}.intro", lg))
+    return lg, cfg
 
 
 def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:

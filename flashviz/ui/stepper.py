@@ -1,7 +1,7 @@
 """Page "Online softmax, tile by tile": one query row streamed through the online-softmax recurrence.
 
 Thin: read the shared config, get the cached trace from the engine, hand (trace, step) to chart builders.
-Run as a page by st.navigation (this file is executed as __main__; it then imports itself once).
+Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -78,7 +78,6 @@ def _counters(cfg: Config, tr: Trace, step: int, lang: str) -> None:
     c[3].metric(t("stepper.ctr_error", lang), shown, help=t("stepper.ctr_error_help", lang))
     if not last:
         st.caption(t("stepper.ctr_err_pending", lang))
-    st.session_state[f"{NS}.view"] = dict(step=step, error=err, last=last)   # what the page shows (tests)
 
 
 def _pitfall_notes(tr: Trace, step: int, lang: str) -> None:
@@ -148,24 +147,19 @@ def _show_pitfall() -> None:
 
 
 def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
-    """Issue 4: "The kernel's own numbers" (flashviz/ui/kernel_panel.py): the Triton kernel's m, l, alpha per
+    """The panel "The kernel's own numbers" (flashviz/ui/kernel_panel.py): the Triton kernel's m, l, alpha per
     tile for query row cfg.row, tile cfg.block_n, overlaid on the simulator's `tr`, with the max difference."""
     from flashviz.ui import kernel_panel as panel
     panel.render(cfg, tr, lang)
 
 
 def render() -> None:
-    state.init()
-    lang = state.lang()
-    cfg = state.config_sidebar(lang, fields=state.STEPPER_FIELDS)
-    st.title(t("stepper.title", lang))
-    st.markdown(t("stepper.intro", lang))
+    lang, cfg = state.page_start(NS, fields=state.STEPPER_FIELDS)
 
     tr = None
     with shown_errors(lang, where="trace"):
         tr = cached_trace(cfg)
     if tr is None:
-        st.session_state.pop(f"{NS}.view", None)
         st.info(t("stepper.fix_input", lang), icon=":material/edit:")
         return
     _describe(cfg, tr, lang)
@@ -176,9 +170,4 @@ def render() -> None:
     with shown_errors(lang, where="tile lesson"):
         _tile_lesson(cfg, tr, lang)
     with shown_errors(lang, where="kernel panel"):
-        kernel_panel(cfg, tr, lang)       # issue 4: "The kernel's own numbers"
-
-
-if __name__ == "__main__":                # executed as a page by st.navigation
-    from flashviz.ui.stepper import render as _render   # the imported module, so caches and fragments are stable
-    _render()
+        kernel_panel(cfg, tr, lang)       # the real kernel's m, l, alpha beside the simulator's
