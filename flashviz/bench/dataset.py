@@ -107,6 +107,8 @@ def parse_dataset(data: bytes) -> dict:
         raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
     except RecursionError:
         raise DatasetError(f"not a valid dataset: nested deeper than {MAX_DEPTH} levels") from None
+    except DatasetError:                                 # our own hooks (NaN, overflow, duplicate key): as they are
+        raise
     except ValueError as e:                              # int conversion limits etc.
         raise DatasetError(f"not a valid dataset: {e}") from None
     return validate_dataset(obj)
