@@ -9,7 +9,8 @@ them. Two rules follow, and this module is the one place that keeps them:
   cache's whole budget is computed and returned but not kept.
 * Read-only. What a cache hands out is the same object for every session, so the arrays inside it are made
   non-writeable on the way in (`freeze`): a consumer that tries to write into one gets a ValueError instead of
-  silently changing every other student's page. Plotly figures are not cached here; cache their data.
+  silently changing every other student's page. A Plotly figure is kept as its JSON text (`figure_memo`) and
+  every caller gets a Figure of its own.
 
     @memo("stepper.trace", 96 * MiB)
     def cached_trace(cfg: Config) -> Trace: ...
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import sys
 import threading
 from collections import OrderedDict
@@ -196,6 +198,22 @@ def memo(name: str, budget: int):
 
         cached.cache = cache
         return cached
+    return wrap
+
+
+def figure_memo(name: str, budget: int):
+    """Decorator for a Plotly figure builder: the figure is cached as JSON text (immutable, sized by its length)
+    and every call returns a new Figure built from it, which the caller may restyle (presenter mode)."""
+    def wrap(fn):
+        text = memo(name, budget)(lambda *args, **kwargs: fn(*args, **kwargs).to_json())
+
+        @functools.wraps(fn)
+        def fresh(*args, **kwargs):
+            import plotly.graph_objects as go
+            return go.Figure(json.loads(text(*args, **kwargs)), _validate=False)
+
+        fresh.cache = text.cache
+        return fresh
     return wrap
 
 

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import logging
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from .. import export
@@ -67,7 +68,8 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
           meta: dict | None = None) -> None:
     """st.plotly_chart with the modebar's camera configured (format from the sidebar, named file), registered
     for the page's zip, with an Export menu under it. `meta` goes into every exported file's metadata."""
-    if state.presenting():                                     # larger chart text for the back row
+    if state.presenting():                                     # larger chart text for the back row, on a copy:
+        fig = go.Figure(fig, _validate=False)                  # the caller's figure may be another session's too
         fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_TITLE_FONT)
     cfg = plotly_config(f"flashviz_{name}_{slug}", state.export_format(), height=height)
     st.plotly_chart(fig, config=cfg, theme=None, key=key)
