@@ -171,10 +171,10 @@ class ByteLRU:
 
 
 def _key(args: tuple, kwargs: dict):
-    return args + ((_KW,) + tuple(sorted(kwargs.items())) if kwargs else ())
-
-
-_KW = object()                                           # separates positional from keyword arguments in a key
+    """Equal keys for equal arguments of equal types: the repr tells 16 from 16.0 and 1 from True, which compare
+    (and hash) equal but are not the same input (16.0 must fail validation, not find 16's result)."""
+    kw = tuple(sorted(kwargs.items()))
+    return args, kw, repr((args, kw))
 
 
 def named(name: str, budget: int) -> ByteLRU:

@@ -85,5 +85,7 @@ def test_memo_keys_on_arguments_and_a_name_is_one_cache():
 
     assert f(1).tolist() == [2, 2, 2] and f(1, y=2).tolist() == [3, 3, 3] and f(1).tolist() == [2, 2, 2]
     assert calls == [(1, 1), (1, 2)]
+    assert f(1.0).tolist() == [2, 2, 2] and f(True).tolist() == [2, 2, 2]      # equal, but other inputs
+    assert calls == [(1, 1), (1, 2), (1.0, 1), (True, 1)]
     assert fc.named("test.memo", 1) is f.cache                 # a page script re-run finds the same cache
     assert f.cache in fc.caches() and fc.held_bytes() >= f.cache.held_bytes > 0

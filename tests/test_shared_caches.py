@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_util import APP
@@ -64,3 +66,64 @@ def test_the_blocks_pages_sweep_figures_are_fresh_copies():
         a.update_layout(font_size=99, title_text="changed by one session")
         b = fn(*args)
         assert b is not a and b.to_json() == before
+
+
+def test_a_cached_trace_is_read_only_and_unchanged():
+    from flashviz.ui.config import Config
+    from flashviz.ui.stepper import cached_trace
+    cfg = Config(n=64, d=8, block_n=8, row=63, seed=5)
+    tr = cached_trace(cfg)
+    m = tr.m.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        tr.m[0] = 123.0
+    with pytest.raises(ValueError, match="read-only"):
+        tr.values[0, 0] = 123.0
+    assert cached_trace(cfg) is tr and np.array_equal(cached_trace(cfg).m, m)
+
+
+def test_blocks_schedule_arrays_are_read_only():
+    from flashviz.tiling import make_config
+    from flashviz.ui.blocks import cached_schedule
+    sch = cached_schedule(make_config(64, 8, br=16, bc=16, causal=True), "fa2")
+    for a in (sch.block_kind, sch.order_index, sch._start):
+        with pytest.raises(ValueError, match="read-only"):
+            a.flat[0] = 7
+    assert cached_schedule(make_config(64, 8, br=16, bc=16, causal=True), "fa2") is sch
+
+
+def test_decoding_results_are_read_only():
+    from flashviz.ui.config import Config
+    from flashviz.ui.decoding import cached_decode, cached_paged
+    cfg = Config(n=32, d=4, block_n=4, row=31, seed=3)
+    res = cached_decode(cfg, 4, False)
+    out = res.output.copy()
+    for a in (res.merged.o, res.start, res.single.m, res.partials[0].o):
+        with pytest.raises(ValueError, match="read-only"):
+            a.flat[0] = 7
+    paged, contiguous = cached_paged(cfg, 4, 3, 0)
+    for a in (paged.cache.block_table, paged.cache.k_cache, paged.order, contiguous):
+        with pytest.raises(ValueError, match="read-only"):
+            a.flat[0] = 7
+    assert np.array_equal(cached_decode(cfg, 4, False).output, out)
+
+
+def test_the_kernels_cached_run_is_read_only():
+    from flashviz.ui.kernel_panel import cached_block
+    blk = cached_block(32, 8, 16, 16, False, "float32", 3, 1)
+    m = np.array(blk["m"])
+    with pytest.raises(TypeError):
+        blk["m"] = None
+    with pytest.raises(ValueError, match="read-only"):
+        blk["m"][0, 0] = 7.0
+    assert cached_block(32, 8, 16, 16, False, "float32", 3, 1) is blk and np.array_equal(blk["m"], m, equal_nan=True)
+
+
+def test_the_backward_pages_datasets_are_copies():
+    from flashviz.bench import list_datasets
+    from flashviz.ui.backward import cached_dataset
+    p = list_datasets()[0]
+    a = cached_dataset(str(p), p.stat().st_mtime)
+    a["cells"].clear()
+    a["provenance"]["device_name"] = "changed by one session"
+    b = cached_dataset(str(p), p.stat().st_mtime)
+    assert b["cells"] and b["provenance"]["device_name"] != "changed by one session"

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.cache import MiB, figure_memo
+from flashviz.cache import MiB, figure_memo, memo
 from flashviz.charts import blocks as charts
 from flashviz.errors import FlashvizError
 from flashviz.i18n import t
@@ -80,10 +80,14 @@ def tiling_config(cfg: Config, ch: Choice) -> TilingConfig:
     return make_config(cfg.n, cfg.d, br=cfg.block_m, bc=cfg.block_n, **common)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@memo("blocks.schedule", 32 * MiB)
 def cached_schedule(tcfg: TilingConfig, order: str) -> Schedule:
-    """One Schedule per (config, order), shared: its per-block arrays are computed once."""
-    return Schedule(tcfg, order)
+    """One Schedule per (config, order), shared read-only. Its per-block arrays are made here, before it is
+    shared (not lazily by whichever session asks first), when the grid is small enough to be drawn."""
+    sch = Schedule(tcfg, order)
+    if sch.tr * sch.tc <= MAX_DRAWN_CELLS:
+        sch.block_kind, sch.order_index  # noqa: B018
+    return sch
 
 
 def preset_marks() -> dict[str, int]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz.cache import MiB, memo
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
@@ -98,11 +100,13 @@ def run_block(cfg: Config) -> dict:
     return dict(out, lo=lo, keys=kv_hi)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_block(n: int, d: int, br: int, bc: int, causal: bool, dtype: str, seed: int, block: int) -> dict:
-    """run_block for the program of query block `block` (rows of one block share one run)."""
-    return run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype, seed=seed,
-                            row=block * br))
+@memo("kernel.block", 32 * MiB)
+def cached_block(n: int, d: int, br: int, bc: int, causal: bool, dtype: str, seed: int,
+                 block: int) -> MappingProxyType:
+    """run_block for the program of query block `block` (rows of one block share one run); shared by every
+    session, read-only (a mapping proxy of non-writeable arrays)."""
+    return MappingProxyType(run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype, seed=seed,
+                                             row=block * br)))
 
 
 def cache_key(cfg: Config) -> tuple:
