@@ -334,6 +334,25 @@ def test_concurrent_presses_of_one_configuration_measure_once():
         time.sleep(0.05)
     for th in threads:
         th.join()
-    assert len(calls) == 1 and results[0] is results[1]
+    assert len(calls) == 1 and results[0] == results[1] and results[0] is not results[1]     # copies of one
     again = speed_live.measure_once(key, slow, force=True)               # a later press measures again
     assert len(calls) == 2 and again["cells"][0]["n"] == 2
+
+
+def test_the_live_store_hands_out_copies_and_keeps_a_bounded_number():
+    """A session that changes the cells it got changes nothing for the others; old configurations are dropped."""
+    from flashviz.ui import speed_live
+    key = ("test-copies", id(object()))
+    got = speed_live.measure_once(key, lambda: [dict(impl="naive", n=1, ms=2.0)])
+    got["cells"][0]["ms"] = -1.0
+    got["cells"].append("junk")
+    assert speed_live.stored(key)["cells"] == [dict(impl="naive", n=1, ms=2.0)]
+    mine = speed_live.stored(key)
+    mine["cells"].clear()
+    assert speed_live.measure_once(key, lambda: [])["cells"] == [dict(impl="naive", n=1, ms=2.0)]
+    for i in range(speed_live.MAX_RESULTS + 5):
+        speed_live.measure_once(("test-bound", i), lambda: [dict(impl="naive", n=i)])
+    s = speed_live._store()
+    assert len(s["results"]) <= speed_live.MAX_RESULTS and len(s["keys"]) <= speed_live.MAX_RESULTS + 1
+    assert speed_live.stored(key) is None and speed_live.stored(("test-bound", 0)) is None
+    assert speed_live.stored(("test-bound", speed_live.MAX_RESULTS + 4))["cells"][0]["n"] == speed_live.MAX_RESULTS + 4
