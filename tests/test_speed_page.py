@@ -17,6 +17,7 @@ from app_util import clean
 from flashviz.bench import load_dataset
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
+from flashviz.literal import unmd
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -31,7 +32,9 @@ def open_page(page: str = SPEED, **values) -> AppTest:
 
 
 def texts(at: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
+    """What the page shows as text: Markdown bodies with their escapes removed (a dataset's text is escaped)."""
+    parts = [e.value if kind == "code" else unmd(e.value)
+             for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
              for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
 
@@ -114,8 +117,8 @@ def test_a_malformed_upload_is_rejected_with_a_message():
     at = open_page()
     at.file_uploader[0].set_value(("broken.json", b"{not json at all", "application/json")).run()
     assert not at.exception
-    assert len(at.error) == 1 and "broken.json was not accepted" in at.error[0].value
-    assert "not JSON" in at.error[0].value
+    assert len(at.error) == 1 and "broken.json was not accepted" in unmd(at.error[0].value)
+    assert "not JSON" in unmd(at.error[0].value)
     assert at.session_state["speed.view"]["dataset"] == f"file:{FWD.name}"   # the page carries on
     assert len(at.get("plotly_chart")) == 2
 
@@ -124,7 +127,7 @@ def test_an_upload_with_a_non_finite_number_is_rejected():
     raw = FWD.read_text().replace('"ms": 0.3910079896450043', '"ms": NaN', 1)
     at = open_page()
     at.file_uploader[0].set_value(("nan.json", raw.encode(), "application/json")).run()
-    assert not at.exception and "NaN is not allowed" in at.error[0].value
+    assert not at.exception and "NaN is not allowed" in unmd(at.error[0].value)
 
 
 def test_a_valid_upload_becomes_selectable_in_this_session():
@@ -216,7 +219,7 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
     assert calls[-1] == ("one", 2048, (64, 32))
     df = at.dataframe[0].value
     assert df.set_index("implementation").loc["naive (PyTorch)", "status"] == "OOM"
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(unmd(w.value) for w in at.warning)
     assert "ran out of GPU memory (OOM)" in warnings and "Triton ran out of on-chip resources" in warnings
     assert at.session_state["speed.live_view"][0]["n"] == 2048
 

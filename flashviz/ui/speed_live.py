@@ -17,7 +17,7 @@ from collections import OrderedDict
 import pandas as pd
 import streamlit as st
 
-from flashviz import live
+from flashviz import literal, live
 from flashviz.charts import speed as charts
 from flashviz.i18n import t
 from flashviz.ui.common import chart, shown_errors
@@ -54,7 +54,8 @@ def cell_notes(cells: list[dict], lang: str) -> None:
     for c in cells:
         if c["status"] == "ok":
             continue
-        args = dict(impl=charts.impl_label(c["impl"], lang), n=c["n"], msg=(c.get("message") or "-")[:400])
+        args = dict(impl=literal.md(charts.impl_label(c["impl"], lang)), n=c["n"],      # a dataset's text: plain
+                    msg=literal.md((c.get("message") or "-")[:400]))
         if c["status"] == "unavailable":
             st.caption(t("speed.note_unavailable", lang, **args))
         else:
