@@ -94,6 +94,8 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) 
                                help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:
             st.caption(t("export.no_browser", lang, why=why))
+        elif failed := export.last_image_failure():                   # shown here: a download cannot say why
+            st.caption(t("export.image_failed", lang, why=failed))
 
 
 # ----------------------------------------------------------------------------- the page's zip
@@ -123,3 +125,5 @@ def export_sidebar(lang: str) -> None:
             help=t("export.zip_help", lang, n=n) if n else t("export.zip_none", lang))
         if n and not ok:
             st.sidebar.caption(t("export.zip_no_images", lang, why=why))
+        elif n and (failed := export.last_image_failure()):
+            st.sidebar.caption(t("export.image_failed", lang, why=failed))
