@@ -1,6 +1,7 @@
 """Chart export, pure (no streamlit): a Plotly figure in, file bytes out.
 
-    png / svg   kaleido driving the system Chromium (one browser per process, started on first use)
+    png / svg   kaleido driving the system Chromium (flashviz.images: one browser per process, replaced when
+                it dies or hangs, a failed start tried again later)
     html        self-contained and offline (plotly.js inlined, ~4.8 MB), configuration in a <script> tag
     csv         one row per point (per cell for 2-D z), configuration in '# ' header lines
     json        the traces' x / y / z / text / customdata and names, plus the configuration
@@ -8,41 +9,35 @@
 
 Arrays come out of `fig.to_dict()`, which plotly 7 encodes as typed arrays ({"dtype", "bdata", "shape"});
 `plain()` decodes them. JSON has no NaN or ±∞: they become null there (CSV keeps 'nan', 'inf', '-inf').
-Without a browser (none found, or BROWSER_PATH names a missing file) images raise ImagesUnavailable with
-the reason; everything else still works.
+An image that cannot be made raises an ImageError saying why (ImagesUnavailable: no browser, or it failed to
+start; ImageFailed: this image failed); everything else still works, and a zip's manifest lists what it holds.
 """
 from __future__ import annotations
 
-import asyncio
 import base64
 import csv
-import functools
 import io
 import json
 import math
-import os
-import shutil
-import threading
+import time
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
 
-from . import __version__
+from . import __version__, images
 from .charts.common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
+from .images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
 
 IMAGE_FORMATS = ("png", "svg")
 FORMATS = ("png", "svg", "html", "csv", "json")
 MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "csv": "text/csv",
         "json": "application/json", "zip": "application/zip"}
 DATA_KEYS = ("x", "y", "z", "text", "customdata")       # what CSV / JSON carry per trace
-START_TIMEOUT_S, IMAGE_TIMEOUT_S = 60.0, 60.0
 MAX_STEM = 150
-
-
-class ImagesUnavailable(RuntimeError):
-    """PNG / SVG cannot be made here; str(e) says why (no browser, or it failed to start)."""
+image_status = images.status                            # (True, browser) or (False, why); instant
+last_image_failure = images.last_failure                # why the last image failed, if it did lately
 
 
 @dataclass
@@ -225,12 +220,12 @@ def image_size(item: ChartExport) -> tuple[int, int]:
 
 
 def to_image(item: ChartExport, fmt: str) -> bytes:
-    """PNG (2x scale: 2560 px wide) or SVG through kaleido; ImagesUnavailable when there is no browser."""
+    """PNG (2x scale: 2560 px wide) or SVG through kaleido; an ImageError saying why when it cannot be made."""
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"unknown image format {fmt!r}")
     w, h = image_size(item)
     opts = dict(format=fmt, width=w, height=h, scale=EXPORT_SCALE if fmt == "png" else 1)
-    return _renderer().render(fig_dict(item.fig), opts)
+    return images.render(fig_dict(item.fig), opts)
 
 
 def export(item: ChartExport, fmt: str) -> bytes:
@@ -241,10 +236,13 @@ def export(item: ChartExport, fmt: str) -> bytes:
 
 
 def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bool = True) -> bytes:
-    """Every chart as HTML, CSV, JSON and (when a browser works) PNG and SVG, plus manifest.json describing
-    the files, the configuration and why images are missing if they are."""
+    """Every chart as HTML, CSV, JSON and (when a browser works) PNG and SVG, plus manifest.json listing the files
+    each chart really has and, for any that is missing, why. After the first image that fails, the remaining
+    images are skipped with that reason: a dead browser costs one image's timeout, not one per chart."""
     ok, why = image_status() if images else (False, "images not requested")
-    charts, stems = [], set()
+    skip = None if ok else why
+    charts, stems, made, reasons = [], set(), 0, []
+    started = time.monotonic()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for item in items:
@@ -253,120 +251,36 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
                 stem, k = f"{item.stem}_{k}", k + 1
             stems.add(stem)
             files, errors = [], {}
-            for fmt in ("html", "csv", "json") + (IMAGE_FORMATS if ok else ()):
+            for fmt in ("html", "csv", "json") + IMAGE_FORMATS:
+                if fmt in IMAGE_FORMATS and skip is not None:
+                    if images:
+                        errors[fmt] = f"not included: {skip}"
+                    continue
                 try:
                     zf.writestr(f"{stem}.{fmt}", export(item, fmt))
                     files.append(f"{stem}.{fmt}")
-                except ImagesUnavailable as e:                          # the browser died mid-way
-                    ok, why = False, str(e)
+                    made += fmt in IMAGE_FORMATS
+                except ImageError as e:                                 # no browser, it died or hung: stop trying
+                    skip = str(e)
+                    reasons.append(skip)
+                    errors[fmt] = f"not included: {e}"
                 except Exception as e:                                  # one bad chart must not sink the zip
                     errors[fmt] = f"{type(e).__name__}: {e}"
             charts.append({"chart": item.name, "title": _meta_doc(item)["title"], "files": files,
                            **({"errors": errors} if errors else {}), "meta": plain(item.meta, json_safe=True)})
+        wanted = len(IMAGE_FORMATS) * len(items)
+        reason = reasons[0] if reasons else why if not ok else "see each chart's errors"
+        if not items:
+            summary = "no charts"
+        elif made == wanted:
+            summary = "png and svg included"
+        elif made == 0:
+            summary = f"png and svg not included: {reason}"
+        else:
+            summary = f"png and svg included for {made} of {wanted} images; the rest not included: {reason}"
         doc = {"app": "flashviz", "version": __version__,
                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-               **plain(manifest or {}, json_safe=True),
-               "images": "png and svg included" if ok else f"png and svg not included: {why}",
-               "charts": charts}
+               **plain(manifest or {}, json_safe=True), "images": summary,
+               "seconds": round(time.monotonic() - started, 2), "charts": charts}
         zf.writestr("manifest.json", json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1))
     return buf.getvalue()
-
-
-# ----------------------------------------------------------------------------- browser and kaleido
-
-def find_browser() -> str | None:
-    """BROWSER_PATH if set (None when it is not an executable file), else a Chromium on PATH or in a
-    typical place (choreographer's search, which kaleido itself uses). Never downloads anything."""
-    return _find_browser(os.environ.get("BROWSER_PATH"))
-
-
-@functools.lru_cache(maxsize=8)
-def _find_browser(env: str | None) -> str | None:
-    if env is not None:
-        return env if os.path.isfile(env) and os.access(env, os.X_OK) else None
-    try:
-        from choreographer.browsers.chromium import Chromium
-        found = Chromium.find_browser(skip_local=False)
-    except Exception:                                                   # choreographer's internals moved
-        found = None
-    return found or next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-
-
-class _Renderer:
-    """One kaleido (one Chromium tab) on an event loop in a daemon thread. Unlike kaleido's sync server,
-    a failed start raises here instead of leaving callers blocked forever, every call has a timeout, and
-    callers from several threads (Streamlit sessions) are safe: the loop serialises them."""
-
-    def __init__(self, path: str):
-        import kaleido
-
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, name="flashviz-kaleido", daemon=True).start()
-
-        async def start():
-            k = kaleido.Kaleido(n=1, timeout=IMAGE_TIMEOUT_S, mathjax=False, path=path)   # no CDN MathJax
-            await k.open()
-            return k
-
-        try:
-            self.k = asyncio.run_coroutine_threadsafe(start(), self.loop).result(START_TIMEOUT_S)
-        except BaseException:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            raise
-
-    def render(self, fig: dict, opts: dict) -> bytes:
-        fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
-        return fut.result(IMAGE_TIMEOUT_S + 5)
-
-    def close(self) -> None:
-        try:
-            asyncio.run_coroutine_threadsafe(self.k.close(), self.loop).result(10)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-_lock = threading.Lock()
-_state: dict = {"renderer": None, "error": None}
-
-
-def _renderer() -> _Renderer:
-    with _lock:
-        if _state["renderer"] is not None:
-            return _state["renderer"]
-        if _state["error"]:
-            raise ImagesUnavailable(_state["error"])
-        path = find_browser()
-        if path is None:
-            raise ImagesUnavailable(_no_browser_reason())
-        try:
-            _state["renderer"] = _Renderer(path)
-        except Exception as e:
-            _state["error"] = f"Chromium at {path} did not start ({type(e).__name__}: {e})"
-            raise ImagesUnavailable(_state["error"]) from e
-        import atexit
-        atexit.register(_state["renderer"].close)
-        return _state["renderer"]
-
-
-def _no_browser_reason() -> str:
-    env = os.environ.get("BROWSER_PATH")
-    if env is not None:
-        return f"no browser at BROWSER_PATH={env}"
-    return "no Chromium or Chrome found (on Debian: apt-get install chromium)"
-
-
-def image_status() -> tuple[bool, str]:
-    """(True, browser path) if PNG/SVG can be tried, else (False, why). Cheap: starts nothing."""
-    if _state["error"]:
-        return False, _state["error"]
-    path = find_browser()
-    return (True, path) if path else (False, _no_browser_reason())
-
-
-def reset() -> None:
-    """Forget a failed start (and stop the browser): the next image tries again. For tests."""
-    with _lock:
-        r, _state["renderer"], _state["error"] = _state["renderer"], None, None
-        _find_browser.cache_clear()
-    if r is not None:
-        r.close()

@@ -18,16 +18,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable, Hashable
 
-
-def nbytes(value: Any) -> int:
-    """Bytes a result holds: numpy/torch arrays by their buffers, containers by their items, 64 for the rest."""
-    if hasattr(value, "nbytes"):
-        return int(value.nbytes)
-    if isinstance(value, dict):
-        return 64 + sum(nbytes(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return 64 + sum(nbytes(v) for v in value)
-    return 64
+from .cache import nbytes
 
 
 class RunQueue:

@@ -135,6 +135,18 @@ def test_malformed_bytes_are_rejected(text, needle):
     assert needle in str(e.value)
 
 
+@pytest.mark.parametrize("text", [b'{"schema_version": NaN}', b'{"schema_version": 1e400}',
+                                  b'{"schema_version": ' + b"9" * 5000 + b"}",
+                                  b'{"schema_version": 1, "schema_version": 1}', b"[1]", b"not json"])
+def test_a_rejection_says_not_a_valid_dataset_once(text):
+    """The parser's hooks raise DatasetError (a ValueError) from inside json.loads: it must reach the reader as
+    it is, not wrapped a second time in the same prefix."""
+    with pytest.raises(DatasetError) as e:
+        ds.parse_dataset(text)
+    msg = str(e.value)
+    assert msg.startswith("not a valid dataset: ") and msg.count("not a valid dataset") == 1, msg
+
+
 def test_nan_inside_a_cell_is_rejected(good):
     text = raw(good).replace(b'"ms": 1.024', b'"ms": NaN', 1)
     assert b"NaN" in text

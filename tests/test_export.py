@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flashviz import export
+from flashviz import export, images
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY
 from flashviz.ui.pages import PAGES as APP_PAGES, switch
@@ -219,7 +219,9 @@ def test_zip_holds_every_file_and_a_manifest(page_charts):
 def no_browser(monkeypatch, tmp_path):
     """BROWSER_PATH names a missing file; a fresh renderer state (a running browser stays for other tests)."""
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chromium"))
-    monkeypatch.setattr(export, "_state", {"renderer": None, "error": None})
+    monkeypatch.setattr(images, "_state", dict(renderer=None, error=None, retry_at=0.0, failures=0,
+                                               last_failure=None))
+    monkeypatch.setattr(images, "_found", {})
 
 
 def test_without_a_browser_images_say_why_and_the_rest_works(no_browser, item):

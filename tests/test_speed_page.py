@@ -18,6 +18,7 @@ from flashviz.bench import load_dataset, nearest_config
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
 from flashviz.i18n import t
+from flashviz.literal import unmd
 from flashviz.ui.pages import switch
 from flashviz.ui.speed_live import family_text
 
@@ -50,7 +51,9 @@ def same_note(**c) -> str:
 
 
 def texts(at: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
+    """What the page shows as text: Markdown bodies with their escapes removed (a dataset's text is escaped)."""
+    parts = [e.value if kind == "code" else unmd(e.value)
+             for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
              for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
 
@@ -145,8 +148,8 @@ def test_a_malformed_upload_is_rejected_with_a_message():
     at = open_page()
     at.file_uploader[0].set_value(("broken.json", b"{not json at all", "application/json")).run()
     assert not at.exception
-    assert len(at.error) == 1 and "broken.json was not accepted" in at.error[0].value
-    assert "not JSON" in at.error[0].value
+    assert len(at.error) == 1 and "broken.json was not accepted" in unmd(at.error[0].value)
+    assert "not JSON" in unmd(at.error[0].value)
     assert dataset_shown(at) == f"file:{FWD.name}"                       # the page carries on
     assert len(at.get("plotly_chart")) == 2
 
@@ -155,7 +158,7 @@ def test_an_upload_with_a_non_finite_number_is_rejected():
     raw = FWD.read_text().replace('"ms": 0.3910079896450043', '"ms": NaN', 1)
     at = open_page()
     at.file_uploader[0].set_value(("nan.json", raw.encode(), "application/json")).run()
-    assert not at.exception and "NaN is not allowed" in at.error[0].value
+    assert not at.exception and "NaN is not allowed" in unmd(at.error[0].value)
 
 
 def test_a_valid_upload_becomes_selectable_in_this_session():
@@ -249,7 +252,7 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
     assert calls[-1] == ("one", 2048, (64, 32))
     df = at.dataframe[0].value
     assert df.set_index("implementation").loc["naive (PyTorch)", "status"] == "OOM"
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(unmd(w.value) for w in at.warning)
     assert "ran out of GPU memory (OOM)" in warnings and "Triton ran out of on-chip resources" in warnings
     mine = dict(n=2048, d=128, causal=False, dtype="float16", batch=4, heads=32, mode="fwd")
     assert t("speed.live_result", "en", what=family_text(mine, "en")) in [s.value for s in at.subheader]
@@ -368,6 +371,25 @@ def test_concurrent_presses_of_one_configuration_measure_once():
         time.sleep(0.05)
     for th in threads:
         th.join()
-    assert len(calls) == 1 and results[0] is results[1]
+    assert len(calls) == 1 and results[0] == results[1] and results[0] is not results[1]     # copies of one
     again = speed_live.measure_once(key, slow, force=True)               # a later press measures again
     assert len(calls) == 2 and again["cells"][0]["n"] == 2
+
+
+def test_the_live_store_hands_out_copies_and_keeps_a_bounded_number():
+    """A session that changes the cells it got changes nothing for the others; old configurations are dropped."""
+    from flashviz.ui import speed_live
+    key = ("test-copies", id(object()))
+    got = speed_live.measure_once(key, lambda: [dict(impl="naive", n=1, ms=2.0)])
+    got["cells"][0]["ms"] = -1.0
+    got["cells"].append("junk")
+    assert speed_live.stored(key)["cells"] == [dict(impl="naive", n=1, ms=2.0)]
+    mine = speed_live.stored(key)
+    mine["cells"].clear()
+    assert speed_live.measure_once(key, lambda: [])["cells"] == [dict(impl="naive", n=1, ms=2.0)]
+    for i in range(speed_live.MAX_RESULTS + 5):
+        speed_live.measure_once(("test-bound", i), lambda: [dict(impl="naive", n=i)])
+    s = speed_live._store()
+    assert len(s["results"]) <= speed_live.MAX_RESULTS and len(s["keys"]) <= speed_live.MAX_RESULTS + 1
+    assert speed_live.stored(key) is None and speed_live.stored(("test-bound", 0)) is None
+    assert speed_live.stored(("test-bound", speed_live.MAX_RESULTS + 4))["cells"][0]["n"] == speed_live.MAX_RESULTS + 4

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .. import literal
 from ..i18n import STRINGS, t
 from . import palette as P
 from .common import axis, base_layout, figure
@@ -114,7 +115,7 @@ def _failures(groups: dict[str, list[dict]], top: float, lang: str, shown=None) 
                         visible=_visible(impl, groups, shown),
                         textfont=dict(color=P.VERMILLION, size=12),
                         marker=dict(symbol="x", size=13, color=P.VERMILLION, line=dict(color=color, width=1)),
-                        customdata=[(c.get("message") or "")[:160] for c in bad],
+                        customdata=[literal.plotly((c.get("message") or "")[:160]) for c in bad],
                         hovertemplate=impl_label(impl, lang) + " · N = %{x}<br>%{text}: %{customdata}<extra></extra>"))
     return out
 

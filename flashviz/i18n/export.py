@@ -28,6 +28,8 @@ STRINGS = {
                              "zh": "每条曲线的 x、y、z、文本和名称，以及配置。NaN 与 ±∞ 记为 null。"},
     "export.no_browser": {"en": "PNG and SVG are not available on this server: {why}. HTML, CSV and JSON still work.",
                           "zh": "此服务器无法生成 PNG 和 SVG：{why}。HTML、CSV 和 JSON 仍可下载。"},
+    "export.image_failed": {"en": "The last PNG or SVG failed: {why}. HTML, CSV and JSON are not affected.",
+                            "zh": "上一次生成 PNG 或 SVG 失败：{why}。HTML、CSV 和 JSON 不受影响。"},
 
     # the sidebar: one zip for the page
     "export.header": {"en": "Export", "zh": "导出"},

@@ -50,9 +50,10 @@ def cfg_text(c: dict, lang: str) -> str:
 
 # ----------------------------------------------------------------------------- data sources
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def cached_dataset(path: str, mtime: float) -> dict:
-    """Validated once per file version; shared read-only (never mutate it)."""
+    """Validated once per file version; every call gets its own copy (a few ms), so no session can change
+    another's."""
     return load_dataset(path)
 
 

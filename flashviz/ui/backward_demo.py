@@ -12,6 +12,7 @@ import streamlit as st
 
 from flashviz import live, recompute as rc
 from flashviz.errors import check_int
+from flashviz.cache import MiB, memo
 from flashviz.i18n import t
 from flashviz.ui import state
 from flashviz.ui.config import DTYPE_SHORT, Config
@@ -23,7 +24,7 @@ WHAT = {("input", None): "backward.what_input", ("output", None): "backward.what
         ("new", "N×d"): "backward.what_nd", ("new", "N"): "backward.what_n"}
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@memo("backward.demo", 16 * MiB)
 def cached_demo(n: int, d: int, causal: bool, dtype: str, seed: int, impl: str, device: str) -> rc.DemoResult:
     """One run per parameter set, shared by every session (the interpreter takes the launch lock)."""
     return rc.run_demo(n, d, causal, dtype, seed, impl, device)

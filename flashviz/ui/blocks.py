@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz.cache import MiB, figure_memo, memo
 from flashviz.charts import blocks as charts
 from flashviz.errors import FlashvizError, check_int
 from flashviz.i18n import t
@@ -79,10 +80,14 @@ def tiling_config(cfg: Config, ch: Choice) -> TilingConfig:
     return make_config(cfg.n, cfg.d, br=cfg.block_m, bc=cfg.block_n, **common)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@memo("blocks.schedule", 32 * MiB)
 def cached_schedule(tcfg: TilingConfig, order: str) -> Schedule:
-    """One Schedule per (config, order), shared: its per-block arrays are computed once."""
-    return Schedule(tcfg, order)
+    """One Schedule per (config, order), shared read-only. Its per-block arrays are made here, before it is
+    shared (not lazily by whichever session asks first), when the grid is small enough to be drawn."""
+    sch = Schedule(tcfg, order)
+    if sch.tr * sch.tc <= MAX_DRAWN_CELLS:
+        sch.block_kind, sch.order_index  # noqa: B018
+    return sch
 
 
 def preset_marks() -> dict[str, int]:
@@ -93,10 +98,10 @@ def preset_marks() -> dict[str, int]:
     return {" / ".join(v): k for k, v in marks.items()}
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@figure_memo("blocks.vs_m", 8 * MiB)
 def vs_m_figure(n: int, d: int, eb: int, causal: bool, mine: int | None, unit: str, lang: str):
-    """HBM accesses vs M (blocks from the paper's rule at each M), presets and a custom M marked. Cached as a
-    Figure (st.plotly_chart copies it): the sweep is the same on every step."""
+    """HBM accesses vs M (blocks from the paper's rule at each M), presets and a custom M marked. Cached: the
+    sweep is the same on every step; each call gets its own Figure (a caller may restyle it)."""
     lo = 4 * d * eb                                     # M must hold one row each of Q, K, V, O
     xs = np.geomspace(lo, max(M_MAX, lo * 2), 41).round().astype(np.int64)
     extra = [x for x in (*preset_marks().values(), mine) if x is not None and x >= lo]
@@ -105,7 +110,7 @@ def vs_m_figure(n: int, d: int, eb: int, causal: bool, mine: int | None, unit: s
                                       mark_bytes=mine, presets=preset_marks())
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@figure_memo("blocks.vs_n", 8 * MiB)
 def vs_n_figure(n: int, d: int, eb: int, causal: bool, sram_bytes: int | None, br: int | None, bc: int | None,
                 unit: str, lang: str):
     """HBM accesses vs N (16 .. 16384 and this N) at this M or these pinned blocks."""

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import logging
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from .. import export
@@ -68,7 +69,8 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
           meta: dict | None = None) -> None:
     """st.plotly_chart with the modebar's camera configured (format from the sidebar, named file), registered
     for the page's zip, with an Export menu under it. `meta` goes into every exported file's metadata."""
-    if state.presenting():                                     # larger chart text for the back row
+    if state.presenting():                                     # larger chart text for the back row, on a copy:
+        fig = go.Figure(fig, _validate=False)                  # the caller's figure may be another session's too
         fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_TITLE_FONT)
     cfg = plotly_config(f"flashviz_{name}_{slug}", state.export_format(), height=height)
     st.plotly_chart(fig, config=cfg, theme=None, key=key)
@@ -93,6 +95,8 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) 
                                help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:
             st.caption(t("export.no_browser", lang, why=why))
+        elif failed := export.last_image_failure():                   # shown here: a download cannot say why
+            st.caption(t("export.image_failed", lang, why=failed))
 
 
 # ----------------------------------------------------------------------------- the page's zip
@@ -122,3 +126,5 @@ def export_sidebar(lang: str) -> None:
             help=t("export.zip_help", lang, n=n) if n else t("export.zip_none", lang))
         if n and not ok:
             st.sidebar.caption(t("export.zip_no_images", lang, why=why))
+        elif n and (failed := export.last_image_failure()):
+            st.sidebar.caption(t("export.image_failed", lang, why=failed))

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz.cache import MiB, memo
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
 from flashviz.decoding import DecodeResult, PagedResult, build_paged_cache, flash_decode, paged_attention
@@ -53,15 +54,15 @@ def _shown(x: float) -> str:
 
 # ----------------------------------------------------------------------------- engines (cached)
 
-# cache_resource, not cache_data: the results are read-only and can hold megabytes of per-tile arrays
-# (unpickling a copy on every rerun cost more than drawing the page).
-@st.cache_resource(max_entries=16, show_spinner=False)
+# Shared, not copied per session: the results can hold tens of MiB of per-tile arrays (unpickling a copy on every
+# rerun cost more than drawing the page). flashviz.cache makes their arrays read-only and bounds the bytes.
+@memo("decoding.decode", 96 * MiB)
 def cached_decode(cfg: Config, workers: int, tree: bool) -> DecodeResult:
     scores, values = row_problem(cfg)
     return flash_decode(scores, values, workers, tile_size=cfg.block_n, guard=cfg.guard, tree=tree)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@memo("decoding.paged", 96 * MiB)
 def cached_paged(cfg: Config, bs: int, free: int, pseed: int) -> tuple[PagedResult, np.ndarray]:
     """The paged walk over the seeded K, V, and the contiguous loop's output (same tiles) to compare with."""
     cfg = replace(cfg, scores="")

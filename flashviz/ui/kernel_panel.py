@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from concurrent.futures import wait
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz_kernels.rules import MAX_TILE, nearest_gpu_tile
-
+from flashviz.cache import freeze
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
@@ -30,6 +30,7 @@ from flashviz.runqueue import RunQueue
 from flashviz.ui import state
 from flashviz.ui.common import chart
 from flashviz.ui.config import DTYPE_SHORT, Config, inputs
+from flashviz_kernels.rules import MAX_TILE, nearest_gpu_tile
 
 NS = "kernel"
 INTERP_MAX_N = 256                 # the interpreter executes tiles one by one in Python: keep it snappy
@@ -98,14 +99,12 @@ def run_block(cfg: Config) -> dict:
     return dict(out, lo=lo, keys=kv_hi)
 
 
-def cached_block(n: int, d: int, br: int, bc: int, causal: bool, dtype: str, seed: int, block: int) -> dict:
-    """run_block for the program of query block `block` (rows of one block share one run); its arrays are made
-    read-only because one result is handed to every session that asked for it."""
-    blk = run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype, seed=seed,
-                           row=block * br))
-    for f in FIELDS:
-        blk[f].setflags(write=False)
-    return blk
+def cached_block(n: int, d: int, br: int, bc: int, causal: bool, dtype: str, seed: int,
+                 block: int) -> MappingProxyType:
+    """run_block for the program of query block `block` (rows of one block share one run); one result is handed
+    to every session that asked for it, so it is read-only (a mapping proxy of non-writeable arrays)."""
+    return MappingProxyType(freeze(run_block(Config(n=n, d=d, block_m=br, block_n=bc, causal=causal, dtype=dtype,
+                                                    seed=seed, row=block * br))))
 
 
 # One line for the whole server: a configuration asked for by several sessions runs once, the others wait for it

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import live
+from flashviz import literal, live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops
@@ -58,7 +58,8 @@ def datasets(lang: str) -> dict[str, dict]:
         try:
             out[f"file:{p.name}"] = committed(str(p), p.stat().st_mtime)
         except DatasetError as e:           # a broken committed file must not take the page down
-            st.warning(t("speed.bad_committed", lang, name=p.name, msg=e.localized(lang)), icon=":material/warning:")
+            st.warning(t("speed.bad_committed", lang, name=literal.md(p.name), msg=literal.md(e.localized(lang))),
+                       icon=":material/warning:")
     out.update(st.session_state.get(f"{NS}.uploads", {}))
     return out
 
@@ -85,7 +86,7 @@ def upload_box(lang: str) -> None:
             if ss.get(f"{NS}.mode", "fwd") not in modes and modes:
                 ss[f"{NS}.mode"] = next(m for m in MODES if m in modes)
             ss[f"{NS}.upload_msg"] = ("ok", f.name, dataset_label(ds))
-    kind, name, msg = ss[f"{NS}.upload_msg"]
+    kind, name, msg = (literal.md(x) for x in ss[f"{NS}.upload_msg"])      # the file's own text: never Markdown
     if kind == "error":
         st.error(t("speed.upload_rejected", lang, name=name, msg=msg.localized(lang)), icon=":material/block:")
     else:
@@ -105,15 +106,15 @@ def provenance_panel(ds: dict, lang: str) -> None:
         cols = st.columns(4)
         for i, f in enumerate(fields):
             label = t(f"speed.prov_{f['key']}", lang)
-            cols[i % 4].caption(f"**{label}** · {f['value']}")
+            cols[i % 4].caption(f"**{label}** · {literal.md(f['value'])}")
         command = next(f["value"] for f in provenance_fields(ds) if f["key"] == "command")
         st.caption(t("speed.prov_command", lang))
         st.code(command, language="bash", wrap_lines=True)
 
 
 def source_line(ds: dict, lang: str) -> str:
-    """One line naming where a chart's numbers come from (beside every chart)."""
-    p = {f["key"]: f["value"] for f in provenance_fields(ds)}
+    """One line naming where a chart's numbers come from (beside every chart); the dataset's text as plain text."""
+    p = {f["key"]: literal.md(f["value"]) for f in provenance_fields(ds)}
     return t("speed.source", lang, gpu=p["device"], driver=p["driver"], cuda=p["cuda"], torch=p["torch"],
              triton=p["triton"], date=p["date"][:10], commit=p["commit"])
 

@@ -1,20 +1,23 @@
 """The live half of the page "Speed and memory" (with CUDA), and the cell tables both halves share.
 
 Measurement is flashviz.live (measure_live / sweep_live -> flashviz.bench, every GPU step under
-flashviz_kernels.LAUNCH_LOCK). Results are kept process-wide per configuration (st.cache_resource store):
+flashviz_kernels.LAUNCH_LOCK). Results are kept process-wide per configuration (st.cache_resource store, the
+MAX_RESULTS most recently used; each session gets its own copy):
 several classroom browsers asking for the same configuration at once share one measurement (a per-key
 lock: the second waits, then reads the first's result); different configurations queue on LAUNCH_LOCK.
 A waiting session blocks only its own script thread; the server keeps serving everyone else.
 """
 from __future__ import annotations
 
+import copy
 import threading
 import time
+from collections import OrderedDict
 
 import pandas as pd
 import streamlit as st
 
-from flashviz import live
+from flashviz import literal, live
 from flashviz.charts import speed as charts
 from flashviz.i18n import t
 from flashviz.ui.common import chart, shown_errors
@@ -51,7 +54,8 @@ def cell_notes(cells: list[dict], lang: str) -> None:
     for c in cells:
         if c["status"] == "ok":
             continue
-        args = dict(impl=charts.impl_label(c["impl"], lang), n=c["n"], msg=(c.get("message") or "-")[:400])
+        args = dict(impl=literal.md(charts.impl_label(c["impl"], lang)), n=c["n"],      # a dataset's text: plain
+                    msg=literal.md((c.get("message") or "-")[:400]))
         if c["status"] == "unavailable":
             st.caption(t("speed.note_unavailable", lang, **args))
         else:
@@ -79,35 +83,62 @@ def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
 
 # ----------------------------------------------------------------------------- the process-wide store
 
+MAX_RESULTS = 64                     # configurations kept process-wide (one result: tens of cells, a few KiB)
+
+
 @st.cache_resource(show_spinner=False)
 def _store() -> dict:
-    return dict(lock=threading.Lock(), keys={}, results={}, busy=0)
+    return dict(lock=threading.Lock(), keys={}, results=OrderedDict(), busy=0)
 
 
 def measure_once(key: tuple, fn, *, force: bool = False) -> dict:
     """fn() once per key across sessions: {"cells", "when", "done"}. A caller who finds the key being measured
-    waits and takes that result; force re-measures unless a measurement finished after this call began."""
+    waits and takes that result; force re-measures unless a measurement finished after this call began.
+    Every caller gets its own copy (a session may change what it got); the store keeps the MAX_RESULTS most
+    recently used configurations."""
     s, asked = _store(), time.monotonic()
     with s["lock"]:
         key_lock = s["keys"].setdefault(key, threading.Lock())
     with key_lock:
-        old = s["results"].get(key)
+        old = _get(s, key)
         if old is not None and (not force or old["done"] >= asked):
-            return old
+            return copy.deepcopy(old)
         with s["lock"]:
             s["busy"] += 1
         try:
             res = dict(cells=fn(), when=time.strftime("%Y-%m-%d %H:%M:%S"))
+        except BaseException:
+            with s["lock"]:
+                if key not in s["results"] and s["keys"].get(key) is key_lock:
+                    del s["keys"][key]                            # nothing to keep for it
+            raise
         finally:
             with s["lock"]:
                 s["busy"] -= 1
         res["done"] = time.monotonic()
-        s["results"][key] = res
+        with s["lock"]:
+            s["results"][key] = res
+            s["results"].move_to_end(key)
+            while len(s["results"]) > MAX_RESULTS:
+                gone, _ = s["results"].popitem(last=False)
+                lock = s["keys"].get(gone)
+                if lock is not None and not lock.locked():         # (a lock in use stays until its result goes)
+                    del s["keys"][gone]
+        return copy.deepcopy(res)
+
+
+def _get(s: dict, key: tuple) -> dict | None:
+    with s["lock"]:
+        res = s["results"].get(key)
+        if res is not None:
+            s["results"].move_to_end(key)
         return res
 
 
 def stored(key: tuple) -> dict | None:
-    return _store()["results"].get(key)
+    """A copy of the stored result for `key`, or None."""
+    res = _get(_store(), key)
+    return None if res is None else copy.deepcopy(res)
 
 
 def _progress(bar, lang: str):

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz.cache import MiB, memo
 from flashviz.charts import stepper as charts
 from flashviz.charts.common import compact, fmt_num
 from flashviz.i18n import t
@@ -23,9 +24,10 @@ NS = "stepper"            # session-state namespace of this page's step index
 TABLE_ROWS = 32           # the table shows at most the last 32 tiles (the chart shows them all)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@memo("stepper.trace", 128 * MiB)
 def cached_trace(cfg: Config) -> Trace:
-    """The engine's trace for this configuration (keyed on every field of the frozen config)."""
+    """The engine's trace for this configuration (keyed on every field of the frozen config); shared by every
+    session, read-only. At N = 16384, d = 256 one trace holds up to ~100 MiB: the budget is in bytes."""
     scores, values = row_problem(cfg)
     return online_softmax_trace(scores, values, cfg.tile, guard=cfg.guard)
 

@@ -1,0 +1,236 @@
+"""Process-wide caches bounded by the bytes they hold, and handing out only read-only objects.
+
+Every Streamlit session of a classroom runs in a thread of one server process, so a cache is shared by all of
+them. Two rules follow, and this module is the one place that keeps them:
+
+* Bounded by bytes, not entries. One engine result at N = 16, d = 4 is a few KiB; at N = 16384, d = 256 the
+  stepper's trace alone holds ~100 MiB of arrays. A count of entries bounds neither the small nor the large
+  case, so each cache has a byte budget; the least recently used entries go first. A value larger than its
+  cache's whole budget is computed and returned but not kept.
+* Read-only. What a cache hands out is the same object for every session, so the arrays inside it are made
+  non-writeable on the way in (`freeze`): a consumer that tries to write into one gets a ValueError instead of
+  silently changing every other student's page. A Plotly figure is kept as its JSON text (`figure_memo`) and
+  every caller gets a Figure of its own.
+
+    @memo("stepper.trace", 96 * MiB)
+    def cached_trace(cfg: Config) -> Trace: ...
+
+    cached_trace.cache.held_bytes        # what it holds now; held_bytes() sums every cache
+
+Concurrent callers with the same key wait for one computation (a per-key lock) instead of repeating it;
+different keys compute in parallel. A computation that raises is not cached.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import sys
+import threading
+from collections import OrderedDict
+from types import MappingProxyType
+
+import numpy as np
+
+MiB = 1 << 20
+_CACHES: dict[str, "ByteLRU"] = {}                     # by name: a page script re-run re-declares its caches
+_CACHES_LOCK = threading.Lock()
+
+
+# ----------------------------------------------------------------------------- sizes and freezing
+
+def _children(obj):
+    """The objects `obj` holds, for sizing and freezing: container items, dataclass fields, attributes."""
+    if isinstance(obj, (dict, MappingProxyType)):
+        return list(obj.keys()) + list(obj.values())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return list(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    d = getattr(obj, "__dict__", None)
+    return list(d.values()) if isinstance(d, dict) else []
+
+
+def nbytes(obj) -> int:
+    """Bytes held by `obj`: numpy arrays by nbytes (a view counts its base once), torch tensors by their storage,
+    pandas objects by memory_usage(deep=True), containers, dataclasses and plain objects by what they hold."""
+    seen: set[int] = set()
+    total, stack = 0, [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, np.ndarray):
+            while isinstance(o.base, np.ndarray):
+                o = o.base
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, np.ndarray):
+            total += o.nbytes + (sum(map(nbytes, o.ravel())) if o.dtype == object else 0)
+        elif type(o).__module__.startswith("torch") and hasattr(o, "untyped_storage"):
+            total += o.untyped_storage().nbytes()
+        elif type(o).__module__.startswith("pandas") and hasattr(o, "memory_usage"):
+            usage = o.memory_usage(deep=True)
+            total += int(usage.sum() if hasattr(usage, "sum") else usage)
+        elif isinstance(o, (str, bytes, bytearray, int, float, complex, bool, type(None))):
+            total += sys.getsizeof(o)
+        else:
+            total += sys.getsizeof(o)
+            stack.extend(_children(o))
+    return total
+
+
+def freeze(obj):
+    """Make every numpy array reachable from `obj` non-writeable (in place); returns `obj`."""
+    seen: set[int] = set()
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen or isinstance(o, (str, bytes, int, float, bool, type(None))):
+            continue
+        seen.add(id(o))
+        if isinstance(o, np.ndarray):
+            o.flags.writeable = False
+            if o.dtype == object:
+                stack.extend(o.ravel())
+        else:
+            stack.extend(_children(o))
+    return obj
+
+
+# ----------------------------------------------------------------------------- the cache
+
+class ByteLRU:
+    """A thread-safe least-recently-used map from hashable keys to frozen values, within `budget` bytes."""
+
+    def __init__(self, name: str, budget: int):
+        if budget < 1:
+            raise ValueError(f"cache {name!r}: the budget must be positive, got {budget}")
+        self.name, self.budget = name, int(budget)
+        self._lock = threading.Lock()
+        self._items: OrderedDict = OrderedDict()        # key -> (value, bytes)
+        self._computing: dict = {}                      # key -> lock held while one caller computes it
+        self.held_bytes = 0
+        self.hits = self.misses = self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key) -> bool:
+        return key in self._items
+
+    def _lookup(self, key):
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+            self.hits += 1
+        return item
+
+    def get(self, key, compute):
+        """The cached value for `key`, or compute() (once, however many callers ask at the same time)."""
+        with self._lock:
+            item = self._lookup(key)
+            if item is not None:
+                return item[0]
+            key_lock = self._computing.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                item = self._lookup(key)                 # another caller computed it while we waited
+            if item is not None:
+                return item[0]
+            try:
+                value = freeze(compute())
+                size = nbytes(value)
+                with self._lock:
+                    self.misses += 1
+                    self._put(key, value, size)
+            finally:
+                with self._lock:
+                    if self._computing.get(key) is key_lock:
+                        del self._computing[key]
+            return value
+
+    def _put(self, key, value, size: int) -> None:
+        if size > self.budget:                           # would evict everything and still not fit
+            return
+        self._items[key] = (value, size)
+        self.held_bytes += size
+        while self.held_bytes > self.budget:
+            _, (_, old) = self._items.popitem(last=False)
+            self.held_bytes -= old
+            self.evictions += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.held_bytes = 0
+
+    def stats(self) -> dict:
+        with self._lock:
+            return dict(name=self.name, entries=len(self._items), held_bytes=self.held_bytes, budget=self.budget,
+                        hits=self.hits, misses=self.misses, evictions=self.evictions)
+
+
+def _key(args: tuple, kwargs: dict):
+    """Equal keys for equal arguments of equal types: the repr tells 16 from 16.0 and 1 from True, which compare
+    (and hash) equal but are not the same input (16.0 must fail validation, not find 16's result)."""
+    kw = tuple(sorted(kwargs.items()))
+    return args, kw, repr((args, kw))
+
+
+def named(name: str, budget: int) -> ByteLRU:
+    """The process's cache called `name`, made on first use. Streamlit executes a page file as a script on
+    every run, so its module-level declarations run again: they must find the cache, not make a new one."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(name)
+        if cache is None:
+            cache = _CACHES[name] = ByteLRU(name, budget)
+        return cache
+
+
+def memo(name: str, budget: int):
+    """Decorator: cache a function of hashable arguments in the ByteLRU `name` of `budget` bytes (`fn.cache`)."""
+    def wrap(fn):
+        cache = named(name, budget)
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            return cache.get(_key(args, kwargs), lambda: fn(*args, **kwargs))
+
+        cached.cache = cache
+        return cached
+    return wrap
+
+
+def figure_memo(name: str, budget: int):
+    """Decorator for a Plotly figure builder: the figure is cached as JSON text (immutable, sized by its length)
+    and every call returns a new Figure built from it, which the caller may restyle (presenter mode)."""
+    def wrap(fn):
+        text = memo(name, budget)(lambda *args, **kwargs: fn(*args, **kwargs).to_json())
+
+        @functools.wraps(fn)
+        def fresh(*args, **kwargs):
+            import plotly.graph_objects as go
+            return go.Figure(json.loads(text(*args, **kwargs)), _validate=False)
+
+        fresh.cache = text.cache
+        return fresh
+    return wrap
+
+
+def caches() -> list[ByteLRU]:
+    with _CACHES_LOCK:
+        return list(_CACHES.values())
+
+
+def held_bytes() -> int:
+    """Bytes every cache of this module holds now."""
+    return sum(c.held_bytes for c in caches())
+
+
+def total_budget() -> int:
+    return sum(c.budget for c in caches())
+
+
+def clear_all() -> None:
+    for c in caches():
+        c.clear()

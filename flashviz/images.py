@@ -1,0 +1,280 @@
+"""PNG and SVG of a Plotly figure through kaleido and the system Chromium (no streamlit here).
+
+One browser per server process, started on the first image and shared by every session, one image at a time.
+A browser is a helper process that can die or hang; that must cost one image, never the server's images for good:
+
+* Before each image the browser is checked (its launcher and Chromium under it still running); a dead one is
+  replaced. If an image fails because the browser died on the way, it is made again once on a fresh browser.
+* Every image has IMAGE_TIMEOUT_S; a browser that overran it is killed (its whole process group) and replaced
+  on the next image.
+* A browser that fails to start is tried again later, after a back-off (RETRY_S), never remembered forever.
+* Failures are typed (ImageError: ImagesUnavailable, ImageFailed) with a message in words; status() and
+  last_failure() give the pages something to show.
+"""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+
+from .errors import FlashvizError
+
+START_TIMEOUT_S = 20.0          # a cold start takes 3-10 s on a busy 2-core machine
+IMAGE_TIMEOUT_S = 8.0           # one image; a warm browser needs ~0.3 s
+QUEUE_TIMEOUT_S = 30.0          # waiting for other sessions' images before giving up on this one
+RETRY_S = (5.0, 15.0, 60.0, 300.0)      # after the 1st, 2nd, 3rd, later failed start
+FIND_TTL_S = 60.0               # the browser search is repeated this often (one may be installed meanwhile)
+FAILURE_SHOWN_S = 300.0         # how long the last failed image is reported
+
+
+class ImageError(FlashvizError, RuntimeError):
+    """A PNG or SVG could not be made; str(e) says why, in words."""
+
+
+class ImagesUnavailable(ImageError):
+    """No browser here, or it failed to start (tried again after a back-off)."""
+
+
+class ImageFailed(ImageError):
+    """This image failed (the browser hung, died or refused it); the next image may work."""
+
+    def __init__(self, msg: str, *, timed_out: bool = False):
+        super().__init__(msg)
+        self.timed_out = timed_out
+
+
+# ----------------------------------------------------------------------------- finding a browser
+
+_found: dict = {}
+
+
+def find_browser() -> str | None:
+    """BROWSER_PATH if set (None when it is not an executable file), else a Chromium on PATH or in a typical place
+    (choreographer's search, which kaleido itself uses). Never downloads anything. Searched again after FIND_TTL_S."""
+    env = os.environ.get("BROWSER_PATH")
+    now = time.monotonic()
+    if _found.get("env", 0) == env and now - _found.get("at", -1e9) < FIND_TTL_S:
+        return _found["path"]
+    if env is not None:
+        path = env if os.path.isfile(env) and os.access(env, os.X_OK) else None
+    else:
+        try:
+            from choreographer.browsers.chromium import Chromium
+            path = Chromium.find_browser(skip_local=False)
+        except Exception:                                                # choreographer's internals moved
+            path = None
+        path = path or next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    _found.update(env=env, at=now, path=path)
+    return path
+
+
+def no_browser_reason() -> str:
+    env = os.environ.get("BROWSER_PATH")
+    if env is not None:
+        return f"no browser at BROWSER_PATH={env}"
+    return "no Chromium or Chrome found (on Debian: apt-get install chromium)"
+
+
+# ----------------------------------------------------------------------------- one browser
+
+def _children(pid: int) -> list[int] | None:
+    """Child process ids from /proc (None where there is no /proc)."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir():
+        return None
+    out = []
+    for task in tasks.iterdir():
+        try:
+            out += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+class _Renderer:
+    """One kaleido (one Chromium tab) on an event loop in a daemon thread."""
+
+    def __init__(self, path: str):
+        import kaleido
+
+        self.path, self.k = path, None
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="flashviz-kaleido", daemon=True)
+        self.thread.start()
+
+        async def start():
+            self.k = kaleido.Kaleido(n=1, timeout=None, mathjax=False, path=path)   # our timeouts; no CDN MathJax
+            await self.k.open()
+
+        fut = asyncio.run_coroutine_threadsafe(start(), self.loop)
+        try:
+            fut.result(START_TIMEOUT_S)
+        except TimeoutError:
+            fut.cancel()
+            self.kill()
+            raise TimeoutError(f"no answer within {START_TIMEOUT_S:g} s") from None
+        except BaseException:
+            self.kill()
+            raise
+
+    @property
+    def process(self):
+        return getattr(self.k, "subprocess", None)
+
+    def alive(self) -> bool:
+        """The loop runs, the launcher runs and (where /proc tells) a Chromium under it runs."""
+        proc = self.process
+        if not self.thread.is_alive() or proc is None or proc.poll() is not None:
+            return False
+        kids = _children(proc.pid)
+        return kids is None or any(map(_running, kids))
+
+    def render(self, fig: dict, opts: dict, timeout: float) -> bytes:
+        fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
+        try:
+            return fut.result(timeout)
+        except TimeoutError:
+            fut.cancel()
+            raise ImageFailed(f"Chromium did not finish the image within {timeout:g} s", timed_out=True) from None
+        except Exception as e:
+            raise ImageFailed(f"Chromium could not make the image ({type(e).__name__}: {e or 'no details'})") from e
+
+    def kill(self) -> None:
+        """Stop the browser (its process group: the launcher, Chromium and its helpers), then the loop."""
+        proc = self.process
+        if proc is not None and proc.poll() is None:
+            try:
+                if os.getpgid(proc.pid) == proc.pid:                 # started in a session of its own
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    for pid in (_children(proc.pid) or []) + [proc.pid]:
+                        os.kill(pid, signal.SIGKILL)
+                proc.wait(5)
+            except Exception:                                        # already gone, or not ours to signal
+                pass
+        if self.k is not None and self.thread.is_alive():           # let kaleido remove its temporary files
+            try:
+                asyncio.run_coroutine_threadsafe(self.k.close(), self.loop).result(5)
+            except BaseException:                                    # a dead browser may refuse; it is killed
+                pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+# ----------------------------------------------------------------------------- the process's browser
+
+_lock = threading.Lock()                  # guards _state (held only briefly: status() must stay instant)
+_render_lock = threading.Lock()           # one image at a time (one tab)
+_state: dict = dict(renderer=None, error=None, retry_at=0.0, failures=0, last_failure=None)
+
+
+def _drop(r: _Renderer) -> None:
+    """Forget a broken renderer and kill it in the background (a hung close must not hold up the caller)."""
+    with _lock:
+        if _state["renderer"] is r:
+            _state["renderer"] = None
+    threading.Thread(target=r.kill, name="flashviz-kaleido-kill", daemon=True).start()
+
+
+def _get() -> _Renderer:
+    with _lock:
+        r = _state["renderer"]
+    if r is not None:
+        if r.alive():
+            return r
+        _drop(r)
+    with _lock:
+        wait = _state["retry_at"] - time.monotonic()
+        if _state["error"] and wait > 0:
+            raise ImagesUnavailable(f"{_state['error']}; next try in {wait:.0f} s")
+    path = find_browser()
+    if path is None:
+        raise ImagesUnavailable(no_browser_reason())
+    try:
+        r = _Renderer(path)
+    except Exception as e:
+        with _lock:
+            _state["failures"] += 1
+            delay = RETRY_S[min(_state["failures"], len(RETRY_S)) - 1]
+            detail = e.args[0] if e.args and isinstance(e.args[0], str) else str(e) or "no details"
+            _state["error"] = f"Chromium at {path} did not start ({type(e).__name__}: {detail})"
+            _state["retry_at"] = time.monotonic() + delay
+        raise ImagesUnavailable(f"{_state['error']}; next try in {delay:g} s") from e
+    with _lock:
+        _state.update(renderer=r, error=None, failures=0)
+    return r
+
+
+def render(fig: dict, opts: dict) -> bytes:
+    """Image bytes of the figure dict `fig` with kaleido's `opts` (format, width, height, scale)."""
+    if not _render_lock.acquire(timeout=QUEUE_TIMEOUT_S):
+        raise ImageFailed(f"other images were being made for more than {QUEUE_TIMEOUT_S:g} s; try again")
+    try:
+        for attempt in (1, 2):
+            r = _get()
+            try:
+                out = r.render(fig, opts, IMAGE_TIMEOUT_S)
+            except ImageFailed as e:
+                broken = e.timed_out or not r.alive()
+                if broken:
+                    _drop(r)
+                if attempt == 1 and broken and not e.timed_out:     # the browser had died: once more, afresh
+                    continue
+                msg = f"{e}; the browser is restarted for the next image" if broken else str(e)
+                with _lock:
+                    _state["last_failure"] = (time.monotonic(), msg)
+                raise ImageFailed(msg, timed_out=e.timed_out) from e
+            with _lock:
+                _state["last_failure"] = None
+            return out
+        raise AssertionError("unreachable")
+    finally:
+        _render_lock.release()
+
+
+def status() -> tuple[bool, str]:
+    """(True, browser path) if images can be tried now, else (False, why). Instant: starts nothing."""
+    with _lock:
+        r, error, wait = _state["renderer"], _state["error"], _state["retry_at"] - time.monotonic()
+    if r is not None:
+        return True, r.path
+    if error and wait > 0:
+        return False, f"{error}; next try in {wait:.0f} s"
+    path = find_browser()
+    return (True, path) if path else (False, no_browser_reason())
+
+
+def last_failure() -> str | None:
+    """Why the last image failed, if the last image failed within FAILURE_SHOWN_S."""
+    with _lock:
+        f = _state["last_failure"]
+    return f[1] if f and time.monotonic() - f[0] < FAILURE_SHOWN_S else None
+
+
+def reset() -> None:
+    """Stop the browser and forget failures and the browser search: the next image starts afresh."""
+    with _lock:
+        r = _state["renderer"]
+        _state.update(renderer=None, error=None, retry_at=0.0, failures=0, last_failure=None)
+        _found.clear()
+    if r is not None:
+        r.kill()
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    r = _state["renderer"]
+    if r is not None:
+        r.kill()

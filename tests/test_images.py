@@ -1,0 +1,141 @@
+"""PNG / SVG survive a dying, hanging or unstartable Chromium (flashviz.images through flashviz.export).
+
+Each test gets a renderer state of its own (a fresh browser, stopped at the end), so what one does to its browser
+cannot reach the others. The browser's processes are found as children of kaleido's launcher in /proc (the
+launcher is a small Python wrapper; Chromium runs under it).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import stat
+import time
+import zipfile
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_util import APP
+
+from flashviz import export, images
+
+PNG = b"\x89PNG\r\n\x1a\n"
+pytestmark = pytest.mark.skipif(images.find_browser() is None, reason="no Chromium here")
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A renderer state of this test's own; its browser is stopped afterwards."""
+    monkeypatch.setattr(images, "_state", dict(renderer=None, error=None, retry_at=0.0, failures=0,
+                                               last_failure=None))
+    monkeypatch.setattr(images, "_found", {})
+    yield
+    images.reset()
+
+
+def item(k: int = 0) -> export.ChartExport:
+    fig = go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 1, k]), layout=dict(title=dict(text=f"chart {k}")))
+    return export.ChartExport(f"c{k}", "N16", fig, meta={"k": k})
+
+
+def chromium() -> list[int]:
+    """Process ids of Chromium under the running renderer's launcher."""
+    r = images._state["renderer"]
+    kids = images._children(r.process.pid)
+    assert kids and all("chrom" in open(f"/proc/{p}/comm").read() for p in kids), kids
+    return kids
+
+
+def timed(fn, *args):
+    t = time.monotonic()
+    out = fn(*args)
+    return out, time.monotonic() - t
+
+
+@pytest.mark.timeout(60)
+def test_a_killed_browser_is_replaced_on_the_next_export(fresh):
+    assert export.to_image(item(), "png").startswith(PNG)
+    old = images._state["renderer"]
+    for pid in chromium():
+        os.kill(pid, signal.SIGKILL)
+    svg, took = timed(export.to_image, item(), "svg")              # a fresh browser: a cold start, not minutes
+    assert svg.lstrip().startswith(b"<") and b"<svg" in svg[:400] and took < 25, took
+    assert images._state["renderer"] is not old and old.process.wait(10) is not None
+    png, took = timed(export.to_image, item(1), "png")
+    assert png.startswith(PNG) and took < 5, took                  # and warm again
+    assert export.image_status()[0] and export.last_image_failure() is None
+
+
+@pytest.mark.timeout(60)
+def test_a_hung_browser_costs_one_timeout_and_the_zip_says_so(fresh, monkeypatch):
+    monkeypatch.setattr(images, "IMAGE_TIMEOUT_S", 2.0)
+    export.to_image(item(), "png")
+    hung = images._state["renderer"]
+    for pid in chromium():
+        os.kill(pid, signal.SIGSTOP)                               # alive, but never answers
+    data, took = timed(export.to_zip, [item(0), item(1), item(2)], {"page": {"url_path": "test"}})
+    assert took < 2.0 + 5, took                                    # one image's timeout, not one per chart
+    z = zipfile.ZipFile(io.BytesIO(data))
+    man = json.loads(z.read("manifest.json"))
+    assert "png and svg not included" in man["images"] and "within 2 s" in man["images"]
+    for c in man["charts"]:                                        # what it lists is what it holds
+        assert [n for n in c["files"] if n.endswith((".png", ".svg"))] == []
+        assert set(c["errors"]) == {"png", "svg"} and all("not included" in e for e in c["errors"].values())
+    assert sorted(z.namelist()) == sorted([f for c in man["charts"] for f in c["files"]] + ["manifest.json"])
+    assert hung.process.wait(10) is not None                       # the hung browser was killed, group and all
+
+    at = AppTest.from_file(APP, default_timeout=120).run()         # the page says why, in words
+    assert any("The last PNG or SVG failed" in c.value and "within 2 s" in c.value for c in at.caption)
+    assert export.to_image(item(), "png").startswith(PNG)          # the next image: a fresh browser
+    assert export.last_image_failure() is None
+
+
+@pytest.mark.timeout(60)
+def test_a_failed_start_is_reported_then_retried_after_a_back_off(fresh, monkeypatch, tmp_path):
+    fake = tmp_path / "not-a-browser"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    real = images.find_browser()
+    monkeypatch.setattr(images, "RETRY_S", (1.5,))
+    monkeypatch.setenv("BROWSER_PATH", str(fake))
+    with pytest.raises(export.ImagesUnavailable, match="did not start") as e:
+        export.to_image(item(), "png")
+    assert str(fake) in str(e.value) and "next try in" in str(e.value)
+    ok, why = export.image_status()
+    assert not ok and "did not start" in why and str(fake) in why
+    monkeypatch.setenv("BROWSER_PATH", real)                       # a working browser now (e.g. installed)
+    with pytest.raises(export.ImagesUnavailable, match="next try in"):
+        export.to_image(item(), "png")                             # not before the back-off
+    time.sleep(1.6)
+    assert export.image_status() == (True, real)                   # not remembered forever
+    assert export.to_image(item(), "png").startswith(PNG)
+
+
+def test_a_zip_manifest_lists_what_it_really_holds(monkeypatch):
+    """Images that work for the first chart and fail for the second: the manifest says which and why, and the
+    charts after the failure are not tried (each try could cost a timeout)."""
+    calls = []
+
+    def render(fig, opts):
+        calls.append(opts["format"])
+        if len(calls) > 2:
+            raise images.ImageFailed("Chromium did not finish the image within 8 s", timed_out=True)
+        return PNG if opts["format"] == "png" else b"<svg xmlns='http://www.w3.org/2000/svg'/>"
+
+    monkeypatch.setattr(images, "render", render)
+    monkeypatch.setattr(images, "status", lambda: (True, "/usr/bin/chromium"))
+    monkeypatch.setattr(export, "image_status", images.status)
+    z = zipfile.ZipFile(io.BytesIO(export.to_zip([item(0), item(1), item(2)])))
+    man = json.loads(z.read("manifest.json"))
+    assert calls == ["png", "svg", "png"]                          # nothing tried after the failure
+    files = [set(c["files"]) for c in man["charts"]]
+    assert {f for f in files[0] if f.endswith((".png", ".svg"))} == {"flashviz_c0_N16.png", "flashviz_c0_N16.svg"}
+    assert all(not any(f.endswith((".png", ".svg")) for f in fs) for fs in files[1:])
+    assert sorted(z.namelist()) == sorted([f for fs in files for f in fs] + ["manifest.json"])
+    assert "errors" not in man["charts"][0]
+    assert man["charts"][1]["errors"]["png"] == "not included: Chromium did not finish the image within 8 s"
+    assert "not included" in man["charts"][2]["errors"]["svg"]
+    assert man["images"].startswith("png and svg included for 2 of 6 images") and "within 8 s" in man["images"]
