@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 import tempfile
 import traceback
+import types
 
 import torch
 import torch.distributed as dist
@@ -44,8 +46,14 @@ def run_ranks(world: int, fn, *args, backend: str = "gloo", timeout: float = 240
         outs = [os.path.join(tmp, f"rank{r}.pt") for r in range(world)]
         procs = [ctx.Process(target=_entry, args=(r, world, store, backend, outs[r], fn, args), daemon=True)
                  for r in range(world)]
-        for p in procs:
-            p.start()
+        main = sys.modules["__main__"]
+        # A spawned child re-runs the parent's __main__ file; after an AppTest in this process that is app.py.
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            for p in procs:
+                p.start()
+        finally:
+            sys.modules["__main__"] = main
         for p in procs:
             p.join(timeout)
         hung = [r for r, p in enumerate(procs) if p.is_alive()]

@@ -68,13 +68,13 @@ def _flush_kernels():
     return flashviz_l2_clean, flashviz_l2_flush
 
 
-def blocks_used(fk, impl: str, d: int, causal: bool, itemsize: int) -> tuple[int | None, int | None]:
-    """(Br, Bc) the kernel runs with on a GPU (None for naive): the formula needs them."""
-    if impl == "teaching":                        # kernels/api.py _teaching_blocks, GPU branch
-        return (128 if d <= 128 else 64), 64
-    if impl == "fast":
-        from flashviz_kernels import fast
-        bm, bn, _, _ = fast.pick_config(d, causal, itemsize)
+def blocks_used(impl: str, q, k, causal: bool) -> tuple[int | None, int | None]:
+    """(Br, Bc) the kernel runs with for these inputs (None for naive): the formula needs them. Asked of the
+    kernel's own pick_config, so the recording can never disagree with what ran."""
+    if impl in ("teaching", "fast"):
+        import importlib
+        mod = importlib.import_module(f"flashviz_kernels.{impl}")
+        bm, bn, _, _ = mod.pick_config(q, k, causal=causal)
         return bm, bn
     return None, None
 
@@ -111,7 +111,7 @@ def run(impls, ns, ds, causals, batch: int, heads: int, seed: int = 0) -> dict:
                     flush[grid](buf, partial, n_flush, BLOCK=FLUSH_BLOCK)
                     torch.cuda.synchronize()
                     torch.cuda.nvtx.range_pop()
-                    bm, bn = blocks_used(fk, impl, d, causal, q.element_size())
+                    bm, bn = blocks_used(impl, q, k, causal)
                     cells.append(dict(impl=impl, n=n, d=d, causal=causal, dtype="float16", batch=batch,
                                       heads=heads, block_m=bm, block_n=bn, finite=bool(torch.isfinite(out).all())))
                     del q, k, v, out
