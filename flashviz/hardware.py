@@ -44,7 +44,7 @@ HARDWARE: dict[str, dict] = {
 def gpu(name: str) -> dict:
     """Every number of one preset: the tiling preset (SMs, shared memory) merged with this table."""
     if name not in HARDWARE or name not in GPU_PRESETS:
-        raise InputError(f"unknown GPU {name!r}; choose one of {', '.join(HARDWARE)}")
+        raise InputError(key="errors.one_of", name="GPU", choices=", ".join(HARDWARE), got=repr(name))
     g = {**GPU_PRESETS[name], **HARDWARE[name], "key": name}
     g["smem_bytes_per_sm"] = g["shared_kib_per_sm"] * 1024
     g["smem_total_bytes"] = g["smem_bytes_per_sm"] * g["sms"]

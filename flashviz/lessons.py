@@ -23,7 +23,7 @@ PHILOX_STATE_BYTES = 16         # a 64-bit seed and a 64-bit offset: all the bac
 
 def _offset(nq: int, nk: int, align: str) -> int:
     if align not in ALIGNS:
-        raise InputError(f"alignment must be one of {', '.join(ALIGNS)}, got {align!r}")
+        raise InputError(key="errors.one_of", name="alignment", choices=", ".join(ALIGNS), got=repr(align))
     return nk - nq if align == "bottom_right" else 0
 
 
@@ -44,7 +44,7 @@ def alignment_blocks(nq: int, nk: int, br: int, bc: int, align: str) -> np.ndarr
     br, bc = check_int("block size Br", br, 1, nq), check_int("block size Bc", bc, 1, nk)
     tr, tc = -(-nq // br), -(-nk // bc)
     if tr * tc > MAX_GRID_CELLS:
-        raise InputError(f"the block grid has {tr} x {tc} cells, above the cap of {MAX_GRID_CELLS}")
+        raise InputError(key="errors.grid_cap", tr=tr, tc=tc, cap=MAX_GRID_CELLS)
     off = _offset(nq, nk, align)
     ii, jj = np.arange(tr)[:, None], np.arange(tc)[None, :]
     q0, q1 = ii * br, np.minimum((ii + 1) * br, nq) - 1

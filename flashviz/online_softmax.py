@@ -130,7 +130,7 @@ def online_softmax_trace(scores, values, tile_size: int, *, guard: bool = True, 
 
     form "fa2" (default): o unnormalised, out = o / l; "fa1": o normalised every step (Algorithm 1)."""
     if form not in FORMS:
-        raise InputError(f"accumulator form must be one of {', '.join(FORMS)}, got {form!r}")
+        raise InputError(key="errors.one_of", name="accumulator form", choices=", ".join(FORMS), got=repr(form))
     s, v, bc = _validate(scores, values, tile_size)
     n, d = v.shape
     tc = math.ceil(n / bc)                               # Tc steps

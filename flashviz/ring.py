@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .decoding import State, empty_state, merge, state_from_trace
-from .errors import InputError
+from .errors import InputError, check_int
 from .online_softmax import MAX_N, apply_mask, exact_attention_row, online_softmax_trace, row_scores
 
 LAYOUTS = ("contiguous", "zigzag")
@@ -35,26 +35,19 @@ MAX_W = 16
 MAX_TIMELINE_N = 1 << 24        # the cost model's sequences (counts only, nothing of size N is allocated)
 
 
-def _int(name: str, x, lo: int, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not lo <= int(x) <= hi:
-        raise InputError(f"{name} must be a whole number in {lo}..{hi}, got {x!r}")
-    return int(x)
-
-
 def _layout(layout) -> str:
     if layout not in LAYOUTS:
-        raise InputError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+        raise InputError(key="errors.one_of", name="layout", choices=", ".join(LAYOUTS), got=repr(layout))
     return layout
 
 
 def check(world, n, layout, max_n: int = MAX_N) -> tuple[int, int, int]:
     """(W, N, chunk length); InputError when N does not split evenly."""
-    w = _int("devices W", world, 1, MAX_W)
-    n = _int("N", n, 1, max_n)
+    w = check_int("devices W", world, 1, MAX_W)
+    n = check_int("N", n, 1, max_n)
     parts = w if _layout(layout) == "contiguous" else 2 * w
     if n % parts:
-        raise InputError(f"N = {n} does not split into {parts} equal chunks: the {layout} layout over W = {w} "
-                         f"devices needs N divisible by {parts}")
+        raise InputError(key="errors.ring_split", n=n, parts=parts, layout=layout, w=w)
     return w, n, n // parts
 
 
@@ -78,7 +71,7 @@ def owner(world: int, n: int, layout: str) -> np.ndarray:
 
 def held(world: int) -> np.ndarray:
     """(W steps, W devices): the device whose K/V block device r holds at step s, (r - s) mod W."""
-    w = _int("devices W", world, 1, MAX_W)
+    w = check_int("devices W", world, 1, MAX_W)
     s, r = np.meshgrid(np.arange(w), np.arange(w), indexing="ij")
     return (r - s) % w
 
@@ -119,7 +112,7 @@ def matrix_states(world: int, n: int, layout: str, causal: bool, step: int) -> n
     CELL_DONE at an earlier step, CELL_PENDING later, CELL_MASKED never (a future key under the causal mask).
     The query row's owner is the device doing the work (owner())."""
     w, n, _ = check(world, n, layout)
-    step = _int("step", step, 0, w - 1)
+    step = check_int("step", step, 0, w - 1)
     own = owner(w, n, layout)
     # the step at which device r holds the block of device o: s = (r - o) mod W
     when = (own[:, None] - own[None, :]) % w
@@ -162,9 +155,9 @@ def simulate(q, k, v, world: int, layout: str, causal: bool, row: int = 0) -> Ri
     """Run the ring on (N, d) float64 Q, K, V; every device tracks its local query row `row`."""
     q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
     if q.ndim != 2 or k.shape != q.shape or v.shape != q.shape:
-        raise InputError(f"q, k, v must all be (N, d); got {q.shape}, {k.shape}, {v.shape}")
+        raise InputError(key="errors.ring_qkv", q=str(q.shape), k=str(k.shape), v=str(v.shape))
     w, n, c = check(world, q.shape[0], layout)
-    row = _int("query row (local)", row, 0, n // w - 1)
+    row = check_int("query row (local)", row, 0, n // w - 1)
     h = held(w)
     pos = [positions(r, w, n, layout) for r in range(w)]
     tracked = np.array([p[row] for p in pos])
@@ -252,8 +245,8 @@ class Timeline:
 def timeline(world: int, n: int, layout: str, causal: bool, *, batch: int, heads: int, d: int, elem_bytes: int,
              model: CostModel = DEFAULT_MODEL, overlap: bool = True) -> Timeline:
     w, n, _ = check(world, n, layout, MAX_TIMELINE_N)
-    for name, x in (("batch B", batch), ("heads H", heads), ("head dim d", d), ("bytes per element", elem_bytes)):
-        _int(name, x, 1, 1 << 16)
+    for name, x in (("batch B", batch), ("heads H", heads), ("head dim d", d), ("element size", elem_bytes)):
+        check_int(name, x, 1, 1 << 16)
     n_loc = n // w
     work = work_table(w, n, layout, causal).astype(np.float64)
     merge_s = batch * heads * n_loc * d * (4 + 4 + elem_bytes) / model.hbm_bytes_per_s if w > 1 else 0.0

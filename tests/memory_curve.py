@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))          # app_util, al
 
 import app_util  # noqa: E402
 
-PAGES = ("flashviz/ui/stepper.py", "flashviz/ui/blocks.py", "flashviz/ui/decoding.py")
+PAGES = ("stepper", "blocks", "decoding")          # page slugs (flashviz.ui.pages)
 NS = (1024, 2048, 4096, 8192, 16384)
 DS = (64, 128, 256, 32)
 BCS = (4, 16, 64, 1)                     # 4: the lesson's tile; 1: the "tile of one key" preset

@@ -23,7 +23,7 @@ def test_every_preset_has_its_hardware_and_the_vendor_figures():
     assert h2["l2_bytes"] == 60 * 2**20
     for g in (a, h1, h2):
         assert g["sources"] and all(isinstance(s, str) and s for s in g["sources"])
-    with pytest.raises(InputError, match="unknown GPU"):
+    with pytest.raises(InputError, match="GPU must be one of"):
         gpu("V100")
 
 

@@ -18,6 +18,7 @@ from app_util import APP
 from test_export import PAGES
 
 from flashviz.ui.common import REGISTRY
+from flashviz.ui.pages import switch
 
 
 def render(path: str, **query) -> dict[str, str]:
@@ -26,7 +27,7 @@ def render(path: str, **query) -> dict[str, str]:
     at = AppTest.from_file(APP, default_timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
-    at.switch_page(path).run()
+    switch(at, path).run()
     assert not at.exception, [e.value for e in at.exception]
     out = {f"drawn {i}": c.proto.spec for i, c in enumerate(at.get("plotly_chart"))}
     for key, item in at.session_state[REGISTRY]["charts"].items():
@@ -43,7 +44,7 @@ def test_a_presenter_session_leaves_every_other_sessions_charts_alone():
     presented = {path: render(path, present="1") for path, _ in PAGES}
     again = {path: render(path) for path, _ in PAGES}
     assert sum(map(len, first.values())) >= 10                          # the check sees real charts
-    blocks = [k for k in first["flashviz/ui/blocks.py"] if k.startswith("drawn")]
+    blocks = [k for k in first["blocks"] if k.startswith("drawn")]
     assert len(blocks) >= 4                                             # incl. HBM vs M and vs N (cached figures)
     for path, charts in presented.items():                              # presenter mode did enlarge them
         for key, spec in charts.items():
@@ -107,15 +108,16 @@ def test_decoding_results_are_read_only():
     assert np.array_equal(cached_decode(cfg, 4, False).output, out)
 
 
-def test_the_kernels_cached_run_is_read_only():
-    from flashviz.ui.kernel_panel import cached_block
-    blk = cached_block(32, 8, 16, 16, False, "float32", 3, 1)
+def test_the_kernels_shared_run_is_read_only():
+    from flashviz.ui.kernel_panel import RUNS
+    key = (32, 8, 16, 16, False, "float32", 3, 1)
+    blk = RUNS.submit(key).result(timeout=120)
     m = np.array(blk["m"])
     with pytest.raises(TypeError):
         blk["m"] = None
     with pytest.raises(ValueError, match="read-only"):
         blk["m"][0, 0] = 7.0
-    assert cached_block(32, 8, 16, 16, False, "float32", 3, 1) is blk and np.array_equal(blk["m"], m, equal_nan=True)
+    assert RUNS.submit(key).result(timeout=5) is blk and np.array_equal(blk["m"], m, equal_nan=True)
 
 
 def test_the_backward_pages_datasets_are_copies():

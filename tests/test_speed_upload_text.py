@@ -72,11 +72,11 @@ def unescaped(body: str) -> str:
 
 def test_an_uploaded_datasets_text_is_shown_as_plain_text():
     raw, ds = crafted()
-    at = app_util.open_page("flashviz/ui/speed.py", n=1024, d=128, dtype="float16")
+    at = app_util.open_page("speed", n=1024, d=128, dtype="float16")
     at.file_uploader[0].set_value((FILE_NAME, raw, "application/json")).run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert at.session_state["speed.view"]["dataset"] == f"upload:{FILE_NAME}"
+    assert at.selectbox(key="_w.speed.dataset").value == f"upload:{FILE_NAME}"      # the dataset picked
     bodies = [str(e.value) for kind in MARKDOWN_KINDS for e in getattr(at, kind)]
     shown = "\n".join(map(unescaped, bodies))
     for text in [*PAYLOAD.values(), MESSAGE, FILE_NAME]:
@@ -96,7 +96,7 @@ def test_a_rejected_upload_quotes_the_file_as_plain_text():
     raw, ds = crafted()
     bad = copy.deepcopy(ds)
     bad["cells"][0]["impl"] = "[x](http://evil)"             # refused: the message quotes the field's value
-    at = app_util.open_page("flashviz/ui/speed.py")
+    at = app_util.open_page("speed")
     at.file_uploader[0].set_value(("<img src=x>.json", json.dumps(bad).encode(), "application/json")).run()
     assert not at.exception and len(at.error) == 1
     body = at.error[0].value

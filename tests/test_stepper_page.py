@@ -90,9 +90,9 @@ def test_last_step_error_is_zero():
 BAD = [
     ("scores", "1, abc", "is not a number"),
     ("scores", "nan", "NaN"),
-    ("block_n", 0, "tile size must be in 1..16, got 0"),
-    ("block_n", -3, "tile size must be in 1..16, got -3"),
-    ("block_n", 17, "tile size must be in 1..16, got 17"),
+    ("block_n", 0, "tile size must be between 1 and N = 16, got 0"),
+    ("block_n", -3, "tile size must be between 1 and N = 16, got -3"),
+    ("block_n", 17, "tile size must be between 1 and N = 16, got 17"),
     ("n", 0, "N must be between 1 and 16384"),
     ("n", 20000, "N must be between 1 and 16384"),
     ("d", 0, "head dim d must be between 1 and 256"),

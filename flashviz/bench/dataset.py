@@ -48,7 +48,7 @@ def _fail(where: str, what: str, **params):
     the schemas of the committed recordings that nobody uploads (HBM bytes, ring attention), a plain English text."""
     from flashviz.i18n.errors import STRINGS
     if f"errors.ds_{what}" not in STRINGS:
-        raise DatasetError(f"{where}: {what}")
+        raise DatasetError(key="errors.ds_field_text", where=where, what=what)
     raise DatasetError(key="errors.ds_field", where=where, what=(f"errors.ds_{what}", params))
 
 
@@ -98,8 +98,9 @@ def _depth(obj) -> int:
     return deepest
 
 
-def parse_dataset(data: bytes) -> dict:
-    """Bytes of a dataset file -> validated dict; DatasetError otherwise."""
+def read_json(data: bytes):
+    """Bytes of a dataset file -> the parsed JSON object, read with every guard (size, UTF-8, no NaN or huge
+    numbers, no duplicate keys, depth); DatasetError otherwise. Shared by every recorded-dataset schema."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DatasetError(key="errors.ds_bytes_type", got=type(data).__name__)
     data = bytes(data)
@@ -110,8 +111,8 @@ def parse_dataset(data: bytes) -> dict:
     except UnicodeDecodeError as e:
         raise DatasetError(key="errors.ds_not_utf8", reason=e.reason, pos=e.start) from None
     try:
-        obj = json.loads(text, parse_constant=_reject_constant, parse_float=_float, parse_int=_int,
-                         object_pairs_hook=_no_duplicates)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_float, parse_int=_int,
+                          object_pairs_hook=_no_duplicates)
     except DatasetError:                                 # ours, from the hooks above: already says what is wrong
         raise
     except json.JSONDecodeError as e:
@@ -120,22 +121,31 @@ def parse_dataset(data: bytes) -> dict:
         raise DatasetError(key="errors.ds_too_deep", max=MAX_DEPTH) from None
     except ValueError as e:                              # int conversion limits etc.
         raise DatasetError(key="errors.ds_value", detail=str(e)) from None
-    return validate_dataset(obj)
 
 
-def load_dataset(source) -> dict:
-    """A path (str or Path) or bytes -> validated dataset dict."""
+def read_source(source) -> bytes:
+    """A path (str or Path) or bytes -> the bytes of a dataset file, within MAX_BYTES; DatasetError otherwise."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return parse_dataset(source)
+        return bytes(source)
     path = Path(os.fspath(source))
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise DatasetError(key="errors.ds_path_size", name=path.name, mib=f"{size / 2**20:.1f}",
                                cap=f"{MAX_BYTES / 2**20:.0f}")
-        return parse_dataset(path.read_bytes())
+        return path.read_bytes()
     except OSError as e:
         raise DatasetError(key="errors.ds_cannot_read", name=path.name, reason=e.strerror) from None
+
+
+def parse_dataset(data: bytes) -> dict:
+    """Bytes of a dataset file -> validated dict; DatasetError otherwise."""
+    return validate_dataset(read_json(data))
+
+
+def load_dataset(source) -> dict:
+    """A path (str or Path) or bytes -> validated dataset dict."""
+    return parse_dataset(read_source(source))
 
 
 # ---- schema ---------------------------------------------------------------------------------------------------

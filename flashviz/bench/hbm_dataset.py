@@ -16,8 +16,6 @@ depth cap), and every failure is a DatasetError naming the field.
 """
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from flashviz.errors import DatasetError
@@ -96,9 +94,9 @@ def _cell(i, c):
 def validate_hbm_dataset(obj) -> dict:
     """Check a parsed measured-HBM dataset; returns it unchanged or raises DatasetError."""
     if not isinstance(obj, dict):
-        raise DatasetError("not a valid dataset: the top level must be a JSON object")
+        raise DatasetError(key="errors.ds_top_object")
     if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(f"not a valid dataset: nested deeper than {_ds.MAX_DEPTH} levels")
+        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
     if obj.get("kind") != DATASET_KIND:
         _fail("kind", f"must be {DATASET_KIND!r} (a measured-HBM dataset)")
     v = obj.get("schema_version")
@@ -132,36 +130,14 @@ def cell_key(c: dict) -> tuple:
 
 
 def parse_hbm_dataset(data: bytes) -> dict:
-    """Bytes of a file -> validated dataset (the same strict JSON reading as the timing datasets)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
-    data = bytes(data)
-    if len(data) > _ds.MAX_BYTES:
-        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
-                           f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
-    try:
-        text = data.decode("utf-8-sig")
-        obj = json.loads(text, parse_constant=_ds._reject_constant, parse_float=_ds._float, parse_int=_ds._int,
-                         object_pairs_hook=_ds._no_duplicates)
-    except DatasetError:
-        raise
-    except UnicodeDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
-    except (RecursionError, ValueError) as e:
-        raise DatasetError(f"not a valid dataset: {type(e).__name__}") from None
-    return validate_hbm_dataset(obj)
+    """Bytes of a file -> validated dataset: the timing datasets' guarded JSON reading (flashviz.bench.dataset),
+    then this schema; nothing is ever evaluated."""
+    return validate_hbm_dataset(_ds.read_json(data))
 
 
 def load_hbm_dataset(source) -> dict:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return parse_hbm_dataset(source)
-    path = Path(os.fspath(source))
-    try:
-        return parse_hbm_dataset(path.read_bytes())
-    except OSError as e:
-        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+    """A path or bytes -> validated dataset."""
+    return parse_hbm_dataset(_ds.read_source(source))
 
 
 def list_hbm_datasets(directory=None) -> list[Path]:

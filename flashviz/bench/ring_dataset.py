@@ -21,7 +21,6 @@ Dataset JSON, kind "flashviz-ring", schema_version 1
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -136,9 +135,9 @@ def _check(i: int, c) -> None:
 
 def validate_ring_dataset(obj) -> dict:
     if not isinstance(obj, dict):
-        raise DatasetError("not a valid ring dataset: the top level must be a JSON object")
+        raise DatasetError(key="errors.ds_top_object")
     if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(f"not a valid ring dataset: nested deeper than {_ds.MAX_DEPTH} levels")
+        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
     if obj.get("kind") != KIND:
         _ds._fail("kind", f"must be {KIND!r} (is this a ring-attention recording?)")
     v = obj.get("schema_version")
@@ -175,43 +174,14 @@ def validate_ring_dataset(obj) -> dict:
 
 
 def parse_ring_dataset(data: bytes) -> dict:
-    """Bytes -> validated ring dataset; DatasetError otherwise. The speed datasets' guarded JSON reading
-    (flashviz.bench.dataset), then this schema; nothing is ever evaluated."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DatasetError(f"a dataset must be given as bytes or a path, not {type(data).__name__}")
-    data = bytes(data)
-    if len(data) > _ds.MAX_BYTES:
-        raise DatasetError(f"the file is {len(data) / 2**20:.1f} MiB; datasets are limited to "
-                           f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        obj = json.loads(text, parse_constant=_ds._reject_constant, parse_float=_ds._float, parse_int=_ds._int,
-                         object_pairs_hook=_ds._no_duplicates)
-    except json.JSONDecodeError as e:
-        raise DatasetError(f"not a valid dataset: not JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
-    except RecursionError:
-        raise DatasetError(f"not a valid dataset: nested deeper than {_ds.MAX_DEPTH} levels") from None
-    except ValueError as e:
-        raise DatasetError(f"not a valid dataset: {e}") from None
-    return validate_ring_dataset(obj)
+    """Bytes of a file -> validated dataset: the timing datasets' guarded JSON reading (flashviz.bench.dataset),
+    then this schema; nothing is ever evaluated."""
+    return validate_ring_dataset(_ds.read_json(data))
 
 
 def load_ring_dataset(source) -> dict:
-    """A path or bytes -> validated ring dataset."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return parse_ring_dataset(source)
-    path = Path(source)
-    try:
-        size = path.stat().st_size
-        if size > _ds.MAX_BYTES:
-            raise DatasetError(f"{path.name} is {size / 2**20:.1f} MiB; datasets are limited to "
-                               f"{_ds.MAX_BYTES / 2**20:.0f} MiB")
-        return parse_ring_dataset(path.read_bytes())
-    except OSError as e:
-        raise DatasetError(f"cannot read {path.name}: {e.strerror}") from None
+    """A path or bytes -> validated dataset."""
+    return parse_ring_dataset(_ds.read_source(source))
 
 
 def list_ring_datasets(directory=None) -> list[Path]:

@@ -22,15 +22,15 @@ STRINGS = {
               "峰值：它受内存限制（memory-bound）。"},
     "hardware.explain": {
         "en": "Each SM has up to {smem} KiB of shared memory: the on-chip SRAM where a thread block keeps its tiles. "
-              "The HBM ({hbm}) is **{ratio}×** larger than one SM's SRAM, and far slower to reach: the seed notes' "
-              "warehouse and workbench. Everything FlashAttention does is about doing the work at the workbench.",
+              "The HBM ({hbm}) is **{ratio}×** larger than one SM's SRAM, and far slower to reach: "
+              "a warehouse and a workbench. Everything FlashAttention does is about doing the work at the workbench.",
         "zh": "每个 SM 最多有 {smem} KiB 共享内存：线程块存放 tile 的片上 SRAM。HBM（{hbm}）的容量是单个 SM 的 "
-              "SRAM 的 **{ratio} 倍**，访问却慢得多：就是笔记里「仓库」和「工位料架」的比喻。FlashAttention 做的"
+              "SRAM 的 **{ratio} 倍**，访问却慢得多：一个是仓库，一个是工位旁的料架。FlashAttention 做的"
               "一切，都是为了把活留在工位上干完。"},
     "hardware.explain_bw": {
         "en": "The FlashAttention paper estimates the SRAM's bandwidth at about {sram} against the HBM's {hbm}: "
-              "**{x}×** (the seed notes' \"about 10×\").",
-        "zh": "FlashAttention 论文估计 SRAM 带宽约为 {sram}，HBM 为 {hbm}：相差 **{x} 倍**（笔记里说的「约 10 倍」）。"},
+              "**{x}×**, roughly an order of magnitude.",
+        "zh": "FlashAttention 论文估计 SRAM 带宽约为 {sram}，HBM 为 {hbm}：相差 **{x} 倍**，大约一个数量级。"},
     "hardware.sources": {"en": "Sources: {src}. SMs and shared memory: {tuning}.",
                          "zh": "来源：{src}。SM 数量与共享内存：{tuning}。"},
 

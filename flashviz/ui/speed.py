@@ -86,11 +86,13 @@ def upload_box(lang: str) -> None:
             if ss.get(f"{NS}.mode", "fwd") not in modes and modes:
                 ss[f"{NS}.mode"] = next(m for m in MODES if m in modes)
             ss[f"{NS}.upload_msg"] = ("ok", f.name, dataset_label(ds))
-    kind, name, msg = (literal.md(x) for x in ss[f"{NS}.upload_msg"])      # the file's own text: never Markdown
+    kind, raw_name, raw_msg = ss[f"{NS}.upload_msg"]
+    name = literal.md(raw_name)                                           # the file's own text: never Markdown
     if kind == "error":
-        st.error(t("speed.upload_rejected", lang, name=name, msg=msg.localized(lang)), icon=":material/block:")
+        st.error(t("speed.upload_rejected", lang, name=name, msg=literal.md(raw_msg.localized(lang))),
+                 icon=":material/block:")
     else:
-        st.success(t("speed.upload_accepted", lang, name=name, label=msg), icon=":material/check:")
+        st.success(t("speed.upload_accepted", lang, name=name, label=literal.md(raw_msg)), icon=":material/check:")
 
 
 def _label(key: str, ds: dict, lang: str) -> str:
