@@ -114,7 +114,7 @@ def test_series_and_speedups():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_measured_figures(lang):
     kw = dict(mode="fwd", causal=True)
-    for fn in (M.time_figure, M.speedup_figure, M.hidden_figure, M.memory_figure):
+    for fn in (M.time_figure, M.speedup_figure, M.overlap_figure, M.memory_figure):
         valid(fn(CELLS, lang, **kw))
     tf = M.time_figure(CELLS, lang, **kw)
     by = {tr.name: tr for tr in tf.data}
@@ -123,10 +123,35 @@ def test_measured_figures(lang):
     z = next(tr for tr in sf.data if tr.name == M.label((2, "zigzag"), lang))
     assert list(z.y) == [8.0 / 4.5, 30.0 / 15.5]
     assert [s.y0 for s in sf.layout.shapes] == [2]                     # the ideal 2x line
-    hf = M.hidden_figure(CELLS, lang, **kw)
-    z = next(tr for tr in hf.data if tr.name == M.label((2, "zigzag"), lang))
-    assert list(z.y) == [70.0, 90.0]
+    of = M.overlap_figure(CELLS, lang, **kw)
+    by = {tr.name: tr for tr in of.data}
+    zl = M.label((2, "zigzag"), lang)
+    assert np.allclose(by[t("ring.m_comm_series", lang, what=zl)].y, [100 * 1.0 / 4.2, 100 * 2.0 / 15.3])
+    assert np.allclose(by[t("ring.m_exposed_series", lang, what=zl)].y, [100 * 0.3 / 4.2, 100 * 0.2 / 15.3])
+    assert len(of.data) == 4                                           # (transfers, exposed) x (contiguous, zigzag)
     mf = M.memory_figure(CELLS, lang, **kw)
     z = next(tr for tr in mf.data if tr.name == M.label((2, "zigzag"), lang))
     assert list(z.y) == [1.0, 2.0]
     assert not [tr for tr in mf.data if tr.name == M.label((2, "contiguous"), lang)]   # no peak recorded: no line
+
+
+def test_overlap_rows_keep_negative_exposed_times_and_the_noise():
+    """Exposed = t - t_compute is drawn as measured, below zero too; the error bars are the ring's p20..p80."""
+    cells = [cell(4096, 1, "contiguous", False, "fwd", 20.0),
+             cell(4096, 2, "zigzag", False, "fwd", 10.0, ms_p20=9.5, ms_p80=10.8, ms_compute=10.2, ms_comm=0.3,
+                  hidden=1 - (10.0 - 10.2) / 0.3),
+             cell(8192, 2, "zigzag", False, "fwd", 40.0, ms_compute=39.0, ms_comm=0.5, hidden=-1.0)]
+    rows = M.overlap_rows(cells, "fwd", False)
+    assert [(r["n"], r["world"], r["layout"]) for r in rows] == [(4096, 2, "zigzag"), (8192, 2, "zigzag")]
+    r = rows[0]
+    assert r["exposed"] == pytest.approx(-0.2) and r["exposed_pct"] == pytest.approx(-0.2 / 10.2 * 100)
+    assert r["comm_pct"] == pytest.approx(0.3 / 10.2 * 100) and r["spread_pct"] == pytest.approx(1.3 / 10.0 * 100)
+    assert rows[1]["spread_pct"] == 0 and rows[1]["exposed"] == pytest.approx(1.0)
+    fig = M.overlap_figure(cells, "en", mode="fwd", causal=False)
+    valid(fig)
+    exp = fig.data[1]
+    assert np.allclose(exp.y, [-0.2 / 10.2 * 100, 1.0 / 39.0 * 100])           # not clipped at 0
+    assert np.allclose(exp.error_y.arrayminus, [0.5 / 10.2 * 100, 0])
+    assert np.allclose(exp.error_y.array, [0.8 / 10.2 * 100, 0])
+    assert all("hidden" not in tr.name.lower() for tr in fig.data)
+    assert M.overlap_rows(cells, "fwd", True) == [] and not M.overlap_figure(cells, "en", mode="fwd", causal=True).data

@@ -95,11 +95,18 @@ STRINGS = {
     "ring.tl_total": {"en": "Ring (model)", "zh": "环（模型）"},
     "ring.tl_compute_only": {"en": "Compute only", "zh": "只算不传"},
     "ring.tl_comm_only": {"en": "Transfers only", "zh": "只传不算"},
-    "ring.tl_hidden": {"en": "Transfer hidden", "zh": "被掩盖的传输"},
-    "ring.tl_hidden_help": {
-        "en": "1 − (ring − compute only) / transfers only: the share of the transfer time the compute hides. The "
-              "benchmark reports the same quantity from its three timed loops.",
-        "zh": "1 −（环 − 只算不传）/ 只传不算：传输时间中被计算掩盖的比例。基准测试用它计时的三个循环报告同一个量。"},
+    "ring.tl_exposed": {"en": "Exposed (ring − compute only)", "zh": "暴露的时间（环 − 只算不传）"},
+    "ring.tl_exposed_help": {
+        "en": "How much longer the ring takes than the same loop without transfers: the part of the transfer time "
+              "the compute does not hide.",
+        "zh": "环比不传输的同一循环多用的时间：传输时间中没有被计算掩盖的部分。"},
+    "ring.tl_shares": {
+        "en": "In the model the transfers alone take {share} % of the compute-only time and {exposed} ms of them "
+              "stay exposed, so {hidden} % of the transfer time is hidden. The model has no timing noise, so this "
+              "share is exact here; measured on GPUs it is not, as the recording below explains when there is one.",
+        "zh": "在模型中，只传不算的时间是只算不传的 {share} %，其中 {exposed} ms 仍然暴露在外，即传输时间的 {hidden} % "
+              "被掩盖。模型没有计时噪声，所以这个比例在这里是精确的；在 GPU 上实测时则不然，有实测记录时下文会解释原因。"},
+    "ring.tl_shares_none": {"en": "With one GPU nothing is transferred.", "zh": "只有一块 GPU 时没有任何传输。"},
     "ring.tl_title_cfg": {"en": "Timeline: W = {w}, N = {n}, {layout}, {mask}, B = {batch}, H = {heads}, d = {d}, {dtype}",
                           "zh": "时间线：W = {w}，N = {n}，{layout}，{mask}，B = {batch}，H = {heads}，d = {d}，{dtype}"},
     "ring.mask_causal": {"en": "causal", "zh": "因果"},
@@ -130,10 +137,10 @@ STRINGS = {
     "ring.rec_header": {"en": "Recorded on two GPUs", "zh": "两块 GPU 上的实测"},
     "ring.no_recording": {
         "en": "No recording yet: the benchmark has not been run on two GPUs for this app. The command below, on a "
-              "machine with two GPUs, writes one; put the file in assets/benchmarks/ring/ and it appears here with "
-              "its provenance.",
+              "machine with two GPUs, writes one; once the app ships it, it appears here "
+              "with its provenance.",
         "zh": "还没有实测记录：本应用尚未在两块 GPU 上运行过基准测试。在有两块 GPU 的机器上运行下面的命令即可生成一份；"
-              "把文件放到 assets/benchmarks/ring/ 目录后，它会连同来源信息显示在这里。"},
+              "应用收录这份记录后，它会连同来源信息显示在这里。"},
     "ring.bad_file": {"en": "The recording {name} cannot be read: {msg}", "zh": "无法读取记录 {name}：{msg}"},
     "ring.dataset": {"en": "Recording", "zh": "记录"},
     "ring.pass": {"en": "Pass", "zh": "计算过程"},
@@ -141,11 +148,34 @@ STRINGS = {
     "ring.pass_fwd+bwd": {"en": "forward + backward", "zh": "前向 + 反向"},
     "ring.rec_summary": {"en": "{what}: **{s}×** the speed of one GPU at N = {n} (ideal {w}×).",
                          "zh": "{what}：N = {n} 时速度是单 GPU 的 **{s} 倍**（理想值 {w} 倍）。"},
-    "ring.hidden_note": {
-        "en": "Hidden share of the transfer = 1 − (t − t_compute) / t_comm, with t_compute the same loop without "
-              "sends and t_comm the sends alone; timing noise can push it slightly outside 0–100 %.",
-        "zh": "被掩盖的传输比例 = 1 − (t − t_compute) / t_comm，其中 t_compute 是不发送的同一循环，t_comm 是只发送；"
-              "计时噪声可能让它略微超出 0–100 %。"},
+    "ring.overlap_note": {
+        "en": "Transfers next to compute. In this recording ({pass_}, {mask}) the transfers alone take {c_lo}–{c_hi} % "
+              "of the compute-only time, and the ring's time varies by {n_lo}–{n_hi} % of its median between its "
+              "20th and 80th percentile runs (median spread {n_med} %). The share of the transfer hidden under "
+              "compute, 1 − (t − t_compute) / t_comm, divides the exposed time t − t_compute by the small t_comm: "
+              "when the transfer is a few % of compute, that share cannot be measured better than the timing noise "
+              "(for the cells below it comes out between {h_lo} and {h_hi}; a real share lies in 0–1). So the page shows the times it is made "
+              "of instead: the transfers alone, and the exposed time with its p20–p80 range. An exposed time below "
+              "zero means the ring ran faster than the compute-only loop, which is within the noise.",
+        "zh": "传输与计算并排看。本记录（{pass_}，{mask}）中，只传不算的时间是只算不传的 {c_lo}–{c_hi} %；环自身的用时在"
+              "第 20 与第 80 百分位的运行之间相差其中位数的 {n_lo}–{n_hi} %（中位相差 {n_med} %）。被计算掩盖的传输比例 "
+              "1 − (t − t_compute) / t_comm 要用很小的 t_comm 去除暴露时间 t − t_compute：当传输只有计算的百分之几时，"
+              "这个比例的测量精度不会好于计时噪声（下表各格算出的值在 {h_lo} 到 {h_hi} 之间；真实的比例应在 0–1 之内）。所以本页改为显示"
+              "构成它的两个时间：只传不算的时间，以及暴露时间及其 p20–p80 范围。暴露时间小于零表示环比只算不传的循环"
+              "还快，这在噪声范围之内。"},
+    "ring.overlap_none": {"en": "This recording has no compute-only and transfer-only timings for this pass and mask.",
+                          "zh": "本记录中这一计算过程和掩码没有只算不传、只传不算的计时。"},
+    "ring.col_n": {"en": "N", "zh": "N"},
+    "ring.col_layout": {"en": "GPUs, layout", "zh": "GPU 数，切分方式"},
+    "ring.col_ms1": {"en": "1 GPU (ms)", "zh": "1 块 GPU（ms）"},
+    "ring.col_ms": {"en": "ring (ms)", "zh": "环（ms）"},
+    "ring.col_speedup": {"en": "speed-up", "zh": "加速比"},
+    "ring.col_compute": {"en": "compute only (ms)", "zh": "只算不传（ms）"},
+    "ring.col_comm": {"en": "transfers alone (ms)", "zh": "只传不算（ms）"},
+    "ring.col_exposed": {"en": "exposed: ring − compute (ms)", "zh": "暴露：环 − 只算不传（ms）"},
+    "ring.col_comm_pct": {"en": "transfers / compute", "zh": "传输 / 计算"},
+    "ring.col_exposed_pct": {"en": "exposed / compute", "zh": "暴露 / 计算"},
+    "ring.col_spread": {"en": "ring p20–p80 spread", "zh": "环 p20–p80 差"},
     "ring.not_measured": {"en": "Not measured in this recording: {cells}.", "zh": "本记录中未测量：{cells}。"},
     "ring.prov_header": {"en": "**Where these numbers come from**", "zh": "**这些数字从哪里来**"},
     "ring.prov_gpus": {"en": "GPUs", "zh": "GPU"},
@@ -205,7 +235,6 @@ STRINGS = {
     "ring.axis_ms": {"en": "time (ms)", "zh": "时间（ms）"},
     "ring.axis_n": {"en": "sequence length N", "zh": "序列长度 N"},
     "ring.axis_speedup": {"en": "speed-up over one GPU", "zh": "相对单 GPU 的加速比"},
-    "ring.axis_hidden": {"en": "transfer hidden under compute", "zh": "被计算掩盖的传输"},
     "ring.axis_gib": {"en": "peak memory per GPU (GiB)", "zh": "每块 GPU 的峰值显存（GiB）"},
     "ring.m_single": {"en": "1 GPU", "zh": "1 块 GPU"},
     "ring.m_multi": {"en": "{w} GPUs, {layout}", "zh": "{w} 块 GPU，{layout}"},
@@ -213,16 +242,24 @@ STRINGS = {
     "ring.m_inputs": {"en": "inputs of one GPU ({w} GPU(s))", "zh": "单块 GPU 的输入（{w} 块 GPU 时）"},
     "ring.m_time_title": {"en": "Time vs N (median)", "zh": "时间随 N 的变化（中位数）"},
     "ring.m_speedup_title": {"en": "Speed-up over one GPU", "zh": "相对单 GPU 的加速比"},
-    "ring.m_hidden_title": {"en": "How much of the transfer is hidden", "zh": "传输有多少被掩盖"},
+    "ring.m_overlap_title": {"en": "Transfers alone and exposed time, as % of compute",
+                             "zh": "只传不算与暴露时间，占计算时间的 %"},
+    "ring.axis_pct_compute": {"en": "% of the compute-only time", "zh": "占只算不传时间的 %"},
+    "ring.m_comm_series": {"en": "{what}: transfers alone", "zh": "{what}：只传不算"},
+    "ring.m_exposed_series": {"en": "{what}: exposed (p20–p80)", "zh": "{what}：暴露（p20–p80）"},
     "ring.m_memory_title": {"en": "Peak memory per GPU", "zh": "每块 GPU 的峰值显存"},
     "ring.hover_time": {"en": "N = %{x:,}: %{y:.4g} ms (%{customdata[0]} runs, p20–p80 %{customdata[1]:.4g}–"
                               "%{customdata[2]:.4g})",
                         "zh": "N = %{x:,}：%{y:.4g} ms（%{customdata[0]} 次，p20–p80 %{customdata[1]:.4g}–"
                               "%{customdata[2]:.4g}）"},
     "ring.hover_speedup": {"en": "N = %{x:,}: %{y:.2f}×", "zh": "N = %{x:,}：%{y:.2f} 倍"},
-    "ring.hover_hidden": {"en": "N = %{x:,}: %{y:.0f} % (ring %{customdata[0]:.4g} ms, compute only "
-                                "%{customdata[1]:.4g} ms, transfers only %{customdata[2]:.4g} ms)",
-                          "zh": "N = %{x:,}：%{y:.0f} %（环 %{customdata[0]:.4g} ms，只算不传 %{customdata[1]:.4g} ms，"
-                                "只传不算 %{customdata[2]:.4g} ms）"},
+    "ring.hover_comm": {"en": "N = %{x:,}: transfers alone %{customdata[2]:.4g} ms = %{y:.2f} % of compute only "
+                              "(%{customdata[1]:.4g} ms)",
+                        "zh": "N = %{x:,}：只传不算 %{customdata[2]:.4g} ms，是只算不传（%{customdata[1]:.4g} ms）的 "
+                              "%{y:.2f} %"},
+    "ring.hover_exposed": {"en": "N = %{x:,}: ring %{customdata[0]:.4g} ms − compute only %{customdata[1]:.4g} ms = "
+                                 "%{customdata[3]:.3g} ms (%{y:.2f} % of compute)",
+                           "zh": "N = %{x:,}：环 %{customdata[0]:.4g} ms − 只算不传 %{customdata[1]:.4g} ms = "
+                                 "%{customdata[3]:.3g} ms（计算的 %{y:.2f} %）"},
     "ring.hover_memory": {"en": "N = %{x:,}: %{y:.3g} GiB", "zh": "N = %{x:,}：%{y:.3g} GiB"},
 }

@@ -21,7 +21,7 @@ from flashviz.bench.ring_dataset import list_ring_datasets, load_ring_dataset
 from flashviz.charts import ring as charts
 from flashviz.charts import ring_measured as mcharts
 from flashviz.charts.common import fmt_num
-from flashviz.errors import DatasetError, InputError
+from flashviz.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv
 from flashviz.ui import state, steps
@@ -48,10 +48,7 @@ def _val(name: str):
 
 
 def _whole(name: str, label: str, lo: int, hi: int) -> int:
-    v = _val(name)
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
-        raise InputError(f"{label} must be a whole number in {lo}..{hi}, got {v!r}")
-    return int(v)
+    return check_int(label, _val(name), lo, hi)
 
 
 # ----------------------------------------------------------------------------- cached engine and data
@@ -121,7 +118,6 @@ def ring_step(sim: engine.RingSim, name: str, lang: str, step: int) -> None:
     with b:
         st.markdown(t("ring.state_explain", lang))
         st.dataframe(state_table(sim, step, lang), hide_index=True, key=f"{NS}.table")
-    st.session_state[f"{NS}.step_view"] = dict(step=step, busy=busy)                  # tests
 
 
 def ring_section(cfg, lang: str) -> engine.RingSim:
@@ -152,7 +148,6 @@ def ring_section(cfg, lang: str) -> engine.RingSim:
         st.success(t("ring.same", lang, w=world, diff=f"{max(err, single):.1e}"), icon=":material/check_circle:")
     else:
         st.error(t("ring.differ", lang, diff=f"{max(err, single):.1e}"), icon=":material/warning:")
-    st.session_state[f"{NS}.view"] = dict(world=world, n=sim.n, layout=layout, causal=causal, err=err)  # tests
     return sim
 
 
@@ -168,8 +163,6 @@ def balance_section(sim: engine.RingSim, lang: str) -> None:
                   busy=f"{ic['per_device'].max() / max(ic['per_device'].min(), 1):.1f}",
                   crit=f"{ic['critical_over_ideal']:.2f}", idle_z=iz["idle"], crit_z=f"{iz['critical_over_ideal']:.2f}"))
     chart(charts.work_figure(wc, wz, lang), "ring_work", f"W{w}_N{n}", key=f"{NS}.work")
-    st.session_state[f"{NS}.balance"] = dict(idle=ic["idle"], idle_z=iz["idle"], crit=ic["critical_over_ideal"],
-                                             crit_z=iz["critical_over_ideal"])                       # tests
 
 
 # ----------------------------------------------------------------------------- section 3: cost-model timeline
@@ -190,8 +183,13 @@ def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
     c[0].metric(t("ring.tl_total", lang), f"{charts.human_ms(tl.total_s)} ms")
     c[1].metric(t("ring.tl_compute_only", lang), f"{charts.human_ms(tl.compute_only_s)} ms")
     c[2].metric(t("ring.tl_comm_only", lang), f"{charts.human_ms(tl.comm_only_s)} ms")
-    c[3].metric(t("ring.tl_hidden", lang), "—" if tl.hidden is None else f"{100 * tl.hidden:.0f} %",
-                help=t("ring.tl_hidden_help", lang))
+    c[3].metric(t("ring.tl_exposed", lang), f"{charts.human_ms(tl.total_s - tl.compute_only_s)} ms",
+                help=t("ring.tl_exposed_help", lang))
+    if tl.hidden is None:
+        st.caption(t("ring.tl_shares_none", lang))
+    else:
+        st.caption(t("ring.tl_shares", lang, share=f"{100 * tl.comm_only_s / tl.compute_only_s:.1f}",
+                     exposed=charts.human_ms(tl.total_s - tl.compute_only_s), hidden=f"{100 * tl.hidden:.0f}"))
     title = t("ring.tl_title_cfg", lang, w=sim.world, n=f"{n:,}", layout=t(f"ring.layout_{sim.layout}", lang),
               mask=t("ring.mask_causal" if sim.causal else "ring.mask_full", lang), **shape)
     chart(charts.timeline_figure(tl, lang, title=title), "ring_timeline", f"W{sim.world}_{sim.layout}_N{n}",
@@ -202,7 +200,6 @@ def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
         src = model.source[key]
         st.caption(t(f"ring.src_{key}_{src['kind']}", lang, v=values[key], **{k: v for k, v in src.items()
                                                                              if k != "kind"}))
-    st.session_state[f"{NS}.tl_view"] = dict(total=tl.total_s, hidden=tl.hidden, source=dict(model.source))  # tests
 
 
 # ----------------------------------------------------------------------------- section 4: the recording
@@ -232,12 +229,50 @@ def provenance(ds: dict, lang: str) -> None:
                      hide_index=True, key=f"{NS}.checks")
 
 
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f} %"
+
+
+def recorded_table(cells: list[dict], mode: str, causal: bool, lang: str) -> pd.DataFrame:
+    """One row per ring cell of the pass and mask: its speed-up over one GPU and its times side by side."""
+    groups = mcharts.series(cells, mode, causal)
+    one = {c["n"]: c["ms"] for c in groups.get((1, "single"), [])}
+    over = {(r["n"], r["world"], r["layout"]): r for r in mcharts.overlap_rows(cells, mode, causal)}
+    rows = []
+    for key, cs in groups.items():
+        for c in cs if key[0] > 1 else ():
+            r = over.get((c["n"], *key), {})
+            rows.append((c["n"], key, {
+                t("ring.col_n", lang): c["n"], t("ring.col_layout", lang): mcharts.label(key, lang),
+                t("ring.col_ms1", lang): one.get(c["n"]), t("ring.col_ms", lang): c["ms"],
+                t("ring.col_speedup", lang): one[c["n"]] / c["ms"] if c["n"] in one else None,
+                t("ring.col_compute", lang): r.get("ms_compute"), t("ring.col_comm", lang): r.get("ms_comm"),
+                t("ring.col_exposed", lang): r.get("exposed"), t("ring.col_comm_pct", lang): _pct(r.get("comm_pct")),
+                t("ring.col_exposed_pct", lang): _pct(r.get("exposed_pct")),
+                t("ring.col_spread", lang): _pct(r.get("spread_pct"))}))
+    return pd.DataFrame([row for _, _, row in sorted(rows, key=lambda x: (x[0], x[1]))])
+
+
+def overlap_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
+    """The transfer's size next to the timing noise, from the recording itself, and why no hidden share is shown."""
+    rows = mcharts.overlap_rows(cells, mode, causal)
+    spread = sorted(r["spread_pct"] for r in rows if r["spread_pct"] is not None)
+    if not rows or not spread:
+        st.caption(t("ring.overlap_none", lang))
+        return
+    hidden = [1 - r["exposed"] / r["ms_comm"] for r in rows if r["ms_comm"] > 0]
+    st.caption(t("ring.overlap_note", lang, pass_=t(f"ring.pass_{mode}", lang),
+                 mask=t("ring.mask_causal" if causal else "ring.mask_full", lang),
+                 c_lo=f"{min(r['comm_pct'] for r in rows):.1f}", c_hi=f"{max(r['comm_pct'] for r in rows):.1f}",
+                 n_lo=f"{spread[0]:.1f}", n_hi=f"{spread[-1]:.1f}", n_med=f"{float(np.median(spread)):.1f}",
+                 h_lo=f"{min(hidden):.2f}" if hidden else "—", h_hi=f"{max(hidden):.2f}" if hidden else "—"))
+
+
 def recorded_section(datasets: dict[str, dict], lang: str) -> None:
     st.header(t("ring.rec_header", lang))
     if not datasets:
         st.info(t("ring.no_recording", lang), icon=":material/folder_off:")
         st.code(COMMAND, language="bash", wrap_lines=True)
-        st.session_state[f"{NS}.rec_view"] = None                                        # tests
         return
     ss = st.session_state
     if ss.get(f"{NS}.dataset") not in datasets:
@@ -256,7 +291,7 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
     best = [(k, v[-1]) for k, v in sp.items() if v]
     for k, (n, s) in best:
         st.markdown(t("ring.rec_summary", lang, what=mcharts.label(k, lang), n=f"{n // 1024}k", s=f"{s:.2f}", w=k[0]))
-    figs = [("time", mcharts.time_figure), ("speedup", mcharts.speedup_figure), ("hidden", mcharts.hidden_figure),
+    figs = [("time", mcharts.time_figure), ("speedup", mcharts.speedup_figure), ("overlap", mcharts.overlap_figure),
             ("memory", mcharts.memory_figure)]
     for row in (figs[:2], figs[2:]):
         cols = st.columns(2)
@@ -264,13 +299,14 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
             with col, shown_errors(lang, where=f"recorded {what}"):
                 chart(fn(cells, lang, mode=mode, causal=causal), f"ring_recorded_{what}", slug, key=f"{NS}.rec_{what}",
                       meta=meta)
-    st.caption(t("ring.hidden_note", lang))
+    with shown_errors(lang, where="recorded overlap"):
+        overlap_note(cells, mode, causal, lang)
+    st.dataframe(recorded_table(cells, mode, causal, lang), hide_index=True, key=f"{NS}.rec_table")
     other = [c for c in cells if c["status"] != "ok" and c["mode"] == mode and c["causal"] == causal]
     if other:
         st.caption(t("ring.not_measured", lang, cells="; ".join(
             f"N={c['n']} W={c['world']} {c['layout']}: {c['status']}" for c in other)))
     provenance(ds, lang)
-    ss[f"{NS}.rec_view"] = dict(dataset=name, mode=mode, causal=causal, speedups={str(k): v for k, v in sp.items()})
 
 
 # ----------------------------------------------------------------------------- the page
