@@ -73,6 +73,10 @@ def _backward(page) -> None:
     _heading(page, "backward.peak_header")
 
 
+def _ring(page) -> None:
+    _heading(page, "ring.rec_header")                          # the recorded two-GPU run and its speed-up
+
+
 def _present(page) -> None:
     for _ in range(2):
         _click(page, ".st-key-stepper-next button")          # from the top: the presenter bar, larger text
@@ -95,6 +99,7 @@ SHOTS = {   # name: (url path, extra query, setup)
     "decoding": ("decoding", "", _decoding),
     "speed": ("speed", "", _speed),
     "backward": ("backward", "", _backward),
+    "ring": ("ring", "", _ring),
     "quiz": ("quiz", "", _quiz),
     "present": ("", "&present=1", _present),
 }

@@ -51,7 +51,10 @@ def _line(key, xs, ys, lang, **kw) -> dict:
 
 def _layout(title: str, ytitle: str, lang: str, *, ylog: bool = False, **kw) -> dict:
     kw.setdefault("yaxis", axis(ytitle, type="log" if ylog else "linear"))
-    return base_layout(title, height=400, xaxis=axis(t("ring.axis_n", lang), type="log", dtick=0.30103), **kw)
+    # powers of two as 32k, 64k, ... (plotly's SI ticks print 65536 as "65.53601k")
+    ticks = [1 << p for p in range(10, 25)]
+    return base_layout(title, height=400, xaxis=axis(t("ring.axis_n", lang), type="log", tickvals=ticks,
+                                                     ticktext=[f"{x >> 10}k" for x in ticks]), **kw)
 
 
 def time_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, title: str = "") -> go.Figure:
