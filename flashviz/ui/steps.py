@@ -54,8 +54,20 @@ def _on_slider(ns: str) -> None:
     go(ns, st.session_state[f"_w.{ns}.slider"] - 1)    # the slider shows 1-based steps
 
 
+def _timer_tick() -> bool:
+    """This run is a fragment's rerun (an autoplay tick), not a click on a widget outside the fragment."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
 def _on_play(ns: str) -> None:
     ss = st.session_state
+    if _timer_tick():
+        # The toggle sits outside the fragment, so a person's click is a full run. A tick that carries a changed
+        # toggle is the browser's stale value from before the automatic stop at the last step: keep ours.
+        ss[f"_w.{ns}.play"] = ss.get(_k(ns, "play"), False)
+        return
     ss[_k(ns, "play")] = bool(ss[f"_w.{ns}.play"])
     if ss[_k(ns, "play")] and ss.get(_k(ns, "step"), 0) >= ss.get(_k(ns, "n_steps"), 1) - 1:
         go(ns, 0)                                      # playing from the end starts over
@@ -104,8 +116,11 @@ def controls(ns: str, n_steps: int, lang: str) -> int:
                    disabled=disabled, width="stretch", shortcut=SHORTCUTS[name])
     if n_steps > 1:
         st.session_state[f"_w.{ns}.slider"] = i + 1
+        # Disabled while autoplaying: a timer tick can leave the browser before the last run's slider value has
+        # arrived there, and that stale value would count as a move back (autoplay jumped 4 -> 3 -> 4 ...).
         st.slider(t("common.step_slider", lang), 1, n_steps, key=f"_w.{ns}.slider", on_change=_on_slider,
-                  args=(ns,), help=t("common.step_slider_help", lang))
+                  args=(ns,), help=t("common.step_slider_help", lang),
+                  disabled=bool(st.session_state.get(_k(ns, "play"))))
     return i
 
 
