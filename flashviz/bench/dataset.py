@@ -322,12 +322,17 @@ def validate_dataset(obj) -> dict:
 
 # ---- helpers for the page -------------------------------------------------------------------------------------
 
+def list_json(directory: Path) -> list[Path]:
+    """The *.json files of a folder, newest name first; [] if the folder is absent."""
+    return sorted(directory.glob("*.json"), reverse=True) if directory.is_dir() else []
+
+
 def list_datasets(directory=None) -> list[Path]:
     """Committed datasets (*.json), newest name first; [] if the folder is absent."""
     d = Path(directory) if directory is not None else DEFAULT_DIR
     if not d.is_dir():
         d = Path.cwd() / "assets" / "benchmarks" if directory is None else d
-    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []
+    return list_json(d)
 
 
 def configs(dataset: dict) -> list[dict]:

@@ -142,8 +142,7 @@ def load_hbm_dataset(source) -> dict:
 
 def list_hbm_datasets(directory=None) -> list[Path]:
     """Recorded measured-HBM datasets (*.json), newest name first; [] while none is recorded."""
-    d = Path(directory) if directory is not None else DEFAULT_DIR
-    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []
+    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
 
 
 def matching_cells(dataset: dict, *, n: int, d: int, causal: bool) -> list[dict]:

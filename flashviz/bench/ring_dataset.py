@@ -185,5 +185,4 @@ def load_ring_dataset(source) -> dict:
 
 
 def list_ring_datasets(directory=None) -> list[Path]:
-    d = Path(directory) if directory is not None else DEFAULT_DIR
-    return sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []
+    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)

@@ -44,6 +44,15 @@ def shown_errors(lang: str, *, where: str = ""):
                  icon=":material/bug_report:")
 
 
+def config_ok(cfg, ns: str, lang: str) -> bool:
+    """cfg.check() with its error shown as a message; when it fails, the page's hint (<ns>.fix_input) too."""
+    with shown_errors(lang, where="configuration"):
+        cfg.check()
+        return True
+    st.info(t(f"{ns}.fix_input", lang), icon=":material/edit:")
+    return False
+
+
 # ----------------------------------------------------------------------------- the per-run registry
 
 def begin_run(title: str = "", url_path: str = "") -> None:

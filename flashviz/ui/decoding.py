@@ -23,7 +23,7 @@ from flashviz.errors import check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import online_softmax_trace
 from flashviz.ui import state, steps
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, config_ok, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem
 
 NS = "decoding"
@@ -180,12 +180,7 @@ def paged_section(cfg: Config, lang: str) -> None:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
-    ok = False
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        ok = True
-    if not ok:
-        st.info(t("decoding.fix_input", lang), icon=":material/edit:")
+    if not config_ok(cfg, NS, lang):
         return
     with shown_errors(lang, where="flash-decoding"):
         split_section(cfg, lang)

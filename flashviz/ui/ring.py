@@ -25,7 +25,7 @@ from flashviz.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv
 from flashviz.ui import state, steps
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, config_ok, shown_errors
 from flashviz.ui.config import round_to_dtype
 
 NS = "ring"
@@ -313,12 +313,7 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
-    ok = False
-    with shown_errors(lang, where="configuration"):
-        cfg.check()
-        ok = True
-    if not ok:
-        st.info(t("ring.fix_input", lang), icon=":material/edit:")
+    if not config_ok(cfg, NS, lang):
         return
     sim = None
     with shown_errors(lang, where="ring simulation"):
