@@ -6,9 +6,12 @@
 For every sequence length N, world size w (w = 1 is plain single-GPU attention on rank 0), layout, causal on/off
 and pass (forward; forward + backward) it times the ring on the first w ranks: CUDA events around each
 repetition, a barrier before it, the slowest rank's time per repetition, the median over repetitions after
-warm-up. With w > 1 it also times the same loop without transfers (compute only) and the transfers alone, so
-    hidden = 1 - (t_total - t_compute) / t_comm
-is the share of the transfer time the compute hides. Peak memory: torch.cuda.max_memory_allocated per rank over
+warm-up. With w > 1 the ring marks every step (kernels/ring.py's probe): the time a rank's compute stream waits for
+the step's transfer after its blocks are done is the exposed transfer time, timed directly with CUDA events
+(the slowest rank's sum per call, median over calls); the transfers are also timed alone (t_comm), so
+    hidden = 1 - t_exposed / t_comm
+is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
+t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory: torch.cuda.max_memory_allocated per rank over
 the timed repetitions. Cells run cheapest first within each pass (forward first), and a cell whose predicted
 time (the same kind at the previous N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file
 is rewritten after every cell. Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
@@ -51,7 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--min-reps", type=int, default=3, help="timed runs per measurement at least")
     p.add_argument("--rep-s", type=float, default=1.5, help="aim for about this many seconds of timed runs")
     p.add_argument("--budget-s", type=float, help="skip cells predicted to end after this many seconds")
-    p.add_argument("--no-overlap", action="store_true", help="skip the compute-only and transfer-only loops")
+    p.add_argument("--no-overlap", action="store_true", help="skip the transfer-only (and compute-only) loops")
+    p.add_argument("--compute-only", action="store_true",
+                   help="also time the ring without transfers (t - t_compute: waits plus any slowdown of the "
+                        "kernels while transfers run)")
     p.add_argument("--check-n", type=int, default=2048, help="N of the float64 check before timing (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="JSON path (default assets/benchmarks/ring/<gpu>-x<W>-<date>.json)")
@@ -103,8 +109,36 @@ class Env:
         return box[0]
 
 
-def time_fn(env: Env, fn, group, warmup: int, reps: int, min_reps: int, rep_s: float):
-    """(median ms, p20, p80, reps, peak bytes of this rank): slowest rank per repetition, barrier before each."""
+class WaitProbe:
+    """The ring's measurement hook: how long each step waits for its transfer, summed over one call.
+
+    Between "computed" (this step's blocks are queued) and "received" (the wait on the transfers returned), the
+    compute stream does nothing but wait for the transfer: CUDA events on that stream (host clock on CPU, where
+    every call blocks) time exactly the transfer time the compute did not hide."""
+
+    def __init__(self, env: Env):
+        self.env, self.marks = env, []
+
+    def __call__(self, what: str) -> None:
+        if self.env.cuda:
+            e = self.env.torch.cuda.Event(enable_timing=True)
+            e.record()
+            self.marks.append((what, e))
+        else:
+            self.marks.append((what, time.perf_counter()))
+
+    def take_ms(self) -> float:
+        """Summed waits of the calls since the last take (their work must have finished)."""
+        total, marks, self.marks = 0.0, self.marks, []
+        for (w0, a), (w1, b) in zip(marks[::2], marks[1::2]):
+            assert (w0, w1) == ("computed", "received"), "the ring marks steps in pairs"
+            total += a.elapsed_time(b) if self.env.cuda else (b - a) * 1e3
+        return total
+
+
+def time_fn(env: Env, fn, group, warmup: int, reps: int, min_reps: int, rep_s: float, probe: WaitProbe | None = None):
+    """(median ms, p20, p80, reps, peak bytes of this rank, median exposed ms or None): slowest rank per
+    repetition, barrier before each; the exposed time (probe) likewise the slowest rank's per repetition."""
     torch, dist = env.torch, env.dist
     t_warm = 0.0
     for _ in range(warmup):
@@ -118,9 +152,11 @@ def time_fn(env: Env, fn, group, warmup: int, reps: int, min_reps: int, rep_s: f
     n_reps = max(min_reps, min(reps, int(rep_s / t.item()) if t.item() > 0 else reps))
     if env.cuda:
         torch.cuda.reset_peak_memory_stats()
-    times = []
+    times, waits = [], []
     for _ in range(n_reps):
         env.sync(group)
+        if probe is not None:
+            probe.marks = []                                    # warm-up runs' marks are not timed
         if env.cuda:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
@@ -132,12 +168,14 @@ def time_fn(env: Env, fn, group, warmup: int, reps: int, min_reps: int, rep_s: f
             t0 = time.perf_counter()
             fn()
             times.append((time.perf_counter() - t0) * 1e3)
-    ts = torch.tensor(times, dtype=torch.float64, device=env.device)
+        if probe is not None:
+            waits.append(probe.take_ms())
+    ts = torch.tensor(times + waits, dtype=torch.float64, device=env.device)
     dist.all_reduce(ts, op=dist.ReduceOp.MAX, group=group)
-    ms = sorted(ts.tolist())
+    ms, waited = sorted(ts[:n_reps].tolist()), ts[n_reps:].tolist()
     q = statistics.quantiles(ms, n=5, method="inclusive") if len(ms) > 1 else [ms[0]] * 4
     peak = torch.cuda.max_memory_allocated() if env.cuda else None
-    return statistics.median(ms), q[0], q[3], n_reps, peak
+    return statistics.median(ms), q[0], q[3], n_reps, peak, (statistics.median(waited) if waited else None)
 
 
 def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
@@ -151,15 +189,17 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
     dt = getattr(torch, cfg["dtype"])
     q, k, v = (torch.randn(shape, generator=g, device=env.device, dtype=dt) for _ in range(3))
     dout = torch.randn(shape, generator=g, device=env.device, dtype=dt) if mode == "fwd+bwd" else None
-    kw = dict(causal=cell["causal"], group=group, layout=cell["layout"], impl=cfg["impl"])
+    probe = WaitProbe(env) if w > 1 else None
+    kw = dict(causal=cell["causal"], group=group, layout=cell["layout"], impl=cfg["impl"], probe=probe)
     if mode == "fwd":
         total = lambda: ring.ring_attention(q, k, v, **kw)                     # noqa: E731
     else:
         qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
         total = lambda: torch.autograd.grad(ring.ring_attention(qg, kg, vg, **kw)[0], (qg, kg, vg), dout)  # noqa
     reps = (args.warmup, args.reps, args.min_reps, args.rep_s)
-    ms, p20, p80, n_reps, peak = time_fn(env, total, group, *reps)
-    out = dict(ms=ms, ms_p20=p20, ms_p80=p80, reps=n_reps, ms_compute=None, ms_comm=None, hidden=None)
+    ms, p20, p80, n_reps, peak, exposed = time_fn(env, total, group, *reps, probe=probe)
+    out = dict(ms=ms, ms_p20=p20, ms_p80=p80, reps=n_reps, ms_compute=None, ms_comm=None, ms_exposed=exposed,
+               hidden=None)
     if w > 1 and cfg["overlap"]:
         def setup():                                    # the checks ring_attention runs, in every loop alike
             causal, scale, r = ring.prepare(q, k, v, causal=cell["causal"], sm_scale=None, group=group,
@@ -172,10 +212,11 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
             ring.forward_loop(q, k, v, mode=m, **lk)
             if mode == "fwd+bwd":
                 ring.backward_loop(q, k, v, o, lse, dout, None, mode=m, **lk)
-        out["ms_compute"] = time_fn(env, lambda: loop("compute"), group, *reps)[0]
+        if cfg["compute_only"]:
+            out["ms_compute"] = time_fn(env, lambda: loop("compute"), group, *reps)[0]
         out["ms_comm"] = time_fn(env, lambda: loop("comm"), group, *reps)[0]
         if out["ms_comm"] > 0:
-            out["hidden"] = 1.0 - (ms - out["ms_compute"]) / out["ms_comm"]
+            out["hidden"] = 1.0 - exposed / out["ms_comm"]
     peaks = [0 if peak is None else peak, 0 if peak is None else -peak]
     t = torch.tensor(peaks, dtype=torch.int64, device=env.device)
     dist.all_reduce(t, op=dist.ReduceOp.MAX, group=group)
@@ -231,7 +272,7 @@ def _predict(done: list[dict], cell: dict, per_run: float) -> float | None:
         return None
     prev = max(same, key=lambda c: c["n"])
     t = prev["ms"] / 1e3 * (cell["n"] / prev["n"]) ** 2
-    return t * per_run * (2.2 if cell["world"] > 1 and prev.get("ms_compute") is not None else 1.0)
+    return t * per_run * (2.2 if cell["world"] > 1 and prev.get("ms_compute") is not None else 1.1)
 
 
 def _provenance(env: Env, command: str) -> dict:
@@ -257,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = dict(batch=args.batch, heads=args.heads or (2 if cpu else 32), d=args.head_dim or (16 if cpu else 128),
                dtype=args.dtype or ("float32" if cpu else "float16"), impl=args.impl or ("sdpa" if cpu else "fast"),
                warmup=args.warmup, reps=args.reps, min_reps=min(args.min_reps, args.reps), rep_s=args.rep_s,
-               budget_s=args.budget_s, seed=args.seed, overlap=not args.no_overlap)
+               budget_s=args.budget_s, seed=args.seed, overlap=not args.no_overlap,
+               compute_only=args.compute_only and not args.no_overlap)
     ns = tuple(args.seq or ((64, 128) if cpu else TARGET_NS))
     worlds = sorted(set(args.worlds or range(1, env.world + 1)))
     if not all(1 <= w <= env.world for w in worlds) or any(n % (2 * w) for n in ns for w in worlds):

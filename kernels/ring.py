@@ -1,7 +1,7 @@
 """Ring attention over torch.distributed: each rank holds a slice of the sequence; K/V travel around the ring.
 
-    ring_attention(q, k, v, *, causal=False, sm_scale=None, group=None, layout="contiguous", impl="fast")
-        -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64 inputs with naive/sdpa)
+    ring_attention(q, k, v, *, causal=False, sm_scale=None, group=None, layout="contiguous", impl="fast",
+                   probe=None) -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64 inputs with naive/sdpa)
     shard(x, rank, world, layout) -> this rank's slice of x along dim 2;  unshard(shards, layout) -> x
     positions(rank, world, n, layout) -> the global positions of a rank's rows
     plan(rank, src, world, layout, causal, n_local) -> the Pieces rank computes against src's K/V block
@@ -156,10 +156,12 @@ class Ring:
         self.next = dist.get_global_rank(self.group, (self.rank + 1) % self.world)
         self.prev = dist.get_global_rank(self.group, (self.rank - 1) % self.world)
 
-    def exchange(self, send: torch.Tensor, recv: torch.Tensor, tag: int):
-        """Start sending `send` to the next rank and receiving `recv` from the previous; returns the works."""
-        return dist.batch_isend_irecv([dist.P2POp(dist.isend, send, self.next, self.group, tag),
-                                       dist.P2POp(dist.irecv, recv, self.prev, self.group, tag)])
+    def exchange(self, send, recv, tag: int):
+        """Start sending the tensors `send` to the next rank and receiving `recv` (same shapes) from the previous;
+        returns the works."""
+        ops = [dist.P2POp(dist.isend, x, self.next, self.group, tag) for x in send]
+        ops += [dist.P2POp(dist.irecv, x, self.prev, self.group, tag) for x in recv]
+        return dist.batch_isend_irecv(ops)
 
     def check_same(self, values: list[int], device) -> None:
         """Every rank must pass shards of one shape, or the transfers would hang: compare, then all raise."""
@@ -170,19 +172,6 @@ class Ring:
         hi, lo = t[: len(values)].tolist(), [-x for x in t[len(values):].tolist()]
         if hi != lo:
             raise KernelInputError(f"ranks passed shards of different shapes (B, H, N/W, d between {lo} and {hi})")
-
-
-def _pack(k, v, nchunks: int) -> torch.Tensor:
-    """K and V as one buffer (chunks, 2, B, H, c, d): one transfer per step, each chunk contiguous."""
-    b, h, n, d = k.shape
-    kv = torch.stack([k, v])                                   # (2, B, H, n, d)
-    return kv.view(2, b, h, nchunks, n // nchunks, d).permute(3, 0, 1, 2, 4, 5).contiguous()
-
-
-def _unpack(buf) -> tuple[torch.Tensor, torch.Tensor]:
-    nchunks, _, b, h, c, d = buf.shape
-    kv = buf.permute(1, 2, 3, 0, 4, 5).reshape(2, b, h, nchunks * c, d)
-    return kv[0], kv[1]
 
 
 class _Rows:
@@ -201,53 +190,62 @@ class _Rows:
         return self.cache[key]
 
 
-def _kv(buf, own, piece: Piece):
-    """K, V rows [k_lo, k_hi) of the held block: a chunk of the buffer, or the rank's own tensors."""
-    c = buf.shape[4] if buf is not None else None
-    if buf is not None and piece.k_hi - piece.k_lo == c and piece.k_lo % c == 0:
-        j = piece.k_lo // c
-        return buf[j, 0], buf[j, 1]
-    if own is not None:
-        k, v = own
-        return k[:, :, piece.k_lo:piece.k_hi], v[:, :, piece.k_lo:piece.k_hi]
-    k, v = _unpack(buf)
-    return k[:, :, piece.k_lo:piece.k_hi].contiguous(), v[:, :, piece.k_lo:piece.k_hi].contiguous()
+def _kv(held, piece: Piece):
+    """K, V rows [k_lo, k_hi) of the held block (a view; the kernels copy a strided slice if they need to)."""
+    k, v = held
+    if piece.k_lo == 0 and piece.k_hi == k.shape[2]:
+        return k, v
+    return k[:, :, piece.k_lo:piece.k_hi], v[:, :, piece.k_lo:piece.k_hi]
 
 
-def _nchunks(ring: Ring, layout: str, causal: bool) -> int:
-    return 2 if layout == "zigzag" and causal and ring.world > 1 else 1
+def _mark(probe, what: str) -> None:
+    if probe is not None:
+        probe(what)
 
 
-def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both"):
+def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both", probe=None):
     """The forward ring. mode "compute" runs the same blocks without any transfer (each rank keeps its own
-    K/V), "comm" only the transfers; both exist to measure how much of the transfer the compute hides."""
-    n = q.shape[2]
+    K/V), "comm" only the transfers; both exist for measurement, as does `probe`: a callable told
+    "computed" when a step's blocks are queued and "received" once the next block has arrived, so a
+    benchmark can time how long each step waits for its transfer.
+
+    Memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block (2 shards; own K and
+    V are sent as they are, never packed), the output accumulator, and one block's output at a time. With
+    W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype: the one merge
+    rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32."""
     if ring.world == 1:
         return block_forward(q, k, v, causal, sm_scale, impl)
-    buf = _pack(k, v, _nchunks(ring, layout, causal))
+    k, v = k.contiguous(), v.contiguous()                       # sent as they are
     rows = _Rows(q=q)
-    out = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
+    out = torch.zeros(q.shape, dtype=q.dtype if ring.world == 2 else acc_dtype(q.dtype), device=q.device)
     lse = torch.full(q.shape[:3], -math.inf, dtype=acc_dtype(q.dtype), device=q.device)
+    held = (k, v)                                               # the K/V block this step computes against
     for s in range(ring.world):
         src = (ring.rank - s) % ring.world
         works, nxt = None, None
         if s + 1 < ring.world and mode != "compute":
-            nxt = torch.empty_like(buf)
-            works = ring.exchange(buf, nxt, TAG_KV)             # in flight while this block computes
+            nxt = torch.empty((2, *k.shape), dtype=k.dtype, device=k.device)
+            works = ring.exchange(held, (nxt[0], nxt[1]), TAG_KV)   # in flight while this block computes
         if mode != "comm":
-            for p in plan(ring.rank, src, ring.world, layout, causal, n):
-                kb, vb = _kv(buf, (k, v) if s == 0 or mode == "compute" else None, p)
+            for p in plan(ring.rank, src, ring.world, layout, causal, q.shape[2]):
+                kb, vb = _kv((k, v) if mode == "compute" else held, p)
                 o_b, l_b = block_forward(rows.get("q", p.q_lo, p.q_hi), kb, vb, p.causal, sm_scale, impl)
                 merge(out[:, :, p.q_lo:p.q_hi], lse[:, :, p.q_lo:p.q_hi], o_b, l_b)
+                del o_b, l_b
+        _mark(probe, "computed")
         for w in works or ():
             w.wait()
-        buf = nxt if nxt is not None else buf
+        _mark(probe, "received")
+        if nxt is not None:
+            held = (nxt[0], nxt[1])
     return out.to(q.dtype), lse
 
 
-def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both"):
+def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both",
+                  probe=None):
     """The backward ring: dQ accumulates at home; each block's dK, dV (float32) travel with it and reach
-    their owner after W hops (the last hop overlaps nothing). Returns (dq, dk, dv) in q's dtype."""
+    their owner after W hops (the last hop overlaps nothing). Returns (dq, dk, dv) in q's dtype. probe: as in
+    forward_loop ("received" once both the next K/V block and the gradients travelling with it are in)."""
     n = q.shape[2]
     if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
         dlse = None                                             # nothing flows into lse: the Triton backward
@@ -256,21 +254,22 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
     if ring.world == 1:
         g = block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl)
         return tuple(x.to(q.dtype) for x in g)
-    buf = _pack(k, v, _nchunks(ring, layout, causal))
+    k, v = k.contiguous(), v.contiguous()
     rows = _Rows(q=q, o=o, do=do, lse=lse[..., None], delta=None if delta is None else delta[..., None],
                  dlse=None if dlse is None else dlse[..., None])
     dq = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
-    dbuf, dnext, dworks = None, None, None
+    held = (k, v)
+    dbuf, dnext, dworks = None, None, None                      # (2, B, H, n, d): dK, dV of the held block
     for s in range(ring.world):
         src = (ring.rank - s) % ring.world
         works, nxt = None, None
         if s + 1 < ring.world and mode != "compute":
-            nxt = torch.empty_like(buf)
-            works = ring.exchange(buf, nxt, TAG_KV)
-        blk = torch.zeros(buf.shape, dtype=acc_dtype(q.dtype), device=q.device)     # this block's dK, dV
+            nxt = torch.empty((2, *k.shape), dtype=k.dtype, device=k.device)
+            works = ring.exchange(held, (nxt[0], nxt[1]), TAG_KV)
+        blk = torch.zeros((2, *k.shape), dtype=acc_dtype(q.dtype), device=q.device)   # this block's dK, dV
         if mode != "comm":
             for p in plan(ring.rank, src, ring.world, layout, causal, n):
-                kb, vb = _kv(buf, (k, v) if s == 0 or mode == "compute" else None, p)
+                kb, vb = _kv((k, v) if mode == "compute" else held, p)
                 r = (p.q_lo, p.q_hi)
                 dl = rows.get("dlse", *r)
                 dt = rows.get("delta", *r)
@@ -278,45 +277,44 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
                                             rows.get("do", *r), None if dt is None else dt[..., 0],
                                             None if dl is None else dl[..., 0], p.causal, sm_scale, impl)
                 dq[:, :, p.q_lo:p.q_hi] += gq
-                _add_rows(blk, p.k_lo, p.k_hi, gk, gv)
+                blk[0, :, :, p.k_lo:p.k_hi] += gk
+                blk[1, :, :, p.k_lo:p.k_hi] += gv
+                del gq, gk, gv
+        _mark(probe, "computed")
         if s == 0 or mode == "compute":
             dbuf = blk if dbuf is None else dbuf.add_(blk)
         else:
             for w in dworks or ():
                 w.wait()
             dbuf = dnext.add_(blk)
+        del blk
         if mode != "compute":
             dnext = torch.empty_like(dbuf)
-            dworks = ring.exchange(dbuf, dnext, TAG_DKV)        # on its way while the next block computes
+            dworks = ring.exchange((dbuf,), (dnext,), TAG_DKV)  # on its way while the next block computes
         for w in works or ():
             w.wait()
-        buf = nxt if nxt is not None else buf
+        _mark(probe, "received")
+        if nxt is not None:
+            held = (nxt[0], nxt[1])
     if mode != "compute":
+        _mark(probe, "computed")                                # the last hop of dK, dV overlaps nothing
         for w in dworks:
             w.wait()
+        _mark(probe, "received")
         dbuf = dnext
-    dk, dv = _unpack(dbuf)
-    return dq.to(q.dtype), dk.to(q.dtype), dv.to(q.dtype)
-
-
-def _add_rows(blk, lo: int, hi: int, gk, gv) -> None:
-    """Add gradients of key rows [lo, hi) into the chunked buffer."""
-    c = blk.shape[4]
-    for j in range(lo // c, -(-hi // c)):
-        a, b = max(lo, j * c), min(hi, (j + 1) * c)
-        blk[j, 0, :, :, a - j * c:b - j * c] += gk[:, :, a - lo:b - lo]
-        blk[j, 1, :, :, a - j * c:b - j * c] += gv[:, :, a - lo:b - lo]
+    return dq.to(q.dtype), dbuf[0].to(q.dtype), dbuf[1].to(q.dtype)
 
 
 # ----------------------------------------------------------------------------- the API
 
 class _RingFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, q, k, v, causal, sm_scale, impl, layout, ring):
+    def forward(ctx, q, k, v, causal, sm_scale, impl, layout, ring, probe):
         ctx.set_materialize_grads(False)
-        out, lse = forward_loop(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring)
+        out, lse = forward_loop(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring,
+                                probe=probe)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring)
+        ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring, probe=probe)
         return out, lse
 
     @staticmethod
@@ -326,7 +324,7 @@ class _RingFunction(torch.autograd.Function):
         if dout is None:
             dout = torch.zeros_like(out)
         grads = backward_loop(q, k, v, out, lse, dout, dlse, **ctx.args)
-        return (*grads, None, None, None, None, None)
+        return (*grads, None, None, None, None, None, None)
 
 
 def _options(q, causal, sm_scale) -> tuple[bool, float]:
@@ -360,10 +358,11 @@ def prepare(q, k, v, *, causal, sm_scale, group, layout, impl):
 
 
 def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, group=None,
-                   layout: str = "contiguous", impl: str = "fast"):
+                   layout: str = "contiguous", impl: str = "fast", probe=None):
     """This rank's (out, lse) of attention over the whole sequence; q, k, v are its shard (B, H, N/W, d).
-    Differentiable in q, k, v through out and lse."""
+    Differentiable in q, k, v through out and lse. probe: None, or a measurement hook called with "computed"
+    and "received" at every ring step, forward and backward (see forward_loop)."""
     causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
     if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):
-        return _RingFunction.apply(q, k, v, causal, scale, impl, layout, ring)
-    return forward_loop(q, k, v, causal=causal, sm_scale=scale, impl=impl, layout=layout, ring=ring)
+        return _RingFunction.apply(q, k, v, causal, scale, impl, layout, ring, probe)
+    return forward_loop(q, k, v, causal=causal, sm_scale=scale, impl=impl, layout=layout, ring=ring, probe=probe)

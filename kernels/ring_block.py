@@ -3,7 +3,7 @@
 No torch.distributed here; kernels/ring.py moves the blocks around the ring and calls these.
 
     block_forward(q, k, v, causal, sm_scale, impl) -> (out like q, lse (B, H, Nq) float32)
-    merge(out, lse, out_b, lse_b) -> (out, lse)          # in place into the float32 accumulators
+    merge(out, lse, out_b, lse_b)                        # in place: out (float32 or the inputs' dtype), lse float32
     block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl) -> (dq, dk, dv)
         (float32 from the torch recomputation, float64 for float64 inputs; the inputs' dtype from Triton)
 
@@ -33,6 +33,7 @@ from .errors import KernelInputError, KernelUnavailable
 RING_IMPLS = ("naive", "sdpa", "teaching", "fast")
 TRITON_IMPLS = ("teaching", "fast")
 ROWS = 1024                 # query rows per torch recomputation chunk (bounds the (rows, Nk) temporaries)
+MERGE_ELEMS = 1 << 24       # elements per merge slab (64 MiB of float32 temporaries at most)
 
 
 def acc_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -77,16 +78,26 @@ def block_forward(q, k, v, causal: bool, sm_scale: float, impl: str):
 
 
 def merge(out, lse, out_b, lse_b) -> None:
-    """Fold block (out_b, lse_b) into the accumulators (out float32/64, lse float32), in place; -inf safe."""
-    lse_b = lse_b.to(lse.dtype)
-    m = torch.maximum(lse, lse_b)
-    ref = torch.where(torch.isneginf(m), torch.zeros_like(m), m)     # both empty: reference 0, weights 0
-    w_a, w_b = torch.exp(lse - ref), torch.exp(lse_b - ref)
-    total = w_a + w_b
-    safe = torch.where(total > 0, total, torch.ones_like(total))
-    a, b = (w_a / safe).unsqueeze(-1).to(out.dtype), (w_b / safe).unsqueeze(-1).to(out.dtype)
-    out.mul_(a).add_(out_b.to(out.dtype) * b)
-    lse.copy_(ref + torch.log(total))                                # log 0 = -inf: still empty
+    """Fold block (out_b, lse_b) into the accumulators (out, lse float32), in place; -inf safe.
+
+    The arithmetic is float32 (float64 for float64) whatever out's dtype, a slab of rows at a time, and out is
+    written once per slab: so an out in the inputs' dtype is rounded once per merge, and no temporary larger
+    than a slab is ever allocated (a whole-tensor `out * a + out_b * b` would need three more outputs' worth)."""
+    ct = torch.float64 if torch.float64 in (out.dtype, out_b.dtype) else torch.float32
+    b, h, n, d = out.shape
+    rows = max(1, MERGE_ELEMS // max(1, b * h * d))
+    for a0 in range(0, n, rows):
+        sl = slice(a0, min(n, a0 + rows))
+        la, lb = lse[:, :, sl], lse_b[:, :, sl].to(lse.dtype)
+        m = torch.maximum(la, lb)
+        ref = torch.where(torch.isneginf(m), torch.zeros_like(m), m)   # both empty: reference 0, weights 0
+        w_a, w_b = torch.exp(la - ref), torch.exp(lb - ref)
+        total = w_a + w_b
+        safe = torch.where(total > 0, total, torch.ones_like(total))
+        o = out[:, :, sl].to(ct).mul_((w_a / safe).unsqueeze(-1).to(ct))
+        o.addcmul_(out_b[:, :, sl].to(ct), (w_b / safe).unsqueeze(-1).to(ct))
+        out[:, :, sl] = o
+        la.copy_(ref + torch.log(total))                               # log 0 = -inf: still empty
 
 
 # ----------------------------------------------------------------------------- backward of one block

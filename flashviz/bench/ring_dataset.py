@@ -4,17 +4,21 @@ No torch here (the page imports it). The bytes go through the same guarded JSON 
 (size cap, strict UTF-8, no NaN/Infinity, no duplicate keys, depth cap), then this schema; DatasetError names
 the offending field. They live in assets/benchmarks/ring/ (the speed page reads only assets/benchmarks/*.json).
 
-Dataset JSON, kind "flashviz-ring", schema_version 1
+Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no "ms_exposed" and no
+"compute_only", and its "hidden" was 1 - (ms - ms_compute) / ms_comm, a difference of two noisy totals)
     {"schema_version": 1, "kind": "flashviz-ring", "complete": bool, "elapsed_s": float, "stopped": str (optional),
      "provenance": {the speed datasets' fields (flashviz.bench), plus "backend" ("nccl"|"gloo"), "nccl_version"
                     (str|null), "world_size" (int), "gpu_names" (one per rank, comma separated)},
      "config": {"batch", "heads", "d", "dtype", "impl", "warmup", "reps", "min_reps", "rep_s", "budget_s", "seed",
-                "overlap" (bool: compute-only and transfer-only loops timed too)},
+                "overlap" (bool: the transfer-only loop timed too), "compute_only" (bool: the loop without
+                transfers timed too)},
      "checks": [{"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}]   (float64 rows, see ring_bench),
      "cells": [{"n", "world", "layout", "causal", "mode" ("fwd"|"fwd+bwd"), "status" ("ok"|"oom"|"error"|"skipped"),
                 "message", "ms" (median over reps of the slowest rank), "ms_p20", "ms_p80", "reps",
-                "ms_compute" (the same loop without transfers), "ms_comm" (only the transfers),
-                "hidden" = 1 - (ms - ms_compute) / ms_comm (share of the transfer time hidden under compute),
+                "ms_compute" (the same loop without transfers, or null), "ms_comm" (only the transfers),
+                "ms_exposed" (time the compute stream waited for transfers per call, CUDA events around each
+                step's wait, slowest rank, median), "hidden" = 1 - ms_exposed / ms_comm (share of the transfer
+                time hidden under compute),
                 "flops" (whole attention: 4*B*H*N^2*d, halved when causal, x3.5 for fwd+bwd), "tflops" (all GPUs),
                 "peak_bytes" (max over ranks of torch.cuda.max_memory_allocated), "peak_bytes_min",
                 "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes sent per step)}]}
@@ -30,7 +34,8 @@ from . import dataset as _ds
 from .spec import DTYPES, flops
 
 KIND = "flashviz-ring"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READS = (1, 2)
 LAYOUTS = ("contiguous", "zigzag")
 MODES = ("fwd", "fwd+bwd")
 STATUSES = ("ok", "oom", "error", "skipped")
@@ -38,7 +43,7 @@ DEFAULT_DIR = _ds.DEFAULT_DIR / "ring"
 STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
     "sm_count", "compute_capability", "driver_version", "cuda_version", "cudnn_version", "triton", "numpy",
     "source_sha256", "flashviz"}
-CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "tflops")
+CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
              "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50)}
 CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"layout", "causal", "mode", "status", "message", "hidden", "flops"}
@@ -66,7 +71,7 @@ def _config(c) -> None:
     if not isinstance(c, dict):
         _ds._fail("config", "must be an object")
     for k in c:
-        if k not in (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap"):
+        if k not in (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only"):
             _ds._fail(f"config.{str(k)[:40]}", "is not a field of the schema")
     for k, (lo, hi) in CONFIG_INTS.items():
         _ds._int_in(f"config.{k}", c.get(k), lo, hi)
@@ -78,6 +83,7 @@ def _config(c) -> None:
     _ds._number("config.rep_s", c.get("rep_s"), bound=1e6)
     _ds._number("config.budget_s", c.get("budget_s"), bound=1e7)
     _ds._bool("config.overlap", c.get("overlap"))
+    _ds._bool("config.compute_only", c.get("compute_only"), null=True)
 
 
 def _cell(i: int, c, cfg: dict) -> None:
@@ -141,8 +147,8 @@ def validate_ring_dataset(obj) -> dict:
     if obj.get("kind") != KIND:
         _ds._fail("kind", f"must be {KIND!r} (is this a ring-attention recording?)")
     v = obj.get("schema_version")
-    if isinstance(v, bool) or v != SCHEMA_VERSION:
-        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+    if isinstance(v, bool) or v not in READS:
+        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {READS[0]} and {READS[1]})")
     for k in obj:
         if k not in ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "config",
                      "checks", "cells"):
