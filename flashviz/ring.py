@@ -263,3 +263,25 @@ def timeline(world: int, n: int, layout: str, causal: bool, *, batch: int, heads
     total = float((start[w - 1] + comp[w - 1]).max())
     return Timeline(comp, start, xs, xe, t_x, total, float(comp.sum(0).max()), (w - 1) * t_x, overlap)
 
+
+
+def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int, heads: int, d: int,
+                   elem_bytes: int) -> dict[str, int]:
+    """Bytes one device holds at the peak of the ring forward (flashviz_kernels.ring), by what they are for.
+
+    One GPU (W = 1): q, k, v and the output, plus the float32 log-sum-exp. A ring device, with S the bytes of
+    one shard (B H N/W d elements): its q, k, v shards (3 S); the K/V block arriving while it computes (2 S;
+    with W > 2 the block it computes on is itself a received one, so 4 S); the output accumulator (S in the
+    inputs' dtype at W = 2, where each row merges two blocks and one rounding is exact enough; float32 beyond);
+    one block's output (S); with zigzag and causal masking, the contiguous copies of the half-shard slices a
+    step computes on (S); and the float32 log-sum-exps. Small scratch (the merge works 64 MiB slabs) is not
+    counted: a measured peak should exceed this by that much at most."""
+    w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)
+    rows = batch * heads * (n // w)
+    shard = rows * d * elem_bytes
+    lse = rows * 4
+    if w == 1:
+        return dict(inputs=3 * shard, output=shard, lse=lse)
+    return dict(inputs=3 * shard, receive=(2 if w == 2 else 4) * shard,
+                accumulator=shard if w == 2 else rows * d * 4, block_output=shard,
+                slices=shard if layout == "zigzag" and causal else 0, lse=2 * lse)

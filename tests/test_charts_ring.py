@@ -155,3 +155,20 @@ def test_overlap_rows_keep_negative_exposed_times_and_the_noise():
     assert np.allclose(exp.error_y.array, [0.8 / 10.2 * 100, 0])
     assert all("hidden" not in tr.name.lower() for tr in fig.data)
     assert M.overlap_rows(cells, "fwd", True) == [] and not M.overlap_figure(cells, "en", mode="fwd", causal=True).data
+
+
+def test_overlap_rows_of_a_recording_with_timed_waits():
+    """Schema 2: the exposed time is the timed wait, the compute is the ring's time minus it, the hidden share
+    1 - waits / transfers alone; no error bars (a timed wait is not a difference of two totals)."""
+    cells = [cell(1024, 1, "contiguous", True, "fwd", 8.0),
+             cell(1024, 2, "zigzag", True, "fwd", 4.5, ms_comm=1.0, ms_exposed=0.25, hidden=0.75),
+             cell(2048, 2, "zigzag", True, "fwd", 15.5, ms_comm=2.0, ms_exposed=0.0, hidden=1.0)]
+    rows = M.overlap_rows(cells, "fwd", True)
+    assert [(r["n"], r["direct"]) for r in rows] == [(1024, True), (2048, True)]
+    assert [r["ms_compute"] for r in rows] == [4.25, 15.5]
+    assert [r["hidden"] for r in rows] == pytest.approx([0.75, 1.0])
+    assert [r["comm_pct"] for r in rows] == pytest.approx([100 / 4.25, 200 / 15.5])
+    fig = M.overlap_figure(cells, "en", mode="fwd", causal=True)
+    ex = [tr for tr in fig.data if tr.name == t("ring.m_exposed_series_direct", "en", what=M.label((2, "zigzag"), "en"))]
+    assert len(ex) == 1 and list(ex[0].y) == pytest.approx([100 * 0.25 / 4.25, 0.0])
+    assert not any(ex[0].error_y.array) and fig.layout.yaxis.title.text == t("ring.axis_pct_compute_direct", "en")

@@ -192,3 +192,27 @@ def load_ring_dataset(source) -> dict:
 
 def list_ring_datasets(directory=None) -> list[Path]:
     return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+
+
+def markdown_table(data: dict) -> str:
+    """The README's table of a recording: per pass, mask, layout and N, 1 vs 2 GPUs, the transfer times and memory.
+    `python -m flashviz.bench.ring_dataset FILE` prints it (so the README's numbers come from the file)."""
+    ok = [c for c in data["cells"] if c["status"] == "ok"]
+    one = {(c["n"], c["causal"], c["mode"]): c for c in ok if c["world"] == 1}
+    lines = ["| pass | N | causal | layout | 1 GPU | 2 GPUs | speed-up | transfers alone | waited for them | hidden "
+             "| peak GiB per GPU (2 / 1) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    key = lambda c: (MODES.index(c["mode"]), c["causal"], c["layout"], c["n"])           # noqa: E731
+    for c in sorted((c for c in ok if c["world"] == 2), key=key):
+        o = one.get((c["n"], c["causal"], c["mode"]))
+        f = lambda x, p="": "—" if x is None else f"{x:{p}}"                            # noqa: E731
+        lines.append(" | ".join([
+            f"| {c['mode']}", f"{c['n'] // 1024}k", "yes" if c["causal"] else "no", c["layout"], f(o and o["ms"], ".0f"),
+            f(c["ms"], ".0f"), "—" if o is None else f"{o['ms'] / c['ms']:.2f}x", f(c.get("ms_comm"), ".1f"),
+            f(c.get("ms_exposed"), ".2f"), "—" if c.get("hidden") is None else f"{100 * c['hidden']:.1f} %",
+            f"{c['peak_bytes'] / 2 ** 30:.1f} / " + ("—" if o is None else f"{o['peak_bytes'] / 2 ** 30:.1f}") + " |"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+    print(markdown_table(load_ring_dataset(sys.argv[1])))

@@ -3,11 +3,10 @@
 series          the cells of one pass (fwd / fwd+bwd) and mask, grouped by (world size, layout), N ascending
 time_figure     median time vs N (log-log), one line per group; 1 GPU is the plain single-GPU kernel
 speedup_figure  t(1 GPU) / t(W GPUs) at the same N, per layout; the ideal W dashed
-overlap_rows    per ring cell: the transfers alone (t_comm), the exposed time t - t_compute, both as a share of
-                t_compute, and the ring time's p20-p80 spread (the timing noise)
-overlap_figure  those shares per layout, the exposed time with its p20-p80 range as error bars. Not the hidden
-                share 1 - exposed / t_comm: when t_comm is a few % of t_compute that ratio is mostly timing noise
-                (it can come out far below 0 or above 1), so the two times it is made of are drawn instead.
+overlap_rows    per ring cell: the transfers alone (t_comm) and the exposed time, both as a share of the compute:
+                the waits timed directly (recordings of schema 2), or t - t_compute (schema 1)
+overlap_figure  those shares per layout; a schema-1 exposed time carries the ring time's p20-p80 range as error
+                bars, since it is a difference of two noisy totals (the page then shows no hidden share).
 memory_figure   peak memory per GPU vs N (the busiest rank), with one rank's inputs dashed
 Only cells with status "ok" are drawn; the page lists the others (skipped by the time budget, OOM, error).
 """
@@ -90,27 +89,40 @@ def speedup_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, tit
 
 
 def overlap_rows(cells: list[dict], mode: str, causal: bool) -> list[dict]:
-    """Ring cells (W > 1) of one pass and mask whose compute-only and transfer-only loops were timed, by
-    (W, layout) then N: ms, ms_compute, ms_comm, exposed = ms - ms_compute (ms; below 0 = within noise),
-    comm_pct and exposed_pct (% of ms_compute), spread_pct = (ms_p80 - ms_p20) / ms in % (None if not recorded)."""
+    """Ring cells (W > 1) of one pass and mask whose transfer-only loop was timed, by (W, layout) then N.
+
+    direct (schema 2): the exposed time is the recorded ms_exposed, the waits for transfers timed with CUDA
+    events; the compute is ms - ms_exposed; hidden = 1 - exposed / ms_comm.
+    otherwise (schema 1): exposed = ms - ms_compute, a difference of two noisy totals (below 0 = within noise),
+    and no hidden share.
+    Each row: n, world, layout, ms, ms_compute, ms_comm, exposed, direct, hidden, comm_pct and exposed_pct (% of
+    the compute), p20, p80, spread_pct = (ms_p80 - ms_p20) / ms in % (None if not recorded)."""
     out = []
     for (w, layout), cs in series(cells, mode, causal).items():
         for c in cs:
-            if w < 2 or c.get("ms_compute") is None or c.get("ms_comm") is None or not c["ms_compute"] > 0:
+            direct = c.get("ms_exposed") is not None
+            if w < 2 or c.get("ms_comm") is None or not (direct or c.get("ms_compute") is not None):
+                continue
+            exposed = c["ms_exposed"] if direct else c["ms"] - c["ms_compute"]
+            compute = c["ms"] - exposed if direct else c["ms_compute"]
+            if not compute > 0:
                 continue
             p20, p80 = c.get("ms_p20"), c.get("ms_p80")
-            exposed = c["ms"] - c["ms_compute"]
-            out.append(dict(n=c["n"], world=w, layout=layout, ms=c["ms"], ms_compute=c["ms_compute"],
-                            ms_comm=c["ms_comm"], exposed=exposed, comm_pct=100 * c["ms_comm"] / c["ms_compute"],
-                            exposed_pct=100 * exposed / c["ms_compute"], p20=p20, p80=p80,
-                            spread_pct=None if p20 is None or p80 is None else 100 * (p80 - p20) / c["ms"]))
+            out.append(dict(n=c["n"], world=w, layout=layout, ms=c["ms"], ms_compute=compute, ms_comm=c["ms_comm"],
+                            exposed=exposed, direct=direct,
+                            hidden=1 - exposed / c["ms_comm"] if direct and c["ms_comm"] > 0 else None,
+                            comm_pct=100 * c["ms_comm"] / compute, exposed_pct=100 * exposed / compute, p20=p20,
+                            p80=p80, spread_pct=None if p20 is None or p80 is None else 100 * (p80 - p20) / c["ms"]))
     return out
 
 
 def overlap_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, title: str = "") -> go.Figure:
-    """Per (W, layout): the transfers alone as % of the compute-only time (line), and the exposed time
-    t - t_compute as % of it (markers, error bars: where the ring time's p20..p80 puts it). Nothing is clipped."""
+    """Per (W, layout): the transfers alone as % of the compute (line), and the exposed time as % of it
+    (markers: the timed waits; for a schema-1 recording t - t_compute with error bars where the ring time's
+    p20..p80 puts it). Nothing is clipped."""
     rows = overlap_rows(cells, mode, causal)
+    direct = bool(rows) and all(r["direct"] for r in rows)
+    sfx = "_direct" if direct else ""
     data = []
     for key in dict.fromkeys((r["world"], r["layout"]) for r in rows):
         rs = [r for r in rows if (r["world"], r["layout"]) == key]
@@ -121,20 +133,23 @@ def overlap_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, tit
                          name=t("ring.m_comm_series", lang, what=name), customdata=custom,
                          line=dict(color=color, dash=dash, width=2),
                          marker=dict(symbol=f"{symbol}-open", size=9, color=color),
-                         hovertemplate=t("ring.hover_comm", lang) + "<extra></extra>"))
+                         hovertemplate=t("ring.hover_comm" + sfx, lang) + "<extra></extra>"))
         # error bars from the median down to p20 and up to p80 (a percentile never lies on the wrong side of the
         # median, max(.., 0) only guards a malformed file); a cell without percentiles gets no bar
-        lo = [0.0 if r["p20"] is None else 100 * max(r["ms"] - r["p20"], 0.0) / r["ms_compute"] for r in rs]
-        hi = [0.0 if r["p80"] is None else 100 * max(r["p80"] - r["ms"], 0.0) / r["ms_compute"] for r in rs]
+        # (a directly timed wait has no such bar: it is not a difference of the ring's time and another)
+        lo = [0.0 if r["p20"] is None or r["direct"] else 100 * max(r["ms"] - r["p20"], 0.0) / r["ms_compute"]
+              for r in rs]
+        hi = [0.0 if r["p80"] is None or r["direct"] else 100 * max(r["p80"] - r["ms"], 0.0) / r["ms_compute"]
+              for r in rs]
         data.append(dict(type="scatter", x=[r["n"] for r in rs], y=[r["exposed_pct"] for r in rs], mode="markers",
-                         name=t("ring.m_exposed_series", lang, what=name), customdata=custom,
+                         name=t("ring.m_exposed_series" + sfx, lang, what=name), customdata=custom,
                          marker=dict(symbol=symbol, size=8, color=color),
                          error_y=dict(type="data", symmetric=False, array=hi, arrayminus=lo, color=color, width=4),
-                         hovertemplate=t("ring.hover_exposed", lang) + "<extra></extra>"))
+                         hovertemplate=t("ring.hover_exposed" + sfx, lang) + "<extra></extra>"))
     zero = [dict(type="line", xref="paper", x0=0, x1=1, y0=0, y1=0, line=dict(color=P.DARK_GREY, dash="dot"))]
     return go.Figure(data=data, layout=_layout(
-        title or t("ring.m_overlap_title", lang), t("ring.axis_pct_compute", lang), lang, shapes=zero,
-        yaxis=axis(t("ring.axis_pct_compute", lang), ticksuffix=" %", zeroline=False)))
+        title or t("ring.m_overlap_title", lang), t("ring.axis_pct_compute" + sfx, lang), lang, shapes=zero,
+        yaxis=axis(t("ring.axis_pct_compute" + sfx, lang), ticksuffix=" %", zeroline=False)))
 
 
 def memory_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, title: str = "") -> go.Figure:

@@ -248,6 +248,53 @@ STRINGS = {
     "ring.m_comm_series": {"en": "{what}: transfers alone", "zh": "{what}：只传不算"},
     "ring.m_exposed_series": {"en": "{what}: exposed (p20–p80)", "zh": "{what}：暴露（p20–p80）"},
     "ring.m_memory_title": {"en": "Peak memory per GPU", "zh": "每块 GPU 的峰值显存"},
+    "ring.axis_pct_compute_direct": {"en": "% of compute (ring time − waits)", "zh": "占计算时间的 %（环用时 − 等待）"},
+    "ring.m_exposed_series_direct": {"en": "{what}: waits for transfers (timed)", "zh": "{what}：等待传输（实测）"},
+    "ring.hover_comm_direct": {"en": "N = %{x:,}: transfers alone %{customdata[2]:.4g} ms = %{y:.2f} % of compute "
+                                     "(%{customdata[1]:.4g} ms)",
+                               "zh": "N = %{x:,}：只传不算 %{customdata[2]:.4g} ms，是计算时间（%{customdata[1]:.4g} ms）的 "
+                                     "%{y:.2f} %"},
+    "ring.hover_exposed_direct": {"en": "N = %{x:,}: waited %{customdata[3]:.3g} ms for transfers in a "
+                                        "%{customdata[0]:.4g} ms call (%{y:.2f} % of compute)",
+                                  "zh": "N = %{x:,}：在一次 %{customdata[0]:.4g} ms 的调用中等待传输 %{customdata[3]:.3g} ms"
+                                        "（计算时间的 %{y:.2f} %）"},
+    "ring.col_compute_direct": {"en": "compute: ring − waits (ms)", "zh": "计算：环 − 等待（ms）"},
+    "ring.col_exposed_direct": {"en": "waits for transfers (ms)", "zh": "等待传输（ms）"},
+    "ring.col_hidden": {"en": "transfer hidden", "zh": "被掩盖的传输"},
+    "ring.col_peak": {"en": "peak per GPU (GiB)", "zh": "每块 GPU 峰值（GiB）"},
+    "ring.col_peak_ratio": {"en": "÷ one GPU's peak", "zh": "÷ 单 GPU 峰值"},
+    "ring.overlap_direct": {
+        "en": "Transfers next to compute, timed directly. Each ring step starts sending the K/V block it holds, "
+              "computes, then waits for the next block; CUDA events around that wait give the transfer time the "
+              "compute did not hide (the slowest GPU's sum per call). In this recording ({pass_}, {mask}) the "
+              "transfers alone take {c_lo}–{c_hi} % of the compute, the GPUs waited {e_lo}–{e_hi} ms per call, "
+              "so {h_lo}–{h_hi} % of the transfer time was hidden under compute.",
+        "zh": "传输与计算并排看，直接计时。环的每一步先把手里的 K/V 块发出去，然后计算，再等下一块到达；在这段等待前后"
+              "记录的 CUDA 事件给出计算没能掩盖的传输时间（每次调用取最慢那块 GPU 的总和）。本记录（{pass_}，{mask}）中，"
+              "只传不算的时间是计算的 {c_lo}–{c_hi} %，GPU 每次调用等待 {e_lo}–{e_hi} ms，所以传输时间的 "
+              "{h_lo}–{h_hi} % 被计算掩盖了。"},
+    "ring.overlap_direct_bwd": {
+        "en": "In the backward a wait also covers the neighbour still computing the gradients it sends: dK and "
+              "dV travel with their block and leave only after it is computed, the last hop overlaps nothing, and "
+              "with the contiguous causal layout the busy last GPU keeps the others waiting. So this pass's share "
+              "measures waiting, not the link alone, and can fall below 0.",
+        "zh": "反向传播中，一次等待还包括邻居仍在计算它要发来的梯度：dK、dV 随各自的块传递，算完才出发；最后一跳没有计算"
+              "可以重叠；在连续切分加因果掩码时，最忙的最后一块 GPU 让其他 GPU 等着。所以这一过程的比例衡量的是等待，"
+              "不只是链路，可能小于 0。"},
+    "ring.memory_note": {
+        "en": "Memory per GPU at N = {n} ({layout}, {mask}, forward): measured {peak} GiB, {ratio}× one GPU's {one} "
+              "GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, the K/V block arriving while it "
+              "computes {receive} GiB, the output accumulator {acc} GiB, one block's output {blk} GiB{slices}; "
+              "together {model} GiB, {gap} MiB under the measurement (scratch of the merge). One GPU holds q, k, v "
+              "and the output, {one_model} GiB. Half of one GPU's memory would leave no room for the arriving "
+              "block, and that buffer is what lets the transfer run under the compute.",
+        "zh": "N = {n} 时每块 GPU 的显存（{layout}，{mask}，前向）：实测 {peak} GiB，是单 GPU {one} GiB 的 {ratio} 倍。"
+              "环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，计算时正在到达的 K/V 块 {receive} GiB，输出累加器 "
+              "{acc} GiB，一个块的输出 {blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB（合并时的临时空间）。"
+              "单 GPU 持有 q、k、v 和输出，共 {one_model} GiB。若只用单 GPU 的一半显存，就放不下正在到达的块，"
+              "而正是这块缓冲让传输能在计算时进行。"},
+    "ring.memory_slices": {"en": ", the contiguous copies of the half-shard slices zigzag computes on {slices} GiB",
+                           "zh": "，zigzag 计算所用半个分片切片的连续副本 {slices} GiB"},
     "ring.hover_time": {"en": "N = %{x:,}: %{y:.4g} ms (%{customdata[0]} runs, p20–p80 %{customdata[1]:.4g}–"
                               "%{customdata[2]:.4g})",
                         "zh": "N = %{x:,}：%{y:.4g} ms（%{customdata[0]} 次，p20–p80 %{customdata[1]:.4g}–"

@@ -234,38 +234,83 @@ def _pct(v: float | None) -> str:
 
 
 def recorded_table(cells: list[dict], mode: str, causal: bool, lang: str) -> pd.DataFrame:
-    """One row per ring cell of the pass and mask: its speed-up over one GPU and its times side by side."""
+    """One row per ring cell of the pass and mask: its speed-up and memory against one GPU, its times side by side."""
     groups = mcharts.series(cells, mode, causal)
-    one = {c["n"]: c["ms"] for c in groups.get((1, "single"), [])}
+    one = {c["n"]: c for c in groups.get((1, "single"), [])}
     over = {(r["n"], r["world"], r["layout"]): r for r in mcharts.overlap_rows(cells, mode, causal)}
+    direct = any(r["direct"] for r in over.values())
+    sfx = "_direct" if direct else ""
     rows = []
     for key, cs in groups.items():
         for c in cs if key[0] > 1 else ():
-            r = over.get((c["n"], *key), {})
-            rows.append((c["n"], key, {
-                t("ring.col_n", lang): c["n"], t("ring.col_layout", lang): mcharts.label(key, lang),
-                t("ring.col_ms1", lang): one.get(c["n"]), t("ring.col_ms", lang): c["ms"],
-                t("ring.col_speedup", lang): one[c["n"]] / c["ms"] if c["n"] in one else None,
-                t("ring.col_compute", lang): r.get("ms_compute"), t("ring.col_comm", lang): r.get("ms_comm"),
-                t("ring.col_exposed", lang): r.get("exposed"), t("ring.col_comm_pct", lang): _pct(r.get("comm_pct")),
-                t("ring.col_exposed_pct", lang): _pct(r.get("exposed_pct")),
-                t("ring.col_spread", lang): _pct(r.get("spread_pct"))}))
+            r, o = over.get((c["n"], *key), {}), one.get(c["n"])
+            row = {t("ring.col_n", lang): c["n"], t("ring.col_layout", lang): mcharts.label(key, lang),
+                   t("ring.col_ms1", lang): o and o["ms"], t("ring.col_ms", lang): c["ms"],
+                   t("ring.col_speedup", lang): o["ms"] / c["ms"] if o else None,
+                   t("ring.col_compute" + sfx, lang): r.get("ms_compute"), t("ring.col_comm", lang): r.get("ms_comm"),
+                   t("ring.col_exposed" + sfx, lang): r.get("exposed"),
+                   t("ring.col_comm_pct", lang): _pct(r.get("comm_pct")),
+                   t("ring.col_exposed_pct", lang): _pct(r.get("exposed_pct"))}
+            if direct:
+                row[t("ring.col_hidden", lang)] = _pct(None if r.get("hidden") is None else 100 * r["hidden"])
+            else:
+                row[t("ring.col_spread", lang)] = _pct(r.get("spread_pct"))
+            row[t("ring.col_peak", lang)] = None if not c.get("peak_bytes") else c["peak_bytes"] / mcharts.GIB
+            row[t("ring.col_peak_ratio", lang)] = (c["peak_bytes"] / o["peak_bytes"] if c.get("peak_bytes") and o
+                                                   and o.get("peak_bytes") else None)
+            rows.append((c["n"], key, row))
     return pd.DataFrame([row for _, _, row in sorted(rows, key=lambda x: (x[0], x[1]))])
 
 
 def overlap_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
-    """The transfer's size next to the timing noise, from the recording itself, and why no hidden share is shown."""
+    """How much of the transfer the compute hid, when the recording timed the waits; otherwise the transfer's
+    size next to the timing noise, and why no hidden share is shown."""
     rows = mcharts.overlap_rows(cells, mode, causal)
+    words = dict(pass_=t(f"ring.pass_{mode}", lang), mask=t("ring.mask_causal" if causal else "ring.mask_full", lang))
+    if rows and all(r["direct"] for r in rows):
+        hidden = [100 * r["hidden"] for r in rows if r["hidden"] is not None]
+        st.caption(t("ring.overlap_direct", lang, **words,
+                     c_lo=f"{min(r['comm_pct'] for r in rows):.1f}", c_hi=f"{max(r['comm_pct'] for r in rows):.1f}",
+                     e_lo=f"{min(r['exposed'] for r in rows):.3g}", e_hi=f"{max(r['exposed'] for r in rows):.3g}",
+                     h_lo=f"{min(hidden):.1f}" if hidden else "—", h_hi=f"{max(hidden):.1f}" if hidden else "—"))
+        if mode == "fwd+bwd":
+            st.caption(t("ring.overlap_direct_bwd", lang))
+        return
     spread = sorted(r["spread_pct"] for r in rows if r["spread_pct"] is not None)
     if not rows or not spread:
         st.caption(t("ring.overlap_none", lang))
         return
     hidden = [1 - r["exposed"] / r["ms_comm"] for r in rows if r["ms_comm"] > 0]
-    st.caption(t("ring.overlap_note", lang, pass_=t(f"ring.pass_{mode}", lang),
-                 mask=t("ring.mask_causal" if causal else "ring.mask_full", lang),
+    st.caption(t("ring.overlap_note", lang, **words,
                  c_lo=f"{min(r['comm_pct'] for r in rows):.1f}", c_hi=f"{max(r['comm_pct'] for r in rows):.1f}",
                  n_lo=f"{spread[0]:.1f}", n_hi=f"{spread[-1]:.1f}", n_med=f"{float(np.median(spread)):.1f}",
                  h_lo=f"{min(hidden):.2f}" if hidden else "—", h_hi=f"{max(hidden):.2f}" if hidden else "—"))
+
+
+def memory_note(ds: dict, causal: bool, lang: str) -> None:
+    """The forward's measured peak per GPU at the largest N recorded for two GPUs, next to what the ring holds
+    (flashviz.ring.forward_memory) and one GPU's measured peak."""
+    cells = [c for c in ds["cells"] if c["mode"] == "fwd" and c["causal"] == causal and c["status"] == "ok"
+             and c.get("peak_bytes")]
+    one = {c["n"]: c for c in cells if c["world"] == 1}
+    pairs = [c for c in cells if c["world"] == 2 and c["n"] in one]
+    if not pairs:
+        return
+    n = max(c["n"] for c in pairs)
+    c = min((c for c in pairs if c["n"] == n), key=lambda c: c["peak_bytes"])
+    cfg = ds["config"]
+    shape = dict(batch=cfg["batch"], heads=cfg["heads"], d=cfg["d"], elem_bytes=2 if cfg["dtype"] != "float32" else 4)
+    parts = engine.forward_memory(2, n, c["layout"], causal, **shape)
+    single = engine.forward_memory(1, n, "contiguous", causal, **shape)
+    gib = lambda b: f"{b / mcharts.GIB:.2f}"                                  # noqa: E731
+    model = sum(parts.values())
+    st.caption(t("ring.memory_note", lang, n=f"{n // 1024}k", layout=t(f"ring.layout_{c['layout']}", lang),
+                 mask=t("ring.mask_causal" if causal else "ring.mask_full", lang), peak=gib(c["peak_bytes"]),
+                 one=gib(one[n]["peak_bytes"]), ratio=f"{c['peak_bytes'] / one[n]['peak_bytes']:.2f}",
+                 inputs=gib(parts["inputs"]), receive=gib(parts["receive"]), acc=gib(parts["accumulator"]),
+                 blk=gib(parts["block_output"]),
+                 slices=t("ring.memory_slices", lang, slices=gib(parts["slices"])) if parts["slices"] else "",
+                 model=gib(model), gap=f"{(c['peak_bytes'] - model) / 2 ** 20:.0f}", one_model=gib(sum(single.values()))))
 
 
 def recorded_section(datasets: dict[str, dict], lang: str) -> None:
@@ -301,6 +346,8 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
                       meta=meta)
     with shown_errors(lang, where="recorded overlap"):
         overlap_note(cells, mode, causal, lang)
+    with shown_errors(lang, where="recorded memory"):
+        memory_note(ds, causal, lang)
     st.dataframe(recorded_table(cells, mode, causal, lang), hide_index=True, key=f"{NS}.rec_table")
     other = [c for c in cells if c["status"] != "ok" and c["mode"] == mode and c["causal"] == causal]
     if other:
