@@ -58,12 +58,11 @@ def test_bfloat16(d):
 
 @pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, False), (False, True), (True, True)])
 def test_every_schedule_variant(overlap, pingpong):
-    """All four OVERLAP x PINGPONG schedules compute the same attention (ragged, causal, a 2-stage and 3-stage
-    ring)."""
+    """All four OVERLAP x PINGPONG schedules compute the same attention (ragged Nq != Nk, causal and not)."""
     from flashviz_kernels import ws
     q, k, v = make(1, 4, 1500, 1700, 128, torch.float16, seed=3)
-    for causal, stages in ((True, 2), (False, 3)):
-        o, lse = ws.forward(q, k, v, causal=causal, sm_scale=0.088, block_m=128, block_n=64, num_warps=4,
+    for causal, stages in ((True, 2), (False, 2)):
+        o, lse = ws.forward(q, k, v, causal=causal, sm_scale=0.088, block_m=128, block_n=128, num_warps=4,
                             num_stages=stages, overlap=overlap, pingpong=pingpong)
         rows = torch.arange(1500)
         check_close(o[:, :, rows], attention_rows(q, k, v, rows, causal=causal, scale=0.088),
