@@ -188,7 +188,7 @@ def _forward(q, k, v, *, impl, causal, sm_scale, tiles, trace=None, pinned=True)
     fails to compile or launch, ws is switched off for the process (one warning) and the tl kernel runs."""
     if impl == "fast" and not pinned and trace is None:
         from . import ws
-        if ws.fast_should_use(q, causal):
+        if ws.fast_should_use(q, k, causal):
             wt = ws.pick_config(q, k, causal=causal)
             try:
                 return _forward(q, k, v, impl="ws", causal=causal, sm_scale=sm_scale, tiles=wt)

@@ -6,7 +6,14 @@ warpgroup MMAs (P stays in registers as the A operand), optionally overlapping t
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
-Measured: see MEASURED below (kept next to the dispatch table that follows from it).
+Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, one run with the tl fast kernel and SDPA cuDNN;
+assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), default schedule (OVERLAP + PINGPONG, 128 x 128 tiles):
+  d=64,  N 8192-16384: 418-488 TFLOP/s = 0.89-0.97x cuDNN, 1.02-1.06x the tl fast kernel (causal and not);
+  d=128, N 8192-16384: 451-486 TFLOP/s = 0.72-0.80x cuDNN, 0.88-1.01x the tl fast kernel: slower, not used;
+  N=4096: 0.35-0.75x cuDNN, because each call then spent more time on the host than the GPU did (the version
+  probe and descriptor layouts were recomputed per call; now cached, not re-measured). So it is NOT faster than
+  cuDNN anywhere; FA3's ~650 TFLOP/s at d=128 needs what is missing here: tuned register budgets, a persistent
+  longest-first scheduler, and measuring the schedule variants (OVERLAP/PINGPONG off, block_n 64, 3 stages).
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -16,6 +23,7 @@ Importing this module never imports Gluon (kernels/_ws_gluon.py is loaded on fir
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import threading
@@ -35,26 +43,54 @@ CONFIGS = {
 }
 CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
 
-# (d, causal) -> True where impl="fast" runs this kernel instead of the tl one. Only cells measured faster.
-MEASURED = "not measured yet"
-FAST_USES_WS: dict[tuple[int, bool], bool] = {}
+# (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it
+# measured faster. Measured 2026-11-30 on the H200 with `python -m flashviz.bench --n 4096 8192 16384 --d 128 64
+# --causal both --batch 4 --heads 32 --dtype float16 --impls ws fast sdpa-cudnn` (ms, ws / tl fast / cuDNN):
+#   d=64  N=8192   non-causal 4.747 / 5.038 / 4.396   causal 2.628 / 2.670 / 2.349   -> ws
+#   d=64  N=16384  non-causal 19.57 / 20.05 / 19.06   causal 10.25 / 10.46 / 9.92    -> ws
+#   d=64  N=4096   non-causal 1.793 / 1.263 / 1.133   causal 1.787 / 0.726 / 0.630   -> tl (host-bound then)
+#   d=128 N=8192   non-causal 9.143 / 8.190 / 7.116   causal 4.875 / 4.444 / 3.486   -> tl
+#   d=128 N=16384  non-causal 36.21 / 36.48 / 28.90   causal 19.41 / 17.00 / 15.17   -> tl (1.008x: noise)
+#   d=128 N=4096   non-causal 2.352 / 2.106 / 1.752   causal 1.715 / 1.194 / 0.926   -> tl
+FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192}
 
 _lock = threading.Lock()
 _state = {"failed": None, "warned": False}
 
 
-def triton_version() -> str:
+# The probes below are cached per process: reading package metadata costs ~1 ms, which at N=4096 was longer
+# than the kernel itself (measured). Tests replace triton_version / _capability, so those stay thin wrappers.
+@functools.lru_cache(maxsize=None)
+def _installed_triton() -> str:
     try:
         return importlib.metadata.version("triton")
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
 
 
-def _capability():
+def triton_version() -> str:
+    return _installed_triton()
+
+
+@functools.lru_cache(maxsize=None)
+def _device_capability():
     import torch
     if not torch.cuda.is_available():
         return None
     return tuple(torch.cuda.get_device_capability())
+
+
+def _capability():
+    return _device_capability()
+
+
+@functools.lru_cache(maxsize=None)
+def _gluon_import_error() -> str | None:
+    try:
+        importlib.import_module(f"{__package__}._ws_gluon")
+    except Exception as e:                            # noqa: BLE001 - any import failure means: not here
+        return f"Gluon could not be imported: {type(e).__name__}: {e}"
+    return None
 
 
 def _reason_unavailable() -> str | None:
@@ -73,19 +109,15 @@ def _reason_unavailable() -> str | None:
         return "no CUDA device"
     if cap != VERIFIED_CAPABILITY:
         return f"compute capability {cap[0]}.{cap[1]} is not sm_90 (Hopper), the only one the kernel targets"
-    try:
-        importlib.import_module(f"{__package__}._ws_gluon")
-    except Exception as e:                            # noqa: BLE001 - any import failure means: not here
-        return f"Gluon could not be imported: {type(e).__name__}: {e}"
-    return None
+    return _gluon_import_error()
 
 
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton."""
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
-                verified_triton=list(VERIFIED_TRITON), fast_uses_ws=sorted(f"d={d} causal={c}" for (d, c), on
-                                                                     in FAST_USES_WS.items() if on))
+                verified_triton=list(VERIFIED_TRITON),
+                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in FAST_USES_WS.items()))
 
 
 def unsupported(q) -> str | None:
@@ -120,10 +152,12 @@ def warn_fallback(reason: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-def fast_should_use(q, causal: bool) -> bool:
+def fast_should_use(q, k, causal: bool) -> bool:
     """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
-    faster for (d, causal) and it can run here. When the table says so but it cannot run: warn once, False."""
-    if not FAST_USES_WS.get((q.shape[3], bool(causal)), False) or q.dtype.itemsize != 2:
+    faster for (d, causal) at this N and it can run here. When the table says so but it cannot run: warn once
+    (CUDA tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
+    least = FAST_USES_WS.get((q.shape[3], bool(causal)))
+    if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
         return False
     why = unsupported(q)
     if why:
@@ -147,18 +181,21 @@ def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int,
     return bm, bn, 4, stages
 
 
+@functools.lru_cache(maxsize=None)
+def _smem_layout(rows: int, d: int, fp16: bool):
+    from triton.experimental.gluon import language as gl
+    return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
+
+
 def _descs(q, k, v, o, m_wg: int, bn: int):
     """Gluon TMA descriptors over 3-D views (B*H, N, d): the box stops at each head's end."""
-    from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     b, h, _, d = q.shape
-    gdt = gl.float16 if str(q.dtype) == "torch.float16" else gl.bfloat16
+    fp16 = str(q.dtype) == "torch.float16"
 
     def desc(x, rows):
         x3 = x.view(b * h, x.shape[2], d)
-        block = [1, rows, d]
-        return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), block,
-                                gl.NVMMASharedLayout.get_default_for(block, gdt))
+        return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
 
 

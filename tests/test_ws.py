@@ -81,7 +81,7 @@ def test_ws_refuses_other_dtypes_and_head_dims(monkeypatch):
 
 def test_fast_without_ws_runs_the_tl_kernel_silently_on_cpu(monkeypatch):
     """In the dispatch table but not runnable here: fast is the tl kernel; no warning for CPU tensors."""
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): True})
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 1})
     q, k, v = _qkv()
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message="flashviz_kernels")
@@ -100,7 +100,7 @@ def test_gluon_failure_falls_back_once_and_is_reported(monkeypatch):
         calls.append(1)
         raise RuntimeError("PassManager::run failed (simulated)")
 
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): True})
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1})
     monkeypatch.setattr(ws, "unsupported", lambda q: ws._state["failed"])
     monkeypatch.setattr(ws, "forward", broken)
     q, k, v = _qkv(n=96)
@@ -140,3 +140,21 @@ def test_gluon_kernel_compiles_for_sm90(d, causal):
     assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx and "cp.async.bulk.tensor" in ptx
     assert "st.local" not in ptx                                  # no register spills
     assert k.metadata.shared <= 227 * 1024
+
+
+def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 8192})
+    meta = lambda n, d=64, dt=torch.float16: torch.empty((1, 1, n, d), dtype=dt, device="meta")  # noqa: E731
+    assert ws.fast_should_use(meta(8192), meta(8192), False)
+    assert ws.fast_should_use(meta(9000), meta(16384), False)
+    assert not ws.fast_should_use(meta(4096), meta(8192), False)          # below the measured N
+    assert not ws.fast_should_use(meta(8192), meta(8192), True)           # causal: not in the table
+    assert not ws.fast_should_use(meta(8192, 128), meta(8192, 128), False)
+    assert not ws.fast_should_use(meta(8192, dt=torch.float32), meta(8192, dt=torch.float32), False)
+
+
+def test_dispatch_table_names_only_cells_ws_can_run():
+    for (d, causal), least in ws.FAST_USES_WS.items():
+        assert d in ws.HEAD_DIMS and isinstance(causal, bool) and isinstance(least, int) and least >= 1
+        assert (d, causal) in ws.CONFIGS
