@@ -158,3 +158,23 @@ def test_dispatch_table_names_only_cells_ws_can_run():
     for (d, causal), least in ws.FAST_USES_WS.items():
         assert d in ws.HEAD_DIMS and isinstance(causal, bool) and isinstance(least, int) and least >= 1
         assert (d, causal) in ws.CONFIGS
+
+
+def test_dispatch_table_agrees_with_the_recorded_h200_run():
+    """ws.FAST_USES_WS is read off assets/benchmarks/ws/: every (d, causal, N >= its threshold) it names was
+    measured faster than the tl kernel, and each (d, causal) left out was measured slower at some N."""
+    from pathlib import Path
+
+    from flashviz.bench.dataset import load_dataset
+    data = load_dataset(Path(__file__).parents[1] / "assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json")
+    assert data["provenance"]["ws_status"] == "active" and data["provenance"]["triton"].startswith("3.6.")
+    ms = {(c["impl"], c["d"], c["causal"], c["n"]): c["ms"] for c in data["cells"] if c["status"] == "ok"}
+    cells = {(d, causal, n) for _, d, causal, n in ms}
+    for d, causal, n in cells:
+        least = ws.FAST_USES_WS.get((d, causal))
+        faster = ms[("ws", d, causal, n)] < ms[("fast", d, causal, n)]
+        if least is not None and n >= least:
+            assert faster, (d, causal, n)
+    for d, causal in {(d, c) for d, c, _ in cells} - set(ws.FAST_USES_WS):
+        assert any(ms[("ws", d, causal, n)] > ms[("fast", d, causal, n)] for dd, cc, n in cells
+                   if (dd, cc) == (d, causal))
