@@ -235,7 +235,9 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
 
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2):
-    """Compile the Gluon kernel for sm_90 without a GPU (CPU tests): the CompiledKernel (asm["ptx"], n_spills)."""
+    """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
+    a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
+    compiled."""
     import torch
     import triton
     from triton.backends.compiler import GPUTarget

@@ -130,16 +130,35 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert p["ws_status"] == f["ws_status"]
 
 
+COMPILE = """
+import json, re
+from flashviz_kernels import ws
+k = ws.compile_sm90({d}, {causal}, stages=ws.CONFIGS[({d}, {causal})][2])
+ptx = k.asm["ptx"]
+print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
+                      tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared)))
+"""
+
+
 @pytest.mark.parametrize("d,causal", [(128, True), (64, False)])
 def test_gluon_kernel_compiles_for_sm90(d, causal):
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
+    import json
+    import os
+    import subprocess
+    import sys
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
-    k = ws.compile_sm90(d, causal, stages=ws.CONFIGS[(d, causal)][2])
-    ptx = k.asm["ptx"]
-    assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx and "cp.async.bulk.tensor" in ptx
-    assert "st.local" not in ptx                                  # no register spills
-    assert k.metadata.shared <= 227 * 1024
+    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal)], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
+    regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
+    assert ws.PRODUCER_REGS in regs and ws.CONSUMER_REGS in regs                # the per-partition budgets
+    assert got["shared"] <= 227 * 1024
 
 
 def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
