@@ -13,7 +13,10 @@ kernel modules (teaching, fast, backward) only pick their default launch and run
 q is (B, H, Nq, d); k and v are (B, H, Nk, d). impl is one of IMPLS: "naive" (torch, materialises
 N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", "sdpa-cudnn",
 "sdpa-efficient", "sdpa-math" pin its backend), "teaching" and "fast" (the Triton kernels; on a
-machine without CUDA they run in Triton's interpreter on CPU tensors).
+machine without CUDA they run in Triton's interpreter on CPU tensors), "ws" (the warp-specialised Gluon
+forward, Hopper + verified triton only: kernels/ws.py). "fast" with no pinned launch runs "ws" where its
+dispatch table (ws.FAST_USES_WS) says it measured faster and it can run here; otherwise, or after a Gluon
+failure, the tl kernel (warning once; ws.status() says why).
 """
 from __future__ import annotations
 
@@ -31,8 +34,8 @@ from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, K
 from .naive import causal_mask, naive_attention
 
 SDPA_BACKENDS = ("flash", "cudnn", "efficient", "math")
-IMPLS = ("naive", "sdpa", *(f"sdpa-{b}" for b in SDPA_BACKENDS), "teaching", "fast")
-TRITON_IMPLS = ("teaching", "fast")
+IMPLS = ("naive", "sdpa", *(f"sdpa-{b}" for b in SDPA_BACKENDS), "teaching", "fast", "ws")
+TRITON_IMPLS = ("teaching", "fast", "ws")
 KERNEL_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 MAX_HEAD_DIM = 256
 
@@ -70,6 +73,11 @@ def validate(q, k, v, impl: str) -> None:
     if not q.dtype.is_floating_point:
         raise KernelTypeError(f"attention needs floating-point inputs, got {q.dtype}")
     d = q.shape[3]
+    if impl == "ws":
+        from . import ws
+        why = ws.unsupported(q)
+        if why:
+            raise KernelUnavailable(f"impl='ws' cannot run here: {why}; use impl='fast'")
     if impl in TRITON_IMPLS:
         if not _env.HAS_TRITON:
             raise KernelUnavailable("triton is not installed here; use impl='naive' or 'sdpa'")
@@ -174,8 +182,20 @@ def _interpreter_bf16(fn):
 
 
 @_interpreter_bf16
-def _forward(q, k, v, *, impl, causal, sm_scale, tiles, trace=None):
-    """One launch of the teaching or fast forward with checked tiles (block_m, block_n, num_warps, num_stages)."""
+def _forward(q, k, v, *, impl, causal, sm_scale, tiles, trace=None, pinned=True):
+    """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
+    impl="fast" with nothing pinned runs the Gluon ws kernel where ws.fast_should_use says so; if that kernel
+    fails to compile or launch, ws is switched off for the process (one warning) and the tl kernel runs."""
+    if impl == "fast" and not pinned and trace is None:
+        from . import ws
+        if ws.fast_should_use(q, k, causal):
+            wt = ws.pick_config(q, k, causal=causal)
+            try:
+                return _forward(q, k, v, impl="ws", causal=causal, sm_scale=sm_scale, tiles=wt)
+            except KernelOutOfMemory:
+                raise
+            except Exception as e:                 # noqa: BLE001 - any Gluon failure: the tl kernel instead
+                ws.disable(f"the Gluon kernel failed here ({type(e).__name__}: {str(e).splitlines()[0][:200]})")
     bm, bn, warps, stages = tiles
     config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), causal=causal,
                   num_warps=warps, num_stages=stages)
@@ -190,8 +210,8 @@ class _FlashFunction(torch.autograd.Function):
     gradients: the one reaching lse enters the backward as delta - dlse."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal, sm_scale, impl, tiles):
-        o, lse = _forward(q, k, v, impl=impl, causal=causal, sm_scale=sm_scale, tiles=tiles)
+    def forward(ctx, q, k, v, causal, sm_scale, impl, tiles, pinned):
+        o, lse = _forward(q, k, v, impl=impl, causal=causal, sm_scale=sm_scale, tiles=tiles, pinned=pinned)
         ctx.save_for_backward(q, k, v, o, lse)
         ctx.causal, ctx.sm_scale = causal, sm_scale
         ctx.set_materialize_grads(False)                   # an unused output's gradient arrives as None
@@ -205,7 +225,7 @@ class _FlashFunction(torch.autograd.Function):
             do = torch.zeros_like(o)
         grads = _backward(q, k, v, o, lse, do, dlse, causal=ctx.causal, sm_scale=ctx.sm_scale, config=None,
                           lock=_env.INTERPRET)
-        return (*grads, None, None, None, None)
+        return (*grads, None, None, None, None, None)
 
 
 def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock):
@@ -257,8 +277,8 @@ def _prepare(q, k, v, impl, causal, sm_scale) -> tuple[bool, float]:
     """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0)."""
     validate(q, k, v, impl)
     causal, scale = _options(q, causal, sm_scale)
-    if impl == "fast" and not scale > 0:
-        raise KernelInputError(f"the fast kernel needs a positive sm_scale, got {scale}")
+    if impl in ("fast", "ws") and not scale > 0:
+        raise KernelInputError(f"the {impl} kernel needs a positive sm_scale, got {scale}")
     return causal, scale
 
 
@@ -284,9 +304,10 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
 def _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages):
     """(out, lse) of a Triton impl, through autograd when an input needs a gradient."""
     tiles = _check_tiles(impl, q, k, causal, block_m, block_n, num_warps, num_stages)
+    pinned = any(x is not None for x in (block_m, block_n, num_warps, num_stages))
     if _needs_grad(q, k, v):
-        return _FlashFunction.apply(q, k, v, causal, scale, impl, tiles)
-    return _forward(q, k, v, impl=impl, causal=causal, sm_scale=scale, tiles=tiles)
+        return _FlashFunction.apply(q, k, v, causal, scale, impl, tiles, pinned)
+    return _forward(q, k, v, impl=impl, causal=causal, sm_scale=scale, tiles=tiles, pinned=pinned)
 
 
 def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
@@ -307,8 +328,8 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
                        num_stages: int | None = None):
     """(out, lse) where lse (B, H, Nq) float32 is the row-wise log-sum-exp of the scaled scores (-inf for a
     row that sees no key). Both are differentiable for every impl."""
-    if impl not in ("naive", "teaching", "fast"):
-        raise KernelInputError(f"attention_with_lse supports naive, teaching and fast; got {impl!r}")
+    if impl not in ("naive", "teaching", "fast", "ws"):
+        raise KernelInputError(f"attention_with_lse supports naive, teaching, fast and ws; got {impl!r}")
     causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
     if impl == "naive":
         return naive_attention(q, k, v, causal=causal, sm_scale=scale, return_lse=True)

@@ -14,6 +14,9 @@ Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B
   call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
   the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the only change is
   zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before.
+Through flashviz_kernels.api, impl="fast" with no pinned launch runs the Gluon ws kernel (kernels/ws.py) instead
+of this one where ws.FAST_USES_WS says it measured faster (d=64, N >= 8192 on the H200) and it can run here
+(triton 3.6.x, sm_90); everywhere else, and after any Gluon failure, this kernel runs (warned once, ws.status()).
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, causal, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """

@@ -32,7 +32,7 @@ from . import provenance
 from .spec import (BASELINES, DATASET_KIND, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
                    ideal_bytes)
 
-TRITON_IMPLS = ("teaching", "fast")
+TRITON_IMPLS = ("teaching", "fast", "ws")
 GRAD_TOL_FACTOR = {"fwd": 1.0, "fwd+bwd": 4.0, "bwd": 4.0}   # gradients (dq sums over N keys) round more than outputs
 CHECK_ROWS = 64              # query rows per (batch, head) compared against the float64 reference
 CPU_TRITON_MESSAGE = ("no CUDA here: the Triton kernels would run in Triton's interpreter, which executes the "

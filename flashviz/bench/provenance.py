@@ -91,7 +91,22 @@ def collect(device: str, command: str | None, timer: str) -> dict:
              created_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              git_commit=commit, git_dirty=dirty, source_sha256=source_digest(), command=command or command_line(),
              timer=timer, cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
+    p.update(ws_fields())
     return p
+
+
+def ws_fields() -> dict:
+    """Whether the Gluon 'ws' kernel (and impl='fast' through it) could run where this was measured, and why not:
+    strings, as every free provenance field."""
+    try:
+        from flashviz_kernels import ws
+        st = ws.status()
+    except Exception as e:                               # noqa: BLE001 - a broken kernels package: say so
+        return dict(ws_status=f"unknown: {type(e).__name__}: {e}"[:300], ws_verified_triton=None,
+                    fast_uses_ws=None)
+    return dict(ws_status=("active" if st["active"] else f"inactive: {st['reason']}")[:300],
+                ws_verified_triton=", ".join(v + "x" for v in st["verified_triton"]),
+                fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none")
 
 
 def device_slug(p: dict) -> str:

@@ -16,7 +16,7 @@ DATASET_KIND = "flashviz-bench"
 STATUSES = ("ok", "oom", "unavailable", "error")
 MODES = ("fwd", "fwd+bwd", "bwd")          # bwd: the backward pass alone, forward done once
 DTYPES = ("float16", "bfloat16", "float32", "float64")
-ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast")
+ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast", "ws")
 # ratio columns: speed-up = t_baseline / t_impl
 BASELINES = {"sdpa-cudnn": "speedup_vs_cudnn", "sdpa-flash": "speedup_vs_flash", "naive": "speedup_vs_naive"}
 BWD_FLOP_FACTOR = 2.5                   # backward = 2.5 x forward FLOPs, as is usual (FA2 paper)
@@ -101,7 +101,7 @@ class SweepSpec:
                     preset=self.preset)
 
 
-H200_IMPLS = ALL_IMPLS
+H200_IMPLS = tuple(i for i in ALL_IMPLS if i != "ws")     # the recorded presets predate the Gluon kernel
 PRESETS = {
     # The recorded H200 dataset: fp16 full sweep plus a smaller bf16 subset (one file).
     "h200": dict(grids=(

@@ -1,0 +1,256 @@
+"""impl="ws": a warp-specialised, FlashAttention-3-style forward written in Gluon, for Hopper (sm_90) only.
+
+What it is: per 128-row query block, a 1-warp producer streams K_j/V_j by TMA into a STAGES-deep shared-memory
+ring guarded by mbarriers; two consumer warpgroups each own 64 rows and run Q·Kᵀ and P·V as asynchronous
+warpgroup MMAs (P stays in registers as the A operand), optionally overlapping the softmax of tile j with
+the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
+to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
+Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
+Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, one run with the tl fast kernel and SDPA cuDNN;
+assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), default schedule (OVERLAP + PINGPONG, 128 x 128 tiles):
+  d=64,  N 8192-16384: 418-488 TFLOP/s = 0.89-0.97x cuDNN, 1.02-1.06x the tl fast kernel (causal and not);
+  d=128, N 8192-16384: 451-486 TFLOP/s = 0.72-0.80x cuDNN, 0.88-1.01x the tl fast kernel: slower, not used;
+  N=4096: 0.35-0.75x cuDNN, because each call then spent more time on the host than the GPU did (the version
+  probe and descriptor layouts were recomputed per call; now cached, not re-measured). So it is NOT faster than
+  cuDNN anywhere; FA3's ~650 TFLOP/s at d=128 needs what is missing here: tuned register budgets, a persistent
+  longest-first scheduler, and measuring the schedule variants (OVERLAP/PINGPONG off, block_n 64, 3 stages).
+
+Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
+only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
+any compile or launch failure, impl="fast" keeps using the tl kernel (kernels/fast.py), warns once per process
+and says why in status(); impl="ws" asked for explicitly raises KernelUnavailable with that reason.
+Importing this module never imports Gluon (kernels/_ws_gluon.py is loaded on first use).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import threading
+import warnings
+
+from .errors import KernelInputError, KernelUnavailable
+
+VERIFIED_TRITON = ("3.6.",)            # version prefixes the Gluon kernel was compiled, run and checked on
+VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
+HEAD_DIMS = (64, 128)
+LOG2E = 1.4426950408889634
+
+# (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG); block_m = 2 consumers x 64 rows.
+CONFIGS = {
+    (64, False): (128, 128, 3, True, True), (64, True): (128, 128, 3, True, True),
+    (128, False): (128, 128, 2, True, True), (128, True): (128, 128, 2, True, True),
+}
+CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
+
+# (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it
+# measured faster. Measured 2026-11-30 on the H200 with `python -m flashviz.bench --n 4096 8192 16384 --d 128 64
+# --causal both --batch 4 --heads 32 --dtype float16 --impls ws fast sdpa-cudnn` (ms, ws / tl fast / cuDNN):
+#   d=64  N=8192   non-causal 4.747 / 5.038 / 4.396   causal 2.628 / 2.670 / 2.349   -> ws
+#   d=64  N=16384  non-causal 19.57 / 20.05 / 19.06   causal 10.25 / 10.46 / 9.92    -> ws
+#   d=64  N=4096   non-causal 1.793 / 1.263 / 1.133   causal 1.787 / 0.726 / 0.630   -> tl (host-bound then)
+#   d=128 N=8192   non-causal 9.143 / 8.190 / 7.116   causal 4.875 / 4.444 / 3.486   -> tl
+#   d=128 N=16384  non-causal 36.21 / 36.48 / 28.90   causal 19.41 / 17.00 / 15.17   -> tl (1.008x: noise)
+#   d=128 N=4096   non-causal 2.352 / 2.106 / 1.752   causal 1.715 / 1.194 / 0.926   -> tl
+FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192}
+
+_lock = threading.Lock()
+_state = {"failed": None, "warned": False}
+
+
+# The probes below are cached per process: reading package metadata costs ~1 ms, which at N=4096 was longer
+# than the kernel itself (measured). Tests replace triton_version / _capability, so those stay thin wrappers.
+@functools.lru_cache(maxsize=None)
+def _installed_triton() -> str:
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def triton_version() -> str:
+    return _installed_triton()
+
+
+@functools.lru_cache(maxsize=None)
+def _device_capability():
+    import torch
+    if not torch.cuda.is_available():
+        return None
+    return tuple(torch.cuda.get_device_capability())
+
+
+def _capability():
+    return _device_capability()
+
+
+@functools.lru_cache(maxsize=None)
+def _gluon_import_error() -> str | None:
+    try:
+        importlib.import_module(f"{__package__}._ws_gluon")
+    except Exception as e:                            # noqa: BLE001 - any import failure means: not here
+        return f"Gluon could not be imported: {type(e).__name__}: {e}"
+    return None
+
+
+def _reason_unavailable() -> str | None:
+    """Why the Gluon kernel cannot run in this process, or None when it can."""
+    from . import _env
+    version = triton_version()
+    if _state["failed"]:
+        return _state["failed"]
+    if not any(version.startswith(p) for p in VERIFIED_TRITON):
+        return (f"triton {version} is not a version the Gluon kernel was verified on "
+                f"({', '.join(p + 'x' for p in VERIFIED_TRITON)})")
+    if _env.INTERPRET:
+        return "Triton runs in interpreter mode here, which cannot run Gluon kernels"
+    cap = _capability()
+    if cap is None:
+        return "no CUDA device"
+    if cap != VERIFIED_CAPABILITY:
+        return f"compute capability {cap[0]}.{cap[1]} is not sm_90 (Hopper), the only one the kernel targets"
+    return _gluon_import_error()
+
+
+def status() -> dict:
+    """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton."""
+    why = _reason_unavailable()
+    return dict(active=why is None, reason=why or "ok", triton=triton_version(),
+                verified_triton=list(VERIFIED_TRITON),
+                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in FAST_USES_WS.items()))
+
+
+def unsupported(q) -> str | None:
+    """Why the kernel cannot take these inputs (or run here at all), None when it can."""
+    import torch
+    why = _reason_unavailable()
+    if why:
+        return why
+    if q.device.type != "cuda":
+        return f"q is on {q.device}; the Gluon kernel needs CUDA tensors"
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        return f"the Gluon kernel takes float16 or bfloat16, not {q.dtype}"
+    if q.shape[3] not in HEAD_DIMS:
+        return f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
+    return None
+
+
+def disable(reason: str) -> None:
+    """After a compile or launch failure: use the tl kernel for the rest of the process and say so once."""
+    with _lock:
+        if _state["failed"] is None:
+            _state["failed"] = reason
+    warn_fallback(reason)
+
+
+def warn_fallback(reason: str) -> None:
+    with _lock:
+        if _state["warned"]:
+            return
+        _state["warned"] = True
+    warnings.warn(f"flashviz_kernels: impl='fast' uses the tl kernel, not the Gluon 'ws' kernel: {reason}",
+                  RuntimeWarning, stacklevel=3)
+
+
+def fast_should_use(q, k, causal: bool) -> bool:
+    """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
+    faster for (d, causal) at this N and it can run here. When the table says so but it cannot run: warn once
+    (CUDA tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
+    least = FAST_USES_WS.get((q.shape[3], bool(causal)))
+    if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
+        return False
+    why = unsupported(q)
+    if why:
+        if q.device.type == "cuda":
+            warn_fallback(why)
+        return False
+    return True
+
+
+def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
+    """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4."""
+    d = q.shape[3]
+    if d not in HEAD_DIMS:
+        raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
+    bm, bn, stages, _, _ = CONFIGS[(d, bool(causal))]
+    bm = bm if block_m is None else block_m
+    bn = bn if block_n is None else block_n
+    if bm != 128 or bn not in (64, 128):
+        raise KernelInputError(f"the ws kernel runs block_m = 128 (two warpgroups x 64 rows) and block_n 64 or "
+                               f"128; got {bm} x {bn}")
+    return bm, bn, 4, stages
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_layout(rows: int, d: int, fp16: bool):
+    from triton.experimental.gluon import language as gl
+    return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
+
+
+def _descs(q, k, v, o, m_wg: int, bn: int):
+    """Gluon TMA descriptors over 3-D views (B*H, N, d): the box stops at each head's end."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    b, h, _, d = q.shape
+    fp16 = str(q.dtype) == "torch.float16"
+
+    def desc(x, rows):
+        x3 = x.view(b * h, x.shape[2], d)
+        return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
+    return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
+
+
+def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
+            num_stages: int, overlap: bool | None = None, pingpong: bool | None = None):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d) fp16/bf16 CUDA -> (out like q, lse (B, H, Nq) float32)."""
+    import torch
+    why = unsupported(q)
+    if why:
+        raise KernelUnavailable(f"impl='ws' cannot run here: {why}")
+    if num_warps != 4:
+        raise KernelInputError(f"the ws kernel runs 4 warps per consumer warpgroup; got num_warps = {num_warps}")
+    if not 2 <= num_stages <= 4:
+        raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
+    mod = importlib.import_module(f"{__package__}._ws_gluon")
+    b, h, n_q, d = q.shape
+    n_k = k.shape[2]
+    _, _, _, ov, pp = CONFIGS[(d, bool(causal))]
+    ov = ov if overlap is None else overlap
+    pp = pp if pingpong is None else pingpong
+
+    def prep(x):                                       # TMA: contiguous, 16-byte aligned base
+        x = x.contiguous()
+        return x if x.data_ptr() % 16 == 0 else x.clone()
+
+    q, k, v = prep(q), prep(k), prep(v)
+    o = torch.empty_like(q)
+    lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
+    m_wg = block_m // 2
+    dq, dk, dv, do = _descs(q, k, v, o, m_wg, block_n)
+    grid = ((n_q + block_m - 1) // block_m, b * h)
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, M_WG=m_wg, BN=block_n, D=d,
+                     STAGES=num_stages, CAUSAL=bool(causal), OVERLAP=ov, PINGPONG=pp,
+                     CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS, num_warps=4, maxnreg=MAXNREG)
+    return o, lse
+
+
+def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
+                 block_n: int = 128, stages: int = 2):
+    """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
+    a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
+    compiled."""
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+    from triton.runtime.jit import mangle_type
+    mod = importlib.import_module(f"{__package__}._ws_gluon")
+    tdt = dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype]
+    x = torch.empty((1, 2, 256, d), dtype=tdt)
+    descs = _descs(x, x, x, x, 64, block_n)
+    sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
+    sig.update(LSE="*fp32", qk_scale="fp32", n_q="i32", n_k="i32")
+    consts = dict(M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, OVERLAP=overlap, PINGPONG=pingpong,
+                  CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS)
+    sig.update({k: "constexpr" for k in consts})
+    src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=MAXNREG))

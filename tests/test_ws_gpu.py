@@ -1,0 +1,117 @@
+"""The Gluon ws kernel on a Hopper GPU (marker `gpu`): against float64, with the idiom of test_kernels_gpu
+(max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps). Skipped where ws cannot run (the reason shown)."""
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from attn_ref import attention_rows, check_close, lse_rows
+from test_kernels_gpu import EPS, make, sample_rows
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _needs_ws():
+    from flashviz_kernels import ws
+    st = ws.status()
+    if not st["active"]:
+        pytest.skip(f"ws cannot run here: {st['reason']}")
+
+
+def _check(q, k, v, causal, what, full=False, **kw):
+    n_q = q.shape[2]
+    rows = torch.arange(n_q) if full else sample_rows(n_q)
+    out, lse = fk.attention_with_lse(q, k, v, causal=causal, impl="ws", **kw)
+    assert out.shape == q.shape and out.dtype == q.dtype and lse.shape == q.shape[:3]
+    check_close(out[:, :, rows], attention_rows(q, k, v, rows, causal=causal),
+                attention_rows(q, k, v, rows, causal=causal, dtype=q.dtype), EPS[q.dtype], what)
+    lref = lse_rows(q, k, rows, causal=causal)
+    seen = torch.isfinite(lref)
+    assert torch.equal(torch.isneginf(lse[:, :, rows]), ~seen), what
+    assert torch.allclose(lse[:, :, rows].double()[seen], lref[seen], atol=2e-2, rtol=1e-3), what
+    return out, lse
+
+
+@pytest.mark.parametrize("n", [1, 17, 1000, 4093, 16384])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_square_against_float64(n, d, causal):
+    b, h = (1, 4) if n >= 4093 else (2, 3)
+    q, k, v = make(b, h, n, n, d, torch.float16, seed=n + d)
+    _check(q, k, v, causal, f"ws n={n} d={d} causal={causal}", full=n <= 1000)
+
+
+@pytest.mark.parametrize("n_q,n_k", [(300, 1000), (1000, 300), (17, 4093), (4093, 129)])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [64, 128])
+def test_ragged_nq_ne_nk(n_q, n_k, causal, d):
+    q, k, v = make(2, 2, n_q, n_k, d, torch.float16, seed=n_q * 7 + n_k)
+    _check(q, k, v, causal, f"ws {n_q}x{n_k} d={d} causal={causal}", full=True)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_bfloat16(d):
+    for causal in (False, True):
+        q, k, v = make(2, 4, 2049, 2049, d, torch.bfloat16, seed=d)
+        _check(q, k, v, causal, f"ws bf16 d={d} causal={causal}")
+
+
+@pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, False), (False, True), (True, True)])
+def test_every_schedule_variant(overlap, pingpong):
+    """All four OVERLAP x PINGPONG schedules compute the same attention (ragged Nq != Nk, causal and not)."""
+    from flashviz_kernels import ws
+    q, k, v = make(1, 4, 1500, 1700, 128, torch.float16, seed=3)
+    for causal, stages in ((True, 2), (False, 2)):
+        o, lse = ws.forward(q, k, v, causal=causal, sm_scale=0.088, block_m=128, block_n=128, num_warps=4,
+                            num_stages=stages, overlap=overlap, pingpong=pingpong)
+        rows = torch.arange(1500)
+        check_close(o[:, :, rows], attention_rows(q, k, v, rows, causal=causal, scale=0.088),
+                    attention_rows(q, k, v, rows, causal=causal, dtype=q.dtype, scale=0.088), EPS[q.dtype],
+                    f"overlap={overlap} pingpong={pingpong} causal={causal}")
+
+
+def test_fully_masked_rows_are_zero():
+    q, k, v = make(2, 16, 300, 100, 64, torch.float16, seed=1)
+    out, lse = _check(q, k, v, True, "ws masked rows", full=True)
+    assert torch.all(out[:, :, :200] == 0) and torch.all(torch.isneginf(lse[:, :, :200]))
+    assert torch.all(torch.isfinite(lse[:, :, 200:]))
+
+
+@pytest.mark.parametrize("poisoned", [0, 1])
+def test_non_finite_head_does_not_leak(poisoned):
+    """A ragged last key tile ends where the next head's keys begin in memory: inf/NaN there must not reach
+    the other head (TMA clips each head at n_k)."""
+    q, k, v = make(1, 2, 1000, 1000, 128, torch.float16, seed=5)
+    k[:, poisoned] = float("inf")
+    v[:, poisoned] = float("nan")
+    clean = 1 - poisoned
+    out, lse = fk.attention_with_lse(q, k, v, causal=False, impl="ws")
+    rows = torch.arange(1000)
+    sl = slice(clean, clean + 1)
+    assert torch.isfinite(out[:, sl]).all() and torch.isfinite(lse[:, sl]).all()
+    check_close(out[:, sl], attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False),
+                attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False, dtype=q.dtype), EPS[q.dtype],
+                "clean head")
+
+
+def test_fast_dispatches_to_ws_and_pinned_tiles_do_not(monkeypatch):
+    from flashviz_kernels import ws
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(128, False): 1})
+    q, k, v = make(2, 4, 1024, 1024, 128, torch.float16, seed=9)
+    o_ws, _ = fk.attention_with_lse(q, k, v, impl="ws")
+    o_tl, _ = fk.attention_with_lse(q, k, v, impl="fast", block_m=128, block_n=64)
+    assert torch.equal(fk.attention(q, k, v, impl="fast"), o_ws)
+    assert torch.equal(fk.attention(q, k, v, impl="fast", block_m=128, block_n=64), o_tl)
+    assert not torch.equal(o_ws, o_tl)                   # two kernels: they round differently somewhere
+
+
+def test_gradients_flow_through_ws():
+    """impl='ws' saves (out, lse) like fast, so the Triton backward gives the same gradients."""
+    q, k, v = make(1, 4, 512, 512, 64, torch.float16, seed=11)
+    grads = []
+    for impl in ("ws", "fast"):
+        x = [t.clone().requires_grad_() for t in (q, k, v)]
+        fk.attention(*x, causal=True, impl=impl).float().square().sum().backward()
+        grads.append([t.grad.float() for t in x])
+    for a, b in zip(*grads):
+        assert torch.allclose(a, b, atol=2e-2, rtol=2e-2)
