@@ -216,6 +216,7 @@ class _FlashFunction(torch.autograd.Function):
 BACKWARD_KINDS = ("auto", "fused", "reference")
 BACKWARD_KIND = "auto"
 FUSED_VERIFIED = {(9, 0)}           # compute capabilities where the fused backward passed the GPU tests
+FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); larger ones take the reference
 
 
 def backward_kind(q, kind=None, config=None) -> str:
@@ -236,7 +237,7 @@ def backward_kind(q, kind=None, config=None) -> str:
             raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
         return kind
     if kind == "auto" and not _env.INTERPRET and q.device.type == "cuda" and backward_fused.supported(q) is None \
-            and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
+            and q.shape[3] <= FUSED_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
         return "fused"
     return "reference"
 
