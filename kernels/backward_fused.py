@@ -23,7 +23,11 @@ Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse with dea
 and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes, as big as dQ, dK
 and dV together in fp16), i.e. 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); the test
 tests/test_backward_fused_gpu.py measures it.
-Measured on the H200: see MEASURED below (filled from the recorded run, not by hand-editing results).
+Status (2026-11-30): interpreter tests against float64 autograd pass (tests/test_backward_fused.py, the
+tl.atomic_add path); compiled for sm_90 with triton 3.6 on a CPU machine (python -m
+flashviz_kernels.compile_check) it builds, uses wgmma and a TMA reduction for dQ. Not yet run on a GPU: no
+speed figure, no GPU test result, so api.BACKWARD_KIND = "auto" does not pick it yet (api.FUSED_VERIFIED).
+tests/device_verify_fused.sh is the one command that tests and times it on the H200.
 
 Calling contract: pick_config(q) then backward(q, k, v, o, lse, do, *, causal, sm_scale, dlse=None, config)
 -> (dq, dk, dv); inputs checked by flashviz_kernels.api.
@@ -36,10 +40,12 @@ import triton.language as tl  # noqa: E402
 
 from .backward import LOG2E, _bwd_delta, _dot  # noqa: E402
 
-MEASURED = "not yet measured on a GPU"
-
 # head dim upper bound -> (BLOCK_N keys per program, BLOCK_M query rows per step, num_warps, num_stages, ROTATE)
-CONFIGS = {32: (128, 64, 8, 3, True), 64: (128, 64, 8, 3, True), 128: (128, 64, 8, 2, True),
+# Not timed yet (no GPU run so far): picked from `python -m flashviz_kernels.compile_check` with triton 3.6 for
+# sm_90 as the tiles that spill least (d=64 (128, 64, 8, 3): no stack; d=128 (64, 64, 8, 2): 40-64 bytes, the
+# other d=128 candidates 368-776, like the reference's dK/dV kernel's 728). `python -m
+# flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384` times them against cuDNN.
+CONFIGS = {32: (128, 64, 8, 3, True), 64: (128, 64, 8, 3, True), 128: (64, 64, 8, 2, True),
            256: (64, 32, 4, 2, True)}
 FP32_CONFIG = (64, 32, 4, 2, True)
 INTERPRET_CONFIG = (32, 32, 4, 2, True)

@@ -223,6 +223,7 @@ def _graph(cell: dict, fn, device: str, rep_ms: float) -> None:
             torch.cuda.synchronize()
         except Exception:                                # noqa: BLE001
             pass
+        _free(device)                                    # e.g. an OOM inside the capture: give its pool back
     else:
         cell.update(graph_ms=ms, graph_tflops=cell["flops"] / (ms * 1e9), graph_message=None)
 
