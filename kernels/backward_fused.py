@@ -58,6 +58,7 @@ def _stage(dk, dv, k, v, desc_q, desc_do, desc_dq, DQ, LSE, DELTA, bh, row0, col
     """Query blocks [lo, hi) (multiples of BLOCK_M) against this program's K_j, V_j (kept on chip, (BLOCK_N,
     BLOCK_D)); MASKED tiles apply the causal rule and the ragged key tail, the others need no mask."""
     count = (hi - lo) // BLOCK_M
+    n_rows = tl.num_programs(1).to(tl.int64) * n_q                              # rows of the (B*H*Nq, d) buffer
     dims = tl.arange(0, BLOCK_D)
     for it in tl.range(0, count):
         if ROTATE:
@@ -80,11 +81,15 @@ def _stage(dk, dv, k, v, desc_q, desc_do, desc_dq, DQ, LSE, DELTA, bh, row0, col
         ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)                       # dS^T
         dk += _dot(ds_t, q, IEEE)                                                # 4. dK += dS^T Q
         dq = _dot(tl.trans(ds_t), k, IEEE)                                       # 5. dQ_i += dS K (partial)
-        if TMA_DQ:                         # rows past n_q belong to the next head: their dS is 0, they add 0
+        # Rows past n_q belong to the next head (their dS is 0: lse = +inf there, so they add 0). The pointer
+        # path clips only where the TMA reduction clips, at the end of the buffer, so the interpreter tests
+        # check these cross-head zero adds too.
+        if TMA_DQ:
             desc_dq.atomic_add([row0 + start, 0], dq)
         else:
-            ptr = DQ + (bh * n_q + rows)[:, None] * D + dims[None, :]
-            tl.atomic_add(ptr, dq, mask=(rows[:, None] < n_q) & (dims[None, :] < D))
+            flat = (row0 + rows).to(tl.int64)
+            ptr = DQ + flat[:, None] * D + dims[None, :]
+            tl.atomic_add(ptr, dq, mask=(flat[:, None] < n_rows) & (dims[None, :] < D))
     return dk, dv
 
 
