@@ -12,9 +12,10 @@ Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B
   d=128, N 4096-16384: 491-507 TFLOP/s = 0.86-0.96x SDPA cuDNN, 1.44-1.51x SDPA flash (causal and not);
   d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a
   call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
-  the recorded small-N cells are launch-sensitive. The three TMA descriptors are now cached per input
-  tensor (_descriptor below); what that saves per call has not been measured yet. Since that recording (6a3dc36d) the only change is
-  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before.
+  the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the changes are
+  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before; and
+  caching the three TMA descriptors per input tensor (_descriptor below): its saving per call is not
+  measured yet (launch_overhead's "enqueue" column is the number to compare).
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, causal, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """
