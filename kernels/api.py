@@ -4,8 +4,9 @@
               num_warps=None, num_stages=None) -> out
     attention_with_lse(q, k, v, *, same keywords) -> (out, lse)         both differentiable
     attention_trace(q, k, v, *, causal=False, sm_scale=None, block_m, block_n) -> (out, KernelTrace)
-    attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None)
+    attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None)
         -> (dq, dk, dv)                                                  the Triton backward alone
+    BACKWARD_KIND ("auto" | "fused" | "reference"): which backward autograd and attention_backward use
 
 Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules); the
 kernel modules (teaching, fast, backward) only pick their default launch and run it.
@@ -228,16 +229,64 @@ class _FlashFunction(torch.autograd.Function):
         return (*grads, None, None, None, None, None)
 
 
-def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock):
+# Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
+# "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
+# verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
+# flashviz.bench records it (backward_label) in the provenance of every dataset.
+BACKWARD_KINDS = ("auto", "fused", "reference")
+BACKWARD_KIND = "auto"
+# Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled. Empty for now:
+# it compiles for sm_90 with triton 3.6 (python -m flashviz_kernels.compile_check) but has not run on a GPU yet;
+# add (9, 0) once that test file passes on the H200, and say so in backward_fused's docstring.
+FUSED_VERIFIED: set[tuple[int, int]] = set()
+FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); larger ones take the reference
+
+
+def backward_kind(q, kind=None, config=None) -> str:
+    """"fused" or "reference" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
+    reference kernel's, a 5-number one the fused kernel's."""
+    from . import backward_fused
+    kind = BACKWARD_KIND if kind is None else kind
+    if kind not in BACKWARD_KINDS:
+        raise KernelInputError(f"backward kind must be one of {', '.join(BACKWARD_KINDS)}; got {kind!r}")
+    if config is not None:
+        by_len = "reference" if len(config) == 6 else "fused"
+        if kind not in ("auto", by_len):
+            raise KernelInputError(f"a {len(config)}-number config is the {by_len} backward's, not the {kind} one's")
+        kind = by_len
+    if kind == "fused":
+        why = backward_fused.supported(q)
+        if why:
+            raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
+        return kind
+    if kind == "auto" and not _env.INTERPRET and q.device.type == "cuda" and backward_fused.supported(q) is None \
+            and q.shape[3] <= FUSED_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
+        return "fused"
+    return "reference"
+
+
+def backward_label(device="cuda") -> str:
+    """What BACKWARD_KIND means on this device, for a dataset's provenance."""
+    if BACKWARD_KIND != "auto":
+        return BACKWARD_KIND
+    if _env.INTERPRET or not torch.cuda.is_available():
+        return "auto: reference (7 matmuls) off CUDA"
+    cc = torch.cuda.get_device_capability(device)
+    return f"auto: {'fused (5 matmuls)' if cc in FUSED_VERIFIED else 'reference (7 matmuls)'} on sm_{cc[0]}{cc[1]}"
+
+
+def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock, kind=None):
     """lock=False on a GPU: see _guarded. On CPU autograd runs on the caller's thread, so it takes the lock."""
     from . import backward
     dtype = q.dtype
     if _env.INTERPRET and dtype == torch.bfloat16:                 # see _interpreter_bf16
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
+    if backward_kind(q, kind, config) == "fused":
+        from . import backward_fused as backward                    # same calling contract, 5-number config
     config = backward.pick_config(q) if config is None else config
-    log = dict(impl="backward", dkdv_blocks=config[:2], dq_blocks=config[2:4], d=q.shape[3], dtype=str(q.dtype),
-               causal=causal, num_warps=config[4], num_stages=config[5])
+    log = dict(impl=backward.__name__.rsplit(".", 1)[-1], config=config, d=q.shape[3], dtype=str(q.dtype),
+               causal=causal)
     grads = _guarded(lambda: backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
                                                dlse=dlse, config=config), log, lock=lock)
     return tuple(g.to(dtype) for g in grads)
@@ -337,10 +386,12 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
 
 
 def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: float | None = None, dlse=None,
-                       config: tuple | None = None):
+                       config: tuple | None = None, kind: str | None = None):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
-    gradient reaching lse, or None). config = (dkdv block_m, block_n, dq block_m, block_n, num_warps,
-    num_stages) pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick."""
+    gradient reaching lse, or None). kind: "fused", "reference" or "auto" (None: BACKWARD_KIND). config pins
+    the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's config
+    is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n, block_m,
+    num_warps, num_stages, rotate)."""
     causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
     for name, x in (("o", o), ("do", do)):
         if not isinstance(x, torch.Tensor) or x.shape != q.shape:
@@ -349,8 +400,11 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
         if (x is not None or name == "lse") and (not isinstance(x, torch.Tensor) or x.shape != q.shape[:3]):
             raise KernelInputError(f"{name} must be a tensor shaped (B, H, Nq) = {tuple(q.shape[:3])}")
     if config is not None:
-        if len(config) != 6:
-            raise KernelInputError(f"config must be 6 numbers (see the docstring), got {config!r}")
-        config = (*(_check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:4])),
-                  _check_launch("num_warps", config[4], 32, pow2=True), _check_launch("num_stages", config[5], 8))
-    return _backward(q, k, v, o, lse, do, dlse, causal=causal, sm_scale=scale, config=config, lock=True)
+        if len(config) not in (5, 6):
+            raise KernelInputError(f"config must be 5 (fused) or 6 (reference) numbers (see the docstring), "
+                                   f"got {config!r}")
+        blocks = 2 if len(config) == 5 else 4
+        config = (*(_check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:blocks])),
+                  _check_launch("num_warps", config[blocks], 32, pow2=True),
+                  _check_launch("num_stages", config[blocks + 1], 8), *(bool(x) for x in config[blocks + 2:]))
+    return _backward(q, k, v, o, lse, do, dlse, causal=causal, sm_scale=scale, config=config, lock=True, kind=kind)

@@ -12,8 +12,10 @@ Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B
   d=128, N 4096-16384: 491-507 TFLOP/s = 0.86-0.96x SDPA cuDNN, 1.44-1.51x SDPA flash (causal and not);
   d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a
   call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
-  the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the only change is
-  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before.
+  the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the changes are
+  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before; and
+  caching the three TMA descriptors per input tensor (_descriptor below): its saving per call is not
+  measured yet (launch_overhead's "enqueue" column is the number to compare).
 Through flashviz_kernels.api, impl="fast" with no pinned launch runs the Gluon ws kernel (kernels/ws.py) instead
 of this one where ws.FAST_USES_WS says it measured faster (d=64, N >= 8192 on the H200) and it can run here
 (triton 3.6.x, sm_90); everywhere else, and after any Gluon failure, this kernel runs (warned once, ws.status()).
@@ -25,6 +27,41 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from .causal import key_range  # noqa: E402
+
+import threading  # noqa: E402
+
+# Host TMA descriptors cached per input tensor: building three TensorDescriptors is a visible part of a short
+# call's launch cost (python -m flashviz_kernels.launch_overhead). The cache is keyed weakly by the tensor
+# object (torch.utils.weak.WeakIdKeyDictionary): an entry dies with its tensor, so it never outlives the memory
+# it describes and never keeps that memory alive longer than the caller does (the descriptor holds a view of a
+# detached alias, not the tensor itself). Each entry also stores data_ptr, shape, strides, dtype and block, and
+# is rebuilt when any of them changed (x.set_(), in-place resize). At most _DESC_MAX tensors are kept.
+_DESC_CACHE = None
+_DESC_LOCK = threading.Lock()
+_DESC_MAX = 64
+
+
+def _descriptor(x, rows: int, d: int, block: list):
+    """TensorDescriptor over x viewed as (rows, d) with the given block shape, reused while x is alive."""
+    global _DESC_CACHE
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), x.dtype, x.device, rows, d, tuple(block))
+    with _DESC_LOCK:
+        if _DESC_CACHE is None:
+            from torch.utils.weak import WeakIdKeyDictionary
+            _DESC_CACHE = WeakIdKeyDictionary()
+        hit = _DESC_CACHE.get(x, {}).get(key)
+    if hit is not None:
+        return hit
+    desc = TensorDescriptor.from_tensor(x.detach().view(rows, d), block)
+    with _DESC_LOCK:
+        if len(_DESC_CACHE) >= _DESC_MAX:
+            _DESC_CACHE.clear()
+        per = _DESC_CACHE.setdefault(x, {})
+        if len(per) >= 8:                                           # a tensor seen with many block shapes
+            per.clear()
+        per[key] = desc
+    return desc
 
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
@@ -135,7 +172,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
             num_stages: int):
     """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32). sm_scale > 0."""
     import torch
-    from triton.tools.tensor_descriptor import TensorDescriptor
 
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
@@ -149,9 +185,9 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     q, k, v = prep(q), prep(k), prep(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
-    desc_q = TensorDescriptor.from_tensor(q.view(b * h * n_q, d), [bm, block_d])
-    desc_k = TensorDescriptor.from_tensor(k.view(b * h * n_k, d), [bn, block_d])
-    desc_v = TensorDescriptor.from_tensor(v.view(b * h * n_k, d), [bn, block_d])
+    desc_q = _descriptor(q, b * h * n_q, d, [bm, block_d])
+    desc_k = _descriptor(k, b * h * n_k, d, [bn, block_d])
+    desc_v = _descriptor(v, b * h * n_k, d, [bn, block_d])
     grid = (triton.cdiv(n_q, bm), b * h)
     _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, sm_scale * LOG2E, n_q, n_k, o.stride(1), o.stride(2),
                     D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=q.element_size() == 4,

@@ -1,5 +1,10 @@
 """Time candidate tile configs of the backward kernels: `python -m flashviz_kernels.tune_backward`.
 
+`--kind fused` times the 5-matmul backward (kernels/backward_fused.py) instead: every FUSED_CANDIDATES entry
+next to the 7-matmul reference (its own pick), SDPA cuDNN's and SDPA flash's backward on the same inputs, in
+one run; it ends with each candidate's geometric-mean ratio to cuDNN per head dim and can write every
+number to --out (JSON). `--warm-only` just compiles (run several in parallel to fill triton's cache).
+
 Forward once with the fast kernel, then triton.testing.do_bench (median) of the backward alone per
 candidate (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages), next to SDPA flash's
 backward on the same inputs; each candidate's gradients are checked against SDPA's. Over several
@@ -8,7 +13,9 @@ how backward.BWD_CONFIGS is picked (the winner must also be best or near it in e
 """
 import argparse
 import functools
+import json
 import math
+import time
 
 import torch
 import torch.nn.functional as F
@@ -53,12 +60,103 @@ def bench_one(d, n, causal, candidates):
     return ratios
 
 
+# (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) per head dim, for --kind fused
+# (compiled for sm_90 with triton 3.6 on the CPU machine first, to drop tiles that spill most: at d=128 every
+# tile spills some registers, as the reference's dK/dV kernel does; (64, 64, 8, 2) spills least)
+FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64, 4, 3, True), (64, 64, 8, 3, True)],
+                    128: [(128, 64, 8, 2, True), (128, 64, 8, 2, False), (64, 64, 8, 2, True), (128, 32, 8, 2, True)]}
+
+
+def _sdpa_bwd(q, k, v, do, causal, backend):
+    """A function timing SDPA's backward alone (forward once, under the given backend), and its gradients."""
+    from torch.nn.attention import sdpa_kernel
+    qs, ks, vs = (x.clone().requires_grad_() for x in (q, k, v))
+    with sdpa_kernel(backend):
+        out = F.scaled_dot_product_attention(qs, ks, vs, is_causal=causal)
+    run = lambda: torch.autograd.grad(out, (qs, ks, vs), do, retain_graph=True)  # noqa: E731
+    return run, run()
+
+
+def bench_fused(d, n, causal, candidates, warm_only=False, rep=100):
+    """Rows {name: {ms, tflops, maxerr}} for SDPA cuDNN, SDPA flash, the reference and every fused candidate."""
+    from torch.nn.attention import SDPBackend
+    shape = (4, 32, n, d) if not warm_only else (1, 2, 256, d)
+    q, k, v, do = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(4))
+    scale = 1 / math.sqrt(d)
+    flops = 2.5 * 4 * shape[0] * shape[1] * shape[2] ** 2 * d * (0.5 if causal else 1)
+    o, lse = api.attention_with_lse(q, k, v, causal=causal, impl="fast")
+    runs = {f"fused{tuple(c)}": functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
+                                                  sm_scale=scale, config=tuple(c), kind="fused") for c in candidates}
+    runs["reference"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
+                                          sm_scale=scale, kind="reference")
+    if warm_only:
+        for run in runs.values():
+            run()
+        torch.cuda.synchronize()
+        return {}
+    ref = None
+    for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
+        try:
+            run, grads = _sdpa_bwd(q, k, v, do, causal, backend)
+            ref = grads if ref is None else ref
+            runs = {name: run, **runs}
+        except RuntimeError as e:
+            print(f"  {name}: {str(e).splitlines()[0][:100]}", flush=True)
+    rows = {}
+    for name, run in runs.items():
+        try:
+            got = run()
+            err = max((a.float() - b.float()).abs().max().item() for a, b in zip(got, ref)) if ref else None
+            ms = triton.testing.do_bench(run, warmup=25, rep=rep, return_mode="median")
+            rows[name] = dict(ms=ms, tflops=flops / ms * 1e-9, maxerr=err)
+            print(f"  {name:<34} {ms:8.3f} ms {flops / ms * 1e-9:5.0f} TFLOP/s maxerr vs cuDNN {err:.1e}", flush=True)
+        except Exception as e:  # noqa: BLE001
+            rows[name] = dict(error=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+            print(f"  {name}: {rows[name]['error']}", flush=True)
+    return rows
+
+
+def main_fused(args):
+    """Time fused candidates vs reference, cuDNN, flash; print ratios; write --out."""
+    record = dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
+                  device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
+                  date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16",
+                  timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
+    for d in args.d:
+        cands = FUSED_CANDIDATES[d]
+        for n in args.n:
+            for c in args.causal:
+                print(f"d={d} N={n} causal={bool(c)}", flush=True)
+                rows = bench_fused(d, n, bool(c), cands, args.warm_only, args.rep)
+                record["rows"].append(dict(d=d, n=n, causal=bool(c), impls=rows))
+                torch.cuda.empty_cache()
+        if args.warm_only:
+            continue
+        mine = [r for r in record["rows"] if r["d"] == d]
+        print(f"\nd={d}: ratio to SDPA cuDNN's backward (geomean over N, causal), then per row")
+        for name in [f"fused{tuple(c)}" for c in cands] + ["reference", "sdpa-flash"]:
+            rs = [r["impls"]["sdpa-cudnn"]["ms"] / r["impls"][name]["ms"] if "ms" in r["impls"].get(name, {})
+                  and "ms" in r["impls"].get("sdpa-cudnn", {}) else None for r in mine]
+            gm = math.exp(sum(map(math.log, rs)) / len(rs)) if rs and all(rs) else 0.0
+            print(f"  {name:<34} x{gm:.3f} cuDNN  " + " ".join("  -  " if x is None else f"{x:.2f}" for x in rs))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[128])
     ap.add_argument("--n", type=int, nargs="+", default=[8192])
     ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
+    ap.add_argument("--kind", choices=["reference", "fused"], default="reference")
+    ap.add_argument("--warm-only", action="store_true", help="fused: compile every candidate, time nothing")
+    ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
+    ap.add_argument("--out", help="fused: write every number to this JSON file")
     args = ap.parse_args(argv)
+    args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
+    if args.kind == "fused":
+        return main_fused(args)
     for d in args.d:
         rows = {(n, c): bench_one(d, n, bool(c), CANDIDATES) for n in args.n for c in args.causal}
         print(f"\nd={d}: ratio to SDPA flash's backward; columns " + " ".join(f"N{n}/c{c}" for n, c in rows))

@@ -210,3 +210,81 @@ def test_source_digest_names_the_code_that_ran(tmp_path):
     assert provenance.source_digest(tmp_path) != want
     assert provenance.source_digest(tmp_path / "nothing") is None
     assert len(provenance.source_digest()) == 64                          # this checkout
+
+
+# ---- CUDA-graph column ----------------------------------------------------------------------------------------
+
+def test_cpu_cells_say_graph_is_not_available(smoke):
+    """Every cell carries the graph fields; on CPU none has a graph time and each says why."""
+    data, _ = smoke
+    for c in data["cells"]:
+        assert {"graph_ms", "graph_tflops", "graph_message", "graph_speedup_vs_cudnn"} <= set(c)
+        if not torch.cuda.is_available():
+            assert c["graph_ms"] is None and c["graph_tflops"] is None
+            assert c["graph_message"] == measure.GRAPH_CPU_MESSAGE
+
+
+def test_old_files_without_graph_fields_still_load(smoke, tmp_path):
+    data, _ = smoke
+    old = json.loads(json.dumps(data))
+    for c in old["cells"]:
+        for k in ("graph_ms", "graph_tflops", "graph_message", "graph_speedup_vs_cudnn"):
+            c.pop(k)
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(old))
+    assert len(load_dataset(p)["cells"]) == len(old["cells"])
+    assert "graph_tflops" not in report.table(load_dataset(p))
+
+
+def test_graph_fields_are_validated(smoke):
+    from flashviz.errors import DatasetError
+    from flashviz.bench.dataset import validate_dataset
+    data, _ = smoke
+    ok = next(c for c in data["cells"] if c["status"] == "ok")
+    good = json.loads(json.dumps(data))
+    cell = next(c for c in good["cells"] if c["impl"] == ok["impl"] and c["n"] == ok["n"] and c["d"] == ok["d"]
+                and c["causal"] == ok["causal"])
+    cell.update(graph_ms=0.5, graph_tflops=cell["flops"] / (0.5 * 1e9), graph_message=None)
+    validate_dataset(good)
+    assert "graph_tflops by impl" in report.table(good)
+    for bad in (dict(graph_tflops=None), dict(graph_tflops=cell["graph_tflops"] * 2), dict(graph_ms=-1.0),
+                dict(graph_message=7)):
+        broken = json.loads(json.dumps(good))
+        next(c for c in broken["cells"] if c == cell).update(bad)
+        with pytest.raises(DatasetError):
+            validate_dataset(broken)
+
+
+def test_failed_capture_is_recorded_not_raised(monkeypatch):
+    """A capture that fails (here: do_bench_cudagraph raising) leaves graph_ms null with the reason."""
+    import triton.testing
+
+    def boom(*a, **k):
+        raise RuntimeError("operation not permitted when stream is capturing")
+    monkeypatch.setattr(triton.testing, "do_bench_cudagraph", boom)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    cell = measure.blank_cell("naive", dict(n=8, d=4, causal=False, dtype="float32", batch=1, heads=1, mode="fwd"))
+    measure._graph(cell, lambda: None, "cuda", 5.0)
+    assert cell["graph_ms"] is None and cell["graph_message"].startswith("graph capture failed: RuntimeError")
+    measure._graph(cell, lambda: None, "cpu", 5.0)
+    assert cell["graph_message"] == measure.GRAPH_CPU_MESSAGE
+
+
+def test_graph_ratio_to_cudnn():
+    cfg = dict(n=8, d=4, causal=False, dtype="float16", batch=1, heads=1, mode="fwd")
+    a, b = measure.blank_cell("fast", cfg), measure.blank_cell("sdpa-cudnn", cfg)
+    for c, ms in ((a, 2.0), (b, 1.0)):
+        c.update(status="ok", ms=ms, graph_ms=ms / 2)
+    measure.add_ratios([a, b])
+    assert a["graph_speedup_vs_cudnn"] == pytest.approx(0.5) and b["graph_speedup_vs_cudnn"] == 1.0
+
+
+@pytest.mark.gpu
+def test_gpu_cells_record_graph_and_per_call_times():
+    for mode in ("fwd", "fwd+bwd"):
+        c = measure.measure_cell("fast", 1024, 64, True, "float16", 2, 4, mode=mode, warmup_ms=5, rep_ms=20)
+        assert c["status"] == "ok" and c["ms"] > 0
+        if mode == "fwd":                                 # a forward call captures: no host work in a replay
+            assert c["graph_ms"] > 0 and c["graph_message"] is None and c["graph_tflops"] > 0
+        else:                                             # autograd may or may not capture; either way, recorded
+            assert (c["graph_ms"] or 0) > 0 or c["graph_message"].startswith("graph capture failed")

@@ -37,8 +37,15 @@ Dataset JSON, schema_version 1
                 "max_abs_err", "rel_err" (vs float64 on 64 rows of every (b, h); fwd+bwd also checks the
                 gradients of two (b, h) slices), "correct" (rel_err <= spec.REL_TOL[dtype], x4 in fwd+bwd),
                 "speedup_vs_cudnn" = t_cudnn / t, "speedup_vs_flash" (sdpa-flash), "speedup_vs_naive",
-                "memory_vs_naive" = peak / peak_naive}]}
-    Numbers are finite (null where unmeasured); ms and tflops are null unless status is "ok".
+                "memory_vs_naive" = peak / peak_naive,
+                "graph_ms" (median of CUDA-graph replays: the call captured once in a torch.cuda.CUDAGraph after
+                warm-up, timed by triton.testing.do_bench_cudagraph; GPU time without the host's launch cost,
+                back-to-back calls with L2 warm), "graph_tflops" = flops / graph_ms / 1e9,
+                "graph_speedup_vs_cudnn" = graph_ms of sdpa-cudnn / graph_ms, "graph_message" (why graph_ms is
+                null: no GPU, the capture failed, or the per-call run failed)}]}
+    Numbers are finite (null where unmeasured); ms and tflops are null unless status is "ok". The graph_*
+    fields are optional: files recorded before them stay valid. Where ms and graph_ms differ much (small N),
+    the call is launch-bound: ms is what a Python caller sees per call, graph_ms what the kernel costs.
 
 Reproducing the recorded H200 dataset (run from the repository root, on the GPU machine)
     python -m flashviz.bench --preset h200 --budget-s 480 --quiet --out assets/benchmarks/nvidia-h200.json

@@ -31,12 +31,15 @@ CELL_NUMBERS = {"ms": ("pos", 1e7), "ms_p20": ("nonneg", 1e7), "ms_p80": ("nonne
                 "peak_over_ideal": ("nonneg", 1e9), "max_abs_err": ("nonneg", 1e30), "rel_err": ("nonneg", 1e30),
                 "speedup_vs_cudnn": ("nonneg", 1e9), "speedup_vs_flash": ("nonneg", 1e9),
                 "speedup_vs_naive": ("nonneg", 1e9),
-                "memory_vs_naive": ("nonneg", 1e9)}
+                "memory_vs_naive": ("nonneg", 1e9),
+                "graph_ms": ("pos", 1e7), "graph_tflops": ("nonneg", 1e5), "graph_speedup_vs_cudnn": ("nonneg", 1e9)}
 CELL_INTS = {"n": (1, 1 << 22), "d": (1, 4096), "batch": (1, 1 << 16), "heads": (1, 1 << 16),
              "reps": (1, 10 ** 9), "peak_extra_bytes": (0, 1 << 50), "ideal_bytes": (0, 1 << 60),
              "block_m": (1, 1024), "block_n": (1, 1024)}     # tiles pinned for the teaching kernel, if any
 CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"impl", "causal", "dtype", "mode", "status", "message",
-                                                  "flops", "correct"}
+                                                  "flops", "correct", "graph_message"}
+# graph_ms / graph_tflops / graph_speedup_vs_cudnn / graph_message came later: files recorded before them
+# (without these keys) stay valid, read as "no graph timing".
 PROV_REQUIRED = ("device", "device_name", "torch", "python", "platform", "created_utc", "git_commit", "command",
                  "timer")
 PROV_INTS = ("sm_count", "total_memory_bytes", "cudnn_version", "cpu_threads")
@@ -263,6 +266,7 @@ def _cell(i, c):
     _bool(f"{w}.causal", c["causal"])
     _bool(f"{w}.correct", c.get("correct"), null=True)
     _str(f"{w}.message", c.get("message"), 2000, null=True)
+    _str(f"{w}.graph_message", c.get("graph_message"), 2000, null=True)
     for k, (lo, hi) in CELL_INTS.items():
         _int_in(f"{w}.{k}", c.get(k), lo, hi, null=k not in ("n", "d", "batch", "heads", "ideal_bytes"))
     for k, (kind, bound) in CELL_NUMBERS.items():
@@ -281,6 +285,11 @@ def _cell(i, c):
             _fail(f"{w}.tflops", "tflops")
     elif c.get("ms") is not None or c.get("tflops") is not None:
         _fail(f"{w}.ms", "null_when", status=repr(c["status"]))
+    if (c.get("graph_ms") is None) != (c.get("graph_tflops") is None):
+        _fail(f"{w}.graph_tflops", "graph_pair")
+    if c.get("graph_ms") is not None and not math.isclose(c["graph_tflops"], c["flops"] / (c["graph_ms"] * 1e9),
+                                                          rel_tol=1e-6):
+        _fail(f"{w}.graph_tflops", "tflops")
 
 
 def validate_dataset(obj) -> dict:

@@ -13,6 +13,10 @@ gradients of two (batch, head) slices). Per impl, in this order:
   3. timing: triton.testing.do_bench(return_mode="all"), median taken here (what return_mode="median"
      returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
      clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None).
+  4. graph timing (CUDA only): the same call captured in a torch.cuda.CUDAGraph and replayed
+     (triton.testing.do_bench_cudagraph, median of its replays): GPU time without the host's launch cost,
+     calls back to back with L2 not cleared between them. A capture that fails leaves graph_ms null and
+     says why in graph_message; on CPU graph_message says graphs are not available.
 Failures never propagate: OOM -> status "oom" (caches emptied), impl unable to run -> "unavailable",
 anything else -> "error", with the message.
 """
@@ -35,6 +39,8 @@ from .spec import (BASELINES, DATASET_KIND, REL_TOL, SCHEMA_VERSION, SweepSpec, 
 TRITON_IMPLS = ("teaching", "fast", "ws")
 GRAD_TOL_FACTOR = {"fwd": 1.0, "fwd+bwd": 4.0, "bwd": 4.0}   # gradients (dq sums over N keys) round more than outputs
 CHECK_ROWS = 64              # query rows per (batch, head) compared against the float64 reference
+GRAPH_CPU_MESSAGE = "graph: not available on CPU (CUDA graphs need a GPU)"
+GRAPH_SKIPPED_MESSAGE = "graph: not measured, the per-call run did not succeed"
 CPU_TRITON_MESSAGE = ("no CUDA here: the Triton kernels would run in Triton's interpreter, which executes the "
                       "same code slowly; its timing is not speed, so it is not measured")
 
@@ -195,7 +201,31 @@ def blank_cell(impl: str, cfg: dict) -> dict:
                 peak_extra_bytes=None, ideal_bytes=ideal_bytes(cfg["n"], cfg["d"], cfg["dtype"], cfg["batch"],
                                                                cfg["heads"], cfg["mode"]),
                 peak_over_ideal=None, max_abs_err=None, rel_err=None, correct=None,
-                speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None)
+                speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None,
+                graph_ms=None, graph_tflops=None, graph_speedup_vs_cudnn=None, graph_message=GRAPH_SKIPPED_MESSAGE)
+
+
+def _graph(cell: dict, fn, device: str, rep_ms: float) -> None:
+    """Step 4: graph_ms / graph_tflops, or graph_message saying why not. Never raises."""
+    if device != "cuda":
+        cell["graph_message"] = GRAPH_CPU_MESSAGE
+        return
+    try:
+        from triton.testing import do_bench_cudagraph
+        with fk.LAUNCH_LOCK:
+            times = do_bench_cudagraph(fn, rep=rep_ms, return_mode="all")
+        ms = statistics.median(times)
+        if not ms > 0:
+            raise RuntimeError(f"median replay time {ms} ms is not positive")
+    except Exception as e:                               # noqa: BLE001 - a failed capture is a recorded fact
+        cell.update(graph_ms=None, graph_tflops=None, graph_message="graph capture failed: " + _short(e, 400))
+        try:                                             # a capture that failed midway must not leak into the next
+            torch.cuda.synchronize()
+        except Exception:                                # noqa: BLE001
+            pass
+        _free(device)                                    # e.g. an OOM inside the capture: give its pool back
+    else:
+        cell.update(graph_ms=ms, graph_tflops=cell["flops"] / (ms * 1e9), graph_message=None)
 
 
 def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks=None) -> dict:
@@ -204,6 +234,8 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
     if impl == "teaching" and teaching_blocks:
         blocks = dict(block_m=int(teaching_blocks[0]), block_n=int(teaching_blocks[1]))
         cell.update(blocks)
+    if device == "cpu":
+        cell["graph_message"] = GRAPH_CPU_MESSAGE
     if device == "cpu" and impl in TRITON_IMPLS:
         cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
         return cell
@@ -244,6 +276,7 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
                     reps=len(times), tflops=cell["flops"] / (ms * 1e9))
         if cell["peak_extra_bytes"] is not None:
             cell["peak_over_ideal"] = cell["peak_extra_bytes"] / cell["ideal_bytes"]
+        _graph(cell, fn, device, rep_ms)                 # 4. graph replays
     getattr(fn, "saved", {}).clear()                     # bwd mode: drop the forward's graph
     if cell["status"] == "oom":
         _free(device)
@@ -267,6 +300,9 @@ def add_ratios(cells: list[dict]) -> list[dict]:
             ok = (nv is not None and nv["status"] == "ok" and c["status"] == "ok"
                   and c["peak_extra_bytes"] is not None and nv["peak_extra_bytes"])
             c["memory_vs_naive"] = c["peak_extra_bytes"] / nv["peak_extra_bytes"] if ok else None
+            cu = group.get("sdpa-cudnn")
+            ok = cu is not None and cu.get("graph_ms") is not None and c.get("graph_ms") is not None
+            c["graph_speedup_vs_cudnn"] = cu["graph_ms"] / c["graph_ms"] if ok else None
     return cells
 
 
@@ -324,7 +360,8 @@ def measure_cell(impl: str, n: int, d: int, causal: bool, dtype: str, batch: int
 
 def new_dataset(spec: SweepSpec, command: str | None = None, device: str | None = None) -> dict:
     device = device or device_kind()
-    timer = ("triton.testing.do_bench median (CUDA events, L2 cleared per run)" if device == "cuda"
+    timer = ("triton.testing.do_bench median (CUDA events, L2 cleared per run); graph_ms: "
+             "triton.testing.do_bench_cudagraph median (replays, L2 warm)" if device == "cuda"
              else "time.perf_counter median (CPU)")
     return dict(schema_version=SCHEMA_VERSION, kind=DATASET_KIND, complete=False, elapsed_s=0.0,
                 provenance=provenance.collect(device, command, timer), sweep=spec.to_json(), cells=[])

@@ -92,6 +92,11 @@ def collect(device: str, command: str | None, timer: str) -> dict:
              git_commit=commit, git_dirty=dirty, source_sha256=source_digest(), command=command or command_line(),
              timer=timer, cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
     p.update(ws_fields())
+    try:                                                 # which Triton backward autograd used (fwd+bwd, bwd cells)
+        from flashviz_kernels import api
+        p["backward_kernel"] = api.backward_label()
+    except Exception as e:                               # noqa: BLE001 - provenance never fails a run
+        p["backward_kernel"] = f"unknown ({type(e).__name__})"
     return p
 
 

@@ -50,6 +50,10 @@ def table(dataset: dict) -> str:
     cells = dataset["cells"]
     if any(c["speedup_vs_cudnn"] is not None for c in cells):
         lines += ["", pivot(dataset, "speedup_vs_cudnn", ".2f")]
+    if any(c.get("graph_ms") is not None for c in cells):    # CUDA-graph replays: launch cost removed
+        lines += ["", pivot(dataset, "graph_tflops", ".4g")]
+        if any(c.get("graph_speedup_vs_cudnn") is not None for c in cells):
+            lines += ["", pivot(dataset, "graph_speedup_vs_cudnn", ".2f")]
     if any(c["peak_extra_bytes"] is not None for c in cells):
         lines += ["", pivot(dataset, "peak_extra_mib", ".1f")]
     if not dataset.get("complete", True):

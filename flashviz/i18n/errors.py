@@ -137,6 +137,8 @@ STRINGS = {
     "errors.ds_ideal": {"en": "is not output + log-sum-exp bytes", "zh": "不等于输出 + log-sum-exp 的字节数"},
     "errors.ds_required_ok": {"en": "is required when status is 'ok'", "zh": "status 为 'ok' 时必须给出"},
     "errors.ds_tflops": {"en": "does not equal flops / time", "zh": "不等于 flops / 时间"},
+    "errors.ds_graph_pair": {"en": "graph_ms and graph_tflops must both be numbers or both be null",
+                             "zh": "graph_ms 与 graph_tflops 必须同为数值或同为 null"},
     "errors.ds_null_when": {"en": "must be null when status is {status}", "zh": "status 为 {status} 时必须为 null"},
     "errors.ds_schema_missing": {"en": "missing (is this a flashviz.bench dataset?)",
                                  "zh": "缺失（这是 flashviz.bench 生成的数据集吗？）"},

@@ -1,0 +1,69 @@
+"""Compile the fused backward for a Hopper GPU without one: `python -m flashviz_kernels.compile_check`.
+
+For each tile config (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) and causal off/on, triton.compile builds
+the sm_90 cubin of backward_fused._bwd_fused on this machine (CPU only is fine: no kernel runs) and prints what
+ptxas made of it: registers, stack (spilled registers land there), shared memory, the number of wgmma
+instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
+triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
+a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
+"""
+import argparse
+import os
+import re
+import subprocess
+import tempfile
+
+os.environ.setdefault("TRITON_INTERPRET", "0")          # compile for real even without a GPU
+
+
+def _usage(cubin: bytes, cuobjdump: str) -> str:
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run([cuobjdump, "-res-usage", f.name], capture_output=True, text=True).stdout
+    m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+)", out)
+    return f"regs {m.group(1)} stack {m.group(2)} B" if m else "usage unknown"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d", type=int, default=128)
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32"])
+    ap.add_argument("--config", nargs="+", default=None, help="BLOCK_N,BLOCK_M,warps,stages,rotate (rotate 0/1)")
+    args = ap.parse_args(argv)
+    from . import _env
+    _env.INTERPRET = False
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from . import backward_fused as bf
+    from .tune_backward import FUSED_CANDIDATES
+    configs = ([tuple(int(x) for x in c.split(",")) for c in args.config] if args.config
+               else FUSED_CANDIDATES.get(args.d, [bf.CONFIGS[128]]))
+    cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    bd = max(16, 1 << (args.d - 1).bit_length())
+    print(f"triton {triton.__version__}, sm_90, d={args.d}, {args.dtype}")
+    for bn, bm, warps, stages, rot in configs:
+        for causal in (False, True):
+            sig = dict(desc_q=f"tensordesc<{args.dtype}[{bm}, {bd}]>", desc_do=f"tensordesc<{args.dtype}[{bm}, {bd}]>",
+                       desc_dq=f"tensordesc<fp32[{bm}, {bd}]>", K=f"*{args.dtype}", V=f"*{args.dtype}", DQ="*fp32",
+                       LSE="*fp32", DELTA="*fp32", DK=f"*{args.dtype}", DV=f"*{args.dtype}", qk_scale="fp32",
+                       sm_scale="fp32", n_q="i32", n_k="i32")
+            consts = dict(D=args.d, BLOCK_D=bd, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=args.dtype == "fp32",
+                          TMA_DQ=True, ROTATE=bool(rot))
+            sig.update({k: "constexpr" for k in consts})
+            name = f"  {(bn, bm, warps, stages, bool(rot))} causal={causal}:"
+            try:
+                k = triton.compile(ASTSource(bf._bwd_fused, sig, consts), target=GPUTarget("cuda", 90, 128),
+                                   options=dict(num_warps=warps, num_stages=stages))
+            except Exception as e:  # noqa: BLE001
+                print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+                continue
+            ptx = k.asm["ptx"]
+            print(f"{name} {_usage(k.asm['cubin'], cuobjdump)}, shared {k.metadata.shared} B, "
+                  f"{ptx.count('wgmma.mma_async')} wgmma, TMA reduce {'cp.reduce.async.bulk.tensor' in ptx}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The 5-matmul backward compiled on a CUDA GPU (marker `gpu`; skipped cleanly without CUDA).
+
+Gradients against float64 torch autograd at full size, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
+(tests/test_backward.py); then the peak extra memory the module docstring states, measured.
+"""
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from flashviz_kernels import api
+from test_backward_fused import check
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("n", [1, 17, 1000, 4093])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_full_size(n, d, causal):
+    check(1, 4, n, n, d, torch.float16, causal, seed=n + d)
+
+
+@pytest.mark.parametrize("nq,nk,causal", [(1000, 1500, True), (1500, 1000, True), (1000, 1500, False),
+                                          (300, 100, True), (4093, 17, True)])
+def test_fused_nq_ne_nk_and_masked_rows(nq, nk, causal):
+    """Causal with Nq > Nk leaves rows that see no key: zero gradient (check asserts it)."""
+    check(2, 4, nq, nk, 64, torch.float16, causal, seed=nq + 3 * nk)
+
+
+@pytest.mark.parametrize("dtype,d", [(torch.bfloat16, 128), (torch.float32, 64), (torch.float16, 48)])
+def test_fused_dtypes(dtype, d):
+    check(1, 4, 777, 777, d, dtype, True, seed=d)
+
+
+def test_fused_with_dlse():
+    check(1, 4, 1000, 600, 64, torch.float32, True, seed=9, with_dlse=True)
+
+
+def test_auto_picks_fused_where_verified():
+    q = torch.zeros(1, 1, 64, 64, device="cuda", dtype=torch.float16)
+    want = "fused" if torch.cuda.get_device_capability() in api.FUSED_VERIFIED else "reference"
+    assert api.backward_kind(q) == want
+
+
+def test_fused_peak_extra_memory():
+    """dQ, dK, dV + lse (patched copy) and delta, 4 bytes per row each, + the fp32 dQ buffer; nothing else."""
+    b, h, n, d = 2, 8, 4096, 128
+    g = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v, do = (torch.randn((b, h, n, d), device="cuda", generator=g, dtype=torch.float16) for _ in range(4))
+    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    run = lambda: fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="fused")  # noqa: E731
+    run()                                                  # compile first
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    grads = run()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    formula = 3 * b * h * n * d * 2 + b * h * n * d * 4 + 2 * b * h * n * 4
+    assert formula <= peak <= formula + (1 << 16), (peak, formula)
+    del grads
