@@ -235,11 +235,15 @@ class _FlashFunction(torch.autograd.Function):
 # flashviz.bench records it (backward_label) in the provenance of every dataset.
 BACKWARD_KINDS = ("auto", "fused", "reference")
 BACKWARD_KIND = "auto"
-# Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled. Empty for now:
-# it compiles for sm_90 with triton 3.6 (python -m flashviz_kernels.compile_check) but has not run on a GPU yet;
-# add (9, 0) once that test file passes on the H200, and say so in backward_fused's docstring.
-FUSED_VERIFIED: set[tuple[int, int]] = set()
+# Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
+# triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
+FUSED_VERIFIED: set[tuple[int, int]] = {(9, 0)}
 FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); larger ones take the reference
+# "auto" takes it only where it measured faster than the 7-matmul reference, backward alone, fp16, B=4, H=32,
+# N 4096-16384, causal both (assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json, `python -m
+# flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384 --rep 60`): d=64 fused 0.77-0.81x
+# SDPA cuDNN vs reference 0.68-0.75x; d=128 fused at best 0.58-0.67x vs reference 0.71-0.73x.
+FUSED_AUTO_MAX_D = 64
 
 
 def backward_kind(q, kind=None, config=None) -> str:
@@ -260,7 +264,7 @@ def backward_kind(q, kind=None, config=None) -> str:
             raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
         return kind
     if kind == "auto" and not _env.INTERPRET and q.device.type == "cuda" and backward_fused.supported(q) is None \
-            and q.shape[3] <= FUSED_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
+            and q.shape[3] <= FUSED_AUTO_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
         return "fused"
     return "reference"
 
@@ -272,7 +276,9 @@ def backward_label(device="cuda") -> str:
     if _env.INTERPRET or not torch.cuda.is_available():
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
-    return f"auto: {'fused (5 matmuls)' if cc in FUSED_VERIFIED else 'reference (7 matmuls)'} on sm_{cc[0]}{cc[1]}"
+    if cc in FUSED_VERIFIED:
+        return f"auto: fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on sm_{cc[0]}{cc[1]}"
+    return f"auto: reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
 
 
 def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock, kind=None):

@@ -23,11 +23,13 @@ Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse with dea
 and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes, as big as dQ, dK
 and dV together in fp16), i.e. 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); the test
 tests/test_backward_fused_gpu.py measures it.
-Status (2026-11-30): interpreter tests against float64 autograd pass (tests/test_backward_fused.py, the
-tl.atomic_add path); compiled for sm_90 with triton 3.6 on a CPU machine (python -m
-flashviz_kernels.compile_check) it builds, uses wgmma and a TMA reduction for dQ. Not yet run on a GPU: no
-speed figure, no GPU test result, so api.BACKWARD_KIND = "auto" does not pick it yet (api.FUSED_VERIFIED).
-tests/device_verify_fused.sh is the one command that tests and times it on the H200.
+Measured on the H200 (2026-11-30, triton 3.6.0, torch 2.11; backward alone, fp16, B=4, H=32, N 4096-16384,
+causal both; `python -m flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384 --rep 60`,
+assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json): d=64 with (64, 64, 4 warps, 3 stages) 306-348
+TFLOP/s = 0.77-0.81x SDPA cuDNN, 1.18-1.32x SDPA flash, 1.02-1.17x the 7-matmul reference; d=128 at best
+0.58-0.67x cuDNN, *slower* than the reference (0.71-0.73x): the fp32 dQ reduce-add and the register pressure of
+five accumulating matmuls (spills at d=128) cost more than the two matmuls saved. So api's "auto" uses it for
+d <= 64 only. The 0.85x-cuDNN target is not reached. tests/test_backward_fused_gpu.py passed on the H200.
 
 Calling contract: pick_config(q) then backward(q, k, v, o, lse, do, *, causal, sm_scale, dlse=None, config)
 -> (dq, dk, dv); inputs checked by flashviz_kernels.api.
@@ -45,7 +47,7 @@ from .backward import LOG2E, _bwd_delta, _dot  # noqa: E402
 # sm_90 as the tiles that spill least (d=64 (128, 64, 8, 3): no stack; d=128 (64, 64, 8, 2): 40-64 bytes, the
 # other d=128 candidates 368-776, like the reference's dK/dV kernel's 728). `python -m
 # flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384` times them against cuDNN.
-CONFIGS = {32: (128, 64, 8, 3, True), 64: (128, 64, 8, 3, True), 128: (64, 64, 8, 2, True),
+CONFIGS = {32: (64, 64, 4, 3, True), 64: (64, 64, 4, 3, True), 128: (64, 64, 8, 2, True),
            256: (64, 32, 4, 2, True)}
 FP32_CONFIG = (32, 32, 4, 2, True)      # fp32 dots are exact (no tensor cores): (64, 32) spilled 4-12 KB at d=64
 INTERPRET_CONFIG = (32, 32, 4, 2, True)

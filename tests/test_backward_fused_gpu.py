@@ -36,10 +36,13 @@ def test_fused_with_dlse():
     check(1, 4, 1000, 600, 64, torch.float32, True, seed=9, with_dlse=True)
 
 
-def test_auto_picks_fused_where_verified():
-    q = torch.zeros(1, 1, 64, 64, device="cuda", dtype=torch.float16)
-    want = "fused" if torch.cuda.get_device_capability() in api.FUSED_VERIFIED else "reference"
-    assert api.backward_kind(q) == want
+def test_auto_picks_fused_where_verified_and_faster():
+    """auto: fused on a verified GPU up to the head dim where it measured faster (d <= 64), the reference above."""
+    verified = torch.cuda.get_device_capability() in api.FUSED_VERIFIED
+    for d in (64, 128):
+        q = torch.zeros(1, 1, 64, d, device="cuda", dtype=torch.float16)
+        want = "fused" if verified and d <= api.FUSED_AUTO_MAX_D else "reference"
+        assert api.backward_kind(q) == want
 
 
 def test_fused_peak_extra_memory():
