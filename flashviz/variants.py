@@ -254,6 +254,12 @@ def block_map(v: Variant, n: int, br: int, bc: int, seq_ids=None) -> BlockMap:
     return BlockMap(n, br, bc, kind, int(np.maximum(hi - lo + 1, 0).sum()), lo, hi)
 
 
+def visible_pairs(v: Variant, n: int) -> int:
+    """(i, j) pairs of an N x N problem the mask lets through (any N: from the row intervals)."""
+    lo, hi = row_intervals(v, n, n)
+    return int(np.maximum(hi - lo + 1, 0).sum())
+
+
 def visible_matrix(v: Variant, nq: int, nk: int | None = None, seq_ids=None) -> np.ndarray:
     """(Nq, Nk) bool, element by element (small N: charts and checks)."""
     nk = nq if nk is None else nk
