@@ -248,3 +248,13 @@ def test_seq_ids_must_not_decrease():
     with pytest.raises(InputError) as e:
         V.row_intervals(V.Variant(), 4, 4, seq_ids=np.array([0, 1, 0, 1]))
     assert e.value.key == "errors.seq_ids_order"
+
+
+def test_softcap_alibi_and_gqa_skip_no_block():
+    """The page's claim: only the window, the causal bound and the documents change the block map."""
+    for base in (dict(), dict(causal=True), dict(causal=True, window=(30, 0), doc_lens=(40, 60, 28))):
+        plain = V.block_map(V.make_variant(heads=8, **base), 128, 16, 32).kind
+        for extra in (dict(softcap=0.1), dict(alibi=True), dict(group=4), dict(softcap=2.0, alibi=True, group=8)):
+            assert np.array_equal(V.block_map(V.make_variant(heads=8, **base, **extra), 128, 16, 32).kind, plain)
+    causal = V.block_map(V.make_variant(causal=True), 128, 16, 32).kind
+    assert not np.array_equal(causal, V.block_map(V.make_variant(), 128, 16, 32).kind)

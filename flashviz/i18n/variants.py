@@ -65,7 +65,7 @@ STRINGS = {
         "en": "**{run} of {total} blocks run** ({partial} partial, {full} full); {skipped} are skipped without loading "
               "anything. A program (one Q block) runs {lo} to {hi} of its {tc} K/V blocks.",
         "zh": "**{total} 个块中有 {run} 个需要计算**（{partial} 个部分可见，{full} 个完全可见）；其余 {skipped} 个块"
-              "连数据都不用加载。每个程序（一个 Q 块）要处理的 K/V 块在 {lo} 到 {hi} 个之间（共 {tc} 个）。"},
+              "连数据都不用加载。每个 program（一个 Q 块）要处理的 K/V 块在 {lo} 到 {hi} 个之间（共 {tc} 个）。"},
     "variants.met_flops": {"en": "Executed FLOPs vs dense", "zh": "实际执行的 FLOPs 占稠密的比例"},
     "variants.met_bytes": {"en": "HBM bytes vs dense (FA2 order)", "zh": "HBM 字节数占稠密的比例（FA2 顺序）"},
     "variants.cost_text": {
@@ -110,13 +110,13 @@ STRINGS = {
     "variants.gqa_header": {"en": "GQA: K/V bytes against MHA", "zh": "GQA：与 MHA 相比的 K/V 字节数"},
     "variants.met_cache_mha": {"en": "K/V cache, MHA", "zh": "K/V 缓存（MHA）"},
     "variants.met_cache_gqa": {"en": "K/V cache, H_kv = {hkv}", "zh": "K/V 缓存（H_kv = {hkv}）"},
-    "variants.met_reads": {"en": "K/V reads, one program per group", "zh": "K/V 读取（每组一个程序）"},
+    "variants.met_reads": {"en": "K/V reads, one program per group", "zh": "K/V 读取（每组一个 program）"},
     "variants.gqa_text": {
         "en": "{h} query heads share {hkv} K/V heads ({g} per group): the cache is {ratio}× smaller. In the FA2 order "
               "each program streams its K/V blocks; if every query head's program loads them itself, the K/V reads "
               "stay {per} as in MHA; a program that serves its whole group reads {shared}.",
-        "zh": "{h} 个 query 头共享 {hkv} 个 K/V 头（每组 {g} 个）：缓存缩小为原来的 1/{ratio}。在 FA2 顺序下每个程序依次读入"
-              "它的 K/V 块；如果每个 query 头的程序各读各的，K/V 读取量仍是 {per}，与 MHA 相同；如果一个程序负责整组，"
+        "zh": "{h} 个 query 头共享 {hkv} 个 K/V 头（每组 {g} 个）：缓存缩小为原来的 1/{ratio}。在 FA2 顺序下每个 program 依次读入"
+              "它的 K/V 块；如果每个 query 头的 program 各读各的，K/V 读取量仍是 {per}，与 MHA 相同；如果一个 program 负责整组，"
               "读取量降为 {shared}。"},
     "variants.gqa_none": {"en": "Group size 1 is MHA: each of the {h} query heads has its own K/V head, and the FA2 "
                                 "order streams {per} of K/V. Set a group size above 1 to share K/V heads.",
@@ -127,9 +127,8 @@ STRINGS = {
     # the recording
     "variants.rec_header": {"en": "Measured on an H200", "zh": "H200 上的实测"},
     "variants.no_recording": {
-        "en": "No recorded measurement yet: no variants dataset in assets/benchmarks/variants/. Record one on the "
-              "GPU machine with:",
-        "zh": "还没有实测数据：assets/benchmarks/variants/ 中没有变体数据集。可以在 GPU 机器上这样录制："},
+        "en": "No recorded measurement yet: this app has no variants dataset. One is recorded on a GPU machine with:",
+        "zh": "还没有实测数据：本应用中还没有变体的测量数据集。可以在 GPU 机器上用下面的命令录制："},
     "variants.dataset": {"en": "Recording", "zh": "测量文件"},
     "variants.rec_shape": {"en": "B = {b}, H = {h}, d = {d}, {dtype}; every variant causal; window left {w}, softcap {c}, "
                                  "GQA H_kv = {hkv}. Flex compile time is kept out of the timing.",
