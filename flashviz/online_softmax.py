@@ -37,6 +37,7 @@ import numpy as np
 from flashviz_kernels import rules
 
 from .errors import InputError, check_int
+from .variants import make_variant, row_intervals
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
 MAX_D = 256            # widest head dim
@@ -265,7 +266,6 @@ def variant_row(scores, row: int, *, nq: int | None = None, causal: bool = False
     """One row's scaled scores q_i·k_j·scale (N,) as a variant kernel sees them, before the unchanged recurrence:
     softcap c·tanh(s/c), then ALiBi −slope·|i + Nk − Nq − j|, then −inf at keys outside the window / causal bound /
     the row's document (definitions in flashviz.variants). `nq` defaults to Nk (one square problem)."""
-    from .variants import make_variant, row_intervals       # late: variants builds on this module's siblings
     s = np.array(scores, dtype=np.float64)
     if s.ndim != 1:
         raise InputError(key="errors.scores_1d", shape=str(s.shape))

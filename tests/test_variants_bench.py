@@ -93,3 +93,14 @@ def test_reference_rows_follow_the_definitions():
         i, j = torch.arange(32)[:, None], torch.arange(32)[None]
         s = (s - slopes[h] * (i - j).abs()).masked_fill(j > i, -math.inf)
         assert torch.allclose(got, (torch.softmax(s, -1) @ v[0, h])[rows], atol=1e-12)
+
+
+def test_variant_modules_import_no_ui_and_the_dataset_side_no_torch():
+    import subprocess
+    import sys
+    code = ("import sys, flashviz.bench.variants_dataset, flashviz.bench.variants_spec;"
+            "assert 'torch' not in sys.modules, 'the variants dataset side must stay torch-free';"
+            "import flashviz.bench.variants_bench;"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')]; assert not bad, bad")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr

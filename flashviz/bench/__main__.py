@@ -30,7 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m flashviz.bench", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named sweep (h200 = the recorded one); "
-                   "h200-hbm records DRAM bytes under Nsight Compute instead (flashviz/bench/hbm.py)")
+                   "h200-hbm records DRAM bytes under Nsight Compute instead (flashviz/bench/hbm.py); "
+                   "h200-variants / cpu-variants time attention variants vs FlexAttention (variants_bench.py)")
     p.add_argument("--n", type=int, nargs="+", help="sequence lengths N")
     p.add_argument("--d", type=int, nargs="+", help="head dims d")
     p.add_argument("--causal", nargs="+", choices=sorted(CAUSAL), help="on, off or both")

@@ -34,10 +34,10 @@ CHECK_ROWS = 16
 
 def make_inputs(name: str, n: int, cfg: dict, seed: int, device: str) -> dict:
     var = variant_of(name, n, cfg)
-    g = torch.Generator(device="cpu").manual_seed(seed + zlib.crc32(f"{name}:{n}".encode()))
+    g = torch.Generator(device=device).manual_seed(seed + zlib.crc32(f"{name}:{n}".encode()))
     b, h, d, dt = cfg["batch"], cfg["heads"], cfg["d"], DTYPES[cfg["dtype"]]
-    q = torch.randn(b, h, n, d, generator=g).to(device=device, dtype=dt)
-    k, v = (torch.randn(b, var.kv_heads, n, d, generator=g).to(device=device, dtype=dt) for _ in range(2))
+    q = torch.randn(b, h, n, d, generator=g, device=device).to(dt)
+    k, v = (torch.randn(b, var.kv_heads, n, d, generator=g, device=device).to(dt) for _ in range(2))
     slopes = None if var.slopes is None else torch.tensor(var.slopes, dtype=torch.float32, device=device)
     ids = None if var.doc_lens is None else torch.as_tensor(var.seq_ids(n), device=device)
     return dict(var=var, q=q, k=k, v=v, slopes=slopes, ids=ids, scale=1.0 / math.sqrt(d), n=n)
@@ -123,9 +123,13 @@ def _sdpa_runner(x: dict):
         mask = (j <= i + right) & ((j >= i - left) if left >= 0 else True)
         if x["ids"] is not None:
             mask = mask & (x["ids"][:, None] == x["ids"][None])
-        if var.alibi:
-            bias = -x["slopes"][:, None, None] * (i - j).abs()[None].float()
-            kw["attn_mask"] = bias.masked_fill(~mask[None], -math.inf).to(x["q"].dtype)[None]
+        if var.alibi:                                    # (1, H, N, N) in q's dtype, one head at a time in fp32
+            dist = (i - j).abs().float()
+            bias = torch.empty(1, var.heads, n, n, dtype=x["q"].dtype, device=dev)
+            for h in range(var.heads):
+                bias[0, h] = (-x["slopes"][h] * dist).masked_fill(~mask, -math.inf)
+            del dist
+            kw["attn_mask"] = bias
         else:
             kw["attn_mask"] = mask
     return (lambda: F.scaled_dot_product_attention(x["q"], x["k"], x["v"], **kw)), None

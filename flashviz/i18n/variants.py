@@ -78,6 +78,8 @@ STRINGS = {
               "blocks run. Only the window, the causal bound and the documents skip blocks.",
         "zh": "softcap、ALiBi 和 GQA 不会改变这张块图：它们改的是块内部的数值，而不是哪些块要算。能跳过块的只有窗口、"
               "因果约束和文档边界。"},
+    "variants.from_blocks": {"en": "Sliding windows and packed documents skip more blocks than causal: the Variants page",
+                             "zh": "滑动窗口和打包文档能比因果掩码跳过更多的块：见“注意力变体”页"},
     "variants.link_blocks": {"en": "The block schedule and its HBM traffic, step by step",
                              "zh": "逐步查看块调度及其 HBM 读写"},
 
