@@ -254,6 +254,13 @@ def block_map(v: Variant, n: int, br: int, bc: int, seq_ids=None) -> BlockMap:
     return BlockMap(n, br, bc, kind, int(np.maximum(hi - lo + 1, 0).sum()), lo, hi)
 
 
+def batch_block_kinds(v: Variant, n: int, br: int, bc: int, seq_ids) -> np.ndarray:
+    """(B, Tr, Tc) block kinds for seq_ids (B, N): each batch row packs its own documents."""
+    ids = check_seq_ids(seq_ids, check_int("N", n, 1, MAX_N))
+    ids = ids[None] if ids.ndim == 1 else ids
+    return np.stack([block_map(v, n, br, bc, seq_ids=row).kind for row in ids])
+
+
 def visible_pairs(v: Variant, n: int) -> int:
     """(i, j) pairs of an N x N problem the mask lets through (any N: from the row intervals)."""
     lo, hi = row_intervals(v, n, n)

@@ -258,3 +258,21 @@ def test_softcap_alibi_and_gqa_skip_no_block():
             assert np.array_equal(V.block_map(V.make_variant(heads=8, **base, **extra), 128, 16, 32).kind, plain)
     causal = V.block_map(V.make_variant(causal=True), 128, 16, 32).kind
     assert not np.array_equal(causal, V.block_map(V.make_variant(), 128, 16, 32).kind)
+
+
+def test_batched_seq_ids_against_flex():
+    n, br, bc = 64, 16, 8                                          # whole blocks: flex's own kinds apply
+    ids = np.stack([_ids([20, 30, 14]), _ids([64]), _ids([5, 5, 40, 14])])
+    t_ids = torch.as_tensor(ids)
+
+    def mask_mod(b, h, q, kv):
+        return (kv <= q) & (kv >= q - 24) & (t_ids[b, q] == t_ids[b, kv])
+
+    bm = create_block_mask(mask_mod, 3, None, n, n, device="cpu", BLOCK_SIZE=(br, bc))
+    got = V.batch_block_kinds(V.make_variant(causal=True, window=(24, 0)), n, br, bc, ids)
+    for b in range(3):
+        want = _kinds(type("One", (), {k: getattr(bm, k)[b:b + 1] for k in
+                                       ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")}),
+                      n // br, n // bc)
+        assert np.array_equal(got[b], want), b
+    assert not np.array_equal(got[0], got[1])
