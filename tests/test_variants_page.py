@@ -150,3 +150,26 @@ def test_a_recording_is_shown_from_its_file(tmp_path, monkeypatch):
         got = list(array(trace["y"])) if not isinstance(trace["y"], list) else trace["y"]
         assert [None if (g is None or (isinstance(g, float) and math.isnan(g))) else g for g in got] == want
     assert any(data["provenance"]["command"] in c.value for c in at.code)
+
+
+def test_stepping_the_row_follows_the_engine(no_recordings):
+    from flashviz.online_softmax import variant_trace
+    at = open_page(PAGE, d=16, seed=3)
+    clean(at)
+    q, k, v = make_qkv(256, 16, 3)
+    tr = variant_trace(q, k, v, 200, 32, causal=True, window=(64, 0))
+
+    def shown_step(s):
+        return t("variants.step_text", "en", s=s + 1, tc=8, a=int(tr.start[s]), b=int(tr.stop[s]) - 1,
+                 tmax=fmt_num(float(tr.tile_max[s])), m=fmt_num(float(tr.m[s])), alpha=fmt_num(float(tr.alpha[s])),
+                 l=fmt_num(float(tr.l[s])))
+    assert shown_step(0) in [m.value for m in at.markdown]
+    for button, s in (("next", 1), ("last", 7)):
+        at.button(key=f"variants.steps.{button}").click().run()
+        clean(at)
+        assert shown_step(s) in [m.value for m in at.markdown]
+        spec = _charts(at)[t("variants.row_title", "en", bc=32)]
+        m = np.array([np.nan if x is None else x for x in array(spec["data"][3]["y"]).tolist()], dtype=float)
+        assert len(m) == s + 1
+        assert np.allclose(m[np.isfinite(m)], tr.m[:s + 1][np.isfinite(tr.m[:s + 1])])
+    assert tr.tile_max[0] == -np.inf and tr.m[-1] == tr.scores[136:201].max()   # early tiles empty, m = the max

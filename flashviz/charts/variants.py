@@ -71,11 +71,12 @@ def savings_figure(costs: dict, lang: str) -> go.Figure:
     return figure([bars], lay)
 
 
-def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = None) -> go.Figure:
+def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = None, step: int | None = None) -> go.Figure:
     """One row, key by key. data[0]: raw scores q·k·scale; data[1]: the variant's scores (gaps where masked);
     data[2]: masked keys; data[3]: the variant's running max m after each tile (at the tile's last key);
-    data[4]: plain attention's m."""
+    data[4]: plain attention's m. With `step`, m is drawn up to that tile and the tile is shaded."""
     j = np.arange(plain.n)
+    upto = var.steps if step is None else step + 1
     masked = ~np.isfinite(var.scores)
     low = float(np.nanmin(finite_or_none(np.concatenate([plain.scores, var.scores])))) if np.isfinite(
         var.scores).any() or np.isfinite(plain.scores).any() else 0.0
@@ -86,12 +87,15 @@ def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = N
             dict(type="scatter", x=j[masked], y=np.full(int(masked.sum()), low - 0.5), mode="markers",
                  name=t("variants.masked", lang), marker=dict(color=P.VERMILLION, symbol="x-thin", size=8,
                                                               line=dict(width=2, color=P.VERMILLION))),
-            dict(type="scatter", x=var.stop - 1, y=finite_or_none(var.m), mode="lines+markers",
+            dict(type="scatter", x=var.stop[:upto] - 1, y=finite_or_none(var.m[:upto]), mode="lines+markers",
                  line=dict(shape="hv", color=P.ORANGE, width=3), name=t("variants.m_variant", lang)),
-            dict(type="scatter", x=plain.stop - 1, y=finite_or_none(plain.m), mode="lines",
+            dict(type="scatter", x=plain.stop[:upto] - 1, y=finite_or_none(plain.m[:upto]), mode="lines",
                  line=dict(shape="hv", color=P.DARK_GREY, dash="dot"), name=t("variants.m_plain", lang))]
     shapes = [dict(type="line", x0=s - 0.5, x1=s - 0.5, yref="paper", y0=0, y1=1,
                    line=dict(color="#DDDDDD", width=1)) for s in var.start[1:]]
+    if step is not None:
+        shapes.append(dict(type="rect", x0=var.start[step] - 0.5, x1=var.stop[step] - 0.5, yref="paper", y0=0, y1=1,
+                           fillcolor=P.ORANGE, opacity=0.15, line=dict(width=0), layer="below"))
     if softcap is not None:
         shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=softcap, y1=softcap,
                            line=dict(color=P.VERMILLION, dash="dash")))

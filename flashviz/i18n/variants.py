@@ -103,6 +103,9 @@ STRINGS = {
     "variants.row_err": {"en": "After the last tile, o/ℓ equals the textbook softmax of the modified row "
                                "(max difference {err}).",
                          "zh": "处理完最后一个 tile 后，o/ℓ 与对修改后的整行直接做 softmax 的结果一致（最大差 {err}）。"},
+    "variants.step_text": {
+        "en": "**Tile {s} of {tc}** · keys {a}–{b} · tile max {tmax} · m = {m} · α = {alpha} · ℓ = {l}",
+        "zh": "**第 {s} / {tc} 个 tile** · key {a}–{b} · tile 内最大值 {tmax} · m = {m} · α = {alpha} · ℓ = {l}"},
     "variants.col_tile": {"en": "tile", "zh": "tile"},
     "variants.col_keys": {"en": "keys", "zh": "key 范围"},
     "variants.col_tmax": {"en": "tile max", "zh": "tile 内最大值"},

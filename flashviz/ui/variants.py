@@ -9,6 +9,7 @@ flashviz/i18n/variants.py. Shown by st.navigation, which calls render() (flashvi
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -22,7 +23,7 @@ from flashviz.charts.common import fmt_num
 from flashviz.errors import DatasetError, InputError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv, variant_trace
-from flashviz.ui import pages, state
+from flashviz.ui import pages, state, steps
 from flashviz.ui.common import chart, config_ok, shown_errors
 from flashviz.units import ELEM_BYTES, fmt_bytes
 
@@ -172,8 +173,6 @@ def row_section(v, n, bc, cfg, lang: str) -> None:
     plain = variant_trace(q, k, vv, row, bc)
     var = variant_trace(q, k, vv, row, bc, head=head, causal=v.causal, window=v.window, softcap=v.softcap,
                         alibi_slopes=v.slopes, seq_ids=v.seq_ids(n))
-    chart(charts.row_figure(plain, var, lang, softcap=v.softcap), "variants_row", f"row{row}_Bc{bc}",
-          key=f"{NS}.row_chart", meta=dict(variant=label(v, "en"), row=row, head=head))
     lo = int(np.argmax(np.isfinite(var.scores))) if np.isfinite(var.scores).any() else n
     empty = int(np.sum(var.tile_max == -np.inf))
     lines = [t("variants.row_tiles", lang, row=row, tc=var.steps, empty=empty, lo=lo,
@@ -190,12 +189,28 @@ def row_section(v, n, bc, cfg, lang: str) -> None:
         lines.append(t("variants.row_gqa", lang, g=v.group, h=head, kv=head // v.group))
     lines.append(t("variants.row_err", lang, err=f"{var.error(var.steps - 1):.1e}"))
     st.markdown("\n".join(f"- {x}" for x in lines))
-    st.dataframe(pd.DataFrame({t("variants.col_tile", lang): np.arange(1, var.steps + 1),
-                               t("variants.col_keys", lang): [f"{s}–{e - 1}" for s, e in zip(var.start, var.stop)],
-                               t("variants.col_tmax", lang): [fmt_num(float(x)) for x in var.tile_max],
-                               "m": [fmt_num(float(x)) for x in var.m], "α": [fmt_num(float(x)) for x in var.alpha],
-                               "ℓ": [fmt_num(float(x)) for x in var.l]}), hide_index=True, key=f"{NS}.row_table")
+    interval = steps.autoplay_controls(f"{NS}.steps", lang)
+    name = f"row{row}_Bc{bc}"
+    meta = dict(variant=label(v, "en"), row=row, head=head)
+    steps.stepped(f"{NS}.steps", var.steps, lang, functools.partial(row_step, plain, var, v.softcap, name, meta, lang),
+                  interval=interval)
     pages.link("stepper", lang, label=t("variants.link_stepper", lang))
+
+
+def row_step(plain, var, softcap, name: str, meta: dict, lang: str, step: int) -> None:
+    """Tile `step` of the row: the chart up to it, its numbers, the table of the tiles so far."""
+    st.markdown(t("variants.step_text", lang, s=step + 1, tc=var.steps, a=int(var.start[step]),
+                  b=int(var.stop[step]) - 1, tmax=fmt_num(float(var.tile_max[step])), m=fmt_num(float(var.m[step])),
+                  alpha=fmt_num(float(var.alpha[step])), l=fmt_num(float(var.l[step]))))
+    chart(charts.row_figure(plain, var, lang, softcap=softcap, step=step), "variants_row", f"{name}_tile{step + 1}",
+          key=f"{NS}.row_chart", meta=meta)
+    k = step + 1
+    st.dataframe(pd.DataFrame({t("variants.col_tile", lang): np.arange(1, k + 1),
+                               t("variants.col_keys", lang): [f"{a}–{b - 1}" for a, b in zip(var.start[:k], var.stop[:k])],
+                               t("variants.col_tmax", lang): [fmt_num(float(x)) for x in var.tile_max[:k]],
+                               "m": [fmt_num(float(x)) for x in var.m[:k]],
+                               "α": [fmt_num(float(x)) for x in var.alpha[:k]],
+                               "ℓ": [fmt_num(float(x)) for x in var.l[:k]]}), hide_index=True, key=f"{NS}.row_table")
 
 
 # ----------------------------------------------------------------------------- section 4: GQA
