@@ -39,7 +39,13 @@ def test_every_cell_is_measured_or_says_why(recorded):
     assert len(cells) == len(VARIANTS) * len(cfg["ns"]) * len(cfg["impls"])
     for (variant, impl, n), c in cells.items():
         per_pair = 4 * cfg["d"] * cfg["batch"] * cfg["heads"]
-        assert c["flops_useful"] == per_pair * _visible(variant, n, cfg).sum()
+        vis = _visible(variant, n, cfg)
+        assert c["flops_useful"] == per_pair * vis.sum()
+        if c["tiles"] is not None:                         # executed: whole blocks that hold a visible pair
+            br, bc = c["tiles"]
+            area = sum(vis[i:i + br, j:j + bc].size for i in range(0, n, br) for j in range(0, n, bc)
+                       if vis[i:i + br, j:j + bc].any())
+            assert c["flops_executed"] == per_pair * area
         if c["status"] == "ok":
             assert c["correct"] and c["rel_err"] < 1e-5, c
             assert math.isclose(c["tflops_useful"], c["flops_useful"] / (c["ms"] * 1e9))
@@ -62,9 +68,9 @@ def test_the_file_validates_loads_and_is_listed(recorded):
     path, data = recorded
     assert load_variants_dataset(path)["cells"] == data["cells"]
     assert list_variants_datasets(path.parent) == [path]
-    for field, value in (("tflops_useful", 123.0), ("flops_useful", 1.0)):
+    for field, value in (("tflops_useful", 123.0), ("flops_useful", 1.0), ("tiles", [0, 8]), ("flops_executed", 2.0)):
         bad = json.loads(path.read_text())
-        [c] = [c for c in bad["cells"] if c["status"] == "ok"][:1]
+        [c] = [c for c in bad["cells"] if c["status"] == "ok" and c["impl"] == "flex"][:1]
         c[field] = value
         with pytest.raises(DatasetError):
             validate_variants_dataset(bad)

@@ -26,7 +26,8 @@ import torch
 
 from . import provenance
 from .measure import _classify, _free, _quantile, _short, _sync, _time, device_kind
-from .variants_spec import KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, FLEX_BLOCK, cell_flops, doc_lens, variant_of
+from .variants_spec import (FLEX_BLOCK, KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, cell_flops, doc_lens,
+                            variant_of)
 
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 CHECK_ROWS = 16

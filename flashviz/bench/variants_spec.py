@@ -13,6 +13,7 @@ variant) and our flashviz_kernels.attention impls ("fast", "teaching", "naive").
 """
 from __future__ import annotations
 
+from flashviz.tiling import fa2_block_sizes
 from flashviz.variants import Variant, block_map, make_variant, visible_pairs
 
 KIND = "flashviz-variants"
@@ -22,7 +23,6 @@ OURS = ("fast", "teaching", "naive")
 IMPLS = ("flex", "sdpa", *OURS)
 STATUSES = ("ok", "oom", "unavailable", "error")
 FLEX_BLOCK = (128, 128)                 # create_block_mask's BLOCK_SIZE (its default)
-OURS_BLOCK = {"fast": (128, 64), "teaching": (128, 64), "naive": None}   # tiles of the executed-work count
 REL_TOL = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-3, "float64": 1e-9}
 
 PRESETS = {
@@ -61,16 +61,29 @@ def variant_of(name: str, n: int, cfg: dict) -> Variant:
     return make_variant(n=n, **kw)
 
 
-def cell_flops(name: str, impl: str, n: int, cfg: dict) -> tuple[float, float | None, list | None]:
-    """(useful FLOPs: 4·d per visible pair over B·H, executed FLOPs of the impl's tiles or None where unknown,
-    the tiles [Br, Bc] counted or None). Naive computes every pair; sdpa's tiles are not known."""
+def impl_tiles(impl: str, n: int, d: int) -> list | None:
+    """The [Br, Bc] an impl's executed FLOPs are counted with, clipped to N: flex's BLOCK_SIZE; for our Triton
+    kernels the FA2 tiles of flashviz.tiling.fa2_block_sizes (their default launch; a tuned launch may differ,
+    which is why the cell records them); None for naive (every pair) and sdpa (tiles unknown)."""
+    if impl == "flex":
+        br, bc = FLEX_BLOCK
+    elif impl in ("fast", "teaching"):
+        br, bc = fa2_block_sizes(d)
+    else:
+        return None
+    return [min(br, n), min(bc, n)]
+
+
+def cell_flops(name: str, impl: str, n: int, cfg: dict, tiles: list | None = None) -> tuple[float, float | None, list | None]:
+    """(useful FLOPs: 4·d per visible pair over B·H, executed FLOPs of the run tiles or None where unknown, the
+    tiles [Br, Bc] counted). `tiles` defaults to impl_tiles; naive computes every pair."""
     var = variant_of(name, n, cfg)
     per_pair = 4.0 * cfg["d"] * cfg["batch"] * cfg["heads"]
-    tiles = FLEX_BLOCK if impl == "flex" else OURS_BLOCK.get(impl)
     useful = per_pair * visible_pairs(var, n)
     if impl == "naive":
         return useful, per_pair * n * n, None
+    tiles = impl_tiles(impl, n, cfg["d"]) if tiles is None else tiles
     if tiles is None:
         return useful, None, None
-    bm = block_map(var, n, min(tiles[0], n), min(tiles[1], n))
-    return useful, per_pair * bm.executed_pairs, [min(tiles[0], n), min(tiles[1], n)]
+    bm = block_map(var, n, tiles[0], tiles[1])
+    return useful, per_pair * bm.executed_pairs, list(tiles)

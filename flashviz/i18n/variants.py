@@ -130,7 +130,8 @@ STRINGS = {
     "variants.link_decoding": {"en": "Decoding reads the K/V cache once per token", "zh": "解码时每个 token 都要读一遍 K/V 缓存"},
 
     # the recording
-    "variants.rec_header": {"en": "Measured on an H200", "zh": "H200 上的实测"},
+    "variants.rec_header": {"en": "Recorded measurements: ours vs FlexAttention vs SDPA",
+                            "zh": "实测记录：我们的内核、FlexAttention 与 SDPA 对比"},
     "variants.no_recording": {
         "en": "No recorded measurement yet: this app has no variants dataset. One is recorded on a GPU machine with:",
         "zh": "还没有实测数据：本应用中还没有变体的测量数据集。可以在 GPU 机器上用下面的命令录制："},
