@@ -47,8 +47,11 @@ def test_row_figure_shows_the_variant_scores_and_m():
     vis = np.isfinite(var.scores)
     assert np.allclose(shown[vis], var.scores[vis]) and np.isnan(shown[~vis]).all()
     assert list(fig.data[2].x) == list(np.flatnonzero(~vis))
-    m = np.asarray(fig.data[3].y, dtype=float)
+    m = np.asarray(fig.data[3].y, dtype=float)[1::2]                   # m after each tile, at its last key
+    assert list(np.asarray(fig.data[3].x)[1::2]) == list(var.stop - 1)
     assert np.allclose(m[np.isfinite(var.m)], var.m[np.isfinite(var.m)]) and np.nanmax(m) <= 0.75
+    part = C.row_figure(plain, var, "en", step=2)
+    assert len(part.data[3].y) == 6 and len(part.layout.shapes) == len(var.start) - 1 + 1   # tiles 1-3, shaded
     _exports(fig, "variants_row")
 
 

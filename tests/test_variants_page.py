@@ -169,7 +169,7 @@ def test_stepping_the_row_follows_the_engine(no_recordings):
         clean(at)
         assert shown_step(s) in [m.value for m in at.markdown]
         spec = _charts(at)[t("variants.row_title", "en", bc=32)]
-        m = np.array([np.nan if x is None else x for x in array(spec["data"][3]["y"]).tolist()], dtype=float)
+        m = np.array([np.nan if x is None else x for x in array(spec["data"][3]["y"]).tolist()], dtype=float)[1::2]
         assert len(m) == s + 1
         assert np.allclose(m[np.isfinite(m)], tr.m[:s + 1][np.isfinite(tr.m[:s + 1])])
     assert tr.tile_max[0] == -np.inf and tr.m[-1] == tr.scores[136:201].max()   # early tiles empty, m = the max

@@ -48,12 +48,13 @@ def block_map_figure(bm: BlockMap, lang: str, *, label: str = "") -> go.Figure:
     title = t("variants.map_title", lang, label=label, run=int(bm.run.sum()), total=tr * tc,
               partial=bm.count("partial"), full=bm.count("full"))
     h = int(min(560, max(260, 18 * tr)))
-    lay = base_layout(title, height=h + 200, plot_bgcolor="#E3E3E3",
+    lay = base_layout(title, height=h + 230, plot_bgcolor="#E3E3E3",
                       xaxis=axis(t("variants.axis_kv", lang, bc=bm.bc), side="top", range=[-0.5, tc - 0.5],
                                  showgrid=False, zeroline=False),
                       yaxis=axis(t("variants.axis_q", lang, br=bm.br), range=[tr - 0.5, -0.5], showgrid=False,
                                  zeroline=False),
-                      margin=dict(l=70, r=20, t=110, b=80), legend=dict(orientation="h", y=-0.02, x=0, yanchor="top"))
+                      margin=dict(l=70, r=20, t=140, b=80), legend=dict(orientation="h", y=-0.02, x=0, yanchor="top"))
+    lay["title"].update(y=0.985, yref="container", yanchor="top")
     return figure(data, lay)
 
 
@@ -69,6 +70,14 @@ def savings_figure(costs: dict, lang: str) -> go.Figure:
                       shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=100, y1=100,
                                    line=dict(color=P.DARK_GREY, dash="dash"))], showlegend=False)
     return figure([bars], lay)
+
+
+def _over_tiles(tr: Trace, upto: int) -> dict:
+    """m after each tile drawn across that tile: x = first, last key of tile t, y = m[t] twice (x[1::2] = the
+    tiles' last keys, y[1::2] = m)."""
+    x = np.stack([tr.start[:upto], tr.stop[:upto] - 1], axis=1).reshape(-1)
+    y = np.repeat(finite_or_none(tr.m[:upto]), 2)
+    return dict(x=x, y=y)
 
 
 def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = None, step: int | None = None) -> go.Figure:
@@ -87,10 +96,10 @@ def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = N
             dict(type="scatter", x=j[masked], y=np.full(int(masked.sum()), low - 0.5), mode="markers",
                  name=t("variants.masked", lang), marker=dict(color=P.VERMILLION, symbol="x-thin", size=8,
                                                               line=dict(width=2, color=P.VERMILLION))),
-            dict(type="scatter", x=var.stop[:upto] - 1, y=finite_or_none(var.m[:upto]), mode="lines+markers",
-                 line=dict(shape="hv", color=P.ORANGE, width=3), name=t("variants.m_variant", lang)),
-            dict(type="scatter", x=plain.stop[:upto] - 1, y=finite_or_none(plain.m[:upto]), mode="lines",
-                 line=dict(shape="hv", color=P.DARK_GREY, dash="dot"), name=t("variants.m_plain", lang))]
+            dict(type="scatter", **_over_tiles(var, upto), mode="lines", line=dict(color=P.ORANGE, width=3),
+                 name=t("variants.m_variant", lang)),
+            dict(type="scatter", **_over_tiles(plain, upto), mode="lines", line=dict(color=P.DARK_GREY, dash="dot"),
+                 name=t("variants.m_plain", lang))]
     shapes = [dict(type="line", x0=s - 0.5, x1=s - 0.5, yref="paper", y0=0, y1=1,
                    line=dict(color="#DDDDDD", width=1)) for s in var.start[1:]]
     if step is not None:
