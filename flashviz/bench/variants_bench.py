@@ -24,10 +24,12 @@ from pathlib import Path
 
 import torch
 
+from flashviz.errors import InputError
+
 from . import provenance
 from .measure import _classify, _free, _quantile, _short, _sync, _time, device_kind
-from .variants_spec import (FLEX_BLOCK, KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, cell_flops, doc_lens,
-                            variant_of)
+from .variants_spec import (FLEX_BLOCK, IMPLS, KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, cell_flops,
+                            doc_lens, variant_of)
 
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 CHECK_ROWS = 16
@@ -173,7 +175,7 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
         elif impl in OURS:
             fn = _ours_runner(x, impl)
         else:
-            raise ValueError(f"unknown impl {impl!r}")
+            raise InputError(key="errors.one_of", name="impl", choices=", ".join(IMPLS), got=repr(impl))
         t0 = time.perf_counter()
         out = fn()                                       # compiles (flex under torch.compile, Triton kernels)
         _sync(device)

@@ -13,6 +13,7 @@ variant) and our flashviz_kernels.attention impls ("fast", "teaching", "naive").
 """
 from __future__ import annotations
 
+from flashviz.errors import InputError
 from flashviz.tiling import fa2_block_sizes
 from flashviz.variants import Variant, block_map, make_variant, visible_pairs
 
@@ -57,7 +58,7 @@ def variant_of(name: str, n: int, cfg: dict) -> Variant:
     elif name == "docs":
         kw["doc_lens"] = doc_lens(n)
     elif name != "dense-causal":
-        raise ValueError(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
+        raise InputError(key="errors.variant_unknown", got=repr(name), choices=", ".join(VARIANTS))
     return make_variant(n=n, **kw)
 
 

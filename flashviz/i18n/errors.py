@@ -240,7 +240,7 @@ TERMS = {
     "query row (local)": "查询行（本地编号）", "chunk length": "分片长度", "GPU": "GPU", "alignment": "对齐方式",
     "accumulator form": "累加器形式", "layout": "布局",
     "window left": "窗口左宽 left", "window right": "窗口右宽 right", "GQA group size": "GQA 组大小",
-    "document length": "文档长度", "head": "注意力头", "softcap": "softcap",
+    "document length": "文档长度", "head": "注意力头", "softcap": "softcap", "impl": "实现",
     "the demo's N on CPU (Triton's interpreter)": "演示的 N（CPU 上，Triton 解释器）",
     "the demo's head dim d on CPU (Triton's interpreter)": "演示的头维度 d（CPU 上，Triton 解释器）",
     "the demo's N on the GPU": "演示的 N（GPU 上）", "the demo's head dim d on the GPU": "演示的头维度 d（GPU 上）",
