@@ -37,6 +37,7 @@ import numpy as np
 from flashviz_kernels import rules
 
 from .errors import InputError, check_int
+from .variants import make_variant, row_intervals
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
 MAX_D = 256            # widest head dim
@@ -256,3 +257,43 @@ def parse_positions(text: str, n: int) -> list[int]:
                 raise InputError(key="errors.masked_outside", pos=i, hi=n - 1)
             out.add(i)
     return sorted(out)
+
+
+# ----------------------------------------------------------------------------- attention variants, one row
+
+def variant_row(scores, row: int, *, nq: int | None = None, causal: bool = False, window=None, softcap=None,
+                alibi_slope: float | None = None, seq_ids=None) -> np.ndarray:
+    """One row's scaled scores q_i·k_j·scale (N,) as a variant kernel sees them, before the unchanged recurrence:
+    softcap c·tanh(s/c), then ALiBi −slope·|i + Nk − Nq − j|, then −inf at keys outside the window / causal bound /
+    the row's document (definitions in flashviz.variants). `nq` defaults to Nk (one square problem)."""
+    s = np.array(scores, dtype=np.float64)
+    if s.ndim != 1:
+        raise InputError(key="errors.scores_1d", shape=str(s.shape))
+    nk = s.shape[0]
+    nq = nk if nq is None else check_int("Nq", nq, 1, MAX_N)
+    row = check_int("query row", row, 0, nq - 1)
+    v = make_variant(causal=causal, window=window, softcap=softcap)
+    if v.softcap is not None:
+        s = v.softcap * np.tanh(s / v.softcap)
+    if alibi_slope is not None:
+        s = s - float(alibi_slope) * np.abs(row + nk - nq - np.arange(nk))
+    lo, hi = row_intervals(v, nq, nk, seq_ids)
+    keys = np.arange(nk)
+    s[(keys < lo[row]) | (keys > hi[row])] = -np.inf
+    return s
+
+
+def variant_trace(q, k, v, row: int, tile_size: int, *, head: int = 0, causal: bool = False, window=None,
+                  softcap=None, alibi_slopes=None, seq_ids=None, guard: bool = True, form: str = "fa2") -> Trace:
+    """online_softmax_trace of query row `row` of q (Nq, d) against k, v (Nk, d) under a variant (variant_row);
+    `head` picks this row's ALiBi slope from `alibi_slopes` (H,)."""
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    slope = None
+    if alibi_slopes is not None:
+        slopes = np.asarray(alibi_slopes, dtype=np.float64).reshape(-1)
+        slope = float(slopes[check_int("head", head, 0, slopes.shape[0] - 1)])
+    nq = q.shape[0]
+    raw = row_scores(q[check_int("query row", row, 0, nq - 1)], k)
+    s = variant_row(raw, row, nq=nq, causal=causal, window=window, softcap=softcap, alibi_slope=slope,
+                    seq_ids=seq_ids)
+    return online_softmax_trace(s, v, tile_size, guard=guard, form=form)

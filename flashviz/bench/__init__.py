@@ -58,6 +58,10 @@ flashviz.bench ...; the recorded source_sha256 equals `python -m flashviz.bench.
 A quick look: `--preset gpu-small`; CI on CPU: `--preset smoke`.
 Measured HBM bytes: `--preset h200-hbm` runs flashviz.bench.hbm_probe under Nsight Compute (`ncu` on PATH)
 and writes a "flashviz-hbm" dataset to assets/hbm/ (schema and loader: flashviz/bench/hbm_dataset.py).
+Attention variants: `--preset h200-variants` (B=4, H=32, d=128, fp16, N in {4096, 16384}; dense-causal, window 1024,
+softcap 50, ALiBi, GQA H_kv=8, packed documents, all causal) times ours against torch.compile(flex_attention) and SDPA
+and writes a "flashviz-variants" dataset to assets/benchmarks/variants/ (flashviz/bench/variants_bench.py; schema and
+loader: variants_dataset.py); `--preset cpu-variants` is its tiny CPU form for tests.
 """
 from .spec import SCHEMA_VERSION, Grid, SweepSpec, flops, ideal_bytes, preset_spec  # noqa: F401 (no torch)
 from .dataset import (cells_for, dataset_label, list_datasets, load_dataset, nearest_cell,  # noqa: F401

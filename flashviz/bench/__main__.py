@@ -2,6 +2,7 @@
 
     python -m flashviz.bench --preset h200 --out assets/benchmarks/nvidia-h200.json
     python -m flashviz.bench --preset h200-hbm          # DRAM bytes per call under ncu (flashviz/bench/hbm.py)
+    python -m flashviz.bench --preset h200-variants     # window, softcap, ALiBi, GQA, documents vs FlexAttention
     python -m flashviz.bench --n 1024 4096 --d 64 128 --causal both --dtype float16 --batch 4 --heads 32 \
         --impls naive sdpa-flash sdpa-cudnn teaching fast
 
@@ -29,7 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m flashviz.bench", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named sweep (h200 = the recorded one); "
-                   "h200-hbm records DRAM bytes under Nsight Compute instead (flashviz/bench/hbm.py)")
+                   "h200-hbm records DRAM bytes under Nsight Compute instead (flashviz/bench/hbm.py); "
+                   "h200-variants / cpu-variants time attention variants vs FlexAttention (variants_bench.py)")
     p.add_argument("--n", type=int, nargs="+", help="sequence lengths N")
     p.add_argument("--d", type=int, nargs="+", help="head dims d")
     p.add_argument("--causal", nargs="+", choices=sorted(CAUSAL), help="on, off or both")
@@ -78,9 +80,18 @@ def write_json(data: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _preset_in(raw: list[str], names) -> bool:
+    return any(a.removeprefix("--preset=") in names for a in raw if a.startswith("--preset=")) or any(
+        raw[i] == "--preset" and raw[i + 1] in names for i in range(len(raw) - 1))
+
+
 def main(argv: list[str] | None = None) -> int:
     from . import hbm                                    # measured HBM bytes under Nsight Compute: its own mode
+    from .variants_spec import PRESETS as VARIANT_PRESETS
     raw = list(sys.argv[1:] if argv is None else argv)
+    if _preset_in(raw, VARIANT_PRESETS):                 # attention variants vs FlexAttention: its own mode
+        from . import variants_bench
+        return variants_bench.main(raw)
     if any(a.removeprefix("--preset=") in hbm.PRESETS for a in raw if a.startswith("--preset=")) or any(
             raw[i] == "--preset" and raw[i + 1] in hbm.PRESETS for i in range(len(raw) - 1)):
         return hbm.main(raw)

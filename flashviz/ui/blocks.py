@@ -186,6 +186,8 @@ def describe(cfg: Config, sch: Schedule, ch: Choice, lang: str) -> None:
     st.markdown(t("blocks.describe", lang, n=c.n, d=c.d, dtype=DTYPE_SHORT[cfg.dtype], br=c.br, bc=c.bc, how=how,
                   tr=c.tr, tc=c.tc, causal=causal, steps=sch.steps, foot=foot,
                   foot_b=fmt_bytes(foot * c.elem_bytes), fits=fits))
+    if c.causal:                                   # windows and packed documents skip more blocks than causal
+        pages.link("variants", lang, label=t("variants.from_blocks", lang))
     if ch.mode == "sram":
         st.button(t("blocks.pin_these", lang, br=c.br, bc=c.bc), key=f"{NS}.pin", icon=":material/push_pin:",
                   on_click=_pin, args=(c.br, c.bc))

@@ -32,6 +32,7 @@ PAGES = (                                   # navigation order; the first is the
     PageSpec("speed", "speed", "common.nav_speed", ":material/speed:"),
     PageSpec("backward", "backward", "backward.nav", ":material/undo:"),
     PageSpec("ring", "ring", "ring.nav", ":material/cycle:"),
+    PageSpec("variants", "variants", "variants.nav", ":material/tune:"),
     PageSpec("quiz", "quiz", "common.nav_quiz", ":material/quiz:"),
 )
 BY_SLUG = {p.slug: p for p in PAGES}

@@ -1,0 +1,164 @@
+"""Attention-variant benchmark datasets (`python -m flashviz.bench --preset h200-variants`): schema, loading (no torch).
+
+The bytes go through the speed datasets' guarded JSON reading (flashviz.bench.dataset.read_json: size cap, strict
+UTF-8, no NaN/Infinity, no duplicate keys, depth cap), then this schema; DatasetError names the offending field.
+They live in assets/benchmarks/variants/ (the speed page reads only assets/benchmarks/*.json).
+
+Dataset JSON, kind "flashviz-variants", schema_version 1
+    {"schema_version": 1, "kind": "flashviz-variants", "complete": bool, "elapsed_s": float, "stopped": str (optional),
+     "provenance": {the speed datasets' fields (flashviz.bench): device, device_name, driver, CUDA, torch, triton,
+                    created_utc, git_commit, git_dirty, source_sha256, command, timer, ...},
+     "config": {"preset", "batch", "heads", "d", "dtype", "window" (left; right = 0), "softcap", "kv_heads",
+                "ns": [N...], "impls": [...], "variants": [...], "compile" (flex under torch.compile), "warmup_ms",
+                "rep_ms", "min_reps", "seed", "budget_s", "flex_block": [Br, Bc]},
+     "cells": [{"variant" (variants_spec.VARIANTS, all causal), "impl" ("flex"|"sdpa"|"fast"|"teaching"|"naive"), "n",
+                "status" ("ok"|"oom"|"unavailable"|"error"), "message", "ms" (median), "ms_p20", "ms_p80", "reps",
+                "compile_s" (flex: first call, compile included, not in ms), "block_mask_s" (flex: create_block_mask),
+                "compiled" (flex: bool), "flops_useful" = 4·d·B·H·(visible pairs), "flops_executed" (the run tiles
+                of "tiles" = [Br, Bc]; naive: every pair; null where the impl's tiles are unknown), "tiles",
+                "tflops_useful", "tflops_executed" = flops / ms / 1e9, "max_abs_err", "rel_err" (vs float64 rows of
+                two heads), "correct", "speedup_vs_flex" = t_flex / t (same run), "doc_lens" (docs variant)}]}
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from flashviz.errors import DatasetError
+
+from . import dataset as _ds
+from .ring_dataset import STD_PROV
+from .variants_spec import IMPLS, KIND, SCHEMA_VERSION, STATUSES, VARIANTS, cell_flops, doc_lens
+
+DEFAULT_DIR = _ds.DEFAULT_DIR / "variants"
+TOP = ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "config", "cells")
+CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1024), "d": (1, 256), "window": (0, 1 << 26),
+               "kv_heads": (1, 1024), "min_reps": (1, 10 ** 6), "seed": (-(1 << 63), 1 << 64)}
+CONFIG_KEYS = {*CONFIG_INTS, "preset", "dtype", "softcap", "ns", "impls", "variants", "compile", "warmup_ms", "rep_ms",
+               "budget_s", "flex_block"}
+CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "compile_s", "block_mask_s", "tflops_useful", "tflops_executed",
+                "max_abs_err", "rel_err", "speedup_vs_flex")
+CELL_KEYS = {*CELL_NUMBERS, "variant", "impl", "n", "status", "message", "reps", "compiled", "flops_useful",
+             "flops_executed", "tiles", "correct", "doc_lens"}
+
+
+def _config(c) -> None:
+    if not isinstance(c, dict):
+        _ds._fail("config", "must be an object")
+    for k in c:
+        if k not in CONFIG_KEYS:
+            _ds._fail(f"config.{str(k)[:40]}", "is not a field of the schema")
+    for k, (lo, hi) in CONFIG_INTS.items():
+        _ds._int_in(f"config.{k}", c.get(k), lo, hi)
+    if c["heads"] % c["kv_heads"]:
+        _ds._fail("config.kv_heads", "must divide heads")
+    if c.get("dtype") not in ("float16", "bfloat16", "float32"):
+        _ds._fail("config.dtype", "must be float16, bfloat16 or float32")
+    _ds._number("config.softcap", c.get("softcap"), "pos", 1e6, null=False)
+    _ds._str("config.preset", c.get("preset"), 40)
+    for k in ("ns", "impls", "variants"):
+        if not isinstance(c.get(k), list) or not 1 <= len(c[k]) <= 64:
+            _ds._fail(f"config.{k}", "must be a list of 1 to 64 values")
+    _ds._bool("config.compile", c.get("compile"))
+
+
+def _cell(i: int, c, cfg: dict) -> None:
+    w = f"cells[{i}]"
+    if not isinstance(c, dict):
+        _ds._fail(w, "must be an object")
+    for k in c:
+        if k not in CELL_KEYS:
+            _ds._fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
+    for k in ("variant", "impl", "n", "status", "flops_useful"):
+        if k not in c:
+            _ds._fail(w, f"missing required field {k!r}")
+    for k, allowed in (("variant", VARIANTS), ("impl", IMPLS), ("status", STATUSES)):
+        if c[k] not in allowed:
+            _ds._fail(f"{w}.{k}", f"must be one of {', '.join(allowed)}")
+    _ds._int_in(f"{w}.n", c["n"], 1, 1 << 22)
+    _ds._int_in(f"{w}.reps", c.get("reps"), 1, 10 ** 7, null=True)
+    _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+    for k in ("compiled", "correct"):
+        _ds._bool(f"{w}.{k}", c.get(k), null=True)
+    for k in CELL_NUMBERS:
+        _ds._number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e9)
+    tiles = c.get("tiles")
+    if tiles is not None and not (isinstance(tiles, list) and len(tiles) == 2 and all(
+            _ds.as_int(x) is not None and 1 <= x <= c["n"] for x in tiles)):
+        _ds._fail(f"{w}.tiles", "must be null or [Br, Bc], each in 1..N")
+    if c["impl"] == "naive" and tiles is not None:
+        _ds._fail(f"{w}.tiles", "must be null for naive (it computes every pair)")
+    useful, executed, _ = cell_flops(c["variant"], c["impl"], c["n"], cfg, tiles=tiles or None)
+    if tiles is None and c["impl"] != "naive":
+        executed = None
+    if not math.isclose(c["flops_useful"], useful, rel_tol=1e-9):
+        _ds._fail(f"{w}.flops_useful", "is not 4·d·B·H times the visible pairs of the variant")
+    if (executed is None) != (c.get("flops_executed") is None) or (
+            executed is not None and not math.isclose(c["flops_executed"], executed, rel_tol=1e-9)):
+        _ds._fail(f"{w}.flops_executed", "is not the FLOPs of the run blocks at the cell's tiles")
+    if c["variant"] == "docs" and c.get("doc_lens") != list(doc_lens(c["n"])):
+        _ds._fail(f"{w}.doc_lens", "are not the benchmark's packed documents for this N")
+    if c["status"] == "ok":
+        if c.get("ms") is None:
+            _ds._fail(f"{w}.ms", "is required when status is 'ok'")
+        for f, t in (("flops_useful", "tflops_useful"), ("flops_executed", "tflops_executed")):
+            if c.get(f) is not None and (c.get(t) is None or not math.isclose(c[t], c[f] / (c["ms"] * 1e9),
+                                                                              rel_tol=1e-6)):
+                _ds._fail(f"{w}.{t}", "does not equal flops / time")
+    elif c.get("ms") is not None:
+        _ds._fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+
+
+def validate_variants_dataset(obj) -> dict:
+    if not isinstance(obj, dict):
+        raise DatasetError(key="errors.ds_top_object")
+    if _ds._depth(obj) > _ds.MAX_DEPTH:
+        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
+    if obj.get("kind") != KIND:
+        _ds._fail("kind", f"must be {KIND!r} (is this an attention-variants recording?)")
+    v = obj.get("schema_version")
+    if isinstance(v, bool) or v != SCHEMA_VERSION:
+        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
+    for k in obj:
+        if k not in TOP:
+            _ds._fail(str(k)[:40], "is not a field of the schema")
+    for k in ("provenance", "config", "cells"):
+        if k not in obj:
+            _ds._fail(k, "missing")
+    _ds._bool("complete", obj.get("complete"), null=True)
+    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    _ds._str("stopped", obj.get("stopped"), 300, null=True)
+    p = obj["provenance"]
+    if not isinstance(p, dict):
+        _ds._fail("provenance", "must be an object")
+    _ds._provenance({k: v for k, v in p.items() if k in STD_PROV})
+    _config(obj["config"])
+    cells = obj["cells"]
+    if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
+        _ds._fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
+    seen = set()
+    for i, c in enumerate(cells):
+        _cell(i, c, obj["config"])
+        key = (c["variant"], c["impl"], c["n"])
+        if key in seen:
+            _ds._fail(f"cells[{i}]", "duplicates an earlier cell (same variant, impl, N)")
+        seen.add(key)
+    return obj
+
+
+def load_variants_dataset(source) -> dict:
+    """A path or bytes -> validated dataset (never evaluated)."""
+    return validate_variants_dataset(_ds.read_json(_ds.read_source(source)))
+
+
+def list_variants_datasets(directory=None) -> list[Path]:
+    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+
+
+def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
+    """The cells of one variant (at N, or at the largest N recorded for it), in the recorded impl order."""
+    cells = [c for c in ds["cells"] if c["variant"] == variant]
+    if not cells:
+        return []
+    n = max(c["n"] for c in cells) if n is None else n
+    return [c for c in cells if c["n"] == n]
