@@ -2,6 +2,7 @@
 
     python -m flashviz.bench --preset h200 --out assets/benchmarks/nvidia-h200.json
     python -m flashviz.bench --preset h200-hbm          # DRAM bytes per call under ncu (flashviz/bench/hbm.py)
+    python -m flashviz.bench --preset h200-timeline     # inside one CTA: proton traces (flashviz/bench/timeline.py)
     python -m flashviz.bench --n 1024 4096 --d 64 128 --causal both --dtype float16 --batch 4 --heads 32 \
         --impls naive sdpa-flash sdpa-cudnn teaching fast
 
@@ -80,10 +81,12 @@ def write_json(data: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from . import hbm                                    # measured HBM bytes under Nsight Compute: its own mode
+    from . import timeline                               # proton intra-kernel timelines: its own mode too
     raw = list(sys.argv[1:] if argv is None else argv)
-    if any(a.removeprefix("--preset=") in hbm.PRESETS for a in raw if a.startswith("--preset=")) or any(
-            raw[i] == "--preset" and raw[i + 1] in hbm.PRESETS for i in range(len(raw) - 1)):
-        return hbm.main(raw)
+    for mode in (hbm, timeline):
+        if any(a.removeprefix("--preset=") in mode.PRESETS for a in raw if a.startswith("--preset=")) or any(
+                raw[i] == "--preset" and raw[i + 1] in mode.PRESETS for i in range(len(raw) - 1)):
+            return mode.main(raw)
     args = _parser().parse_args(argv)
     from . import provenance, report
     from .dataset import validate_dataset
