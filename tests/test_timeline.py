@@ -202,3 +202,55 @@ def test_loader_rejects_bad_bytes():
     for raw, words in [(b"\xff", "UTF-8"), (b"{", "not JSON"), (b'{"a": NaN}', "NaN"), (b"[]", "top level")]:
         with pytest.raises(DatasetError, match=words):
             td.parse_timeline_dataset(raw)
+
+
+# ----------------------------------------------------------------------------- the command (CPU parts)
+
+def test_the_timeline_presets_dispatch_to_their_own_main(monkeypatch):
+    from flashviz.bench import __main__ as cli
+    from flashviz.bench import timeline
+    seen = []
+    monkeypatch.setattr(timeline, "main", lambda argv: seen.append(argv) or 7)
+    assert cli.main(["--preset", "h200-timeline", "--impls", "fast"]) == 7
+    assert cli.main(["--preset=timeline-small"]) == 7
+    assert seen == [["--preset", "h200-timeline", "--impls", "fast"], ["--preset=timeline-small"]]
+    for cfgs in timeline.PRESETS.values():                     # one wave of programs or two, traces of bounded size
+        for c in cfgs:
+            assert c["n"] % 128 == 0 and c["d"] in (64, 128) and c["batch"] * c["heads"] * c["n"] // 128 <= 256
+
+
+def test_build_records_the_median_clock_and_validates():
+    from flashviz.bench import timeline
+    from timeline_util import PROVENANCE
+    clock = timeline.ClockSampler()
+    clock.samples += [1980.0, 1755.0, 1980.0]
+    cell = dataset()["cells"][0]
+    data = timeline.build([cell], provenance=dict(PROVENANCE), clock=clock, elapsed_s=3.0, complete=True)
+    m = data["method"]
+    assert m["clock_mhz"] == 1980.0 and "3 samples" in m["clock_source"] and "1755-1980 MHz" in m["clock_source"]
+    assert "enable_semantic('triton')" in m["semantic"] and m["granularity"] == "warp"
+    assert "1024" in timeline.table(data) and "2048" in timeline.table(data)
+    empty = timeline.build([cell], provenance=dict(PROVENANCE), clock=timeline.ClockSampler(), elapsed_s=1.0,
+                           complete=False, stopped="budget")
+    assert empty["method"]["clock_mhz"] is None and empty["stopped"] == "budget"
+
+
+def test_ws_is_measured_only_when_present_and_active(monkeypatch):
+    import sys
+    import types
+    from flashviz.bench import timeline
+    fake = types.ModuleType("flashviz_kernels.ws")
+    fake.status = lambda: dict(active=False, reason="no CUDA device")
+    monkeypatch.setitem(sys.modules, "flashviz_kernels.ws", fake)
+    impls, notes = timeline.available_impls()
+    assert [i.name for i in impls] == ["fast"] and notes == ["ws: not active here (no CUDA device)"]
+    fake.status = lambda: dict(active=True, reason="ok")
+    impls, notes = timeline.available_impls()
+    assert [(i.name, i.kernel) for i in impls] == [("fast", "_fast_fwd"), ("ws", "ws_fwd")] and notes == []
+    assert timeline.available_impls(("fast",))[0][0].kernel == "_fast_fwd"
+
+
+def test_without_cuda_ws_is_left_out_with_a_reason():
+    from flashviz.bench import timeline
+    impls, notes = timeline.available_impls()
+    assert [i.name for i in impls] == ["fast"] and len(notes) == 1 and notes[0].startswith("ws: ")
