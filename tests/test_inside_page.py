@@ -76,7 +76,7 @@ def test_recording_metrics_timelines_and_shares_are_the_datasets(recorded):
     assert array(shares["softmax"]["x"])[0] == pytest.approx(100 * sm["share"])
     caps = [c.value for c in at.caption]
     us = fast["cta"]["span_cycles"] / clock
-    assert any(c.startswith(f"Drawn: CTA 0 (on SM 124), the one with the median span, number 1 of 2") and
+    assert any(c.startswith("Drawn: CTA 0 (on SM 124), the one with the median span, number 1 of 2") and
                f"{us:,.1f} µs" in c for c in caps)
     assert t("inside.dropped", "en", kept="1,024", expected="2,048", pct="50") in caps
     assert t("inside.complete", "en", expected="200", buffer=t("inside.buffer_global", "en")) in caps

@@ -254,3 +254,14 @@ def test_without_cuda_ws_is_left_out_with_a_reason():
     from flashviz.bench import timeline
     impls, notes = timeline.available_impls()
     assert [i.name for i in impls] == ["fast"] and len(notes) == 1 and notes[0].startswith("ws: ")
+
+
+def test_a_cell_that_fails_the_schema_becomes_an_error_cell_not_a_lost_run():
+    from flashviz.bench import timeline
+    good = dataset()["cells"][0]
+    assert timeline.checked(copy.deepcopy(good)) == good
+    bad = copy.deepcopy(good)
+    bad["shares"][0]["share"] = 0.99                              # e.g. nested scopes: more than the warp's time
+    out = timeline.checked(bad)
+    assert out["status"] == "error" and "add up to more" in out["message"] and "timeline" not in out
+    td._cell(0, out)                                               # what is left is a valid cell

@@ -28,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -190,12 +191,16 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
                     raise TraceError("proton wrote no trace: the kernel recorded no scope")
                 trace = json.loads(trace_path.read_text(encoding="utf-8"))
                 cell["buffer"] = buffer
-                if traces is not None:
-                    traces.mkdir(parents=True, exist_ok=True)
-                    trace_path.replace(traces / f"{impl.name}_N{n}_d{d}{'_causal' if causal else ''}.chrome_trace")
-                break
             except Exception as e:                            # noqa: BLE001 - try the next buffer, say why
                 notes.append(f"{buffer} buffer failed ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})")
+                continue
+            if traces is not None:
+                try:
+                    traces.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(trace_path, traces / f"{impl.name}_N{n}_d{d}{'_causal' if causal else ''}.chrome_trace")
+                except OSError as e:
+                    notes.append(f"raw trace not kept ({e})")
+            break
         if trace is not None:
             try:
                 res: dict = {}
@@ -216,7 +221,22 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
     elif any("recorded no scope" in x for x in notes):
         cell["status"] = "no_scopes"
     cell["message"] = "; ".join(notes)[:2000] or None
-    return cell
+    return checked(cell)
+
+
+def checked(cell: dict) -> dict:
+    """The cell if it passes the schema; else (e.g. a kernel whose scopes nest, so a warp's shares exceed its time)
+    the same cell without the parsed trace, status "error", saying why: one odd kernel must not lose the run."""
+    from flashviz.errors import DatasetError
+
+    from .timeline_dataset import PARSED_KEYS, _cell
+    try:
+        _cell(0, cell)
+        return cell
+    except DatasetError as e:
+        out = {k: v for k, v in cell.items() if k not in PARSED_KEYS}
+        out.update(status="error", message=(f"trace parsed but not valid: {e}; " + (cell.get("message") or ""))[:2000])
+        return out
 
 
 # ----------------------------------------------------------------------------- the run
