@@ -179,7 +179,9 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
     except Exception as e:                                    # noqa: BLE001 - recorded, not fatal
         notes.append(f"plain kernel time not measured ({type(e).__name__}: {str(e)[:200]})")
     per_cta = tiles_per_program(n, n, bm, bn, causal, 1)
-    buffer_bytes = 1 << (max(per_cta) * 16 * 8 * 32 - 1).bit_length()   # 16 warps x 8 scopes x 2 records x 16 B
+    # per CTA: 2 x (16 warps x 8 scopes x 2 records of 8 bytes) per key tile (proton keeps 2 records per scope
+    # entry; its default shared buffer of 8 KiB held 512 events), rounded up to a power of two
+    buffer_bytes = 1 << (max(per_cta) * 2 * 16 * 8 * 2 * 8 - 1).bit_length()
     trace = None
     with tempfile.TemporaryDirectory(prefix="flashviz-proton-") as tmp:
         for buffer in ("global", "shared"):
