@@ -14,7 +14,7 @@ STRINGS = {
               "recorded, and the share of a CTA's time each step takes, averaged over every CTA of the launch.",
         "zh": "其他页面测的是整次内核调用。这里用 Triton 的分析器 proton 在内核*内部*给各个步骤计时：每个线程束（warp）"
               "进入和离开一个 scope（加载 K、Q·Kᵀ、softmax、P·V）时读取 SM 的周期计数器。下面展示 FlashAttention-2 风格的 "
-              "`fast` 内核中一个 CTA（一个程序实例，负责 128 行 query）里每个线程束的时间线；若录制中有线程束特化的 `ws` "
+              "`fast` 内核中一个 CTA（一个 program，负责 128 行 query）里每个线程束的时间线；若录制中有线程束特化的 `ws` "
               "内核，也同样展示；最后是每个步骤占一个 CTA 时间的比例（对本次启动的所有 CTA 取平均）。"},
 
     # the explanation
@@ -22,7 +22,7 @@ STRINGS = {
     "inside.ws_text": {
         "en": "In the `fast` kernel every warp of a CTA does everything in turn: wait for the K tile, multiply, "
               "softmax, wait for V, multiply. The copies and the tensor-core work are asynchronous, but the same "
-              "warps must issue them and then wait, so a warp busy with the softmax's exponentials is not feeding "
+              "warps must start them and then wait, so a warp busy with the softmax's exponentials is not feeding "
               "the tensor cores.\n\n"
               "FlashAttention-3 splits the roles (the `ws` kernel follows it, written in Gluon for Hopper):\n"
               "- a **producer** warp only issues TMA copies of K_j and V_j into a ring of shared-memory stages and "
@@ -34,7 +34,7 @@ STRINGS = {
               "tensor cores busy.\n\n"
               "In a timeline that shows as a producer row with short copy scopes, and the two warpgroups' "
               "softmax bars offset from each other rather than aligned.",
-        "zh": "在 `fast` 内核里，一个 CTA 的每个线程束依次做所有事情：等 K 分块、做乘法、softmax、等 V、再做乘法。拷贝和"
+        "zh": "在 `fast` 内核里，一个 CTA 的每个线程束依次做所有事情：等 K 的 tile、做乘法、softmax、等 V、再做乘法。拷贝和"
               "张量核心的计算是异步的，但必须由同一批线程束发起再等待；线程束忙于 softmax 的指数运算时，就没有在给张量核心供数。\n\n"
               "FlashAttention-3 把角色拆开（`ws` 内核照此用 Gluon 为 Hopper 编写）：\n"
               "- 一个**生产者**线程束只负责发起 TMA 拷贝，把 K_j、V_j 放进共享内存里的多级环形缓冲区，并等待某一级重新空出；"
@@ -93,7 +93,7 @@ STRINGS = {
     "inside.mask_full": {"en": "non-causal", "zh": "非因果"},
     "inside.impl_header": {
         "en": "`{impl}` · kernel `{kernel}` · tiles {bm} × {bn} · {stages} stages · {warps} warps recorded",
-        "zh": "`{impl}` · 内核 `{kernel}` · 分块 {bm} × {bn} · {stages} 级流水 · 记录到 {warps} 个线程束"},
+        "zh": "`{impl}` · 内核 `{kernel}` · tile {bm} × {bn} · {stages} 级流水 · 记录到 {warps} 个线程束"},
     "inside.m_plain": {"en": "Call, plain (ms)", "zh": "整次调用，未插桩（ms）"},
     "inside.m_plain_help": {"en": "triton.testing.do_bench, median, without instrumentation.",
                             "zh": "triton.testing.do_bench 的中位数，未插桩。"},
@@ -122,7 +122,7 @@ STRINGS = {
     "inside.extra": {
         "en": "{kept} events recorded, {expected} predicted from the trip count (each warp entering each of its "
               "scopes once per key tile): this kernel's scopes do not follow that pattern, so drops cannot be told.",
-        "zh": "记录到 {kept} 个事件，按循环次数预计 {expected} 个（每个线程束每个 key 分块进入自己的每个 scope 一次）："
+        "zh": "记录到 {kept} 个事件，按循环次数预计 {expected} 个（每个线程束在每个 key tile 上进入自己的每个 scope 一次）："
               "这个内核的 scope 不符合这个模式，因此无法判断是否丢弃了事件。"},
     "inside.buffer_global": {"en": "global-memory", "zh": "全局内存"},
     "inside.buffer_shared": {"en": "shared-memory", "zh": "共享内存"},
