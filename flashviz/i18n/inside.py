@@ -32,8 +32,9 @@ STRINGS = {
               "- **ping-pong**: the two consumers take turns issuing their matrix multiplies, so while one "
               "warpgroup computes its softmax (exponentials on the ordinary ALUs), the other's matmuls keep the "
               "tensor cores busy.\n\n"
-              "In a timeline that shows as a producer row with short copy scopes, and the two warpgroups' "
-              "softmax bars offset from each other rather than aligned.",
+              "If the schedule works as designed, its timeline shows a producer row of short copy scopes and the "
+              "two warpgroups' softmax bars offset from each other rather than aligned; the recording below shows "
+              "whether it does.",
         "zh": "在 `fast` 内核里，一个 CTA 的每个线程束依次做所有事情：等 K 的 tile、做乘法、softmax、等 V、再做乘法。拷贝和"
               "张量核心的计算是异步的，但必须由同一批线程束发起再等待；线程束忙于 softmax 的指数运算时，就没有在给张量核心供数。\n\n"
               "FlashAttention-3 把角色拆开（`ws` 内核照此用 Gluon 为 Hopper 编写）：\n"
@@ -43,7 +44,8 @@ STRINGS = {
               "和 P·V；\n"
               "- **乒乓调度**：两个消费者轮流发起矩阵乘法，一个线程束组在算 softmax（普通 ALU 上的指数运算）时，另一个的"
               "矩阵乘法让张量核心保持忙碌。\n\n"
-              "在时间线上，这表现为一行只有短拷贝 scope 的生产者，以及两个线程束组彼此错开、而不是对齐的 softmax 条。"},
+              "如果调度按设计工作，时间线上会有一行只有短拷贝 scope 的生产者，两个线程束组的 softmax 条彼此错开、而不是对齐；"
+              "下面的录制结果显示它是否真的如此。"},
     "inside.can_header": {"en": "What this measurement can and cannot show", "zh": "这种测量能说明什么、不能说明什么"},
     "inside.can_text": {
         "en": "- **It can show** the order and length of the named steps per warp, from the SM's own cycle "
@@ -56,7 +58,7 @@ STRINGS = {
               "- **In a Triton (tl) kernel the compiler may move work across scope boundaries**: software "
               "pipelining and instruction reordering happen after the scopes are placed. Triton therefore only "
               "instruments Gluon kernels by default; the `fast` kernel's scopes were switched on explicitly and "
-              "are approximate. Gluon (`ws`) is compiled closer to what is written.\n"
+              "are approximate. Gluon (`ws`) spells out its pipelining by hand, so the compiler has less to move.\n"
               "- **Instrumenting costs time**: every scope adds a clock read and a store. The cost is measured "
               "(the instrumented kernel against the plain one) and the timelines are of the instrumented kernel.\n"
               "- **Cycles, not seconds**: proton counts SM cycles. They become µs with the SM clock nvidia-smi "
@@ -69,8 +71,8 @@ STRINGS = {
               "wgmma 矩阵乘法是异步的：在一个 scope 里发起的乘法，可能在下一个 scope 里才等待它完成；所以 P·V 条很短，可能"
               "意味着等待落在了后面的加载或 Q·Kᵀ scope 里。\n"
               "- **在 Triton（tl）内核中，编译器可能把工作移过 scope 的边界**：软件流水和指令重排发生在放置 scope 之后。"
-              "因此 Triton 默认只对 Gluon 内核插桩；`fast` 内核的 scope 是显式打开的，只是近似。Gluon（`ws`）的编译结果"
-              "更接近源码的写法。\n"
+              "因此 Triton 默认只对 Gluon 内核插桩；`fast` 内核的 scope 是显式打开的，只是近似。Gluon（`ws`）的流水是手写的，"
+              "编译器能移动的东西更少。\n"
               "- **插桩本身有代价**：每个 scope 都多一次读时钟和一次存储。这个代价是测出来的（插桩内核对比普通内核），"
               "时间线展示的是插桩后的内核。\n"
               "- **单位是周期，不是秒**：proton 计的是 SM 周期；换算成 µs 用的是运行期间 nvidia-smi 读到的 SM 时钟。"
