@@ -46,6 +46,22 @@ STRINGS = {
               "矩阵乘法让张量核心保持忙碌。\n\n"
               "如果调度按设计工作，时间线上会有一行只有短拷贝 scope 的生产者，两个线程束组的 softmax 条彼此错开、而不是对齐；"
               "下面的录制结果显示它是否真的如此。"},
+    "inside.scopes_header": {"en": "The scopes", "zh": "各个 scope"},
+    "inside.scopes_text": {
+        "en": "- `load_k` (fast): from asking for the tile K_j until the warp has it; the compiler's software "
+              "pipeline may have started the copy an iteration earlier, so this can be mostly waiting.\n"
+              "- `qk`: S = Q·K_jᵀ on the tensor cores.\n"
+              "- `softmax`: mask (where needed), row maximum, exponentials, row sums, and the rescaling of the "
+              "running output by α = exp(m_old − m_new).\n"
+              "- `load_v_pv` (fast): waiting for V_j, then P·V added into the running output.\n"
+              "- `tma_kv` (ws, producer): waiting for a free stage of the ring, then starting the copies of K_j "
+              "and V_j; `pv` (ws): P·V.",
+        "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到线程束拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
+              "可能主要是在等待。\n"
+              "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
+              "- `softmax`：（需要时）加掩码、求行最大值、指数、行求和，并用 α = exp(m_old − m_new) 重缩放累积的输出。\n"
+              "- `load_v_pv`（fast）：等待 V_j，然后把 P·V 加进累积的输出。\n"
+              "- `tma_kv`（ws，生产者）：等环形缓冲区空出一级，然后发起 K_j、V_j 的拷贝；`pv`（ws）：P·V。"},
     "inside.can_header": {"en": "What this measurement can and cannot show", "zh": "这种测量能说明什么、不能说明什么"},
     "inside.can_text": {
         "en": "- **It can show** the order and length of the named steps per warp, from the SM's own cycle "

@@ -186,5 +186,7 @@ def render() -> None:
         recorded_section(found, lang)
     with st.expander(t("inside.ws_header", lang), expanded=True):
         st.markdown(t("inside.ws_text", lang))
+    with st.expander(t("inside.scopes_header", lang), expanded=False):
+        st.markdown(t("inside.scopes_text", lang))
     with st.expander(t("inside.can_header", lang), expanded=True):
         st.markdown(t("inside.can_text", lang))
