@@ -27,6 +27,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from .causal import key_range  # noqa: E402
+from .scopes import enter_scope, exit_scope  # noqa: E402
 
 import threading  # noqa: E402
 
@@ -85,13 +86,20 @@ CONFIGS = {
 def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, offset,
            BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
     """Online softmax over key tiles [lo, hi): m and qk in log2 units (scores * scale * log2 e)."""
+    # proton scopes (kernels/scopes.py) time each step per warp for the "Inside the kernel" page; without
+    # proton's instrumentation on they compile to nothing
     for start in tl.range(lo, hi, BLOCK_N):
         start = tl.multiple_of(start, BLOCK_N)
+        enter_scope("load_k")
         k = desc_k.load([kv_row0 + start, 0])                       # K_j: (BLOCK_N, BLOCK_D)
+        exit_scope("load_k")
+        enter_scope("qk")
         if IEEE:
             qk = tl.dot(q, k.T, input_precision="ieee")
         else:
             qk = tl.dot(q, k.T)                                     # S_ij / (scale log2 e)
+        exit_scope("qk")
+        enter_scope("softmax")
         if MASKED:                                                  # diagonal band or ragged tail
             cols = start + tl.arange(0, BLOCK_N)
             visible = cols[None, :] < n_k
@@ -109,6 +117,8 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
         alpha = tl.math.exp2(m - m_ref)                             # rescale of what came before
         l = l * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
+        exit_scope("softmax")
+        enter_scope("load_v_pv")
         v = desc_v.load([kv_row0 + start, 0])                       # V_j: (BLOCK_N, BLOCK_D)
         if MASKED:        # ragged tile: rows past n_k are the next head's; p = 0 there, but 0 * inf = NaN
             v = tl.where((start + tl.arange(0, BLOCK_N))[:, None] < n_k, v, 0.0)
@@ -116,6 +126,7 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
             acc = tl.dot(p, v, acc, input_precision="ieee")
         else:
             acc = tl.dot(p.to(v.dtype), v, acc)
+        exit_scope("load_v_pv")
         m = m_new
     return acc, l, m
 

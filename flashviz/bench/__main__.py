@@ -3,6 +3,7 @@
     python -m flashviz.bench --preset h200 --out assets/benchmarks/nvidia-h200.json
     python -m flashviz.bench --preset h200-hbm          # DRAM bytes per call under ncu (flashviz/bench/hbm.py)
     python -m flashviz.bench --preset h200-variants     # window, softcap, ALiBi, GQA, documents vs FlexAttention
+    python -m flashviz.bench --preset h200-timeline     # inside one CTA: proton traces (flashviz/bench/timeline.py)
     python -m flashviz.bench --n 1024 4096 --d 64 128 --causal both --dtype float16 --batch 4 --heads 32 \
         --impls naive sdpa-flash sdpa-cudnn teaching fast
 
@@ -87,14 +88,15 @@ def _preset_in(raw: list[str], names) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     from . import hbm                                    # measured HBM bytes under Nsight Compute: its own mode
+    from . import timeline                               # proton intra-kernel timelines: its own mode too
     from .variants_spec import PRESETS as VARIANT_PRESETS
     raw = list(sys.argv[1:] if argv is None else argv)
     if _preset_in(raw, VARIANT_PRESETS):                 # attention variants vs FlexAttention: its own mode
         from . import variants_bench
         return variants_bench.main(raw)
-    if any(a.removeprefix("--preset=") in hbm.PRESETS for a in raw if a.startswith("--preset=")) or any(
-            raw[i] == "--preset" and raw[i + 1] in hbm.PRESETS for i in range(len(raw) - 1)):
-        return hbm.main(raw)
+    for mode in (hbm, timeline):
+        if _preset_in(raw, mode.PRESETS):
+            return mode.main(raw)
     args = _parser().parse_args(argv)
     from . import provenance, report
     from .dataset import validate_dataset

@@ -30,6 +30,7 @@ PAGES = (                                   # navigation order; the first is the
     PageSpec("blocks", "blocks", "common.nav_blocks", ":material/grid_view:"),
     PageSpec("decoding", "decoding", "decoding.nav", ":material/call_split:"),
     PageSpec("speed", "speed", "common.nav_speed", ":material/speed:"),
+    PageSpec("inside", "inside", "inside.nav", ":material/timeline:"),
     PageSpec("backward", "backward", "backward.nav", ":material/undo:"),
     PageSpec("ring", "ring", "ring.nav", ":material/cycle:"),
     PageSpec("variants", "variants", "variants.nav", ":material/tune:"),

@@ -277,6 +277,7 @@ def render() -> None:
         with st.expander(t("speed.explain_header", lang), expanded=True):
             st.markdown(t("speed.explain", lang))
             pages.link("blocks", lang, label=t("hardware.to_roofline", lang, page=pages.title("blocks", lang)))
+            pages.link("inside", lang, label=t("inside.to_inside", lang, page=pages.title("inside", lang)))
     else:
         st.info(t("speed.fix_input", lang), icon=":material/edit:")
     with shown_errors(lang, where="CPU memory exercise"):

@@ -1,0 +1,104 @@
+"""Charts of the recorded intra-kernel timelines (flashviz.bench.timeline_dataset cells in, Figures out).
+
+gantt_figure   one CTA of one kernel: a row per warp, a horizontal bar per scope occurrence (colour = scope),
+               time from the CTA's first recorded event; µs at the recorded SM clock, else thousands of cycles
+shares_figure  per implementation and warp role: the share of the CTA's time spent inside each scope (mean over
+               all CTAs), and the rest ("outside any scope") in grey
+Times in the dataset are SM cycles; every number drawn comes from the cell.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ..i18n import t
+from . import palette as P
+from .common import axis, base_layout, figure
+
+SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_kv": P.SKY_BLUE, "tma_k": P.SKY_BLUE, "tma_v": P.PURPLE,
+                "qk": P.BLUE, "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
+OTHER_COLORS = (P.VERMILLION, P.PURPLE, P.YELLOW, P.DARK_GREY, P.BLACK)
+
+
+def scope_color(scope: str, scopes: list[str]) -> str:
+    if scope in SCOPE_COLORS:
+        return SCOPE_COLORS[scope]
+    unknown = [s for s in scopes if s not in SCOPE_COLORS]
+    return OTHER_COLORS[unknown.index(scope) % len(OTHER_COLORS)] if scope in unknown else P.GREY
+
+
+def time_unit(clock_mhz: float | None) -> tuple[float, str]:
+    """(cycles per displayed unit, unit key): µs at the recorded clock, else thousands of cycles."""
+    return (float(clock_mhz), "us") if clock_mhz else (1000.0, "kcycles")
+
+
+def warp_label(warp: int, role: str, lang: str) -> str:
+    return t("inside.warp_label", lang, w=warp, role=role_label(role, lang))
+
+
+def role_label(role: str, lang: str) -> str:
+    if role == "producer":
+        return t("inside.role_producer", lang)
+    if role.startswith("warpgroup "):
+        return t("inside.role_wg", lang, k=role.split()[1])
+    return role
+
+
+def gantt_figure(cell: dict, lang: str, *, clock_mhz: float | None, title: str = "", x_max: float | None = None
+                 ) -> go.Figure:
+    """The kept CTA's scopes per warp. x_max (in the displayed unit) lets two figures share one time axis."""
+    div, unit = time_unit(clock_mhz)
+    labels = {w: warp_label(w, r, lang) for w, r in zip(cell["warps"], cell["roles"])}
+    data = []
+    for i, scope in enumerate(cell["scopes"]):
+        rows = [r for r in cell["timeline"] if r[1] == i]
+        if not rows:
+            continue
+        data.append(dict(
+            type="bar", orientation="h", name=scope, y=[labels[r[0]] for r in rows], x=[r[3] / div for r in rows],
+            base=[r[2] / div for r in rows], marker=dict(color=scope_color(scope, cell["scopes"]), line=dict(width=0)),
+            customdata=[[r[0], r[2] / div, r[3] / div, r[3]] for r in rows],
+            hovertemplate=t(f"inside.hover_{unit}", lang) + "<extra></extra>"))
+    order = [labels[w] for w in cell["warps"]]
+    span = cell["cta"]["span_cycles"] / div
+    xaxis = axis(t(f"inside.axis_{unit}", lang, clock=f"{clock_mhz:g}" if clock_mhz else ""),
+                 range=[0, (x_max or span) * 1.01])
+    return figure(data, base_layout(title, height=max(260, 70 + 26 * len(order)), barmode="overlay", bargap=0.25,
+                                    xaxis=xaxis, yaxis=axis("", type="category", categoryorder="array",
+                                                            categoryarray=order, autorange="reversed"),
+                                    margin=dict(l=150, r=20, t=50, b=95)))
+
+
+def share_rows(cells: list[dict]) -> list[tuple[str, str, dict[str, float]]]:
+    """(impl, role, {scope: share}) per implementation and warp role, in the cells' order, for status-ok cells."""
+    out = []
+    for c in cells:
+        if c["status"] != "ok":
+            continue
+        for role in dict.fromkeys(c["roles"]):
+            out.append((c["impl"], role, {s["scope"]: s["share"] for s in c["shares"] if s["role"] == role}))
+    return out
+
+
+def shares_figure(cells: list[dict], lang: str, *, title: str = "") -> go.Figure:
+    """Stacked horizontal bars in percent of the CTA's time: one bar per (implementation, role)."""
+    rows = share_rows(cells)
+    ys = [f"{impl} · {role_label(role, lang)}" for impl, role, _ in rows]
+    scopes = list(dict.fromkeys(s for c in cells if c["status"] == "ok" for s in c["scopes"]))
+    data = []
+    for scope in scopes:
+        xs = [100 * shares.get(scope, 0.0) for _, _, shares in rows]
+        if not any(xs):
+            continue
+        data.append(dict(type="bar", orientation="h", name=scope, y=ys, x=xs,
+                         marker=dict(color=scope_color(scope, scopes)),
+                         hovertemplate=t("inside.hover_share", lang) + "<extra></extra>"))
+    rest = [max(0.0, 100 * (1 - sum(shares.values()))) for _, _, shares in rows]
+    data.append(dict(type="bar", orientation="h", name=t("inside.outside", lang), y=ys, x=rest,
+                     marker=dict(color=P.GREY),
+                     hovertemplate=t("inside.hover_share", lang) + "<extra></extra>"))
+    return figure(data, base_layout(title or t("inside.shares_title", lang), height=max(260, 120 + 40 * len(ys)),
+                                    barmode="stack", xaxis=axis(t("inside.axis_share", lang), range=[0, 100]),
+                                    yaxis=axis("", type="category", autorange="reversed"),
+                                    legend=dict(orientation="h", yanchor="top", y=-0.26, xanchor="left", x=0.0,
+                                                traceorder="normal"),
+                                    margin=dict(l=190, r=20, t=50, b=95)))

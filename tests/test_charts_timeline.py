@@ -1,0 +1,72 @@
+"""Charts of the recorded intra-kernel timelines (flashviz/charts/timeline.py): every bar is a number of the dataset
+cell (the real H200 fixture and a synthetic warp-specialised trace), converted with the recorded clock."""
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from flashviz.charts import timeline as ch
+from flashviz.i18n import t
+from timeline_util import dataset
+
+
+def _valid(fig) -> go.Figure:
+    return go.Figure(fig.to_dict())                   # the builders skip validation; plotly checks it here
+
+
+@pytest.mark.parametrize("clock", [1980.0, None])
+def test_gantt_bars_are_the_kept_ctas_events(clock):
+    cell = dataset()["cells"][0]
+    fig = _valid(ch.gantt_figure(cell, "en", clock_mhz=clock, title="x"))
+    div = clock or 1000.0
+    assert [tr.name for tr in fig.data] == ["load_k", "qk", "softmax", "pv"]
+    assert sum(len(tr.x) for tr in fig.data) == len(cell["timeline"]) == 512
+    for i, tr in enumerate(fig.data):
+        rows = [r for r in cell["timeline"] if r[1] == i]
+        np.testing.assert_allclose(tr.x, [r[3] / div for r in rows])
+        np.testing.assert_allclose(tr.base, [r[2] / div for r in rows])
+        assert list(tr.y) == [f"warp {r[0]} · warpgroup 0" for r in rows]
+        assert [c[3] for c in tr.customdata] == [r[3] for r in rows]           # cycles in the hover
+        assert tr.orientation == "h" and tr.marker.color == ch.SCOPE_COLORS[tr.name]
+    assert fig.layout.xaxis.range[1] == pytest.approx(cell["cta"]["span_cycles"] / div * 1.01)
+    unit = "us" if clock else "kcycles"
+    assert fig.layout.xaxis.title.text == t(f"inside.axis_{unit}", "en", clock=f"{clock:g}" if clock else "")
+    assert list(fig.layout.yaxis.categoryarray) == [f"warp {w} · warpgroup 0" for w in range(4)]
+
+
+def test_gantt_of_the_warp_specialised_kernel_labels_roles_and_shares_an_axis():
+    cell = dataset()["cells"][1]
+    fig = _valid(ch.gantt_figure(cell, "zh", clock_mhz=2000.0, x_max=50.0))
+    rows = list(fig.layout.yaxis.categoryarray)
+    assert rows[0] == "线程束 0 · 线程束组 0" and rows[4] == "线程束 4 · 线程束组 1" and rows[8] == "线程束 8 · 生产者"
+    tma = next(tr for tr in fig.data if tr.name == "tma_kv")
+    assert set(tma.y) == {rows[8]} and len(tma.x) == 4
+    np.testing.assert_allclose(tma.x, [150 / 2000.0] * 4)
+    assert fig.layout.xaxis.range[1] == pytest.approx(50.0 * 1.01)
+
+
+def test_shares_bars_are_the_recorded_shares_and_the_rest():
+    cells = dataset()["cells"]
+    fig = _valid(ch.shares_figure(cells, "en"))
+    ys = ["fast · warpgroup 0", "ws · warpgroup 0", "ws · warpgroup 1", "ws · producer"]
+    want = {}
+    for c in cells[:2]:
+        for s in c["shares"]:
+            want[(f"{c['impl']} · {ch.role_label(s['role'], 'en')}", s["scope"])] = 100 * s["share"]
+    by = {tr.name: tr for tr in fig.data}
+    assert set(by) == {"load_k", "qk", "softmax", "pv", "tma_kv", t("inside.outside", "en")}
+    for name, tr in by.items():
+        assert list(tr.y) == ys
+        if name == t("inside.outside", "en"):
+            continue
+        np.testing.assert_allclose(tr.x, [want.get((y, name), 0.0) for y in ys])
+    rest = by[t("inside.outside", "en")].x
+    for y, r in zip(ys, rest):
+        assert r == pytest.approx(100 - sum(v for (yy, _), v in want.items() if yy == y))
+    # the error cell (no parsed trace) draws nothing
+    assert len(ch.share_rows(cells)) == 4 and ch.share_rows(cells[2:]) == []
+
+
+def test_unknown_scopes_get_distinct_colours():
+    scopes = ["qk", "epilogue", "store"]
+    assert ch.scope_color("qk", scopes) == ch.SCOPE_COLORS["qk"]
+    assert ch.scope_color("epilogue", scopes) != ch.scope_color("store", scopes)

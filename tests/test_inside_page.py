@@ -1,0 +1,131 @@
+"""The page "Inside the kernel" under AppTest: without a recording (the message and the command), and with one built
+from the real H200 trace fixture plus a synthetic warp-specialised cell (tests/timeline_util.py): the metrics, the
+timeline bars, the shares and the notes are the dataset's numbers; a failed cell is a note; a broken file a
+warning; both languages; a presenter session leaves another session's charts alone."""
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from app_util import APP, array, clean, open_page  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+from flashviz.bench import timeline_dataset as td  # noqa: E402
+from flashviz.i18n import t  # noqa: E402
+from flashviz.ui import inside  # noqa: E402
+from flashviz.ui.pages import switch  # noqa: E402
+from timeline_util import dataset  # noqa: E402
+
+PAGE = "inside"
+NAME = "nvidia-h200-2026-11-30.json"
+
+
+@pytest.fixture
+def recorded(tmp_path, monkeypatch):
+    data = dataset()
+    (tmp_path / NAME).write_text(json.dumps(data))
+    monkeypatch.setattr(td, "DEFAULT_DIR", tmp_path)
+    return data
+
+
+@pytest.fixture
+def none(tmp_path, monkeypatch):
+    monkeypatch.setattr(td, "DEFAULT_DIR", tmp_path / "absent")
+
+
+def _charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_without_a_recording_the_page_says_so_and_shows_the_command(none, lang):
+    at = open_page(PAGE, lang=lang)
+    clean(at)
+    assert at.title[0].value == t("inside.title", lang)
+    assert [i.value for i in at.info] == [t("inside.no_recording", lang)]
+    assert [c.value for c in at.code] == [inside.COMMAND] and "--preset h200-timeline" in inside.COMMAND
+    assert _charts(at) == []
+    md = [m.value for m in at.markdown]
+    assert t("inside.ws_text", lang) in md and t("inside.can_text", lang) in md
+
+
+def test_recording_metrics_timelines_and_shares_are_the_datasets(recorded):
+    at = open_page(PAGE)
+    clean(at)
+    fast, ws, _ = recorded["cells"]
+    metrics = [(m.label, m.value) for m in at.metric]
+    assert metrics[:5] == [(t("inside.m_plain", "en"), "0.1"), (t("inside.m_kernel", "en"), "0.09"),
+                           (t("inside.m_instr", "en"), "0.12"), (t("inside.m_overhead", "en"), f"{0.12 / 0.09:.2f}×"),
+                           (t("inside.m_events", "en"), "1,024 (2)")]
+    assert metrics[8:10] == [(t("inside.m_overhead", "en"), f"{0.075 / 0.07:.2f}×"), (t("inside.m_events", "en"), "200 (2)")]
+    charts = _charts(at)
+    titles = [c["layout"]["title"]["text"] for c in charts]
+    assert titles == [t("inside.gantt_title", "en", impl="fast"), t("inside.gantt_title", "en", impl="ws"),
+                      t("inside.shares_title", "en")]
+    clock = recorded["method"]["clock_mhz"]
+    for spec, cell in zip(charts[:2], (fast, ws)):
+        for tr in spec["data"]:
+            i = cell["scopes"].index(tr["name"])
+            rows = [r for r in cell["timeline"] if r[1] == i]
+            np.testing.assert_allclose(array(tr["x"]), [r[3] / clock for r in rows])
+            np.testing.assert_allclose(array(tr["base"]), [r[2] / clock for r in rows])
+        # one time axis for both kernels: the longer kept CTA sets it
+        assert spec["layout"]["xaxis"]["range"][1] == pytest.approx(fast["cta"]["span_cycles"] / clock * 1.01)
+    shares = {tr["name"]: tr for tr in charts[2]["data"]}
+    sm = next(s for s in fast["shares"] if s["scope"] == "softmax")
+    assert array(shares["softmax"]["x"])[0] == pytest.approx(100 * sm["share"])
+    caps = [c.value for c in at.caption]
+    us = fast["cta"]["span_cycles"] / clock
+    assert any(c.startswith("Drawn: CTA 0 (on SM 124), the one with the median span, number 1 of 2") and
+               f"{us:,.1f} µs" in c for c in caps)
+    assert t("inside.dropped", "en", kept="1,024", expected="2,048", pct="50") in caps
+    assert t("inside.complete", "en", expected="200", buffer=t("inside.buffer_global", "en")) in caps
+    top = max(fast["shares"], key=lambda s: s["share"])
+    rest = 100 * (1 - sum(s["share"] for s in fast["shares"]))
+    assert t("inside.largest", "en", impl="fast", role="warpgroup 0", scope=top["scope"], pct=f"{100 * top['share']:.1f}",
+             outside=f"{rest:.1f}") in [m.value for m in at.markdown]
+    [table] = [d.value for d in at.dataframe]
+    assert len(table) == len(fast["shares"]) + len(ws["shares"])
+    assert list(table[t("inside.col_count", "en")])[:4] == [s["count"] for s in fast["shares"]]
+    assert [c.value for c in at.code] == [recorded["provenance"]["command"]]
+    assert t("inside.ws_missing", "en") not in caps
+
+
+def test_a_configuration_whose_trace_failed_is_a_note_not_a_chart(recorded):
+    at = open_page(PAGE)
+    keys = td.configs(recorded)
+    at.selectbox(key="_w.inside.config").set_value(keys[1]).run()
+    clean(at)
+    assert _charts(at) == []
+    failed = recorded["cells"][2]
+    caps = [c.value for c in at.caption]
+    assert t("inside.not_ok", "en", impl="fast", status=t("inside.status_error", "en"), msg=failed["message"]) in caps
+    assert t("inside.ws_missing", "en") in caps
+    assert [m.value for m in at.metric][:4] == ["0.2", "—", "—", t("inside.not_measured", "en")]
+
+
+def test_chinese_page_with_a_recording(recorded):
+    at = open_page(PAGE, lang="zh")
+    clean(at)
+    assert at.title[0].value == t("inside.title", "zh")
+    assert at.metric[0].label == t("inside.m_plain", "zh")
+    assert [c["layout"]["title"]["text"] for c in _charts(at)][-1] == t("inside.shares_title", "zh")
+
+
+def test_a_broken_file_is_a_warning_and_the_good_one_still_shows(recorded, tmp_path):
+    (tmp_path / "zz-broken.json").write_text('{"kind": "flashviz-timeline"}')
+    at = open_page(PAGE)
+    clean(at)
+    [w] = at.warning
+    assert w.value.startswith("zz-broken.json could not be read")
+    assert len(_charts(at)) == 3
+
+
+def test_a_presenter_session_leaves_the_next_sessions_charts_alone(recorded):
+    first = [c.proto.spec for c in open_page(PAGE).get("plotly_chart")]
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["present"] = "1"
+    presented = [json.loads(c.proto.spec) for c in switch(at, PAGE).run().get("plotly_chart")]
+    again = [c.proto.spec for c in open_page(PAGE).get("plotly_chart")]
+    assert len(first) == 3 and again == first
+    assert all(p["layout"]["font"]["size"] > json.loads(f)["layout"]["font"]["size"] for p, f in zip(presented, first))
