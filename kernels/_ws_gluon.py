@@ -26,6 +26,17 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
+try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
+    from triton.profiler.language import enter_scope, exit_scope
+except ImportError:                                   # a triton without proton: scopes that do nothing
+    @gluon.jit
+    def enter_scope(name: gl.constexpr):
+        pass
+
+    @gluon.jit
+    def exit_scope(name: gl.constexpr):
+        pass
+
 LN2 = gl.constexpr(0.6931471805599453)
 
 
@@ -81,29 +92,46 @@ def _consumer(a, CID: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.
     mbarrier.wait(q_bar, 0)                           # always: the output reuses Q's buffer below
 
     if n_tiles > 0:
-        # tile 0: Q·K_0ᵀ alone
+        # tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K/V not loaded yet),
+        # wait_turn (the other consumer's GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
+        # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (until P·V is done)
+        enter_scope("wait_kv")
         mbarrier.wait(ready.index(0), 0)
+        exit_scope("wait_kv")
+        enter_scope("wait_turn")
         if PINGPONG:
             mbarrier.wait(turn.index(CID), 0)
+        exit_scope("wait_turn")
+        enter_scope("qk")
         s_tok = warpgroup_mma(q_buf, k_smem.index(0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
             mbarrier.arrive(turn.index(1 - CID))
         s = warpgroup_mma_wait(0, deps=(s_tok,))
+        exit_scope("qk")
         cols = gl.arange(0, BN, layout=col_l)
+        enter_scope("softmax")
         if full > 0:
             p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
         else:
             p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+        exit_scope("softmax")
         if not OVERLAP:
+            enter_scope("pv")
             p16 = gl.convert_layout(p.to(dtype), p_layout)
             acc = warpgroup_mma(p16, v_smem.index(0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(0))
+            exit_scope("pv")
         for j in range(1, n_tiles):
             st = j % STAGES
+            enter_scope("wait_kv")
             mbarrier.wait(ready.index(st), (j // STAGES) & 1)
+            exit_scope("wait_kv")
+            enter_scope("wait_turn")
             if PINGPONG:
                 mbarrier.wait(turn.index(CID), j & 1)
+            exit_scope("wait_turn")
+            enter_scope("qk")
             s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
             cols = j * BN + gl.arange(0, BN, layout=col_l)
             if OVERLAP:
@@ -113,32 +141,44 @@ def _consumer(a, CID: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.
                 if PINGPONG:
                     mbarrier.arrive(turn.index(1 - CID))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
+                exit_scope("qk")
+                enter_scope("softmax")
                 if j * BN < full:
                     p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
                 else:
                     p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+                exit_scope("softmax")
+                enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 mbarrier.arrive(empty.index(prev))
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                exit_scope("pv")
             else:
                 if PINGPONG:
                     mbarrier.arrive(turn.index(1 - CID))
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
+                exit_scope("qk")
+                enter_scope("softmax")
                 if j * BN < full:
                     p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
                 else:
                     p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                exit_scope("softmax")
+                enter_scope("pv")
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 acc = warpgroup_mma(p16, v_smem.index(st), acc, is_async=True)
                 acc = warpgroup_mma_wait(0, deps=(acc,))
                 mbarrier.arrive(empty.index(st))
+                exit_scope("pv")
         if OVERLAP:                                   # the last tile's P·V
+            enter_scope("pv")
             last = (n_tiles - 1) % STAGES
             p16 = gl.convert_layout(p.to(dtype), p_layout)
             acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(last))
+            exit_scope("pv")
 
     # epilogue: normalise once (rows that saw no key stay zero, LSE -inf), store through Q's buffer by TMA
     l_safe = gl.where(l == 0.0, 1.0, l)
@@ -173,11 +213,15 @@ def _producer(a, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: 
     tma.async_copy_global_to_shared(desc_q, [bh, start_q + M_WG, 0], q_bar, q_smem.index(1).reshape([1, M_WG, D]))
     for j in range(n_tiles):
         st = j % STAGES
+        enter_scope("tma_wait_slot")                  # until the consumers have freed this stage
         mbarrier.wait(empty.index(st), ((j // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
+        exit_scope("tma_wait_slot")
+        enter_scope("tma_issue")                      # issuing the two copies (they complete asynchronously)
         bar = ready.index(st)
         mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
         tma.async_copy_global_to_shared(desc_k, [bh, j * BN, 0], bar, k_smem.index(st).reshape([1, BN, D]))
         tma.async_copy_global_to_shared(desc_v, [bh, j * BN, 0], bar, v_smem.index(st).reshape([1, BN, D]))
+        exit_scope("tma_issue")
 
 
 @gluon.jit
