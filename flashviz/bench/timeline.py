@@ -18,8 +18,8 @@ pipelining and reordering can move work across scope boundaries, which the datas
 What a kernel needs to appear: proton scopes (kernels/scopes.py, or triton.profiler.language in Gluon) that each
 warp enters once per key tile, so the trip count predicts the events (fast: load_k, qk, softmax, load_v_pv in its
 key loop). A warp whose scopes all start with "tma" or "producer" is drawn as the producer; other warps by their
-warpgroup (warp // 4). The ws kernel is measured as soon as it has scopes, e.g. tma_kv around the producer's wait +
-TMA issue per tile, and qk, softmax, pv in the consumers' loop (the overlapped last P·V counts as one pv).
+warpgroup (warp // 4). The ws kernel has them: tma_wait_slot and tma_issue per tile in its producer; wait_kv,
+wait_turn, qk, softmax, pv in its consumers' loop (the overlapped last P·V counts as one pv).
 No streamlit, no plotly.
 """
 from __future__ import annotations

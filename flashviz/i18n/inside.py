@@ -54,14 +54,22 @@ STRINGS = {
               "- `softmax`: mask (where needed), row maximum, exponentials, row sums, and the rescaling of the "
               "running output by α = exp(m_old − m_new).\n"
               "- `load_v_pv` (fast): waiting for V_j, then P·V added into the running output.\n"
-              "- `tma_kv` (ws, producer): waiting for a free stage of the ring, then starting the copies of K_j "
-              "and V_j; `pv` (ws): P·V.",
+              "- `tma_wait_slot` (ws, producer): waiting until the consumers have freed a stage of the K/V ring; "
+              "`tma_issue`: starting the copies of K_j and V_j (they complete asynchronously).\n"
+              "- `wait_kv` (ws, consumers): waiting for K_j and V_j to arrive; `wait_turn`: waiting while the other "
+              "consumer warpgroup issues its matrix products (ping-pong); `qk` (ws): from issuing Q·K_jᵀ, with the "
+              "previous tile's P·V issued just before it and running meanwhile, until the scores are ready; "
+              "`pv` (ws): waiting for that P·V to finish, then rescaling the running output by α.",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到线程束拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
               "- `softmax`：（需要时）加掩码、求行最大值、指数、行求和，并用 α = exp(m_old − m_new) 重缩放累积的输出。\n"
               "- `load_v_pv`（fast）：等待 V_j，然后把 P·V 加进累积的输出。\n"
-              "- `tma_kv`（ws，生产者）：等环形缓冲区空出一级，然后发起 K_j、V_j 的拷贝；`pv`（ws）：P·V。"},
+              "- `tma_wait_slot`（ws，生产者）：等消费者释放 K/V 环形缓冲区的一级；`tma_issue`：发起 K_j、V_j 的拷贝"
+              "（拷贝异步完成）。\n"
+              "- `wait_kv`（ws，消费者）：等 K_j、V_j 到达；`wait_turn`：另一个消费者线程束组发出矩阵乘法时在旁等待"
+              "（乒乓）；`qk`（ws）：先发出上一个 tile 的 P·V（它同时在算），再发出 Q·K_jᵀ，直到分数就绪；"
+              "`pv`（ws）：等那次 P·V 完成，再用 α 重缩放累积的输出。"},
     "inside.can_header": {"en": "What this measurement can and cannot show", "zh": "这种测量能说明什么、不能说明什么"},
     "inside.can_text": {
         "en": "- **It can show** the order and length of the named steps per warp, from the SM's own cycle "
