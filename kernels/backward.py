@@ -83,7 +83,7 @@ def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, offset, slope, soft
     """P = exp(S - lse) recomputed for a tile (rows, cols and lse broadcast to it: either layout), and
     dS_out/dS_in of the softcap (1.0 without it). lse is in log2 units."""
     qk = _dot(a, b_t, IEEE)
-    grad = 1.0
+    grad = tl.zeros_like(qk) + 1.0
     if MODS:                                                                    # softcap, ALiBi: natural units
         s, grad = modify(qk * sm_scale, rows, cols, offset, slope, softcap, SOFTCAP, ALIBI)
         p = tl.math.exp2(s * 1.4426950408889634 - lse)

@@ -323,7 +323,7 @@ def tanh(x):
 def modify(s, rows, cols, offset, slope, softcap, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr):
     """Scaled scores s (natural units) -> (softcap'd + ALiBi scores, ds_out/ds_in for the backward).
     rows and cols broadcast to s's shape (either layout: the dK/dV kernel works on S transposed)."""
-    grad = 1.0
+    grad = tl.zeros_like(s) + 1.0                          # a tensor either way (unused ones are compiled away)
     if SOFTCAP:
         t = tanh(s / softcap)
         s = softcap * t
