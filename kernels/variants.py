@@ -128,7 +128,7 @@ def _slopes(slopes, b: int, h: int, device) -> torch.Tensor | None:
                               key="kernel_alibi_type", got=what)
     if tuple(slopes.shape) not in ((h,), (b, h)):
         raise KernelInputError(f"alibi_slopes must be shaped (H,) = ({h},) or (B, H) = ({b}, {h}); got "
-                               f"{tuple(slopes.shape)}", key="kernel_alibi_shape", shape=str(tuple(slopes.shape)))
+                               f"{tuple(slopes.shape)}", key="kernel_alibi_shape", shape=str(tuple(slopes.shape)), b=b, h=h)
     if slopes.device != torch.device(device):
         raise KernelTypeError(f"alibi_slopes is on {slopes.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="alibi_slopes")
@@ -150,7 +150,7 @@ def _seq_ids(ids, b: int, n_q: int, n_k: int, device) -> torch.Tensor | None:
                                key="kernel_seq_lengths", n_q=n_q, n_k=n_k)
     if tuple(ids.shape) != (b, n_q):
         raise KernelInputError(f"seq_ids must be shaped (B, N) = ({b}, {n_q}); got {tuple(ids.shape)}",
-                               key="kernel_seq_shape", shape=str(tuple(ids.shape)))
+                               key="kernel_seq_shape", shape=str(tuple(ids.shape)), b=b, n=n_q)
     if ids.device != torch.device(device):
         raise KernelTypeError(f"seq_ids is on {ids.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="seq_ids")

@@ -13,6 +13,7 @@ import flashviz_kernels as fk
 from flashviz_kernels import variants
 from attn_ref import check_close
 from variant_ref import block_counts, mask, reference
+from flashviz.i18n.errors import message
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 EPS = {torch.float32: 1e-5, torch.float16: 2e-3}
@@ -175,6 +176,43 @@ def test_tiles_run_match_flex_block_mask(case):
     check_close(out, reference(q, k, v, **kw)[0], fk.attention(q, k, v, impl="naive", **kw), 1e-5, "trace out")
 
 
+def test_tile_rule_random_configurations():
+    """The host-side classification (run / full tiles per query block, and per key block for dK/dV) equals a plain
+    loop over the dense mask for random windows, documents, lengths and tiles (odd tiles too: the teaching
+    kernel takes any Br, Bc in the interpreter). No kernel runs here, so many cases are cheap."""
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        b = int(rng.integers(1, 3))
+        nq = int(rng.integers(1, 120))
+        nk = nq if rng.random() < 0.5 else int(rng.integers(1, 120))
+        br, bc = (int(x) for x in rng.choice([3, 7, 16, 32, 48], 2))
+        window = None if rng.random() < 0.3 else tuple(int(x) for x in rng.integers(-1, 40, 2))
+        causal = bool(rng.random() < 0.4)
+        ids = None
+        if nq == nk and rng.random() < 0.5:
+            ids = torch.from_numpy(np.sort(rng.integers(0, 5, (b, nq)), axis=1)).to(DEV)
+        q = torch.zeros(b, 1, nq, 16, device=DEV)
+        k = torch.zeros(b, 1, nk, 16, device=DEV)
+        var = variants.parse(q, k, causal=causal, window=window, seq_ids=ids)
+        ok = mask(b, nq, nk, causal=causal, window=window, seq_ids=ids)
+        what = (b, nq, nk, br, bc, window, causal, ids is not None)
+        for by_key, dense, bm, bn in ((False, ok, br, bc), (True, ok.transpose(-1, -2), bc, br)):
+            run, full = block_counts(dense.cpu(), bm, bn)
+            _, rng_ = variants.tables(var, nq, nk, q.device, br, bc, by_key=by_key)
+            rng_ = rng_.long().cpu().expand(b, -1, -1)
+            assert torch.equal(rng_[..., 3] - rng_[..., 0], run), (what, by_key)
+            assert torch.equal(rng_[..., 2] - rng_[..., 1], full), (what, by_key)
+            lo, f_lo, f_hi, hi = rng_.unbind(-1)
+            assert torch.all((lo <= f_lo) & (f_lo <= f_hi) & (f_hi <= hi))
+            for bi in range(b):                                     # the run tiles are exactly [lo, hi)
+                for i in range(run.shape[1]):
+                    for t in range(-(-dense.shape[-1] // bn)):
+                        blk = dense[bi, 0, i * bm:(i + 1) * bm, t * bn:(t + 1) * bn].cpu()
+                        assert bool(blk.any()) == bool(lo[bi, i] <= t < hi[bi, i]), (what, by_key, i, t)
+                        if f_lo[bi, i] <= t < f_hi[bi, i]:
+                            assert bool(blk.all()) and blk.shape == (bm, bn), (what, by_key, i, t)
+
+
 def test_masked_variants_skip_tiles():
     """A window of 16 keys over N = 256 with 32 x 32 tiles runs 2 tiles per block (3 for the ones straddling two
     tiles), not 8: the kernels do skip."""
@@ -231,6 +269,8 @@ def test_bad_variant_inputs_raise_typed_errors():
             with pytest.raises(err) as info:
                 fk.attention(q, k, v, impl=impl, **kw)
             assert info.value.key == key, (impl, kw, info.value.key)
+            zh = message(info.value, "zh")                                # translated, every parameter filled
+            assert "{" not in zh and zh != message(info.value, "en"), zh
     with pytest.raises(fk.KernelInputError) as info:                                   # H % H_kv != 0
         fk.attention(q[:, :3], k, v, impl="teaching")
     assert info.value.key == "kernel_gqa_heads"
