@@ -9,13 +9,15 @@ Two kernels: one program per K/V block accumulating dK, dV over the Q blocks tha
 over every query head of its group, so K/V are never repeated), one program per Q block accumulating
 dQ over its K/V blocks (no atomics). Both run only the tiles flashviz_kernels.variants says hold a
 visible pair, unmasked where every pair is visible, as in the forward (same tables, same mask). The
-softcap's c tanh(s / c) adds its derivative 1 - tanh^2 to dS; ALiBi adds a constant (no gradient). Recomputing S costs one extra
-Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys the O(N) memory.
+softcap's c tanh(s / c) adds its derivative 1 - tanh^2 to dS; ALiBi adds a constant (no gradient).
+Recomputing S costs one extra Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys
+the O(N) memory.
 dlse is the gradient reaching the log-sum-exp output (zero when only O is used): since d lse_i / d S_ij =
 P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
 Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-29.json, fp16, B=4, H=32, backward
 alone, N 4096-16384, causal on/off): d=64 1.03-1.29x SDPA flash's backward, d=128 1.16-1.26x; SDPA cuDNN
 stays ahead (ours 0.65-0.75x of it). The d=128 tiles below took it from 0.51-0.59x (untuned) to that.
+(Measured before the variants: per-row key intervals and three stages; not re-measured yet.)
 
 Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, variant, sm_scale,
 dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.

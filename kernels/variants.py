@@ -41,12 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imported)
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-
-from . import rules  # noqa: E402
-from .errors import KernelInputError, KernelTypeError  # noqa: E402
+from . import _env, rules  # _env first: it decides TRITON_INTERPRET before triton is imported
+from .errors import KernelInputError, KernelTypeError
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,7 +124,8 @@ def _slopes(slopes, b: int, h: int, device) -> torch.Tensor | None:
                               key="kernel_alibi_type", got=what)
     if tuple(slopes.shape) not in ((h,), (b, h)):
         raise KernelInputError(f"alibi_slopes must be shaped (H,) = ({h},) or (B, H) = ({b}, {h}); got "
-                               f"{tuple(slopes.shape)}", key="kernel_alibi_shape", shape=str(tuple(slopes.shape)), b=b, h=h)
+                               f"{tuple(slopes.shape)}", key="kernel_alibi_shape", shape=str(tuple(slopes.shape)),
+                               b=b, h=h)
     if slopes.device != torch.device(device):
         raise KernelTypeError(f"alibi_slopes is on {slopes.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="alibi_slopes")
@@ -290,44 +287,45 @@ def batch_stride(x: torch.Tensor) -> int:
 
 
 # ------------------------------------------------------------------------------ @triton.jit helpers
+# (only where triton is installed: naive and sdpa need none of this, and the api says so when triton is missing)
 
-@triton.jit
-def load_bounds(ROWB, base, rows, n_q):
-    """(lo, hi) of the given query rows (rows past n_q: the empty interval [1, 0])."""
-    ok = rows < n_q
-    lo = tl.load(ROWB + base + rows * 2, mask=ok, other=1)
-    hi = tl.load(ROWB + base + rows * 2 + 1, mask=ok, other=0)
-    return lo, hi
+if _env.HAS_TRITON:
+    import triton
+    import triton.language as tl
 
+    @triton.jit
+    def load_bounds(ROWB, base, rows, n_q):
+        """(lo, hi) of the given query rows (rows past n_q: the empty interval [1, 0])."""
+        ok = rows < n_q
+        lo = tl.load(ROWB + base + rows * 2, mask=ok, other=1)
+        hi = tl.load(ROWB + base + rows * 2 + 1, mask=ok, other=0)
+        return lo, hi
 
-@triton.jit
-def load_range(TILES, base, t):
-    """(t_lo, f_lo, f_hi, t_hi) of major block t: masked tiles [t_lo, f_lo) and [f_hi, t_hi), full [f_lo, f_hi)."""
-    p = TILES + base + t * 4
-    return tl.load(p), tl.load(p + 1), tl.load(p + 2), tl.load(p + 3)
+    @triton.jit
+    def load_range(TILES, base, t):
+        """(t_lo, f_lo, f_hi, t_hi) of major block t: masked tiles [t_lo, f_lo) and [f_hi, t_hi), full [f_lo, f_hi)."""
+        p = TILES + base + t * 4
+        return tl.load(p), tl.load(p + 1), tl.load(p + 2), tl.load(p + 3)
 
+    @triton.jit
+    def visible(row_lo, row_hi, cols):
+        """Broadcastable (row_lo, row_hi) and cols -> True where the key lies in the row's interval."""
+        return (cols >= row_lo) & (cols <= row_hi)
 
-@triton.jit
-def visible(row_lo, row_hi, cols):
-    """Broadcastable (row_lo, row_hi) and cols -> True where the key lies in the row's interval."""
-    return (cols >= row_lo) & (cols <= row_hi)
+    @triton.jit
+    def tanh(x):
+        """tanh from exp (no libdevice: the interpreter runs it too); saturates to +-1 without NaN."""
+        return 1.0 - 2.0 / (tl.exp(2.0 * x) + 1.0)
 
-
-@triton.jit
-def tanh(x):
-    """tanh from exp (no libdevice: the interpreter runs it too); saturates to +-1 without NaN."""
-    return 1.0 - 2.0 / (tl.exp(2.0 * x) + 1.0)
-
-
-@triton.jit
-def modify(s, rows, cols, offset, slope, softcap, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr):
-    """Scaled scores s (natural units) -> (softcap'd + ALiBi scores, ds_out/ds_in for the backward).
-    rows and cols broadcast to s's shape (either layout: the dK/dV kernel works on S transposed)."""
-    grad = tl.zeros_like(s) + 1.0                          # a tensor either way (unused ones are compiled away)
-    if SOFTCAP:
-        t = tanh(s / softcap)
-        s = softcap * t
-        grad = 1.0 - t * t
-    if ALIBI:
-        s = s - slope * tl.abs(rows + offset - cols).to(tl.float32)
-    return s, grad
+    @triton.jit
+    def modify(s, rows, cols, offset, slope, softcap, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr):
+        """Scaled scores s (natural units) -> (softcap'd + ALiBi scores, ds_out/ds_in for the backward).
+        rows and cols broadcast to s's shape (either layout: the dK/dV kernel works on S transposed)."""
+        grad = tl.zeros_like(s) + 1.0                          # a tensor either way (unused ones are compiled away)
+        if SOFTCAP:
+            t = tanh(s / softcap)
+            s = softcap * t
+            grad = 1.0 - t * t
+        if ALIBI:
+            s = s - slope * tl.abs(rows + offset - cols).to(tl.float32)
+        return s, grad
