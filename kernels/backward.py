@@ -29,7 +29,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from . import variants  # noqa: E402
-from .variants import load_bounds, load_range, modify, visible  # noqa: E402
+from .variants import load_range, modify, visible  # noqa: E402
 
 LOG2E = 1.4426950408889634
 
@@ -79,9 +79,9 @@ def _dot(a, b, IEEE: tl.constexpr):
 
 
 @triton.jit
-def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, offset, slope, softcap, row_lo, row_hi,
-           MASKED: tl.constexpr, MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
-           IEEE: tl.constexpr):
+def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, ROWB, rowb0,
+           MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr,
+           SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     """P = exp(S - lse) recomputed for a tile (rows, cols and lse broadcast to it: either layout), and
     dS_out/dS_in of the softcap (1.0 without it). lse is in log2 units."""
     qk = _dot(a, b_t, IEEE)
@@ -92,24 +92,23 @@ def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, offset, slope, soft
     else:
         p = tl.math.exp2(qk * qk_scale - lse)
     if MASKED:
-        p = tl.where(visible(row_lo, row_hi, cols), p, 0.0)
+        p = tl.where(visible(rows, cols, n_q, n_k, offset, left, right, ROWB, rowb0, LEFT, RIGHT, SEQ), p, 0.0)
     return p, grad
 
 
 @triton.jit
-def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, lo, hi, qk_scale, sm_scale, n_q, offset,
-                slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
-                MASKED: tl.constexpr, MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
-                IEEE: tl.constexpr):
+def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, lo, hi, qk_scale, sm_scale, n_q, n_k, offset,
+                left, right, slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
+                MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+                MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     for start in tl.range(lo, hi, BLOCK_M):
         rows, qo, ok = _tile(start, n_q, bh, D, BLOCK_M, BLOCK_D)
         q = tl.load(Q + qo, mask=ok, other=0.0)
         do = tl.load(DO + qo, mask=ok, other=0.0)
         lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
-        row_lo, row_hi = load_bounds(ROWB, rowb0, rows, n_q)
-        p_t, grad = _probs(k, tl.trans(q), rows[None, :], cols[:, None], lse[None, :], qk_scale, sm_scale, n_q,
-                           offset, slope, softcap, row_lo[None, :], row_hi[None, :], MASKED, MODS, SOFTCAP,
-                           ALIBI, IEEE)                                          # P^T: (BLOCK_N, BLOCK_M)
+        p_t, grad = _probs(k, tl.trans(q), rows[None, :], cols[:, None], lse[None, :], qk_scale, sm_scale, n_q, n_k,
+                           offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
+                           SOFTCAP, ALIBI, IEEE)                                 # P^T: (BLOCK_N, BLOCK_M)
         dv += _dot(p_t.to(do.dtype), do, IEEE)                                   # dV += P^T dO
         dp_t = _dot(v, tl.trans(do), IEEE)                                      # dP^T = V dO^T
         ds_t = p_t * (dp_t - delta[None, :])                                     # dS^T
@@ -121,8 +120,9 @@ def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, lo, hi, 
 
 @triton.jit
 def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
-              rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
+              left, right, rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
               D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              MASK_BEFORE: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
               MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     pid = tl.program_id(0)
     start_k = pid * BLOCK_N
@@ -134,8 +134,9 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, ROWB, TILES, SLOPES, qk_scale, sm
     dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
     dv = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
     offset = n_k - n_q
-    # the query blocks that see these keys (variants.tile_ranges, keys x queries): masked [t_lo, f_lo),
-    # full [f_lo, f_hi), masked [f_hi, t_hi)
+    # the query blocks that see these keys (variants.tile_ranges, keys x queries): masked [t_lo, f_lo) (rows
+    # that start to see them: causal band, window right side, document start), full [f_lo, f_hi), masked
+    # [f_hi, t_hi) (rows that stop seeing them, and the ragged last query block)
     t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)
     rowb0 = b * rowb_b
     for g in range(GROUPS):                                  # GQA: dK, dV summed over the group's query heads
@@ -144,31 +145,32 @@ def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, ROWB, TILES, SLOPES, qk_scale, sm
         slope = 0.0
         if ALIBI:
             slope = tl.load(SLOPES + b * slopes_b + h)
-        dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, t_lo * BLOCK_M,
-                             f_lo * BLOCK_M, qk_scale, sm_scale, n_q, offset, slope, softcap, D, BLOCK_D, BLOCK_M,
-                             True, MODS, SOFTCAP, ALIBI, IEEE)
+        if MASK_BEFORE:
+            dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, t_lo * BLOCK_M,
+                                 f_lo * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                                 D, BLOCK_D, BLOCK_M, True, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
         dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, f_lo * BLOCK_M,
-                             f_hi * BLOCK_M, qk_scale, sm_scale, n_q, offset, slope, softcap, D, BLOCK_D, BLOCK_M,
-                             False, MODS, SOFTCAP, ALIBI, IEEE)
+                             f_hi * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                             D, BLOCK_D, BLOCK_M, False, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
         dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, f_hi * BLOCK_M,
-                             t_hi * BLOCK_M, qk_scale, sm_scale, n_q, offset, slope, softcap, D, BLOCK_D, BLOCK_M,
-                             True, MODS, SOFTCAP, ALIBI, IEEE)
+                             t_hi * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                             D, BLOCK_D, BLOCK_M, True, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
     tl.store(DK + kv, (dk * sm_scale).to(DK.dtype.element_ty), mask=ok)
     tl.store(DV + kv, dv.to(DV.dtype.element_ty), mask=ok)
 
 
 @triton.jit
-def _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, row_lo, row_hi, lo, hi, qk_scale, sm_scale, n_q, n_k,
-              offset, slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
-              MASKED: tl.constexpr, MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
-              IEEE: tl.constexpr):
+def _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, lo, hi, qk_scale, sm_scale, n_q, n_k, offset,
+              left, right, slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
+              MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+              MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     for start in tl.range(lo, hi, BLOCK_N):
         cols, kv, ok = _tile(start, n_k, kvh, D, BLOCK_N, BLOCK_D)
         k = tl.load(K + kv, mask=ok, other=0.0)
         v = tl.load(V + kv, mask=ok, other=0.0)
-        p, grad = _probs(q, tl.trans(k), rows[:, None], cols[None, :], lse[:, None], qk_scale, sm_scale, n_q,
-                         offset, slope, softcap, row_lo[:, None], row_hi[:, None], MASKED, MODS, SOFTCAP, ALIBI,
-                         IEEE)                                                   # P: (BLOCK_M, BLOCK_N)
+        p, grad = _probs(q, tl.trans(k), rows[:, None], cols[None, :], lse[:, None], qk_scale, sm_scale, n_q, n_k,
+                         offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
+                         SOFTCAP, ALIBI, IEEE)                                   # P: (BLOCK_M, BLOCK_N)
         dp = _dot(do, tl.trans(v), IEEE)                                        # dP = dO V^T
         ds = p * (dp - delta[:, None])                                           # dS
         if SOFTCAP:
@@ -179,8 +181,9 @@ def _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, row_lo, row_hi, lo, hi, qk
 
 @triton.jit
 def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
-            rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
+            left, right, rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
             D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+            MASK_BEFORE: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
             MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     pid = tl.program_id(0)
     bh = tl.program_id(1).to(tl.int64)
@@ -190,22 +193,23 @@ def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, ROWB, TILES, SLOPES, qk_scale, sm_scale
     q = tl.load(Q + qo, mask=ok, other=0.0)
     do = tl.load(DO + qo, mask=ok, other=0.0)
     lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
-    row_lo, row_hi = load_bounds(ROWB, b * rowb_b, rows, n_q)
+    rowb0 = b * rowb_b
     t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)                 # as the forward's
     slope = 0.0
     if ALIBI:
         slope = tl.load(SLOPES + b * slopes_b + bh % H)
     dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     offset = n_k - n_q
-    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, row_lo, row_hi, t_lo * BLOCK_N, f_lo * BLOCK_N,
-                   qk_scale, sm_scale, n_q, n_k, offset, slope, softcap, D, BLOCK_D, BLOCK_N, True, MODS, SOFTCAP,
-                   ALIBI, IEEE)
-    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, row_lo, row_hi, f_lo * BLOCK_N, f_hi * BLOCK_N,
-                   qk_scale, sm_scale, n_q, n_k, offset, slope, softcap, D, BLOCK_D, BLOCK_N, False, MODS, SOFTCAP,
-                   ALIBI, IEEE)
-    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, row_lo, row_hi, f_hi * BLOCK_N, t_hi * BLOCK_N,
-                   qk_scale, sm_scale, n_q, n_k, offset, slope, softcap, D, BLOCK_D, BLOCK_N, True, MODS, SOFTCAP,
-                   ALIBI, IEEE)
+    if MASK_BEFORE:
+        dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, t_lo * BLOCK_N, f_lo * BLOCK_N,
+                       qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, True,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, f_lo * BLOCK_N, f_hi * BLOCK_N,
+                   qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, False,
+                   LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, f_hi * BLOCK_N, t_hi * BLOCK_N,
+                   qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, True,
+                   LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
     tl.store(DQ + qo, (dq * sm_scale).to(DQ.dtype.element_ty), mask=ok)
 
 
@@ -238,18 +242,19 @@ def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
                                                D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
-    flags = dict(H=h, GROUPS=variant.groups, D=d, BLOCK_D=block_d, SOFTCAP=variant.softcap is not None,
-                 ALIBI=variant.slopes is not None, MODS=variant.softcap is not None or variant.slopes is not None,
-                 IEEE=ieee, num_warps=warps, num_stages=stages)
+    flags = dict(H=h, GROUPS=variant.groups, D=d, BLOCK_D=block_d, **variant.flags(), IEEE=ieee, num_warps=warps,
+                 num_stages=stages)
     slopes, slopes_b = variants.slopes_arg(variant, lse)
     cap = variant.softcap or 1.0
     rowb, by_key = variants.tables(variant, n_q, n_k, q.device, m1, n1, by_key=True)
     _bwd_dkdv[(triton.cdiv(n_k, n1), b * h_kv)](q, k, v, do, lse, delta, dk, dv, rowb, by_key, slopes,
-                                                sm_scale * LOG2E, sm_scale, cap, n_q, n_k,
-                                                variants.batch_stride(rowb), variants.batch_stride(by_key),
-                                                slopes_b, BLOCK_M=m1, BLOCK_N=n1, **flags)
+                                                sm_scale * LOG2E, sm_scale, cap, n_q, n_k, variant.left,
+                                                variant.right, variants.batch_stride(rowb),
+                                                variants.batch_stride(by_key), slopes_b, BLOCK_M=m1, BLOCK_N=n1,
+                                                MASK_BEFORE=variant.masks_before_full_by_key, **flags)
     rowb, by_row = variants.tables(variant, n_q, n_k, q.device, m2, n2)
     _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, rowb, by_row, slopes, sm_scale * LOG2E,
-                                           sm_scale, cap, n_q, n_k, variants.batch_stride(rowb),
-                                           variants.batch_stride(by_row), slopes_b, BLOCK_M=m2, BLOCK_N=n2, **flags)
+                                           sm_scale, cap, n_q, n_k, variant.left, variant.right,
+                                           variants.batch_stride(rowb), variants.batch_stride(by_row), slopes_b, BLOCK_M=m2, BLOCK_N=n2,
+                                           MASK_BEFORE=variant.masks_before_full, **flags)
     return dq, dk, dv

@@ -25,7 +25,7 @@ from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imp
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from .variants import load_bounds, load_range, modify, visible  # noqa: E402
+from .variants import load_range, modify, visible  # noqa: E402
 from . import variants  # noqa: E402
 
 LOG2E = 1.4426950408889634
@@ -47,9 +47,10 @@ CONFIGS = {
 
 
 @triton.jit
-def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, row_lo, row_hi, qk_scale, sm_scale, n_k, offset,
-           slope, softcap, BLOCK_N: tl.constexpr, MASKED: tl.constexpr, MODS: tl.constexpr,
-           SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
+def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, sm_scale, n_q, n_k, offset, left, right,
+           ROWB, rowb0, slope, softcap, BLOCK_N: tl.constexpr, MASKED: tl.constexpr, LEFT: tl.constexpr,
+           RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
+           IEEE: tl.constexpr):
     """Online softmax over keys [lo, hi) (whole tiles): m and scores in log2 units (scores * log2 e)."""
     for start in tl.range(lo, hi, BLOCK_N):
         start = tl.multiple_of(start, BLOCK_N)
@@ -66,7 +67,8 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, row_lo, row_hi, 
         else:
             scale = qk_scale
         if MASKED:                                                  # window / causal / document edge, ragged tail
-            qk = tl.where(visible(row_lo[:, None], row_hi[:, None], cols[None, :]), qk * scale, float("-inf"))
+            seen = visible(rows[:, None], cols[None, :], n_q, n_k, offset, left, right, ROWB, rowb0, LEFT, RIGHT, SEQ)
+            qk = tl.where(seen, qk * scale, float("-inf"))
             m_new = tl.maximum(m, tl.max(qk, 1))
             m_ref = tl.where(m_new == float("-inf"), 0.0, m_new)    # guard: nothing visible yet
             qk = qk - m_ref[:, None]
@@ -91,10 +93,11 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, row_lo, row_hi, 
 
 @triton.jit
 def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
-              so_bh, so_n, rowb_b, tiles_b, slopes_b,
+              left, right, so_bh, so_n, rowb_b, tiles_b, slopes_b,
               H: tl.constexpr, GROUPS: tl.constexpr, D: tl.constexpr, BLOCK_D: tl.constexpr,
-              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, REVERSE: tl.constexpr,
-              MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, REVERSE: tl.constexpr, MASK_BEFORE: tl.constexpr,
+              LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr,
+              SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     pid = tl.program_id(0)
     if REVERSE:                                                     # causal: heaviest (last) Q blocks first
         pid = tl.num_programs(0) - 1 - pid
@@ -104,7 +107,7 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, ROWB, TILES, SLOPES, qk_scale, sm_
     start_q = pid * BLOCK_M
     rows = start_q + tl.arange(0, BLOCK_M)
     offset = n_k - n_q                                              # bottom-right alignment
-    row_lo, row_hi = load_bounds(ROWB, b * rowb_b, rows, n_q)
+    rowb0 = b * rowb_b
     t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)
     slope = 0.0
     if ALIBI:
@@ -116,17 +119,19 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, ROWB, TILES, SLOPES, qk_scale, sm_
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
 
     kv_row0 = (b * (H // GROUPS) + h // GROUPS) * n_k               # GQA: this query head's kv head
-    # the key tiles this block runs (variants.tile_ranges): masked [t_lo, f_lo), full [f_lo, f_hi), masked
-    # [f_hi, t_hi); the others are skipped: no row of the block sees any of their keys
-    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, t_lo * BLOCK_N, f_lo * BLOCK_N, rows, row_lo,
-                       row_hi, qk_scale, sm_scale, n_k, offset, slope, softcap, BLOCK_N, True, MODS,
-                       SOFTCAP, ALIBI, IEEE)
-    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_lo * BLOCK_N, f_hi * BLOCK_N, rows, row_lo,
-                       row_hi, qk_scale, sm_scale, n_k, offset, slope, softcap, BLOCK_N, False, MODS,
-                       SOFTCAP, ALIBI, IEEE)
-    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_hi * BLOCK_N, t_hi * BLOCK_N, rows, row_lo,
-                       row_hi, qk_scale, sm_scale, n_k, offset, slope, softcap, BLOCK_N, True, MODS,
-                       SOFTCAP, ALIBI, IEEE)
+    # the key tiles this block runs (variants.tile_ranges): masked [t_lo, f_lo) (compiled only when a window's
+    # left side or a document start can make it non-empty), full [f_lo, f_hi), masked [f_hi, t_hi); the other
+    # tiles are skipped: no row of the block sees any of their keys
+    if MASK_BEFORE:
+        acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, t_lo * BLOCK_N, f_lo * BLOCK_N, rows, qk_scale,
+                           sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, True,
+                           LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_lo * BLOCK_N, f_hi * BLOCK_N, rows, qk_scale,
+                       sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, False,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_hi * BLOCK_N, t_hi * BLOCK_N, rows, qk_scale,
+                       sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, True,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
 
     # epilogue: normalise once, rows that saw no key stay zero; masked store (ragged N)
     l_safe = tl.where(l == 0.0, 1.0, l)
@@ -176,10 +181,9 @@ def forward(q, k, v, *, variant, sm_scale: float, block_m: int, block_n: int, nu
     desc_v = TensorDescriptor.from_tensor(v.view(b * h_kv * n_k, d), [bn, block_d])
     grid = (triton.cdiv(n_q, bm), b * h)
     _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, rowb, tiles, slopes, sm_scale * LOG2E, sm_scale,
-                    variant.softcap or 1.0, n_q, n_k, o.stride(1), o.stride(2), variants.batch_stride(rowb),
-                    variants.batch_stride(tiles), slopes_b, H=h, GROUPS=variant.groups,
+                    variant.softcap or 1.0, n_q, n_k, variant.left, variant.right, o.stride(1), o.stride(2),
+                    variants.batch_stride(rowb), variants.batch_stride(tiles), slopes_b, H=h, GROUPS=variant.groups,
                     D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn, REVERSE=variant.right == 0,
-                    MODS=variant.softcap is not None or variant.slopes is not None,
-                    SOFTCAP=variant.softcap is not None, ALIBI=variant.slopes is not None,
-                    IEEE=q.element_size() == 4, num_warps=num_warps, num_stages=num_stages)
+                    MASK_BEFORE=variant.masks_before_full, **variant.flags(), IEEE=q.element_size() == 4,
+                    num_warps=num_warps, num_stages=num_stages)
     return o, lse

@@ -28,20 +28,22 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from . import variants  # noqa: E402
-from .variants import load_bounds, load_range, modify, visible  # noqa: E402
+from .variants import load_range, modify, visible  # noqa: E402
 from .rules import next_pow2  # noqa: E402
 
 
 @triton.jit
 def _teaching_fwd(Q, K, V, O, LSE, TR, RUN,                # TR: trace (3, B*H, Nq, Tc) float32, NaN-filled
                   ROWB, TILES, SLOPES,                     # RUN: (B*H, Tr) int32 tiles run; variants' tables
-                  sm_scale, softcap, n_q, n_k, n_tiles, rowb_b, tiles_b, slopes_b,
+                  sm_scale, softcap, n_q, n_k, left, right, n_tiles, rowb_b, tiles_b, slopes_b,
                   sq_bh, sq_n, sk_bh, sk_n, sv_bh, sv_n, so_bh, so_n,
                   H: tl.constexpr, GROUPS: tl.constexpr,    # GQA: query head h reads kv head h // GROUPS
                   D: tl.constexpr, BLOCK_D: tl.constexpr,
                   BR: tl.constexpr, BLOCK_M: tl.constexpr,  # Br query rows, in a BLOCK_M-lane block
                   BC: tl.constexpr, BLOCK_N: tl.constexpr,  # Bc keys per tile, in a BLOCK_N-lane block
-                  SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, TRACE: tl.constexpr, IEEE: tl.constexpr):
+                  LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,   # the variant (variants.py)
+                  MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
+                  TRACE: tl.constexpr, IEEE: tl.constexpr):
     i = tl.program_id(0)                                   # query tile index (0 .. Tr-1)
     bh = tl.program_id(1).to(tl.int64)                     # which (batch, head)
     b = bh // H
@@ -58,7 +60,6 @@ def _teaching_fwd(Q, K, V, O, LSE, TR, RUN,                # TR: trace (3, B*H, 
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)      # running max
     l = tl.zeros([BLOCK_M], tl.float32)                    # running sum of exp(s - m)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)         # running sum of exp(s - m) * v
-    row_lo, row_hi = load_bounds(ROWB, b * rowb_b, tl.where(row_ok, rows, n_q), n_q)   # each row's keys [lo, hi]
     t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, i)   # tiles run: [t_lo, t_hi), unmasked [f_lo, f_hi)
     slope = 0.0
     if ALIBI:
@@ -79,7 +80,9 @@ def _teaching_fwd(Q, K, V, O, LSE, TR, RUN,                # TR: trace (3, B*H, 
             s = tl.dot(q, tl.trans(k)) * sm_scale
         s, _ = modify(s, rows[:, None], cols[None, :], offset, slope, softcap, SOFTCAP, ALIBI)  # softcap, ALiBi
         if (j < f_lo) | (j >= f_hi):                       # not a full tile: mask what its rows do not see
-            s = tl.where(visible(row_lo[:, None], row_hi[:, None], cols[None, :]), s, float("-inf"))
+            seen = visible(rows[:, None], cols[None, :], n_q, n_k, offset, left, right, ROWB, b * rowb_b,
+                           LEFT, RIGHT, SEQ)
+            s = tl.where(seen, s, float("-inf"))
         if BLOCK_N != BC:                                  # spare lanes of a non-power-of-two tile
             s = tl.where(col_ok[None, :], s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, 1))                # m_new = max(m_old, rowmax(S_ij))
@@ -144,11 +147,10 @@ def forward(q, k, v, *, variant, sm_scale: float, block_m: int, block_n: int, nu
     tr = trace if trace is not None else lse              # never touched when TRACE is off
     run = tiles_run if tiles_run is not None else rowb
     _teaching_fwd[grid](
-        q, k, v, o, lse, tr, run, rowb, tiles, slopes, sm_scale, variant.softcap or 1.0, n_q, n_k,
-        triton.cdiv(n_k, block_n), variants.batch_stride(rowb), variants.batch_stride(tiles), slopes_b,
+        q, k, v, o, lse, tr, run, rowb, tiles, slopes, sm_scale, variant.softcap or 1.0, n_q, n_k, variant.left,
+        variant.right, triton.cdiv(n_k, block_n), variants.batch_stride(rowb), variants.batch_stride(tiles), slopes_b,
         q.stride(1), q.stride(2), k.stride(1), k.stride(2), v.stride(1), v.stride(2),
         o.stride(1), o.stride(2), H=h, GROUPS=variant.groups,
         D=d, BLOCK_D=_block_d(d), BR=block_m, BLOCK_M=next_pow2(block_m), BC=block_n,
-        BLOCK_N=next_pow2(block_n), SOFTCAP=variant.softcap is not None, ALIBI=variant.slopes is not None,
-        TRACE=trace is not None, IEEE=q.dtype.itemsize == 4, num_warps=num_warps, num_stages=num_stages)
+        BLOCK_N=next_pow2(block_n), **variant.flags(), TRACE=trace is not None, IEEE=q.dtype.itemsize == 4, num_warps=num_warps, num_stages=num_stages)
     return o, lse

@@ -19,7 +19,9 @@ key gives zeros and log-sum-exp -inf.
 Because the ids are contiguous runs, every row sees ONE interval of keys [lo_i, hi_i] (possibly empty, lo_i > hi_i):
   lo_i = max(0, i + offset - left (left >= 0), first index of i's document)
   hi_i = min(Nk - 1, i + offset + right (right >= 0), last index of i's document)
-Both ends are non-decreasing in i. The kernels load (lo_i, hi_i) per row (`row_bounds`) and mask with them.
+Both ends are non-decreasing in i. The host turns them into per-block tile ranges (`tables`, cached without
+seq_ids); inside a masked tile the kernels test the window's definition in place, or, with packed documents,
+load (lo_i, hi_i) per row (`row_bounds`): one @triton.jit `visible` for every kernel.
 
 Tile rule (the kernels and the numpy engine count the same): query block t_q = rows [t_q Br, min((t_q+1) Br, Nq)),
 key tile t_k = keys [t_k Bc, min((t_k+1) Bc, Nk)).
@@ -64,6 +66,25 @@ class Variant:
     def masked(self) -> bool:
         """True if some pair may be invisible for reasons other than ragged tile edges."""
         return self.left >= 0 or self.right >= 0 or self.seq_ids is not None
+
+    @property
+    def masks_before_full(self) -> bool:
+        """Can a query block have masked key tiles BEFORE its full ones (tile_ranges' [t_lo, f_lo))? Only when a
+        row's interval can start after key 0: a window's left side or a document start. Otherwise the kernels
+        compile that stage out (the plain and causal kernels keep their two stages)."""
+        return self.left >= 0 or self.seq_ids is not None
+
+    @property
+    def masks_before_full_by_key(self) -> bool:
+        """The same for the dK/dV view (query blocks per key block): only when a key's rows can start after row 0,
+        i.e. a window's right side (causal included) or a document start."""
+        return self.right >= 0 or self.seq_ids is not None
+
+    def flags(self) -> dict:
+        """The constexpr flags and window scalars every Triton kernel takes for `visible` and `modify`."""
+        return dict(LEFT=self.left >= 0, RIGHT=self.right >= 0, SEQ=self.seq_ids is not None,
+                    SOFTCAP=self.softcap is not None, ALIBI=self.slopes is not None,
+                    MODS=self.softcap is not None or self.slopes is not None)
 
     def describe(self) -> dict:
         return dict(window=(self.left, self.right), softcap=self.softcap, alibi=self.slopes is not None,
@@ -308,9 +329,21 @@ if _env.HAS_TRITON:
         return tl.load(p), tl.load(p + 1), tl.load(p + 2), tl.load(p + 3)
 
     @triton.jit
-    def visible(row_lo, row_hi, cols):
-        """Broadcastable (row_lo, row_hi) and cols -> True where the key lies in the row's interval."""
-        return (cols >= row_lo) & (cols <= row_hi)
+    def visible(rows, cols, n_q, n_k, offset, left, right, ROWB, rowb0, LEFT: tl.constexpr, RIGHT: tl.constexpr,
+                SEQ: tl.constexpr):
+        """True where query row `rows` sees key `cols` (broadcastable: either layout). With packed documents the
+        rows' intervals [lo, hi] come from the table (row_bounds, window included); otherwise the window's
+        definition is computed in place (no table load: fewer registers in the masked tiles)."""
+        if SEQ:
+            row_lo, row_hi = load_bounds(ROWB, rowb0, rows, n_q)
+            ok = (cols >= row_lo) & (cols <= row_hi)
+        else:
+            ok = cols < n_k
+            if RIGHT:
+                ok = ok & (cols <= rows + offset + right)
+            if LEFT:
+                ok = ok & (cols >= rows + offset - left)
+        return ok
 
     @triton.jit
     def tanh(x):
