@@ -1,23 +1,39 @@
 """One entry point for every attention implementation: validation, dispatch, typed errors.
 
     attention(q, k, v, *, causal=False, sm_scale=None, impl="fast", block_m=None, block_n=None,
-              num_warps=None, num_stages=None) -> out
-    attention_with_lse(q, k, v, *, same keywords) -> (out, lse)         both differentiable
-    attention_trace(q, k, v, *, causal=False, sm_scale=None, block_m, block_n) -> (out, KernelTrace)
-    attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None)
-        -> (dq, dk, dv)                                                  the Triton backward alone
+              num_warps=None, num_stages=None, sdpa_backend=None, window=None, alibi_slopes=None,
+              softcap=None, seq_ids=None) -> out
+    attention_with_lse(q, k, v, *, same keywords but sdpa_backend) -> (out, lse)    both differentiable
+    attention_trace(q, k, v, *, causal=False, sm_scale=None, block_m, block_n, window=None, alibi_slopes=None,
+                    softcap=None, seq_ids=None) -> (out, KernelTrace)
+    attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None,
+                       window=None, alibi_slopes=None, softcap=None, seq_ids=None) -> (dq, dk, dv)   Triton backward
     BACKWARD_KIND ("auto" | "fused" | "reference"): which backward autograd and attention_backward use
 
-Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules); the
-kernel modules (teaching, fast, backward) only pick their default launch and run it.
+Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules, variants
+by flashviz_kernels.variants); the kernel modules (teaching, fast, backward) only pick their default launch and
+run it.
 
-q is (B, H, Nq, d); k and v are (B, H, Nk, d). impl is one of IMPLS: "naive" (torch, materialises
+q is (B, H, Nq, d); k and v are (B, H_kv, Nk, d). impl is one of IMPLS: "naive" (torch, materialises
 N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", "sdpa-cudnn",
 "sdpa-efficient", "sdpa-math" pin its backend), "teaching" and "fast" (the Triton kernels; on a
 machine without CUDA they run in Triton's interpreter on CPU tensors), "ws" (the warp-specialised Gluon
-forward, Hopper + verified triton only: kernels/ws.py). "fast" with no pinned launch runs "ws" where its
-dispatch table (ws.FAST_USES_WS) says it measured faster and it can run here; otherwise, or after a Gluon
-failure, the tl kernel (warning once; ws.status() says why).
+forward, Hopper + verified triton only, plain or causal attention only: kernels/ws.py). "fast" with no pinned
+launch and no variant runs "ws" where its dispatch table (ws.FAST_USES_WS) says it measured faster and it can
+run here; otherwise, or after a Gluon failure, the tl kernel (warning once; ws.status() says why).
+
+Variants (flash-attn's semantics, defined once in flashviz_kernels.variants; None = off; every impl):
+  window=(left, right)  query i sees key j iff i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 = unbounded
+                        on that side; causal=True is (-1, 0) and intersects with a window.
+  alibi_slopes          (H,) or (B, H) floating tensor on q's device: adds -slope * |i + Nk - Nq - j| to the score.
+  softcap=c > 0         the scaled score s becomes c * tanh(s / c) (before ALiBi and the mask). No SDPA impl
+                        can express it: they raise KernelUnavailable.
+  seq_ids               (B, N) integer tensor, packed documents (needs Nq == Nk): attention only between equal
+                        ids; must be non-decreasing along N (each document contiguous), else KernelInputError.
+  GQA / MQA             k, v with H_kv heads, H % H_kv == 0: query head h reads kv head h // (H // H_kv); the
+                        kernels index it (no copies), the backward sums dK, dV over each group.
+Order: s = q.k * sm_scale, softcap, + ALiBi, mask. Slopes and softcap are constants (no gradient). A row that sees
+no key gives zeros and lse -inf. Bad values raise KernelInputError / KernelTypeError with an i18n `key`.
 """
 from __future__ import annotations
 
@@ -29,10 +45,11 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from . import _env, rules
+from . import _env, rules, variants
 from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, KernelTypeError,
                      KernelUnavailable)
-from .naive import causal_mask, naive_attention
+from .naive import naive_attention
+from .variants import Variant
 
 SDPA_BACKENDS = ("flash", "cudnn", "efficient", "math")
 IMPLS = ("naive", "sdpa", *(f"sdpa-{b}" for b in SDPA_BACKENDS), "teaching", "fast", "ws")
@@ -42,14 +59,18 @@ MAX_HEAD_DIM = 256
 
 
 class KernelTrace(NamedTuple):
-    """Per query row, after each key tile: running max m, running sum l, rescale alpha.
+    """Per query row, after each key tile: running max m, running sum l, rescale alpha; and per query block the
+    number of key tiles the teaching kernel ran.
 
-    Each is (B, H, Nq, Tc) float32; entries of tiles the kernel skipped (causal) stay NaN.
-    m is in natural units of the scaled scores s = q.k * sm_scale, as in flashviz.online_softmax.
+    m, l, alpha are (B, H, Nq, Tc) float32; entries of tiles the kernel skipped (no pair of the Br x Bc block
+    visible: causal, window, documents) stay NaN. m is in natural units of the scaled (softcapped, ALiBi'd)
+    scores, as in flashviz.online_softmax. tiles_run is (B, H, Tr) int32, Tr = ceil(Nq / Br): the loop
+    iterations each program ran (the rule: flashviz_kernels.variants).
     """
     m: torch.Tensor
     l: torch.Tensor
     alpha: torch.Tensor
+    tiles_run: torch.Tensor
 
 
 def validate(q, k, v, impl: str) -> None:
@@ -65,8 +86,9 @@ def validate(q, k, v, impl: str) -> None:
             raise KernelInputError(f"{name} has an empty dimension: {tuple(x.shape)}")
     if k.shape != v.shape:
         raise KernelInputError(f"k and v must have the same shape; got {tuple(k.shape)} and {tuple(v.shape)}")
-    if (q.shape[0], q.shape[1], q.shape[3]) != (k.shape[0], k.shape[1], k.shape[3]):
-        raise KernelInputError(f"q {tuple(q.shape)} and k {tuple(k.shape)} must agree in B, H and d")
+    if (q.shape[0], q.shape[3]) != (k.shape[0], k.shape[3]) or q.shape[1] < k.shape[1]:
+        raise KernelInputError(f"q {tuple(q.shape)} and k {tuple(k.shape)} must agree in B, H and d "
+                               "(or k, v have fewer heads H_kv, H % H_kv == 0: GQA/MQA)")
     if not (q.dtype == k.dtype == v.dtype):
         raise KernelTypeError(f"q, k, v must share one dtype; got {q.dtype}, {k.dtype}, {v.dtype}")
     if not (q.device == k.device == v.device):
@@ -118,11 +140,11 @@ def _options(q, causal, sm_scale) -> tuple[bool, float]:
     return causal, scale
 
 
-def _check_tiles(impl: str, q, k, causal: bool, block_m, block_n, num_warps, num_stages) -> tuple[int, ...]:
+def _check_tiles(impl: str, q, k, var: Variant, block_m, block_n, num_warps, num_stages) -> tuple[int, ...]:
     """The kernel's (block_m, block_n, num_warps, num_stages): the given values checked, the rest its own pick."""
     bm, bn = (None if x is None else _check_block(name, x, impl) for name, x in (("block_m", block_m),
                                                                                ("block_n", block_n)))
-    picked = _kernel(impl).pick_config(q, k, causal=causal, block_m=bm, block_n=bn)
+    picked = _kernel(impl).pick_config(q, k, causal=var.causal, block_m=bm, block_n=bn)
     warps = picked[2] if num_warps is None else _check_launch("num_warps", num_warps, 32, pow2=True)
     stages = picked[3] if num_stages is None else _check_launch("num_stages", num_stages, 8)
     return picked[0], picked[1], warps, stages
@@ -147,7 +169,7 @@ def _check_launch(name: str, value, hi: int, pow2: bool = False) -> int:
 
 def _kernel(impl: str):
     """The module of a Triton impl; each has pick_config(q, k, *, causal, block_m, block_n) and
-    forward(q, k, v, *, causal, sm_scale, block_m, block_n, num_warps, num_stages) -> (out, lse)."""
+    forward(q, k, v, *, variant, sm_scale, block_m, block_n, num_warps, num_stages) -> (out, lse)."""
     return importlib.import_module(f".{impl}", __package__)
 
 
@@ -182,26 +204,36 @@ def _interpreter_bf16(fn):
     return wrapped
 
 
+def _simple(var: Variant) -> bool:
+    """Plain or causal attention, nothing else: what the ws forward and the fused backward take."""
+    return (var.softcap is None and var.slopes is None and var.seq_ids is None and var.groups == 1
+            and var.left == -1 and var.right in (-1, 0))
+
+
 @_interpreter_bf16
-def _forward(q, k, v, *, impl, causal, sm_scale, tiles, trace=None, pinned=True):
+def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
-    impl="fast" with nothing pinned runs the Gluon ws kernel where ws.fast_should_use says so; if that kernel
-    fails to compile or launch, ws is switched off for the process (one warning) and the tl kernel runs."""
-    if impl == "fast" and not pinned and trace is None:
+    impl="fast" with nothing pinned and no variant runs the Gluon ws kernel where ws.fast_should_use says so; if
+    that kernel fails to compile or launch, ws is switched off for the process (one warning) and the tl kernel
+    runs."""
+    if impl == "fast" and not pinned and trace is None and _simple(var):
         from . import ws
-        if ws.fast_should_use(q, k, causal):
-            wt = ws.pick_config(q, k, causal=causal)
+        if ws.fast_should_use(q, k, var.causal):
+            wt = ws.pick_config(q, k, causal=var.causal)
             try:
-                return _forward(q, k, v, impl="ws", causal=causal, sm_scale=sm_scale, tiles=wt)
+                return _forward(q, k, v, impl="ws", var=var, sm_scale=sm_scale, tiles=wt)
             except KernelOutOfMemory:
                 raise
             except Exception as e:                 # noqa: BLE001 - any Gluon failure: the tl kernel instead
                 ws.disable(f"the Gluon kernel failed here ({type(e).__name__}: {str(e).splitlines()[0][:200]})")
     bm, bn, warps, stages = tiles
-    config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), causal=causal,
+    config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), **var.describe(),
                   num_warps=warps, num_stages=stages)
-    extra = {} if trace is None else dict(trace=trace)
-    return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=causal, sm_scale=sm_scale, block_m=bm, block_n=bn,
+    if impl == "ws":                                # the Gluon kernel's contract is fast's before the variants
+        return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=var.causal, sm_scale=sm_scale, block_m=bm,
+                                                      block_n=bn, num_warps=warps, num_stages=stages), config)
+    extra = {} if trace is None else dict(trace=trace, tiles_run=tiles_run)
+    return _guarded(lambda: _kernel(impl).forward(q, k, v, variant=var, sm_scale=sm_scale, block_m=bm, block_n=bn,
                                                   num_warps=warps, num_stages=stages, **extra), config)
 
 
@@ -211,10 +243,10 @@ class _FlashFunction(torch.autograd.Function):
     gradients: the one reaching lse enters the backward as delta - dlse."""
 
     @staticmethod
-    def forward(ctx, q, k, v, causal, sm_scale, impl, tiles, pinned):
-        o, lse = _forward(q, k, v, impl=impl, causal=causal, sm_scale=sm_scale, tiles=tiles, pinned=pinned)
+    def forward(ctx, q, k, v, var, sm_scale, impl, tiles, pinned):
+        o, lse = _forward(q, k, v, impl=impl, var=var, sm_scale=sm_scale, tiles=tiles, pinned=pinned)
         ctx.save_for_backward(q, k, v, o, lse)
-        ctx.causal, ctx.sm_scale = causal, sm_scale
+        ctx.var, ctx.sm_scale = var, sm_scale
         ctx.set_materialize_grads(False)                   # an unused output's gradient arrives as None
         return o, lse
 
@@ -224,7 +256,7 @@ class _FlashFunction(torch.autograd.Function):
         q, k, v, o, lse = ctx.saved_tensors
         if do is None:
             do = torch.zeros_like(o)
-        grads = _backward(q, k, v, o, lse, do, dlse, causal=ctx.causal, sm_scale=ctx.sm_scale, config=None,
+        grads = _backward(q, k, v, o, lse, do, dlse, var=ctx.var, sm_scale=ctx.sm_scale, config=None,
                           lock=_env.INTERPRET)
         return (*grads, None, None, None, None, None)
 
@@ -246,11 +278,13 @@ FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); 
 FUSED_AUTO_MAX_D = 64
 
 
-def backward_kind(q, kind=None, config=None) -> str:
+def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
     """"fused" or "reference" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
-    reference kernel's, a 5-number one the fused kernel's."""
+    reference kernel's, a 5-number one the fused kernel's. The fused kernel takes plain or causal attention
+    only: any other variant (window, softcap, ALiBi, GQA, documents) runs the reference."""
     from . import backward_fused
     kind = BACKWARD_KIND if kind is None else kind
+    simple = var is None or _simple(var)
     if kind not in BACKWARD_KINDS:
         raise KernelInputError(f"backward kind must be one of {', '.join(BACKWARD_KINDS)}; got {kind!r}")
     if config is not None:
@@ -259,11 +293,13 @@ def backward_kind(q, kind=None, config=None) -> str:
             raise KernelInputError(f"a {len(config)}-number config is the {by_len} backward's, not the {kind} one's")
         kind = by_len
     if kind == "fused":
-        why = backward_fused.supported(q)
+        why = backward_fused.supported(q) or (None if simple else "it takes plain or causal attention only, "
+                                               "not this variant")
         if why:
             raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
         return kind
-    if kind == "auto" and not _env.INTERPRET and q.device.type == "cuda" and backward_fused.supported(q) is None \
+    if kind == "auto" and simple and not _env.INTERPRET and q.device.type == "cuda" \
+            and backward_fused.supported(q) is None \
             and q.shape[3] <= FUSED_AUTO_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
         return "fused"
     return "reference"
@@ -281,19 +317,28 @@ def backward_label(device="cuda") -> str:
     return f"auto: reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
 
 
-def _backward(q, k, v, o, lse, do, dlse, *, causal, sm_scale, config, lock, kind=None):
-    """lock=False on a GPU: see _guarded. On CPU autograd runs on the caller's thread, so it takes the lock."""
+def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False, var: Variant | None = None,
+              kind=None):
+    """lock=False on a GPU: see _guarded. On CPU autograd runs on the caller's thread, so it takes the lock.
+    var (a checked Variant) replaces causal when given (the ring module passes causal alone)."""
     from . import backward
+    var = var if var is not None else (variants.CAUSAL if causal else variants.PLAIN)
     dtype = q.dtype
     if _env.INTERPRET and dtype == torch.bfloat16:                 # see _interpreter_bf16
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
-    if backward_kind(q, kind, config) == "fused":
-        from . import backward_fused as backward                    # same calling contract, 5-number config
+    log = dict(d=q.shape[3], dtype=str(q.dtype), **var.describe())
+    if backward_kind(q, kind, config, var) == "fused":              # 5-number config, fast's contract (causal)
+        from . import backward_fused
+        config = backward_fused.pick_config(q) if config is None else config
+        grads = _guarded(lambda: backward_fused.backward(q, k, v, o, lse, do.to(q.dtype), causal=var.causal,
+                                                         sm_scale=sm_scale, dlse=dlse, config=config),
+                         dict(impl="backward_fused", config=config, **log), lock=lock)
+        return tuple(g.to(dtype) for g in grads)
     config = backward.pick_config(q) if config is None else config
-    log = dict(impl=backward.__name__.rsplit(".", 1)[-1], config=config, d=q.shape[3], dtype=str(q.dtype),
-               causal=causal)
-    grads = _guarded(lambda: backward.backward(q, k, v, o, lse, do.to(q.dtype), causal=causal, sm_scale=sm_scale,
+    log = dict(impl="backward", dkdv_blocks=config[:2], dq_blocks=config[2:4], num_warps=config[4],
+               num_stages=config[5], **log)
+    grads = _guarded(lambda: backward.backward(q, k, v, o, lse, do.to(q.dtype), variant=var, sm_scale=sm_scale,
                                                dlse=dlse, config=config), log, lock=lock)
     return tuple(g.to(dtype) for g in grads)
 
@@ -302,14 +347,24 @@ def _needs_grad(*xs) -> bool:
     return torch.is_grad_enabled() and any(x.requires_grad for x in xs)
 
 
-def _sdpa(q, k, v, causal, sm_scale, backend):
+def _sdpa(q, k, v, var: Variant, sm_scale, backend):
+    """SDPA with the variant as an attn_mask (window, causal, documents; ALiBi as a float bias) and enable_gqa."""
     import torch.nn.functional as F
+    if var.softcap is not None:
+        raise KernelUnavailable("SDPA cannot express softcap; use impl='naive', 'teaching' or 'fast'",
+                                key="kernel_sdpa_softcap")
     n_q, n_k = q.shape[2], k.shape[2]
     kwargs = dict(scale=sm_scale)
-    if causal and n_q != n_k:                          # SDPA's is_causal is top-left aligned
-        kwargs["attn_mask"] = causal_mask(n_q, n_k, q.device)
-    else:
-        kwargs["is_causal"] = causal
+    if q.shape[1] != k.shape[1]:
+        kwargs["enable_gqa"] = True
+    ok = variants.visible_mask(var, n_q, n_k, q.device) if var.masked else None
+    if var.slopes is not None:                         # float bias: -slope |i + offset - j|, -inf where masked
+        bias = variants.modify_scores(torch.zeros(1, 1, n_q, n_k, device=q.device), var).to(q.dtype)
+        kwargs["attn_mask"] = bias if ok is None else bias.masked_fill(~ok, float("-inf"))
+    elif var.causal and n_q == n_k and var.seq_ids is None:
+        kwargs["is_causal"] = True                     # SDPA's own causal (top-left = bottom-right when square)
+    elif ok is not None:
+        kwargs["attn_mask"] = ok
     if backend is None:
         out = F.scaled_dot_product_attention(q, k, v, **kwargs)
     else:
@@ -323,82 +378,98 @@ def _sdpa(q, k, v, causal, sm_scale, backend):
             if isinstance(e, torch.cuda.OutOfMemoryError):
                 raise
             raise KernelUnavailable(f"SDPA {backend} backend cannot run this case: {str(e).splitlines()[0]}") from e
-    if causal and n_q > n_k:                           # rows that see no key: zeros, as the kernels give
-        out[:, :, : n_q - n_k] = 0
+    if n_q > n_k and var.right >= 0:                   # rows that see no key: zeros, as the kernels give
+        out = torch.where(ok.any(-1, keepdim=True), out, torch.zeros((), dtype=out.dtype, device=out.device))
     return out
 
 
-def _prepare(q, k, v, impl, causal, sm_scale) -> tuple[bool, float]:
-    """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0)."""
+def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, softcap=None,
+             seq_ids=None) -> tuple[Variant, float]:
+    """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0),
+    the variant keywords (flashviz_kernels.variants.parse)."""
     validate(q, k, v, impl)
     causal, scale = _options(q, causal, sm_scale)
     if impl in ("fast", "ws") and not scale > 0:
         raise KernelInputError(f"the {impl} kernel needs a positive sm_scale, got {scale}")
-    return causal, scale
+    var = variants.parse(q, k, causal=causal, window=window, alibi_slopes=alibi_slopes, softcap=softcap,
+                         seq_ids=seq_ids)
+    if impl == "ws" and not _simple(var):
+        raise KernelUnavailable("impl='ws' takes plain or causal attention only; use impl='fast' for window, "
+                                "softcap, ALiBi, GQA or packed documents")
+    return var, scale
 
 
 def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, impl: str = "fast",
               block_m: int | None = None, block_n: int | None = None, num_warps: int | None = None,
-              num_stages: int | None = None, sdpa_backend: str | None = None):
-    """Attention output (B, H, Nq, d) in q's dtype. See the module docstring for `impl`; block_m, block_n,
-    num_warps, num_stages pin the Triton kernels' launch (None: the kernel's own pick)."""
+              num_stages: int | None = None, sdpa_backend: str | None = None, window: tuple[int, int] | None = None,
+              alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
+              seq_ids: torch.Tensor | None = None):
+    """Attention output (B, H, Nq, d) in q's dtype. See the module docstring for `impl` and the variants; block_m,
+    block_n, num_warps, num_stages pin the Triton kernels' launch (None: the kernel's own pick)."""
     if impl == "sdpa" and sdpa_backend is not None:
         if sdpa_backend not in SDPA_BACKENDS:
             raise KernelInputError(f"sdpa_backend must be one of {SDPA_BACKENDS}; got {sdpa_backend!r}")
         impl = f"sdpa-{sdpa_backend}"
-    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
+    var, scale = _prepare(q, k, v, impl, causal, sm_scale, window, alibi_slopes, softcap, seq_ids)
     if impl == "naive":
-        return _guarded(lambda: naive_attention(q, k, v, causal=causal, sm_scale=scale),
+        return _guarded(lambda: naive_attention(q, k, v, sm_scale=scale, variant=var),
                         dict(impl=impl, shape=tuple(q.shape)))
     if impl.startswith("sdpa"):
         backend = impl.split("-", 1)[1] if "-" in impl else None
-        return _guarded(lambda: _sdpa(q, k, v, causal, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
-    return _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages)[0]
+        return _guarded(lambda: _sdpa(q, k, v, var, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
+    return _triton(q, k, v, impl, var, scale, block_m, block_n, num_warps, num_stages)[0]
 
 
-def _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages):
+def _triton(q, k, v, impl, var, scale, block_m, block_n, num_warps, num_stages):
     """(out, lse) of a Triton impl, through autograd when an input needs a gradient."""
-    tiles = _check_tiles(impl, q, k, causal, block_m, block_n, num_warps, num_stages)
+    tiles = _check_tiles(impl, q, k, var, block_m, block_n, num_warps, num_stages)
     pinned = any(x is not None for x in (block_m, block_n, num_warps, num_stages))
     if _needs_grad(q, k, v):
-        return _FlashFunction.apply(q, k, v, causal, scale, impl, tiles, pinned)
-    return _forward(q, k, v, impl=impl, causal=causal, sm_scale=scale, tiles=tiles, pinned=pinned)
+        return _FlashFunction.apply(q, k, v, var, scale, impl, tiles, pinned)
+    return _forward(q, k, v, impl=impl, var=var, sm_scale=scale, tiles=tiles, pinned=pinned)
 
 
-def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None,
-                    block_m: int, block_n: int):
-    """Run the teaching kernel with TRACE on: (out (B, H, Nq, d), KernelTrace with (B, H, Nq, Tc) fields)."""
-    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
-    tiles = _check_tiles("teaching", q, k, causal, block_m, block_n, None, None)
+def attention_trace(q, k, v, *, causal: bool = False, sm_scale: float | None = None, block_m: int, block_n: int,
+                    window: tuple[int, int] | None = None, alibi_slopes: torch.Tensor | None = None,
+                    softcap: float | None = None, seq_ids: torch.Tensor | None = None):
+    """Run the teaching kernel with TRACE on: (out (B, H, Nq, d), KernelTrace with (B, H, Nq, Tc) m, l, alpha
+    and (B, H, Tr) tiles_run)."""
+    var, scale = _prepare(q, k, v, "teaching", causal, sm_scale, window, alibi_slopes, softcap, seq_ids)
+    tiles = _check_tiles("teaching", q, k, var, block_m, block_n, None, None)
     b, h, n_q, _ = q.shape
     tr = torch.full((3, b * h, n_q, math.ceil(k.shape[2] / tiles[1])), float("nan"), dtype=torch.float32,
                     device=q.device)
-    out, _ = _forward(q, k, v, impl="teaching", causal=causal, sm_scale=scale, tiles=tiles, trace=tr)
+    run = torch.full((b * h, math.ceil(n_q / tiles[0])), -1, dtype=torch.int32, device=q.device)
+    out, _ = _forward(q, k, v, impl="teaching", var=var, sm_scale=scale, tiles=tiles, trace=tr, tiles_run=run)
     tr = tr.view(3, b, h, n_q, -1)
-    return out, KernelTrace(m=tr[0], l=tr[1], alpha=tr[2])
+    return out, KernelTrace(m=tr[0], l=tr[1], alpha=tr[2], tiles_run=run.view(b, h, -1))
 
 
 def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None = None, impl: str = "fast",
                        block_m: int | None = None, block_n: int | None = None, num_warps: int | None = None,
-                       num_stages: int | None = None):
-    """(out, lse) where lse (B, H, Nq) float32 is the row-wise log-sum-exp of the scaled scores (-inf for a
-    row that sees no key). Both are differentiable for every impl."""
+                       num_stages: int | None = None, window: tuple[int, int] | None = None,
+                       alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
+                       seq_ids: torch.Tensor | None = None):
+    """(out, lse) where lse (B, H, Nq) float32 is the row-wise log-sum-exp of the scaled (softcapped, ALiBi'd)
+    scores (-inf for a row that sees no key). Both are differentiable for every impl."""
     if impl not in ("naive", "teaching", "fast", "ws"):
         raise KernelInputError(f"attention_with_lse supports naive, teaching, fast and ws; got {impl!r}")
-    causal, scale = _prepare(q, k, v, impl, causal, sm_scale)
+    var, scale = _prepare(q, k, v, impl, causal, sm_scale, window, alibi_slopes, softcap, seq_ids)
     if impl == "naive":
-        return naive_attention(q, k, v, causal=causal, sm_scale=scale, return_lse=True)
-    return _triton(q, k, v, impl, causal, scale, block_m, block_n, num_warps, num_stages)
+        return naive_attention(q, k, v, sm_scale=scale, return_lse=True, variant=var)
+    return _triton(q, k, v, impl, var, scale, block_m, block_n, num_warps, num_stages)
 
 
 def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: float | None = None, dlse=None,
-                       config: tuple | None = None, kind: str | None = None):
+                       config: tuple | None = None, kind: str | None = None, window: tuple[int, int] | None = None,
+                       alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
+                       seq_ids: torch.Tensor | None = None):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
     gradient reaching lse, or None). kind: "fused", "reference" or "auto" (None: BACKWARD_KIND). config pins
     the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's config
     is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n, block_m,
     num_warps, num_stages, rotate)."""
-    causal, scale = _prepare(q, k, v, "teaching", causal, sm_scale)
+    var, scale = _prepare(q, k, v, "teaching", causal, sm_scale, window, alibi_slopes, softcap, seq_ids)
     for name, x in (("o", o), ("do", do)):
         if not isinstance(x, torch.Tensor) or x.shape != q.shape:
             raise KernelInputError(f"{name} must be a tensor shaped like q {tuple(q.shape)}")
@@ -413,4 +484,4 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
         config = (*(_check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:blocks])),
                   _check_launch("num_warps", config[blocks], 32, pow2=True),
                   _check_launch("num_stages", config[blocks + 1], 8), *(bool(x) for x in config[blocks + 2:]))
-    return _backward(q, k, v, o, lse, do, dlse, causal=causal, sm_scale=scale, config=config, lock=True, kind=kind)
+    return _backward(q, k, v, o, lse, do, dlse, var=var, sm_scale=scale, config=config, lock=True, kind=kind)

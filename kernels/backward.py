@@ -5,17 +5,21 @@ P are never stored. Here each tile of P is recomputed on chip as exp(S_ij - lse_
     dV_j += P_ij^T dO_i                  dP_ij = dO_i V_j^T
     dS_ij = P_ij * (dP_ij - delta_i)     delta_i = rowsum(dO_i * O_i) - dlse_i
     dQ_i += dS_ij K_j * scale            dK_j += dS_ij^T Q_i * scale
-Two kernels: one program per K/V block accumulating dK, dV over the Q blocks that see it, one
-program per Q block accumulating dQ over its K/V blocks (no atomics). Causal tiles are split into
-unmasked ones and the masked diagonal band, as in the forward. Recomputing S costs one extra
-Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys the O(N) memory.
+Two kernels: one program per K/V block accumulating dK, dV over the Q blocks that see it (for GQA,
+over every query head of its group, so K/V are never repeated), one program per Q block accumulating
+dQ over its K/V blocks (no atomics). Both run only the tiles flashviz_kernels.variants says hold a
+visible pair, unmasked where every pair is visible, as in the forward (same tables, same mask). The
+softcap's c tanh(s / c) adds its derivative 1 - tanh^2 to dS; ALiBi adds a constant (no gradient).
+Recomputing S costs one extra Q K^T per tile (the usual backward = 2.5x forward FLOPs); it is what buys
+the O(N) memory.
 dlse is the gradient reaching the log-sum-exp output (zero when only O is used): since d lse_i / d S_ij =
 P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
 Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-29.json, fp16, B=4, H=32, backward
 alone, N 4096-16384, causal on/off): d=64 1.03-1.29x SDPA flash's backward, d=128 1.16-1.26x; SDPA cuDNN
 stays ahead (ours 0.65-0.75x of it). The d=128 tiles below took it from 0.51-0.59x (untuned) to that.
+(Measured before the variants: per-row key intervals and three stages; not re-measured yet.)
 
-Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, causal, sm_scale,
+Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, variant, sm_scale,
 dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.
 """
 import torch
@@ -24,7 +28,8 @@ from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imp
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from .causal import key_range  # noqa: E402
+from . import variants  # noqa: E402
+from .variants import load_range, modify, visible  # noqa: E402
 
 LOG2E = 1.4426950408889634
 
@@ -74,88 +79,137 @@ def _dot(a, b, IEEE: tl.constexpr):
 
 
 @triton.jit
-def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, hi, qk_scale, n_q, offset,
-                D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
-                MASKED: tl.constexpr, IEEE: tl.constexpr):
+def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, ROWB, rowb0,
+           MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr,
+           SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
+    """P = exp(S - lse) recomputed for a tile (rows, cols and lse broadcast to it: either layout), and
+    dS_out/dS_in of the softcap (1.0 without it). lse is in log2 units."""
+    qk = _dot(a, b_t, IEEE)
+    grad = tl.zeros_like(qk) + 1.0
+    if MODS:                                                                    # softcap, ALiBi: natural units
+        s, grad = modify(qk * sm_scale, rows, cols, offset, slope, softcap, SOFTCAP, ALIBI)
+        p = tl.math.exp2(s * 1.4426950408889634 - lse)
+    else:
+        p = tl.math.exp2(qk * qk_scale - lse)
+    if MASKED:
+        p = tl.where(visible(rows, cols, n_q, n_k, offset, left, right, ROWB, rowb0, LEFT, RIGHT, SEQ), p, 0.0)
+    return p, grad
+
+
+@triton.jit
+def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, lo, hi, qk_scale, sm_scale, n_q, n_k, offset,
+                left, right, slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
+                MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+                MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     for start in tl.range(lo, hi, BLOCK_M):
         rows, qo, ok = _tile(start, n_q, bh, D, BLOCK_M, BLOCK_D)
         q = tl.load(Q + qo, mask=ok, other=0.0)
         do = tl.load(DO + qo, mask=ok, other=0.0)
         lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
-        p_t = tl.math.exp2(_dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])   # P^T: (BLOCK_N, BLOCK_M)
-        if MASKED:
-            p_t = tl.where(cols[:, None] <= rows[None, :] + offset, p_t, 0.0)
+        p_t, grad = _probs(k, tl.trans(q), rows[None, :], cols[:, None], lse[None, :], qk_scale, sm_scale, n_q, n_k,
+                           offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
+                           SOFTCAP, ALIBI, IEEE)                                 # P^T: (BLOCK_N, BLOCK_M)
         dv += _dot(p_t.to(do.dtype), do, IEEE)                                   # dV += P^T dO
         dp_t = _dot(v, tl.trans(do), IEEE)                                      # dP^T = V dO^T
         ds_t = p_t * (dp_t - delta[None, :])                                     # dS^T
+        if SOFTCAP:
+            ds_t = ds_t * grad                                                   # through c tanh(s / c)
         dk += _dot(ds_t.to(q.dtype), q, IEEE)                                    # dK += dS^T Q
     return dk, dv
 
 
 @triton.jit
-def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
+def _bwd_dkdv(Q, K, V, DO, LSE, DELTA, DK, DV, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
+              left, right, rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
               D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-              CAUSAL: tl.constexpr, IEEE: tl.constexpr):
-    start_k = tl.program_id(0) * BLOCK_N
-    bh = tl.program_id(1).to(tl.int64)
-    cols, kv, ok = _tile(start_k, n_k, bh, D, BLOCK_N, BLOCK_D)
+              MASK_BEFORE: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+              MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
+    pid = tl.program_id(0)
+    start_k = pid * BLOCK_N
+    kvh = tl.program_id(1).to(tl.int64)                                          # (batch, kv head)
+    b = kvh // (H // GROUPS)
+    cols, kv, ok = _tile(start_k, n_k, kvh, D, BLOCK_N, BLOCK_D)
     k = tl.load(K + kv, mask=ok, other=0.0)                                      # K_j, V_j stay on chip
     v = tl.load(V + kv, mask=ok, other=0.0)
     dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
     dv = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
-    offset = n_k - n_q                                                           # row r sees keys <= r + offset
-    n_q_pad = tl.cdiv(n_q, BLOCK_M) * BLOCK_M
-    lo = 0
-    full = 0
-    if CAUSAL:                                                                   # rows before lo see none of
-        lo = (tl.maximum(start_k - offset, 0) // BLOCK_M) * BLOCK_M             # these keys; rows from full
-        full = tl.minimum(tl.cdiv(tl.maximum(start_k + BLOCK_N - 1 - offset, 0), BLOCK_M) * BLOCK_M, n_q_pad)
-        full = tl.maximum(full, lo)                                              # on see all of them
-        dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, lo, full, qk_scale, n_q, offset,
-                             D, BLOCK_D, BLOCK_M, True, IEEE)
-    dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, bh, cols, full, n_q_pad, qk_scale, n_q, offset,
-                         D, BLOCK_D, BLOCK_M, False, IEEE)
+    offset = n_k - n_q
+    # the query blocks that see these keys (variants.tile_ranges, keys x queries): masked [t_lo, f_lo) (rows
+    # that start to see them: causal band, window right side, document start), full [f_lo, f_hi), masked
+    # [f_hi, t_hi) (rows that stop seeing them, and the ragged last query block)
+    t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)
+    rowb0 = b * rowb_b
+    for g in range(GROUPS):                                  # GQA: dK, dV summed over the group's query heads
+        h = (kvh % (H // GROUPS)) * GROUPS + g
+        bh = b * H + h
+        slope = 0.0
+        if ALIBI:
+            slope = tl.load(SLOPES + b * slopes_b + h)
+        if MASK_BEFORE:
+            dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, t_lo * BLOCK_M,
+                                 f_lo * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                                 D, BLOCK_D, BLOCK_M, True, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+        dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, f_lo * BLOCK_M,
+                             f_hi * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                             D, BLOCK_D, BLOCK_M, False, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+        dk, dv = _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, f_hi * BLOCK_M,
+                             t_hi * BLOCK_M, qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap,
+                             D, BLOCK_D, BLOCK_M, True, LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
     tl.store(DK + kv, (dk * sm_scale).to(DK.dtype.element_ty), mask=ok)
     tl.store(DV + kv, dv.to(DV.dtype.element_ty), mask=ok)
 
 
 @triton.jit
-def _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, lo, hi, qk_scale, n_k, offset,
-              D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
-              MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+def _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, lo, hi, qk_scale, sm_scale, n_q, n_k, offset,
+              left, right, slope, softcap, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
+              MASKED: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+              MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     for start in tl.range(lo, hi, BLOCK_N):
-        cols, kv, ok = _tile(start, n_k, bh, D, BLOCK_N, BLOCK_D)
+        cols, kv, ok = _tile(start, n_k, kvh, D, BLOCK_N, BLOCK_D)
         k = tl.load(K + kv, mask=ok, other=0.0)
         v = tl.load(V + kv, mask=ok, other=0.0)
-        p = tl.math.exp2(_dot(q, tl.trans(k), IEEE) * qk_scale - lse[:, None])      # P: (BLOCK_M, BLOCK_N)
-        if MASKED:
-            seen = cols[None, :] < n_k
-            if CAUSAL:
-                seen = seen & (cols[None, :] <= rows[:, None] + offset)
-            p = tl.where(seen, p, 0.0)
+        p, grad = _probs(q, tl.trans(k), rows[:, None], cols[None, :], lse[:, None], qk_scale, sm_scale, n_q, n_k,
+                         offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
+                         SOFTCAP, ALIBI, IEEE)                                   # P: (BLOCK_M, BLOCK_N)
         dp = _dot(do, tl.trans(v), IEEE)                                        # dP = dO V^T
         ds = p * (dp - delta[:, None])                                           # dS
+        if SOFTCAP:
+            ds = ds * grad
         dq += _dot(ds.to(k.dtype), k, IEEE)                                      # dQ += dS K
     return dq
 
 
 @triton.jit
-def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, qk_scale, sm_scale, n_q, n_k,
+def _bwd_dq(Q, K, V, DO, LSE, DELTA, DQ, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
+            left, right, rowb_b, tiles_b, slopes_b, H: tl.constexpr, GROUPS: tl.constexpr,
             D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-            CAUSAL: tl.constexpr, IEEE: tl.constexpr):
-    start_q = tl.program_id(0) * BLOCK_M
+            MASK_BEFORE: tl.constexpr, LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr,
+            MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
+    pid = tl.program_id(0)
     bh = tl.program_id(1).to(tl.int64)
-    rows, qo, ok = _tile(start_q, n_q, bh, D, BLOCK_M, BLOCK_D)
+    b = bh // H
+    kvh = b * (H // GROUPS) + (bh % H) // GROUPS                                 # GQA: its kv head
+    rows, qo, ok = _tile(pid * BLOCK_M, n_q, bh, D, BLOCK_M, BLOCK_D)
     q = tl.load(Q + qo, mask=ok, other=0.0)
     do = tl.load(DO + qo, mask=ok, other=0.0)
     lse, delta = _row_stats(LSE, DELTA, bh, rows, n_q)
+    rowb0 = b * rowb_b
+    t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)                 # as the forward's
+    slope = 0.0
+    if ALIBI:
+        slope = tl.load(SLOPES + b * slopes_b + bh % H)
     dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     offset = n_k - n_q
-    full, hi = key_range(start_q, n_q, n_k, BLOCK_M, BLOCK_N, CAUSAL)
-    dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, 0, full, qk_scale, n_k, offset,
-                   D, BLOCK_D, BLOCK_N, False, CAUSAL, IEEE)
-    dq = _dq_stage(dq, q, do, lse, delta, K, V, bh, rows, full, hi, qk_scale, n_k, offset,
-                   D, BLOCK_D, BLOCK_N, True, CAUSAL, IEEE)
+    if MASK_BEFORE:
+        dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, t_lo * BLOCK_N, f_lo * BLOCK_N,
+                       qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, True,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, f_lo * BLOCK_N, f_hi * BLOCK_N,
+                   qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, False,
+                   LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    dq = _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, f_hi * BLOCK_N, t_hi * BLOCK_N,
+                   qk_scale, sm_scale, n_q, n_k, offset, left, right, slope, softcap, D, BLOCK_D, BLOCK_N, True,
+                   LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
     tl.store(DQ + qo, (dq * sm_scale).to(DQ.dtype.element_ty), mask=ok)
 
 
@@ -168,11 +222,11 @@ def pick_config(q) -> tuple[int, int, int, int, int, int]:
     return BWD_CONFIGS[next(x for x in (32, 64, 128, 256) if q.shape[3] <= x)]
 
 
-def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, config):
-    """All (B, H, N, d) contiguous; lse (B, H, Nq) float32 natural log; dlse None or like lse -> (dq, dk, dv).
-    config as pick_config returns it."""
+def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config):
+    """q, o, do (B, H, Nq, d), k, v (B, H_kv, Nk, d), all contiguous; lse (B, H, Nq) float32 natural log; dlse None
+    or like lse; variant: a checked variants.Variant -> (dq, dk, dv). config as pick_config returns it."""
     b, h, n_q, d = q.shape
-    n_k = k.shape[2]
+    h_kv, n_k = k.shape[1], k.shape[2]
     do = do.contiguous()
     block_d = max(16, 1 << (d - 1).bit_length())
     m1, n1, m2, n2, warps, stages = config
@@ -188,10 +242,19 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, c
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
                                                D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
-    _bwd_dkdv[(triton.cdiv(n_k, n1), b * h)](q, k, v, do, lse, delta, dk, dv, sm_scale * LOG2E, sm_scale,
-                                             n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m1, BLOCK_N=n1,
-                                             CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
-    _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, sm_scale * LOG2E, sm_scale,
-                                           n_q, n_k, D=d, BLOCK_D=block_d, BLOCK_M=m2, BLOCK_N=n2,
-                                           CAUSAL=causal, IEEE=ieee, num_warps=warps, num_stages=stages)
+    flags = dict(H=h, GROUPS=variant.groups, D=d, BLOCK_D=block_d, **variant.flags(), IEEE=ieee, num_warps=warps,
+                 num_stages=stages)
+    slopes, slopes_b = variants.slopes_arg(variant, lse)
+    cap = variant.softcap or 1.0
+    rowb, by_key = variants.tables(variant, n_q, n_k, q.device, m1, n1, by_key=True)
+    _bwd_dkdv[(triton.cdiv(n_k, n1), b * h_kv)](q, k, v, do, lse, delta, dk, dv, rowb, by_key, slopes,
+                                                sm_scale * LOG2E, sm_scale, cap, n_q, n_k, variant.left,
+                                                variant.right, variants.batch_stride(rowb),
+                                                variants.batch_stride(by_key), slopes_b, BLOCK_M=m1, BLOCK_N=n1,
+                                                MASK_BEFORE=variant.masks_before_full_by_key, **flags)
+    rowb, by_row = variants.tables(variant, n_q, n_k, q.device, m2, n2)
+    _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, rowb, by_row, slopes, sm_scale * LOG2E,
+                                           sm_scale, cap, n_q, n_k, variant.left, variant.right,
+                                           variants.batch_stride(rowb), variants.batch_stride(by_row), slopes_b, BLOCK_M=m2, BLOCK_N=n2,
+                                           MASK_BEFORE=variant.masks_before_full, **flags)
     return dq, dk, dv

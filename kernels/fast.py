@@ -1,11 +1,14 @@
 """The fast flash-attention forward kernel (Triton), tuned for Hopper (H100/H200).
 
-Same contract as the teaching kernel (out + log-sum-exp, causal bottom-right aligned, ragged N,
-fully masked rows -> zeros), minus the trace. What makes it fast:
+Same contract as the teaching kernel (out + log-sum-exp, the variants of flashviz_kernels.variants:
+window / causal bottom-right aligned, packed documents, ALiBi, softcap, GQA; ragged N, fully masked
+rows -> zeros), minus the trace. What makes it fast:
   - log2(e) folded into the softmax scale so every exponential is a bare exp2;
   - K/V tiles arrive through tensor descriptors (TMA on Hopper), software-pipelined num_stages deep;
-  - the key loop is split in two stages: tiles every row of the Q block fully sees run with no mask
-    at all; only the diagonal band (causal) and the ragged last tile pay for masking and the guard;
+  - the key loop runs only the tiles some row of the Q block sees (variants.tile_ranges), in three
+    stages: tiles every row fully sees run with no mask at all; only the band before them (a window's
+    or document's left edge) and after them (causal diagonal, right edge, ragged last tile) pay for
+    masking and the guard;
   - causal programs are launched heaviest-first (last Q block first) to balance the tail;
   - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
 Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B=4, H=32, same run):
@@ -13,20 +16,22 @@ Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B
   d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a
   call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
   the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the changes are
-  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before; and
-  caching the three TMA descriptors per input tensor (_descriptor below): its saving per call is not
-  measured yet (launch_overhead's "enqueue" column is the number to compare).
-Through flashviz_kernels.api, impl="fast" with no pinned launch runs the Gluon ws kernel (kernels/ws.py) instead
-of this one where ws.FAST_USES_WS says it measured faster (d=64, N >= 8192 on the H200) and it can run here
-(triton 3.6.x, sm_90); everywhere else, and after any Gluon failure, this kernel runs (warned once, ws.status()).
-The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, causal, sm_scale,
+  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before; caching
+  the three TMA descriptors per input tensor (_descriptor below); and the variants (per-row key intervals
+  loaded from a table, three stages): these two are not re-measured in that sweep.
+Through flashviz_kernels.api, impl="fast" with no pinned launch and no variant runs the Gluon ws kernel
+(kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (d=64, N >= 8192 on the H200)
+and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon failure, this kernel runs
+(warned once, ws.status()).
+The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """
 from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imported)
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from .causal import key_range  # noqa: E402
+from .variants import load_range, modify, visible  # noqa: E402
+from . import variants  # noqa: E402
 from .scopes import enter_scope, exit_scope  # noqa: E402
 
 import threading  # noqa: E402
@@ -64,6 +69,7 @@ def _descriptor(x, rows: int, d: int, block: list):
         per[key] = desc
     return desc
 
+
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 
@@ -83,9 +89,11 @@ CONFIGS = {
 
 
 @triton.jit
-def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, offset,
-           BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, IEEE: tl.constexpr):
-    """Online softmax over key tiles [lo, hi): m and qk in log2 units (scores * scale * log2 e)."""
+def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, sm_scale, n_q, n_k, offset, left, right,
+           ROWB, rowb0, slope, softcap, BLOCK_N: tl.constexpr, MASKED: tl.constexpr, LEFT: tl.constexpr,
+           RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr, SOFTCAP: tl.constexpr, ALIBI: tl.constexpr,
+           IEEE: tl.constexpr):
+    """Online softmax over keys [lo, hi) (whole tiles): m and scores in log2 units (scores * log2 e)."""
     # proton scopes (kernels/scopes.py) time each step per warp for the "Inside the kernel" page; without
     # proton's instrumentation on they compile to nothing
     for start in tl.range(lo, hi, BLOCK_N):
@@ -97,22 +105,26 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
         if IEEE:
             qk = tl.dot(q, k.T, input_precision="ieee")
         else:
-            qk = tl.dot(q, k.T)                                     # S_ij / (scale log2 e)
+            qk = tl.dot(q, k.T)                                     # S_ij / scale
         exit_scope("qk")
         enter_scope("softmax")
-        if MASKED:                                                  # diagonal band or ragged tail
-            cols = start + tl.arange(0, BLOCK_N)
-            visible = cols[None, :] < n_k
-            if CAUSAL:
-                visible = visible & (cols[None, :] <= rows[:, None] + offset)
-            qk = tl.where(visible, qk * qk_scale, float("-inf"))
+        cols = start + tl.arange(0, BLOCK_N)
+        if MODS:                                                    # s in natural units, then to log2 units
+            s, _ = modify(qk * sm_scale, rows[:, None], cols[None, :], offset, slope, softcap, SOFTCAP, ALIBI)
+            qk = s * 1.4426950408889634
+            scale = 1.0
+        else:
+            scale = qk_scale
+        if MASKED:                                                  # window / causal / document edge, ragged tail
+            seen = visible(rows[:, None], cols[None, :], n_q, n_k, offset, left, right, ROWB, rowb0, LEFT, RIGHT, SEQ)
+            qk = tl.where(seen, qk * scale, float("-inf"))
             m_new = tl.maximum(m, tl.max(qk, 1))
             m_ref = tl.where(m_new == float("-inf"), 0.0, m_new)    # guard: nothing visible yet
             qk = qk - m_ref[:, None]
         else:                                                       # every key visible: no mask, no guard
-            m_new = tl.maximum(m, tl.max(qk, 1) * qk_scale)
+            m_new = tl.maximum(m, tl.max(qk, 1) * scale)
             m_ref = m_new
-            qk = qk * qk_scale - m_ref[:, None]
+            qk = qk * scale - m_ref[:, None]
         p = tl.math.exp2(qk)                                        # P~_ij
         alpha = tl.math.exp2(m - m_ref)                             # rescale of what came before
         l = l * alpha + tl.sum(p, 1)
@@ -121,7 +133,7 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
         enter_scope("load_v_pv")
         v = desc_v.load([kv_row0 + start, 0])                       # V_j: (BLOCK_N, BLOCK_D)
         if MASKED:        # ragged tile: rows past n_k are the next head's; p = 0 there, but 0 * inf = NaN
-            v = tl.where((start + tl.arange(0, BLOCK_N))[:, None] < n_k, v, 0.0)
+            v = tl.where(cols[:, None] < n_k, v, 0.0)
         if IEEE:
             acc = tl.dot(p, v, acc, input_precision="ieee")
         else:
@@ -132,30 +144,46 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, n_k, o
 
 
 @triton.jit
-def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, qk_scale, n_q, n_k, so_bh, so_n,
-              D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-              CAUSAL: tl.constexpr, IEEE: tl.constexpr):
+def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, ROWB, TILES, SLOPES, qk_scale, sm_scale, softcap, n_q, n_k,
+              left, right, so_bh, so_n, rowb_b, tiles_b, slopes_b,
+              H: tl.constexpr, GROUPS: tl.constexpr, D: tl.constexpr, BLOCK_D: tl.constexpr,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, REVERSE: tl.constexpr, MASK_BEFORE: tl.constexpr,
+              LEFT: tl.constexpr, RIGHT: tl.constexpr, SEQ: tl.constexpr, MODS: tl.constexpr,
+              SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     pid = tl.program_id(0)
-    if CAUSAL:                                                      # heaviest (last) Q blocks first
+    if REVERSE:                                                     # causal: heaviest (last) Q blocks first
         pid = tl.num_programs(0) - 1 - pid
     bh = tl.program_id(1)
+    b = bh // H
+    h = bh % H
     start_q = pid * BLOCK_M
     rows = start_q + tl.arange(0, BLOCK_M)
-    offset = n_k - n_q                                              # row r sees keys j <= r + offset
-    full, hi = key_range(start_q, n_q, n_k, BLOCK_M, BLOCK_N, CAUSAL)
+    offset = n_k - n_q                                              # bottom-right alignment
+    rowb0 = b * rowb_b
+    t_lo, f_lo, f_hi, t_hi = load_range(TILES, b * tiles_b, pid)
+    slope = 0.0
+    if ALIBI:
+        slope = tl.load(SLOPES + b * slopes_b + h)
 
     q = desc_q.load([bh * n_q + start_q, 0])                        # Q_i: (BLOCK_M, BLOCK_D), stays on chip
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
 
-    kv_row0 = bh * n_k
-    # stage 1: tiles fully visible to every row of the block
-    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, 0, full, rows, qk_scale, n_k, offset,
-                       BLOCK_N, False, CAUSAL, IEEE)
-    # stage 2: the diagonal band (causal) and the ragged last tile, masked and guarded
-    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, full, hi, rows, qk_scale, n_k, offset,
-                       BLOCK_N, True, CAUSAL, IEEE)
+    kv_row0 = (b * (H // GROUPS) + h // GROUPS) * n_k               # GQA: this query head's kv head
+    # the key tiles this block runs (variants.tile_ranges): masked [t_lo, f_lo) (compiled only when a window's
+    # left side or a document start can make it non-empty), full [f_lo, f_hi), masked [f_hi, t_hi); the other
+    # tiles are skipped: no row of the block sees any of their keys
+    if MASK_BEFORE:
+        acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, t_lo * BLOCK_N, f_lo * BLOCK_N, rows, qk_scale,
+                           sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, True,
+                           LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_lo * BLOCK_N, f_hi * BLOCK_N, rows, qk_scale,
+                       sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, False,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
+    acc, l, m = _stage(acc, l, m, q, desc_k, desc_v, kv_row0, f_hi * BLOCK_N, t_hi * BLOCK_N, rows, qk_scale,
+                       sm_scale, n_q, n_k, offset, left, right, ROWB, rowb0, slope, softcap, BLOCK_N, True,
+                       LEFT, RIGHT, SEQ, MODS, SOFTCAP, ALIBI, IEEE)
 
     # epilogue: normalise once, rows that saw no key stay zero; masked store (ragged N)
     l_safe = tl.where(l == 0.0, 1.0, l)
@@ -168,7 +196,7 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, qk_scale, n_q, n_k, so_bh, so_n,
     tl.store(LSE + bh.to(tl.int64) * n_q + rows, lse, mask=row_ok)
 
 
-def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
+def pick_config(q, k, *, causal: bool = False, block_m=None, block_n=None) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages) from CONFIGS, keeping the given blocks; in the interpreter 64 x 64
     (few, large blocks: it pays per tile, not per lane)."""
     d = q.shape[3]
@@ -179,13 +207,14 @@ def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int,
     return (bm if block_m is None else block_m), (bn if block_n is None else block_n), warps, stages
 
 
-def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
+def forward(q, k, v, *, variant, sm_scale: float, block_m: int, block_n: int, num_warps: int,
             num_stages: int):
-    """q (B, H, Nq, d), k/v (B, H, Nk, d) -> (out like q, lse (B, H, Nq) float32). sm_scale > 0."""
+    """q (B, H, Nq, d), k/v (B, H_kv, Nk, d) -> (out like q, lse (B, H, Nq) float32). sm_scale > 0;
+    variant: a checked flashviz_kernels.variants.Variant."""
     import torch
 
     b, h, n_q, d = q.shape
-    n_k = k.shape[2]
+    h_kv, n_k = k.shape[1], k.shape[2]
     bm, bn = block_m, block_n
     block_d = max(16, 1 << (d - 1).bit_length())
 
@@ -196,11 +225,16 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     q, k, v = prep(q), prep(k), prep(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
+    rowb, tiles = variants.tables(variant, n_q, n_k, q.device, bm, bn)
+    slopes, slopes_b = variants.slopes_arg(variant, lse)
     desc_q = _descriptor(q, b * h * n_q, d, [bm, block_d])
-    desc_k = _descriptor(k, b * h * n_k, d, [bn, block_d])
-    desc_v = _descriptor(v, b * h * n_k, d, [bn, block_d])
+    desc_k = _descriptor(k, b * h_kv * n_k, d, [bn, block_d])
+    desc_v = _descriptor(v, b * h_kv * n_k, d, [bn, block_d])
     grid = (triton.cdiv(n_q, bm), b * h)
-    _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, sm_scale * LOG2E, n_q, n_k, o.stride(1), o.stride(2),
-                    D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=q.element_size() == 4,
+    _fast_fwd[grid](desc_q, desc_k, desc_v, o, lse, rowb, tiles, slopes, sm_scale * LOG2E, sm_scale,
+                    variant.softcap or 1.0, n_q, n_k, variant.left, variant.right, o.stride(1), o.stride(2),
+                    variants.batch_stride(rowb), variants.batch_stride(tiles), slopes_b, H=h, GROUPS=variant.groups,
+                    D=d, BLOCK_D=block_d, BLOCK_M=bm, BLOCK_N=bn, REVERSE=variant.right == 0,
+                    MASK_BEFORE=variant.masks_before_full, **variant.flags(), IEEE=q.element_size() == 4,
                     num_warps=num_warps, num_stages=num_stages)
     return o, lse

@@ -103,7 +103,7 @@ def test_trace_equals_numpy_engine(causal, bn):
         if causal:
             s[row + 1:] = -np.inf
         ref = online_softmax_trace(s, v[0, 1].double().cpu().numpy(), bn)
-        m, l, a = (x[0, 1, row].double().cpu().numpy() for x in tr)
+        m, l, a = (x[0, 1, row].double().cpu().numpy() for x in (tr.m, tr.l, tr.alpha))
         # tiles the kernel skipped: entirely past the last row of this row's Q block
         last_row = min(n, (row // bm + 1) * bm) - 1
         ran = np.arange(tc) * bn <= (last_row if causal else n - 1)

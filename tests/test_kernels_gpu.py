@@ -79,7 +79,7 @@ def test_trace_compiled_equals_numpy_engine(causal):
         if causal:
             s[row + 1:] = -np.inf
         ref = online_softmax_trace(s, v[b, h].double().cpu().numpy(), bn)
-        m, l, a = (x[b, h, row].double().cpu().numpy() for x in tr)
+        m, l, a = (x[b, h, row].double().cpu().numpy() for x in (tr.m, tr.l, tr.alpha))
         ran = np.arange(tc) * bn <= ((row // bm + 1) * bm - 1 if causal else n - 1)
         assert np.all(np.isnan(m[~ran])) and not np.any(np.isnan(m[ran]))
         for got, want in ((m, ref.m), (l, ref.l), (a, ref.alpha)):

@@ -171,7 +171,7 @@ def summarize(trace, *, tiles: list[int] | None = None, kernel: str | None = Non
 
 
 def tiles_per_program(n_q: int, n_k: int, block_m: int, block_n: int, causal: bool, batch_heads: int) -> list[int]:
-    """Key tiles each program loops over, as the kernels' key_range (kernels/causal.py) gives them: every key tile
+    """Key tiles each program loops over, as the kernels' tile range (flashviz_kernels.variants) gives them: every key tile
     when not causal; with bottom-right causal masking, the tiles up to the last key the block's last row sees."""
     out = []
     for start_q in range(0, n_q, block_m):
