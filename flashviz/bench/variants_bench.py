@@ -149,7 +149,7 @@ def _ours_runner(x: dict, impl: str):
     if var.alibi:
         kw["alibi_slopes"] = x["slopes"]
     if var.doc_lens is not None:
-        kw["seq_ids"] = x["ids"]
+        kw["seq_ids"] = x["ids"].reshape(1, -1).expand(x["q"].shape[0], -1).contiguous()   # (B, N)
     return lambda: fk.attention(x["q"], x["k"], x["v"], **kw)
 
 

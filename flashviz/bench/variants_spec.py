@@ -29,8 +29,8 @@ REL_TOL = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-3, "float64": 1e-9}
 PRESETS = {
     # The recorded H200 run: fp16, B=4, H=32, d=128.
     "h200-variants": dict(ns=(4096, 16384), batch=4, heads=32, d=128, dtype="float16", window=1024, softcap=50.0,
-                          kv_heads=8, impls=("fast", "flex", "sdpa"), compile=True, warmup_ms=25.0, rep_ms=100.0,
-                          min_reps=5),
+                          kv_heads=8, impls=("fast", "teaching", "flex", "sdpa"), compile=True, warmup_ms=25.0,
+                          rep_ms=100.0, min_reps=5),
     # Tiny, for tests on CPU: eager flex (no compiler), naive as "ours".
     "cpu-variants": dict(ns=(32, 48), batch=1, heads=2, d=16, dtype="float32", window=8, softcap=5.0, kv_heads=1,
                          impls=("naive", "flex", "sdpa"), compile=False, warmup_ms=0.0, rep_ms=1.0, min_reps=2),
