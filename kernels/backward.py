@@ -255,6 +255,7 @@ def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config
     rowb, by_row = variants.tables(variant, n_q, n_k, q.device, m2, n2)
     _bwd_dq[(triton.cdiv(n_q, m2), b * h)](q, k, v, do, lse, delta, dq, rowb, by_row, slopes, sm_scale * LOG2E,
                                            sm_scale, cap, n_q, n_k, variant.left, variant.right,
-                                           variants.batch_stride(rowb), variants.batch_stride(by_row), slopes_b, BLOCK_M=m2, BLOCK_N=n2,
+                                           variants.batch_stride(rowb), variants.batch_stride(by_row), slopes_b,
+                                           BLOCK_M=m2, BLOCK_N=n2,
                                            MASK_BEFORE=variant.masks_before_full, **flags)
     return dq, dk, dv

@@ -152,5 +152,6 @@ def forward(q, k, v, *, variant, sm_scale: float, block_m: int, block_n: int, nu
         q.stride(1), q.stride(2), k.stride(1), k.stride(2), v.stride(1), v.stride(2),
         o.stride(1), o.stride(2), H=h, GROUPS=variant.groups,
         D=d, BLOCK_D=_block_d(d), BR=block_m, BLOCK_M=next_pow2(block_m), BC=block_n,
-        BLOCK_N=next_pow2(block_n), **variant.flags(), TRACE=trace is not None, IEEE=q.dtype.itemsize == 4, num_warps=num_warps, num_stages=num_stages)
+        BLOCK_N=next_pow2(block_n), **variant.flags(), TRACE=trace is not None, IEEE=q.dtype.itemsize == 4,
+        num_warps=num_warps, num_stages=num_stages)
     return o, lse

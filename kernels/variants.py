@@ -31,7 +31,8 @@ key tile t_k = keys [t_k Bc, min((t_k+1) Bc, Nk)).
     its rows that see anything), so the run tiles are one contiguous range [t_lo, t_hi).
   * a tile is FULL iff the whole Br x Bc block lies inside [0, Nq) x [0, Nk) and every pair in it is visible
     (FlexAttention's full block): keys [max lo, min hi] over the block's rows, whole tiles only. Full tiles run
-    with no mask; the other run tiles are masked; tiles that are not run are skipped (teaching: trace stays NaN).
+    with no mask; the other run tiles are masked; tiles that are not run are skipped (teaching: trace stays NaN;
+    KernelTrace.tiles_run (B, H, Tr) counts the tiles each query block ran).
   The backward's dK/dV kernel uses the same rule with rows and keys swapped (key block x query blocks).
 """
 from __future__ import annotations
@@ -150,7 +151,8 @@ def _slopes(slopes, b: int, h: int, device) -> torch.Tensor | None:
     if slopes.device != torch.device(device):
         raise KernelTypeError(f"alibi_slopes is on {slopes.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="alibi_slopes")
-    s = slopes.detach().to(torch.float32).reshape(-1, h).contiguous()
+    s = slopes.detach().to(torch.float32).reshape(-1, h)
+    s = s.clone(memory_format=torch.contiguous_format)              # ours: the caller may reuse theirs
     if not bool(torch.isfinite(s).all()):
         raise KernelInputError("alibi_slopes must be finite", key="kernel_alibi_finite")
     return s
@@ -172,7 +174,7 @@ def _seq_ids(ids, b: int, n_q: int, n_k: int, device) -> torch.Tensor | None:
     if ids.device != torch.device(device):
         raise KernelTypeError(f"seq_ids is on {ids.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="seq_ids")
-    s = ids.detach().to(torch.int64).contiguous()
+    s = ids.detach().to(torch.int64).clone(memory_format=torch.contiguous_format)   # ours: the backward reuses it
     if n_q > 1 and not bool((s[:, 1:] >= s[:, :-1]).all()):
         raise KernelInputError("seq_ids must be non-decreasing along N (each packed document one contiguous run)",
                                key="kernel_seq_order")

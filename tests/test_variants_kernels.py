@@ -287,3 +287,23 @@ def test_bad_variant_inputs_raise_typed_errors():
     assert (variant.left, variant.right, variant.groups) == (4, 0, 2)
     with pytest.raises(AttributeError):                                                # the spec is immutable
         variant.left = 3
+
+
+def test_variant_owns_its_tensors():
+    """Transposed (B, H) slopes count as (B, H), and the variant keeps its own copies: changing the caller's
+    slopes or ids after the forward changes neither the output nor the gradients of that call."""
+    q, k, v, do = make(2, 2, 2, 17, 17, 16, torch.float32, seed=4)
+    slopes_t = torch.tensor([[0.5, 0.1], [0.25, 0.05]], device=DEV).T                  # (B, H), not contiguous
+    ids = docs(2, 17, ((5, 5), (9,)))
+    kw64 = dict(alibi_slopes=slopes_t.contiguous(), seq_ids=ids.clone(), causal=True)
+    xs = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+    out = fk.attention(*xs, impl="fast", block_m=32, block_n=32, alibi_slopes=slopes_t, seq_ids=ids, causal=True)
+    slopes_t.mul_(10)
+    ids.zero_()
+    out.backward(do)
+    x64 = [x.detach().double().requires_grad_() for x in (q, k, v)]
+    ref, _ = reference(*x64, **kw64)
+    ref.backward(do.double())
+    assert (out.detach().double() - ref.detach()).abs().max().item() < 1e-5
+    for a, r in zip(xs, x64):
+        assert (a.grad.double() - r.grad).abs().max().item() < 1e-5

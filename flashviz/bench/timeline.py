@@ -70,8 +70,13 @@ class Impl:
     def launcher(self, q, k, v, causal: bool, tiles):
         bm, bn, warps, stages = tiles
         scale = q.shape[-1] ** -0.5
-        return lambda: self.module.forward(q, k, v, causal=causal, sm_scale=scale, block_m=bm, block_n=bn,
-                                           num_warps=warps, num_stages=stages)
+        if self.name == "ws":                         # the Gluon kernel takes plain or causal attention only
+            kw = dict(causal=causal)
+        else:                                         # fast takes a checked variant (plain or causal here)
+            from flashviz_kernels import variants
+            kw = dict(variant=variants.CAUSAL if causal else variants.PLAIN)
+        return lambda: self.module.forward(q, k, v, sm_scale=scale, block_m=bm, block_n=bn, num_warps=warps,
+                                           num_stages=stages, **kw)
 
 
 def available_impls(wanted=IMPLS) -> tuple[list[Impl], list[str]]:
