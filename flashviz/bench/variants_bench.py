@@ -105,6 +105,8 @@ def _flex_runner(x: dict, compile_: bool, cell: dict):
     bm = create_block_mask(mask_mod, None, None, n, n, device=x["q"].device.type, BLOCK_SIZE=FLEX_BLOCK)
     _sync(x["q"].device.type)
     cell["block_mask_s"] = time.perf_counter() - t0
+    if compile_:      # a fresh compile per cell: past dynamo's recompile limit (8) flex silently runs eager,
+        torch._dynamo.reset()   # materialising N x N scores (an H200 run ran out of memory at N = 16384 so)
     fn = torch.compile(flex_attention, dynamic=False) if compile_ else flex_attention
     cell["compiled"] = bool(compile_)
     return lambda: fn(x["q"], x["k"], x["v"], score_mod=score_mod, block_mask=bm, scale=x["scale"],
