@@ -242,6 +242,8 @@ def test_ws_is_measured_only_when_present_and_active(monkeypatch):
     fake = types.ModuleType("flashviz_kernels.ws")
     fake.status = lambda: dict(active=False, reason="no CUDA device")
     monkeypatch.setitem(sys.modules, "flashviz_kernels.ws", fake)
+    import flashviz_kernels                               # `from flashviz_kernels import ws` reads the package's
+    monkeypatch.setattr(flashviz_kernels, "ws", fake, raising=False)   # attribute once the real ws was imported
     impls, notes = timeline.available_impls()
     assert [i.name for i in impls] == ["fast"] and notes == ["ws: not active here (no CUDA device)"]
     fake.status = lambda: dict(active=True, reason="ok")
