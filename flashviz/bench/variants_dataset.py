@@ -162,3 +162,30 @@ def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
         return []
     n = max(c["n"] for c in cells) if n is None else n
     return [c for c in cells if c["n"] == n]
+
+
+def markdown_table(data: dict) -> str:
+    """The README's table of a recording: per variant and N, ms of each impl and ours (fast) over FlexAttention.
+    `python -m flashviz.bench.variants_dataset FILE` prints it (so the README's numbers come from the file)."""
+    cells = data["cells"]
+    impls = list(dict.fromkeys(c["impl"] for c in cells))
+    keys = list(dict.fromkeys((c["variant"], c["n"]) for c in cells))
+    by = {(c["variant"], c["n"], c["impl"]): c for c in cells}
+
+    def show(c):
+        if c is None:
+            return "—"
+        return f"{c['ms']:.3g}" if c["status"] == "ok" else c["status"]
+    lines = ["| variant | N | " + " | ".join(f"{i} ms" for i in impls) + " | fast / flex |",
+             "|---|---|" + "---|" * (len(impls) + 1)]
+    for v, n in keys:
+        fast, flex = by.get((v, n, "fast")), by.get((v, n, "flex"))
+        ratio = (f"{flex['ms'] / fast['ms']:.2f}x" if fast and flex and fast["status"] == flex["status"] == "ok"
+                 else "—")
+        lines.append(f"| {v} | {n} | " + " | ".join(show(by.get((v, n, i))) for i in impls) + f" | {ratio} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+    print(markdown_table(load_variants_dataset(sys.argv[1])))
