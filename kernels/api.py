@@ -49,9 +49,9 @@ from . import _env, rules, variants
 from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, KernelTypeError,
                      KernelUnavailable)
 from .naive import naive_attention
+from .sdpa import SDPA_BACKENDS, sdpa_attention
 from .variants import Variant
 
-SDPA_BACKENDS = ("flash", "cudnn", "efficient", "math")
 IMPLS = ("naive", "sdpa", *(f"sdpa-{b}" for b in SDPA_BACKENDS), "teaching", "fast", "ws")
 TRITON_IMPLS = ("teaching", "fast", "ws")
 KERNEL_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -347,42 +347,6 @@ def _needs_grad(*xs) -> bool:
     return torch.is_grad_enabled() and any(x.requires_grad for x in xs)
 
 
-def _sdpa(q, k, v, var: Variant, sm_scale, backend):
-    """SDPA with the variant as an attn_mask (window, causal, documents; ALiBi as a float bias) and enable_gqa."""
-    import torch.nn.functional as F
-    if var.softcap is not None:
-        raise KernelUnavailable("SDPA cannot express softcap; use impl='naive', 'teaching' or 'fast'",
-                                key="kernel_sdpa_softcap")
-    n_q, n_k = q.shape[2], k.shape[2]
-    kwargs = dict(scale=sm_scale)
-    if q.shape[1] != k.shape[1]:
-        kwargs["enable_gqa"] = True
-    ok = variants.visible_mask(var, n_q, n_k, q.device) if var.masked else None
-    if var.slopes is not None:                         # float bias: -slope |i + offset - j|, -inf where masked
-        bias = variants.modify_scores(torch.zeros(1, 1, n_q, n_k, device=q.device), var).to(q.dtype)
-        kwargs["attn_mask"] = bias if ok is None else bias.masked_fill(~ok, float("-inf"))
-    elif var.causal and n_q == n_k and var.seq_ids is None:
-        kwargs["is_causal"] = True                     # SDPA's own causal (top-left = bottom-right when square)
-    elif ok is not None:
-        kwargs["attn_mask"] = ok
-    if backend is None:
-        out = F.scaled_dot_product_attention(q, k, v, **kwargs)
-    else:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-        which = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-                 "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[backend]
-        try:
-            with sdpa_kernel(which):
-                out = F.scaled_dot_product_attention(q, k, v, **kwargs)
-        except RuntimeError as e:
-            if isinstance(e, torch.cuda.OutOfMemoryError):
-                raise
-            raise KernelUnavailable(f"SDPA {backend} backend cannot run this case: {str(e).splitlines()[0]}") from e
-    if n_q > n_k and var.right >= 0:                   # rows that see no key: zeros, as the kernels give
-        out = torch.where(ok.any(-1, keepdim=True), out, torch.zeros((), dtype=out.dtype, device=out.device))
-    return out
-
-
 def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, softcap=None,
              seq_ids=None) -> tuple[Variant, float]:
     """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0),
@@ -416,7 +380,7 @@ def attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, i
                         dict(impl=impl, shape=tuple(q.shape)))
     if impl.startswith("sdpa"):
         backend = impl.split("-", 1)[1] if "-" in impl else None
-        return _guarded(lambda: _sdpa(q, k, v, var, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
+        return _guarded(lambda: sdpa_attention(q, k, v, var, scale, backend), dict(impl=impl, shape=tuple(q.shape)))
     return _triton(q, k, v, impl, var, scale, block_m, block_n, num_warps, num_stages)[0]
 
 
