@@ -18,6 +18,7 @@ import streamlit as st
 
 from flashviz import variants as engine
 from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset
+from flashviz.cache import freeze
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
 from flashviz.errors import DatasetError, InputError, check_int
@@ -58,8 +59,8 @@ def parse_doc_lens(text: str) -> tuple[int, ...]:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def cached_costs(v: engine.Variant, n: int, d: int, br: int, bc: int, batch: int, elem: int) -> dict:
-    """Read-only: block map and costs of one configuration (never mutated by the page)."""
-    return engine.variant_costs(v, n, d, br, bc, batch=batch, elem_bytes=elem)
+    """Read-only: block map and costs of one configuration, shared by every session (its arrays frozen)."""
+    return freeze(engine.variant_costs(v, n, d, br, bc, batch=batch, elem_bytes=elem))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
