@@ -77,6 +77,14 @@ def _ring(page) -> None:
     _heading(page, "ring.rec_header")                          # the recorded two-GPU run and its speed-up
 
 
+def _variants(page) -> None:
+    _heading(page, "variants.map_header")                      # the block map: skipped, partial, full
+
+
+def _inside(page) -> None:
+    _heading(page, "inside.rec_header")                        # the recorded timelines, warp by warp
+
+
 def _present(page) -> None:
     for _ in range(2):
         _click(page, ".st-key-stepper-next button")          # from the top: the presenter bar, larger text
@@ -100,6 +108,8 @@ SHOTS = {   # name: (url path, extra query, setup)
     "speed": ("speed", "", _speed),
     "backward": ("backward", "", _backward),
     "ring": ("ring", "", _ring),
+    "variants": ("variants", "", _variants),
+    "inside": ("inside", "", _inside),
     "quiz": ("quiz", "", _quiz),
     "present": ("", "&present=1", _present),
 }

@@ -62,10 +62,13 @@ def gantt_figure(cell: dict, lang: str, *, clock_mhz: float | None, title: str =
     span = cell["cta"]["span_cycles"] / div
     xaxis = axis(t(f"inside.axis_{unit}", lang, clock=f"{clock_mhz:g}" if clock_mhz else ""),
                  range=[0, (x_max or span) * 1.01])
-    return figure(data, base_layout(title, height=max(260, 70 + 26 * len(order)), barmode="overlay", bargap=0.25,
+    height, top, bottom = max(300, 110 + 26 * len(order)), 50, 125
+    below = -78 / (height - top - bottom)            # the legend 78 px under the plot, clear of the axis title
+    return figure(data, base_layout(title, height=height, barmode="overlay", bargap=0.25,
                                     xaxis=xaxis, yaxis=axis("", type="category", categoryorder="array",
                                                             categoryarray=order, autorange="reversed"),
-                                    margin=dict(l=150, r=20, t=50, b=95)))
+                                    legend=dict(orientation="h", yanchor="top", y=below, xanchor="left", x=0.0),
+                                    margin=dict(l=150, r=20, t=top, b=bottom)))
 
 
 def share_rows(cells: list[dict]) -> list[tuple[str, str, dict[str, float]]]:

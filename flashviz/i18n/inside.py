@@ -212,6 +212,9 @@ STRINGS = {
     "inside.prov_semantic": {"en": "Caveat recorded with the data", "zh": "随数据记录的注意事项"},
     "inside.prov_command": {"en": "Recorded with:", "zh": "录制命令："},
     "inside.incomplete": {"en": "This recording is incomplete: {why}", "zh": "这次录制不完整：{why}"},
+    "inside.incomplete_cut": {"en": "the run ended before its last configuration (the configurations below are "
+                                    "the ones it finished)",
+                              "zh": "运行在最后一个配置之前就结束了（下面是已完成的配置）"},
     "inside.to_inside": {"en": "Where does the time go inside one CTA of the kernel? See {page}",
                          "zh": "内核的一个 CTA 内部，时间花在哪里？见 {page}"},
 }

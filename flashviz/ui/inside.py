@@ -154,7 +154,8 @@ def recorded_section(found: dict[str, dict], lang: str) -> None:
     b.selectbox(t("inside.config", lang), keys, format_func=lambda k: config_label(k, lang),
                 **state.kept(f"{NS}.config", keys[0]))
     if ds.get("complete") is False:
-        st.warning(t("inside.incomplete", lang, why=ds.get("stopped") or "-"), icon=":material/warning:")
+        why = ds.get("stopped") or t("inside.incomplete_cut", lang)
+        st.warning(t("inside.incomplete", lang, why=why), icon=":material/warning:")
     cells = td.cells_at(ds, ss[f"{NS}.config"])
     clock = ds["method"].get("clock_mhz")
     div, _ = charts.time_unit(clock)
