@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flashviz.errors import DatasetError
 
 from . import dataset as _ds
+from .recording import check_top
 from .spec import DTYPES
 
 SCHEMA_VERSION = 1
@@ -93,23 +93,8 @@ def _cell(i, c):
 
 def validate_hbm_dataset(obj) -> dict:
     """Check a parsed measured-HBM dataset; returns it unchanged or raises DatasetError."""
-    if not isinstance(obj, dict):
-        raise DatasetError(key="errors.ds_top_object")
-    if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
-    if obj.get("kind") != DATASET_KIND:
-        _fail("kind", f"must be {DATASET_KIND!r} (a measured-HBM dataset)")
-    v = obj.get("schema_version")
-    if isinstance(v, bool) or v != SCHEMA_VERSION:
-        _fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
-    for k in obj:
-        if k not in TOP_KEYS:
-            _fail(str(k)[:40], "is not a field of the schema")
-    for k in ("provenance", "method", "cells"):
-        if k not in obj:
-            _fail(k, "missing")
-    _ds._bool("complete", obj.get("complete"), null=True)
-    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    check_top(obj, kind=DATASET_KIND, about="a measured-HBM dataset", versions=(SCHEMA_VERSION,), keys=TOP_KEYS,
+                  required=("provenance", "method", "cells"))
     _ds._provenance(obj["provenance"])
     _method(obj["method"])
     cells = obj["cells"]

@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from flashviz.errors import DatasetError
 
 from . import dataset as _ds
+from .recording import check_top
 from .spec import DTYPES, flops
 
 KIND = "flashviz-ring"
@@ -141,25 +141,9 @@ def _check(i: int, c) -> None:
 
 
 def validate_ring_dataset(obj) -> dict:
-    if not isinstance(obj, dict):
-        raise DatasetError(key="errors.ds_top_object")
-    if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
-    if obj.get("kind") != KIND:
-        _ds._fail("kind", f"must be {KIND!r} (is this a ring-attention recording?)")
-    v = obj.get("schema_version")
-    if isinstance(v, bool) or v not in READS:
-        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {READS[0]} and {READS[1]})")
-    for k in obj:
-        if k not in ("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "config",
-                     "checks", "cells"):
-            _ds._fail(str(k)[:40], "is not a field of the schema")
-    for k in ("provenance", "config", "cells"):
-        if k not in obj:
-            _ds._fail(k, "missing")
-    _ds._bool("complete", obj.get("complete"), null=True)
-    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
-    _ds._str("stopped", obj.get("stopped"), 300, null=True)
+    check_top(obj, kind=KIND, about="is this a ring-attention recording?", versions=READS,
+                  keys=("schema_version", "kind", "complete", "elapsed_s", "stopped", "provenance", "config", "checks",
+                        "cells"), required=("provenance", "config", "cells"))
     _provenance(obj["provenance"])
     _config(obj["config"])
     checks = obj.get("checks", [])

@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from flashviz.errors import DatasetError
 
 from . import dataset as _ds
+from .recording import check_top
 from .ring_dataset import STD_PROV
 from .variants_spec import IMPLS, KIND, SCHEMA_VERSION, STATUSES, VARIANTS, cell_flops, doc_lens
 
@@ -110,24 +110,8 @@ def _cell(i: int, c, cfg: dict) -> None:
 
 
 def validate_variants_dataset(obj) -> dict:
-    if not isinstance(obj, dict):
-        raise DatasetError(key="errors.ds_top_object")
-    if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
-    if obj.get("kind") != KIND:
-        _ds._fail("kind", f"must be {KIND!r} (is this an attention-variants recording?)")
-    v = obj.get("schema_version")
-    if isinstance(v, bool) or v != SCHEMA_VERSION:
-        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads {SCHEMA_VERSION})")
-    for k in obj:
-        if k not in TOP:
-            _ds._fail(str(k)[:40], "is not a field of the schema")
-    for k in ("provenance", "config", "cells"):
-        if k not in obj:
-            _ds._fail(k, "missing")
-    _ds._bool("complete", obj.get("complete"), null=True)
-    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
-    _ds._str("stopped", obj.get("stopped"), 300, null=True)
+    check_top(obj, kind=KIND, about="is this an attention-variants recording?", versions=(SCHEMA_VERSION,),
+                  keys=TOP, required=("provenance", "config", "cells"))
     p = obj["provenance"]
     if not isinstance(p, dict):
         _ds._fail("provenance", "must be an object")

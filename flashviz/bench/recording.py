@@ -1,0 +1,34 @@
+"""The top of a committed recording (HBM bytes, ring attention, variants, timelines): one check for every kind.
+
+Their schemas speak plain English (nobody uploads them), unlike the timing datasets' translated messages in
+flashviz/bench/dataset.py, whose guarded reading and field checks they share.
+"""
+from __future__ import annotations
+
+from flashviz.errors import DatasetError
+
+from . import dataset as _ds
+
+
+def check_top(obj, *, kind: str, about: str, versions: tuple, keys, required) -> None:
+    """The top of a recording, the same for every kind (HBM, ring, variants, timeline): an object not nested too
+    deep, its kind and schema version, no unknown and no missing keys, and the run's complete / elapsed_s / stopped."""
+    if not isinstance(obj, dict):
+        raise DatasetError(key="errors.ds_top_object")
+    if _ds._depth(obj) > _ds.MAX_DEPTH:
+        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
+    if obj.get("kind") != kind:
+        _ds._fail("kind", f"must be {kind!r} ({about})")
+    v = obj.get("schema_version")
+    if isinstance(v, bool) or v not in versions:
+        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads "
+                                    f"{' and '.join(str(x) for x in versions)})")
+    for k in obj:
+        if k not in keys:
+            _ds._fail(str(k)[:40], "is not a field of the schema")
+    for k in required:
+        if k not in obj:
+            _ds._fail(k, "missing")
+    _ds._bool("complete", obj.get("complete"), null=True)
+    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    _ds._str("stopped", obj.get("stopped"), 300, null=True)
