@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import logging
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import export
+from .. import export, literal
 from ..charts.common import plotly_config
-from ..errors import FlashvizError
+from ..errors import DatasetError, FlashvizError
 from ..i18n import t
 from ..i18n.errors import message
 from . import state
@@ -137,3 +138,27 @@ def export_sidebar(lang: str) -> None:
             st.sidebar.caption(t("export.zip_no_images", lang, why=why))
         elif n and (failed := export.last_image_failure()):
             st.sidebar.caption(t("export.image_failed", lang, why=failed))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _committed(loader: str, path: str, mtime: float) -> dict:
+    """A committed recording read by `loader` ("module.function"), cached per file and modification time;
+    st.cache_data hands every session its own copy."""
+    module, name = loader.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)(path)
+
+
+def committed_recordings(paths, loader, lang: str, bad_key: str, prefix: str = "",
+                         escape: bool = False) -> dict[str, dict]:
+    """{prefix + file name: validated recording} for the committed files of one kind; a file that fails its schema
+    is a warning (message `bad_key` with name and msg, Markdown-escaped when `escape`), never a page that does not
+    open."""
+    md = literal.md if escape else str
+    out = {}
+    for p in paths:
+        try:
+            out[prefix + p.name] = _committed(f"{loader.__module__}.{loader.__name__}", str(p), p.stat().st_mtime)
+        except DatasetError as e:
+            st.warning(t(bad_key, lang, name=md(p.name), msg=md(e.localized(lang))),
+                       icon=":material/warning:")
+    return out

@@ -12,29 +12,16 @@ import streamlit as st
 
 from flashviz.bench import timeline_dataset as td
 from flashviz.charts import timeline as charts
-from flashviz.errors import DatasetError
 from flashviz.i18n import t
 from flashviz.ui import state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shown_errors
 
 NS = "inside"
 COMMAND = "python -m flashviz.bench --preset h200-timeline --traces /tmp/flashviz-traces"
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def committed(path: str, mtime: float) -> dict:
-    """A validated recording; st.cache_data hands every session its own copy."""
-    return td.load_timeline_dataset(path)
-
-
 def datasets(lang: str) -> dict[str, dict]:
-    out = {}
-    for p in td.list_timeline_datasets():
-        try:
-            out[p.name] = committed(str(p), p.stat().st_mtime)
-        except DatasetError as e:                      # a broken file must not take the page down
-            st.warning(t("inside.bad_file", lang, name=p.name, msg=str(e)), icon=":material/warning:")
-    return out
+    return committed_recordings(td.list_timeline_datasets(), td.load_timeline_dataset, lang, "inside.bad_file")
 
 
 def config_label(key: tuple, lang: str) -> str:

@@ -25,7 +25,7 @@ from flashviz.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv
 from flashviz.ui import state, steps
-from flashviz.ui.common import chart, config_ok, shown_errors
+from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
 from flashviz.ui.config import round_to_dtype
 
 NS = "ring"
@@ -62,11 +62,6 @@ def cached_sim(world: int, layout: str, causal: bool, chunk: int, row: int, d: i
     return engine.simulate(q, k, v, world, layout, causal, row)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def committed_ring(path: str, mtime: float) -> dict:
-    return load_ring_dataset(path)
-
-
 @st.cache_data(max_entries=2, show_spinner=False)
 def speed_cell(paths: tuple[tuple[str, float], ...]) -> dict | None:
     """The fast kernel's recorded forward nearest the ring's per-block shape, from the speed datasets."""
@@ -82,13 +77,7 @@ def speed_cell(paths: tuple[tuple[str, float], ...]) -> dict | None:
 
 
 def ring_datasets(lang: str) -> dict[str, dict]:
-    out = {}
-    for p in list_ring_datasets():
-        try:
-            out[p.name] = committed_ring(str(p), p.stat().st_mtime)
-        except DatasetError as e:                      # a broken file must not take the page down
-            st.warning(t("ring.bad_file", lang, name=p.name, msg=str(e)), icon=":material/warning:")
-    return out
+    return committed_recordings(list_ring_datasets(), load_ring_dataset, lang, "ring.bad_file")
 
 
 # ----------------------------------------------------------------------------- section 1: the ring, step by step

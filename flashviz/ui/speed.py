@@ -21,7 +21,7 @@ from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
 from flashviz.i18n import t
 from flashviz.ui import pages, speed_live, state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shown_errors
 from flashviz.ui.config import Config, follow_row
 
 NS = "speed"
@@ -39,12 +39,6 @@ def _kept(name: str) -> dict:
 
 # ----------------------------------------------------------------------------- datasets
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def committed(path: str, mtime: float) -> dict:
-    """A committed dataset, validated once per file version."""
-    return load_dataset(path)
-
-
 def read_upload(data: bytes) -> dict:
     """An uploaded file's bytes -> a validated dataset: the bench's loader (size cap, strict UTF-8 JSON, schema,
     finite numbers). Nothing in it is ever evaluated or executed. DatasetError with a clear message otherwise."""
@@ -53,13 +47,8 @@ def read_upload(data: bytes) -> dict:
 
 def datasets(lang: str) -> dict[str, dict]:
     """{id: dataset}: committed files ("file:<name>"), then this session's uploads ("upload:<name>")."""
-    out = {}
-    for p in list_datasets():
-        try:
-            out[f"file:{p.name}"] = committed(str(p), p.stat().st_mtime)
-        except DatasetError as e:           # a broken committed file must not take the page down
-            st.warning(t("speed.bad_committed", lang, name=literal.md(p.name), msg=literal.md(e.localized(lang))),
-                       icon=":material/warning:")
+    out = committed_recordings(list_datasets(), load_dataset, lang, "speed.bad_committed", prefix="file:",
+                               escape=True)
     out.update(st.session_state.get(f"{NS}.uploads", {}))
     return out
 

@@ -21,11 +21,11 @@ from flashviz.bench.variants_dataset import list_variants_datasets, load_variant
 from flashviz.cache import freeze
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
-from flashviz.errors import DatasetError, InputError, check_int
+from flashviz.errors import InputError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv, variant_trace
 from flashviz.ui import pages, state, steps
-from flashviz.ui.common import chart, config_ok, shown_errors
+from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
 from flashviz.units import ELEM_BYTES, fmt_bytes
 
 NS = "variants"
@@ -63,19 +63,8 @@ def cached_costs(v: engine.Variant, n: int, d: int, br: int, bc: int, batch: int
     return freeze(engine.variant_costs(v, n, d, br, bc, batch=batch, elem_bytes=elem))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def recorded(path: str, mtime: float) -> dict:
-    return load_variants_dataset(path)
-
-
 def variants_datasets(lang: str) -> dict[str, dict]:
-    out = {}
-    for p in list_variants_datasets():
-        try:
-            out[p.name] = recorded(str(p), p.stat().st_mtime)
-        except DatasetError as e:                       # a broken file must not take the page down
-            st.warning(t("variants.bad_file", lang, name=p.name, msg=e.localized(lang)), icon=":material/warning:")
-    return out
+    return committed_recordings(list_variants_datasets(), load_variants_dataset, lang, "variants.bad_file")
 
 
 # ----------------------------------------------------------------------------- section 1: the variant
