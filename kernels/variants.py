@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import _env, rules  # _env first: it decides TRITON_INTERPRET before triton is imported
+from . import _env, doc_tables, rules  # _env first: it decides TRITON_INTERPRET before triton is imported
 from .errors import KernelInputError, KernelTypeError
 
 
@@ -58,6 +58,7 @@ class Variant:
     slopes: torch.Tensor | None = None
     seq_ids: torch.Tensor | None = None
     groups: int = 1                                   # H // H_kv (1: plain multi-head)
+    docs: dict | None = None                          # seq_ids' cached tables (kernels/doc_tables.py), shared
 
     @property
     def causal(self) -> bool:
@@ -108,8 +109,9 @@ def parse(q, k, *, causal: bool, window=None, alibi_slopes=None, softcap=None, s
     left, right = _window(window)
     if causal:
         right = 0
+    ids, docs = _seq_ids(seq_ids, b, n_q, n_k, q.device)
     return Variant(left=left, right=right, softcap=_softcap(softcap), slopes=_slopes(alibi_slopes, b, h, q.device),
-                   seq_ids=_seq_ids(seq_ids, b, n_q, n_k, q.device), groups=h // h_kv)
+                   seq_ids=ids, groups=h // h_kv, docs=docs)
 
 
 def _window(window) -> tuple[int, int]:
@@ -158,9 +160,10 @@ def _slopes(slopes, b: int, h: int, device) -> torch.Tensor | None:
     return s
 
 
-def _seq_ids(ids, b: int, n_q: int, n_k: int, device) -> torch.Tensor | None:
+def _seq_ids(ids, b: int, n_q: int, n_k: int, device):
+    """(validated int64 copy, its shared tables dict or None), or (None, None); reused per tensor (doc_tables)."""
     if ids is None:
-        return None
+        return None, None
     if not isinstance(ids, torch.Tensor) or ids.dtype.is_floating_point or ids.dtype.is_complex \
             or ids.dtype == torch.bool:
         what = type(ids).__name__ if not isinstance(ids, torch.Tensor) else str(ids.dtype)
@@ -174,11 +177,14 @@ def _seq_ids(ids, b: int, n_q: int, n_k: int, device) -> torch.Tensor | None:
     if ids.device != torch.device(device):
         raise KernelTypeError(f"seq_ids is on {ids.device}, q on {device}: put them on one device",
                               key="kernel_variant_device", name="seq_ids")
+    hit = doc_tables.lookup(ids)
+    if hit is not None:
+        return hit
     s = ids.detach().to(torch.int64).clone(memory_format=torch.contiguous_format)   # ours: the backward reuses it
     if n_q > 1 and not bool((s[:, 1:] >= s[:, :-1]).all()):
         raise KernelInputError("seq_ids must be non-decreasing along N (each packed document one contiguous run)",
                                key="kernel_seq_order")
-    return s
+    return s, doc_tables.store(ids, s)
 
 
 # ------------------------------------------------------------------------------ torch rules (naive, sdpa)
@@ -219,7 +225,18 @@ def row_bounds(var: Variant, n_q: int, n_k: int, device) -> torch.Tensor:
     (read only: the kernels never write it)."""
     if var.seq_ids is None:
         return _plain_bounds(var.left, var.right, n_q, n_k, str(device))
-    return _bounds(var.left, var.right, n_q, n_k, var.seq_ids).to(torch.int32).contiguous()
+    return _docs_cached(var, ("rows", var.left, var.right),
+                        lambda: _bounds(var.left, var.right, n_q, n_k, var.seq_ids).to(torch.int32).contiguous())
+
+
+def _docs_cached(var: Variant, key, build):
+    """build() once per seq_ids tensor (var.docs, shared by every caller: the result is only ever read)."""
+    if var.docs is None:
+        return build()
+    got = var.docs.get(key)
+    if got is None:
+        got = var.docs[key] = build()
+    return got
 
 
 @functools.lru_cache(maxsize=64)
@@ -285,8 +302,10 @@ def tables(var: Variant, n_q: int, n_k: int, device, block_m: int, block_n: int,
     if var.seq_ids is None:
         return rows, _plain_ranges(var.left, var.right, n_q, n_k, str(device), block_m, block_n, by_key)
     if by_key:
-        return rows, tile_ranges(col_bounds(rows, n_k), n_q, block_n, block_m)
-    return rows, tile_ranges(rows, n_k, block_m, block_n)
+        return rows, _docs_cached(var, ("cols", var.left, var.right, block_m, block_n),
+                                  lambda: tile_ranges(col_bounds(rows, n_k), n_q, block_n, block_m))
+    return rows, _docs_cached(var, ("tiles", var.left, var.right, block_m, block_n),
+                              lambda: tile_ranges(rows, n_k, block_m, block_n))
 
 
 @functools.lru_cache(maxsize=128)

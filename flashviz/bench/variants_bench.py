@@ -10,6 +10,8 @@ Per N, per variant (flashviz/bench/variants_spec.py), fresh seeded inputs shared
          (window, docs), a float bias (alibi); softcap is not expressible: status "unavailable";
   ours   flashviz_kernels.attention(q, k, v, causal=True, sm_scale, impl, window=..., softcap=..., alibi_slopes=...,
          seq_ids=...) with only the variant's keywords; an impl that does not take a keyword yet is "unavailable".
+         docs: the same seq_ids tensor every call (its tables built once, as flex's block mask), and ms_new_ids
+         timed with a new tensor per call (tables rebuilt each time);
 Each impl: one call checked against a float64 reference on a few rows of two heads, then timed (do_bench on CUDA,
 perf_counter on CPU; flashviz.bench.measure). A failure is recorded in its cell (never a crash). The file is
 written after every N (atomic); schema in flashviz/bench/variants_dataset.py.
@@ -140,7 +142,9 @@ def _sdpa_runner(x: dict):
     return (lambda: F.scaled_dot_product_attention(x["q"], x["k"], x["v"], **kw)), None
 
 
-def _ours_runner(x: dict, impl: str):
+def _ours_runner(x: dict, impl: str, new_ids: bool = False):
+    """Our call with the variant's keywords. new_ids: a fresh seq_ids tensor per call (a clone), so the kernels'
+    document tables, otherwise built once per tensor and reused, are rebuilt every call."""
     import flashviz_kernels as fk
     var = x["var"]
     kw = dict(causal=True, sm_scale=x["scale"], impl=impl)
@@ -152,13 +156,16 @@ def _ours_runner(x: dict, impl: str):
         kw["alibi_slopes"] = x["slopes"]
     if var.doc_lens is not None:
         kw["seq_ids"] = x["ids"].reshape(1, -1).expand(x["q"].shape[0], -1).contiguous()   # (B, N)
+        if new_ids:
+            ids = kw.pop("seq_ids")
+            return lambda: fk.attention(x["q"], x["k"], x["v"], seq_ids=ids.clone(), **kw)
     return lambda: fk.attention(x["q"], x["k"], x["v"], **kw)
 
 
 def blank_cell(variant: str, impl: str, n: int, cfg: dict) -> dict:
     useful, executed, tiles = cell_flops(variant, impl, n, cfg)
     return dict(variant=variant, impl=impl, n=n, status="error", message=None, ms=None, ms_p20=None, ms_p80=None,
-                reps=None, compile_s=None, block_mask_s=None, compiled=None, flops_useful=useful,
+                reps=None, compile_s=None, block_mask_s=None, ms_new_ids=None, compiled=None, flops_useful=useful,
                 flops_executed=executed, tiles=tiles, tflops_useful=None, tflops_executed=None, max_abs_err=None,
                 rel_err=None, correct=None, speedup_vs_flex=None,
                 doc_lens=list(doc_lens(n)) if variant == "docs" else None)
@@ -192,6 +199,10 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
                     reps=len(times), tflops_useful=cell["flops_useful"] / (ms * 1e9))
         if cell["flops_executed"] is not None:
             cell["tflops_executed"] = cell["flops_executed"] / (ms * 1e9)
+        if impl in OURS and x["ids"] is not None:       # the tables' cost, as flex's block_mask_s is its mask's
+            fresh = _time(_ours_runner(x, impl, new_ids=True), device, spec["warmup_ms"], spec["rep_ms"],
+                          spec["min_reps"], est)
+            cell["ms_new_ids"] = float(_quantile(fresh, 0.5))
     except TypeError as e:                               # a keyword this impl does not take (yet)
         cell.update(status="unavailable", message=f"{impl} does not support this variant yet: {_short(e)}")
     except Exception as e:                               # noqa: BLE001 - recorded in the cell, never raised

@@ -14,6 +14,7 @@ Dataset JSON, kind "flashviz-variants", schema_version 1
      "cells": [{"variant" (variants_spec.VARIANTS, all causal), "impl" ("flex"|"sdpa"|"fast"|"teaching"|"naive"), "n",
                 "status" ("ok"|"oom"|"unavailable"|"error"), "message", "ms" (median), "ms_p20", "ms_p80", "reps",
                 "compile_s" (flex: first call, compile included, not in ms), "block_mask_s" (flex: create_block_mask),
+                "ms_new_ids" (ours, docs: median with a new seq_ids tensor per call, tables rebuilt; optional),
                 "compiled" (flex: bool), "flops_useful" = 4·d·B·H·(visible pairs), "flops_executed" (the run tiles
                 of "tiles" = [Br, Bc]; naive: every pair; null where the impl's tiles are unknown), "tiles",
                 "tflops_useful", "tflops_executed" = flops / ms / 1e9, "max_abs_err", "rel_err" (vs float64 rows of
@@ -36,8 +37,8 @@ CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1024), "d": (1, 256), "window
                "kv_heads": (1, 1024), "min_reps": (1, 10 ** 6), "seed": (-(1 << 63), 1 << 64)}
 CONFIG_KEYS = {*CONFIG_INTS, "preset", "dtype", "softcap", "ns", "impls", "variants", "compile", "warmup_ms", "rep_ms",
                "budget_s", "flex_block"}
-CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "compile_s", "block_mask_s", "tflops_useful", "tflops_executed",
-                "max_abs_err", "rel_err", "speedup_vs_flex")
+CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "compile_s", "block_mask_s", "ms_new_ids", "tflops_useful",
+                "tflops_executed", "max_abs_err", "rel_err", "speedup_vs_flex")
 CELL_KEYS = {*CELL_NUMBERS, "variant", "impl", "n", "status", "message", "reps", "compiled", "flops_useful",
              "flops_executed", "tiles", "correct", "doc_lens"}
 
@@ -159,7 +160,10 @@ def markdown_table(data: dict) -> str:
     def show(c):
         if c is None:
             return "—"
-        return f"{c['ms']:.3g}" if c["status"] == "ok" else c["status"]
+        if c["status"] != "ok":
+            return c["status"]
+        fresh = f" ({c['ms_new_ids']:.3g} new ids)" if c.get("ms_new_ids") is not None else ""
+        return f"{c['ms']:.3g}{fresh}"
     lines = ["| variant | N | " + " | ".join(f"{i} ms" for i in impls) + " | fast / flex |",
              "|---|---|" + "---|" * (len(impls) + 1)]
     for v, n in keys:
