@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import os
 import threading
 import warnings
 
@@ -37,9 +38,13 @@ HEAD_DIMS = (64, 128)
 LOG2E = 1.4426950408889634
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG); block_m = 2 consumers x 64 rows.
+# d=128: OVERLAP off. Measured (tune_ws, H200, N=8192, B=4, H=32, fp16, ms; cuDNN 6.98 / 4.06 in the same run):
+#   non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
+#   causal      overlap+pingpong 4.963, overlap only 5.203, pingpong only 4.214, neither 4.132, bn=64 x3 4.148
+# (overlapping tile j's softmax with tile j-1's P.V keeps a second 64 x 128 fp32 S tile live per warpgroup).
 CONFIGS = {
     (64, False): (128, 128, 3, True, True), (64, True): (128, 128, 3, True, True),
-    (128, False): (128, 128, 2, True, True), (128, True): (128, 128, 2, True, True),
+    (128, False): (128, 128, 2, False, True), (128, True): (128, 128, 2, False, False),
 }
 CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
 
@@ -53,6 +58,13 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 2
 #   d=128 N=16384  non-causal 36.21 / 36.48 / 28.90   causal 19.41 / 17.00 / 15.17   -> tl (1.008x: noise)
 #   d=128 N=4096   non-causal 2.352 / 2.106 / 1.752   causal 1.715 / 1.194 / 0.926   -> tl
 FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192}
+PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
+
+
+def _uses_ws() -> dict:
+    """The dispatch table in force: FAST_USES_WS, or nothing while PIN_TL_ENV pins fast to the tl kernel (to
+    time the two against each other; bench provenance then records fast_uses_ws "none")."""
+    return {} if os.environ.get(PIN_TL_ENV, "") not in ("", "0") else FAST_USES_WS
 
 _lock = threading.Lock()
 _state = {"failed": None, "warned": False}
@@ -117,7 +129,7 @@ def status() -> dict:
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON),
-                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in FAST_USES_WS.items()))
+                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()))
 
 
 def unsupported(q) -> str | None:
@@ -156,7 +168,7 @@ def fast_should_use(q, k, causal: bool) -> bool:
     """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
     faster for (d, causal) at this N and it can run here. When the table says so but it cannot run: warn once
     (CUDA tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
-    least = FAST_USES_WS.get((q.shape[3], bool(causal)))
+    least = _uses_ws().get((q.shape[3], bool(causal)))
     if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
         return False
     why = unsupported(q)

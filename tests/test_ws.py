@@ -173,6 +173,19 @@ def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
     assert not ws.fast_should_use(meta(8192, dt=torch.float32), meta(8192, dt=torch.float32), False)
 
 
+def test_pinning_fast_to_tl_for_measurement(monkeypatch):
+    """FLASHVIZ_FAST_TL=1 (a benchmark timing fast's tl kernel against ws) empties the table in force, and
+    status() says so, so the recording's provenance shows fast_uses_ws 'none'."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 8192})
+    q = torch.empty((1, 1, 8192, 64), dtype=torch.float16, device="meta")
+    assert ws.fast_should_use(q, q, False) and ws.status()["fast_uses_ws"] == ["d=64 causal=False N>=8192"]
+    monkeypatch.setenv(ws.PIN_TL_ENV, "1")
+    assert not ws.fast_should_use(q, q, False) and ws.status()["fast_uses_ws"] == []
+    monkeypatch.setenv(ws.PIN_TL_ENV, "0")
+    assert ws.fast_should_use(q, q, False)
+
+
 def test_dispatch_table_names_only_cells_ws_can_run():
     for (d, causal), least in ws.FAST_USES_WS.items():
         assert d in ws.HEAD_DIMS and isinstance(causal, bool) and isinstance(least, int) and least >= 1
