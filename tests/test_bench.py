@@ -288,3 +288,24 @@ def test_gpu_cells_record_graph_and_per_call_times():
             assert c["graph_ms"] > 0 and c["graph_message"] is None and c["graph_tflops"] > 0
         else:                                             # autograd may or may not capture; either way, recorded
             assert (c["graph_ms"] or 0) > 0 or c["graph_message"].startswith("graph capture failed")
+
+
+def test_readme_tables_are_printed_from_the_file():
+    """report.markdown: every row's TFLOP/s and fast's ratios are the cells' own numbers (the README's tables
+    are its output), one row per (N, d, causal) of the mode and dtype asked for."""
+    from pathlib import Path
+
+    from flashviz.bench import report
+    from flashviz.bench.dataset import load_dataset
+    files = sorted((Path(__file__).parents[1] / "assets/benchmarks").glob("nvidia-h200-fwd-*.json"))
+    data = load_dataset(files[-1])
+    md = report.markdown(data, "fwd", "float16").splitlines()
+    cells = [c for c in data["cells"] if c["mode"] == "fwd" and c["dtype"] == "float16"]
+    keys = sorted({(c["n"], c["d"], c["causal"]) for c in cells})
+    assert len(md) == 2 + len(keys)
+    for line, (n, d, causal) in zip(md[2:], keys):
+        by = {c["impl"]: c for c in cells if (c["n"], c["d"], c["causal"]) == (n, d, causal)}
+        cols = [x.strip() for x in line.strip("|").split("|")]
+        assert cols[:3] == [str(n), str(d), "yes" if causal else "no"]
+        fast, cudnn = by["fast"], by["sdpa-cudnn"]
+        assert f"{fast['tflops']:.0f}" in cols and f"{cudnn['ms'] / fast['ms']:.2f}x" in cols
