@@ -31,9 +31,13 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--dtype", default="float16")
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
+    ap.add_argument("--window", type=int, default=None,
+                    help="time a causal sliding window (left = WINDOW, right = 0) instead, against dense causal")
     args = ap.parse_args(argv)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
+    if args.window is not None:
+        return tune_window(args, dtype)
     for d, causal in itertools.product(args.d, (False, True)):
         shape = (args.batch, args.heads, args.n, d)
         q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
@@ -64,6 +68,37 @@ def main(argv=None):
         for ms, cfg, err in results[:6]:
             print(f"  {cfg}: {ms:.3f} ms {tflops(ms):.0f} TFLOP/s  x{t_cudnn / ms:.2f} cudnn  "
                   f"x{t_flash / ms:.2f} flash  maxerr {err:.1e}")
+        del q, k, v, ref
+        torch.cuda.empty_cache()
+
+
+WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 128, 4, 2), (128, 128, 8, 2),
+                     (128, 128, 8, 3), (64, 64, 4, 3), (64, 128, 4, 2), (128, 32, 4, 3))
+
+
+def tune_window(args, dtype):
+    """Tiles for a causal sliding window: each candidate's time, and dense causal (default tiles) over it."""
+    bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
+    for d in args.d:
+        shape = (args.batch, args.heads, args.n, d)
+        q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
+        w = (args.window, 0)
+        t_dense = bench(lambda: api.attention(q, k, v, causal=True, impl="fast"))
+        ref = api.attention(q, k, v, causal=True, window=w, impl="fast", block_m=64, block_n=64)
+        print(f"\nd={d} N={args.n} window {w} B={args.batch} H={args.heads} {args.dtype}: dense causal "
+              f"{t_dense:.3f} ms (default tiles)")
+        for bm, bn, nw, ns in WINDOW_CANDIDATES:
+            if d >= 256 and bn == 128:
+                continue
+            try:
+                f = lambda: api.attention(q, k, v, causal=True, window=w, impl="fast", block_m=bm,  # noqa: E731
+                                          block_n=bn, num_warps=nw, num_stages=ns)
+                err = (f().float() - ref.float()).abs().max().item()
+                ms = bench(f)
+                print(f"  {(bm, bn, nw, ns)}: {ms:.3f} ms  dense causal / window x{t_dense / ms:.2f}  "
+                      f"maxerr vs 64x64 {err:.1e}")
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"  {(bm, bn, nw, ns)}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
         del q, k, v, ref
         torch.cuda.empty_cache()
 
