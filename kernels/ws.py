@@ -38,12 +38,16 @@ HEAD_DIMS = (64, 128)
 LOG2E = 1.4426950408889634
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG); block_m = 2 consumers x 64 rows.
-# d=128: OVERLAP off. Measured (tune_ws, H200, N=8192, B=4, H=32, fp16, ms; cuDNN 6.98 / 4.06 in the same run):
-#   non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
-#   causal      overlap+pingpong 4.963, overlap only 5.203, pingpong only 4.214, neither 4.132, bn=64 x3 4.148
-# (overlapping tile j's softmax with tile j-1's P.V keeps a second 64 x 128 fp32 S tile live per warpgroup).
+# OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
+# H=32, fp16, ms; cuDNN d=128 6.98 / 4.06, d=64 4.84 / 2.55 in the same runs; bn 128 and 2 stages unless said):
+#   d=128 non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
+#   d=128 causal      overlap+pingpong 4.963, overlap only 5.203, pingpong only 4.214, neither 4.132, bn=64 x3 4.148
+#   d=64  non-causal  overlap+pingpong x3 5.061, neither 5.011, pingpong only 5.151, neither x3 5.180
+#   d=64  causal      overlap+pingpong x3 2.755, neither 2.552, pingpong only 2.697, neither x3 2.679
+# (overlapping tile j's softmax with tile j-1's P.V keeps a second fp32 S tile live per warpgroup; these
+# measurements say the registers cost more than the overlap wins here).
 CONFIGS = {
-    (64, False): (128, 128, 3, True, True), (64, True): (128, 128, 3, True, True),
+    (64, False): (128, 128, 2, False, False), (64, True): (128, 128, 2, False, False),
     (128, False): (128, 128, 2, False, True), (128, True): (128, 128, 2, False, False),
 }
 CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
@@ -57,7 +61,8 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 2
 #   d=128 N=8192   non-causal 9.143 / 8.190 / 7.116   causal 4.875 / 4.444 / 3.486   -> tl
 #   d=128 N=16384  non-causal 36.21 / 36.48 / 28.90   causal 19.41 / 17.00 / 15.17   -> tl (1.008x: noise)
 #   d=128 N=4096   non-causal 2.352 / 2.106 / 1.752   causal 1.715 / 1.194 / 0.926   -> tl
-FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192}
+FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 4096,
+                                             (128, True): 4096}
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
@@ -65,6 +70,7 @@ def _uses_ws() -> dict:
     """The dispatch table in force: FAST_USES_WS, or nothing while PIN_TL_ENV pins fast to the tl kernel (to
     time the two against each other; bench provenance then records fast_uses_ws "none")."""
     return {} if os.environ.get(PIN_TL_ENV, "") not in ("", "0") else FAST_USES_WS
+
 
 _lock = threading.Lock()
 _state = {"failed": None, "warned": False}
