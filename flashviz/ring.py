@@ -272,10 +272,14 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     One GPU (W = 1): q, k, v and the output, plus the float32 log-sum-exp. A ring device, with S the bytes of
     one shard (B H N/W d elements): its q, k, v shards (3 S); the K/V block arriving while it computes (2 S;
     with W > 2 the block it computes on is itself a received one, so 4 S); the output accumulator (S in the
-    inputs' dtype at W = 2, where each row merges two blocks and one rounding is exact enough; float32 beyond);
-    one block's output (S); with zigzag and causal masking, the contiguous copies of the half-shard slices a
-    step computes on (S); and the float32 log-sum-exps. Small scratch (the merge works 64 MiB slabs) is not
-    counted: a measured peak should exceed this by that much at most."""
+    inputs' dtype at W = 2: the first block's output itself, into which the second merges, one rounding; a float32
+    copy of it beyond); one block's output (S); with zigzag and causal masking, the contiguous copies of the
+    half-shard slices a step computes on (S: a device that runs all its queries against the early half of a
+    block copies that half of K and V for the kernel; the other kind of step copies half its q, S / 2, and its
+    block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge a GPU
+    runs needs none, the torch merge (CPU, and GPUs before the fused one) works 64 MiB slabs, and the recorded
+    one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
+    account by such scratch only (tests/test_ring_page.py holds the committed recording to that)."""
     w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)
     rows = batch * heads * (n // w)
     shard = rows * d * elem_bytes

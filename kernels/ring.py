@@ -10,8 +10,9 @@ Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of th
 Step s = 0..W-1: rank r holds the K/V block of rank src = (r - s) mod W; it starts sending that block to rank
 r + 1 and receiving the next one from r - 1 (dist.batch_isend_irecv), computes its queries against the block
 it holds meanwhile, and folds the block's (out, lse) into its running result with the log-sum-exp merge of
-flash-decoding (ring_block.merge). Without an initialised process group (or with a group of one) it is plain
-single-device attention.
+flash-decoding (ring_block.merge: one fused Triton pass on a GPU). Step 0 (the rank's own block, every local
+row) needs no merge: its output becomes the running result. Without an initialised process group (or with a group
+of one) it is plain single-device attention.
 
 Layouts (the sequence cut into chunks): "contiguous" gives rank r chunk r of W; "zigzag" cuts 2W chunks and
 gives rank r chunks r and 2W-1-r, so every rank holds one early and one late chunk. Causal work per step:
@@ -125,7 +126,11 @@ def plan(rank: int, src: int, world: int, layout: str, causal: bool, n_local: in
     for j, key_chunk in enumerate(kc):
         rows = [i for i, query_chunk in enumerate(qc) if key_chunk < query_chunk]
         for a, b in _runs(rows):                # consecutive local query chunks share one launch
-            out.append(Piece(a * c, b * c, j * c, (j + 1) * c, False))
+            last = out[-1] if out else None
+            if last and (last.q_lo, last.q_hi, last.k_hi) == (a * c, b * c, j * c):
+                out[-1] = last._replace(k_hi=(j + 1) * c)   # and so do consecutive key chunks: the whole held
+            else:                                           # block in place (no K/V copy), one merge, not two
+                out.append(Piece(a * c, b * c, j * c, (j + 1) * c, False))
     return out
 
 
@@ -210,15 +215,17 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
     benchmark can time how long each step waits for its transfer.
 
     Memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block (2 shards; own K and
-    V are sent as they are, never packed), the output accumulator, and one block's output at a time. With
+    V are sent as they are, never packed), the output accumulator, and one block's output at a time. Step 0 is
+    the rank's own block, one piece over every local row: its output becomes the accumulator (no zeros, no merge
+    into zeros); later blocks fold in with ring_block.merge (on a GPU one fused Triton pass, in place). With
     W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype: the one merge
     rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32."""
     if ring.world == 1:
         return block_forward(q, k, v, causal, sm_scale, impl)
     k, v = k.contiguous(), v.contiguous()                       # sent as they are
     rows = _Rows(q=q)
-    out = torch.zeros(q.shape, dtype=q.dtype if ring.world == 2 else acc_dtype(q.dtype), device=q.device)
-    lse = torch.full(q.shape[:3], -math.inf, dtype=acc_dtype(q.dtype), device=q.device)
+    acc_t = q.dtype if ring.world == 2 else acc_dtype(q.dtype)
+    out = lse = None                                            # made by the first piece
     held = (k, v)                                               # the K/V block this step computes against
     for s in range(ring.world):
         src = (ring.rank - s) % ring.world
@@ -230,7 +237,12 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
             for p in plan(ring.rank, src, ring.world, layout, causal, q.shape[2]):
                 kb, vb = _kv((k, v) if mode == "compute" else held, p)
                 o_b, l_b = block_forward(rows.get("q", p.q_lo, p.q_hi), kb, vb, p.causal, sm_scale, impl)
-                merge(out[:, :, p.q_lo:p.q_hi], lse[:, :, p.q_lo:p.q_hi], o_b, l_b)
+                if out is None and (p.q_lo, p.q_hi) == (0, q.shape[2]):
+                    out, lse = o_b.to(acc_t), l_b.to(acc_dtype(q.dtype)).contiguous()   # no copy when it fits
+                else:
+                    if out is None:                             # (plan starts with a whole-shard piece)
+                        out, lse = _empty_result(q, acc_t)
+                    merge(out[:, :, p.q_lo:p.q_hi], lse[:, :, p.q_lo:p.q_hi], o_b, l_b)
                 del o_b, l_b
         _mark(probe, "computed")
         for w in works or ():
@@ -238,7 +250,15 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
         _mark(probe, "received")
         if nxt is not None:
             held = (nxt[0], nxt[1])
+    if out is None:                                             # mode "comm": nothing computed
+        out, lse = _empty_result(q, acc_t)
     return out.to(q.dtype), lse
+
+
+def _empty_result(q, acc_t):
+    """The merge's identity for every local row: out 0, lse -inf."""
+    return (torch.zeros(q.shape, dtype=acc_t, device=q.device),
+            torch.full(q.shape[:3], -math.inf, dtype=acc_dtype(q.dtype), device=q.device))
 
 
 def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both",

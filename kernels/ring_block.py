@@ -4,6 +4,7 @@ No torch.distributed here; kernels/ring.py moves the blocks around the ring and 
 
     block_forward(q, k, v, causal, sm_scale, impl) -> (out like q, lse (B, H, Nq) float32)
     merge(out, lse, out_b, lse_b)                        # in place: out (float32 or the inputs' dtype), lse float32
+        (fused Triton kernel on a GPU, kernels/ring_merge.py; merge_torch on CPU and for float64)
     block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl) -> (dq, dk, dv)
         (float32 from the torch recomputation, float64 for float64 inputs; the inputs' dtype from Triton)
 
@@ -78,11 +79,21 @@ def block_forward(q, k, v, causal: bool, sm_scale: float, impl: str):
 
 
 def merge(out, lse, out_b, lse_b) -> None:
-    """Fold block (out_b, lse_b) into the accumulators (out, lse float32), in place; -inf safe.
+    """Fold block (out_b, lse_b) into the accumulators (out, lse), in place; -inf safe. On a GPU with float32 lse
+    and no float64 tensor: the fused Triton merge (kernels/ring_merge.py, one read and one write of each tensor);
+    otherwise (CPU, float64) the torch merge below, which is also the reference the Triton one is tested against."""
+    if (out.is_cuda and _env.HAS_TRITON and lse.dtype == torch.float32
+            and torch.float64 not in (out.dtype, out_b.dtype, lse_b.dtype)):
+        from .ring_merge import merge_triton
+        return merge_triton(out, lse, out_b, lse_b)
+    return merge_torch(out, lse, out_b, lse_b)
 
-    The arithmetic is float32 (float64 for float64) whatever out's dtype, a slab of rows at a time, and out is
-    written once per slab: so an out in the inputs' dtype is rounded once per merge, and no temporary larger
-    than a slab is ever allocated (a whole-tensor `out * a + out_b * b` would need three more outputs' worth)."""
+
+def merge_torch(out, lse, out_b, lse_b) -> None:
+    """The merge in torch: float32 arithmetic (float64 for float64) whatever out's dtype, a slab of rows at a
+    time, and out is written once per slab: so an out in the inputs' dtype is rounded once per merge, and no
+    temporary larger than a slab is ever allocated (a whole-tensor `out * a + out_b * b` would need three more
+    outputs' worth)."""
     ct = torch.float64 if torch.float64 in (out.dtype, out_b.dtype) else torch.float32
     b, h, n, d = out.shape
     rows = max(1, MERGE_ELEMS // max(1, b * h * d))

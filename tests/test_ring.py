@@ -24,14 +24,22 @@ W2 = [case(layout, causal, dtype, impl, n=32, seed=i)
 W2 += [case("zigzag", True, "float32", "sdpa", grad="lse", seed=50),          # only lse used: dout is None
        case("contiguous", True, "float32", "naive", grad="out", seed=51),
        case("zigzag", True, "float32", "sdpa", grad=None, seed=52)]
+if fk.INTERPRET:     # the fused Triton merge inside the ring, in the interpreter (these tensors stay on the CPU):
+    # the accumulator in the inputs' dtype at W = 2 (float32 beyond, below), half-row slices (zigzag), SDPA's outputs
+    W2 += [case("zigzag", True, "float16", "sdpa", merge="triton", seed=70),
+           case("contiguous", False, "bfloat16", "sdpa", merge="triton", seed=71),
+           case("zigzag", True, "float32", "naive", merge="triton", grad=None, seed=72)]
 if fk.INTERPRET:                               # the Triton teaching kernel and backward, in the interpreter
     W2 += [case("zigzag", True, "float32", "teaching", n=64, b=1, h=2, d=16, grad="out", seed=60),
            case("contiguous", True, "float16", "teaching", n=64, b=1, h=2, d=16, grad="out+lse", seed=61)]
 W3 = [case(layout, causal, dtype, impl, n=48, seed=100 + i)
       for i, (layout, causal, dtype, impl) in enumerate(itertools.product(
           LAYOUTS, (False, True), ("float32", "bfloat16"), ("sdpa",)))]
+W3 += [case(layout, True, "bfloat16", "sdpa", n=48, merge="triton", seed=150 + i) for i, layout in enumerate(LAYOUTS)
+       if fk.INTERPRET]
 W4 = [case(layout, True, dtype, "naive" if dtype == "float32" else "sdpa", n=64, b=1, seed=200 + i)
       for i, (layout, dtype) in enumerate(itertools.product(LAYOUTS, ("float32", "float16")))]
+W4 += [case("zigzag", False, "float16", "sdpa", n=64, b=1, merge="triton", seed=250)] if fk.INTERPRET else []
 CASES = {2: W2, 3: W3, 4: W4}
 
 
@@ -42,7 +50,8 @@ def results():
 
 @pytest.mark.parametrize("world,i", [(w, i) for w, cs in CASES.items() for i in range(len(cs))],
                          ids=[f"W{w}-{c['layout']}-{'causal' if c['causal'] else 'full'}-{c['dtype']}-{c['impl']}-"
-                              f"{c['grad']}" for w, cs in CASES.items() for c in cs])
+                              f"{c['grad']}" + ("-triton_merge" if c["merge"] == "triton" else "") for w, cs in CASES.items()
+                              for c in cs])
 def test_ring_matches_single_process(results, world, i):
     c = CASES[world][i]
     shards = [results[world][r][i] for r in range(world)]
