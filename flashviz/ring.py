@@ -276,8 +276,8 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     copy of it beyond); one block's output (S); with zigzag and causal masking, the contiguous copies of the
     half-shard slices a step computes on (S: a device that runs all its queries against the early half of a
     block copies that half of K and V for the kernel; the other kind of step copies half its q, S / 2, and its
-    block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge a GPU
-    runs needs none, the torch merge (CPU, and GPUs before the fused one) works 64 MiB slabs, and the recorded
+    block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge needs
+    none, the torch merge (CPU, and GPUs until the fused one is verified there) works 64 MiB slabs, and the recorded
     one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
     account by such scratch only (tests/test_ring_page.py holds the committed recording to that)."""
     w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)

@@ -10,7 +10,7 @@ Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of th
 Step s = 0..W-1: rank r holds the K/V block of rank src = (r - s) mod W; it starts sending that block to rank
 r + 1 and receiving the next one from r - 1 (dist.batch_isend_irecv), computes its queries against the block
 it holds meanwhile, and folds the block's (out, lse) into its running result with the log-sum-exp merge of
-flash-decoding (ring_block.merge: one fused Triton pass on a GPU). Step 0 (the rank's own block, every local
+flash-decoding (ring_block.merge: one fused Triton pass on a GPU, once verified there). Step 0 (the rank's own block, every local
 row) needs no merge: its output becomes the running result. Without an initialised process group (or with a group
 of one) it is plain single-device attention.
 
@@ -217,7 +217,7 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
     Memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block (2 shards; own K and
     V are sent as they are, never packed), the output accumulator, and one block's output at a time. Step 0 is
     the rank's own block, one piece over every local row: its output becomes the accumulator (no zeros, no merge
-    into zeros); later blocks fold in with ring_block.merge (on a GPU one fused Triton pass, in place). With
+    into zeros); later blocks fold in with ring_block.merge (in place; see there for the fused pass). With
     W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype: the one merge
     rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32."""
     if ring.world == 1:
