@@ -11,18 +11,15 @@ rows -> zeros), minus the trace. What makes it fast:
     masking and the guard;
   - causal programs are launched heaviest-first (last Q block first) to balance the tail;
   - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
-Measured on the H200 (assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B=4, H=32, same run):
-  d=128, N 4096-16384: 491-507 TFLOP/s = 0.86-0.96x SDPA cuDNN, 1.44-1.51x SDPA flash (causal and not);
-  d=64: 364-428 TFLOP/s = 0.91-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a
-  call's host-side launch is as long as the kernel (python -m flashviz_kernels.launch_overhead), so
-  the recorded small-N cells are launch-sensitive. Since that recording (6a3dc36d) the changes are
-  zeroing V rows past n_k in masked tiles (af791c1): N=4096 spot check within 0-5% of before; caching
-  the three TMA descriptors per input tensor (_descriptor below); and the variants (per-row key intervals
-  loaded from a table, three stages): these two are not re-measured in that sweep.
+Measured on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json, fp16, B=4, H=32, N 4096-16384, causal
+and not, this kernel pinned with FLASHVIZ_FAST_TL=1, same run as SDPA cuDNN): d=128 443-551 TFLOP/s = 0.82-0.95x
+cuDNN; d=64 365-423 TFLOP/s = 0.85-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a call's
+host-side launch is about as long as the kernel (python -m flashviz_kernels.launch_overhead): the recorded
+datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
 Through flashviz_kernels.api, impl="fast" with no pinned launch and no variant runs the Gluon ws kernel
-(kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (d=64, N >= 8192 on the H200)
-and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon failure, this kernel runs
-(warned once, ws.status()).
+(kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (on the H200: d=128 from
+N = 4096, d=64 from N = 8192) and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon
+failure, this kernel runs (warned once, ws.status()).
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """

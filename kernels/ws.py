@@ -6,14 +6,13 @@ warpgroup MMAs (P stays in registers as the A operand), optionally overlapping t
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
-Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, one run with the tl fast kernel and SDPA cuDNN;
-assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), default schedule (OVERLAP + PINGPONG, 128 x 128 tiles):
-  d=64,  N 8192-16384: 418-488 TFLOP/s = 0.89-0.97x cuDNN, 1.02-1.06x the tl fast kernel (causal and not);
-  d=128, N 8192-16384: 451-486 TFLOP/s = 0.72-0.80x cuDNN, 0.88-1.01x the tl fast kernel: slower, not used;
-  N=4096: 0.35-0.75x cuDNN, because each call then spent more time on the host than the GPU did (the version
-  probe and descriptor layouts were recomputed per call; now cached, not re-measured). So it is NOT faster than
-  cuDNN anywhere; FA3's ~650 TFLOP/s at d=128 needs what is missing here: tuned register budgets, a persistent
-  longest-first scheduler, and measuring the schedule variants (OVERLAP/PINGPONG off, block_n 64, 3 stages).
+Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
+tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), CONFIGS below (OVERLAP off):
+  d=128: 0.96-1.05x cuDNN, 1.05-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.10x tl.
+So impl="fast" runs it at d=128 from N = 4096 and d=64 from N = 8192 (FAST_USES_WS). Not FA3's ~650 TFLOP/s at
+d=128 (this is 514-607 TFLOP/s): missing are a persistent longest-first scheduler and an overlap of softmax with P.V
+that does not cost more registers than it hides (measured with 2 stages: OVERLAP on was 18-49 % slower in every
+pairing of the other switches).
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -53,14 +52,17 @@ CONFIGS = {
 CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
 
 # (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it
-# measured faster. Measured 2026-11-30 on the H200 with `python -m flashviz.bench --n 4096 8192 16384 --d 128 64
-# --causal both --batch 4 --heads 32 --dtype float16 --impls ws fast sdpa-cudnn` (ms, ws / tl fast / cuDNN):
-#   d=64  N=8192   non-causal 4.747 / 5.038 / 4.396   causal 2.628 / 2.670 / 2.349   -> ws
-#   d=64  N=16384  non-causal 19.57 / 20.05 / 19.06   causal 10.25 / 10.46 / 9.92    -> ws
-#   d=64  N=4096   non-causal 1.793 / 1.263 / 1.133   causal 1.787 / 0.726 / 0.630   -> tl (host-bound then)
-#   d=128 N=8192   non-causal 9.143 / 8.190 / 7.116   causal 4.875 / 4.444 / 3.486   -> tl
-#   d=128 N=16384  non-causal 36.21 / 36.48 / 28.90   causal 19.41 / 17.00 / 15.17   -> tl (1.008x: noise)
-#   d=128 N=4096   non-causal 2.352 / 2.106 / 1.752   causal 1.715 / 1.194 / 0.926   -> tl
+# measured faster. Measured 2026-11-30 on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json, commit
+# a2b839f, CONFIGS above) with `FLASHVIZ_FAST_TL=1 python -m flashviz.bench --n 4096 8192 16384 --d 128 64 --causal
+# both --batch 4 --heads 32 --dtype float16 --impls ws fast sdpa-cudnn --rep-ms 50` (ms, ws / tl fast / cuDNN):
+#   d=64  N=4096   non-causal 1.276 / 1.3 / 1.209 causal 0.7172 / 0.7523 / 0.7086
+#   d=64  N=8192   non-causal 4.937 / 5.198 / 4.432 causal 2.551 / 2.725 / 2.743
+#   d=64  N=16384  non-causal 20.24 / 21.16 / 19.72 causal 10.46 / 10.57 / 10.92
+#   d=128 N=4096   non-causal 1.81 / 1.996 / 1.897 causal 1.019 / 1.241 / 1.023
+#   d=128 N=8192   non-causal 7.77 / 8.629 / 7.57 causal 4.278 / 4.558 / 4.292
+#   d=128 N=16384  non-causal 30.96 / 33.68 / 29.73 causal 16.15 / 17.74 / 16.72
+# ws is faster than tl in every cell (1.01-1.22x); d=64 keeps N >= 8192 (1.02-1.05x at 4096 is within the 5-9 %
+# that cuDNN's own times moved between two runs that day). Below N = 4096 nothing was measured: tl.
 FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 4096,
                                              (128, True): 4096}
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel

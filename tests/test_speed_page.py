@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import clean
 
-from flashviz.bench import load_dataset, nearest_config
+from flashviz.bench import list_datasets, load_dataset, nearest_config
 from flashviz.charts import speed as charts
 from flashviz.errors import DatasetError
 from flashviz.i18n import t
@@ -170,7 +170,8 @@ def test_a_valid_upload_becomes_selectable_in_this_session():
     assert dataset_shown(at) == "upload:mine.json"
     assert "My Laptop GPU" in texts(at) and "abc1234" in texts(at)
     options = at.selectbox(key="_w.speed.dataset").options
-    assert "My Laptop GPU · 2026-11-29 · 200 cells · uploaded" in options and len(options) == 2
+    committed = [p for p in list_datasets() if any(c["mode"] == "fwd" for c in load_dataset(p)["cells"])]
+    assert "My Laptop GPU · 2026-11-29 · 200 cells · uploaded" in options and len(options) == len(committed) + 1
     at.selectbox(key="_w.speed.dataset").set_value(f"file:{FWD.name}").run()   # back to the committed one; kept
     at.run()
     assert dataset_shown(at) == f"file:{FWD.name}" and "NVIDIA H200" in texts(at)
@@ -393,3 +394,18 @@ def test_the_live_store_hands_out_copies_and_keeps_a_bounded_number():
     assert len(s["results"]) <= speed_live.MAX_RESULTS and len(s["keys"]) <= speed_live.MAX_RESULTS + 1
     assert speed_live.stored(key) is None and speed_live.stored(("test-bound", 0)) is None
     assert speed_live.stored(("test-bound", speed_live.MAX_RESULTS + 4))["cells"][0]["n"] == speed_live.MAX_RESULTS + 4
+
+
+def test_a_recording_cut_short_is_never_the_default_while_a_complete_one_exists():
+    """ui.common.complete_first: the committed forward files, complete ones first, each group newest name first;
+    the page opens on the first of them."""
+    from flashviz.ui.common import complete_first
+    rec = {p.name: load_dataset(p) for p in list_datasets()}
+    order = list(complete_first(rec))
+    done = [k for k in order if rec[k]["complete"]]
+    assert order == done + [k for k in order if not rec[k]["complete"]]
+    assert done == sorted(done, reverse=True)
+    fwd = [k for k in order if any(c["mode"] == "fwd" for c in rec[k]["cells"])]
+    at = open_page()
+    clean(at)
+    assert dataset_shown(at) == f"file:{fwd[0]}" and rec[fwd[0]]["complete"]

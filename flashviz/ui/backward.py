@@ -18,7 +18,7 @@ from flashviz.charts import backward as charts
 from flashviz.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, complete_first, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 from flashviz.units import fmt_bytes
 
@@ -58,8 +58,9 @@ def cached_dataset(path: str, mtime: float) -> dict:
 
 
 def datasets() -> dict[str, dict]:
-    """{file name: dataset}: the committed ones, a training dataset first."""
-    out = {p.name: cached_dataset(str(p), p.stat().st_mtime) for p in list_datasets()}
+    """{file name: dataset}: the committed ones, a training dataset first, complete ones before those a time budget
+    cut short (ui.common.complete_first)."""
+    out = complete_first({p.name: cached_dataset(str(p), p.stat().st_mtime) for p in list_datasets()})
     return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
 
 

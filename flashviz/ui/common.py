@@ -161,4 +161,10 @@ def committed_recordings(paths, loader, lang: str, bad_key: str, prefix: str = "
         except DatasetError as e:
             st.warning(t(bad_key, lang, name=md(p.name), msg=md(e.localized(lang))),
                        icon=":material/warning:")
-    return out
+    return complete_first(out)
+
+
+def complete_first(recordings: dict[str, dict]) -> dict[str, dict]:
+    """The same recordings, complete ones first (each group keeps its order, newest name first): a run cut short
+    by its time budget stays selectable but is never the default while a complete recording exists."""
+    return dict(sorted(recordings.items(), key=lambda kv: kv[1].get("complete", True) is False))
