@@ -129,3 +129,36 @@ def test_a_presenter_session_leaves_the_next_sessions_charts_alone(recorded):
     again = [c.proto.spec for c in open_page(PAGE).get("plotly_chart")]
     assert len(first) == 3 and again == first
     assert all(p["layout"]["font"]["size"] > json.loads(f)["layout"]["font"]["size"] for p, f in zip(presented, first))
+
+
+@pytest.mark.parametrize("recorded_schedule", [None, "overlap+pingpong", "plain"])
+def test_the_ws_schedule_is_said_recorded_or_as_todays_default(recorded, tmp_path, recorded_schedule):
+    """A ws cell says which OVERLAP / PINGPONG schedule ran when the file records it; an older file without the
+    field gets today's default from kernels/ws.py, said as such (never passed off as what ran)."""
+    from flashviz_kernels import ws
+    data = json.loads((tmp_path / NAME).read_text())
+    cell = next(c for c in data["cells"] if c["impl"] == "ws")
+    if recorded_schedule:
+        cell["schedule"] = recorded_schedule
+    (tmp_path / NAME).write_text(json.dumps(data))
+    td.load_timeline_dataset(tmp_path / NAME)                                   # the schema takes the field
+    at = open_page(PAGE)
+    clean(at)
+    captions = [c.value for c in at.caption]
+    if recorded_schedule:
+        want = t("inside.schedule_recorded", "en", schedule=t(f"inside.sched_{recorded_schedule}", "en"))
+    else:
+        today = td.schedule_name(*ws.CONFIGS[(cell["d"], bool(cell["causal"]))][3:5])
+        want = t("inside.schedule_unrecorded", "en", d=cell["d"], schedule=t(f"inside.sched_{today}", "en"),
+                 mask=t("inside.mask_causal" if cell["causal"] else "inside.mask_none", "en"))
+    assert want in captions
+
+
+def test_a_schedule_outside_the_schema_is_refused(tmp_path):
+    data = dataset()
+    next(c for c in data["cells"] if c["impl"] == "ws")["schedule"] = "warp-magic"
+    (tmp_path / NAME).write_text(json.dumps(data))
+    from flashviz.errors import DatasetError
+    with pytest.raises(DatasetError, match="schedule"):
+        td.load_timeline_dataset(tmp_path / NAME)
+    assert [td.schedule_name(o, p) for o in (True, False) for p in (True, False)] == list(td.SCHEDULES)

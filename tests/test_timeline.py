@@ -267,3 +267,16 @@ def test_a_cell_that_fails_the_schema_becomes_an_error_cell_not_a_lost_run():
     out = timeline.checked(bad)
     assert out["status"] == "error" and "add up to more" in out["message"] and "timeline" not in out
     td._cell(0, out)                                               # what is left is a valid cell
+
+
+def test_a_ws_cell_records_the_schedule_it_launches_with():
+    """bench.timeline.Impl.schedule: ws's OVERLAP / PINGPONG defaults for (d, causal) by name; none for fast."""
+    from types import SimpleNamespace
+
+    from flashviz.bench.timeline import Impl
+    from flashviz.bench.timeline_dataset import schedule_name
+    mod = SimpleNamespace(CONFIGS={(128, False): (128, 128, 2, False, True), (128, True): (128, 128, 2, True, True)})
+    ws = Impl("ws", mod, "ws_fwd")
+    assert ws.schedule(128, False) == "pingpong" == schedule_name(False, True)
+    assert ws.schedule(128, True) == "overlap+pingpong"
+    assert Impl("fast", mod, "_fast_fwd").schedule(128, True) is None

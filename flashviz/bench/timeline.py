@@ -67,6 +67,14 @@ class Impl:
     def tiles(self, q, k, causal: bool):
         return self.module.pick_config(q, k, causal=causal)
 
+    def schedule(self, d: int, causal: bool) -> str | None:
+        """The ws kernel's schedule switches this launch runs with (its CONFIGS default), as one of
+        timeline_dataset.SCHEDULES; None for kernels without them."""
+        if self.name != "ws":
+            return None
+        from .timeline_dataset import schedule_name
+        return schedule_name(*self.module.CONFIGS[(d, bool(causal))][3:5])
+
     def launcher(self, q, k, v, causal: bool, tiles):
         bm, bn, warps, stages = tiles
         scale = q.shape[-1] ** -0.5
@@ -175,6 +183,8 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
                 dtype="float16", batch=b, heads=h, block_m=bm, block_n=bn, num_warps=warps, num_stages=stages,
                 grid=[-(-n // bm), b * h], buffer="global", ms_plain=None, ms_kernel_plain=None,
                 ms_kernel_instrumented=None, reps_kernel=REPS)
+    if impl.schedule(d, causal) is not None:
+        cell["schedule"] = impl.schedule(d, causal)
     fn()
     torch.cuda.synchronize()
     cell["ms_plain"] = clock.during(lambda: triton.testing.do_bench(fn, warmup=25, rep=300, return_mode="median"))

@@ -13,6 +13,7 @@ kind "flashviz-timeline", schema_version 1:
      "cells": [{"impl", "kernel", "status" ("ok"|"error"|"no_scopes"), "message",
                 "n", "d", "causal", "dtype", "batch", "heads", "block_m", "block_n", "num_warps", "num_stages",
                 "grid" ([programs along N, batch x heads]), "buffer" ("global"|"shared": where proton kept events),
+                "schedule" (ws only, optional: its OVERLAP/PINGPONG switches, one of SCHEDULES),
                 "ms_plain" (do_bench median, not instrumented), "ms_kernel_plain", "ms_kernel_instrumented"
                 (GPU time of the kernel alone, CUPTI, median of "reps_kernel" launches; null if not measured),
                 and for status "ok" the parsed trace (flashviz/bench/timeline_trace.py, times in SM cycles):
@@ -51,7 +52,14 @@ PARSED_INTS = ("ctas", "events", "events_per_cta_min", "events_per_cta_max")
 PARSED_KEYS = (*PARSED_INTS, "ctas_expected", "events_expected", "cta", "span_cycles", "scopes", "warps", "roles",
                "timeline", "shares")
 CELL_KEYS = ("impl", "kernel", "status", "message", "dtype", "causal", "grid", "buffer", *CONFIG_INTS, *MS_KEYS,
-             "reps_kernel", *PARSED_KEYS)
+             "reps_kernel", "schedule", *PARSED_KEYS)
+SCHEDULES = ("overlap+pingpong", "overlap", "pingpong", "plain")   # ws's OVERLAP / PINGPONG switches (optional)
+
+
+def schedule_name(overlap: bool, pingpong: bool) -> str:
+    """The SCHEDULES name of the ws kernel's two switches."""
+    return {(True, True): "overlap+pingpong", (True, False): "overlap", (False, True): "pingpong",
+            (False, False): "plain"}[(bool(overlap), bool(pingpong))]
 _fail = _ds._fail
 
 
@@ -168,6 +176,8 @@ def _cell(i: int, c) -> None:
         _fail(f"{w}.buffer", f"must be one of {', '.join(BUFFERS)}")
     _ds._bool(f"{w}.causal", c["causal"])
     _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+    if c.get("schedule") is not None and c["schedule"] not in SCHEDULES:
+        _fail(f"{w}.schedule", f"must be null or one of {', '.join(SCHEDULES)}")
     for k, (lo, hi) in CONFIG_INTS.items():
         _ds._int_in(f"{w}.{k}", c[k], lo, hi)
     g = c["grid"]

@@ -57,9 +57,9 @@ STRINGS = {
               "- `tma_wait_slot` (ws, producer): waiting until the consumers have freed a stage of the K/V ring; "
               "`tma_issue`: starting the copies of K_j and V_j (they complete asynchronously).\n"
               "- `wait_kv` (ws, consumers): waiting for K_j and V_j to arrive; `wait_turn`: waiting while the other "
-              "consumer warpgroup issues its matrix products (ping-pong); `qk` (ws): from issuing Q·K_jᵀ, with the "
-              "previous tile's P·V issued just before it and running meanwhile, until the scores are ready; "
-              "`pv` (ws): waiting for that P·V to finish, then rescaling the running output by α.",
+              "consumer warpgroup issues its matrix products (ping-pong); `qk` (ws): from issuing Q·K_jᵀ until the "
+              "scores are ready (with the OVERLAP switch on, the previous tile's P·V is issued just before it and "
+              "runs meanwhile); `pv` (ws): waiting for the P·V to finish, then rescaling the running output by α.",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到线程束拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
@@ -68,8 +68,8 @@ STRINGS = {
               "- `tma_wait_slot`（ws，生产者）：等消费者释放 K/V 环形缓冲区的一级；`tma_issue`：发起 K_j、V_j 的拷贝"
               "（拷贝异步完成）。\n"
               "- `wait_kv`（ws，消费者）：等 K_j、V_j 到达；`wait_turn`：另一个消费者线程束组发出矩阵乘法时在旁等待"
-              "（乒乓）；`qk`（ws）：先发出上一个 tile 的 P·V（它同时在算），再发出 Q·K_jᵀ，直到分数就绪；"
-              "`pv`（ws）：等那次 P·V 完成，再用 α 重缩放累积的输出。"},
+              "（乒乓）；`qk`（ws）：从发出 Q·K_jᵀ 到分数就绪（打开 OVERLAP 开关时，会先发出上一个 tile 的 P·V，"
+              "它同时在算）；`pv`（ws）：等 P·V 完成，再用 α 重缩放累积的输出。"},
     "inside.can_header": {"en": "What this measurement can and cannot show", "zh": "这种测量能说明什么、不能说明什么"},
     "inside.can_text": {
         "en": "- **It can show** the order and length of the named steps per warp, from the SM's own cycle "
@@ -117,6 +117,23 @@ STRINGS = {
                           "zh": "N = {n} · d = {d} · {mask} · B = {batch}，H = {heads} · {dtype}"},
     "inside.mask_causal": {"en": "causal", "zh": "因果"},
     "inside.mask_full": {"en": "non-causal", "zh": "非因果"},
+    "inside.schedule_recorded": {"en": "ws schedule in this recording: {schedule}.",
+                                 "zh": "本次录制中 ws 的调度：{schedule}。"},
+    "inside.schedule_unrecorded": {
+        "en": "This recording does not say which ws schedule ran (it predates that field). Today's default for "
+              "d = {d}, {mask}: {schedule} (kernels/ws.py, picked by measurement), which may differ from what ran.",
+        "zh": "这份录制没有记下 ws 用的是哪种调度（它早于这个字段）。如今 d = {d}、{mask} 的默认调度是：{schedule}"
+              "（kernels/ws.py，按测量选定），可能与录制时不同。"},
+    "inside.sched_overlap+pingpong": {"en": "softmax of tile j overlapped with P·V of tile j−1, and ping-pong",
+                                      "zh": "tile j 的 softmax 与 tile j−1 的 P·V 重叠，并且乒乓调度"},
+    "inside.sched_overlap": {"en": "softmax of tile j overlapped with P·V of tile j−1, no ping-pong",
+                             "zh": "tile j 的 softmax 与 tile j−1 的 P·V 重叠，不用乒乓调度"},
+    "inside.sched_pingpong": {"en": "ping-pong, no overlap of softmax with P·V",
+                              "zh": "乒乓调度，softmax 不与 P·V 重叠"},
+    "inside.sched_plain": {"en": "neither overlap nor ping-pong (each consumer runs its 64 rows on its own)",
+                           "zh": "既不重叠也不乒乓（每个消费者各自处理自己的 64 行）"},
+    "inside.mask_causal": {"en": "causal", "zh": "因果"},
+    "inside.mask_none": {"en": "no mask", "zh": "无掩码"},
     "inside.impl_header": {
         "en": "`{impl}` · kernel `{kernel}` · tiles {bm} × {bn} · {stages} stages · {warps} warps recorded",
         "zh": "`{impl}` · 内核 `{kernel}` · tile {bm} × {bn} · {stages} 级流水 · 记录到 {warps} 个线程束"},

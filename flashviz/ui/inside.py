@@ -51,9 +51,24 @@ def events_note(c: dict, lang: str) -> None:
         st.caption(t("inside.extra", lang, kept=f"{kept:,}", expected=f"{exp:,}"))
 
 
+def schedule_note(c: dict, lang: str) -> str:
+    """Which OVERLAP / PINGPONG schedule a ws cell ran: recorded, or (older files) today's default, said as such."""
+    if c.get("schedule"):
+        return t("inside.schedule_recorded", lang, schedule=t(f"inside.sched_{c['schedule']}", lang))
+    from flashviz_kernels import ws                     # its CONFIGS only: importing it loads no Gluon
+    cfg = ws.CONFIGS.get((c["d"], bool(c["causal"])))
+    if cfg is None:
+        return t("inside.schedule_recorded", lang, schedule="—")
+    today = td.schedule_name(*cfg[3:5])
+    return t("inside.schedule_unrecorded", lang, d=c["d"], schedule=t(f"inside.sched_{today}", lang),
+             mask=t("inside.mask_causal" if c["causal"] else "inside.mask_none", lang))
+
+
 def impl_block(c: dict, name: str, clock: float | None, x_max: float | None, lang: str) -> None:
     st.markdown(t("inside.impl_header", lang, impl=c["impl"], kernel=c["kernel"], bm=c["block_m"], bn=c["block_n"],
                   stages=c["num_stages"], warps=len(c.get("warps", ())) or c["num_warps"]))
+    if c["impl"] == "ws":
+        st.caption(schedule_note(c, lang))
     cols = st.columns(5)
     cols[0].metric(t("inside.m_plain", lang), _ms(c["ms_plain"]), help=t("inside.m_plain_help", lang))
     khelp = t("inside.m_kernel_help", lang, reps=c.get("reps_kernel") or "?")
