@@ -32,6 +32,9 @@ STRINGS = {
               "- **ping-pong**: the two consumers take turns issuing their matrix multiplies, so while one "
               "warpgroup computes its softmax (exponentials on the ordinary ALUs), the other's matmuls keep the "
               "tensor cores busy.\n\n"
+              "Ping-pong, and FlashAttention-3's overlap of one tile's softmax with the previous tile's P·V, are "
+              "switches of the `ws` kernel; its defaults keep only what measured faster on the H200 (each timeline "
+              "below says which schedule it ran).\n\n"
               "If the schedule works as designed, its timeline shows a producer row of short copy scopes and the "
               "two warpgroups' softmax bars offset from each other rather than aligned; the recording below shows "
               "whether it does.",
@@ -44,6 +47,8 @@ STRINGS = {
               "和 P·V；\n"
               "- **乒乓调度**：两个消费者轮流发起矩阵乘法，一个线程束组在算 softmax（普通 ALU 上的指数运算）时，另一个的"
               "矩阵乘法让张量核心保持忙碌。\n\n"
+              "乒乓调度，以及 FlashAttention-3 把一个 tile 的 softmax 与上一个 tile 的 P·V 重叠的做法，都是 `ws` 内核的开关；"
+              "它的默认值只保留在 H200 上测得更快的那些（下面每条时间线都写明了它用的调度）。\n\n"
               "如果调度按设计工作，时间线上会有一行只有短拷贝 scope 的生产者，两个线程束组的 softmax 条彼此错开、而不是对齐；"
               "下面的录制结果显示它是否真的如此。"},
     "inside.scopes_header": {"en": "The scopes", "zh": "各个 scope"},
