@@ -143,7 +143,7 @@ STRINGS = {
                                  "it every call.",
                            "zh": "B = {b}，H = {h}，d = {d}，{dtype}；所有变体都带因果掩码；窗口左宽 {w}，softcap {c}，"
                                  "GQA H_kv = {hkv}。flex 的编译时间不计入计时；双方根据文档 id 只建一次的块级表"
-                                 "（flex 的 block mask、我们内核的分块表）也不计入；“每次新 seq_ids”一列是我们每次"
+                                 "（flex 的 block mask、我们内核的 tile 表）也不计入；“每次新 seq_ids”一列是我们每次"
                                  "调用都重建该表时的耗时。"},
     "variants.prov": {"en": "Device {device} · torch {torch} · triton {triton} · {date} · commit {commit} · timer {timer}",
                       "zh": "设备 {device} · torch {torch} · triton {triton} · {date} · 提交 {commit} · 计时 {timer}"},
