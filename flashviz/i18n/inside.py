@@ -126,9 +126,9 @@ STRINGS = {
                                  "zh": "本次录制中 ws 的调度：{schedule}。"},
     "inside.schedule_unrecorded": {
         "en": "This recording does not say which ws schedule ran (it predates that field). Today's default for "
-              "d = {d}, {mask}: {schedule} (kernels/ws.py, picked by measurement), which may differ from what ran.",
+              "d = {d}, {mask}: {schedule} (the ws kernel's defaults, picked by measurement), which may differ from what ran.",
         "zh": "这份录制没有记下 ws 用的是哪种调度（它早于这个字段）。如今 d = {d}、{mask} 的默认调度是：{schedule}"
-              "（kernels/ws.py，按测量选定），可能与录制时不同。"},
+              "（ws 内核的默认值，按测量选定），可能与录制时不同。"},
     "inside.sched_overlap+pingpong": {"en": "softmax of tile j overlapped with P·V of tile j−1, and ping-pong",
                                       "zh": "tile j 的 softmax 与 tile j−1 的 P·V 重叠，并且乒乓调度"},
     "inside.sched_overlap": {"en": "softmax of tile j overlapped with P·V of tile j−1, no ping-pong",
