@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import array, clean
 
-from flashviz.bench import load_dataset
+from flashviz.bench import list_datasets, load_dataset
 from flashviz.ui.pages import switch
 from flashviz.units import ELEM_BYTES
 
@@ -263,3 +263,19 @@ def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
     assert any("flashviz.live.sweep_live" in c.value for c in at.caption)
     df = table(at, "times").set_index("implementation")
     assert df.loc["ours: fast", "backward ms"] == f"{cell(train, 'fast', 'bwd')['ms']:.2f}"
+
+
+def test_every_committed_training_recording_opens():
+    """Each committed file with training cells, picked as the source, gives the times table and charts with no
+    error; a recording cut short by its time budget is listed after the complete ones."""
+    rec = {p.name: load_dataset(p) for p in list_datasets()}
+    names = [n for n, ds in rec.items() if any(c["mode"] != "fwd" for c in ds["cells"])]
+    at = open_page()
+    clean(at)
+    options = [o for o in at.selectbox(key="_w.backward.source").options if o in names]
+    assert sorted(options) == sorted(names) and options == sorted(options, key=lambda n: not rec[n]["complete"])
+    assert rec[options[0]]["complete"]
+    for name in names:
+        at.selectbox(key="_w.backward.source").set_value(name).run()
+        assert not at.exception and not at.error, name
+        assert table(at, "times") is not None and "backward.times" in charts(at)

@@ -409,3 +409,17 @@ def test_a_recording_cut_short_is_never_the_default_while_a_complete_one_exists(
     at = open_page()
     clean(at)
     assert dataset_shown(at) == f"file:{fwd[0]}" and rec[fwd[0]]["complete"]
+
+
+@pytest.mark.parametrize("name", [p.name for p in list_datasets()])
+def test_every_committed_recording_opens_on_the_page(name):
+    """Each committed file, picked in the selector (forward and training modes), draws its charts and table with
+    every impl it recorded (ws included) and no error."""
+    ds = load_dataset(next(p for p in list_datasets() if p.name == name))
+    for mode in dict.fromkeys(c["mode"] for c in ds["cells"]):
+        at = open_page()
+        if mode != "fwd":
+            at.segmented_control(key="_w.speed.mode").set_value(mode).run()
+        at.selectbox(key="_w.speed.dataset").set_value(f"file:{name}").run()
+        assert not at.exception and not at.error, (name, mode)
+        assert dataset_shown(at) == f"file:{name}" and len(at.get("plotly_chart")) == 2
