@@ -36,12 +36,11 @@ class _Entry:
 
 def _signature(ids: torch.Tensor):
     """What must be unchanged for a cached entry to stand for ids; None when ids cannot be tracked."""
-    try:
-        version = ids._version
-    except RuntimeError:                        # inference tensors keep no version counter
+    try:                                        # inference tensors keep no version counter; tensors without
+        return (ids._version, tuple(ids.shape), tuple(ids.stride()), ids.storage_offset(), ids.dtype,
+                str(ids.device), ids.data_ptr())   # storage (traced, fake) no data pointer: never cached
+    except (RuntimeError, NotImplementedError):
         return None
-    return (version, tuple(ids.shape), tuple(ids.stride()), ids.storage_offset(), ids.dtype, str(ids.device),
-            ids.data_ptr())
 
 
 def lookup(ids: torch.Tensor):
