@@ -8,7 +8,7 @@ to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natur
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
 Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), CONFIGS below (OVERLAP off):
-  d=128: 0.96-1.05x cuDNN, 1.05-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.10x tl.
+  d=128: 0.96-1.05x cuDNN, 1.07-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.07x tl.
 So impl="fast" runs it at d=128 from N = 4096 and d=64 from N = 8192 (FAST_USES_WS). Not FA3's ~650 TFLOP/s at
 d=128 (this is 514-607 TFLOP/s): missing are a persistent longest-first scheduler and an overlap of softmax with P.V
 that does not cost more registers than it hides (measured with 2 stages: OVERLAP on was 18-49 % slower in every
