@@ -1,4 +1,5 @@
-"""The top of a committed recording (HBM bytes, ring attention, variants, timelines): one check for every kind.
+"""The top of a committed recording (HBM bytes, ring attention, variants, timelines): one check for every kind;
+and the one order in which pages offer recordings (complete_first).
 
 Their schemas speak plain English (nobody uploads them), unlike the timing datasets' translated messages in
 flashviz/bench/dataset.py, whose guarded reading and field checks they share.
@@ -32,3 +33,12 @@ def check_top(obj, *, kind: str, about: str, versions: tuple, keys, required) ->
     _ds._bool("complete", obj.get("complete"), null=True)
     _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
     _ds._str("stopped", obj.get("stopped"), 300, null=True)
+
+
+def complete_first(recordings):
+    """The same recordings (a dict name -> recording, or a list of recordings), complete ones first, each group in
+    its given order (newest name first): a run cut short by its time budget stays listed but is never the one a
+    page opens on, nor the one it reads a number from, while a complete recording exists."""
+    if isinstance(recordings, dict):
+        return dict(sorted(recordings.items(), key=lambda kv: kv[1].get("complete", True) is False))
+    return sorted(recordings, key=lambda r: r.get("complete", True) is False)

@@ -14,11 +14,12 @@ import streamlit as st
 
 from flashviz import live, recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
+from flashviz.bench.recording import complete_first
 from flashviz.charts import backward as charts
 from flashviz.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
-from flashviz.ui.common import chart, complete_first, shown_errors
+from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 from flashviz.units import fmt_bytes
 
@@ -59,7 +60,7 @@ def cached_dataset(path: str, mtime: float) -> dict:
 
 def datasets() -> dict[str, dict]:
     """{file name: dataset}: the committed ones, a training dataset first, complete ones before those a time budget
-    cut short (ui.common.complete_first)."""
+    cut short (bench.recording.complete_first)."""
     out = complete_first({p.name: cached_dataset(str(p), p.stat().st_mtime) for p in list_datasets()})
     return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
 

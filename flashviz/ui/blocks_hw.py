@@ -12,6 +12,7 @@ import streamlit as st
 
 from flashviz.bench import hbm_dataset
 from flashviz.bench.dataset import list_datasets, load_dataset
+from flashviz.bench.recording import complete_first
 from flashviz.charts import roofline as charts
 from flashviz.errors import DatasetError
 from flashviz.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows
@@ -81,8 +82,9 @@ def _load_hbm(stamped: tuple) -> list[dict]:
 
 
 def timing_datasets() -> list[dict]:
-    """Every committed timing dataset that validates (st.cache_data hands each session its own copy)."""
-    return _load_timing(_stamped(list_datasets()))
+    """Every committed timing dataset that validates, complete ones first, newest name first within each
+    (st.cache_data hands each session its own copy)."""
+    return complete_first(_load_timing(_stamped(list_datasets())))
 
 
 def hbm_recordings() -> list[dict]:
@@ -149,14 +151,16 @@ def roofline(name: str, tcfg: TilingConfig, slug: str, lang: str) -> None:
     g = gpu(name)
     pts = model_points(tcfg)
     measured, elsewhere, ns, ds_ = [], set(), set(), set()
+    taken = set()                                       # one recording per device: the first with these points
     for ds in timing_datasets():
         ns |= {c["n"] for c in ds["cells"] if c["mode"] == "fwd"}
         ds_ |= {c["d"] for c in ds["cells"] if c["mode"] == "fwd"}
         dev = ds["provenance"]["device_name"]
         got = measured_points(ds, tcfg)
-        if name.lower() in dev.lower():
+        if got and name.lower() in dev.lower() and dev not in taken:
             measured += got
-        elif got:
+            taken.add(dev)
+        elif got and name.lower() not in dev.lower():
             elsewhere.add(dev)
     meta = {"gpu": g["name"], "sources": list(g["sources"]), "model_bytes_per_head": {a: p.bytes for a, p in pts.items()}}
     chart(charts.roofline_figure(name, pts, measured, lang), "roofline", f"{slug}_{name}", key=f"{NS}.roofline",

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from .. import export, literal
+from ..bench.recording import complete_first
 from ..charts.common import plotly_config
 from ..errors import DatasetError, FlashvizError
 from ..i18n import t
@@ -163,8 +164,3 @@ def committed_recordings(paths, loader, lang: str, bad_key: str, prefix: str = "
                        icon=":material/warning:")
     return complete_first(out)
 
-
-def complete_first(recordings: dict[str, dict]) -> dict[str, dict]:
-    """The same recordings, complete ones first (each group keeps its order, newest name first): a run cut short
-    by its time budget stays selectable but is never the default while a complete recording exists."""
-    return dict(sorted(recordings.items(), key=lambda kv: kv[1].get("complete", True) is False))

@@ -17,6 +17,7 @@ import streamlit as st
 
 from flashviz import ring as engine
 from flashviz.bench import list_datasets, load_dataset, nearest_cell
+from flashviz.bench.recording import complete_first
 from flashviz.bench.ring_dataset import list_ring_datasets, load_ring_dataset
 from flashviz.charts import ring as charts
 from flashviz.charts import ring_measured as mcharts
@@ -64,13 +65,17 @@ def cached_sim(world: int, layout: str, causal: bool, chunk: int, row: int, d: i
 
 @st.cache_data(max_entries=2, show_spinner=False)
 def speed_cell(paths: tuple[tuple[str, float], ...]) -> dict | None:
-    """The fast kernel's recorded forward nearest the ring's per-block shape, from the speed datasets."""
+    """The fast kernel's recorded forward nearest the ring's per-block shape, from the speed datasets (complete
+    recordings first, as the pages offer them)."""
+    found = []
     for path, _ in paths:
         try:
-            cell = nearest_cell(load_dataset(path), "fast", n=16384, d=128, causal=False, dtype="float16",
-                                batch=4, heads=32, mode="fwd")
+            found.append(load_dataset(path))
         except DatasetError:
             continue
+    for ds in complete_first(found):
+        cell = nearest_cell(ds, "fast", n=16384, d=128, causal=False, dtype="float16", batch=4, heads=32,
+                            mode="fwd")
         if cell and cell["status"] == "ok":
             return cell
     return None
