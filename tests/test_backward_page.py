@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import app_util
 from app_util import array, clean
+from flashviz.literal import unmd
 
 from flashviz.bench import list_datasets, load_dataset
 from flashviz.ui.pages import switch
@@ -280,3 +281,19 @@ def test_every_committed_training_recording_opens():
         at.selectbox(key="_w.backward.source").set_value(name).run()
         assert not at.exception and not at.error, name
         assert table(at, "times") is not None and "backward.times" in charts(at)
+
+
+def test_a_broken_committed_file_is_a_warning_and_the_good_one_still_shows(tmp_path, monkeypatch):
+    """The page reads committed files through ui.common.committed_recordings: a file that fails its schema is
+    named in a warning, the valid training recording is still the source."""
+    import shutil
+
+    from flashviz.bench import dataset as ds_mod
+    shutil.copy(TRAIN, tmp_path / TRAIN.name)
+    (tmp_path / "nvidia-h200-zz-broken.json").write_text('{"schema_version": 1, "kind": "flashviz-bench"}')
+    monkeypatch.setattr(ds_mod, "DEFAULT_DIR", tmp_path)
+    at = open_page()
+    clean(at)
+    assert not at.exception
+    assert any("nvidia-h200-zz-broken.json" in unmd(w.value) and "left out" in w.value for w in at.warning)
+    assert at.selectbox(key="_w.backward.source").value == TRAIN.name

@@ -120,12 +120,14 @@ def test_the_kernels_shared_run_is_read_only():
     assert RUNS.submit(key).result(timeout=5) is blk and np.array_equal(blk["m"], m, equal_nan=True)
 
 
-def test_the_backward_pages_datasets_are_copies():
+def test_committed_recordings_are_copies():
+    """ui.common's cached reader of committed files (the speed, backward, ring, variants and inside pages)."""
     from flashviz.bench import list_datasets
-    from flashviz.ui.backward import cached_dataset
+    from flashviz.ui.common import _committed
     p = list_datasets()[0]
-    a = cached_dataset(str(p), p.stat().st_mtime)
+    loader = "flashviz.bench.dataset.load_dataset"
+    a = _committed(loader, str(p), p.stat().st_mtime)
     a["cells"].clear()
     a["provenance"]["device_name"] = "changed by one session"
-    b = cached_dataset(str(p), p.stat().st_mtime)
+    b = _committed(loader, str(p), p.stat().st_mtime)
     assert b["cells"] and b["provenance"]["device_name"] != "changed by one session"

@@ -14,12 +14,11 @@ import streamlit as st
 
 from flashviz import live, recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
-from flashviz.bench.recording import complete_first
 from flashviz.charts import backward as charts
 from flashviz.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 from flashviz.units import fmt_bytes
 
@@ -51,23 +50,16 @@ def cfg_text(c: dict, lang: str) -> str:
 
 # ----------------------------------------------------------------------------- data sources
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_dataset(path: str, mtime: float) -> dict:
-    """Validated once per file version; every call gets its own copy (a few ms), so no session can change
-    another's."""
-    return load_dataset(path)
-
-
-def datasets() -> dict[str, dict]:
-    """{file name: dataset}: the committed ones, a training dataset first, complete ones before those a time budget
-    cut short (bench.recording.complete_first)."""
-    out = complete_first({p.name: cached_dataset(str(p), p.stat().st_mtime) for p in list_datasets()})
+def datasets(lang: str) -> dict[str, dict]:
+    """{file name: dataset}: the committed ones (ui.common.committed_recordings: cached per file version, a copy
+    per session, complete recordings first, a broken file a warning), a training dataset first."""
+    out = committed_recordings(list_datasets(), load_dataset, lang, "speed.bad_committed", escape=True)
     return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
 
 
 def source_picker(lang: str) -> dict | None:
     """This page's data source: a recorded dataset, or live runs on this GPU. Returns the dataset (or None)."""
-    sets = datasets()
+    sets = datasets(lang)
     options = list(sets) + [LIVE] * live.gpu_available()
     if not options:
         raise InputError(key="errors.no_dataset")
