@@ -44,6 +44,12 @@ _DESC_LOCK = threading.Lock()
 _DESC_MAX = 64
 
 
+def tma_ready(x):
+    """x as a TMA descriptor needs it: contiguous, with a 16-byte aligned base (a copy only when it is not)."""
+    x = x.contiguous()
+    return x if x.data_ptr() % 16 == 0 else x.clone()
+
+
 def _descriptor(x, rows: int, d: int, block: list):
     """TensorDescriptor over x viewed as (rows, d) with the given block shape, reused while x is alive."""
     global _DESC_CACHE
@@ -215,11 +221,7 @@ def forward(q, k, v, *, variant, sm_scale: float, block_m: int, block_n: int, nu
     bm, bn = block_m, block_n
     block_d = max(16, 1 << (d - 1).bit_length())
 
-    def prep(x):                                                    # TMA: contiguous, 16-byte aligned base
-        x = x.contiguous()
-        return x if x.data_ptr() % 16 == 0 else x.clone()
-
-    q, k, v = prep(q), prep(k), prep(v)
+    q, k, v = tma_ready(q), tma_ready(k), tma_ready(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
     rowb, tiles = variants.tables(variant, n_q, n_k, q.device, bm, bn)

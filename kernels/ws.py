@@ -237,11 +237,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     ov = ov if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
 
-    def prep(x):                                       # TMA: contiguous, 16-byte aligned base
-        x = x.contiguous()
-        return x if x.data_ptr() % 16 == 0 else x.clone()
-
-    q, k, v = prep(q), prep(k), prep(v)
+    from .fast import tma_ready
+    q, k, v = tma_ready(q), tma_ready(k), tma_ready(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
     m_wg = block_m // 2

@@ -20,7 +20,7 @@ from pathlib import Path
 
 
 from . import dataset as _ds
-from .recording import check_top
+from .recording import check_object, check_top
 from .spec import DTYPES
 
 SCHEMA_VERSION = 1
@@ -38,11 +38,7 @@ _fail = _ds._fail
 
 
 def _method(m):
-    if not isinstance(m, dict):
-        _fail("method", "must be an object")
-    for k in m:
-        if k not in ("metrics", *METHOD_INTS, *METHOD_STRS):
-            _fail(f"method.{str(k)[:40]}", "is not a field of the schema")
+    check_object("method", m, ("metrics", *METHOD_INTS, *METHOD_STRS))
     mets = m.get("metrics")
     if not isinstance(mets, list) or not 1 <= len(mets) <= 8 or not all(isinstance(x, str) and len(x) <= 80
                                                                          for x in mets):
@@ -55,14 +51,7 @@ def _method(m):
 
 def _cell(i, c):
     w = f"cells[{i}]"
-    if not isinstance(c, dict):
-        _fail(w, "must be an object")
-    for k in c:
-        if k not in CELL_KEYS:
-            _fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
-    for k in CELL_KEYS:
-        if k not in c:
-            _fail(w, f"missing required field {k!r}")
+    check_object(w, c, CELL_KEYS, CELL_KEYS)
     if c["impl"] not in HBM_IMPLS:
         _fail(f"{w}.impl", f"must be one of {', '.join(HBM_IMPLS)}, got {str(c['impl'])[:40]!r}")
     if c["dtype"] not in DTYPES:

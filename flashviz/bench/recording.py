@@ -11,6 +11,19 @@ from flashviz.errors import DatasetError
 from . import dataset as _ds
 
 
+def check_object(where: str, obj, keys, required=()) -> None:
+    """A nested object of a recording (a cell, its config or method), the same for every kind: an object, no field
+    the schema does not name, the required ones present."""
+    if not isinstance(obj, dict):
+        _ds._fail(where, "must be an object")
+    for k in obj:
+        if k not in keys:
+            _ds._fail(f"{where}.{str(k)[:40]}", "is not a field of the schema")
+    for k in required:
+        if k not in obj:
+            _ds._fail(where, f"missing required field {k!r}")
+
+
 def check_top(obj, *, kind: str, about: str, versions: tuple, keys, required) -> None:
     """The top of a recording, the same for every kind (HBM, ring, variants, timeline): an object not nested too
     deep, its kind and schema version, no unknown and no missing keys, and the run's complete / elapsed_s / stopped."""

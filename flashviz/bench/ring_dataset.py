@@ -30,7 +30,7 @@ from pathlib import Path
 
 
 from . import dataset as _ds
-from .recording import check_top
+from .recording import check_object, check_top
 from .spec import DTYPES, flops
 
 KIND = "flashviz-ring"
@@ -69,11 +69,7 @@ def _provenance(p) -> None:
 
 
 def _config(c) -> None:
-    if not isinstance(c, dict):
-        _ds._fail("config", "must be an object")
-    for k in c:
-        if k not in (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only"):
-            _ds._fail(f"config.{str(k)[:40]}", "is not a field of the schema")
+    check_object("config", c, (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only"))
     for k, (lo, hi) in CONFIG_INTS.items():
         _ds._int_in(f"config.{k}", c.get(k), lo, hi)
     if c.get("dtype") not in DTYPES:
@@ -89,14 +85,7 @@ def _config(c) -> None:
 
 def _cell(i: int, c, cfg: dict) -> None:
     w = f"cells[{i}]"
-    if not isinstance(c, dict):
-        _ds._fail(w, "must be an object")
-    for k in c:
-        if k not in CELL_KEYS:
-            _ds._fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
-    for k in ("n", "world", "layout", "causal", "mode", "status", "flops"):
-        if k not in c:
-            _ds._fail(w, f"missing required field {k!r}")
+    check_object(w, c, CELL_KEYS, ("n", "world", "layout", "causal", "mode", "status", "flops"))
     if c["layout"] not in LAYOUTS:
         _ds._fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
     if c["mode"] not in MODES:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 
 from . import dataset as _ds
-from .recording import check_top
+from .recording import check_object, check_top
 from .spec import DTYPES
 
 KIND = "flashviz-timeline"
@@ -64,11 +64,7 @@ _fail = _ds._fail
 
 
 def _method(m) -> None:
-    if not isinstance(m, dict):
-        _fail("method", "must be an object")
-    for k in m:
-        if k not in (*METHOD_STRS, "clock_mhz"):
-            _fail(f"method.{str(k)[:40]}", "is not a field of the schema")
+    check_object("method", m, (*METHOD_STRS, "clock_mhz"))
     for k in METHOD_STRS:
         _ds._str(f"method.{k}", m.get(k), 2000)
     _ds._number("method.clock_mhz", m.get("clock_mhz"), "pos", 1e5)
@@ -156,14 +152,8 @@ def _parsed(w: str, c: dict) -> None:
 
 def _cell(i: int, c) -> None:
     w = f"cells[{i}]"
-    if not isinstance(c, dict):
-        _fail(w, "must be an object")
-    for k in c:
-        if k not in CELL_KEYS:
-            _fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
-    for k in ("impl", "kernel", "status", "dtype", "causal", "grid", "buffer", *CONFIG_INTS, *MS_KEYS):
-        if k not in c:
-            _fail(w, f"missing required field {k!r}")
+    check_object(w, c, CELL_KEYS, ("impl", "kernel", "status", "dtype", "causal", "grid", "buffer", *CONFIG_INTS,
+                                   *MS_KEYS))
     _ds._str(f"{w}.impl", c["impl"], 40)
     if not _ds.IMPL_RE.match(c["impl"]):
         _fail(f"{w}.impl", "is not a plain implementation name")

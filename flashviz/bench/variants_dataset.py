@@ -27,7 +27,7 @@ from pathlib import Path
 
 
 from . import dataset as _ds
-from .recording import check_top
+from .recording import check_object, check_top
 from .ring_dataset import STD_PROV
 from .variants_spec import IMPLS, KIND, SCHEMA_VERSION, STATUSES, VARIANTS, cell_flops, doc_lens
 
@@ -44,11 +44,7 @@ CELL_KEYS = {*CELL_NUMBERS, "variant", "impl", "n", "status", "message", "reps",
 
 
 def _config(c) -> None:
-    if not isinstance(c, dict):
-        _ds._fail("config", "must be an object")
-    for k in c:
-        if k not in CONFIG_KEYS:
-            _ds._fail(f"config.{str(k)[:40]}", "is not a field of the schema")
+    check_object("config", c, CONFIG_KEYS)
     for k, (lo, hi) in CONFIG_INTS.items():
         _ds._int_in(f"config.{k}", c.get(k), lo, hi)
     if c["heads"] % c["kv_heads"]:
@@ -65,14 +61,7 @@ def _config(c) -> None:
 
 def _cell(i: int, c, cfg: dict) -> None:
     w = f"cells[{i}]"
-    if not isinstance(c, dict):
-        _ds._fail(w, "must be an object")
-    for k in c:
-        if k not in CELL_KEYS:
-            _ds._fail(f"{w}.{str(k)[:40]}", "is not a field of the schema")
-    for k in ("variant", "impl", "n", "status", "flops_useful"):
-        if k not in c:
-            _ds._fail(w, f"missing required field {k!r}")
+    check_object(w, c, CELL_KEYS, ("variant", "impl", "n", "status", "flops_useful"))
     for k, allowed in (("variant", VARIANTS), ("impl", IMPLS), ("status", STATUSES)):
         if c[k] not in allowed:
             _ds._fail(f"{w}.{k}", f"must be one of {', '.join(allowed)}")
