@@ -183,7 +183,7 @@ STRINGS = {
     "variants.gqa_cache": {"en": "K/V cache", "zh": "K/V 缓存"},
     "variants.gqa_reads": {"en": "K/V reads (FA2 order)", "zh": "K/V 读取（FA2 顺序）"},
     "variants.gqa_mha": {"en": "MHA / each head loads its own", "zh": "MHA / 每个头各自读取"},
-    "variants.gqa_gqa": {"en": "GQA, {g} heads per K/V head", "zh": "GQA，每个 K/V 头对应 {g} 个 query 头"},
+    "variants.gqa_gqa": {"en": "GQA, query heads per K/V head: {g}", "zh": "GQA，每个 K/V 头对应 {g} 个 query 头"},
     "variants.gqa_title": {"en": "K/V bytes: MHA vs GQA", "zh": "K/V 字节数：MHA 与 GQA"},
     "variants.axis_mib": {"en": "MiB", "zh": "MiB"},
     "variants.m_title": {"en": "Recorded forward time per variant, N = {n}", "zh": "各变体的实测前向时间，N = {n}"},
