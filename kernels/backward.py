@@ -15,9 +15,9 @@ the O(N) memory.
 dlse is the gradient reaching the log-sum-exp output (zero when only O is used): since d lse_i / d S_ij =
 P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
 Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-30.json, fp16, B=4, H=32, backward alone,
-N 4096 and 16384, causal on/off): d=128 (this kernel) 1.16-1.21x SDPA flash's backward, 0.69-0.72x SDPA cuDNN's.
-d=64 runs the fused 5-matmul kernel by default there (kernels/backward_fused.py: 1.16-1.31x flash, 0.75-0.84x
-cuDNN in the same run). The d=128 tiles below took it from 0.51-0.59x flash (untuned) to that.
+N 4096, 8192 and 16384, causal on/off): d=128 (this kernel) 1.16-1.24x SDPA flash's backward, 0.69-0.73x SDPA
+cuDNN's. d=64 runs the fused 5-matmul kernel by default there (kernels/backward_fused.py: 1.15-1.31x flash,
+0.75-0.82x cuDNN in the same run). The d=128 tiles below took it from 0.51-0.59x flash (untuned) to that.
 
 Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, variant, sm_scale,
 dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.
