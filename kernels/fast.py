@@ -18,7 +18,7 @@ host-side launch is about as long as the kernel (python -m flashviz_kernels.laun
 datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
 Through flashviz_kernels.api, impl="fast" with no pinned launch and no variant runs the Gluon ws kernel
 (kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (on the H200: d=128 from
-N = 4096, d=64 from N = 8192) and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon
+N = 1024, d=64 from N = 8192) and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon
 failure, this kernel runs (warned once, ws.status()).
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.

@@ -9,8 +9,8 @@ Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and 
 Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), CONFIGS below (OVERLAP off):
   d=128: 0.96-1.05x cuDNN, 1.07-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.07x tl.
-So impl="fast" runs it at d=128 from N = 4096 and d=64 from N = 8192 (FAST_USES_WS). Not FA3's ~650 TFLOP/s at
-d=128 (this is 514-607 TFLOP/s): missing are a persistent longest-first scheduler and an overlap of softmax with P.V
+So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time, see FAST_USES_WS) and d=64
+from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 514-607 TFLOP/s): missing are a persistent longest-first scheduler and an overlap of softmax with P.V
 that does not cost more registers than it hides (measured with 2 stages: OVERLAP on was 18-49 % slower in every
 pairing of the other switches).
 
@@ -62,9 +62,17 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 2
 #   d=128 N=8192   non-causal 7.77 / 8.629 / 7.57 causal 4.278 / 4.558 / 4.292
 #   d=128 N=16384  non-causal 30.96 / 33.68 / 29.73 causal 16.15 / 17.74 / 16.72
 # ws is faster than tl in every cell (1.01-1.22x); d=64 keeps N >= 8192 (1.02-1.05x at 4096 is within the 5-9 %
-# that cuDNN's own times moved between two runs that day). Below N = 4096 nothing was measured: tl.
-FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 4096,
-                                             (128, True): 4096}
+# that cuDNN's own times moved between two runs that day).
+# Below N = 4096 the calls are launch-bound, so the CUDA-graph column (GPU time, bench graph_ms) decides. Two forward
+# recordings that timed ws next to the tl fast kernel (assets/benchmarks/nvidia-h200-fwd-2026-11-30.json at commit
+# 0c7edb1, and the cut-short one before it at a2b839f), graph_ms, ws / tl / cuDNN:
+#   d=128 N=1024  non-causal 0.1512 / 0.1629 / 0.1360 (0.1520 / 0.1622 / 0.1358)  causal 0.1068 / 0.1247 / 0.1078
+#                 (0.1066 / 0.1249 / 0.1064);  N=2048 non-causal 0.5534 / 0.5958 / 0.5137 (0.5517 / 0.5944 / 0.5096)
+#                 causal 0.3355 / 0.3795 / 0.3320 (0.3324 / 0.3793 / 0.3313)
+# ws faster in all 8 at d=128 (1.07-1.17x), so d=128 starts at N = 1024; at d=64 tl was as fast or faster (1024
+# non-causal 0.0946 tl vs 0.1022 ws): tl. Below N = 1024 nothing was measured: tl.
+FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 1024,
+                                             (128, True): 1024}
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
