@@ -264,8 +264,10 @@ def _empty_result(q, acc_t):
 def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both",
                   probe=None):
     """The backward ring: dQ accumulates at home; each block's dK, dV (float32) travel with it and reach
-    their owner after W hops (the last hop overlaps nothing). Returns (dq, dk, dv) in q's dtype. probe: as in
-    forward_loop ("received" once both the next K/V block and the gradients travelling with it are in)."""
+    their owner after W hops. The last hop overlaps nothing, so it carries the finished sums already cast to q's
+    dtype (the cast the owner would make on arrival: same result, half the bytes for fp16/bf16). Returns (dq, dk,
+    dv) in q's dtype. probe: as in forward_loop ("received" once both the next K/V block and the gradients
+    travelling with it are in)."""
     n = q.shape[2]
     if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
         dlse = None                                             # nothing flows into lse: the Triton backward
@@ -309,7 +311,9 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
             dbuf = dnext.add_(blk)
         del blk
         if mode != "compute":
-            dnext = torch.empty_like(dbuf)
+            if s == ring.world - 1:                             # complete: every rank has added its part, so
+                dbuf = dbuf.to(q.dtype)                         # the owner's final cast happens before the
+            dnext = torch.empty_like(dbuf)                      # last hop (same values, half the float32 bytes)
             dworks = ring.exchange((dbuf,), (dnext,), TAG_DKV)  # on its way while the next block computes
         for w in works or ():
             w.wait()
