@@ -287,7 +287,9 @@ def _provenance(env: Env, command: str) -> dict:
     if env.cuda:
         v = torch.cuda.nccl.version()
         nccl = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
-    p.update(backend=env.backend, nccl_version=nccl, world_size=env.world, gpu_names=", ".join(names))
+    from flashviz_kernels.ring_block import merge_label
+    p.update(backend=env.backend, nccl_version=nccl, world_size=env.world, gpu_names=", ".join(names),
+             ring_merge=merge_label(env.cuda))
     return p
 
 

@@ -90,6 +90,13 @@ def _fused_merge_on_gpu() -> bool:
     return FUSED_MERGE_VERIFIED_ON_GPU or os.environ.get("FLASHVIZ_RING_MERGE", "") == "triton"
 
 
+def merge_label(cuda: bool) -> str:
+    """Which merge a GPU (cuda=True) or CPU run uses here, for a recording's provenance."""
+    if cuda and _env.HAS_TRITON and _fused_merge_on_gpu():
+        return "fused Triton kernel" + ("" if FUSED_MERGE_VERIFIED_ON_GPU else ", asked for by FLASHVIZ_RING_MERGE")
+    return "torch, a slab of rows at a time"
+
+
 def merge(out, lse, out_b, lse_b) -> None:
     """Fold block (out_b, lse_b) into the accumulators (out, lse), in place; -inf safe. On a GPU with float32 lse
     and no float64 tensor: the fused Triton merge (kernels/ring_merge.py, one read and one write of each tensor)

@@ -35,6 +35,7 @@ def test_dataset_is_complete_and_valid(recorded):
     assert data["complete"] is True and data["kind"] == "flashviz-ring"
     p = data["provenance"]
     assert p["backend"] == "gloo" and p["world_size"] == 2 and p["nccl_version"] is None
+    assert p["ring_merge"] == "torch, a slab of rows at a time"                 # a CPU run merges in torch
     assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 32 64")
     cells = data["cells"]
     # forward first, then forward+backward; per pass and N: 1 GPU and both layouts on 2, causal and not
@@ -100,6 +101,7 @@ def _broken(data, edit):
     (lambda d: d["cells"][0].update(extra=1), "cells[0].extra"),
     (lambda d: d["cells"].append(dict(d["cells"][0])), "duplicates"),
     (lambda d: d["provenance"].update(backend="mpi"), "provenance.backend"),
+    (lambda d: d["provenance"].update(ring_merge=3), "provenance.ring_merge"),
     (lambda d: d["provenance"].pop("git_commit"), "git_commit"),
     (lambda d: d["config"].update(heads=0), "config.heads"),
     (lambda d: d["checks"][0].update(ok="yes"), "checks[0].ok"),

@@ -8,7 +8,8 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
 "compute_only", and its "hidden" was 1 - (ms - ms_compute) / ms_comm, a difference of two noisy totals)
     {"schema_version": 1, "kind": "flashviz-ring", "complete": bool, "elapsed_s": float, "stopped": str (optional),
      "provenance": {the speed datasets' fields (flashviz.bench), plus "backend" ("nccl"|"gloo"), "nccl_version"
-                    (str|null), "world_size" (int), "gpu_names" (one per rank, comma separated)},
+                    (str|null), "world_size" (int), "gpu_names" (one per rank, comma separated), optional
+                    "ring_merge" (str: which log-sum-exp merge ran, kernels/ring_block.merge_label)},
      "config": {"batch", "heads", "d", "dtype", "impl", "warmup", "reps", "min_reps", "rep_s", "budget_s", "seed",
                 "overlap" (bool: the transfer-only loop timed too), "compute_only" (bool: the loop without
                 transfers timed too)},
@@ -63,7 +64,8 @@ def _provenance(p) -> None:
     _ds._str("provenance.nccl_version", p.get("nccl_version"), 40, null=True)
     _ds._int_in("provenance.world_size", p.get("world_size"), 1, 1 << 12)
     _ds._str("provenance.gpu_names", p.get("gpu_names"), 2000, null=True)
-    extra = set(p) - STD_PROV - {"backend", "nccl_version", "world_size", "gpu_names"}
+    _ds._str("provenance.ring_merge", p.get("ring_merge"), 200, null=True)      # optional: later recordings
+    extra = set(p) - STD_PROV - {"backend", "nccl_version", "world_size", "gpu_names", "ring_merge"}
     if extra:
         _ds._fail(f"provenance.{sorted(extra)[0][:40]}", "is not a field of the schema")
 
