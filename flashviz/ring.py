@@ -266,7 +266,7 @@ def timeline(world: int, n: int, layout: str, causal: bool, *, batch: int, heads
 
 
 def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int, heads: int, d: int,
-                   elem_bytes: int) -> dict[str, int]:
+                   elem_bytes: int, chunks: int = 1) -> dict[str, int]:
     """Bytes one device holds at the peak of the ring forward (flashviz_kernels.ring), by what they are for.
 
     One GPU (W = 1): q, k, v and the output, plus the float32 log-sum-exp. A ring device, with S the bytes of
@@ -279,13 +279,27 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge needs
     none, the torch merge (CPU, and GPUs until the fused one is verified there) works 64 MiB slabs, and the recorded
     one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
-    account by such scratch only (tests/test_ring_page.py holds the committed recording to that)."""
+    account by such scratch only (tests/test_ring_page.py holds the committed recording to that).
+
+    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; not yet held to a recording): the same parts
+    renamed by what they now are: receive = two transfer buffers of one key sub-chunk's K and V (ceil(c / S) rows
+    of each of the rank's layout chunks of c rows); accumulator = S in the inputs' dtype at every W; block_output =
+    one query slab's output (ceil(N/W / S) rows); slices = the contiguous copy of that q slab the kernel takes,
+    plus, with zigzag and causal masking, the copies of one chunk's rows of a sub-chunk's K and V."""
     w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)
     rows = batch * heads * (n // w)
     shard = rows * d * elem_bytes
     lse = rows * 4
     if w == 1:
         return dict(inputs=3 * shard, output=shard, lse=lse)
+    if chunks > 1:
+        n_loc, per = n // w, 1 if layout == "contiguous" else 2
+        part = -(-(n_loc // per) // chunks)                    # rows of one layout chunk in a sub-chunk, at most
+        row = batch * heads * d * elem_bytes                     # bytes of one row of a shard
+        slab = -(-n_loc // chunks)
+        return dict(inputs=3 * shard, receive=2 * 2 * per * part * row, accumulator=shard, block_output=slab * row,
+                    slices=slab * row + (2 * part * row if layout == "zigzag" and causal else 0),
+                    lse=lse + batch * heads * slab * 4)
     return dict(inputs=3 * shard, receive=(2 if w == 2 else 4) * shard,
                 accumulator=shard if w == 2 else rows * d * 4, block_output=shard,
                 slices=shard if layout == "zigzag" and causal else 0, lse=2 * lse)

@@ -13,9 +13,10 @@ the step's transfer after its blocks are done is the exposed transfer time, time
 is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
 t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory: torch.cuda.max_memory_allocated per rank over
 the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
-1 is the plain ring; the default is the kernel's rule, recorded per cell as "chunks"). Cells run cheapest first within each pass (forward first), and a cell whose predicted
-time (the same kind at the previous N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file
-is rewritten after every cell. Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
+1 is the plain ring; the default is the kernel's rule; the S run is recorded per cell as "chunks"). Cells run
+cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous
+N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file is rewritten after every cell.
+Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
 """
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ gives rank r chunks r and 2W-1-r, so every rank holds one early and one late chu
 Blocks whose query and key chunks differ never use the kernels' causal flag (their bottom-right alignment is
 right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
 
-Memory-bounded forward (kernels/ring_chunked.py): once a K/V block is large (chunks=None: over CHUNK_BYTES; or
-chunks=S), the forward runs S passes of the ring, pass i moving only key sub-chunk i of every block, and computes
-in query slabs: a rank's peak is its q, k, v shards and the output plus about 5/S of a shard, instead of plus
+Memory-bounded forward (kernels/ring_chunked.py): once a K/V block is large (chunks=None: over 2 CHUNK_BYTES;
+or chunks=S), the forward runs S passes of the ring, pass i moving only key sub-chunk i of every block, and computes
+in query slabs: a rank's peak is its q, k, v shards and the output plus about 6/S of a shard, instead of plus
 four shards (the arriving block, one block's output). The backward is the plain ring's at every S.
 
 Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
@@ -117,22 +117,22 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
     "computed" when a step's blocks are queued and "received" once the next block has arrived, so a
     benchmark can time how long each step waits for its transfer.
 
-    Plain ring (S = 1): memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block (2 shards; own K and
-    V are sent as they are, never packed), the output accumulator, and one block's output at a time. Step 0 is
-    the rank's own block, one piece over every local row: its output becomes the accumulator (no zeros, no merge
-    into zeros); later blocks fold in with ring_block.merge (in place; see there for the fused pass). With
-    W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype: the one merge
-    rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32.
+    Plain ring (S = 1): memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block
+    (2 shards; own K and V are sent as they are, never packed), the output accumulator, and one block's output at
+    a time. Step 0 is the rank's own block, one piece over every local row: its output becomes the accumulator
+    (no zeros, no merge into zeros); later blocks fold in with ring_block.merge (in place; see there for the
+    fused pass). With W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype:
+    the one merge rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32.
 
-    With S = chunk_count(q, layout, chunks) > 1 (by default only once a K/V block exceeds CHUNK_BYTES) the
+    With S = chunk_count(q, layout, chunks) > 1 (by default once a K/V block exceeds 2 CHUNK_BYTES) the
     forward is ring_chunked.forward_chunked: S passes of one key sub-chunk each, query slabs, the accumulator
-    in the inputs' dtype; beyond q, k, v and the output it holds about 5/S of a shard (see there)."""
+    in the inputs' dtype; beyond q, k, v and the output it holds about 6/S of a shard (see there)."""
     if ring.world == 1:
         return block_forward(q, k, v, causal, sm_scale, impl)
     s_chunks = chunk_count(q, layout, chunks)
     if s_chunks > 1:
         return forward_chunked(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring,
-                                mode=mode, probe=probe, chunks=s_chunks)
+                               mode=mode, probe=probe, chunks=s_chunks)
     k, v = k.contiguous(), v.contiguous()                       # sent as they are
     rows = _Rows(q=q)
     acc_t = q.dtype if ring.world == 2 else acc_dtype(q.dtype)

@@ -27,15 +27,16 @@ def _mark(probe, what: str) -> None:
 
 
 def chunk_count(q, layout: str, chunks=None) -> int:
-    """S, the key sub-chunks of the forward. chunks=None: 1 (the plain ring, today's launches) while one K/V block
-    (K and V of a shard) is at most CHUNK_BYTES, else ceil(block bytes / CHUNK_BYTES), so a sub-chunk's K and V
-    take at most CHUNK_BYTES (B=1, H=32, d=128, fp16 over 2 ranks: N <= 32k plain, 64k -> 2, 512k -> 16);
-    at most the rows of one layout chunk. An int asks for that S (1 <= S <= rows of one layout chunk; it need
-    not divide them). The same on every rank: it depends on the shard's shape only."""
+    """S, the key sub-chunks of the forward. chunks=None: S = ceil(block bytes / CHUNK_BYTES) for a K/V block (K and
+    V of one shard), so a sub-chunk's K and V take at most CHUNK_BYTES, at most the rows of one layout chunk; but
+    S <= 2 runs the plain ring (1): the chunked forward holds about 6/S of a shard beyond the shards and output,
+    the plain ring 3 (W = 2), so two sub-chunks would only add launches. B=1, H=32, d=128, fp16 over 2 ranks:
+    N <= 64k plain, 128k -> 4, 256k -> 8, 512k -> 16. An int asks for that S (1 <= S <= rows of one layout chunk;
+    it need not divide them). The same on every rank: it depends on the shard's shape only."""
     c = q.shape[2] // len(chunks_of(0, 1, layout))
     if chunks is None:
-        block = 2 * q.numel() * q.element_size()
-        return max(1, min(c, -(-block // CHUNK_BYTES)))
+        s = min(c, -(-2 * q.numel() * q.element_size() // CHUNK_BYTES))
+        return s if s > 2 else 1
     if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or not 1 <= int(chunks) <= max(1, c):
         raise KernelInputError(f"chunks must be None or an int in 1..{max(1, c)} (the rows of one {layout} chunk "
                                f"of this shard); got {chunks!r}")
@@ -88,12 +89,13 @@ def forward_chunked(q, k, v, *, causal, sm_scale, impl, layout, ring, mode, prob
     """The memory-bounded forward: S = chunks passes; pass i sends only key sub-chunk i (key_rows: the same
     slice of each layout chunk) around the ring for W steps, with the same overlap of transfer and compute as the
     plain ring, and plan(..., part=(i, S)) says what each rank computes against it, in query slabs of ceil(n/S)
-    rows. Memory per rank beyond q, k, v and the output: two transfer buffers of one sub-chunk's K and V (the one
-    computed on and sent on, the one arriving; allocated once, used in turn, so NCCL's hold on a freed buffer never
-    makes the allocator take more), one slab's output, and the contiguous copies of the q slab (and of K, V rows
-    of a zigzag sub-chunk's half) the kernels take: about 5/S of a shard. The accumulator stays in the inputs'
-    dtype at every W (a float32 one would be another shard and more): each merge computes in float32 and rounds
-    once, so a row is rounded once per piece that reaches it (at most W S times) instead of once;
+    rows. Memory per rank beyond q, k, v and the output: two transfer buffers of one sub-chunk's K and V (4/S of a
+    shard: the one computed on and sent on, the one arriving; allocated once and used in turn, so NCCL's hold on a
+    freed buffer never makes the allocator take more), one slab's output (1/S), the contiguous copy of the q slab
+    the kernel takes (1/S) and, zigzag causal, of one chunk's rows of the sub-chunk's K and V (1/S): about 6/S of
+    a shard, 7/S zigzag causal (the plain ring: 3 shards at W = 2). The accumulator stays in the inputs' dtype at
+    every W (a float32 one would be another shard and more): each merge computes in float32 and rounds once, so
+    a row is rounded once per piece that reaches it (one or two per pass and step) instead of once;
     tests/test_ring_chunks.py and the GPU tests hold the error to the plain ring's bounds."""
     n, w = q.shape[2], ring.world
     rows_max = max(b - a for i in range(chunks) for a, b in key_rows(n, layout, (i, chunks))[:1])

@@ -3,7 +3,8 @@
 A case is a dict: layout, causal, dtype ("float32"/"float16"/"bfloat16"), impl, n (whole sequence), b, h, d,
 grad ("out+lse": loss = <out, g_out> + <lse, g_lse>; "out": g_lse = 0; "lse": only <lse, g_lse>; None: forward),
 seed, device, merge ("auto": ring_block.merge picks, torch on CPU; "triton": the fused kernel, in Triton's interpreter
-on CPU), chunks (ring_attention's: None = its rule, which keeps these small cases plain; S > 1 the chunked forward). Every rank builds the same whole tensors from the seed and keeps its shard.
+on CPU), chunks (ring_attention's: None = its rule, which keeps these small cases plain; S > 1 the chunked
+forward). Every rank builds the same whole tensors from the seed and keeps its shard.
 """
 from __future__ import annotations
 

@@ -133,7 +133,9 @@ def test_zigzag_passes_stay_balanced():
 def test_chunk_count_rule_and_errors():
     meta = lambda n: torch.empty(1, 32, n, 128, dtype=torch.float16, device="meta")   # noqa: E731 - sizes only
     assert ring.chunk_count(meta(16384), "zigzag") == 1                    # a 256 MiB K/V block: the plain ring
-    assert ring.chunk_count(meta(16385), "zigzag") == 2
+    assert ring.chunk_count(meta(32768), "contiguous") == 1                # 512 MiB: two sub-chunks would save nothing
+    assert ring.chunk_count(meta(32769), "contiguous") == 3
+    assert ring.chunk_count(meta(65536), "zigzag") == 4                    # 128k over 2 ranks
     assert ring.chunk_count(meta(262144), "zigzag") == 16                  # 512k over 2 ranks: 4 GiB blocks
     assert ring.chunk_count(meta(262144), "zigzag", 3) == 3
     assert ring.chunk_count(torch.empty(1, 1, 6, 4, device="meta"), "zigzag", 3) == 3
@@ -178,3 +180,28 @@ def test_chunked_forward_allocates_no_block():
     sizes, shard = run_ranks(2, _alloc_worker, 5)[0]
     assert sizes[0] == shard and sizes[1] <= 2 * shard // 5
     assert sum(1 for b in sizes if b > shard // 4) <= 3     # the accumulator and the two transfer buffers
+
+
+# ----------------------------------------------------------------------------- the page's account of it
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_engine_account_of_the_chunked_forward(layout, causal):
+    """flashviz.ring.forward_memory(chunks=S) names the kernel's own buffers: the two transfer buffers hold the
+    largest sub-chunk key_rows gives, a slab is ceil(N/W / S) rows; and on two GPUs the shards and the output are
+    exactly half of what one GPU holds in q, k, v and the output (the page says so)."""
+    from flashviz import ring as engine
+    shape = dict(batch=1, heads=32, d=128, elem_bytes=2)
+    n, w, s = 524288, 2, 16
+    parts = engine.forward_memory(w, n, layout, causal, chunks=s, **shape)
+    row = 32 * 128 * 2
+    n_loc = n // w
+    rows = max(sum(b - a for a, b in ring.key_rows(n_loc, layout, (i, s))) for i in range(s))
+    assert parts["receive"] == 2 * 2 * rows * row and parts["block_output"] == -(-n_loc // s) * row
+    one = engine.forward_memory(1, n, "contiguous", causal, **shape)
+    assert 2 * (parts["inputs"] + parts["accumulator"]) == one["inputs"] + one["output"]
+    plain = engine.forward_memory(w, n, layout, causal, **shape)
+    assert sum(parts.values()) < 0.56 * sum(one.values()) < sum(plain.values())
+    s3 = engine.forward_memory(w, 6000, layout, causal, chunks=7, **shape)      # ragged: 1500 / 7 rows per chunk
+    rows = max(sum(b - a for a, b in ring.key_rows(3000, layout, (i, 7))) for i in range(7))
+    assert s3["receive"] == 2 * 2 * rows * row
