@@ -281,11 +281,12 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
     account by such scratch only (tests/test_ring_page.py holds the committed recording to that).
 
-    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; not yet held to a recording): the same parts
-    renamed by what they now are: receive = two transfer buffers of one key sub-chunk's K and V (ceil(c / S) rows
-    of each of the rank's layout chunks of c rows); accumulator = S in the inputs' dtype at every W; block_output =
-    one query slab's output (ceil(N/W / S) rows); slices = the contiguous copy of that q slab the kernel takes,
-    plus, with zigzag and causal masking, the copies of one chunk's rows of a sub-chunk's K and V."""
+    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; not yet held to a recording), with p =
+    ceil(c / S) rows of each of the rank's layout chunks of c rows (one part; a sub-chunk or slab has one part per
+    chunk): receive = two transfer buffers of one key sub-chunk's K and V; accumulator = the output (S, the
+    inputs' dtype) and one query slab's float32 accumulator; block_output = one piece's output (p rows); slices
+    = the contiguous copy of that piece's q rows the kernel takes, plus, with zigzag and causal masking, the
+    copies of p rows of the sub-chunk's K and V; lse: the output's, the slab's and the piece's."""
     w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)
     rows = batch * heads * (n // w)
     shard = rows * d * elem_bytes
@@ -296,10 +297,11 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
         n_loc, per = n // w, 1 if layout == "contiguous" else 2
         part = -(-(n_loc // per) // chunks)                    # rows of one layout chunk in a sub-chunk, at most
         row = batch * heads * d * elem_bytes                     # bytes of one row of a shard
-        slab = -(-n_loc // chunks)
-        return dict(inputs=3 * shard, receive=2 * 2 * per * part * row, accumulator=shard, block_output=slab * row,
-                    slices=slab * row + (2 * part * row if layout == "zigzag" and causal else 0),
-                    lse=lse + batch * heads * slab * 4)
+        acc = batch * heads * per * part * max(4, elem_bytes)    # one float32 (float64) accumulator value per row
+        return dict(inputs=3 * shard, receive=2 * 2 * per * part * row, accumulator=shard + acc * d,
+                    block_output=part * row,
+                    slices=part * row + (2 * part * row if layout == "zigzag" and causal else 0),
+                    lse=lse + acc + batch * heads * part * 4)
     return dict(inputs=3 * shard, receive=(2 if w == 2 else 4) * shard,
                 accumulator=shard if w == 2 else rows * d * 4, block_output=shard,
                 slices=shard if layout == "zigzag" and causal else 0, lse=2 * lse)

@@ -25,9 +25,10 @@ Blocks whose query and key chunks differ never use the kernels' causal flag (the
 right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
 
 Memory-bounded forward (kernels/ring_chunked.py): once a K/V block is large (chunks=None: over 2 CHUNK_BYTES;
-or chunks=S), the forward runs S passes of the ring, pass i moving only key sub-chunk i of every block, and computes
-in query slabs: a rank's peak is its q, k, v shards and the output plus about 6/S of a shard, instead of plus
-four shards (the arriving block, one block's output). The backward is the plain ring's at every S.
+or chunks=S), the forward computes S query slabs, each against S key sub-chunks, each sub-chunk one pass of the
+ring (every block's sub-chunk i moves, nothing larger), the slab accumulating in float32: a rank's peak is its
+q, k, v shards and the output plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one
+block's output). The backward is the plain ring's at every S.
 
 Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
 their owner after W hops; each block is recomputed from the saved global lse (ring_block.block_backward),
@@ -46,7 +47,7 @@ from .errors import KernelInputError, KernelTypeError
 from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
 from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
 from .ring_plan import (LAYOUTS, Piece, _check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
-                        slabs, unshard)
+                        unshard, within)
 MODES = ("both", "compute", "comm")     # measurement only: "compute" = the same loop without sends
 TAG_DKV = 2
 
@@ -125,8 +126,8 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
     the one merge rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32.
 
     With S = chunk_count(q, layout, chunks) > 1 (by default once a K/V block exceeds 2 CHUNK_BYTES) the
-    forward is ring_chunked.forward_chunked: S passes of one key sub-chunk each, query slabs, the accumulator
-    in the inputs' dtype; beyond q, k, v and the output it holds about 6/S of a shard (see there)."""
+    forward is ring_chunked.forward_chunked: S query slabs, each over S passes of one key sub-chunk, a float32
+    accumulator per slab; beyond q, k, v and the output it holds about 8/S of a shard (see there)."""
     if ring.world == 1:
         return block_forward(q, k, v, causal, sm_scale, impl)
     s_chunks = chunk_count(q, layout, chunks)

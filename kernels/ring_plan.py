@@ -5,7 +5,7 @@
     shard(x, rank, world, layout) -> this rank's slice of x along dim 2;  unshard(shards, layout) -> x
     key_rows(n_local, layout, world, part) -> the local key rows of key sub-chunk `part` = (i, S)
     plan(rank, src, world, layout, causal, n_local, part=(0, 1)) -> the Pieces rank computes against (sub-chunk i of)
-        src's K/V block
+        src's K/V block;  within(pieces, lo, hi) -> those pieces cut to query rows [lo, hi)
 
 No torch.distributed here; kernels/ring.py runs the ring (see there for the layouts' causal work per step).
 """
@@ -142,15 +142,17 @@ def plan(rank: int, src: int, world: int, layout: str, causal: bool, n_local: in
     return out
 
 
-def slabs(pieces: list[Piece], rows: int) -> list[Piece]:
-    """The pieces with every non-causal one cut into query slabs of at most `rows` rows (bounds one piece's output;
-    causal pieces stay whole: they are square and at most one sub-chunk's rows per chunk)."""
+def within(pieces: list[Piece], lo: int, hi: int) -> list[Piece]:
+    """The pieces cut to query rows [lo, hi). A causal piece is square, so it must lie wholly inside or outside:
+    true for the query slabs of the chunked forward (key_rows' ranges, which are the diagonal pieces' rows)."""
     out = []
     for p in pieces:
-        if p.causal or p.q_hi - p.q_lo <= rows:
-            out.append(p)
+        a, b = max(p.q_lo, lo), min(p.q_hi, hi)
+        if a >= b:
             continue
-        out += [p._replace(q_lo=a, q_hi=min(a + rows, p.q_hi)) for a in range(p.q_lo, p.q_hi, rows)]
+        if p.causal and (a, b) != (p.q_lo, p.q_hi):
+            raise AssertionError(f"causal piece {p} straddles query rows [{lo}, {hi})")
+        out.append(p._replace(q_lo=a, q_hi=b))
     return out
 
 

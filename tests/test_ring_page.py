@@ -326,7 +326,7 @@ def test_a_chunked_recording_is_told_as_chunked(no_recordings):
     (no_recordings / "h200x2.json").write_text(json.dumps(ds))
     shape = dict(batch=1, heads=4, d=64, elem_bytes=2)
     parts = ring.forward_memory(2, 8192, "zigzag", True, chunks=4, **shape)
-    assert parts["receive"] == 2 * 2 * 2 * 512 * 4 * 64 * 2 and parts["block_output"] == 1024 * 4 * 64 * 2
+    assert parts["receive"] == 2 * 2 * 2 * 512 * 4 * 64 * 2 and parts["block_output"] == 512 * 4 * 64 * 2
     g = lambda b: f"{b / GIB:.2f}"                                             # noqa: E731
     c2 = ds["cells"][3]
     one = ds["cells"][2]["peak_bytes"]
