@@ -266,7 +266,7 @@ def timeline(world: int, n: int, layout: str, causal: bool, *, batch: int, heads
 
 
 def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int, heads: int, d: int,
-                   elem_bytes: int) -> dict[str, int]:
+                   elem_bytes: int, chunks: int = 1) -> dict[str, int]:
     """Bytes one device holds at the peak of the ring forward (flashviz_kernels.ring), by what they are for.
 
     One GPU (W = 1): q, k, v and the output, plus the float32 log-sum-exp. A ring device, with S the bytes of
@@ -279,13 +279,29 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge needs
     none, the torch merge (CPU, and GPUs until the fused one is verified there) works 64 MiB slabs, and the recorded
     one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
-    account by such scratch only (tests/test_ring_page.py holds the committed recording to that)."""
+    account by such scratch only (tests/test_ring_page.py holds the committed recording to that).
+
+    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; not yet held to a recording), with p =
+    ceil(c / S) rows of each of the rank's layout chunks of c rows (one part; a sub-chunk or slab has one part per
+    chunk): receive = two transfer buffers of one key sub-chunk's K and V; accumulator = the output (S, the
+    inputs' dtype) and one query slab's float32 accumulator; block_output = one piece's output (p rows); slices
+    = the contiguous copy of that piece's q rows the kernel takes, plus, with zigzag and causal masking, the
+    copies of p rows of the sub-chunk's K and V; lse: the output's, the slab's and the piece's."""
     w, n, _ = check(world, n, layout, max_n=MAX_TIMELINE_N)
     rows = batch * heads * (n // w)
     shard = rows * d * elem_bytes
     lse = rows * 4
     if w == 1:
         return dict(inputs=3 * shard, output=shard, lse=lse)
+    if chunks > 1:
+        n_loc, per = n // w, 1 if layout == "contiguous" else 2
+        part = -(-(n_loc // per) // chunks)                    # rows of one layout chunk in a sub-chunk, at most
+        row = batch * heads * d * elem_bytes                     # bytes of one row of a shard
+        acc = batch * heads * per * part * max(4, elem_bytes)    # one float32 (float64) accumulator value per row
+        return dict(inputs=3 * shard, receive=2 * 2 * per * part * row, accumulator=shard + acc * d,
+                    block_output=part * row,
+                    slices=part * row + (2 * part * row if layout == "zigzag" and causal else 0),
+                    lse=lse + acc + batch * heads * part * 4)
     return dict(inputs=3 * shard, receive=(2 if w == 2 else 4) * shard,
                 accumulator=shard if w == 2 else rows * d * 4, block_output=shard,
                 slices=shard if layout == "zigzag" and causal else 0, lse=2 * lse)

@@ -12,9 +12,11 @@ the step's transfer after its blocks are done is the exposed transfer time, time
     hidden = 1 - t_exposed / t_comm
 is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
 t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory: torch.cuda.max_memory_allocated per rank over
-the timed repetitions. Cells run cheapest first within each pass (forward first), and a cell whose predicted
-time (the same kind at the previous N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file
-is rewritten after every cell. Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
+the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
+1 is the plain ring; the default is the kernel's rule; the S run is recorded per cell as "chunks"). Cells run
+cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous
+N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file is rewritten after every cell.
+Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
 """
 from __future__ import annotations
 
@@ -58,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--compute-only", action="store_true",
                    help="also time the ring without transfers (t - t_compute: waits plus any slowdown of the "
                         "kernels while transfers run)")
+    p.add_argument("--chunks", type=int, help="the forward's key sub-chunks S on w > 1 (1: the plain ring; default: "
+                   "the kernel's rule, sub-chunks of at most 256 MiB of K and V)")
     p.add_argument("--check-n", type=int, default=2048, help="N of the float64 check before timing (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="JSON path (default assets/benchmarks/ring/<gpu>-x<W>-<date>.json)")
@@ -190,7 +194,8 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
     q, k, v = (torch.randn(shape, generator=g, device=env.device, dtype=dt) for _ in range(3))
     dout = torch.randn(shape, generator=g, device=env.device, dtype=dt) if mode == "fwd+bwd" else None
     probe = WaitProbe(env) if w > 1 else None
-    kw = dict(causal=cell["causal"], group=group, layout=cell["layout"], impl=cfg["impl"], probe=probe)
+    kw = dict(causal=cell["causal"], group=group, layout=cell["layout"], impl=cfg["impl"], probe=probe,
+              chunks=cfg.get("chunks"))
     if mode == "fwd":
         total = lambda: ring.ring_attention(q, k, v, **kw)                     # noqa: E731
     else:
@@ -199,18 +204,20 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
     reps = (args.warmup, args.reps, args.min_reps, args.rep_s)
     ms, p20, p80, n_reps, peak, exposed = time_fn(env, total, group, *reps, probe=probe)
     out = dict(ms=ms, ms_p20=p20, ms_p80=p80, reps=n_reps, ms_compute=None, ms_comm=None, ms_exposed=exposed,
-               hidden=None)
+               hidden=None, chunks=ring.chunk_count(q, cell["layout"], cfg.get("chunks")) if w > 1 else None)
     if w > 1 and cfg["overlap"]:
         def setup():                                    # the checks ring_attention runs, in every loop alike
             causal, scale, r = ring.prepare(q, k, v, causal=cell["causal"], sm_scale=None, group=group,
                                             layout=cell["layout"], impl=cfg["impl"])
-            return dict(causal=causal, sm_scale=scale, impl=cfg["impl"], layout=cell["layout"], ring=r)
+            return dict(causal=causal, sm_scale=scale, impl=cfg["impl"], layout=cell["layout"], ring=r,
+                        chunks=cfg.get("chunks"))
         o, lse = ring.forward_loop(q, k, v, **setup()) if mode == "fwd+bwd" else (None, None)
 
         def loop(m):
             lk = setup()
             ring.forward_loop(q, k, v, mode=m, **lk)
             if mode == "fwd+bwd":
+                lk.pop("chunks")                        # the backward is the plain ring's at every S
                 ring.backward_loop(q, k, v, o, lse, dout, None, mode=m, **lk)
         if cfg["compute_only"]:
             out["ms_compute"] = time_fn(env, lambda: loop("compute"), group, *reps)[0]
@@ -236,7 +243,8 @@ def check(env: Env, cfg: dict, w: int, layout: str, causal: bool, n: int) -> dic
     dt = getattr(torch, cfg["dtype"])
     full = [torch.randn(cfg["batch"], cfg["heads"], n, cfg["d"], generator=g).to(env.device, dt) for _ in range(3)]
     mine = [ring.shard(x, env.rank, w, layout) for x in full]
-    out = ring.ring_attention(*mine, causal=causal, group=env.group(w), layout=layout, impl=cfg["impl"])[0]
+    out = ring.ring_attention(*mine, causal=causal, group=env.group(w), layout=layout, impl=cfg["impl"],
+                              chunks=cfg.get("chunks"))[0]
     parts = [torch.empty_like(out) for _ in range(w)]
     dist.all_gather(parts, out.contiguous(), group=env.group(w))
     got = ring.unshard(parts, layout)
@@ -301,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
                dtype=args.dtype or ("float32" if cpu else "float16"), impl=args.impl or ("sdpa" if cpu else "fast"),
                warmup=args.warmup, reps=args.reps, min_reps=min(args.min_reps, args.reps), rep_s=args.rep_s,
                budget_s=args.budget_s, seed=args.seed, overlap=not args.no_overlap,
-               compute_only=args.compute_only and not args.no_overlap)
+               compute_only=args.compute_only and not args.no_overlap, chunks=args.chunks)
     ns = tuple(args.seq or ((64, 128) if cpu else TARGET_NS))
     worlds = sorted(set(args.worlds or range(1, env.world + 1)))
     if not all(1 <= w <= env.world for w in worlds) or any(n % (2 * w) for n in ns for w in worlds):

@@ -1,10 +1,9 @@
 """Ring attention over torch.distributed: each rank holds a slice of the sequence; K/V travel around the ring.
 
     ring_attention(q, k, v, *, causal=False, sm_scale=None, group=None, layout="contiguous", impl="fast",
-                   probe=None) -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64 inputs with naive/sdpa)
-    shard(x, rank, world, layout) -> this rank's slice of x along dim 2;  unshard(shards, layout) -> x
-    positions(rank, world, n, layout) -> the global positions of a rank's rows
-    plan(rank, src, world, layout, causal, n_local) -> the Pieces rank computes against src's K/V block
+                   probe=None, chunks=None) -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64
+                   inputs with naive/sdpa)
+    shard, unshard, positions, plan: see kernels/ring_plan.py (re-exported here)
 
 Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of the sequence for all three).
 Step s = 0..W-1: rank r holds the K/V block of rank src = (r - s) mod W; it starts sending that block to rank
@@ -25,6 +24,12 @@ gives rank r chunks r and 2W-1-r, so every rank holds one early and one late chu
 Blocks whose query and key chunks differ never use the kernels' causal flag (their bottom-right alignment is
 right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
 
+Memory-bounded forward (kernels/ring_chunked.py): once a K/V block is large (chunks=None: over 2 CHUNK_BYTES;
+or chunks=S), the forward computes S query slabs, each against S key sub-chunks, each sub-chunk one pass of the
+ring (every block's sub-chunk i moves, nothing larger), the slab accumulating in float32: a rank's peak is its
+q, k, v shards and the output plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one
+block's output). The backward is the plain ring's at every S.
+
 Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
 their owner after W hops; each block is recomputed from the saved global lse (ring_block.block_backward),
 and a gradient flowing into the returned lse is honoured (dS += dlse * P).
@@ -32,7 +37,6 @@ and a gradient flowing into the returned lse is honoured (dS += dlse * P).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -41,107 +45,11 @@ import torch.distributed as dist
 from .api import validate
 from .errors import KernelInputError, KernelTypeError
 from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
-
-LAYOUTS = ("contiguous", "zigzag")
+from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
+from .ring_plan import (LAYOUTS, Piece, _check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
+                        unshard, within)
 MODES = ("both", "compute", "comm")     # measurement only: "compute" = the same loop without sends
-TAG_KV, TAG_DKV = 1, 2
-
-
-# ----------------------------------------------------------------------------- layouts
-
-def _check_layout(layout) -> str:
-    if layout not in LAYOUTS:
-        raise KernelInputError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
-    return layout
-
-
-def chunks_of(rank: int, world: int, layout: str) -> tuple[int, ...]:
-    """The global chunk indices rank holds, in local order (W chunks when contiguous, 2W when zigzag)."""
-    return (rank,) if _check_layout(layout) == "contiguous" else (rank, 2 * world - 1 - rank)
-
-
-def _check_split(n: int, world: int, layout: str) -> int:
-    """Chunk length; KernelInputError when N does not split evenly."""
-    parts = world if _check_layout(layout) == "contiguous" else 2 * world
-    if n % parts:
-        raise KernelInputError(f"N = {n} does not split into {parts} equal chunks "
-                               f"({layout} layout over W = {world} ranks needs N divisible by {parts})")
-    return n // parts
-
-
-def positions(rank: int, world: int, n: int, layout: str) -> np.ndarray:
-    """Global positions (0..N-1) of rank's local rows, in local order."""
-    c = _check_split(n, world, layout)
-    return np.concatenate([np.arange(i * c, (i + 1) * c) for i in chunks_of(rank, world, layout)])
-
-
-def shard(x: torch.Tensor, rank: int, world: int, layout: str = "contiguous") -> torch.Tensor:
-    """Rank's slice of x along the sequence dim 2 (contiguous copy)."""
-    if not isinstance(x, torch.Tensor) or x.dim() < 3:
-        raise KernelInputError("shard needs a tensor with the sequence in dim 2, e.g. (B, H, N, d)")
-    if not (isinstance(world, int) and world >= 1 and isinstance(rank, int) and 0 <= rank < world):
-        raise KernelInputError(f"rank must be in 0..W-1 for a world size W >= 1; got rank {rank!r}, W {world!r}")
-    c = _check_split(x.shape[2], world, layout)
-    return torch.cat([x[:, :, i * c:(i + 1) * c] for i in chunks_of(rank, world, layout)], dim=2).contiguous()
-
-
-def unshard(shards, layout: str = "contiguous") -> torch.Tensor:
-    """The inverse of shard: shards[r] is rank r's slice; returns the whole sequence along dim 2."""
-    shards = list(shards)
-    world = len(shards)
-    if world < 1 or len({s.shape[2] for s in shards}) != 1:
-        raise KernelInputError("unshard needs one or more shards of equal length")
-    per = len(chunks_of(0, world, layout))
-    if shards[0].shape[2] % per:
-        raise KernelInputError(f"a zigzag shard holds two equal chunks; length {shards[0].shape[2]} is odd")
-    c = shards[0].shape[2] // per
-    pieces = {}
-    for r, s in enumerate(shards):
-        for j, i in enumerate(chunks_of(r, world, layout)):
-            pieces[i] = s[:, :, j * c:(j + 1) * c]
-    return torch.cat([pieces[i] for i in sorted(pieces)], dim=2)
-
-
-# ----------------------------------------------------------------------------- the per-step plan
-
-class Piece(NamedTuple):
-    """Local query rows [q_lo, q_hi) against local key rows [k_lo, k_hi) of the block held; causal = diagonal."""
-    q_lo: int
-    q_hi: int
-    k_lo: int
-    k_hi: int
-    causal: bool
-
-
-def plan(rank: int, src: int, world: int, layout: str, causal: bool, n_local: int) -> list[Piece]:
-    """What rank computes against the K/V block of rank src, by chunk pairs: a key chunk before a query chunk
-    is seen in full, the same chunk is the causal diagonal, a later chunk is skipped."""
-    if not causal:
-        return [Piece(0, n_local, 0, n_local, False)]
-    qc, kc = chunks_of(rank, world, layout), chunks_of(src, world, layout)
-    c = n_local // len(qc)
-    if qc == kc:                                # every local chunk pair: full, diagonal or future -> causal
-        return [Piece(0, n_local, 0, n_local, True)]
-    out = []
-    for j, key_chunk in enumerate(kc):
-        rows = [i for i, query_chunk in enumerate(qc) if key_chunk < query_chunk]
-        for a, b in _runs(rows):                # consecutive local query chunks share one launch
-            last = out[-1] if out else None
-            if last and (last.q_lo, last.q_hi, last.k_hi) == (a * c, b * c, j * c):
-                out[-1] = last._replace(k_hi=(j + 1) * c)   # and so do consecutive key chunks: the whole held
-            else:                                           # block in place (no K/V copy), one merge, not two
-                out.append(Piece(a * c, b * c, j * c, (j + 1) * c, False))
-    return out
-
-
-def _runs(idx: list[int]) -> list[tuple[int, int]]:
-    runs = []
-    for i in idx:
-        if runs and runs[-1][1] == i:
-            runs[-1] = (runs[-1][0], i + 1)
-        else:
-            runs.append((i, i + 1))
-    return runs
+TAG_DKV = 2
 
 
 # ----------------------------------------------------------------------------- the ring
@@ -203,25 +111,29 @@ def _kv(held, piece: Piece):
     return k[:, :, piece.k_lo:piece.k_hi], v[:, :, piece.k_lo:piece.k_hi]
 
 
-def _mark(probe, what: str) -> None:
-    if probe is not None:
-        probe(what)
-
-
-def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both", probe=None):
+def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both", probe=None,
+                 chunks=None):
     """The forward ring. mode "compute" runs the same blocks without any transfer (each rank keeps its own
     K/V), "comm" only the transfers; both exist for measurement, as does `probe`: a callable told
     "computed" when a step's blocks are queued and "received" once the next block has arrived, so a
     benchmark can time how long each step waits for its transfer.
 
-    Memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block (2 shards; own K and
-    V are sent as they are, never packed), the output accumulator, and one block's output at a time. Step 0 is
-    the rank's own block, one piece over every local row: its output becomes the accumulator (no zeros, no merge
-    into zeros); later blocks fold in with ring_block.merge (in place; see there for the fused pass). With
-    W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype: the one merge
-    rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32."""
+    Plain ring (S = 1): memory per rank beyond its q, k, v shards: one receive buffer for the next K/V block
+    (2 shards; own K and V are sent as they are, never packed), the output accumulator, and one block's output at
+    a time. Step 0 is the rank's own block, one piece over every local row: its output becomes the accumulator
+    (no zeros, no merge into zeros); later blocks fold in with ring_block.merge (in place; see there for the
+    fused pass). With W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype:
+    the one merge rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32.
+
+    With S = chunk_count(q, layout, chunks) > 1 (by default once a K/V block exceeds 2 CHUNK_BYTES) the
+    forward is ring_chunked.forward_chunked: S query slabs, each over S passes of one key sub-chunk, a float32
+    accumulator per slab; beyond q, k, v and the output it holds about 8/S of a shard (see there)."""
     if ring.world == 1:
         return block_forward(q, k, v, causal, sm_scale, impl)
+    s_chunks = chunk_count(q, layout, chunks)
+    if s_chunks > 1:
+        return forward_chunked(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring,
+                               mode=mode, probe=probe, chunks=s_chunks)
     k, v = k.contiguous(), v.contiguous()                       # sent as they are
     rows = _Rows(q=q)
     acc_t = q.dtype if ring.world == 2 else acc_dtype(q.dtype)
@@ -333,10 +245,10 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
 
 class _RingFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, q, k, v, causal, sm_scale, impl, layout, ring, probe):
+    def forward(ctx, q, k, v, causal, sm_scale, impl, layout, ring, probe, chunks):
         ctx.set_materialize_grads(False)
         out, lse = forward_loop(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring,
-                                probe=probe)
+                                probe=probe, chunks=chunks)
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring, probe=probe)
         return out, lse
@@ -348,7 +260,7 @@ class _RingFunction(torch.autograd.Function):
         if dout is None:
             dout = torch.zeros_like(out)
         grads = backward_loop(q, k, v, out, lse, dout, dlse, **ctx.args)
-        return (*grads, None, None, None, None, None, None)
+        return (*grads, None, None, None, None, None, None, None)
 
 
 def _options(q, causal, sm_scale) -> tuple[bool, float]:
@@ -382,11 +294,14 @@ def prepare(q, k, v, *, causal, sm_scale, group, layout, impl):
 
 
 def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = None, group=None,
-                   layout: str = "contiguous", impl: str = "fast", probe=None):
+                   layout: str = "contiguous", impl: str = "fast", probe=None, chunks=None):
     """This rank's (out, lse) of attention over the whole sequence; q, k, v are its shard (B, H, N/W, d).
     Differentiable in q, k, v through out and lse. probe: None, or a measurement hook called with "computed"
-    and "received" at every ring step, forward and backward (see forward_loop)."""
+    and "received" at every ring step, forward and backward (see forward_loop). chunks: the forward's key
+    sub-chunks S (None: ring_chunked.chunk_count's rule from the block's bytes; 1: the plain ring)."""
     causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
+    chunk_count(q, layout, chunks)                              # a bad value raises on every rank alike
     if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):
-        return _RingFunction.apply(q, k, v, causal, scale, impl, layout, ring, probe)
-    return forward_loop(q, k, v, causal=causal, sm_scale=scale, impl=impl, layout=layout, ring=ring, probe=probe)
+        return _RingFunction.apply(q, k, v, causal, scale, impl, layout, ring, probe, chunks)
+    return forward_loop(q, k, v, causal=causal, sm_scale=scale, impl=impl, layout=layout, ring=ring, probe=probe,
+                        chunks=chunks)

@@ -3,7 +3,8 @@
 A case is a dict: layout, causal, dtype ("float32"/"float16"/"bfloat16"), impl, n (whole sequence), b, h, d,
 grad ("out+lse": loss = <out, g_out> + <lse, g_lse>; "out": g_lse = 0; "lse": only <lse, g_lse>; None: forward),
 seed, device, merge ("auto": ring_block.merge picks, torch on CPU; "triton": the fused kernel, in Triton's interpreter
-on CPU). Every rank builds the same whole tensors from the seed and keeps its shard.
+on CPU), chunks (ring_attention's: None = its rule, which keeps these small cases plain; S > 1 the chunked
+forward). Every rank builds the same whole tensors from the seed and keeps its shard.
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ EPS = {"float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2, "float64": 1e-9}
 
 
 def case(layout="contiguous", causal=False, dtype="float32", impl="sdpa", n=32, b=2, h=2, d=16, grad="out+lse",
-         seed=0, device="cpu", merge="auto") -> dict:
+         seed=0, device="cpu", merge="auto", chunks=None) -> dict:
     return dict(layout=layout, causal=causal, dtype=dtype, impl=impl, n=n, b=b, h=h, d=d, grad=grad, seed=seed,
-                device=device, merge=merge)
+                device=device, merge=merge, chunks=chunks)
 
 
 def inputs(c: dict) -> dict:
@@ -42,15 +43,18 @@ def inputs(c: dict) -> dict:
 def worker(rank: int, world: int, cases: list[dict]) -> list[dict]:
     """Run every case on this rank; return its shards of out, lse and the gradients (on the CPU)."""
     from flashviz_kernels.ring_block import merge as auto_merge
+    from flashviz_kernels import ring_chunked
     from flashviz_kernels.ring_merge import merge_triton
     out = []
     for c in cases:
-        ring.merge = merge_triton if c.get("merge") == "triton" else auto_merge   # this forked rank's copy only
+        # this forked rank's copies only
+        ring.merge = ring_chunked.merge = merge_triton if c.get("merge") == "triton" else auto_merge
         x = inputs(c)
         dev = torch.device(c["device"], rank) if c["device"] == "cuda" else torch.device("cpu")
         sh = {k: ring.shard(t, rank, world, c["layout"]).to(dev) for k, t in x.items()}
         q, k, v = (sh[name].requires_grad_(c["grad"] is not None) for name in ("q", "k", "v"))
-        o, lse = ring.ring_attention(q, k, v, causal=c["causal"], layout=c["layout"], impl=c["impl"])
+        o, lse = ring.ring_attention(q, k, v, causal=c["causal"], layout=c["layout"], impl=c["impl"],
+                                     chunks=c.get("chunks"))
         res = dict(out=o.detach().cpu(), lse=lse.detach().cpu())
         if c["grad"] is not None:
             if c["grad"] == "lse":

@@ -44,6 +44,9 @@ def test_dataset_is_complete_and_valid(recorded):
         (1, "contiguous", True), (1, "contiguous", False), (2, "contiguous", True), (2, "zigzag", True),
         (2, "contiguous", False), (2, "zigzag", False)}
     assert all(c["status"] == "ok" for c in cells)
+    assert data["config"]["chunks"] is None                      # the kernel's rule: these tiny blocks stay whole
+    assert {c["chunks"] for c in cells if c["world"] == 2} == {1}
+    assert {c["chunks"] for c in cells if c["world"] == 1} == {None}
     for c in cells:
         cfg = data["config"]
         assert c["flops"] == flops(c["n"], cfg["d"], c["causal"], cfg["batch"], cfg["heads"], c["mode"])
@@ -65,6 +68,19 @@ def test_checks_against_float64(recorded):
     assert {(c["layout"], c["causal"]) for c in checks} == {(l, c) for l in ("contiguous", "zigzag") for c in (0, 1)}
     assert all(c["ok"] and c["world"] == 2 and c["n"] == 32 for c in checks)
     assert all(c["err_ring"] < 1e-5 for c in checks)             # float32 on CPU
+
+
+def test_chunks_are_run_and_recorded(tmp_path):
+    """--chunks 2: the chunked forward passes the float64 checks, and every two-rank cell records S = 2."""
+    from flashviz.bench.ring_dataset import markdown_table
+    out = tmp_path / "ring.json"
+    run_ranks(2, _bench, ["--seq", "32", "--heads", "1", "--head-dim", "8", "--reps", "1", "--min-reps", "1",
+                          "--modes", "fwd", "--check-n", "32", "--chunks", "2", "--quiet", "--out", str(out)])
+    data = load_ring_dataset(out)
+    assert data["config"]["chunks"] == 2 and data["complete"] is True
+    assert len(data["checks"]) == 4 and all(c["ok"] and c["err_ring"] < 1e-5 for c in data["checks"])
+    assert [c["chunks"] for c in data["cells"] if c["world"] == 2] == [2] * 4
+    assert "zigzag, S = 2" in markdown_table(data)
 
 
 def test_budget_skips_cells_and_marks_incomplete(tmp_path):
@@ -105,6 +121,8 @@ def _broken(data, edit):
     (lambda d: d["provenance"].pop("git_commit"), "git_commit"),
     (lambda d: d["config"].update(heads=0), "config.heads"),
     (lambda d: d["checks"][0].update(ok="yes"), "checks[0].ok"),
+    (lambda d: d["config"].update(chunks=0), "config.chunks"),
+    (lambda d: d["cells"][0].update(chunks=0), "cells[0].chunks"),
 ])
 def test_schema_rejects(recorded, edit, where):
     with pytest.raises(DatasetError, match=where.replace("[", r"\[").replace("]", r"\]")):
@@ -178,3 +196,23 @@ def test_wait_probe_times_exactly_the_waits_for_transfers():
     ring.backward_loop(q, k, v, out, lse, do, None, causal=False, sm_scale=0.3, impl="naive", layout="contiguous",
                        ring=_SlowRing(0.2), probe=probe)
     assert 300 <= probe.take_ms() <= 800
+
+
+def test_wait_probe_in_the_chunked_forward():
+    """S = 2 passes: two transfers, each waited for after its (tiny) compute; the result is still attention over
+    the keys the fake ring handed back (rank 1's own block twice, now in two sub-chunks of two passes)."""
+    import torch
+    from flashviz.ring_bench import WaitProbe
+    from flashviz_kernels import ring
+    from flashviz_kernels.api import attention_with_lse
+
+    class Env:
+        cuda = False
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(1, 2, 8, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    probe = WaitProbe(Env())
+    out, lse = ring.forward_loop(q, k, v, causal=False, sm_scale=0.3, impl="naive", layout="zigzag",
+                                 ring=_SlowRing(0.15), probe=probe, chunks=2)
+    assert 250 <= probe.take_ms() <= 600
+    ref, ref_lse = attention_with_lse(q, torch.cat([k, k], 2), torch.cat([v, v], 2), sm_scale=0.3, impl="naive")
+    assert torch.allclose(out, ref, atol=1e-12) and torch.allclose(lse.double(), ref_lse.double(), atol=1e-9)

@@ -29,6 +29,13 @@ CASES = [case(layout, causal, dtype, impl, n=1024, b=1, h=4, d=d, grad=grad, see
              (("fast", "float16", 128, "out"), ("fast", "bfloat16", 64, "out+lse"), ("sdpa", "float16", 128, "out"),
               ("sdpa", "bfloat16", 64, "out+lse"))))]
 CASES += [case("zigzag", True, "float16", "fast", n=8192, b=1, h=2, d=128, grad="out", seed=99, device="cuda")]
+# the memory-bounded forward (kernels/ring_chunked.py), forced: ragged sub-chunks, the fast kernel and SDPA per piece
+CASES += [case("zigzag", True, "float16", "fast", n=8192, b=1, h=2, d=128, grad="out", seed=120, device="cuda",
+               chunks=3),
+          case("contiguous", True, "bfloat16", "fast", n=4096, b=1, h=4, d=64, grad="out+lse", seed=121, device="cuda",
+               chunks=5),
+          case("contiguous", False, "float16", "sdpa", n=4096, b=1, h=4, d=128, grad="out", seed=122, device="cuda",
+               chunks=4)]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +45,8 @@ def results():
 
 @pytest.mark.parametrize("i", range(len(CASES)),
                          ids=[f"{c['layout']}-{'causal' if c['causal'] else 'full'}-{c['impl']}-{c['dtype']}-"
-                              f"d{c['d']}-N{c['n']}-{c['grad']}" for c in CASES])
+                              f"d{c['d']}-N{c['n']}-{c['grad']}" + (f"-S{c['chunks']}" if c["chunks"] else "")
+                              for c in CASES])
 def test_ring_nccl_matches_single_process(results, i):
     c = CASES[i]
     errs = compare(c, [results[0][i], results[1][i]])

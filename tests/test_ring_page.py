@@ -312,3 +312,32 @@ def test_a_broken_file_is_a_warning_and_a_good_one_is_drawn(no_recordings):
     caps = " ".join(c.value for c in at.caption)
     assert "N = 8192 in the ring recording" in caps             # compute: the only (causal) 1-GPU cells
     assert "at N = 8192 on 2 GPUs" in caps                       # link: its transfers alone
+
+
+def test_a_chunked_recording_is_told_as_chunked(no_recordings):
+    """A recording whose two-GPU forwards ran the chunked forward (cells' "chunks" = 4): the memory note names the
+    sub-chunks and the engine's account of that forward (two sub-chunk buffers, one slab's output), not the
+    arriving block; in both languages."""
+    ds = _dataset()
+    for c in ds["cells"]:
+        if c["world"] == 2:
+            c["chunks"] = 4
+    no_recordings.mkdir()
+    (no_recordings / "h200x2.json").write_text(json.dumps(ds))
+    shape = dict(batch=1, heads=4, d=64, elem_bytes=2)
+    parts = ring.forward_memory(2, 8192, "zigzag", True, chunks=4, **shape)
+    assert parts["receive"] == 2 * 2 * 2 * 512 * 4 * 64 * 2 and parts["block_output"] == 512 * 4 * 64 * 2
+    g = lambda b: f"{b / GIB:.2f}"                                             # noqa: E731
+    c2 = ds["cells"][3]
+    one = ds["cells"][2]["peak_bytes"]
+    for lang in ("en", "zh"):
+        at = open_page(PAGE, lang=lang)
+        assert not at.exception
+        want = t("ring.memory_note_chunked", lang, s=4, n="8k", layout=t("ring.layout_zigzag", lang),
+                 mask=t("ring.mask_causal", lang), peak=g(c2["peak_bytes"]), one=g(one),
+                 ratio=f"{c2['peak_bytes'] / one:.2f}", inputs=g(parts["inputs"]), receive=g(parts["receive"]),
+                 acc=g(parts["accumulator"]), blk=g(parts["block_output"]),
+                 slices=t("ring.memory_slices_chunked", lang, slices=g(parts["slices"])),
+                 model=g(sum(parts.values())), gap=f"{(c2['peak_bytes'] - sum(parts.values())) / 2 ** 20:.0f}",
+                 one_model=g(sum(ring.forward_memory(1, 8192, "contiguous", True, **shape).values())))
+        assert want in [c.value for c in at.caption]

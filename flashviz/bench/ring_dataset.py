@@ -12,7 +12,7 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
                     "ring_merge" (str: which log-sum-exp merge ran, kernels/ring_block.merge_label)},
      "config": {"batch", "heads", "d", "dtype", "impl", "warmup", "reps", "min_reps", "rep_s", "budget_s", "seed",
                 "overlap" (bool: the transfer-only loop timed too), "compute_only" (bool: the loop without
-                transfers timed too)},
+                transfers timed too), "chunks" (optional, int or null: ring_bench --chunks, null = the kernel's rule)},
      "checks": [{"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}]   (float64 rows, see ring_bench),
      "cells": [{"n", "world", "layout", "causal", "mode" ("fwd"|"fwd+bwd"), "status" ("ok"|"oom"|"error"|"skipped"),
                 "message", "ms" (median over reps of the slowest rank), "ms_p20", "ms_p80", "reps",
@@ -22,7 +22,9 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
                 time hidden under compute),
                 "flops" (whole attention: 4*B*H*N^2*d, halved when causal, x3.5 for fwd+bwd), "tflops" (all GPUs),
                 "peak_bytes" (max over ranks of torch.cuda.max_memory_allocated), "peak_bytes_min",
-                "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes sent per step)}]}
+                "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes sent per step; with
+                chunks S > 1 in S transfers, one per pass), "chunks" (optional: the forward's key sub-chunks S on
+                w > 1, 1 = the plain ring; absent from older recordings, which all ran the plain ring)}]}
 """
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
     "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws"}   # added to provenance.collect later
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
-             "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50)}
+             "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50),
+             "chunks": (1, 1 << 26)}
 CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"layout", "causal", "mode", "status", "message", "hidden", "flops"}
 CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1 << 16), "d": (1, 4096), "warmup": (0, 1000),
                "reps": (1, 10 ** 6), "min_reps": (1, 10 ** 6), "seed": (-(1 << 63), 1 << 64)}
@@ -71,7 +74,8 @@ def _provenance(p) -> None:
 
 
 def _config(c) -> None:
-    check_object("config", c, (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only"))
+    check_object("config", c, (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only",
+                               "chunks"))
     for k, (lo, hi) in CONFIG_INTS.items():
         _ds._int_in(f"config.{k}", c.get(k), lo, hi)
     if c.get("dtype") not in DTYPES:
@@ -83,6 +87,7 @@ def _config(c) -> None:
     _ds._number("config.budget_s", c.get("budget_s"), bound=1e7)
     _ds._bool("config.overlap", c.get("overlap"))
     _ds._bool("config.compute_only", c.get("compute_only"), null=True)
+    _ds._int_in("config.chunks", c.get("chunks"), 1, 1 << 26, null=True)
 
 
 def _cell(i: int, c, cfg: dict) -> None:
@@ -181,11 +186,13 @@ def markdown_table(data: dict) -> str:
     for c in sorted((c for c in ok if c["world"] == 2), key=key):
         o = one.get((c["n"], c["causal"], c["mode"]))
         f = lambda x, p="": "—" if x is None else f"{x:{p}}"                            # noqa: E731
+        gib = lambda x: None if x is None or x.get("peak_bytes") is None else x["peak_bytes"] / 2 ** 30  # noqa: E731
         lines.append(" | ".join([
-            f"| {c['mode']}", f"{c['n'] // 1024}k", "yes" if c["causal"] else "no", c["layout"], f(o and o["ms"], ".0f"),
+            f"| {c['mode']}", f"{c['n'] // 1024}k", "yes" if c["causal"] else "no",
+            c["layout"] + (f", S = {c['chunks']}" if (c.get("chunks") or 1) > 1 else ""), f(o and o["ms"], ".0f"),
             f(c["ms"], ".0f"), "—" if o is None else f"{o['ms'] / c['ms']:.2f}x", f(c.get("ms_comm"), ".1f"),
             f(c.get("ms_exposed"), ".2f"), "—" if c.get("hidden") is None else f"{100 * c['hidden']:.1f} %",
-            f"{c['peak_bytes'] / 2 ** 30:.1f} / " + ("—" if o is None else f"{o['peak_bytes'] / 2 ** 30:.1f}") + " |"]))
+            f(gib(c), ".1f") + " / " + f(gib(o), ".1f") + " |"]))
     return "\n".join(lines)
 
 

@@ -286,13 +286,35 @@ STRINGS = {
               "GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, the K/V block arriving while it "
               "computes {receive} GiB, the output accumulator {acc} GiB, one block's output {blk} GiB{slices}; "
               "together {model} GiB, {gap} MiB under the measurement (scratch this account leaves out). One GPU "
-              "holds q, k, v and the output, {one_model} GiB. Half of one GPU's memory would leave no room for the "
-              "arriving block, and that buffer is what lets the transfer run under the compute.",
+              "holds q, k, v and the output, {one_model} GiB. This recording ran the plain ring, which sends whole "
+              "blocks: half of one GPU's memory would leave no room for the arriving one, the buffer that lets the "
+              "transfer run under the compute. The chunked forward (since then the default for large blocks) sends each "
+              "block in sub-chunks to keep that buffer small.",
         "zh": "N = {n} 时每块 GPU 的显存（{layout}，{mask}，前向）：实测 {peak} GiB，是单 GPU {one} GiB 的 {ratio} 倍。"
               "环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，计算时正在到达的 K/V 块 {receive} GiB，输出累加器 "
               "{acc} GiB，一个块的输出 {blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB（此处未计入的临时空间）。"
-              "单 GPU 持有 q、k、v 和输出，共 {one_model} GiB。若只用单 GPU 的一半显存，就放不下正在到达的块，"
-              "而正是这块缓冲让传输能在计算时进行。"},
+              "单 GPU 持有 q、k、v 和输出，共 {one_model} GiB。这份记录运行的是整块发送的普通环：若只用单 GPU 的一半显存，"
+              "就放不下正在到达的块，而正是这块缓冲让传输能在计算时进行。分块前向（此后大块时的默认做法）把每个块分成"
+              "子块发送，使这块缓冲保持很小。"},
+    "ring.memory_note_chunked": {
+        "en": "Memory per GPU at N = {n} ({layout}, {mask}, forward, each K/V block sent in {s} sub-chunks): measured "
+              "{peak} GiB, {ratio}× one GPU's {one} GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, "
+              "the output and one query slab's float32 accumulator {acc} GiB, two buffers of one K/V sub-chunk (the "
+              "one it computes on and sends on, the one arriving) {receive} GiB, one piece's output {blk} "
+              "GiB{slices}; together {model} GiB, {gap} MiB under the measurement (scratch this account leaves out). "
+              "One GPU holds q, k, v and the output, {one_model} GiB; on two GPUs the shards and the output alone "
+              "are half of that. Each query slab meets every block again, one sub-chunk at a time: {s} times the "
+              "bytes on the link for a small arriving buffer, each transfer running under the compute on the "
+              "sub-chunk before it.",
+        "zh": "N = {n} 时每块 GPU 的显存（{layout}，{mask}，前向，每个 K/V 块分 {s} 个子块发送）：实测 {peak} GiB，是单 GPU "
+              "{one} GiB 的 {ratio} 倍。环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，输出和一个查询分段的 float32 "
+              "累加器 {acc} GiB，两个 K/V 子块缓冲（正在计算并转发的一个、正在到达的一个）{receive} GiB，一个计算片的输出 "
+              "{blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB（此处未计入的临时空间）。单 GPU 持有 q、k、v 和"
+              "输出，共 {one_model} GiB；两块 GPU 时，分片和输出本身正好是它的一半。每个查询分段都要再与每个块相遇，"
+              "一次一个子块：链路上的字节是 {s} 倍，换来很小的到达缓冲，每次传输都与前一个子块的计算同时进行。"},
+    "ring.memory_slices_chunked": {"en": ", the contiguous copies the kernel takes of a piece's q rows (and K/V "
+                                         "rows) {slices} GiB",
+                                   "zh": "，内核所用计算片的 q 行（及 K/V 行）的连续副本 {slices} GiB"},
     "ring.memory_slices": {"en": ", the contiguous copies of the half-shard slices zigzag computes on {slices} GiB",
                            "zh": "，zigzag 计算所用半个分片切片的连续副本 {slices} GiB"},
     "ring.hover_time": {"en": "N = %{x:,}: %{y:.4g} ms (%{customdata[0]} runs, p20–p80 %{customdata[1]:.4g}–"

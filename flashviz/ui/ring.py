@@ -294,16 +294,19 @@ def memory_note(ds: dict, causal: bool, lang: str) -> None:
     c = min((c for c in pairs if c["n"] == n), key=lambda c: c["peak_bytes"])
     cfg = ds["config"]
     shape = dict(batch=cfg["batch"], heads=cfg["heads"], d=cfg["d"], elem_bytes=2 if cfg["dtype"] != "float32" else 4)
-    parts = engine.forward_memory(2, n, c["layout"], causal, **shape)
+    chunks = c.get("chunks") or 1                                 # absent: recorded before the chunked forward
+    parts = engine.forward_memory(2, n, c["layout"], causal, chunks=chunks, **shape)
     single = engine.forward_memory(1, n, "contiguous", causal, **shape)
     gib = lambda b: f"{b / mcharts.GIB:.2f}"                                  # noqa: E731
     model = sum(parts.values())
-    st.caption(t("ring.memory_note", lang, n=f"{n // 1024}k", layout=t(f"ring.layout_{c['layout']}", lang),
+    key = "ring.memory_note" if chunks == 1 else "ring.memory_note_chunked"
+    st.caption(t(key, lang, s=chunks, n=f"{n // 1024}k", layout=t(f"ring.layout_{c['layout']}", lang),
                  mask=t("ring.mask_causal" if causal else "ring.mask_full", lang), peak=gib(c["peak_bytes"]),
                  one=gib(one[n]["peak_bytes"]), ratio=f"{c['peak_bytes'] / one[n]['peak_bytes']:.2f}",
                  inputs=gib(parts["inputs"]), receive=gib(parts["receive"]), acc=gib(parts["accumulator"]),
                  blk=gib(parts["block_output"]),
-                 slices=t("ring.memory_slices", lang, slices=gib(parts["slices"])) if parts["slices"] else "",
+                 slices=t("ring.memory_slices" if chunks == 1 else "ring.memory_slices_chunked", lang,
+                          slices=gib(parts["slices"])) if parts["slices"] else "",
                  model=gib(model), gap=f"{(c['peak_bytes'] - model) / 2 ** 20:.0f}", one_model=gib(sum(single.values()))))
 
 
