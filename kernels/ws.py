@@ -10,9 +10,12 @@ Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, c
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), CONFIGS below (OVERLAP off):
   d=128: 0.96-1.05x cuDNN, 1.07-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.07x tl.
 So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time, see FAST_USES_WS) and d=64
-from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 514-607 TFLOP/s): missing are a persistent longest-first scheduler and an overlap of softmax with P.V
-that does not cost more registers than it hides (measured with 2 stages: OVERLAP on was 18-49 % slower in every
-pairing of the other switches).
+from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 514-607 TFLOP/s, one tile per program): missing is an
+overlap of softmax with P.V that does not cost more registers than it hides (measured with 2 stages: OVERLAP on
+was 18-49 % slower in every pairing of the other switches). A persistent schedule (PERSISTENT: one program per
+SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) is built and
+compiles for sm_90, but is not yet timed: CONFIGS keeps it off; PERSISTENT_ENV forces it on or off for every
+launch (tests run both).
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -36,7 +39,7 @@ VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg 
 HEAD_DIMS = (64, 128)
 LOG2E = 1.4426950408889634
 
-# (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG); block_m = 2 consumers x 64 rows.
+# (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT); block_m = 2 consumers x 64 rows.
 # OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
 # H=32, fp16, ms; cuDNN d=128 6.98 / 4.06, d=64 4.84 / 2.55 in the same runs; bn 128 and 2 stages unless said):
 #   d=128 non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
@@ -45,10 +48,15 @@ LOG2E = 1.4426950408889634
 #   d=64  causal      overlap+pingpong x3 2.755, neither 2.552, pingpong only 2.697, neither x3 2.679
 # (overlapping tile j's softmax with tile j-1's P.V keeps a second fp32 S tile live per warpgroup; these
 # measurements say the registers cost more than the overlap wins here).
+# PERSISTENT (grid = the SM count, each program walking query tiles longest first) is off until timed against
+# the one-tile grid on the device (`python -m flashviz_kernels.tune_ws --variants default --persistent both`).
 CONFIGS = {
-    (64, False): (128, 128, 2, False, False), (64, True): (128, 128, 2, False, False),
-    (128, False): (128, 128, 2, False, True), (128, True): (128, 128, 2, False, False),
+    (64, False): (128, 128, 2, False, False, False), (64, True): (128, 128, 2, False, False, False),
+    (128, False): (128, 128, 2, False, True, False), (128, True): (128, 128, 2, False, False, False),
 }
+PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
+L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
+SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
 
 # (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it
@@ -200,7 +208,7 @@ def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int,
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
-    bm, bn, stages, _, _ = CONFIGS[(d, bool(causal))]
+    bm, bn, stages = CONFIGS[(d, bool(causal))][:3]
     bm = bm if block_m is None else block_m
     bn = bn if block_n is None else block_n
     if bm != 128 or bn not in (64, 128):
@@ -227,9 +235,41 @@ def _descs(q, k, v, o, m_wg: int, bn: int):
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
 
 
+def persistent_default(d: int, causal: bool) -> bool:
+    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else CONFIGS."""
+    env = os.environ.get(PERSISTENT_ENV, "")
+    if env == "":
+        return CONFIGS[(d, bool(causal))][5]
+    if env not in ("0", "1"):
+        raise KernelInputError(f"{PERSISTENT_ENV} must be 1 (persistent) or 0 (one tile per program), not {env!r}")
+    return env == "1"
+
+
+def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
+    """Heads whose query tiles the persistent order interleaves: 1 (head-major) without a mask; causal: as many
+    as keep their K/V within L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
+    if not causal:
+        return 1
+    return max(1, min(n_bh, L2_KV_BYTES // (2 * n_k * d * itemsize)))
+
+
+def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: int = 2) -> int:
+    """Shared memory of the Q/O buffers (two with PERSISTENT: tile t+1's Q loads while tile t runs) and the ring."""
+    return (4 if persistent else 2) * 64 * d * itemsize + 2 * stages * block_n * d * itemsize
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    import torch
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
-            num_stages: int, overlap: bool | None = None, pingpong: bool | None = None):
-    """q (B, H, Nq, d), k/v (B, H, Nk, d) fp16/bf16 CUDA -> (out like q, lse (B, H, Nq) float32)."""
+            num_stages: int, overlap: bool | None = None, pingpong: bool | None = None,
+            persistent: bool | None = None, programs: int | None = None, groups: int | None = None):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d) fp16/bf16 CUDA -> (out like q, lse (B, H, Nq) float32).
+    persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid size
+    (default the SM count) and the head group (default head_group())."""
     import torch
     why = unsupported(q)
     if why:
@@ -238,12 +278,21 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelInputError(f"the ws kernel runs 4 warps per consumer warpgroup; got num_warps = {num_warps}")
     if not 2 <= num_stages <= 4:
         raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
-    mod = importlib.import_module(f"{__package__}._ws_gluon")
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
-    _, _, _, ov, pp = CONFIGS[(d, bool(causal))]
+    ov, pp = CONFIGS[(d, bool(causal))][3:5]
     ov = ov if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
+    pers = persistent_default(d, causal) if persistent is None else bool(persistent)
+    for name, x in (("programs", programs), ("groups", groups)):
+        if x is not None and (not pers or not isinstance(x, int) or x < 1):
+            raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
+                                   f"(persistent={pers})")
+    need = smem_bytes(d, block_n, num_stages, pers, q.element_size())
+    if need > SMEM_BYTES:
+        raise KernelInputError(f"d={d}, block_n={block_n}, {num_stages} stages{', persistent' if pers else ''} "
+                               f"need {need // 1024} KB of shared memory; sm_90 has {SMEM_BYTES // 1024} KB")
+    mod = importlib.import_module(f"{__package__}._ws_gluon")
 
     from .fast import tma_ready
     q, k, v = tma_ready(q), tma_ready(k), tma_ready(v)
@@ -251,15 +300,21 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
     m_wg = block_m // 2
     dq, dk, dv, do = _descs(q, k, v, o, m_wg, block_n)
-    grid = ((n_q + block_m - 1) // block_m, b * h)
-    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, M_WG=m_wg, BN=block_n, D=d,
-                     STAGES=num_stages, CAUSAL=bool(causal), OVERLAP=ov, PINGPONG=pp,
+    n_blocks = (n_q + block_m - 1) // block_m
+    if pers:
+        sms = programs or _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())
+        grid = (min(sms, n_blocks * b * h),)
+        grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
+    else:
+        grid, grp = (n_blocks, b * h), 1
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, M_WG=m_wg, BN=block_n, D=d,
+                     STAGES=num_stages, CAUSAL=bool(causal), OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
                      CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS, num_warps=4, maxnreg=MAXNREG)
     return o, lse
 
 
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
-                 block_n: int = 128, stages: int = 2):
+                 block_n: int = 128, stages: int = 2, persistent: bool = False):
     """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
     a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
     compiled."""
@@ -273,9 +328,9 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
     x = torch.empty((1, 2, 256, d), dtype=tdt)
     descs = _descs(x, x, x, x, 64, block_n)
     sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
-    sig.update(LSE="*fp32", qk_scale="fp32", n_q="i32", n_k="i32")
+    sig.update(LSE="*fp32", qk_scale="fp32", n_q="i32", n_k="i32", n_bh="i32", head_group="i32")
     consts = dict(M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, OVERLAP=overlap, PINGPONG=pingpong,
-                  CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS)
+                  PERSISTENT=persistent, CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=MAXNREG))

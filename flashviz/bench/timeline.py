@@ -78,8 +78,8 @@ class Impl:
     def launcher(self, q, k, v, causal: bool, tiles):
         bm, bn, warps, stages = tiles
         scale = q.shape[-1] ** -0.5
-        if self.name == "ws":                         # the Gluon kernel takes plain or causal attention only
-            kw = dict(causal=causal)
+        if self.name == "ws":                         # the Gluon kernel takes plain or causal attention only;
+            kw = dict(causal=causal, persistent=False)    # one tile per program: the grid and buffers recorded
         else:                                         # fast takes a checked variant (plain or causal here)
             from flashviz_kernels import variants
             kw = dict(variant=variants.CAUSAL if causal else variants.PLAIN)

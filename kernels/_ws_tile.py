@@ -1,0 +1,223 @@
+"""The ws kernel's work on one 2*M_WG-row query tile, shared by its one-tile and persistent schedules.
+
+Every K/V ring position is named by a counter c that keeps counting across the query tiles a program walks
+(kv = the loads before this tile): stage c % STAGES, ready/empty phase (c // STAGES) & 1, turn phase c & 1.
+With kv = 0 (one tile per program) these are the per-tile formulas. Imported by _ws_gluon.py only.
+"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                               warpgroup_mma_wait)
+
+try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
+    from triton.profiler.language import enter_scope, exit_scope
+except ImportError:                                   # a triton without proton: scopes that do nothing
+    @gluon.jit
+    def enter_scope(name: gl.constexpr):
+        pass
+
+    @gluon.jit
+    def exit_scope(name: gl.constexpr):
+        pass
+
+LN2 = gl.constexpr(0.6931471805599453)
+
+
+@gluon.jit
+def key_tiles(start_q, n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """How many BN-key tiles the query tile at start_q reads (bottom-right causal: fewer for early rows)."""
+    if CAUSAL:
+        hi = gl.minimum(gl.maximum(start_q + 2 * M_WG + n_k - n_q, 0), n_k)   # keys any row of the tile sees
+    else:
+        hi = n_k
+    return gl.cdiv(hi, BN)
+
+
+@gluon.jit
+def persistent_tile(t, n_qblk, n_bh, head_group, M_WG: gl.constexpr):
+    """Tile t of the persistent order -> (bh, start_q). Heads go in groups of head_group (the host sizes a group
+    so its K/V fit in L2); inside a group query blocks run from the last (longest when causal) to the first,
+    all heads of the group at each block. head_group = 1 is head-major."""
+    per_group = head_group * n_qblk
+    grp = t // per_group
+    h0 = grp * head_group
+    heads = gl.minimum(head_group, n_bh - h0)        # the last group may be short
+    r = t - grp * per_group
+    return h0 + r % heads, (n_qblk - 1 - r // heads) * (2 * M_WG)
+
+
+@gluon.jit
+def _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, MASKED: gl.constexpr, CAUSAL: gl.constexpr):
+    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units."""
+    if MASKED:                                        # diagonal band (causal) or the ragged last tile
+        ok = gl.expand_dims(cols, 0) < n_k
+        if CAUSAL:
+            ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
+        s = gl.where(ok, s * qk_scale, float("-inf"))
+        m_new = gl.maximum(m, gl.max(s, 1))
+        m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
+        p = gl.exp2(s - gl.expand_dims(m_ref, 1))
+    else:                                             # every key visible: no mask, no guard
+        m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+        m_ref = m_new
+        p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
+    alpha = gl.exp2(m - m_ref)
+    l_new = l * alpha + gl.sum(p, 1)
+    return p, alpha, m_new, l_new
+
+
+@gluon.jit
+def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
+           STAGES: gl.constexpr, CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
+    """One consumer's rows [r0, r0 + M_WG) against n_tiles key tiles at ring positions kv, kv+1, ...:
+    (acc unnormalised, m, l, rows)."""
+    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+     qk_scale, n_q, n_k, n_bh, head_group) = a
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    col_l: gl.constexpr = gl.SliceLayout(0, s_layout)
+    orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
+    dtype: gl.constexpr = desc_q.dtype
+
+    rows = r0 + gl.arange(0, M_WG, layout=row_l)
+    offset = n_k - n_q                                # bottom-right causal: row r sees keys j <= r + offset
+    if CAUSAL:
+        full = gl.minimum(gl.maximum(r0 + offset + 1, 0), n_k)    # keys every row of this half sees
+    else:
+        full = n_k
+    full = (full // BN) * BN                          # tiles below `full` need no mask
+
+    m = gl.full([M_WG], float("-inf"), gl.float32, row_l)
+    l = gl.full([M_WG], 0.0, gl.float32, row_l)
+    acc = gl.zeros([M_WG, D], gl.float32, o_layout)
+    s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
+
+    if n_tiles > 0:
+        # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K/V not loaded yet),
+        # wait_turn (the other consumer's GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
+        # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (until P·V is done)
+        st0 = kv % STAGES
+        enter_scope("wait_kv")
+        mbarrier.wait(ready.index(st0), (kv // STAGES) & 1)
+        exit_scope("wait_kv")
+        enter_scope("wait_turn")
+        if PINGPONG:
+            mbarrier.wait(turn.index(CID), kv & 1)
+        exit_scope("wait_turn")
+        enter_scope("qk")
+        s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
+        if PINGPONG:
+            mbarrier.arrive(turn.index(1 - CID))
+        s = warpgroup_mma_wait(0, deps=(s_tok,))
+        exit_scope("qk")
+        cols = gl.arange(0, BN, layout=col_l)
+        enter_scope("softmax")
+        if full > 0:
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+        else:
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+        exit_scope("softmax")
+        if not OVERLAP:
+            enter_scope("pv")
+            p16 = gl.convert_layout(p.to(dtype), p_layout)
+            acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
+            acc = warpgroup_mma_wait(0, deps=(acc,))
+            mbarrier.arrive(empty.index(st0))
+            exit_scope("pv")
+        for j in range(1, n_tiles):
+            c = kv + j
+            st = c % STAGES
+            enter_scope("wait_kv")
+            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            exit_scope("wait_kv")
+            enter_scope("wait_turn")
+            if PINGPONG:
+                mbarrier.wait(turn.index(CID), c & 1)
+            exit_scope("wait_turn")
+            enter_scope("qk")
+            s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
+            cols = j * BN + gl.arange(0, BN, layout=col_l)
+            if OVERLAP:
+                prev = (c - 1) % STAGES
+                p16 = gl.convert_layout(p.to(dtype), p_layout)
+                acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, is_async=True)
+                if PINGPONG:
+                    mbarrier.arrive(turn.index(1 - CID))
+                s = warpgroup_mma_wait(1, deps=(s_tok,))
+                exit_scope("qk")
+                enter_scope("softmax")
+                if j * BN < full:
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+                else:
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+                exit_scope("softmax")
+                enter_scope("pv")
+                acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+                mbarrier.arrive(empty.index(prev))
+                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                exit_scope("pv")
+            else:
+                if PINGPONG:
+                    mbarrier.arrive(turn.index(1 - CID))
+                s = warpgroup_mma_wait(0, deps=(s_tok,))
+                exit_scope("qk")
+                enter_scope("softmax")
+                if j * BN < full:
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+                else:
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                exit_scope("softmax")
+                enter_scope("pv")
+                p16 = gl.convert_layout(p.to(dtype), p_layout)
+                acc = warpgroup_mma(p16, v_smem.index(st), acc, is_async=True)
+                acc = warpgroup_mma_wait(0, deps=(acc,))
+                mbarrier.arrive(empty.index(st))
+                exit_scope("pv")
+        if OVERLAP:                                   # the last tile's P·V
+            enter_scope("pv")
+            last = (kv + n_tiles - 1) % STAGES
+            p16 = gl.convert_layout(p.to(dtype), p_layout)
+            acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
+            acc = warpgroup_mma_wait(0, deps=(acc,))
+            mbarrier.arrive(empty.index(last))
+            exit_scope("pv")
+    return acc, m, l, rows
+
+
+@gluon.jit
+def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constexpr, D: gl.constexpr):
+    """Normalise once (rows that saw no key stay zero, LSE -inf) and start the TMA store of O through Q's buffer;
+    the caller waits for it (tma.store_wait) before that buffer is written again."""
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
+    l_safe = gl.where(l == 0.0, 1.0, l)
+    out = acc / gl.expand_dims(gl.convert_layout(l_safe, orow_l), 1)
+    q_buf.store(out.to(desc_o.dtype))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
+    lse = gl.where(l == 0.0, float("-inf"), (m + gl.log2(l_safe)) * LN2)
+    gl.store(LSE + bh.to(gl.int64) * n_q + rows, lse, mask=rows < n_q)
+
+
+@gluon.jit
+def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, bh, n_tiles, kv, BN: gl.constexpr, D: gl.constexpr,
+            STAGES: gl.constexpr):
+    """The producer's TMA loads of K_j/V_j, j < n_tiles, into ring positions kv + j."""
+    for j in range(n_tiles):
+        c = kv + j
+        st = c % STAGES
+        enter_scope("tma_wait_slot")                  # until the consumers have freed this stage
+        mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
+        exit_scope("tma_wait_slot")
+        enter_scope("tma_issue")                      # issuing the two copies (they complete asynchronously)
+        bar = ready.index(st)
+        mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_k, [bh, j * BN, 0], bar, k_smem.index(st).reshape([1, BN, D]))
+        tma.async_copy_global_to_shared(desc_v, [bh, j * BN, 0], bar, v_smem.index(st).reshape([1, BN, D]))
+        exit_scope("tma_issue")
