@@ -133,15 +133,18 @@ def test_provenance_carries_ws_status(monkeypatch):
 COMPILE = """
 import json, re
 from flashviz_kernels import ws
-k = ws.compile_sm90({d}, {causal}, stages=ws.CONFIGS[({d}, {causal})][2])
+bn, stages, overlap, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
+k = ws.compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
+                    persistent={persistent})
 ptx = k.asm["ptx"]
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared)))
 """
 
 
-@pytest.mark.parametrize("d,causal", [(128, True), (64, False)])
-def test_gluon_kernel_compiles_for_sm90(d, causal):
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("d,causal", [(128, True), (128, False), (64, True), (64, False)])
+def test_gluon_kernel_compiles_for_sm90(d, causal, persistent):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
     import json
     import os
@@ -151,14 +154,17 @@ def test_gluon_kernel_compiles_for_sm90(d, causal):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent)],
+                       capture_output=True, text=True,
                        env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
     regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
     assert ws.PRODUCER_REGS in regs and ws.CONSUMER_REGS in regs                # the per-partition budgets
-    assert got["shared"] <= 227 * 1024
+    assert got["shared"] <= ws.SMEM_BYTES
+    bn, stages = ws.CONFIGS[(d, causal)][1:3]
+    assert got["shared"] >= ws.smem_bytes(d, bn, stages, persistent)              # the estimate forward checks
 
 
 def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
@@ -228,3 +234,92 @@ def test_dispatch_below_4096_agrees_with_the_forward_recording():
         assert all(g[("ws", 128, causal, n)] < g[("fast", 128, causal, n)] for n in (1024, 2048))
         assert ws.FAST_USES_WS[(64, causal)] >= 4096
     assert any(g[("ws", 64, c, n)] > g[("fast", 64, c, n)] for c in (False, True) for n in (1024, 2048))
+
+
+def _host(jit_fn):
+    """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
+    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C)."""
+    import types
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b))
+    return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
+
+
+@pytest.fixture(scope="module")
+def tile_fns():
+    try:
+        from flashviz_kernels import _ws_tile
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    return _host(_ws_tile.persistent_tile), _host(_ws_tile.key_tiles)
+
+
+@pytest.mark.parametrize("n_qblk,n_bh,group", [(8, 10, 3), (8, 10, 1), (5, 7, 7), (5, 7, 100), (1, 3, 2), (64, 128, 8)])
+def test_persistent_order_visits_every_tile_once_longest_first(tile_fns, n_qblk, n_bh, group):
+    """The kernel's own tile decode: a permutation of all (head, query block) tiles; inside each head group the
+    query blocks go from the last to the first (a ragged last group included)."""
+    tile, _ = tile_fns
+    order = [tile(t, n_qblk, n_bh, group, 64) for t in range(n_qblk * n_bh)]
+    assert sorted(order) == sorted((bh, blk * 128) for bh in range(n_bh) for blk in range(n_qblk))
+    g = min(group, n_bh)
+    for grp in range(-(-n_bh // g)):
+        starts = [sq for bh, sq in order if bh // g == grp]
+        assert starts == sorted(starts, reverse=True)
+        assert {bh for bh, _ in order[grp * g * n_qblk:(grp + 1) * g * n_qblk]} == \
+            set(range(grp * g, min(n_bh, (grp + 1) * g)))
+
+
+@pytest.mark.parametrize("b,h,n,d", [(4, 32, 8192, 128), (4, 32, 8192, 64), (4, 32, 16384, 128), (1, 4, 8192, 128)])
+def test_persistent_causal_order_balances_132_programs(tile_fns, b, h, n, d):
+    """Programs p, p+132, ... of the causal order (head groups from ws.head_group): the busiest program does at
+    most one longest tile more than the mean, and no more than with head-major order."""
+    tile, key_tiles = tile_fns
+    n_qblk, n_bh = -(-n // 128), b * h
+    total = n_qblk * n_bh
+
+    def busiest(group):
+        work = [0] * min(132, total)
+        for t in range(total):
+            work[t % len(work)] += key_tiles(tile(t, n_qblk, n_bh, group, 64)[1], n, n, 64, 128, True)
+        return max(work), sum(work) / len(work)
+
+    group = ws.head_group(n_bh, n, d, 2, True)
+    assert group == min(n_bh, ws.L2_KV_BYTES // (2 * n * d * 2)) > 1
+    most, mean = busiest(group)
+    longest = key_tiles((n_qblk - 1) * 128, n, n, 64, 128, True)
+    assert most - mean <= longest and most <= busiest(1)[0]
+
+
+def test_key_tiles_follow_bottom_right_causal(tile_fns):
+    _, key_tiles = tile_fns
+    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129)):
+        for start in range(0, n_q, 128):
+            last_row = min(start + 127, n_q - 1)
+            seen = min(max(last_row + n_k - n_q + 1, 0), n_k)       # keys the block's last row sees
+            assert key_tiles(start, n_q, n_k, 64, 128, True) == -(-seen // 128)
+            assert key_tiles(start, n_q, n_k, 64, 64, False) == -(-n_k // 64)
+
+
+def test_persistent_switch_env_and_checks(monkeypatch):
+    """PERSISTENT_ENV overrides CONFIGS (a bad value is a typed error); programs / groups only with persistent;
+    a ring plus Q buffers larger than sm_90's shared memory is refused before any launch."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    assert ws.persistent_default(128, True) is ws.CONFIGS[(128, True)][5]
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
+    assert ws.persistent_default(64, False) is True
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
+    assert ws.persistent_default(64, False) is False
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "yes")
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    with pytest.raises(fk.KernelInputError, match=ws.PERSISTENT_ENV):
+        ws.forward(q, q, q, **kw)
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
+    with pytest.raises(fk.KernelInputError, match="persistent launch only"):
+        ws.forward(q, q, q, programs=4, **kw)
+    with pytest.raises(fk.KernelInputError, match="positive int"):
+        ws.forward(q, q, q, persistent=True, groups=0, **kw)
+    with pytest.raises(fk.KernelInputError, match="shared memory"):
+        ws.forward(q, q, q, persistent=True, **dict(kw, num_stages=3))
+    assert ws.smem_bytes(128, 128, 3, False) <= ws.SMEM_BYTES < ws.smem_bytes(128, 128, 3, True)
+    assert ws.head_group(128, 8192, 128, 2, False) == 1 and ws.head_group(3, 64, 64, 2, True) == 3
