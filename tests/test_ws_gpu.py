@@ -1,5 +1,6 @@
 """The Gluon ws kernel on a Hopper GPU (marker `gpu`): against float64, with the idiom of test_kernels_gpu
-(max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps). Skipped where ws cannot run (the reason shown)."""
+(max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps). Skipped where ws cannot run (the reason shown).
+Every test runs twice: one tile per program and PERSISTENT (ws.PERSISTENT_ENV)."""
 import pytest
 import torch
 
@@ -16,6 +17,14 @@ def _needs_ws():
     st = ws.status()
     if not st["active"]:
         pytest.skip(f"ws cannot run here: {st['reason']}")
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["one-tile", "persistent"])
+def persistent(request, monkeypatch):
+    """Every test runs with both schedules: the env switch reaches launches that do not pass persistent."""
+    from flashviz_kernels import ws
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1" if request.param else "0")
+    return request.param
 
 
 def _check(q, k, v, causal, what, full=False, **kw):
@@ -115,3 +124,52 @@ def test_gradients_flow_through_ws():
         grads.append([t.grad.float() for t in x])
     for a, b in zip(*grads):
         assert torch.allclose(a, b, atol=2e-2, rtol=2e-2)
+
+
+def _poisoned_alloc(*shapes_dtypes):
+    """Leave NaN in the caching allocator's free blocks, so an output row the kernel never writes shows up."""
+    junk = [torch.full(s, float("nan"), dtype=dt, device="cuda") for s, dt in shapes_dtypes]
+    del junk
+
+
+@pytest.mark.parametrize("programs,groups", [(1, None), (3, 2), (7, 1), (None, 3), (None, None)])
+@pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("d", [64, 128])
+def test_persistent_walks_many_tiles(persistent, programs, groups, overlap, pingpong, d):
+    """Few programs, each walking many tiles of different lengths (ring and turn phases carried across tiles,
+    both Q buffers reused, fully masked tiles with no key tile at all, a ragged last head group): every row
+    written and right, causal and not, Nq > Nk and Nq < Nk."""
+    if not persistent:
+        pytest.skip("programs / groups are persistent launch parameters")
+    from flashviz_kernels import ws
+    for n_q, n_k, causal in ((1000, 300, True), (300, 1000, True), (777, 1029, False), (1, 17, True)):
+        q, k, v = make(2, 5, n_q, n_k, d, torch.float16, seed=n_q + n_k + d)
+        _poisoned_alloc(((2, 5, n_q, d), torch.float16), ((2, 5, n_q), torch.float32))
+        o, lse = ws.forward(q, k, v, causal=causal, sm_scale=0.07, block_m=128, block_n=128, num_warps=4,
+                            num_stages=2, overlap=overlap, pingpong=pingpong, persistent=True, programs=programs,
+                            groups=groups)
+        rows = torch.arange(n_q)
+        what = f"persistent programs={programs} groups={groups} {n_q}x{n_k} causal={causal}"
+        check_close(o, attention_rows(q, k, v, rows, causal=causal, scale=0.07),
+                    attention_rows(q, k, v, rows, causal=causal, dtype=q.dtype, scale=0.07), EPS[q.dtype], what)
+        lref = lse_rows(q, k, rows, causal=causal, scale=0.07)
+        seen = torch.isfinite(lref)
+        assert torch.equal(torch.isneginf(lse), ~seen) and not torch.isnan(lse).any(), what
+        assert torch.allclose(lse.double()[seen], lref[seen], atol=2e-2, rtol=1e-3), what
+        if causal and n_q > n_k:
+            assert torch.all(o[:, :, :n_q - n_k] == 0), what
+
+
+def test_persistent_matches_one_tile_per_program(persistent):
+    """Both schedules run the same per-tile code: the same answers to rounding (here at a size with many
+    tiles per program, B*H = 64, N = 2000, causal and not, three stages)."""
+    if not persistent:
+        pytest.skip("compares both schedules itself: once is enough")
+    from flashviz_kernels import ws
+    q, k, v = make(4, 16, 2000, 2000, 64, torch.float16, seed=21)
+    for causal in (False, True):
+        outs = [ws.forward(q, k, v, causal=causal, sm_scale=0.125, block_m=128, block_n=64, num_warps=4,
+                           num_stages=3, persistent=p) for p in (False, True)]
+        (o1, l1), (o2, l2) = outs
+        assert (o1.float() - o2.float()).abs().max().item() <= 2e-3
+        assert torch.allclose(l1, l2, atol=1e-4, rtol=1e-5)
