@@ -3,10 +3,15 @@
 For each (head dim, causal) and N it times every candidate (block_n, num_stages, OVERLAP, PINGPONG) with
 triton.testing.do_bench (median), checks each against SDPA (max abs error printed), and prints them next to
 the tl fast kernel (fast.CONFIGS, pinned so it cannot dispatch to ws) and SDPA cuDNN timed in the same run.
-Winners go into ws.CONFIGS and the measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
+--persistent both times each candidate one tile per program and persistent (--groups: the causal head groups
+to try, "auto" = ws.head_group), --rounds repeats the candidates interleaved (to see the run-to-run spread),
+and a summary per cell ends the output (--json writes it too). Winners go into ws.CONFIGS and the
+measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
 """
 import argparse
 import itertools
+import json
+import statistics
 
 import torch
 import torch.nn.functional as F
@@ -25,7 +30,13 @@ def main(argv=None):
     ap.add_argument("--dtype", default="float16")
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep budget (ms)")
     ap.add_argument("--variants", default="short", choices=("all", "short", "default"))
+    ap.add_argument("--persistent", default="config", choices=("config", "off", "on", "both"),
+                    help="PERSISTENT per candidate: ws.CONFIGS' (or the env switch), off, on, or each both ways")
+    ap.add_argument("--groups", nargs="+", default=["auto"], help="causal persistent head groups: auto or ints")
+    ap.add_argument("--rounds", type=int, default=1, help="time every candidate this many times, interleaved")
+    ap.add_argument("--json", default=None, help="also write the summary rows to this file")
     args = ap.parse_args(argv)
+    summary = []
     print("ws status:", ws.status())
     dtype = getattr(torch, args.dtype)
     causals = {"off": (False,), "on": (True,), "both": (False, True)}[args.causal]
@@ -47,7 +58,7 @@ def main(argv=None):
         print(f"\nN={n} d={d} causal={causal} B={args.batch} H={args.heads} {args.dtype}: cudnn "
               f"{tf(t_cudnn):.0f} TFLOP/s, fast(tl) {tf(t_fast):.0f} (x{t_cudnn / t_fast:.3f} cudnn)")
         if args.variants == "default":
-            cands = [(ws.CONFIGS[(d, causal)][1:])]
+            cands = [ws.CONFIGS[(d, causal)][1:5]]
         elif args.variants == "short":                 # each schedule switch alone, then the other tile
             cands = [(128, 2, False, False), (128, 2, True, False), (128, 2, False, True), (128, 2, True, True),
                      (64, 3, True, True)] + ([(128, 3, True, True), (128, 3, False, False)] if d == 64 else [])
@@ -55,19 +66,57 @@ def main(argv=None):
             cands = list(itertools.product((64, 128), (2, 3), (False, True), (False, True)))
             if d == 128:
                 cands = [c for c in cands if not (c[0] == 128 and c[1] == 3)]     # 228 KB of shared memory
-        for bn_, st, ov, pp in cands:
-            try:
-                fn = lambda: ws.forward(q, k, v, causal=causal, sm_scale=scale, block_m=128,  # noqa: E731
-                                        block_n=bn_, num_warps=4, num_stages=st, overlap=ov, pingpong=pp)
-                err = (fn()[0].float() - ref.float()).abs().max().item()
-                ms = bench(fn)
-                print(f"  ws bn={bn_} stages={st} overlap={int(ov)} pingpong={int(pp)}: {ms:.3f} ms "
-                      f"{tf(ms):.0f} TFLOP/s x{t_cudnn / ms:.3f} cudnn x{t_fast / ms:.3f} fast  maxerr {err:.1e}")
-            except Exception as e:  # noqa: BLE001 - report and go on
-                print(f"  ws bn={bn_} stages={st} overlap={ov} pingpong={pp}: {type(e).__name__}: "
-                      f"{str(e).splitlines()[0][:120]}")
+        pers = {"config": (None,), "off": (False,), "on": (True,), "both": (False, True)}[args.persistent]
+        runs = []                                      # (label, launch) per candidate x schedule x head group
+        for (bn_, st, ov, pp), pe in itertools.product(cands, pers):
+            groups = [None] if not (pe and causal) else [None if g == "auto" else int(g) for g in args.groups]
+            for grp in groups:
+                label = (f"bn={bn_} stages={st} overlap={int(ov)} pingpong={int(pp)} "
+                         f"persistent={'cfg' if pe is None else int(pe)}" + (f" groups={grp}" if grp else ""))
+                fn = (lambda bn_=bn_, st=st, ov=ov, pp=pp, pe=pe, grp=grp: ws.forward(  # noqa: E731
+                    q, k, v, causal=causal, sm_scale=scale, block_m=128, block_n=bn_, num_warps=4, num_stages=st,
+                    overlap=ov, pingpong=pp, persistent=pe, groups=grp))
+                runs.append((label, fn, dict(block_n=bn_, stages=st, overlap=ov, pingpong=pp, persistent=pe,
+                                             groups=grp)))
+        times = {label: [] for label, _, _ in runs}
+        for rnd in range(args.rounds):
+            for label, fn, _ in runs:
+                try:
+                    err = (fn()[0].float() - ref.float()).abs().max().item()
+                    ms = bench(fn)
+                    times[label].append(ms)
+                    print(f"  ws {label}: {ms:.3f} ms {tf(ms):.0f} TFLOP/s x{t_cudnn / ms:.3f} cudnn "
+                          f"x{t_fast / ms:.3f} fast  maxerr {err:.1e}" + (f"  (round {rnd + 1})" if rnd else ""))
+                except Exception as e:  # noqa: BLE001 - report and go on
+                    print(f"  ws {label}: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+        for label, _, cfg in runs:
+            if times[label]:
+                ms = statistics.median(times[label])
+                summary.append(dict(n=n, d=d, causal=causal, ms=ms, ms_all=times[label], cudnn_ms=t_cudnn,
+                                    fast_ms=t_fast, **cfg))
         del q, k, v, ref
         torch.cuda.empty_cache()
+    _report(summary)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(status=ws.status(), rows=summary), f, indent=1)
+
+
+def _report(rows):
+    """Per cell: each schedule's median ms against cuDNN, and persistent / one-tile for the same switches."""
+    print("\nsummary (median ms over rounds; x = cuDNN ms / ws ms; pers/one = persistent ms / one-tile ms)")
+    for row in rows:
+        same = [r for r in rows if (r["n"], r["d"], r["causal"], r["block_n"], r["stages"], r["overlap"],
+                                    r["pingpong"]) == (row["n"], row["d"], row["causal"], row["block_n"],
+                                                       row["stages"], row["overlap"], row["pingpong"])]
+        one = [r["ms"] for r in same if r["persistent"] is False]
+        ratio = f"  pers/one {row['ms'] / one[0]:.3f}" if row["persistent"] and one else ""
+        grp = f" grp={row['groups'] or 'auto'}" if row["persistent"] and row["causal"] else ""
+        spread = f" [{min(row['ms_all']):.3f}-{max(row['ms_all']):.3f}]" if len(row["ms_all"]) > 1 else ""
+        print(f"  N={row['n']:>6} d={row['d']:>3} causal={int(row['causal'])} bn={row['block_n']} "
+              f"st={row['stages']} ov={int(row['overlap'])} pp={int(row['pingpong'])} "
+              f"pers={row['persistent']}{grp}: {row['ms']:.3f} ms{spread} "
+              f"x{row['cudnn_ms'] / row['ms']:.3f} cudnn x{row['fast_ms'] / row['ms']:.3f} fast{ratio}")
 
 
 if __name__ == "__main__":

@@ -149,11 +149,23 @@ def _reason_unavailable() -> str | None:
 
 
 def status() -> dict:
-    """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton."""
+    """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
+    fast_uses_ws, persistent (the launches that run PERSISTENT unless told)."""
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON),
-                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()))
+                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()),
+                persistent=_persistent_status())
+
+
+def _persistent_status() -> str:
+    """Which (d, causal) launches run PERSISTENT by default here, and whether PERSISTENT_ENV decided it."""
+    try:
+        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
+    except KernelInputError as e:
+        return str(e)
+    src = f"{PERSISTENT_ENV}={os.environ[PERSISTENT_ENV]}" if os.environ.get(PERSISTENT_ENV) else "CONFIGS"
+    return f"{', '.join(on) or 'none'} ({src})"
 
 
 def unsupported(q) -> str | None:

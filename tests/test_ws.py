@@ -323,3 +323,29 @@ def test_persistent_switch_env_and_checks(monkeypatch):
         ws.forward(q, q, q, persistent=True, **dict(kw, num_stages=3))
     assert ws.smem_bytes(128, 128, 3, False) <= ws.SMEM_BYTES < ws.smem_bytes(128, 128, 3, True)
     assert ws.head_group(128, 8192, 128, 2, False) == 1 and ws.head_group(3, 64, 64, 2, True) == 3
+
+
+def test_status_says_which_launches_run_persistent(monkeypatch):
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    on = [k for k, c in ws.CONFIGS.items() if c[5]]
+    assert ws.status()["persistent"].endswith("(CONFIGS)") and (bool(on) != ws.status()["persistent"].startswith("none"))
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
+    assert ws.status()["persistent"] == ("d=64 causal=False, d=64 causal=True, d=128 causal=False, d=128 causal=True "
+                                         f"({ws.PERSISTENT_ENV}=1)")
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "2")
+    assert "must be 1" in ws.status()["persistent"]
+
+
+def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
+    """tune_ws's summary: persistent / one-tile of the same switches and N, the spread over rounds."""
+    pytest.importorskip("triton")
+    from flashviz_kernels import tune_ws
+    base = dict(n=8192, d=128, causal=True, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.0,
+                fast_ms=4.4, groups=None)
+    tune_ws._report([dict(base, persistent=False, ms=4.0, ms_all=[4.0, 4.2]),
+                     dict(base, persistent=True, ms=3.6, ms_all=[3.5, 3.6, 3.7]),
+                     dict(base, pingpong=True, persistent=True, ms=3.0, ms_all=[3.0])])
+    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert "pers/one 0.900" in out[2] and "grp=auto" in out[2] and "[3.500-3.700]" in out[2] and "x1.111 cudnn" in out[2]
+    assert "pers/one" not in out[1] and "[4.000-4.200]" in out[1] and "grp" not in out[1]
+    assert "pers/one" not in out[3]                      # no one-tile run with pingpong on to compare with
