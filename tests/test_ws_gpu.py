@@ -132,9 +132,9 @@ def _poisoned_alloc(*shapes_dtypes):
     del junk
 
 
-@pytest.mark.parametrize("programs,groups", [(1, None), (3, 2), (7, 1), (None, 3), (None, None)])
-@pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, True), (False, True)])
-@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("programs,groups", [(1, None), (3, 2), (7, 1), (None, None)])
+@pytest.mark.parametrize("d,overlap,pingpong", [(64, False, False), (128, False, False), (128, True, True),
+                                                (128, False, True)])
 def test_persistent_walks_many_tiles(persistent, programs, groups, overlap, pingpong, d):
     """Few programs, each walking many tiles of different lengths (ring and turn phases carried across tiles,
     both Q buffers reused, fully masked tiles with no key tile at all, a ragged last head group): every row
