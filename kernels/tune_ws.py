@@ -12,6 +12,7 @@ import argparse
 import itertools
 import json
 import statistics
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -36,6 +37,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=1, help="time every candidate this many times, interleaved")
     ap.add_argument("--json", default=None, help="also write the summary rows to this file")
     args = ap.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     summary = []
     print("ws status:", ws.status())
     dtype = getattr(torch, args.dtype)
@@ -96,10 +98,10 @@ def main(argv=None):
                                     fast_ms=t_fast, **cfg))
         del q, k, v, ref
         torch.cuda.empty_cache()
+        if args.json:                                  # after every cell: a run cut short keeps what it timed
+            with open(args.json, "w") as f:
+                json.dump(dict(status=ws.status(), argv=argv, rows=summary), f, indent=1)
     _report(summary)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(dict(status=ws.status(), rows=summary), f, indent=1)
 
 
 def _report(rows):
