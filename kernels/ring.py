@@ -9,7 +9,7 @@ Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of th
 Step s = 0..W-1: rank r holds the K/V block of rank src = (r - s) mod W; it starts sending that block to rank
 r + 1 and receiving the next one from r - 1 (dist.batch_isend_irecv), computes its queries against the block
 it holds meanwhile, and folds the block's (out, lse) into its running result with the log-sum-exp merge of
-flash-decoding (ring_block.merge: one fused Triton pass on a GPU, once verified there). Step 0 (the rank's own
+flash-decoding (ring_block.merge: one fused Triton pass on a GPU). Step 0 (the rank's own
 block, every local row) needs no merge: its output becomes the running result. Without an initialised process
 group (or with a group of one) it is plain single-device attention.
 

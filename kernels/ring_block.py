@@ -80,28 +80,32 @@ def block_forward(q, k, v, causal: bool, sm_scale: float, impl: str):
     return attention_with_lse(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl)
 
 
-# The fused merge has passed its tests only in Triton's interpreter so far; compiled GPU code runs here once it has
-# passed tests/test_ring_merge.py and tests/test_ring_gpu.py on a GPU (then set this True). Until then a GPU uses
-# the torch merge unless FLASHVIZ_RING_MERGE=triton asks for the fused one (to run those tests on the device).
-FUSED_MERGE_VERIFIED_ON_GPU = False
+# The fused merge runs on GPUs since it passed there (2026-11-30, triton 3.6.0, torch 2.11): tests/test_ring_merge.py
+# on one H200 (15 passed) and the NCCL ring cases of tests/test_ring_gpu.py on two, plain and chunked, against float64
+# (20 passed), both with FLASHVIZ_RING_MERGE=triton. FLASHVIZ_RING_MERGE=torch picks the torch merge on a GPU (to
+# time the two), =triton the fused one whatever this flag says.
+FUSED_MERGE_VERIFIED_ON_GPU = True
+MERGE_ENV = "FLASHVIZ_RING_MERGE"
 
 
 def _fused_merge_on_gpu() -> bool:
-    return FUSED_MERGE_VERIFIED_ON_GPU or os.environ.get("FLASHVIZ_RING_MERGE", "") == "triton"
+    asked = os.environ.get(MERGE_ENV, "")
+    return asked == "triton" or (asked != "torch" and FUSED_MERGE_VERIFIED_ON_GPU)
 
 
 def merge_label(cuda: bool) -> str:
     """Which merge a GPU (cuda=True) or CPU run uses here, for a recording's provenance."""
     if cuda and _env.HAS_TRITON and _fused_merge_on_gpu():
-        return "fused Triton kernel" + ("" if FUSED_MERGE_VERIFIED_ON_GPU else ", asked for by FLASHVIZ_RING_MERGE")
+        asked = os.environ.get(MERGE_ENV, "") == "triton"
+        return "fused Triton kernel" + (f", asked for by {MERGE_ENV}=triton" if asked else "")
     return "torch, a slab of rows at a time"
 
 
 def merge(out, lse, out_b, lse_b) -> None:
     """Fold block (out_b, lse_b) into the accumulators (out, lse), in place; -inf safe. On a GPU with float32 lse
-    and no float64 tensor: the fused Triton merge (kernels/ring_merge.py, one read and one write of each tensor)
-    once verified there (FUSED_MERGE_VERIFIED_ON_GPU); otherwise the torch merge below, which is also the
-    reference the Triton one is tested against."""
+    and no float64 tensor: the fused Triton merge (kernels/ring_merge.py, one read and one write of each tensor;
+    see FUSED_MERGE_VERIFIED_ON_GPU and MERGE_ENV); otherwise the torch merge below, which is also the reference the
+    Triton one is tested against."""
     if (out.is_cuda and _env.HAS_TRITON and lse.dtype == torch.float32 and _fused_merge_on_gpu()
             and torch.float64 not in (out.dtype, out_b.dtype, lse_b.dtype)):
         from .ring_merge import merge_triton

@@ -96,3 +96,18 @@ def test_all_rows_empty_stay_empty():
     lse = torch.full((1, 1, 5), NEG, device=DEVICE)
     merge_triton(acc, lse, torch.zeros_like(acc), torch.full_like(lse, NEG))
     assert (acc == 0).all() and torch.isneginf(lse).all()
+
+
+@pytest.mark.parametrize("flag, env, fused", [(True, "", True), (True, "torch", False), (True, "triton", True),
+                                              (False, "", False), (False, "triton", True), (False, "torch", False)])
+def test_which_merge_a_gpu_runs(monkeypatch, flag, env, fused):
+    """The verified flag picks the fused merge on GPUs; FLASHVIZ_RING_MERGE=torch / =triton override it either way,
+    and the recording's label says which ran and whether the variable asked for it."""
+    from flashviz_kernels import _env, ring_block
+    monkeypatch.setattr(ring_block, "FUSED_MERGE_VERIFIED_ON_GPU", flag)
+    monkeypatch.setenv(ring_block.MERGE_ENV, env)
+    monkeypatch.setattr(_env, "HAS_TRITON", True)
+    assert ring_block._fused_merge_on_gpu() is fused
+    label = ring_block.merge_label(cuda=True)
+    assert label.startswith("fused Triton kernel") is fused and (("asked for" in label) is (env == "triton"))
+    assert ring_block.merge_label(cuda=False) == "torch, a slab of rows at a time"
