@@ -13,7 +13,8 @@ the step's transfer after its blocks are done is the exposed transfer time, time
 is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
 t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory: torch.cuda.max_memory_allocated per rank over
 the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
-1 is the plain ring; the default is the kernel's rule; the S run is recorded per cell as "chunks"). Cells run
+1 or none given is the plain ring, the kernel's default; "auto" its memory-bounded rule; the S run is recorded per
+cell as "chunks"). Cells run
 cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous
 N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file is rewritten after every cell.
 Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
@@ -35,6 +36,15 @@ from flashviz.bench.spec import DTYPES, flops
 TARGET_NS = (32768, 65536, 131072, 262144, 524288)
 CHECK_EPS = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-3, "float64": 1e-9}   # fp32: TF32 dots on GPU
 CAUSAL = {"on": (True,), "off": (False,), "both": (True, False)}
+
+
+def _chunks_arg(text: str):
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--chunks takes an int or 'auto', not {text!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,8 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--compute-only", action="store_true",
                    help="also time the ring without transfers (t - t_compute: waits plus any slowdown of the "
                         "kernels while transfers run)")
-    p.add_argument("--chunks", type=int, help="the forward's key sub-chunks S on w > 1 (1: the plain ring; default: "
-                   "the kernel's rule, sub-chunks of at most 256 MiB of K and V)")
+    p.add_argument("--chunks", type=_chunks_arg, help="the forward's key sub-chunks S on w > 1 (default and 1: the "
+                   "plain ring; auto: the kernel's memory-bounded rule, sub-chunks of at most 256 MiB of K and V)")
     p.add_argument("--check-n", type=int, default=2048, help="N of the float64 check before timing (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="JSON path (default assets/benchmarks/ring/<gpu>-x<W>-<date>.json)")

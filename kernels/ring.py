@@ -1,8 +1,8 @@
 """Ring attention over torch.distributed: each rank holds a slice of the sequence; K/V travel around the ring.
 
     ring_attention(q, k, v, *, causal=False, sm_scale=None, group=None, layout="contiguous", impl="fast",
-                   probe=None, chunks=None) -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64
-                   inputs with naive/sdpa)
+                   probe=None, chunks=None | "auto" | S)
+        -> (out (B, H, N/W, d) like q, lse (B, H, N/W) float32; float64 for float64 inputs with naive/sdpa)
     shard, unshard, positions, plan: see kernels/ring_plan.py (re-exported here)
 
 Each of the W ranks of `group` passes its shard of Q, K, V (the same shard of the sequence for all three).
@@ -24,8 +24,8 @@ gives rank r chunks r and 2W-1-r, so every rank holds one early and one late chu
 Blocks whose query and key chunks differ never use the kernels' causal flag (their bottom-right alignment is
 right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
 
-Memory-bounded forward (kernels/ring_chunked.py): once a K/V block is large (chunks=None: over 2 CHUNK_BYTES;
-or chunks=S), the forward computes S query slabs, each against S key sub-chunks, each sub-chunk one pass of the
+Memory-bounded forward (kernels/ring_chunked.py), asked for with chunks="auto" (once a K/V block exceeds 2
+CHUNK_BYTES) or chunks=S; the default is the plain ring, which measured faster: the forward computes S query slabs, each against S key sub-chunks, each sub-chunk one pass of the
 ring (every block's sub-chunk i moves, nothing larger), the slab accumulating in float32: a rank's peak is its
 q, k, v shards and the output plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one
 block's output). The backward is the plain ring's at every S.
@@ -125,7 +125,7 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
     fused pass). With W = 2 every row merges at most two blocks, so the accumulator is kept in the inputs' dtype:
     the one merge rounds once, as the float32 accumulator's final cast would; with W > 2 it is float32.
 
-    With S = chunk_count(q, layout, chunks) > 1 (by default once a K/V block exceeds 2 CHUNK_BYTES) the
+    With S = chunk_count(q, layout, chunks) > 1 (chunks="auto" once a K/V block exceeds 2 CHUNK_BYTES, or an S) the
     forward is ring_chunked.forward_chunked: S query slabs, each over S passes of one key sub-chunk, a float32
     accumulator per slab; beyond q, k, v and the output it holds about 8/S of a shard (see there)."""
     if ring.world == 1:
@@ -298,7 +298,8 @@ def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = No
     """This rank's (out, lse) of attention over the whole sequence; q, k, v are its shard (B, H, N/W, d).
     Differentiable in q, k, v through out and lse. probe: None, or a measurement hook called with "computed"
     and "received" at every ring step, forward and backward (see forward_loop). chunks: the forward's key
-    sub-chunks S (None: ring_chunked.chunk_count's rule from the block's bytes; 1: the plain ring)."""
+    sub-chunks S (None or 1: the plain ring; "auto": ring_chunked.chunk_count's rule from the block's bytes, about
+    half of one GPU's memory at large N for W = 2, and 8-24 % slower than the plain ring at 512k; an int: that S)."""
     causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
     chunk_count(q, layout, chunks)                              # a bad value raises on every rank alike
     if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):

@@ -1,6 +1,6 @@
 """The memory-bounded ring forward: a rank's K/V block goes around the ring in S key sub-chunks, one pass each.
 
-    chunk_count(q, layout, chunks=None) -> S (the rule is in its docstring)
+    chunk_count(q, layout, chunks=None) -> S (None: 1, the plain ring; "auto": the memory-bounded rule, see there)
     forward_chunked(q, k, v, *, causal, sm_scale, impl, layout, ring, mode, probe, chunks) -> (out, lse)
 
 kernels/ring.py's forward_loop calls it when S > 1 (ring: its Ring; mode and probe as there). The backward stays the
@@ -27,18 +27,22 @@ def _mark(probe, what: str) -> None:
 
 
 def chunk_count(q, layout: str, chunks=None) -> int:
-    """S, the key sub-chunks of the forward. chunks=None: S = ceil(block bytes / CHUNK_BYTES) for a K/V block (K and
-    V of one shard), so a sub-chunk's K and V take at most CHUNK_BYTES, at most the rows of one layout chunk; but
-    S <= 2 runs the plain ring (1): the chunked forward holds about 8/S of a shard beyond the shards and output,
-    the plain ring 3 (W = 2), so two sub-chunks would hold more, and add launches. B=1, H=32, d=128, fp16 over 2 ranks:
-    N <= 64k plain, 128k -> 4, 256k -> 8, 512k -> 16. An int asks for that S (1 <= S <= rows of one layout chunk;
-    it need not divide them). The same on every rank: it depends on the shard's shape only."""
+    """S, the key sub-chunks of the forward. chunks=None: 1, the plain ring, the faster one (two H200s, 512k, fp16:
+    the chunked forward at S = 16 took 8-24 % longer; see the README). chunks="auto", the memory-bounded rule:
+    S = ceil(block bytes / CHUNK_BYTES) for a K/V block (K and V of one shard), so a sub-chunk's K and V take at most
+    CHUNK_BYTES, at most the rows of one layout chunk; but S <= 2 runs the plain ring (1): the chunked forward holds
+    about 8/S of a shard beyond the shards and output, the plain ring 3 (W = 2), so two sub-chunks would hold more,
+    and add launches. B=1, H=32, d=128, fp16 over 2 ranks: N <= 64k plain, 128k -> 4, 256k -> 8, 512k -> 16. An
+    int asks for that S (1 <= S <= rows of one layout chunk; it need not divide them). The same on every rank: it
+    depends on the shard's shape only."""
     c = q.shape[2] // len(chunks_of(0, 1, layout))
     if chunks is None:
+        return 1
+    if isinstance(chunks, str) and chunks == "auto":
         s = min(c, -(-2 * q.numel() * q.element_size() // CHUNK_BYTES))
         return s if s > 2 else 1
     if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or not 1 <= int(chunks) <= max(1, c):
-        raise KernelInputError(f"chunks must be None or an int in 1..{max(1, c)} (the rows of one {layout} chunk "
+        raise KernelInputError(f"chunks must be None, 'auto' or an int in 1..{max(1, c)} (the rows of one {layout} chunk "
                                f"of this shard); got {chunks!r}")
     return int(chunks)
 

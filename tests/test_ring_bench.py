@@ -44,7 +44,7 @@ def test_dataset_is_complete_and_valid(recorded):
         (1, "contiguous", True), (1, "contiguous", False), (2, "contiguous", True), (2, "zigzag", True),
         (2, "contiguous", False), (2, "zigzag", False)}
     assert all(c["status"] == "ok" for c in cells)
-    assert data["config"]["chunks"] is None                      # the kernel's rule: these tiny blocks stay whole
+    assert data["config"]["chunks"] is None                      # the kernel's default: the plain ring
     assert {c["chunks"] for c in cells if c["world"] == 2} == {1}
     assert {c["chunks"] for c in cells if c["world"] == 1} == {None}
     for c in cells:
@@ -81,6 +81,21 @@ def test_chunks_are_run_and_recorded(tmp_path):
     assert len(data["checks"]) == 4 and all(c["ok"] and c["err_ring"] < 1e-5 for c in data["checks"])
     assert [c["chunks"] for c in data["cells"] if c["world"] == 2] == [2] * 4
     assert "zigzag, S = 2" in markdown_table(data)
+
+
+def test_chunks_auto_is_the_memory_rule_and_is_recorded(tmp_path):
+    """--chunks auto: the kernel's memory-bounded rule (tiny blocks stay whole, S = 1), recorded as "auto"; a
+    value that is neither an int nor auto is refused by the parser."""
+    out = tmp_path / "ring.json"
+    run_ranks(2, _bench, ["--seq", "32", "--heads", "1", "--head-dim", "8", "--reps", "1", "--min-reps", "1",
+                          "--modes", "fwd", "--causal", "on", "--check-n", "0", "--chunks", "auto", "--quiet",
+                          "--out", str(out)])
+    data = load_ring_dataset(out)
+    assert data["config"]["chunks"] == "auto"
+    assert [c["chunks"] for c in data["cells"] if c["world"] == 2] == [1, 1]
+    from flashviz import ring_bench
+    with pytest.raises(SystemExit):
+        ring_bench._parser().parse_args(["--chunks", "many"])
 
 
 def test_budget_skips_cells_and_marks_incomplete(tmp_path):
@@ -122,6 +137,7 @@ def _broken(data, edit):
     (lambda d: d["config"].update(heads=0), "config.heads"),
     (lambda d: d["checks"][0].update(ok="yes"), "checks[0].ok"),
     (lambda d: d["config"].update(chunks=0), "config.chunks"),
+    (lambda d: d["config"].update(chunks="many"), "config.chunks"),
     (lambda d: d["cells"][0].update(chunks=0), "cells[0].chunks"),
 ])
 def test_schema_rejects(recorded, edit, where):

@@ -136,11 +136,12 @@ def test_zigzag_passes_stay_balanced():
 
 def test_chunk_count_rule_and_errors():
     meta = lambda n: torch.empty(1, 32, n, 128, dtype=torch.float16, device="meta")   # noqa: E731 - sizes only
-    assert ring.chunk_count(meta(16384), "zigzag") == 1                    # a 256 MiB K/V block: the plain ring
-    assert ring.chunk_count(meta(32768), "contiguous") == 1                # 512 MiB: two sub-chunks would save nothing
-    assert ring.chunk_count(meta(32769), "contiguous") == 3
-    assert ring.chunk_count(meta(65536), "zigzag") == 4                    # 128k over 2 ranks
-    assert ring.chunk_count(meta(262144), "zigzag") == 16                  # 512k over 2 ranks: 4 GiB blocks
+    assert ring.chunk_count(meta(262144), "zigzag") == 1                   # the default: the plain ring, any size
+    assert ring.chunk_count(meta(16384), "zigzag", "auto") == 1            # a 256 MiB K/V block: the plain ring
+    assert ring.chunk_count(meta(32768), "contiguous", "auto") == 1        # 512 MiB: two sub-chunks would save nothing
+    assert ring.chunk_count(meta(32769), "contiguous", "auto") == 3
+    assert ring.chunk_count(meta(65536), "zigzag", "auto") == 4            # 128k over 2 ranks
+    assert ring.chunk_count(meta(262144), "zigzag", "auto") == 16          # 512k over 2 ranks: 4 GiB blocks
     assert ring.chunk_count(meta(262144), "zigzag", 3) == 3
     assert ring.chunk_count(torch.empty(1, 1, 6, 4, device="meta"), "zigzag", 3) == 3
     for bad in (0, 4, True, 2.0, "2"):

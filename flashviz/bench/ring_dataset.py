@@ -12,7 +12,9 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
                     "ring_merge" (str: which log-sum-exp merge ran, kernels/ring_block.merge_label)},
      "config": {"batch", "heads", "d", "dtype", "impl", "warmup", "reps", "min_reps", "rep_s", "budget_s", "seed",
                 "overlap" (bool: the transfer-only loop timed too), "compute_only" (bool: the loop without
-                transfers timed too), "chunks" (optional, int or null: ring_bench --chunks, null = the kernel's rule)},
+                transfers timed too), "chunks" (optional, int, "auto" or null: ring_bench --chunks; null =
+                the kernel's default when recorded, today the plain ring; nvidia-h200-x2-2026-11-30b.json ran
+                under the memory-bounded rule, the default for a while; every cell records the S it ran)},
      "checks": [{"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}]   (float64 rows, see ring_bench),
      "cells": [{"n", "world", "layout", "causal", "mode" ("fwd"|"fwd+bwd"), "status" ("ok"|"oom"|"error"|"skipped"),
                 "message", "ms" (median over reps of the slowest rank), "ms_p20", "ms_p80", "reps",
@@ -87,7 +89,8 @@ def _config(c) -> None:
     _ds._number("config.budget_s", c.get("budget_s"), bound=1e7)
     _ds._bool("config.overlap", c.get("overlap"))
     _ds._bool("config.compute_only", c.get("compute_only"), null=True)
-    _ds._int_in("config.chunks", c.get("chunks"), 1, 1 << 26, null=True)
+    if c.get("chunks") != "auto":
+        _ds._int_in("config.chunks", c.get("chunks"), 1, 1 << 26, null=True)
 
 
 def _cell(i: int, c, cfg: dict) -> None:

@@ -288,13 +288,13 @@ STRINGS = {
               "together {model} GiB, {gap} MiB under the measurement (scratch this account leaves out). One GPU "
               "holds q, k, v and the output, {one_model} GiB. This recording ran the plain ring, which sends whole "
               "blocks: half of one GPU's memory would leave no room for the arriving one, the buffer that lets the "
-              "transfer run under the compute. The chunked forward (since then the default for large blocks) sends each "
-              "block in sub-chunks to keep that buffer small.",
+              "transfer run under the compute. The chunked forward (asked for with chunks='auto' or a number) sends "
+              "each block in sub-chunks to keep that buffer small.",
         "zh": "N = {n} 时每块 GPU 的显存（{layout}，{mask}，前向）：实测 {peak} GiB，是单 GPU {one} GiB 的 {ratio} 倍。"
               "环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，计算时正在到达的 K/V 块 {receive} GiB，输出累加器 "
               "{acc} GiB，一个块的输出 {blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB（此处未计入的临时空间）。"
               "单 GPU 持有 q、k、v 和输出，共 {one_model} GiB。这份记录运行的是整块发送的普通环：若只用单 GPU 的一半显存，"
-              "就放不下正在到达的块，而正是这块缓冲让传输能在计算时进行。分块前向（此后大块时的默认做法）把每个块分成"
+              "就放不下正在到达的块，而正是这块缓冲让传输能在计算时进行。分块前向（用 chunks='auto' 或一个数开启）把每个块分成"
               "子块发送，使这块缓冲保持很小。"},
     "ring.memory_note_chunked": {
         "en": "Memory per GPU at N = {n} ({layout}, {mask}, forward, each K/V block sent in {s} sub-chunks): measured "
