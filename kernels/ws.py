@@ -49,7 +49,8 @@ LOG2E = 1.4426950408889634
 # (overlapping tile j's softmax with tile j-1's P.V keeps a second fp32 S tile live per warpgroup; these
 # measurements say the registers cost more than the overlap wins here).
 # PERSISTENT (grid = the SM count, each program walking query tiles longest first). Timed once against the one-tile
-# grid (H200, commit 400f9b0, `python -m flashviz_kernels.tune_ws --variants default --persistent both --rounds 2
+# grid (H200, commit 400f9b0, assets/benchmarks/tune/nvidia-h200-ws-persistent-2026-11-30.json as written by
+# `python -m flashviz_kernels.tune_ws --variants default --persistent both --rounds 2
 # --groups auto --n 8192 16384 --d 128 64 --causal both`, B=4, H=32, fp16; median of 2 rounds, persistent /
 # one-tile ms):  d=128 non-causal N=8192 7.586 / 7.862 (0.965), N=16384 31.06 / 32.41 (0.958);  d=128 causal
 # 4.251 / 4.255 (0.999), 17.04 / 16.11 (1.058);  d=64 non-causal 5.006 / 5.189 (0.965), 20.85 / 20.83 (1.001,
