@@ -11,14 +11,27 @@ measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
 import argparse
 import itertools
 import json
+import os
 import statistics
+import subprocess
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
 import triton
 
 from . import api, fast, ws
+
+
+def _driver() -> str | None:
+    """The NVIDIA driver version for the record (None where nvidia-smi cannot say)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def main(argv=None):
@@ -100,7 +113,10 @@ def main(argv=None):
         torch.cuda.empty_cache()
         if args.json:                                  # after every cell: a run cut short keeps what it timed
             with open(args.json, "w") as f:
-                json.dump(dict(status=ws.status(), argv=argv, rows=summary), f, indent=1)
+                json.dump(dict(status=ws.status(), argv=argv, command="python -m flashviz_kernels.tune_ws " +
+                               " ".join(argv), device=torch.cuda.get_device_name(0), torch=torch.__version__,
+                               driver=_driver(), git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
+                               date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), rows=summary), f, indent=1)
     _report(summary)
 
 
