@@ -11,8 +11,8 @@ the step's transfer after its blocks are done is the exposed transfer time, time
 (the slowest rank's sum per call, median over calls); the transfers are also timed alone (t_comm), so
     hidden = 1 - t_exposed / t_comm
 is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
-t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory: torch.cuda.max_memory_allocated per rank over
-the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
+t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory:
+torch.cuda.max_memory_allocated per rank over the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
 1 or none given is the plain ring, the kernel's default; "auto" its memory-bounded rule; the S run is recorded per
 cell as "chunks"). Cells run
 cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous

@@ -25,10 +25,11 @@ Blocks whose query and key chunks differ never use the kernels' causal flag (the
 right only for square diagonal blocks); past blocks run with causal=False, future ones are skipped.
 
 Memory-bounded forward (kernels/ring_chunked.py), asked for with chunks="auto" (once a K/V block exceeds 2
-CHUNK_BYTES) or chunks=S; the default is the plain ring, which measured faster: the forward computes S query slabs, each against S key sub-chunks, each sub-chunk one pass of the
-ring (every block's sub-chunk i moves, nothing larger), the slab accumulating in float32: a rank's peak is its
-q, k, v shards and the output plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one
-block's output). The backward is the plain ring's at every S.
+CHUNK_BYTES) or chunks=S; the default is the plain ring, which measured faster. The chunked forward computes S
+query slabs, each against S key sub-chunks, each sub-chunk one pass of the ring (every block's sub-chunk i
+moves, nothing larger), the slab accumulating in float32: a rank's peak is its q, k, v shards and the output
+plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one block's output). The backward
+is the plain ring's at every S.
 
 Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
 their owner after W hops; each block is recomputed from the saved global lse (ring_block.block_backward),

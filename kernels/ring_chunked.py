@@ -42,8 +42,8 @@ def chunk_count(q, layout: str, chunks=None) -> int:
         s = min(c, -(-2 * q.numel() * q.element_size() // CHUNK_BYTES))
         return s if s > 2 else 1
     if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or not 1 <= int(chunks) <= max(1, c):
-        raise KernelInputError(f"chunks must be None, 'auto' or an int in 1..{max(1, c)} (the rows of one {layout} chunk "
-                               f"of this shard); got {chunks!r}")
+        raise KernelInputError(f"chunks must be None, 'auto' or an int in 1..{max(1, c)} (the rows of one {layout} "
+                               f"chunk of this shard); got {chunks!r}")
     return int(chunks)
 
 
