@@ -10,9 +10,11 @@ import torch
 from flashviz_kernels.ring_block import merge_torch
 from flashviz_kernels.ring_merge import merge_triton
 
-# the interpreter computes log(0) = -inf in numpy, which warns
-pytestmark = pytest.mark.filterwarnings("ignore:divide by zero encountered in log:RuntimeWarning")
+# the interpreter computes log(0) = -inf in numpy, which warns. With CUDA the same tests run compiled and carry the
+# gpu marker, so `pytest -m gpu` on a GPU machine includes them; on CPU they are ordinary tests (the interpreter).
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+pytestmark = [pytest.mark.filterwarnings("ignore:divide by zero encountered in log:RuntimeWarning")] + (
+    [pytest.mark.gpu] if DEVICE == "cuda" else [])
 NEG = -math.inf
 
 
