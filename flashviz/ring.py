@@ -205,7 +205,8 @@ DEFAULT_MODEL = CostModel(500e12, 450e9, 4.3e12, dict(compute=dict(kind="assumed
 def model_from_recording(ring_ds: dict | None = None, speed_cell: dict | None = None,
                          base: CostModel = DEFAULT_MODEL) -> CostModel:
     """Parameters from what was measured: compute from the ring recording's 1-GPU forward cells (else a speed
-    dataset's fast-kernel cell), link from its transfer-only times (K and V bytes per step / time per step)."""
+    dataset's fast-kernel cell), link from its transfer-only times (bytes a rank sends per call / time): the
+    plain-ring cell (S = 1) at the largest N where there is one, else a chunked one, which sends S (W - 1) blocks."""
     f, link, src = base.flops_per_s, base.link_bytes_per_s, dict(base.source)
     cells = [c for c in (ring_ds or {}).get("cells", []) if c.get("status") == "ok" and c["mode"] == "fwd"]
     one = [c for c in cells if c["world"] == 1 and not c["causal"]] or [c for c in cells if c["world"] == 1]
@@ -218,8 +219,9 @@ def model_from_recording(ring_ds: dict | None = None, speed_cell: dict | None = 
         src["compute"] = dict(kind="speed", impl=speed_cell["impl"], n=speed_cell["n"], d=speed_cell["d"])
     comm = [c for c in cells if c["world"] > 1 and c.get("ms_comm") and c.get("step_bytes")]
     if comm:
-        c = max(comm, key=lambda c: c["n"])
-        link = c["step_bytes"] / (c["ms_comm"] * 1e-3 / (c["world"] - 1))
+        s_of = lambda c: c.get("chunks") or 1                                      # noqa: E731
+        c = max(comm, key=lambda c: (s_of(c) == 1, c["n"]))
+        link = s_of(c) * (c["world"] - 1) * c["step_bytes"] / (c["ms_comm"] * 1e-3)
         src["link"] = dict(kind="ring", n=c["n"], w=c["world"])
     return CostModel(f, link, base.hbm_bytes_per_s, src)
 

@@ -294,11 +294,17 @@ def test_the_timeline_takes_its_parameters_from_the_recording():
     clean(at)
     cells = [c for c in json.loads(RECORDING.read_text())["cells"] if c["status"] == "ok" and c["mode"] == "fwd"]
     one = max((c for c in cells if c["world"] == 1 and not c["causal"]), key=lambda c: c["n"])
-    comm = max((c for c in cells if c["world"] > 1 and c["ms_comm"]), key=lambda c: c["n"])
+    plain = [c for c in cells if c["world"] > 1 and c["ms_comm"] and c["chunks"] == 1]
+    comm = max(plain, key=lambda c: c["n"])                   # the plain ring's largest N: one block per step
     caps = [c.value for c in at.caption]
     assert t("ring.src_compute_ring", "en", v=f"{one['flops'] / (one['ms'] * 1e-3) / 1e12:,.0f}", n=one["n"]) in caps
-    link = comm["step_bytes"] / (comm["ms_comm"] * 1e-3)
+    link = comm["step_bytes"] / (comm["ms_comm"] * 1e-3)      # W = 2: one step, one K/V block
     assert t("ring.src_link_ring", "en", v=f"{link / 1e9:,.0f}", n=comm["n"], w=2) in caps
+    # every cell measures the same link once its bytes are counted right: a chunked forward (S sub-chunk passes per
+    # query slab, S slabs) sends S blocks where the plain ring sends one
+    for c in (c for c in cells if c["world"] > 1 and c["ms_comm"] and c["n"] >= 65536 and not c["causal"]):
+        rate = c["chunks"] * c["step_bytes"] / (c["ms_comm"] * 1e-3)
+        assert 0.75 < rate / link < 1.25, (c["n"], c["chunks"], rate / 1e9, link / 1e9)
 
 
 # ----------------------------------------------------------------------------- a recording written here

@@ -122,6 +122,12 @@ def test_model_from_recording():
     s = ring.model_from_recording(None, dict(status="ok", flops=2e12, ms=4.0, impl="fast", n=16384, d=128))
     assert s.flops_per_s == pytest.approx(5e14) and s.source["compute"] == dict(kind="speed", impl="fast", n=16384,
                                                                                  d=128)
+    # a chunked forward (S = 4) sends each block once per query slab: 4 blocks per step's worth of transfers
+    chunked = dict(cells[2], n=8192, ms_comm=10.0, chunks=4, world=3)
+    c = ring.model_from_recording(dict(cells=[chunked]))
+    assert c.link_bytes_per_s == pytest.approx(4 * 2 * 4e6 / 10e-3) and c.source["link"]["n"] == 8192
+    both = ring.model_from_recording(dict(cells=[chunked, dict(cells[2], chunks=1)]))
+    assert both.link_bytes_per_s == pytest.approx(4e6 / 2e-3) and both.source["link"]["n"] == 2048  # plain first
 
 
 @pytest.mark.parametrize("args,match", [((3, 10, "contiguous"), "divisible by 3"), ((2, 6, "zigzag"), "divisible by 4"),

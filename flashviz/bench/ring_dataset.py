@@ -24,8 +24,9 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
                 time hidden under compute),
                 "flops" (whole attention: 4*B*H*N^2*d, halved when causal, x3.5 for fwd+bwd), "tflops" (all GPUs),
                 "peak_bytes" (max over ranks of torch.cuda.max_memory_allocated), "peak_bytes_min",
-                "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes sent per step; with
-                chunks S > 1 in S transfers, one per pass), "chunks" (optional: the forward's key sub-chunks S on
+                "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes of one block, what a
+                plain-ring step sends; with chunks S > 1 every query slab moves each block again, in S sub-chunk
+                passes, so a call sends S (W - 1) step_bytes per rank, not W - 1), "chunks" (optional: the forward's key sub-chunks S on
                 w > 1, 1 = the plain ring; absent from older recordings, which all ran the plain ring)}]}
 """
 from __future__ import annotations
