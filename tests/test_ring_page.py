@@ -225,6 +225,9 @@ def test_the_recording_is_drawn_from_the_file(lang, mode, causal):
     captions = [c.value for c in at.caption]
     assert note in captions
     assert (t("ring.overlap_direct_bwd", lang) in captions) == (mode == "fwd+bwd")
+    assert (t("ring.overlap_direct_wait", lang) in captions) == (mode == "fwd" and min(hidden) < 0)
+    if mode == "fwd" and causal:                            # the contiguous causal chunked cells waited for compute
+        assert min(hidden) < 0
 
     # memory: the forward's peak per GPU at the largest N, next to what the ring holds (engine) and one GPU
     fwd = [c for c in _file_cells("fwd", causal) if c["status"] == "ok"]

@@ -273,6 +273,14 @@ STRINGS = {
               "记录的 CUDA 事件给出计算没能掩盖的传输时间（每次调用取最慢那块 GPU 的总和）。本记录（{pass_}，{mask}）中，"
               "只传不算的时间是计算的 {c_lo}–{c_hi} %，GPU 每次调用等待 {e_lo}–{e_hi} ms，所以传输时间的 "
               "{h_lo}–{h_hi} % 被计算掩盖了。"},
+    "ring.overlap_direct_wait": {
+        "en": "Where a share is below 0, the GPUs waited longer than the transfers alone take: a GPU that finishes "
+              "its part of a step early waits for its neighbour, which sends the next block (or sub-chunk) only after "
+              "its own compute. With the contiguous causal layout that neighbour is the busy one, so the wait "
+              "measures the imbalance, not the link.",
+        "zh": "比例小于 0 的地方，GPU 的等待比只传不算的时间还长：一块 GPU 先算完自己这一步的部分，就要等邻居；邻居算完"
+              "自己的部分才发出下一个块（或子块）。连续切分加因果掩码时，这个邻居正是最忙的那块，所以这段等待衡量的是"
+              "负载不均，而不是链路。"},
     "ring.overlap_direct_bwd": {
         "en": "In the backward a wait also covers the neighbour still computing the gradients it sends: dK and "
               "dV travel with their block and leave only after it is computed, the last hop overlaps nothing, and "

@@ -269,6 +269,8 @@ def overlap_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
                      h_lo=f"{min(hidden):.1f}" if hidden else "—", h_hi=f"{max(hidden):.1f}" if hidden else "—"))
         if mode == "fwd+bwd":
             st.caption(t("ring.overlap_direct_bwd", lang))
+        elif hidden and min(hidden) < 0:                 # a wait longer than the transfers: imbalance, not the link
+            st.caption(t("ring.overlap_direct_wait", lang))
         return
     spread = sorted(r["spread_pct"] for r in rows if r["spread_pct"] is not None)
     if not rows or not spread:
