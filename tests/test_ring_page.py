@@ -226,6 +226,10 @@ def test_the_recording_is_drawn_from_the_file(lang, mode, causal):
     assert note in captions
     assert (t("ring.overlap_direct_bwd", lang) in captions) == (mode == "fwd+bwd")
     assert (t("ring.overlap_direct_wait", lang) in captions) == (mode == "fwd" and min(hidden) < 0)
+    runs = sorted({(c["n"], c["chunks"]) for c in ring_cells if c["chunks"] > 1})    # which N ran chunked, S each
+    assert runs and t("ring.chunked_cells", lang, cells=", ".join(f"N = {n // 1024}k: S = {s}" for n, s in runs)) \
+        in captions
+    assert col("ring.col_chunks") == [c["chunks"] for c in ring_cells]
     if mode == "fwd" and causal:                            # the contiguous causal chunked cells waited for compute
         assert min(hidden) < 0
 

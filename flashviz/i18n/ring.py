@@ -167,6 +167,15 @@ STRINGS = {
                           "zh": "本记录中这一计算过程和掩码没有只算不传、只传不算的计时。"},
     "ring.col_n": {"en": "N", "zh": "N"},
     "ring.col_layout": {"en": "GPUs, layout", "zh": "GPU 数，切分方式"},
+    "ring.col_chunks": {"en": "forward sub-chunks S (1: plain ring)", "zh": "前向子块数 S（1：普通环）"},
+    "ring.chunked_cells": {
+        "en": "In this recording the forward ran chunked, memory-bounded, where a K/V block was large ({cells}): it "
+              "holds less memory per GPU (see the memory note below) and moves each block S times, so these "
+              "cells can be slower than the plain ring, the default, which sends each block once (on two H200s at "
+              "N = 512k the plain ring was faster in every cell).",
+        "zh": "这份记录中，K/V 块较大的地方前向以分块、限制显存的方式运行（{cells}）：每块 GPU 占用的显存更少（见下方显存"
+              "说明），但每个块要在链路上走 S 次，所以这些格子可能比默认的普通环（每个块只发一次）慢（在两块 H200 上 N = 512k 时，"
+              "普通环在每个格子里都更快）。"},
     "ring.col_ms1": {"en": "1 GPU (ms)", "zh": "1 块 GPU（ms）"},
     "ring.col_ms": {"en": "ring (ms)", "zh": "环（ms）"},
     "ring.col_speedup": {"en": "speed-up", "zh": "加速比"},

@@ -239,6 +239,7 @@ def recorded_table(cells: list[dict], mode: str, causal: bool, lang: str) -> pd.
         for c in cs if key[0] > 1 else ():
             r, o = over.get((c["n"], *key), {}), one.get(c["n"])
             row = {t("ring.col_n", lang): c["n"], t("ring.col_layout", lang): mcharts.label(key, lang),
+                   t("ring.col_chunks", lang): c.get("chunks") or 1,
                    t("ring.col_ms1", lang): o and o["ms"], t("ring.col_ms", lang): c["ms"],
                    t("ring.col_speedup", lang): o["ms"] / c["ms"] if o else None,
                    t("ring.col_compute" + sfx, lang): r.get("ms_compute"), t("ring.col_comm", lang): r.get("ms_comm"),
@@ -281,6 +282,15 @@ def overlap_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
                  c_lo=f"{min(r['comm_pct'] for r in rows):.1f}", c_hi=f"{max(r['comm_pct'] for r in rows):.1f}",
                  n_lo=f"{spread[0]:.1f}", n_hi=f"{spread[-1]:.1f}", n_med=f"{float(np.median(spread)):.1f}",
                  h_lo=f"{min(hidden):.2f}" if hidden else "—", h_hi=f"{max(hidden):.2f}" if hidden else "—"))
+
+
+def chunked_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
+    """Which N of this view ran the memory-bounded chunked forward (its S per cell), which the plain ring, the
+    default, would run faster: the numbers are of the forward that ran, so say which."""
+    runs = sorted({(c["n"], c["chunks"]) for c in cells if c["status"] == "ok" and c["mode"] == mode
+                   and c["causal"] == causal and c["world"] > 1 and (c.get("chunks") or 1) > 1})
+    if runs:
+        st.caption(t("ring.chunked_cells", lang, cells=", ".join(f"N = {n // 1024}k: S = {s}" for n, s in runs)))
 
 
 def memory_note(ds: dict, causal: bool, lang: str) -> None:
@@ -335,6 +345,7 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
     best = [(k, v[-1]) for k, v in sp.items() if v]
     for k, (n, s) in best:
         st.markdown(t("ring.rec_summary", lang, what=mcharts.label(k, lang), n=f"{n // 1024}k", s=f"{s:.2f}", w=k[0]))
+    chunked_note(cells, mode, causal, lang)
     figs = [("time", mcharts.time_figure), ("speedup", mcharts.speedup_figure), ("overlap", mcharts.overlap_figure),
             ("memory", mcharts.memory_figure)]
     for row in (figs[:2], figs[2:]):
