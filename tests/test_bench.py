@@ -309,3 +309,8 @@ def test_readme_tables_are_printed_from_the_file():
         assert cols[:3] == [str(n), str(d), "yes" if causal else "no"]
         fast, cudnn = by["fast"], by["sdpa-cudnn"]
         assert f"{fast['tflops']:.0f}" in cols and f"{cudnn['ms'] / fast['ms']:.2f}x" in cols
+    # and the README carries those tables verbatim: the newest forward file's, the newest training file's backward
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert report.markdown(data, "fwd", "float16") in readme
+    train = sorted((Path(__file__).parents[1] / "assets/benchmarks").glob("nvidia-h200-train-*.json"))[-1]
+    assert report.markdown(load_dataset(train), "bwd", "float16") in readme

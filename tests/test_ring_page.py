@@ -383,3 +383,10 @@ def test_a_chunked_recording_is_told_as_chunked(no_recordings):
                  model=g(sum(parts.values())), gap=f"{(c2['peak_bytes'] - sum(parts.values())) / 2 ** 20:.0f}",
                  one_model=g(sum(ring.forward_memory(1, 8192, "contiguous", True, **shape).values())))
         assert want in [c.value for c in at.caption]
+
+
+def test_readme_ring_tables_are_printed_from_the_files():
+    """The README's two ring tables are `python -m flashviz.bench.ring_dataset FILE` of the committed files, verbatim."""
+    readme = (RING_DIR.parents[2] / "README.md").read_text()
+    for path in (RECORDING, COMPARE):
+        assert ring_dataset.markdown_table(ring_dataset.load_ring_dataset(path)) in readme, path.name
