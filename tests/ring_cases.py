@@ -25,6 +25,13 @@ def case(layout="contiguous", causal=False, dtype="float32", impl="sdpa", n=32, 
                 device=device, merge=merge, chunks=chunks)
 
 
+def case_id(world: int, c: dict) -> str:
+    """A test id for a CPU case: world size, S when chunked, layout, mask, dtype, impl, gradient, fused merge."""
+    return (f"W{world}" + (f"-S{c['chunks']}" if c["chunks"] else "") + f"-{c['layout']}-"
+            f"{'causal' if c['causal'] else 'full'}-{c['dtype']}-{c['impl']}-{c['grad']}"
+            + ("-triton_merge" if c["merge"] == "triton" else ""))
+
+
 def inputs(c: dict) -> dict:
     """Whole-sequence tensors (CPU, float32 master copies rounded to the case's dtype)."""
     g = torch.Generator().manual_seed(c["seed"])

@@ -13,7 +13,7 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import ring
-from ring_cases import case, compare, error_worker, worker
+from ring_cases import case, case_id, compare, error_worker, worker
 from ring_util import run_ranks
 
 LAYOUTS = ("contiguous", "zigzag")
@@ -49,9 +49,7 @@ def results():
 
 
 @pytest.mark.parametrize("world,i", [(w, i) for w, cs in CASES.items() for i in range(len(cs))],
-                         ids=[f"W{w}-{c['layout']}-{'causal' if c['causal'] else 'full'}-{c['dtype']}-{c['impl']}-"
-                              f"{c['grad']}" + ("-triton_merge" if c["merge"] == "triton" else "") for w, cs in CASES.items()
-                              for c in cs])
+                         ids=[case_id(w, c) for w, cs in CASES.items() for c in cs])
 def test_ring_matches_single_process(results, world, i):
     c = CASES[world][i]
     shards = [results[world][r][i] for r in range(world)]

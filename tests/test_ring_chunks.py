@@ -14,7 +14,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import flashviz_kernels as fk
 from flashviz_kernels import ring, ring_chunked
-from ring_cases import case, compare, worker
+from ring_cases import case, case_id, compare, worker
 from ring_util import run_ranks
 
 LAYOUTS = ("contiguous", "zigzag")
@@ -41,9 +41,7 @@ def results():
 
 
 @pytest.mark.parametrize("world,i", [(w, i) for w, cs in CASES.items() for i in range(len(cs))],
-                         ids=[f"W{w}-S{c['chunks']}-{c['layout']}-{'causal' if c['causal'] else 'full'}-{c['dtype']}-"
-                              f"{c['impl']}-{c['grad']}" + ("-triton_merge" if c["merge"] == "triton" else "")
-                              for w, cs in CASES.items() for c in cs])
+                         ids=[case_id(w, c) for w, cs in CASES.items() for c in cs])
 def test_chunked_ring_matches_single_process(results, world, i):
     c = CASES[world][i]
     errs = compare(c, [results[world][r][i] for r in range(world)])
