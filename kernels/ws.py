@@ -60,7 +60,7 @@ LOG2E = 1.4426950408889634
 # tests/test_ws_gpu.py is not yet run there), so it stays off everywhere until that matrix passes.
 CONFIGS = {
     (64, False): (128, 128, 2, False, False, False), (64, True): (128, 128, 2, False, False, False),
-    (128, False): (128, 128, 2, False, True, False), (128, True): (128, 128, 2, False, False, False),
+    (128, False): (128, 128, 2, False, True, True), (128, True): (128, 128, 2, False, False, False),
 }
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
