@@ -55,9 +55,12 @@ LOG2E = 1.4426950408889634
 # one-tile ms):  d=128 non-causal N=8192 7.586 / 7.862 (0.965), N=16384 31.06 / 32.41 (0.958);  d=128 causal
 # 4.251 / 4.255 (0.999), 17.04 / 16.11 (1.058);  d=64 non-causal 5.006 / 5.189 (0.965), 20.85 / 20.83 (1.001,
 # rounds 19.96 and 21.74);  d=64 causal 2.579 / 2.699 (0.956), 10.48 / 10.31 (1.017). Faster by ~4 % at d=128
-# without a mask in both cells, mixed elsewhere. Its correctness tests passed on the H200 only in part (the
-# many-tile walks against float64 and the match with the one-tile grid; the full persistent matrix of
-# tests/test_ws_gpu.py is not yet run there), so it stays off everywhere until that matrix passes.
+# without a mask in both cells, mixed elsewhere. Then (commit a9cc937) the whole persistent matrix of
+# tests/test_ws_gpu.py passed on the H200 (`pytest -m gpu tests/test_ws_gpu.py -k persistent`: 64 passed, 17 skipped
+# as not applying) and a second timing with 3 rounds at d=128 without a mask (same command with --rounds 3 --n 4096
+# 8192 16384 --d 128 --causal off; tune/nvidia-h200-ws-persistent-2026-11-30b.json) gave persistent / one-tile
+# 1.955 / 2.028 ms (0.964), 7.806 / 8.009 (0.975), 31.23 / 31.26 (0.999): never slower. So PERSISTENT is on at
+# d=128 without a mask only; causal and d=64 stay one tile per program (mixed there).
 CONFIGS = {
     (64, False): (128, 128, 2, False, False, False), (64, True): (128, 128, 2, False, False, False),
     (128, False): (128, 128, 2, False, True, True), (128, True): (128, 128, 2, False, False, False),
