@@ -6,29 +6,29 @@ fast kernel); d=64 0.90-1.08x cuDNN (1.01-1.07x tl). kernels/ws.py has the per-c
 the switches, the version gate and when impl="fast" uses it.
 
 Imported only by ws.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
-and 3.8), or directly by the CPU compile test. A program works on 2*M_WG-row query tiles of one head each
-(kernels/_ws_tile.py holds the per-tile code):
+and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row query tiles of one head each
+(NC = 2 or 3 consumer warpgroups; kernels/_ws_tile.py holds the per-tile code):
 
-  partition 0 (default, 4 warps)  consumer of rows [0, M_WG)         Q·Kᵀ and P·V by async warpgroup_mma
-  partition 1 (worker, 4 warps)   consumer of rows [M_WG, 2*M_WG)    same code, its own half
-  partition 2 (worker, 1 warp)    producer: TMA loads of each tile's Q, then K_j/V_j into a STAGES-deep ring
+  partition 0 (default, 4 warps)  consumer of rows [0, M_WG)              Q·Kᵀ and P·V by async warpgroup_mma
+  partition c (worker, 4 warps)   consumer of rows [c*M_WG, (c+1)*M_WG)   same code, its own slice (c < NC)
+  partition NC (worker, 1 warp)   producer: TMA loads of each tile's Q, then K_j/V_j into a STAGES-deep ring
 
 PERSISTENT off: grid (query tiles, B*H), one tile per program (causal: last tiles first in launch order).
 PERSISTENT on: grid = min(SMs, tiles); program p walks tiles p, p+G, ... of persistent_tile's order (heads in
 L2-sized groups, inside a group the longest causal tiles first). All three partitions walk the same tiles; the
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
-one arrive per consumer once its O store left the buffer), so the producer loads tile t+1's Q and first K/V
+one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
 while tile t is computed, and a consumer waits for tile t's O store only after tile t+1's Q arrived.
 ws.CONFIGS turns it on where it measured faster (d=128 without a mask); the timings are there.
 
 Ring protocol: ready[s] completes when the TMA bytes of K_j and V_j landed (expect-tx); empty[s] takes one
-arrive from each consumer once its P·V on that stage finished. Inputs are 3-D views (B*H, N, d) so TMA clips
+arrive from each of the NC consumers once its P·V on that stage finished. Inputs are 3-D views (B*H, N, d) so TMA clips
 at each head's end: keys past n_k arrive as zeros (a ragged last tile never reads the next head, so its
 non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
 OVERLAP (FA3's intra-warpgroup pipelining): the Q·K_jᵀ of tile j and the P·V of tile j-1 are issued
 together; the softmax of tile j runs while P_{j-1}·V_{j-1} is still on the tensor cores.
-PINGPONG: the two consumers take turns issuing their GEMMs (turn[c] mbarriers, turn[0] pre-arrived), so one
-warpgroup's softmax overlaps the other's GEMMs.
+PINGPONG: the consumers take turns issuing their GEMMs (consumer c waits on turn[c], then arrives on
+turn[(c+1) % NC]; turn[0] pre-arrived), so one warpgroup's softmax overlaps the others' GEMMs.
 Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponential is a bare exp2.
 """
 from triton.experimental import gluon
@@ -39,124 +39,143 @@ from ._ws_tile import attend, key_tiles, load_kv, persistent_tile, store_out
 
 
 @gluon.jit
-def _one_tile(n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
-    """The one query tile of this program (grid (query blocks, B*H)): (bh, start_q, key tiles)."""
+def _one_tile(n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """The one BM-row query tile of this program (grid (query blocks, B*H)): (bh, start_q, key tiles)."""
     pid = gl.program_id(0)
     if CAUSAL:                                        # heaviest (last) Q blocks first
         pid = gl.num_programs(0) - 1 - pid
-    start_q = pid * (2 * M_WG)
-    return gl.program_id(1), start_q, key_tiles(start_q, n_q, n_k, M_WG, BN, CAUSAL)
+    start_q = pid * BM
+    return gl.program_id(1), start_q, key_tiles(start_q, n_q, n_k, BM, BN, CAUSAL)
 
 
 @gluon.jit
-def _consumer(a, CID: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-              CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
+              STAGES: gl.constexpr, CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
+              PERSISTENT: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group) = a
+    BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
-        n_qblk = gl.cdiv(n_q, 2 * M_WG)
+        n_qblk = gl.cdiv(n_q, BM)
         i = 0                                         # query tiles done by this program
         kv = 0                                        # K/V ring positions consumed so far
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
-            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, M_WG)
-            n_tiles = key_tiles(start_q, n_q, n_k, M_WG, BN, CAUSAL)
+            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
+            n_tiles = key_tiles(start_q, n_q, n_k, BM, BN, CAUSAL)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
-            q_buf = q_smem.index(2 * qs + CID)
+            q_buf = q_smem.index(NC * qs + CID)
             r0 = start_q + CID * M_WG
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
             tma.store_wait(0)                         # the previous tile's O store has left the other slot:
             mbarrier.arrive(q_empty.index(1 - qs), pred=i > 0)      # the producer may load Q there
-            acc, m, l, rows = attend(a, q_buf, r0, n_tiles, kv, CID, M_WG, BN, D, STAGES, CAUSAL, OVERLAP,
+            acc, m, l, rows = attend(a, q_buf, r0, n_tiles, kv, CID, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP,
                                      PINGPONG)
             store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
             kv += n_tiles
             i += 1
         tma.store_wait(0)
     else:
-        bh, start_q, n_tiles = _one_tile(n_q, n_k, M_WG, BN, CAUSAL)
+        bh, start_q, n_tiles = _one_tile(n_q, n_k, BM, BN, CAUSAL)
         q_buf = q_smem.index(CID)
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
-        acc, m, l, rows = attend(a, q_buf, r0, n_tiles, 0, CID, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG)
+        acc, m, l, rows = attend(a, q_buf, r0, n_tiles, 0, CID, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP,
+                                 PINGPONG)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 
 
 @gluon.jit
-def _consumer0(a, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
-    _consumer(a, 0, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)
+def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+               CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)
 
 
 @gluon.jit
-def _consumer1(a, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
-    _consumer(a, 1, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)
+def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+               CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)
 
 
 @gluon.jit
-def _load_q(desc_q, q_smem, bar, slot, bh, start_q, M_WG: gl.constexpr, D: gl.constexpr):
-    mbarrier.expect(bar, 2 * desc_q.block_type.nbytes)
-    tma.async_copy_global_to_shared(desc_q, [bh, start_q, 0], bar, q_smem.index(2 * slot).reshape([1, M_WG, D]))
-    tma.async_copy_global_to_shared(desc_q, [bh, start_q + M_WG, 0], bar,
-                                    q_smem.index(2 * slot + 1).reshape([1, M_WG, D]))
+def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+               CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)
 
 
 @gluon.jit
-def _producer(a, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+def _load_q(desc_q, q_smem, bar, slot, bh, start_q, NC: gl.constexpr, M_WG: gl.constexpr, D: gl.constexpr):
+    """One M_WG-row box per consumer; a box wholly past n_q lands as zeros and still counts its bytes."""
+    mbarrier.expect(bar, NC * desc_q.block_type.nbytes)
+    for c in gl.static_range(NC):
+        tma.async_copy_global_to_shared(desc_q, [bh, start_q + c * M_WG, 0], bar,
+                                        q_smem.index(NC * slot + c).reshape([1, M_WG, D]))
+
+
+@gluon.jit
+def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+              CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group) = a
+    BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
-        n_qblk = gl.cdiv(n_q, 2 * M_WG)
+        n_qblk = gl.cdiv(n_q, BM)
         i = 0
         kv = 0
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
-            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, M_WG)
-            n_tiles = key_tiles(start_q, n_q, n_k, M_WG, BN, CAUSAL)
+            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
+            n_tiles = key_tiles(start_q, n_q, n_k, BM, BN, CAUSAL)
             qs = i % 2
-            mbarrier.wait(q_empty.index(qs), ((i // 2) & 1) ^ 1)    # both consumers' O left it (fresh: passes)
-            _load_q(desc_q, q_smem, q_ready.index(qs), qs, bh, start_q, M_WG, D)
+            mbarrier.wait(q_empty.index(qs), ((i // 2) & 1) ^ 1)    # every consumer's O left it (fresh: passes)
+            _load_q(desc_q, q_smem, q_ready.index(qs), qs, bh, start_q, NC, M_WG, D)
             load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, bh, n_tiles, kv, BN, D, STAGES)
             kv += n_tiles
             i += 1
     else:
-        bh, start_q, n_tiles = _one_tile(n_q, n_k, M_WG, BN, CAUSAL)
-        _load_q(desc_q, q_smem, q_ready.index(0), 0, bh, start_q, M_WG, D)
+        bh, start_q, n_tiles = _one_tile(n_q, n_k, BM, BN, CAUSAL)
+        _load_q(desc_q, q_smem, q_ready.index(0), 0, bh, start_q, NC, M_WG, D)
         load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, bh, n_tiles, 0, BN, D, STAGES)
 
 
 @gluon.jit
 def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, qk_scale, n_q, n_k, n_bh, head_group,
-           M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, CONSUMER_REGS: gl.constexpr,
-           PRODUCER_REGS: gl.constexpr):
-    QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each two M_WG-row halves)
+           NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+           CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr,
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+    QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BN, D], dtype)
-    q_smem = gl.allocate_shared_memory(dtype, [2 * QS, M_WG, D], q_layout)
+    q_smem = gl.allocate_shared_memory(dtype, [NC * QS, M_WG, D], q_layout)
     k_smem = gl.allocate_shared_memory(dtype, [STAGES, BN, D], kv_layout)
     v_smem = gl.allocate_shared_memory(dtype, [STAGES, BN, D], kv_layout)
     q_ready = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
     q_empty = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [NC, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(QS):
         mbarrier.init(q_ready.index(i), count=1)
-        mbarrier.init(q_empty.index(i), count=2)     # one arrive per consumer partition
+        mbarrier.init(q_empty.index(i), count=NC)    # one arrive per consumer partition
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=2)
-    for i in gl.static_range(2):
+        mbarrier.init(empty.index(i), count=NC)
+    for i in gl.static_range(NC):
         mbarrier.init(turn.index(i), count=1)
     mbarrier.arrive(turn.index(0))                    # consumer 0 takes the first turn
 
     a = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
          qk_scale, n_q, n_k, n_bh, head_group)
-    # constexprs travel as separate arguments (inside a tuple they would arrive as runtime values)
-    gl.warp_specialize([(_consumer0, (a, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
-                        (_consumer1, (a, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
-                        (_producer, (a, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT))],
-                       [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    # constexprs travel as separate arguments, each tuple written out in place (inside a nested tuple, or a tuple
+    # bound to a name first, they would arrive as runtime values)
+    if NC == 3:
+        gl.warp_specialize([(_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
+                            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
+                            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
+                            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT))],
+                           [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([(_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
+                            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT)),
+                            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, OVERLAP, PINGPONG, PERSISTENT))],
+                           [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -1,7 +1,8 @@
-"""The ws kernel's work on one 2*M_WG-row query tile, shared by its one-tile and persistent schedules.
+"""The ws kernel's work on one NC*M_WG-row query tile, shared by its one-tile and persistent schedules.
 
 Every K/V ring position is named by a counter c that keeps counting across the query tiles a program walks
-(kv = the loads before this tile): stage c % STAGES, ready/empty phase (c // STAGES) & 1, turn phase c & 1.
+(kv = the loads before this tile): stage c % STAGES, ready/empty phase (c // STAGES) & 1, turn phase c & 1
+(turn[c] completes once per ring position: the consumers pass it round in order 0, 1, .., NC-1, 0, ..).
 With kv = 0 (one tile per program) these are the per-tile formulas. Imported by _ws_gluon.py only.
 """
 from triton.experimental import gluon
@@ -24,17 +25,18 @@ LN2 = gl.constexpr(0.6931471805599453)
 
 
 @gluon.jit
-def key_tiles(start_q, n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
-    """How many BN-key tiles the query tile at start_q reads (bottom-right causal: fewer for early rows)."""
+def key_tiles(start_q, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """How many BN-key tiles the BM-row query tile at start_q reads (bottom-right causal: fewer for early rows).
+    Every consumer walks them all (its rows past the diagonal mask them): the ring is shared."""
     if CAUSAL:
-        hi = gl.minimum(gl.maximum(start_q + 2 * M_WG + n_k - n_q, 0), n_k)   # keys any row of the tile sees
+        hi = gl.minimum(gl.maximum(start_q + BM + n_k - n_q, 0), n_k)     # keys any row of the tile sees
     else:
         hi = n_k
     return gl.cdiv(hi, BN)
 
 
 @gluon.jit
-def persistent_tile(t, n_qblk, n_bh, head_group, M_WG: gl.constexpr):
+def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
     """Tile t of the persistent order -> (bh, start_q). Heads go in groups of head_group (the host sizes a group
     so its K/V fit in L2); inside a group query blocks run from the last (longest when causal) to the first,
     all heads of the group at each block. head_group = 1 is head-major."""
@@ -43,7 +45,7 @@ def persistent_tile(t, n_qblk, n_bh, head_group, M_WG: gl.constexpr):
     h0 = grp * head_group
     heads = gl.minimum(head_group, n_bh - h0)        # the last group may be short
     r = t - grp * per_group
-    return h0 + r % heads, (n_qblk - 1 - r // heads) * (2 * M_WG)
+    return h0 + r % heads, (n_qblk - 1 - r // heads) * BM
 
 
 @gluon.jit
@@ -67,8 +69,8 @@ def _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, MASKED: gl.constexpr, C
 
 
 @gluon.jit
-def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
-           STAGES: gl.constexpr, CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
+def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
+           D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) against n_tiles key tiles at ring positions kv, kv+1, ...:
     (acc unnormalised, m, l, rows)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
@@ -98,7 +100,7 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN:
 
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K/V not loaded yet),
-        # wait_turn (the other consumer's GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
+        # wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
         # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (until P·V is done)
         st0 = kv % STAGES
         enter_scope("wait_kv")
@@ -111,7 +113,7 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN:
         enter_scope("qk")
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
-            mbarrier.arrive(turn.index(1 - CID))
+            mbarrier.arrive(turn.index((CID + 1) % NC))
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         exit_scope("qk")
         cols = gl.arange(0, BN, layout=col_l)
@@ -146,7 +148,7 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN:
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, is_async=True)
                 if PINGPONG:
-                    mbarrier.arrive(turn.index(1 - CID))
+                    mbarrier.arrive(turn.index((CID + 1) % NC))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
                 exit_scope("qk")
                 enter_scope("softmax")
@@ -162,7 +164,7 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, M_WG: gl.constexpr, BN:
                 exit_scope("pv")
             else:
                 if PINGPONG:
-                    mbarrier.arrive(turn.index(1 - CID))
+                    mbarrier.arrive(turn.index((CID + 1) % NC))
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
                 exit_scope("qk")
                 enter_scope("softmax")

@@ -1,4 +1,5 @@
-"""Compile the fused backward for a Hopper GPU without one: `python -m flashviz_kernels.compile_check`.
+"""Compile the fused backward (or with --ws the Gluon ws forward) for a Hopper GPU without one:
+`python -m flashviz_kernels.compile_check [--ws]`.
 
 For each tile config (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) and causal off/on, triton.compile builds
 the sm_90 cubin of backward_fused._bwd_fused on this machine (CPU only is fine: no kernel runs) and prints what
@@ -6,6 +7,8 @@ ptxas made of it: registers, stack (spilled registers land there), shared memory
 instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
 triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
+--ws: every (consumers, d, causal, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's spill bytes,
+the launch registers, the highest register a partition uses after setmaxnreg (the SASS), the setmaxnreg budgets.
 """
 import argparse
 import os
@@ -25,14 +28,66 @@ def _usage(cubin: bytes, cuobjdump: str) -> str:
     return f"regs {m.group(1)} stack {m.group(2)} B" if m else "usage unknown"
 
 
+def _ws_report(k, bindir: str) -> str:
+    """ptxas -v on the kernel's PTX (spills), the launch registers and the highest register in the SASS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(ptx, "w") as f:
+            f.write(k.asm["ptx"])
+        v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", ptx, "-o", cubin],
+                           capture_output=True, text=True)
+        sass = subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], capture_output=True,
+                              text=True).stdout
+    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", v.stderr)
+    used = re.search(r"Used (\d+) registers", v.stderr)
+    top = max((int(r) for r in re.findall(r"\bR(\d+)\b", sass)), default=-1) + 1
+    budgets = sorted({int(x) for x in re.findall(r"setmaxnreg\.[a-z.0-9]+\s+(\d+)", k.asm["ptx"])})
+    return (f"regs {used.group(1) if used else '?'} (launch), highest used {top}, setmaxnreg {budgets}, "
+            f"spill stores {spill.group(1) if spill else '?'} B loads {spill.group(2) if spill else '?'} B, "
+            f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma")
+
+
+def ws_main(args):
+    import itertools
+
+    import triton
+    from . import ws
+    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    print(f"triton {triton.__version__}, sm_90, ws kernel, {args.dtype}; REGS (consumer, producer, launch) "
+          f"{ws.REGS}")
+    for nc, d, causal, pers in itertools.product(args.consumers, args.ws_d, (False, True), (False, True)):
+        bn, stages, ov, pp = ws.CONFIGS[(d, causal)][1:5]
+        bn, stages = args.block_n or bn, args.stages or stages
+        name = f"  NC={nc} d={d} causal={int(causal)} persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} " \
+               f"pp={int(pp)}:"
+        need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
+        if need > ws.SMEM_BYTES:
+            print(f"{name} skipped: needs {need} B of shared memory", flush=True)
+            continue
+        try:
+            k = ws.compile_sm90(d, causal, args.dtype, overlap=ov, pingpong=pp, block_n=bn, stages=stages,
+                                persistent=pers, consumers=nc)
+        except Exception as e:  # noqa: BLE001
+            print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+            continue
+        print(f"{name} {_ws_report(k, bindir)}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ws", action="store_true", help="the Gluon ws forward instead of the fused backward")
+    ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
+    ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
+    ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")
+    ap.add_argument("--stages", type=int, default=None, help="--ws: instead of CONFIGS' stages")
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32"])
     ap.add_argument("--config", nargs="+", default=None, help="BLOCK_N,BLOCK_M,warps,stages,rotate (rotate 0/1)")
     args = ap.parse_args(argv)
     from . import _env
     _env.INTERPRET = False
+    if args.ws:
+        return ws_main(args)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource

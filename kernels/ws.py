@@ -16,6 +16,8 @@ was 18-49 % slower in every pairing of the other switches). A persistent schedul
 SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) measured ~4 %
 faster at d=128 without a mask and mixed elsewhere (numbers at CONFIGS); CONFIGS keeps it off until its whole GPU
 test matrix has passed; PERSISTENT_ENV forces it on or off for every launch (tests run both).
+Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) compile and are tested but not yet
+timed: CONFIGS keeps NC = 2 everywhere; CONSUMERS_ENV switches every launch that does not pass block_m.
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -39,7 +41,8 @@ VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg 
 HEAD_DIMS = (64, 128)
 LOG2E = 1.4426950408889634
 
-# (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT); block_m = 2 consumers x 64 rows.
+# (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT, NC); block_m = NC consumers x 64 rows
+# (NC 2 or 3 consumer warpgroups; a test holds block_m == 64 * NC).
 # OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
 # H=32, fp16, ms; cuDNN d=128 6.98 / 4.06, d=64 4.84 / 2.55 in the same runs; bn 128 and 2 stages unless said):
 #   d=128 non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
@@ -61,14 +64,21 @@ LOG2E = 1.4426950408889634
 # 8192 16384 --d 128 --causal off; tune/nvidia-h200-ws-persistent-2026-11-30b.json) gave persistent / one-tile
 # 1.955 / 2.028 ms (0.964), 7.806 / 8.009 (0.975), 31.23 / 31.26 (0.999): never slower. So PERSISTENT is on at
 # d=128 without a mask only; causal and d=64 stay one tile per program (mixed there).
+# NC = 3 (192 x block_n tiles): not yet timed against NC = 2 (tune_ws --variants consumers does it).
 CONFIGS = {
-    (64, False): (128, 128, 2, False, False, False), (64, True): (128, 128, 2, False, False, False),
-    (128, False): (128, 128, 2, False, True, True), (128, True): (128, 128, 2, False, False, False),
+    (64, False): (128, 128, 2, False, False, False, 2), (64, True): (128, 128, 2, False, False, False, 2),
+    (128, False): (128, 128, 2, False, True, True, 2), (128, True): (128, 128, 2, False, False, False, 2),
 }
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
+CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
-CONSUMER_REGS, PRODUCER_REGS, MAXNREG = 240, 24, 168   # 2 x 128 x 240 + 128 x 24 <= 64K registers per SM
+# NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
+# 12 warps (4 + 4 + 1 padded): 384 x 168 = 2 x 128 x 240 + 128 x 24 = 64512 <= 64K; NC = 3 runs 16 warps:
+# 512 x 128 = 65536 >= 3 x 128 x 160 + 128 x 24 (FA3's budget for three MMA warpgroups). setmaxnreg takes
+# multiples of 8 in [24, 256].
+REGS = {2: (240, 24, 168), 3: (160, 24, 128)}
+CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 
 # (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it
 # measured faster. Measured 2026-11-30 on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json, commit
@@ -161,12 +171,22 @@ def _reason_unavailable() -> str | None:
 
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
-    fast_uses_ws, persistent (the launches that run PERSISTENT unless told)."""
+    fast_uses_ws, persistent (the launches that run PERSISTENT unless told), consumers (NC per launch)."""
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON),
                 fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()),
-                persistent=_persistent_status())
+                persistent=_persistent_status(), consumers=_consumers_status())
+
+
+def _consumers_status() -> str:
+    """Consumer warpgroups per (d, causal) launch that does not pass block_m, and whether CONSUMERS_ENV decided."""
+    try:
+        per = [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
+    except KernelInputError as e:
+        return str(e)
+    src = f"{CONSUMERS_ENV}={os.environ[CONSUMERS_ENV]}" if os.environ.get(CONSUMERS_ENV) else "CONFIGS"
+    return f"{', '.join(per)} ({src})"
 
 
 def _persistent_status() -> str:
@@ -227,17 +247,33 @@ def fast_should_use(q, k, causal: bool) -> bool:
 
 
 def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
-    """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4."""
+    """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
+    64 x consumers_default unless given."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
-    bm, bn, stages = CONFIGS[(d, bool(causal))][:3]
-    bm = bm if block_m is None else block_m
+    bn, stages = CONFIGS[(d, bool(causal))][1:3]
+    bm = 64 * consumers_default(d, causal) if block_m is None else block_m
     bn = bn if block_n is None else block_n
-    if bm != 128 or bn not in (64, 128):
-        raise KernelInputError(f"the ws kernel runs block_m = 128 (two warpgroups x 64 rows) and block_n 64 or "
-                               f"128; got {bm} x {bn}")
+    _check_tile(bm, bn)
     return bm, bn, 4, stages
+
+
+def _check_tile(bm, bn) -> None:
+    if bm not in (128, 192) or bn not in (64, 128):
+        raise KernelInputError(f"the ws kernel runs block_m = 128 or 192 (two or three warpgroups x 64 rows) and "
+                               f"block_n 64 or 128; got {bm} x {bn}")
+
+
+def consumers_default(d: int, causal: bool) -> int:
+    """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else
+    CONFIGS."""
+    env = os.environ.get(CONSUMERS_ENV, "")
+    if env == "":
+        return CONFIGS[(d, bool(causal))][6]
+    if env not in ("2", "3"):
+        raise KernelInputError(f"{CONSUMERS_ENV} must be 2 or 3 (consumer warpgroups), not {env!r}")
+    return int(env)
 
 
 @functools.lru_cache(maxsize=None)
@@ -276,9 +312,10 @@ def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
     return max(1, min(n_bh, L2_KV_BYTES // (2 * n_k * d * itemsize)))
 
 
-def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: int = 2) -> int:
-    """Shared memory of the Q/O buffers (two with PERSISTENT: tile t+1's Q loads while tile t runs) and the ring."""
-    return (4 if persistent else 2) * 64 * d * itemsize + 2 * stages * block_n * d * itemsize
+def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: int = 2, consumers: int = 2) -> int:
+    """Shared memory of the Q/O buffers (64 rows per consumer; two sets with PERSISTENT: tile t+1's Q loads while
+    tile t runs) and the ring."""
+    return (2 if persistent else 1) * consumers * 64 * d * itemsize + 2 * stages * block_n * d * itemsize
 
 
 @functools.lru_cache(maxsize=None)
@@ -299,6 +336,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelUnavailable(f"impl='ws' cannot run here: {why}")
     if num_warps != 4:
         raise KernelInputError(f"the ws kernel runs 4 warps per consumer warpgroup; got num_warps = {num_warps}")
+    _check_tile(block_m, block_n)
+    nc = block_m // 64
     if not 2 <= num_stages <= 4:
         raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
     b, h, n_q, d = q.shape
@@ -311,9 +350,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
                                    f"(persistent={pers})")
-    need = smem_bytes(d, block_n, num_stages, pers, q.element_size())
+    need = smem_bytes(d, block_n, num_stages, pers, q.element_size(), nc)
     if need > SMEM_BYTES:
-        raise KernelInputError(f"d={d}, block_n={block_n}, {num_stages} stages{', persistent' if pers else ''} "
+        raise KernelInputError(f"d={d}, block_m={block_m}, block_n={block_n}, {num_stages} stages"
+                               f"{', persistent' if pers else ''} "
                                f"need {need // 1024} KB of shared memory; sm_90 has {SMEM_BYTES // 1024} KB")
     mod = importlib.import_module(f"{__package__}._ws_gluon")
 
@@ -321,8 +361,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     q, k, v = tma_ready(q), tma_ready(k), tma_ready(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
-    m_wg = block_m // 2
-    dq, dk, dv, do = _descs(q, k, v, o, m_wg, block_n)
+    dq, dk, dv, do = _descs(q, k, v, o, 64, block_n)
     n_blocks = (n_q + block_m - 1) // block_m
     if pers:
         sms = programs or _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())
@@ -330,14 +369,15 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
     else:
         grid, grp = (n_blocks, b * h), 1
-    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, M_WG=m_wg, BN=block_n, D=d,
+    creg, preg, maxnreg = REGS[nc]
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, NC=nc, M_WG=64, BN=block_n, D=d,
                      STAGES=num_stages, CAUSAL=bool(causal), OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
-                     CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS, num_warps=4, maxnreg=MAXNREG)
+                     CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4, maxnreg=maxnreg)
     return o, lse
 
 
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
-                 block_n: int = 128, stages: int = 2, persistent: bool = False):
+                 block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2):
     """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
     a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
     compiled."""
@@ -352,8 +392,9 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
     descs = _descs(x, x, x, x, 64, block_n)
     sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
     sig.update(LSE="*fp32", qk_scale="fp32", n_q="i32", n_k="i32", n_bh="i32", head_group="i32")
-    consts = dict(M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, OVERLAP=overlap, PINGPONG=pingpong,
-                  PERSISTENT=persistent, CONSUMER_REGS=CONSUMER_REGS, PRODUCER_REGS=PRODUCER_REGS)
+    creg, preg, maxnreg = REGS[consumers]
+    consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, OVERLAP=overlap,
+                  PINGPONG=pingpong, PERSISTENT=persistent, CONSUMER_REGS=creg, PRODUCER_REGS=preg)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=MAXNREG))
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
