@@ -75,7 +75,7 @@ def test_ws_refuses_other_dtypes_and_head_dims(monkeypatch):
     assert "float32" in ws.unsupported(torch.empty((1, 1, 8, 64), dtype=torch.float32, device="meta"))
     assert "96" in ws.unsupported(torch.empty((1, 1, 8, 96), dtype=torch.float16, device="meta"))
     assert ws.unsupported(torch.empty((1, 1, 8, 128), dtype=torch.bfloat16, device="meta")) is None
-    with pytest.raises(fk.KernelInputError, match="block_m = 128"):
+    with pytest.raises(fk.KernelInputError, match="block_m = 128 or 192"):
         ws.pick_config(q, q, causal=False, block_m=64)
 
 
@@ -131,20 +131,29 @@ def test_provenance_carries_ws_status(monkeypatch):
 
 
 COMPILE = """
-import json, re
+import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
 bn, stages, overlap, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
 k = ws.compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
-                    persistent={persistent})
+                    persistent={persistent}, consumers={nc})
 ptx = k.asm["ptx"]
+bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
+    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
+                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
+spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
-                      tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared)))
+                      tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared,
+                      ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
+                      warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
 """
 
 
 @pytest.mark.parametrize("persistent", [False, True])
-@pytest.mark.parametrize("d,causal", [(128, True), (128, False), (64, True), (64, False)])
-def test_gluon_kernel_compiles_for_sm90(d, causal, persistent):
+@pytest.mark.parametrize("d,causal,nc", [(128, True, 2), (128, False, 2), (64, True, 2), (64, False, 2),
+                                         (64, True, 3), (64, False, 3)])
+def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
     import json
     import os
@@ -154,17 +163,22 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent)],
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc)],
                        capture_output=True, text=True,
                        env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
+    assert got["ptxas_spills"] == [0, 0]                                        # not even in ptxas's allocation
     regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
-    assert ws.PRODUCER_REGS in regs and ws.CONSUMER_REGS in regs                # the per-partition budgets
+    creg, preg, maxnreg = ws.REGS[nc]
+    assert preg in regs and creg in regs                                        # the per-partition budgets
+    # NC consumer warpgroups + the producer's (1 warp, padded to a warpgroup) at the launch budget fill <= 64K
+    assert got["warps"] == 4 * (nc + 1) and got["maxnreg"] == [str(maxnreg)]
+    assert 128 * (nc + 1) * maxnreg <= 65536 and 128 * (nc * creg + preg) <= 128 * (nc + 1) * maxnreg
     assert got["shared"] <= ws.SMEM_BYTES
     bn, stages = ws.CONFIGS[(d, causal)][1:3]
-    assert got["shared"] >= ws.smem_bytes(d, bn, stages, persistent)              # the estimate forward checks
+    assert got["shared"] >= ws.smem_bytes(d, bn, stages, persistent, 2, nc)       # the estimate forward checks
 
 
 def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
@@ -253,13 +267,14 @@ def tile_fns():
     return _host(_ws_tile.persistent_tile), _host(_ws_tile.key_tiles)
 
 
+@pytest.mark.parametrize("bm", [128, 192])
 @pytest.mark.parametrize("n_qblk,n_bh,group", [(8, 10, 3), (8, 10, 1), (5, 7, 7), (5, 7, 100), (1, 3, 2), (64, 128, 8)])
-def test_persistent_order_visits_every_tile_once_longest_first(tile_fns, n_qblk, n_bh, group):
+def test_persistent_order_visits_every_tile_once_longest_first(tile_fns, n_qblk, n_bh, group, bm):
     """The kernel's own tile decode: a permutation of all (head, query block) tiles; inside each head group the
-    query blocks go from the last to the first (a ragged last group included)."""
+    query blocks go from the last to the first (a ragged last group included); bm-row tiles (2 or 3 consumers)."""
     tile, _ = tile_fns
-    order = [tile(t, n_qblk, n_bh, group, 64) for t in range(n_qblk * n_bh)]
-    assert sorted(order) == sorted((bh, blk * 128) for bh in range(n_bh) for blk in range(n_qblk))
+    order = [tile(t, n_qblk, n_bh, group, bm) for t in range(n_qblk * n_bh)]
+    assert sorted(order) == sorted((bh, blk * bm) for bh in range(n_bh) for blk in range(n_qblk))
     g = min(group, n_bh)
     for grp in range(-(-n_bh // g)):
         starts = [sq for bh, sq in order if bh // g == grp]
@@ -279,24 +294,25 @@ def test_persistent_causal_order_balances_132_programs(tile_fns, b, h, n, d):
     def busiest(group):
         work = [0] * min(132, total)
         for t in range(total):
-            work[t % len(work)] += key_tiles(tile(t, n_qblk, n_bh, group, 64)[1], n, n, 64, 128, True)
+            work[t % len(work)] += key_tiles(tile(t, n_qblk, n_bh, group, 128)[1], n, n, 128, 128, True)
         return max(work), sum(work) / len(work)
 
     group = ws.head_group(n_bh, n, d, 2, True)
     assert group == min(n_bh, ws.L2_KV_BYTES // (2 * n * d * 2)) > 1
     most, mean = busiest(group)
-    longest = key_tiles((n_qblk - 1) * 128, n, n, 64, 128, True)
+    longest = key_tiles((n_qblk - 1) * 128, n, n, 128, 128, True)
     assert most - mean <= longest and most <= busiest(1)[0]
 
 
-def test_key_tiles_follow_bottom_right_causal(tile_fns):
+@pytest.mark.parametrize("bm", [128, 192])
+def test_key_tiles_follow_bottom_right_causal(tile_fns, bm):
     _, key_tiles = tile_fns
-    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129)):
-        for start in range(0, n_q, 128):
-            last_row = min(start + 127, n_q - 1)
+    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129), (193, 191)):
+        for start in range(0, n_q, bm):
+            last_row = min(start + bm - 1, n_q - 1)
             seen = min(max(last_row + n_k - n_q + 1, 0), n_k)       # keys the block's last row sees
-            assert key_tiles(start, n_q, n_k, 64, 128, True) == -(-seen // 128)
-            assert key_tiles(start, n_q, n_k, 64, 64, False) == -(-n_k // 64)
+            assert key_tiles(start, n_q, n_k, bm, 128, True) == -(-seen // 128)
+            assert key_tiles(start, n_q, n_k, bm, 64, False) == -(-n_k // 64)
 
 
 def test_persistent_switch_env_and_checks(monkeypatch):
@@ -325,6 +341,34 @@ def test_persistent_switch_env_and_checks(monkeypatch):
     assert ws.head_group(128, 8192, 128, 2, False) == 1 and ws.head_group(3, 64, 64, 2, True) == 3
 
 
+def test_consumers_switch_env_config_and_shared_memory(monkeypatch):
+    """NC (consumer warpgroups) lives in CONFIGS as block_m = 64 * NC; CONSUMERS_ENV overrides it for launches that
+    do not pass block_m (a bad value is a typed error); the register budgets fit 64K per SM; three 64-row Q/O
+    slices cost one more slice of shared memory per buffer."""
+    monkeypatch.delenv(ws.CONSUMERS_ENV, raising=False)
+    for key, cfg in ws.CONFIGS.items():
+        assert len(cfg) == 7 and cfg[6] in (2, 3) and cfg[0] == 64 * cfg[6], key
+        assert cfg[6] == 2, key                           # not yet timed: the default stays two consumers
+    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=True)[0] == 128 and ws.consumers_default(64, True) == 2
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
+    assert ws.pick_config(q, q, causal=True) == (192, ws.CONFIGS[(64, True)][1], 4, ws.CONFIGS[(64, True)][2])
+    assert ws.pick_config(q, q, causal=True, block_m=128)[0] == 128            # an explicit block_m wins
+    assert "d=64 causal=True: 3" in ws.status()["consumers"] and ws.CONSUMERS_ENV in ws.status()["consumers"]
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "4")
+    with pytest.raises(fk.KernelInputError, match=ws.CONSUMERS_ENV):
+        ws.pick_config(q, q, causal=True)
+    assert "must be 2 or 3" in ws.status()["consumers"]
+    with pytest.raises(fk.KernelInputError, match="block_m = 128 or 192"):
+        ws.pick_config(q, q, causal=True, block_m=256)
+    for nc, (creg, preg, maxnreg) in ws.REGS.items():
+        for r in (creg, preg, maxnreg):
+            assert r % 8 == 0 and 24 <= r <= 256
+        assert 128 * (nc * creg + preg) <= 128 * (nc + 1) * maxnreg <= 65536
+    assert ws.smem_bytes(64, 128, 2, True, 2, 3) - ws.smem_bytes(64, 128, 2, True, 2, 2) == 2 * 64 * 64 * 2
+    assert ws.smem_bytes(128, 128, 2, False, 2, 3) <= ws.SMEM_BYTES
+
+
 def test_status_says_which_launches_run_persistent(monkeypatch):
     monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
     on = [k for k, c in ws.CONFIGS.items() if c[5]]
@@ -349,3 +393,22 @@ def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
     assert "pers/one 0.900" in out[2] and "grp=auto" in out[2] and "[3.500-3.700]" in out[2] and "x1.111 cudnn" in out[2]
     assert "pers/one" not in out[1] and "[4.000-4.200]" in out[1] and "grp" not in out[1]
     assert "pers/one" not in out[3]                      # no one-tile run with pingpong on to compare with
+
+
+def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
+    """tune_ws --variants consumers: each NC=3 row over the fastest NC=2 row of its cell and schedule."""
+    pytest.importorskip("triton")
+    from flashviz_kernels import tune_ws
+    base = dict(n=8192, d=64, causal=False, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.8,
+                fast_ms=5.2, groups=None, persistent=False)
+    tune_ws._report([dict(base, consumers=2, ms=5.0, ms_all=[5.0]),
+                     dict(base, consumers=2, stages=3, ms=4.0, ms_all=[4.0]),
+                     dict(base, consumers=3, ms=4.4, ms_all=[4.4]),
+                     dict(base, consumers=3, persistent=True, ms=4.2, ms_all=[4.2])])
+    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert "NC=2" in out[1] and "nc3/nc2" not in out[1] and "nc3/nc2" not in out[2]
+    assert "NC=3" in out[3] and "nc3/nc2 1.100" in out[3] and "x1.091 cudnn" in out[3]
+    assert "nc3/nc2" not in out[4] and "pers/one 0.955" in out[4]    # no persistent NC=2 run to compare with
+    for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
+        assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
+        assert not any(ov for _, _, ov, _ in cands)                   # OVERLAP spills at 160 registers
