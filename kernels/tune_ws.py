@@ -5,8 +5,10 @@ triton.testing.do_bench (median), checks each against SDPA (max abs error printe
 the tl fast kernel (fast.CONFIGS, pinned so it cannot dispatch to ws) and SDPA cuDNN timed in the same run.
 --persistent both times each candidate one tile per program and persistent (--groups: the causal head groups
 to try, "auto" = ws.head_group), --rounds repeats the candidates interleaved (to see the run-to-run spread),
-and a summary per cell ends the output (--json writes it too). Winners go into ws.CONFIGS and the
-measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
+and a summary per cell ends the output (--json writes it too). --consumers runs each candidate with 2 and/or 3
+consumer warpgroups (block_m 128 / 192); --variants consumers times NC=2 at ws.CONFIGS' switches against NC=3
+at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule).
+Winners go into ws.CONFIGS and the measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
 """
 import argparse
 import itertools
@@ -22,6 +24,12 @@ import torch.nn.functional as F
 import triton
 
 from . import api, fast, ws
+
+# d -> NC=3 (block_n, stages, OVERLAP, PINGPONG) for --variants consumers. OVERLAP is left out: at 160 registers per
+# consumer it spills (ptxas, triton 3.6: 0.8-1.2 KB at d=64, bn=128). d=128 only at bn=64: bn=128 spills.
+NC3_CANDIDATES = {64: [(128, 2, False, False), (128, 2, False, True), (128, 3, False, False), (128, 3, False, True),
+                       (64, 3, False, False)],
+                  128: [(64, 2, False, False), (64, 2, False, True), (64, 3, False, False)]}
 
 
 def _driver() -> str | None:
@@ -43,7 +51,10 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--dtype", default="float16")
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep budget (ms)")
-    ap.add_argument("--variants", default="short", choices=("all", "short", "default"))
+    ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers"))
+    ap.add_argument("--consumers", default=["config"], nargs="+", choices=("config", "2", "3"),
+                    help="consumer warpgroups per candidate: ws.CONFIGS' (or the env switch), 2, 3 (not with "
+                         "--variants consumers, which picks its own)")
     ap.add_argument("--persistent", default="config", choices=("config", "off", "on", "both"),
                     help="PERSISTENT per candidate: ws.CONFIGS' (or the env switch), off, on, or each both ways")
     ap.add_argument("--groups", nargs="+", default=["auto"], help="causal persistent head groups: auto or ints")
@@ -72,7 +83,10 @@ def main(argv=None):
                                              num_warps=w, num_stages=s))
         print(f"\nN={n} d={d} causal={causal} B={args.batch} H={args.heads} {args.dtype}: cudnn "
               f"{tf(t_cudnn):.0f} TFLOP/s, fast(tl) {tf(t_fast):.0f} (x{t_cudnn / t_fast:.3f} cudnn)")
-        if args.variants == "default":
+        ncs = [ws.consumers_default(d, causal) if c == "config" else int(c) for c in args.consumers]
+        if args.variants == "consumers":               # (nc, candidate): NC=2 as configured against NC=3's tiles
+            cands = [(2, ws.CONFIGS[(d, causal)][1:5])] + [(3, c) for c in NC3_CANDIDATES.get(d, [])]
+        elif args.variants == "default":
             cands = [ws.CONFIGS[(d, causal)][1:5]]
         elif args.variants == "short":                 # each schedule switch alone, then the other tile
             cands = [(128, 2, False, False), (128, 2, True, False), (128, 2, False, True), (128, 2, True, True),
@@ -81,18 +95,20 @@ def main(argv=None):
             cands = list(itertools.product((64, 128), (2, 3), (False, True), (False, True)))
             if d == 128:
                 cands = [c for c in cands if not (c[0] == 128 and c[1] == 3)]     # 228 KB of shared memory
+        if args.variants != "consumers":
+            cands = [(nc, c) for nc in ncs for c in cands]
         pers = {"config": (None,), "off": (False,), "on": (True,), "both": (False, True)}[args.persistent]
         runs = []                                      # (label, launch) per candidate x schedule x head group
-        for (bn_, st, ov, pp), pe in itertools.product(cands, pers):
+        for (nc, (bn_, st, ov, pp)), pe in itertools.product(cands, pers):
             groups = [None] if not (pe and causal) else [None if g == "auto" else int(g) for g in args.groups]
             for grp in groups:
-                label = (f"bn={bn_} stages={st} overlap={int(ov)} pingpong={int(pp)} "
+                label = (f"NC={nc} bn={bn_} stages={st} overlap={int(ov)} pingpong={int(pp)} "
                          f"persistent={'cfg' if pe is None else int(pe)}" + (f" groups={grp}" if grp else ""))
-                fn = (lambda bn_=bn_, st=st, ov=ov, pp=pp, pe=pe, grp=grp: ws.forward(  # noqa: E731
-                    q, k, v, causal=causal, sm_scale=scale, block_m=128, block_n=bn_, num_warps=4, num_stages=st,
-                    overlap=ov, pingpong=pp, persistent=pe, groups=grp))
-                runs.append((label, fn, dict(block_n=bn_, stages=st, overlap=ov, pingpong=pp, persistent=pe,
-                                             groups=grp)))
+                fn = (lambda nc=nc, bn_=bn_, st=st, ov=ov, pp=pp, pe=pe, grp=grp: ws.forward(  # noqa: E731
+                    q, k, v, causal=causal, sm_scale=scale, block_m=64 * nc, block_n=bn_, num_warps=4,
+                    num_stages=st, overlap=ov, pingpong=pp, persistent=pe, groups=grp))
+                runs.append((label, fn, dict(consumers=nc, block_n=bn_, stages=st, overlap=ov, pingpong=pp,
+                                             persistent=pe, groups=grp)))
         times = {label: [] for label, _, _ in runs}
         for rnd in range(args.rounds):
             for label, fn, _ in runs:
@@ -121,17 +137,22 @@ def main(argv=None):
 
 
 def _report(rows):
-    """Per cell: each schedule's median ms against cuDNN, and persistent / one-tile for the same switches."""
-    print("\nsummary (median ms over rounds; x = cuDNN ms / ws ms; pers/one = persistent ms / one-tile ms)")
+    """Per cell: each schedule's median ms against cuDNN, persistent / one-tile for the same switches, and NC=3
+    against the fastest NC=2 of the same cell and schedule."""
+    print("\nsummary (median ms over rounds; x = cuDNN ms / ws ms; pers/one = persistent ms / one-tile ms; "
+          "nc3/nc2 = this NC=3 ms / the fastest NC=2 ms, same schedule)")
+    key = ("n", "d", "causal", "block_n", "stages", "overlap", "pingpong")
     for row in rows:
-        same = [r for r in rows if (r["n"], r["d"], r["causal"], r["block_n"], r["stages"], r["overlap"],
-                                    r["pingpong"]) == (row["n"], row["d"], row["causal"], row["block_n"],
-                                                       row["stages"], row["overlap"], row["pingpong"])]
+        nc = row.get("consumers", 2)
+        same = [r for r in rows if all(r[x] == row[x] for x in key) and r.get("consumers", 2) == nc]
         one = [r["ms"] for r in same if r["persistent"] is False]
         ratio = f"  pers/one {row['ms'] / one[0]:.3f}" if row["persistent"] and one else ""
+        two = [r["ms"] for r in rows if r.get("consumers", 2) == 2 and all(r[x] == row[x] for x in ("n", "d", "causal"))
+               and r["persistent"] == row["persistent"] and r["groups"] == row["groups"]]
+        ratio += f"  nc3/nc2 {row['ms'] / min(two):.3f}" if nc == 3 and two else ""
         grp = f" grp={row['groups'] or 'auto'}" if row["persistent"] and row["causal"] else ""
         spread = f" [{min(row['ms_all']):.3f}-{max(row['ms_all']):.3f}]" if len(row["ms_all"]) > 1 else ""
-        print(f"  N={row['n']:>6} d={row['d']:>3} causal={int(row['causal'])} bn={row['block_n']} "
+        print(f"  N={row['n']:>6} d={row['d']:>3} causal={int(row['causal'])} NC={nc} bn={row['block_n']} "
               f"st={row['stages']} ov={int(row['overlap'])} pp={int(row['pingpong'])} "
               f"pers={row['persistent']}{grp}: {row['ms']:.3f} ms{spread} "
               f"x{row['cudnn_ms'] / row['ms']:.3f} cudnn x{row['fast_ms'] / row['ms']:.3f} fast{ratio}")
