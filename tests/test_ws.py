@@ -411,4 +411,4 @@ def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
     assert "nc3/nc2" not in out[4] and "pers/one 0.955" in out[4]    # no persistent NC=2 run to compare with
     for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
         assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
-        assert not any(ov for _, _, ov, _ in cands)                   # OVERLAP spills at 160 registers
+        assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers
