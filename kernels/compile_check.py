@@ -8,7 +8,7 @@ instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.asy
 triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
 --ws: every (consumers, d, causal, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's spill bytes,
-the launch registers, the highest register a partition uses after setmaxnreg (the SASS), the setmaxnreg budgets.
+the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
 """
 import argparse
 import os
@@ -40,11 +40,23 @@ def _ws_report(k, bindir: str) -> str:
                               text=True).stdout
     spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", v.stderr)
     used = re.search(r"Used (\d+) registers", v.stderr)
-    top = max((int(r) for r in re.findall(r"\bR(\d+)\b", sass)), default=-1) + 1
-    budgets = sorted({int(x) for x in re.findall(r"setmaxnreg\.[a-z.0-9]+\s+(\d+)", k.asm["ptx"])})
-    return (f"regs {used.group(1) if used else '?'} (launch), highest used {top}, setmaxnreg {budgets}, "
+    return (f"regs {used.group(1) if used else '?'} (launch), used per setmaxnreg budget {_per_budget(sass)}, "
             f"spill stores {spill.group(1) if spill else '?'} B loads {spill.group(2) if spill else '?'} B, "
             f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma")
+
+
+def _per_budget(sass: str) -> dict:
+    """Budget -> registers the SASS uses while it is in force (code laid out after a USETMAXREG to that budget,
+    up to the next one): shows how close each partition comes to its setmaxnreg."""
+    out, budget = {}, None
+    for line in sass.splitlines():
+        m = re.search(r"USETMAXREG\S*\s+(?:\w+,\s*)?0x([0-9a-f]+)", line)
+        if m:
+            budget = int(m.group(1), 16)
+            out.setdefault(budget, 0)
+        elif budget is not None:
+            out[budget] = max([out[budget]] + [int(r) + 1 for r in re.findall(r"\bR(\d+)\b", line)])
+    return dict(sorted(out.items()))
 
 
 def ws_main(args):
