@@ -344,7 +344,9 @@ def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = No
     Differentiable in q, k, v through out and lse. probe: None, or a measurement hook called with "computed"
     and "received" at every ring step, forward and backward (see forward_loop). chunks: the forward's key
     sub-chunks S (None or 1: the plain ring; "auto": ring_chunked.chunk_count's rule from the block's bytes, about
-    half of one GPU's memory at large N for W = 2, and 8-24 % slower than the plain ring at 512k; an int: that S)."""
+    half of one GPU's memory at large N for W = 2, and 8-24 % slower than the plain ring at 512k; an int: that S).
+    The backward follows: chunked (kernels/ring_chunked_bwd.py) whenever the forward is, with the same int S or,
+    under "auto", backward_count's own rule (4x the forward's S at these sizes)."""
     causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
     chunk_count(q, layout, chunks)                              # a bad value raises on every rank alike
     if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):
