@@ -12,9 +12,11 @@ the step's transfer after its blocks are done is the exposed transfer time, time
     hidden = 1 - t_exposed / t_comm
 is the share of the transfer time the compute hides. --compute-only also times the ring without transfers:
 t - t_compute then adds to t_exposed whatever the transfers cost the kernels running beside them. Peak memory:
-torch.cuda.max_memory_allocated per rank over the timed repetitions. --chunks S: the forward streams each K/V block in S key sub-chunks (kernels/ring_chunked.py;
-1 or none given is the plain ring, the kernel's default; "auto" its memory-bounded rule; the S run is recorded per
-cell as "chunks"). Cells run
+torch.cuda.max_memory_allocated per rank over the timed repetitions. --chunks S: the forward streams each K/V
+block in S key sub-chunks (kernels/ring_chunked.py; 1 or none given is the plain ring, the kernel's default; "auto"
+its memory-bounded rule; the S run is recorded per cell as "chunks"), and the backward of fwd+bwd cells is the chunked
+one (kernels/ring_chunked_bwd.py; the same S, or under "auto" its own rule), its S recorded as "bwd_chunks" (1: the
+plain backward). Cells run
 cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous
 N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file is rewritten after every cell.
 Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py.
@@ -70,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--compute-only", action="store_true",
                    help="also time the ring without transfers (t - t_compute: waits plus any slowdown of the "
                         "kernels while transfers run)")
-    p.add_argument("--chunks", type=_chunks_arg, help="the forward's key sub-chunks S on w > 1 (default and 1: the "
-                   "plain ring; auto: the kernel's memory-bounded rule, sub-chunks of at most 256 MiB of K and V)")
+    p.add_argument("--chunks", type=_chunks_arg, help="key sub-chunks S on w > 1 (default and 1: the plain ring; "
+                   "auto: the kernels' memory-bounded rules, forward sub-chunks of at most 256 MiB of K and V, "
+                   "backward ones of 64 MiB); fwd+bwd cells then run the chunked backward too")
     p.add_argument("--check-n", type=int, default=2048, help="N of the float64 check before timing (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="JSON path (default assets/benchmarks/ring/<gpu>-x<W>-<date>.json)")
@@ -215,6 +218,8 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
     ms, p20, p80, n_reps, peak, exposed = time_fn(env, total, group, *reps, probe=probe)
     out = dict(ms=ms, ms_p20=p20, ms_p80=p80, reps=n_reps, ms_compute=None, ms_comm=None, ms_exposed=exposed,
                hidden=None, chunks=ring.chunk_count(q, cell["layout"], cfg.get("chunks")) if w > 1 else None)
+    if mode == "fwd+bwd" and w > 1:                     # which backward ran: 1 plain, S > 1 chunked
+        out["bwd_chunks"] = ring.backward_count(q, cell["layout"], cfg.get("chunks"))
     if w > 1 and cfg["overlap"]:
         def setup():                                    # the checks ring_attention runs, in every loop alike
             causal, scale, r = ring.prepare(q, k, v, causal=cell["causal"], sm_scale=None, group=group,
@@ -226,8 +231,7 @@ def measure(env: Env, cfg: dict, cell: dict, args) -> dict:
         def loop(m):
             lk = setup()
             ring.forward_loop(q, k, v, mode=m, **lk)
-            if mode == "fwd+bwd":
-                lk.pop("chunks")                        # the backward is the plain ring's at every S
+            if mode == "fwd+bwd":                       # the backward ring_attention's autograd runs for chunks
                 ring.backward_loop(q, k, v, o, lse, dout, None, mode=m, **lk)
         if cfg["compute_only"]:
             out["ms_compute"] = time_fn(env, lambda: loop("compute"), group, *reps)[0]
@@ -359,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
         data["cells"].append(rec)
         say(f"[{i + 1}/{len(cells)}] N={cell['n']} w={cell['world']} {cell['layout']} "
             f"{'causal' if cell['causal'] else 'full'} {cell['mode']}: {rec['status']} "
-            + (f"{rec['ms']:.2f} ms, hidden {rec.get('hidden')}" if rec["status"] == "ok" else (rec["message"] or "")))
+            + (f"{rec['ms']:.2f} ms, hidden {rec.get('hidden')}, S {rec.get('chunks')}"
+               + (f", backward {_bwd_label(rec.get('bwd_chunks'))}" if cell["mode"] == "fwd+bwd" else "")
+               + (f", peak {rec['peak_bytes'] / 2 ** 30:.2f} GiB" if rec.get("peak_bytes") else "")
+               if rec["status"] == "ok" else (rec["message"] or "")))
         if env.rank == 0:
             data["elapsed_s"] = time.perf_counter() - start
             _write(data, out)
@@ -392,6 +399,13 @@ def _measured(env: Env, cfg: dict, cell: dict, args) -> dict:
     m.update(status="ok", tflops=None)
     m["tflops"] = flops(cell["n"], cfg["d"], cell["causal"], cfg["batch"], cfg["heads"], cell["mode"]) / (m["ms"] * 1e9)
     return m
+
+
+def _bwd_label(s) -> str:
+    """The backward a fwd+bwd cell ran, for the progress lines."""
+    if s is None:
+        return "one GPU"
+    return "plain ring" if s == 1 else f"chunked, S = {s}"
 
 
 def _slug(data: dict) -> str:

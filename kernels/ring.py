@@ -28,8 +28,8 @@ Memory-bounded forward (kernels/ring_chunked.py), asked for with chunks="auto" (
 CHUNK_BYTES) or chunks=S; the default is the plain ring, which measured faster. The chunked forward computes S
 query slabs, each against S key sub-chunks, each sub-chunk one pass of the ring (every block's sub-chunk i
 moves, nothing larger), the slab accumulating in float32: a rank's peak is its q, k, v shards and the output
-plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one block's output). The backward
-is the plain ring's at every S.
+plus about 8/S of a shard, instead of plus three (W = 2: the arriving block, one block's output). A forward
+called with chunks also chunks its backward (kernels/ring_chunked_bwd.py; its S: backward_count there).
 
 Backward (autograd): dQ stays home; dK and dV travel around the ring with their K/V block and arrive back at
 their owner after W hops; each block is recomputed from the saved global lse (ring_block.block_backward),
@@ -47,10 +47,10 @@ from .api import validate
 from .errors import KernelInputError, KernelTypeError
 from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
 from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
+from .ring_chunked_bwd import BWD_CHUNK_BYTES, TAG_DKV, backward_count  # noqa: F401
 from .ring_plan import (LAYOUTS, Piece, _check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
                         unshard, within)
 MODES = ("both", "compute", "comm")     # measurement only: "compute" = the same loop without sends
-TAG_DKV = 2
 
 
 # ----------------------------------------------------------------------------- the ring
@@ -175,71 +175,114 @@ def _empty_result(q, acc_t):
 
 
 def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, ring: Ring, mode: str = "both",
-                  probe=None):
-    """The backward ring: dQ accumulates at home; each block's dK, dV (float32) travel with it and reach
-    their owner after W hops. The last hop overlaps nothing, so it carries the finished sums already cast to q's
-    dtype (the cast the owner would make on arrival: same result, half the bytes for fp16/bf16). Returns (dq, dk,
-    dv) in q's dtype. probe: as in forward_loop ("received" once both the next K/V block and the gradients
-    travelling with it are in)."""
-    n = q.shape[2]
+                  probe=None, chunks=None):
+    """The backward ring: dQ accumulates at home; each block's dK, dV travel with it and reach their owner after W
+    hops. Returns (dq, dk, dv) in q's dtype. probe: as in forward_loop ("received" once both the next K/V block
+    and the gradients travelling with it are in). chunks: as ring_attention's; with backward_count(q, layout,
+    chunks) = S > 1 the memory-bounded backward runs (kernels/ring_chunked_bwd.py).
+
+    Plain ring (S = 1), what a rank holds beyond q, k, v, o, dO: the next K/V block (2 shards; with W > 2 also the
+    received one it computes on), one step's block gradients (gq, gk, gv: the Triton backward's outputs in the
+    inputs' dtype, float32 from the torch recomputation), dQ, and the dK/dV sums travelling: the previous step's on
+    their way out and this step's coming in, both kept while this step computes (the overlap). No zeroed per-step
+    buffer: a step's gk, gv are added into the arriving sums once they are in. With W = 2 and the Triton backward
+    every sum has two terms, each already rounded to the inputs' dtype, so dQ and the travelling dK/dV stay in the
+    inputs' dtype: the one add rounds once, as the float32 sum's final cast did (same values, half the bytes); the
+    first hop sends the step's gk, gv themselves. Otherwise dQ and the sums are float32, and the last hop carries
+    the finished sums already cast to q's dtype (the owner's cast, half the bytes)."""
+    n, w = q.shape[2], ring.world
     if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
         dlse = None                                             # nothing flows into lse: the Triton backward
     triton_bwd = impl in TRITON_IMPLS and dlse is None and q.dtype != torch.float64
     delta = None if triton_bwd else delta_of(o, do)            # the Triton backward computes its own
-    if ring.world == 1:
+    if w == 1:
         g = block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl)
         return tuple(x.to(q.dtype) for x in g)
+    s_chunks = backward_count(q, layout, chunks)
+    if s_chunks > 1:
+        from .ring_chunked_bwd import backward_chunked
+        return backward_chunked(q, k, v, o, lse, do, delta, dlse, causal=causal, sm_scale=sm_scale, impl=impl,
+                                layout=layout, ring=ring, mode=mode, probe=probe, chunks=s_chunks)
     k, v = k.contiguous(), v.contiguous()
-    rows = _Rows(q=q, o=o, do=do, lse=lse[..., None], delta=None if delta is None else delta[..., None],
-                 dlse=None if dlse is None else dlse[..., None])
-    dq = torch.zeros(q.shape, dtype=acc_dtype(q.dtype), device=q.device)
+    lse3 = lse[..., None]
+    low = w == 2 and triton_bwd                                 # two rounded terms per sum: the inputs' dtype
+    acc_t = q.dtype if low else acc_dtype(q.dtype)
+    dq = None
     held = (k, v)
-    dbuf, dnext, dworks = None, None, None                      # (2, B, H, n, d): dK, dV of the held block
-    for s in range(ring.world):
-        src = (ring.rank - s) % ring.world
+    sending, dworks = None, None                                # the sums on their way (held until sent)
+    for s in range(w):
+        src = (ring.rank - s) % w
         works, nxt = None, None
-        if s + 1 < ring.world and mode != "compute":
+        if s + 1 < w and mode != "compute":
             nxt = torch.empty((2, *k.shape), dtype=k.dtype, device=k.device)
             works = ring.exchange(held, (nxt[0], nxt[1]), TAG_KV)
-        blk = torch.zeros((2, *k.shape), dtype=acc_dtype(q.dtype), device=q.device)   # this block's dK, dV
+        grads = []                                              # (k_lo, k_hi, gk, gv) of this step's pieces
         if mode != "comm":
-            for p in plan(ring.rank, src, ring.world, layout, causal, n):
+            for p in plan(ring.rank, src, w, layout, causal, n):
                 kb, vb = _kv((k, v) if mode == "compute" else held, p)
-                r = (p.q_lo, p.q_hi)
-                dl = rows.get("dlse", *r)
-                dt = rows.get("delta", *r)
-                gq, gk, gv = block_backward(rows.get("q", *r), kb, vb, rows.get("o", *r), rows.get("lse", *r)[..., 0],
-                                            rows.get("do", *r), None if dt is None else dt[..., 0],
-                                            None if dl is None else dl[..., 0], p.causal, sm_scale, impl)
-                dq[:, :, p.q_lo:p.q_hi] += gq
-                blk[0, :, :, p.k_lo:p.k_hi] += gk
-                blk[1, :, :, p.k_lo:p.k_hi] += gv
-                del gq, gk, gv
+                r = slice(p.q_lo, p.q_hi)
+                gq, gk, gv = block_backward(q[:, :, r], kb, vb, o[:, :, r], lse3[:, :, r, 0], do[:, :, r],
+                                            None if delta is None else delta[:, :, r],
+                                            None if dlse is None else dlse[:, :, r], p.causal, sm_scale, impl)
+                if dq is None and (p.q_lo, p.q_hi) == (0, n):
+                    dq = gq if gq.dtype == acc_t else gq.to(acc_t)     # step 0's piece becomes the accumulator
+                else:
+                    if dq is None:
+                        dq = torch.zeros(q.shape, dtype=acc_t, device=q.device)
+                    dq[:, :, r] += gq
+                del gq
+                grads.append((p.k_lo, p.k_hi, gk, gv))
+                del gk, gv
+        if s + 1 == w and mode != "compute":
+            held = nxt = None                                   # the last K/V block is dead: free it before waiting
         _mark(probe, "computed")
-        if s == 0 or mode == "compute":
-            dbuf = blk if dbuf is None else dbuf.add_(blk)
-        else:
-            for w in dworks or ():
-                w.wait()
-            dbuf = dnext.add_(blk)
-        del blk
+        for x in dworks or ():
+            x.wait()
+        arrived = sending if mode == "compute" else (None if sending is None else sending[1])
+        sending = None
+        sums = _fold(arrived, grads, k, acc_t, first=(s == 0 and mode != "compute"), low=low)
+        del grads, arrived
         if mode != "compute":
-            if s == ring.world - 1:                             # complete: every rank has added its part, so
-                dbuf = dbuf.to(q.dtype)                         # the owner's final cast happens before the
-            dnext = torch.empty_like(dbuf)                      # last hop (same values, half the float32 bytes)
-            dworks = ring.exchange((dbuf,), (dnext,), TAG_DKV)  # on its way while the next block computes
-        for w in works or ():
-            w.wait()
+            if s == w - 1 and sums.dtype != q.dtype:            # complete: the owner's cast happens before the
+                sums = sums.to(q.dtype)                         # last hop (same values, half the float32 bytes)
+            recv = torch.empty((2, *k.shape), dtype=acc_t if s < w - 1 else q.dtype, device=q.device)
+            send = (sums[0], sums[1])                           # dK and dV, as two tensors from every rank
+            dworks = ring.exchange(send, (recv[0], recv[1]), TAG_DKV)   # on its way while the next block computes
+            sending = (send, recv)
+            del sums
+        else:
+            sending = sums
+        for x in works or ():
+            x.wait()
         _mark(probe, "received")
         if nxt is not None:
             held = (nxt[0], nxt[1])
+    if dq is None:                                              # mode "comm": nothing computed
+        dq = torch.zeros(q.shape, dtype=acc_t, device=q.device)
     if mode != "compute":
         _mark(probe, "computed")                                # the last hop of dK, dV overlaps nothing
-        for w in dworks:
-            w.wait()
+        for x in dworks:
+            x.wait()
         _mark(probe, "received")
-        dbuf = dnext
-    return dq.to(q.dtype), dbuf[0].to(q.dtype), dbuf[1].to(q.dtype)
+        done = sending[1]
+    else:
+        done = sending
+    return dq.to(q.dtype), done[0].to(q.dtype), done[1].to(q.dtype)
+
+
+def _fold(arrived, grads, k, acc_t, *, first: bool, low: bool):
+    """This step's (k_lo, k_hi, gk, gv) added into the arrived sums (2, B, H, n, d), in place. The first step's sums
+    are its own gk, gv: with `low` (the inputs' dtype) a single whole-block piece is sent as it is (a tuple of two
+    tensors, no copy); otherwise a (2, ...) buffer in acc_t starts from them."""
+    if arrived is None:
+        if low and first and len(grads) == 1 and (grads[0][0], grads[0][1]) == (0, k.shape[2]) \
+                and grads[0][2].dtype == acc_t:
+            return grads[0][2].contiguous(), grads[0][3].contiguous()
+        arrived = torch.zeros((2, *k.shape), dtype=acc_t, device=k.device)
+    for lo, hi, gk, gv in grads:
+        arrived[0, :, :, lo:hi] += gk
+        arrived[1, :, :, lo:hi] += gv
+    return arrived
 
 
 # ----------------------------------------------------------------------------- the API
@@ -251,7 +294,8 @@ class _RingFunction(torch.autograd.Function):
         out, lse = forward_loop(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring,
                                 probe=probe, chunks=chunks)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring, probe=probe)
+        ctx.args = dict(causal=causal, sm_scale=sm_scale, impl=impl, layout=layout, ring=ring, probe=probe,
+                        chunks=chunks)
         return out, lse
 
     @staticmethod
@@ -300,7 +344,9 @@ def ring_attention(q, k, v, *, causal: bool = False, sm_scale: float | None = No
     Differentiable in q, k, v through out and lse. probe: None, or a measurement hook called with "computed"
     and "received" at every ring step, forward and backward (see forward_loop). chunks: the forward's key
     sub-chunks S (None or 1: the plain ring; "auto": ring_chunked.chunk_count's rule from the block's bytes, about
-    half of one GPU's memory at large N for W = 2, and 8-24 % slower than the plain ring at 512k; an int: that S)."""
+    half of one GPU's memory at large N for W = 2, and 8-24 % slower than the plain ring at 512k; an int: that S).
+    The backward follows: chunked (kernels/ring_chunked_bwd.py) whenever the forward is, with the same int S or,
+    under "auto", backward_count's own rule (4x the forward's S at these sizes)."""
     causal, scale, ring = prepare(q, k, v, causal=causal, sm_scale=sm_scale, group=group, layout=layout, impl=impl)
     chunk_count(q, layout, chunks)                              # a bad value raises on every rank alike
     if torch.is_grad_enabled() and any(x.requires_grad for x in (q, k, v)):

@@ -3,8 +3,8 @@
     chunk_count(q, layout, chunks=None) -> S (None: 1, the plain ring; "auto": the memory-bounded rule, see there)
     forward_chunked(q, k, v, *, causal, sm_scale, impl, layout, ring, mode, probe, chunks) -> (out, lse)
 
-kernels/ring.py's forward_loop calls it when S > 1 (ring: its Ring; mode and probe as there). The backward stays the
-plain ring's (it needs only the forward's out and lse).
+kernels/ring.py's forward_loop calls it when S > 1 (ring: its Ring; mode and probe as there). The backward of a call
+with chunks is kernels/ring_chunked_bwd.py's (it needs only the forward's out and lse, so any S works).
 """
 from __future__ import annotations
 

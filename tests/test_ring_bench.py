@@ -83,6 +83,20 @@ def test_chunks_are_run_and_recorded(tmp_path):
     assert "zigzag, S = 2" in markdown_table(data)
 
 
+def test_chunked_backward_is_run_and_recorded(tmp_path):
+    """--chunks 2 with fwd+bwd: the backward is the chunked one, recorded per two-rank cell as bwd_chunks = 2 (the
+    transfer-only loop runs it too); without --chunks the cells record the plain backward (1); one GPU none."""
+    for chunks, want in (("2", 2), (None, 1)):
+        out = tmp_path / f"ring{chunks}.json"
+        run_ranks(2, _bench, ["--seq", "32", "--heads", "1", "--head-dim", "8", "--reps", "1", "--min-reps", "1",
+                              "--modes", "fwd+bwd", "--causal", "on", "--check-n", "0", "--quiet", "--out", str(out)]
+                  + (["--chunks", chunks] if chunks else []))
+        data = load_ring_dataset(out)
+        assert data["complete"] is True and all(c["status"] == "ok" for c in data["cells"])
+        assert [c.get("bwd_chunks") for c in data["cells"]] == [None, want, want]
+        assert all(c["ms_comm"] > 0 for c in data["cells"] if c["world"] == 2)
+
+
 def test_chunks_auto_is_the_memory_rule_and_is_recorded(tmp_path):
     """--chunks auto: the kernel's memory-bounded rule (tiny blocks stay whole, S = 1), recorded as "auto"; a
     value that is neither an int nor auto is refused by the parser."""

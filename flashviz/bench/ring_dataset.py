@@ -27,7 +27,10 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
                 "input_bytes" (one rank's q, k, v (+ dout) shards), "step_bytes" (K and V bytes of one block, what a
                 plain-ring step sends; with chunks S > 1 every query slab moves each block again, in S sub-chunk
                 passes, so a call sends S (W - 1) step_bytes per rank, not W - 1), "chunks" (optional: the forward's key sub-chunks S on
-                w > 1, 1 = the plain ring; absent from older recordings, which all ran the plain ring)}]}
+                w > 1, 1 = the plain ring; absent from older recordings, which all ran the plain ring), "bwd_chunks"
+                (optional, fwd+bwd cells on w > 1: the backward's key sub-chunks S, kernels/ring_chunked_bwd.py's
+                backward_count; 1 = the plain ring's backward; absent from older recordings, whose backward was the
+                plain ring's at every S)}]}
 """
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
              "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50),
-             "chunks": (1, 1 << 26)}
+             "chunks": (1, 1 << 26), "bwd_chunks": (1, 1 << 26)}
 CELL_KEYS = set(CELL_NUMBERS) | set(CELL_INTS) | {"layout", "causal", "mode", "status", "message", "hidden", "flops"}
 CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1 << 16), "d": (1, 4096), "warmup": (0, 1000),
                "reps": (1, 10 ** 6), "min_reps": (1, 10 ** 6), "seed": (-(1 << 63), 1 << 64)}
