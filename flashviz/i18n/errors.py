@@ -264,7 +264,7 @@ TERMS = {
     "SRAM size": "SRAM 大小", "sequence length": "序列长度",
     "Nq": "Nq", "Nk": "Nk", "element size": "元素大小", "devices W": "设备数 W", "W": "W",
     "query row (local)": "查询行（本地编号）", "chunk length": "分片长度", "GPU": "GPU", "alignment": "对齐方式",
-    "accumulator form": "累加器形式", "layout": "布局",
+    "accumulator form": "累加器形式", "layout": "布局", "chunks S": "子分块数 S",
     "window left": "窗口左宽 left", "window right": "窗口右宽 right", "GQA group size": "GQA 组大小",
     "document length": "文档长度", "head": "注意力头", "softcap": "softcap", "impl": "实现",
     "the demo's N on CPU (Triton's interpreter)": "演示的 N（CPU 上，Triton 解释器）",
