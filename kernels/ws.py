@@ -16,8 +16,9 @@ was 18-49 % slower in every pairing of the other switches). A persistent schedul
 SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) measured ~4 %
 faster at d=128 without a mask and mixed elsewhere (numbers at CONFIGS); CONFIGS keeps it off until its whole GPU
 test matrix has passed; PERSISTENT_ENV forces it on or off for every launch (tests run both).
-Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) compile and are tested but not yet
-timed: CONFIGS keeps NC = 2 everywhere; CONSUMERS_ENV switches every launch that does not pass block_m.
+Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the time of
+two at d=64 (numbers at CONFIGS), so d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160
+registers only with 64-key tiles; not timed there); CONSUMERS_ENV switches every launch that does not pass block_m.
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -64,9 +65,16 @@ LOG2E = 1.4426950408889634
 # 8192 16384 --d 128 --causal off; tune/nvidia-h200-ws-persistent-2026-11-30b.json) gave persistent / one-tile
 # 1.955 / 2.028 ms (0.964), 7.806 / 8.009 (0.975), 31.23 / 31.26 (0.999): never slower. So PERSISTENT is on at
 # d=128 without a mask only; causal and d=64 stay one tile per program (mixed there).
-# NC = 3 (192 x block_n tiles): not yet timed against NC = 2 (tune_ws --variants consumers does it).
+# NC = 3 (192 x block_n tiles) at d=64, timed against NC = 2 (H200, commit 3371e9e,
+# assets/benchmarks/tune/nvidia-h200-ws-nc3-2026-11-30.json as written by `python -m flashviz_kernels.tune_ws --d 64
+# --n 8192 16384 --causal both --variants consumers --persistent config --rounds 2`, B=4, H=32, fp16; median ms of 2
+# rounds, NC=3 bn=128 3 stages OVERLAP/PINGPONG off vs NC=2 as configured then; cuDNN in the same run):
+#   non-causal N=8192 4.491 vs 5.157 (0.871; cuDNN 4.895)  N=16384 18.15 vs 20.72 (0.876; cuDNN 19.39)
+#   causal     N=8192 2.477 vs 2.692 (0.920; cuDNN 2.558)  N=16384 9.474 vs 10.63 (0.891; cuDNN 10.11)
+# 2 stages measured within 1 % of 3 except non-causal 16384 (2.4 % slower); PINGPONG on was faster only at
+# non-causal 16384 (1.3 %) and slower in the other three; bn=64 was 5-20 % slower. So d=64: 192 x 128, 3 stages.
 CONFIGS = {
-    (64, False): (128, 128, 2, False, False, False, 2), (64, True): (128, 128, 2, False, False, False, 2),
+    (64, False): (192, 128, 3, False, False, False, 3), (64, True): (192, 128, 3, False, False, False, 3),
     (128, False): (128, 128, 2, False, True, True, 2), (128, True): (128, 128, 2, False, False, False, 2),
 }
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program

@@ -125,6 +125,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     f = provenance.ws_fields()
     assert f["ws_status"].startswith("inactive: triton 3.8.0")
     assert f["ws_verified_triton"] == "3.6.x" and f["fast_uses_ws"]
+    assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
     assert p["ws_status"] == f["ws_status"]
@@ -348,12 +349,18 @@ def test_consumers_switch_env_config_and_shared_memory(monkeypatch):
     monkeypatch.delenv(ws.CONSUMERS_ENV, raising=False)
     for key, cfg in ws.CONFIGS.items():
         assert len(cfg) == 7 and cfg[6] in (2, 3) and cfg[0] == 64 * cfg[6], key
-        assert cfg[6] == 2, key                           # not yet timed: the default stays two consumers
-    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
-    assert ws.pick_config(q, q, causal=True)[0] == 128 and ws.consumers_default(64, True) == 2
+        assert cfg[6] == (3 if key[0] == 64 else 2), key  # measured: three at d=64 (tune/...-nc3-...json), two at 128
+    q = torch.empty((1, 1, 8, 128), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=True)[0] == 128 and ws.consumers_default(128, True) == 2
     monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
-    assert ws.pick_config(q, q, causal=True) == (192, ws.CONFIGS[(64, True)][1], 4, ws.CONFIGS[(64, True)][2])
+    assert ws.pick_config(q, q, causal=True) == (192, ws.CONFIGS[(128, True)][1], 4, ws.CONFIGS[(128, True)][2])
     assert ws.pick_config(q, q, causal=True, block_m=128)[0] == 128            # an explicit block_m wins
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "2")
+    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=False)[0] == 128 and ws.consumers_default(64, False) == 2
+    monkeypatch.delenv(ws.CONSUMERS_ENV)
+    assert ws.pick_config(q, q, causal=False)[0] == 192
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
     assert "d=64 causal=True: 3" in ws.status()["consumers"] and ws.CONSUMERS_ENV in ws.status()["consumers"]
     monkeypatch.setenv(ws.CONSUMERS_ENV, "4")
     with pytest.raises(fk.KernelInputError, match=ws.CONSUMERS_ENV):

@@ -101,17 +101,19 @@ def collect(device: str, command: str | None, timer: str) -> dict:
 
 
 def ws_fields() -> dict:
-    """Whether the Gluon 'ws' kernel (and impl='fast' through it) could run where this was measured, and why not:
-    strings, as every free provenance field."""
+    """Whether the Gluon 'ws' kernel (and impl='fast' through it) could run where this was measured, and why not,
+    and its schedule switches (which launches ran persistent, consumer warpgroups per (d, causal)): strings, as
+    every free provenance field."""
     try:
         from flashviz_kernels import ws
         st = ws.status()
     except Exception as e:                               # noqa: BLE001 - a broken kernels package: say so
         return dict(ws_status=f"unknown: {type(e).__name__}: {e}"[:300], ws_verified_triton=None,
-                    fast_uses_ws=None)
+                    fast_uses_ws=None, ws_schedule=None)
     return dict(ws_status=("active" if st["active"] else f"inactive: {st['reason']}")[:300],
                 ws_verified_triton=", ".join(v + "x" for v in st["verified_triton"]),
-                fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none")
+                fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none",
+                ws_schedule=f"persistent: {st['persistent']}; consumers: {st['consumers']}"[:300])
 
 
 def device_slug(p: dict) -> str:

@@ -52,7 +52,7 @@ DEFAULT_DIR = _ds.DEFAULT_DIR / "ring"
 STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
     "sm_count", "compute_capability", "driver_version", "cuda_version", "cudnn_version", "triton", "numpy",
     "source_sha256", "flashviz",
-    "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws"}   # added to provenance.collect later
+    "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws", "ws_schedule"}   # added to provenance.collect later
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
              "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50),
