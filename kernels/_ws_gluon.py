@@ -1,9 +1,9 @@
 """The Gluon kernel behind impl="ws": a warp-specialised FlashAttention-3-style forward for Hopper.
 
-Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, same run as SDPA cuDNN, with the
-schedule switches ws.CONFIGS sets: OVERLAP off, one tile per program): d=128 0.96-1.05x cuDNN (1.07-1.22x our tl
-fast kernel); d=64 0.90-1.08x cuDNN (1.01-1.07x tl). kernels/ws.py has the per-cell table, the tuning runs behind
-the switches, the version gate and when impl="fast" uses it.
+Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, same run as SDPA cuDNN, with the
+schedule switches ws.CONFIGS sets: OVERLAP off; persistent at d=128 without a mask; NC=3 at d=64): d=128
+0.99-1.04x cuDNN (1.08-1.12x our tl fast kernel); d=64 1.00-1.14x cuDNN (1.04-1.18x tl). kernels/ws.py has the
+tuning runs behind the switches, the version gate and when impl="fast" uses it.
 
 Imported only by ws.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
 and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row query tiles of one head each

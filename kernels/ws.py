@@ -6,11 +6,11 @@ warpgroup MMAs (P stays in registers as the A operand), optionally overlapping t
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
-Measured on the H200 (2026-11-30, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
-tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json), CONFIGS below (OVERLAP off):
-  d=128: 0.96-1.05x cuDNN, 1.07-1.22x the tl fast kernel;  d=64: 0.90-1.08x cuDNN, 1.01-1.07x tl.
+Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
+tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d), CONFIGS below:
+  d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
 So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time, see FAST_USES_WS) and d=64
-from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 514-607 TFLOP/s, one tile per program): missing is an
+from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 497-611 TFLOP/s): missing is an
 overlap of softmax with P.V that does not cost more registers than it hides (measured with 2 stages: OVERLAP on
 was 18-49 % slower in every pairing of the other switches). A persistent schedule (PERSISTENT: one program per
 SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) measured ~4 %
@@ -108,6 +108,10 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 #                 causal 0.3355 / 0.3795 / 0.3320 (0.3324 / 0.3793 / 0.3313)
 # ws faster in all 8 at d=128 (1.07-1.17x), so d=128 starts at N = 1024; at d=64 tl was as fast or faster (1024
 # non-causal 0.0946 tl vs 0.1022 ws): tl. Below N = 1024 nothing was measured: tl.
+# Re-measured with three consumers at d=64 (commit 41fd54d; ws/nvidia-h200-ws-2026-12-01.json, same command):
+# ws / tl ms at d=64 N=4096 1.136 / 1.271 non-causal, 0.701 / 0.730 causal; 8192 4.356 / 5.147, 2.473 / 2.726;
+# 16384 17.97 / 21.28, 9.443 / 10.55; d=128 ws 1.08-1.12x tl. The table is unchanged so far: d=64 N=4096 (ws
+# 1.04-1.12x tl there in this file and in nvidia-h200-fwd-2026-12-01.json) moves only with a recording made so.
 FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 1024,
                                              (128, True): 1024}
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel

@@ -219,7 +219,7 @@ def test_dispatch_table_agrees_with_the_recorded_h200_run():
     from pathlib import Path
 
     from flashviz.bench.dataset import load_dataset
-    data = load_dataset(Path(__file__).parents[1] / "assets/benchmarks/ws/nvidia-h200-ws-2026-11-30.json")
+    data = load_dataset(Path(__file__).parents[1] / "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json")
     assert data["provenance"]["ws_status"] == "active" and data["provenance"]["triton"].startswith("3.6.")
     ms = {(c["impl"], c["d"], c["causal"], c["n"]): c["ms"] for c in data["cells"] if c["status"] == "ok"}
     cells = {(d, causal, n) for _, d, causal, n in ms}
