@@ -66,7 +66,7 @@ LOG2E = 1.4426950408889634
 # 1.955 / 2.028 ms (0.964), 7.806 / 8.009 (0.975), 31.23 / 31.26 (0.999): never slower. So PERSISTENT is on at
 # d=128 without a mask only; causal and d=64 stay one tile per program (mixed there).
 # NC = 3 (192 x block_n tiles) at d=64, timed against NC = 2 (H200, commit 3371e9e,
-# assets/benchmarks/tune/nvidia-h200-ws-nc3-2026-11-30.json as written by `python -m flashviz_kernels.tune_ws --d 64
+# assets/benchmarks/tune/nvidia-h200-ws-nc3-2026-12-01.json as written by `python -m flashviz_kernels.tune_ws --d 64
 # --n 8192 16384 --causal both --variants consumers --persistent config --rounds 2`, B=4, H=32, fp16; median ms of 2
 # rounds, NC=3 bn=128 3 stages OVERLAP/PINGPONG off vs NC=2 as configured then; cuDNN in the same run):
 #   non-causal N=8192 4.491 vs 5.157 (0.871; cuDNN 4.895)  N=16384 18.15 vs 20.72 (0.876; cuDNN 19.39)
