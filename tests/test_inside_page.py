@@ -162,3 +162,25 @@ def test_a_schedule_outside_the_schema_is_refused(tmp_path):
     with pytest.raises(DatasetError, match="schedule"):
         td.load_timeline_dataset(tmp_path / NAME)
     assert [td.schedule_name(o, p) for o in (True, False) for p in (True, False)] == list(td.SCHEDULES)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_a_ws_cell_recorded_with_another_consumer_count_says_so(recorded, tmp_path, d):
+    """block_m = 64 rows per consumer warpgroup: a ws cell whose block_m is not today's CONFIGS for its d and mask
+    gets a caption with both counts (the committed d=64 timeline ran two, the kernel runs three there now); a cell
+    that matches today's layout gets none."""
+    from flashviz_kernels import ws
+    data = json.loads((tmp_path / NAME).read_text())
+    fast, cell = data["cells"][:2]                           # one configuration: both drawn on the page
+    assert cell["impl"] == "ws" and fast["impl"] == "fast"
+    fast["d"] = cell["d"] = d
+    (tmp_path / NAME).write_text(json.dumps(data))
+    td.load_timeline_dataset(tmp_path / NAME)
+    for lang in ("en", "zh"):
+        at = open_page(PAGE, lang=lang)
+        clean(at)
+        captions = [c.value for c in at.caption]
+        cfg = ws.CONFIGS[(d, bool(cell["causal"]))]
+        want = t("inside.consumers_changed", lang, then=2, bm=128, now=cfg[6], bm_now=cfg[0], d=d)
+        assert (want in captions) == (cfg[0] != 128)
+        assert (cfg[0] != 128) == (d == 64)                  # measured: three consumers at d=64, two at d=128

@@ -28,7 +28,8 @@ STRINGS = {
               "- a **producer** warp only issues TMA copies of K_j and V_j into a ring of shared-memory stages and "
               "waits until a stage is free again; it hands most of its registers to the consumers;\n"
               "- two **consumer warpgroups** (4 warps each) each own 64 of the block's 128 query rows and run "
-              "Q·Kᵀ, the online softmax and P·V on them;\n"
+              "Q·Kᵀ, the online softmax and P·V on them (at d = 64 the `ws` kernel runs three on 192 rows, as "
+              "FlashAttention-3 does there: it measured faster on the H200);\n"
               "- **ping-pong**: the two consumers take turns issuing their matrix multiplies, so while one "
               "warpgroup computes its softmax (exponentials on the ordinary ALUs), the other's matmuls keep the "
               "tensor cores busy.\n\n"
@@ -44,7 +45,7 @@ STRINGS = {
               "- 一个**生产者**线程束只负责发起 TMA 拷贝，把 K_j、V_j 放进共享内存里的多级环形缓冲区，并等待某一级重新空出；"
               "它把大部分寄存器让给消费者；\n"
               "- 两个**消费者线程束组**（各 4 个线程束）各负责块中 128 行 query 里的 64 行，对它们做 Q·Kᵀ、在线 softmax "
-              "和 P·V；\n"
+              "和 P·V（d = 64 时 `ws` 内核用三个线程束组处理 192 行，和 FlashAttention-3 在这里的做法一样：在 H200 上测得更快）；\n"
               "- **乒乓调度**：两个消费者轮流发起矩阵乘法，一个线程束组在算 softmax（普通 ALU 上的指数运算）时，另一个的"
               "矩阵乘法让张量核心保持忙碌。\n\n"
               "乒乓调度，以及 FlashAttention-3 把一个 tile 的 softmax 与上一个 tile 的 P·V 重叠的做法，都是 `ws` 内核的开关；"
@@ -129,6 +130,12 @@ STRINGS = {
               "d = {d}, {mask}: {schedule} (the ws kernel's defaults, picked by measurement), which may differ from what ran.",
         "zh": "这份录制没有记下 ws 用的是哪种调度（它早于这个字段）。如今 d = {d}、{mask} 的默认调度是：{schedule}"
               "（ws 内核的默认值，按测量选定），可能与录制时不同。"},
+    "inside.consumers_changed": {
+        "en": "This recording ran {then} consumer warpgroups ({bm}-row query tiles). At d = {d} the ws kernel now "
+              "runs {now} ({bm_now} rows), which measured faster on the H200 after this was recorded; the "
+              "timeline shows the layout that ran then.",
+        "zh": "这份录制运行的是 {then} 个消费者线程束组（每块 {bm} 行 query）。如今 d = {d} 时 ws 内核运行 {now} 个"
+              "（{bm_now} 行），这是录制之后在 H200 上测得更快的配置；时间线展示的是当时运行的布局。"},
     "inside.sched_overlap+pingpong": {"en": "softmax of tile j overlapped with P·V of tile j−1, and ping-pong",
                                       "zh": "tile j 的 softmax 与 tile j−1 的 P·V 重叠，并且乒乓调度"},
     "inside.sched_overlap": {"en": "softmax of tile j overlapped with P·V of tile j−1, no ping-pong",

@@ -64,11 +64,24 @@ def schedule_note(c: dict, lang: str) -> str:
              mask=t("inside.mask_causal" if c["causal"] else "inside.mask_none", lang))
 
 
+def consumers_note(c: dict, lang: str) -> str | None:
+    """A ws cell whose query tile (block_m: 64 rows per consumer warpgroup) is not the one the kernel runs today
+    for its d and mask: say both, so an older recording is not read as today's layout. None when they agree."""
+    from flashviz_kernels import ws                     # its CONFIGS only: importing it loads no Gluon
+    cfg = ws.CONFIGS.get((c["d"], bool(c["causal"])))
+    if cfg is None or not c.get("block_m") or c["block_m"] == cfg[0]:
+        return None
+    return t("inside.consumers_changed", lang, then=c["block_m"] // 64, bm=c["block_m"], now=cfg[6], bm_now=cfg[0],
+             d=c["d"])
+
+
 def impl_block(c: dict, name: str, clock: float | None, x_max: float | None, lang: str) -> None:
     st.markdown(t("inside.impl_header", lang, impl=c["impl"], kernel=c["kernel"], bm=c["block_m"], bn=c["block_n"],
                   stages=c["num_stages"], warps=len(c.get("warps", ())) or c["num_warps"]))
     if c["impl"] == "ws":
         st.caption(schedule_note(c, lang))
+        if note := consumers_note(c, lang):
+            st.caption(note)
     cols = st.columns(5)
     cols[0].metric(t("inside.m_plain", lang), _ms(c["ms_plain"]), help=t("inside.m_plain_help", lang))
     khelp = t("inside.m_kernel_help", lang, reps=c.get("reps_kernel") or "?")
