@@ -14,8 +14,8 @@ from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 497-611 TFLOP/s): missin
 overlap of softmax with P.V that does not cost more registers than it hides (measured with 2 stages: OVERLAP on
 was 18-49 % slower in every pairing of the other switches). A persistent schedule (PERSISTENT: one program per
 SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) measured ~4 %
-faster at d=128 without a mask and mixed elsewhere (numbers at CONFIGS); CONFIGS keeps it off until its whole GPU
-test matrix has passed; PERSISTENT_ENV forces it on or off for every launch (tests run both).
+faster at d=128 without a mask and mixed elsewhere (numbers at CONFIGS); CONFIGS runs it there only (its whole GPU
+test matrix passed first); PERSISTENT_ENV forces it on or off for every launch (tests run both).
 Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the time of
 two at d=64 (numbers at CONFIGS), so d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160
 registers only with 64-key tiles; not timed there); CONSUMERS_ENV switches every launch that does not pass block_m.

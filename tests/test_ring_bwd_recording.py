@@ -48,7 +48,7 @@ def test_plain_backward_holds_one_gpus_memory_and_chunked_about_six_tenths():
     for (n, causal), p in plain.items():
         ch = chunked[(n, causal)]
         assert ch["peak_bytes"] < 0.7 * p["peak_bytes"]                       # 0.58-0.68x of the plain ring's
-        assert p["ms"] < ch["ms"] < 1.7 * p["ms"]                              # chunking costs 1.25-1.58x the time
+        assert p["ms"] < ch["ms"] < 1.7 * p["ms"]                              # chunking costs 1.22-1.58x the time
         one = _one_gpu(n, causal)
         if one is None:                                                        # 512k: one GPU was not recorded
             continue
