@@ -213,44 +213,6 @@ def test_dispatch_table_names_only_cells_ws_can_run():
         assert (d, causal) in ws.CONFIGS
 
 
-def test_dispatch_table_agrees_with_the_recorded_h200_run():
-    """ws.FAST_USES_WS is read off assets/benchmarks/ws/: every (d, causal, N >= its threshold) it names was
-    measured faster than the tl kernel, and each (d, causal) left out was measured slower at some N."""
-    from pathlib import Path
-
-    from flashviz.bench.dataset import load_dataset
-    data = load_dataset(Path(__file__).parents[1] / "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json")
-    assert data["provenance"]["ws_status"] == "active" and data["provenance"]["triton"].startswith("3.6.")
-    ms = {(c["impl"], c["d"], c["causal"], c["n"]): c["ms"] for c in data["cells"] if c["status"] == "ok"}
-    cells = {(d, causal, n) for _, d, causal, n in ms}
-    for d, causal, n in cells:
-        least = ws.FAST_USES_WS.get((d, causal))
-        faster = ms[("ws", d, causal, n)] < ms[("fast", d, causal, n)]
-        if least is not None and n >= least:
-            assert faster, (d, causal, n)
-    for d, causal in {(d, c) for d, c, _ in cells} - set(ws.FAST_USES_WS):
-        assert any(ms[("ws", d, causal, n)] > ms[("fast", d, causal, n)] for dd, cc, n in cells
-                   if (dd, cc) == (d, causal))
-
-
-def test_dispatch_below_4096_agrees_with_the_forward_recording():
-    """Below N = 4096 (launch-bound calls) the table follows the CUDA-graph column of the forward recording in which
-    fast still ran the tl kernel there (its provenance says so): d=128 from N = 1024 because ws's graph time was
-    lower in every d=128 cell at N = 1024 and 2048, d=64 not because it was not."""
-    from pathlib import Path
-
-    from flashviz.bench.dataset import load_dataset
-    data = load_dataset(Path(__file__).parents[1] / "assets/benchmarks/nvidia-h200-fwd-2026-11-30.json")
-    assert "d=128 causal=False N>=4096" in data["provenance"]["fast_uses_ws"]      # fast = tl below 4096 there
-    g = {(c["impl"], c["d"], c["causal"], c["n"]): c["graph_ms"] for c in data["cells"]
-         if c["status"] == "ok" and c["dtype"] == "float16" and c.get("graph_ms") and c["n"] < 4096}
-    for causal in (False, True):
-        assert ws.FAST_USES_WS[(128, causal)] == 1024
-        assert all(g[("ws", 128, causal, n)] < g[("fast", 128, causal, n)] for n in (1024, 2048))
-        assert ws.FAST_USES_WS[(64, causal)] >= 4096
-    assert any(g[("ws", 64, c, n)] > g[("fast", 64, c, n)] for c in (False, True) for n in (1024, 2048))
-
-
 def _host(jit_fn):
     """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
     with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C)."""
