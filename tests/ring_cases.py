@@ -132,3 +132,20 @@ def compare(c: dict, shards: list[dict], what=("out", "lse", "dq", "dk", "dv")) 
             f"{name}: ring err {err:.3g} > 2 * single-process {c['dtype']} err {base:.3g} + eps ({c})"
         errs[name] = (err, base)
     return errs
+
+
+def by_world(cases: dict[int, list[dict]]) -> dict:
+    """pytest.mark.parametrize's arguments over {world: [case, ...]}: "world,i" for every case, case_id as its id."""
+    return dict(argnames="world,i", argvalues=[(w, i) for w, cs in cases.items() for i in range(len(cs))],
+                ids=[case_id(w, c) for w, cs in cases.items() for c in cs])
+
+
+def run_all(cases: dict[int, list[dict]]) -> dict[int, list]:
+    """Each world's cases on one gloo group of that size (worker): {world: every rank's results}."""
+    from ring_util import run_ranks
+    return {w: run_ranks(w, worker, cs) for w, cs in cases.items()}
+
+
+def shards_of(results: dict[int, list], world: int, i: int) -> list[dict]:
+    """Case i's result on every rank of its world, in rank order (what compare takes)."""
+    return [results[world][r][i] for r in range(world)]

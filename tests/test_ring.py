@@ -13,7 +13,7 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import ring
-from ring_cases import case, case_id, compare, error_worker, worker
+from ring_cases import by_world, case, compare, error_worker, run_all, shards_of
 from ring_util import run_ranks
 
 LAYOUTS = ("contiguous", "zigzag")
@@ -45,15 +45,13 @@ CASES = {2: W2, 3: W3, 4: W4}
 
 @pytest.fixture(scope="module")
 def results():
-    return {w: run_ranks(w, worker, cases) for w, cases in CASES.items()}
+    return run_all(CASES)
 
 
-@pytest.mark.parametrize("world,i", [(w, i) for w, cs in CASES.items() for i in range(len(cs))],
-                         ids=[case_id(w, c) for w, cs in CASES.items() for c in cs])
+@pytest.mark.parametrize(**by_world(CASES))
 def test_ring_matches_single_process(results, world, i):
     c = CASES[world][i]
-    shards = [results[world][r][i] for r in range(world)]
-    errs = compare(c, shards)
+    errs = compare(c, shards_of(results, world, i))
     assert set(errs) == ({"out", "lse"} | ({"dq", "dk", "dv"} if c["grad"] else set()))
 
 

@@ -7,7 +7,6 @@ of one row, the measurement modes) against float64 single-process attention (rin
 backward, tracked live (tests/ring_live.py), equal the account's to the byte.
 """
 import gc
-import itertools
 
 import pytest
 import torch
@@ -15,7 +14,7 @@ import torch
 import flashviz_kernels as fk
 from flashviz import ring as engine
 from flashviz_kernels import ring, ring_block, ring_chunked_bwd
-from ring_cases import case, case_id, compare, worker
+from ring_cases import by_world, case, compare, run_all, shards_of
 from ring_live import LiveBytes
 from ring_util import run_ranks
 
@@ -36,14 +35,13 @@ CASES = {2: W2, 3: W3, 4: W4}
 
 @pytest.fixture(scope="module")
 def results():
-    return {w: run_ranks(w, worker, cases) for w, cases in CASES.items()}
+    return run_all(CASES)
 
 
-@pytest.mark.parametrize("world,i", [(w, i) for w, cs in CASES.items() for i in range(len(cs))],
-                         ids=[case_id(w, c) for w, cs in CASES.items() for c in cs])
+@pytest.mark.parametrize(**by_world(CASES))
 def test_backward_matches_single_process(results, world, i):
     c = CASES[world][i]
-    errs = compare(c, [results[world][r][i] for r in range(world)])
+    errs = compare(c, shards_of(results, world, i))
     assert set(errs) == {"out", "lse", "dq", "dk", "dv"}
 
 
