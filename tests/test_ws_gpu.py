@@ -91,9 +91,17 @@ def test_fully_masked_rows_are_zero():
 def test_non_finite_head_does_not_leak(poisoned):
     """A ragged last key tile ends where the next head's keys begin in memory: inf/NaN there must not reach
     the other head (TMA clips each head at n_k)."""
-    q, k, v = make(1, 2, 1000, 1000, 128, torch.float16, seed=5)
+    _clean_head_stays_clean(128, poisoned, "clean head")
+
+
+def _clean_head_stays_clean(d: int, poisoned: int, label: str, poison_q: bool = False) -> None:
+    """Two heads of N = 1000: inf keys and NaN values (and NaN queries with poison_q) in head `poisoned`; the other
+    head's output and LSE are finite and match float64."""
+    q, k, v = make(1, 2, 1000, 1000, d, torch.float16, seed=5)
     k[:, poisoned] = float("inf")
     v[:, poisoned] = float("nan")
+    if poison_q:
+        q[:, poisoned] = float("nan")
     clean = 1 - poisoned
     out, lse = fk.attention_with_lse(q, k, v, causal=False, impl="ws")
     rows = torch.arange(1000)
@@ -101,7 +109,7 @@ def test_non_finite_head_does_not_leak(poisoned):
     assert torch.isfinite(out[:, sl]).all() and torch.isfinite(lse[:, sl]).all()
     check_close(out[:, sl], attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False),
                 attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False, dtype=q.dtype), EPS[q.dtype],
-                "clean head")
+                label)
 
 
 def test_fast_dispatches_to_ws_and_pinned_tiles_do_not(monkeypatch):
@@ -240,18 +248,7 @@ def test_nc3_fully_masked_rows_are_zero(nc3):
 @pytest.mark.parametrize("poisoned", [0, 1])
 def test_nc3_non_finite_head_does_not_leak(nc3, poisoned):
     """Ragged last key and query tiles (1000 = 5 x 192 + 40) end where the other head's rows begin in memory."""
-    q, k, v = make(1, 2, 1000, 1000, 64, torch.float16, seed=5)
-    k[:, poisoned] = float("inf")
-    v[:, poisoned] = float("nan")
-    q[:, poisoned] = float("nan")
-    clean = 1 - poisoned
-    out, lse = fk.attention_with_lse(q, k, v, causal=False, impl="ws")
-    rows = torch.arange(1000)
-    sl = slice(clean, clean + 1)
-    assert torch.isfinite(out[:, sl]).all() and torch.isfinite(lse[:, sl]).all()
-    check_close(out[:, sl], attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False),
-                attention_rows(q[:, sl], k[:, sl], v[:, sl], rows, causal=False, dtype=q.dtype), EPS[q.dtype],
-                "nc3 clean head")
+    _clean_head_stays_clean(64, poisoned, "nc3 clean head", poison_q=True)
 
 
 @pytest.mark.parametrize("overlap,pingpong,bn,stages", [(False, True, 128, 2), (True, True, 64, 3)])
