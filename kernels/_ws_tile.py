@@ -25,14 +25,20 @@ LN2 = gl.constexpr(0.6931471805599453)
 
 
 @gluon.jit
-def key_tiles(start_q, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
-    """How many BN-key tiles the BM-row query tile at start_q reads (bottom-right causal: fewer for early rows).
-    Every consumer walks them all (its rows past the diagonal mask them): the ring is shared."""
+def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
+              WINDOW: gl.constexpr):
+    """(t_lo, n_tiles): the BN-key tiles [t_lo, t_lo + n_tiles) some row of the BM-row query tile at start_q sees.
+    Bottom-right causal: row r sees keys j <= r + n_k - n_q (fewer tiles for early rows); WINDOW (causal only):
+    also j >= r + n_k - n_q - left, so tiles left of the band are never loaded. Every consumer walks them all
+    (its rows outside the band mask them): the ring is shared."""
     if CAUSAL:
         hi = gl.minimum(gl.maximum(start_q + BM + n_k - n_q, 0), n_k)     # keys any row of the tile sees
     else:
         hi = n_k
-    return gl.cdiv(hi, BN)
+    t_lo = 0
+    if WINDOW:
+        t_lo = gl.maximum(start_q + n_k - n_q - left, 0) // BN        # the first row's first key
+    return t_lo, gl.maximum(gl.cdiv(hi, BN) - t_lo, 0)
 
 
 @gluon.jit
@@ -49,12 +55,15 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 
 
 @gluon.jit
-def _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, MASKED: gl.constexpr, CAUSAL: gl.constexpr):
+def _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, MASKED: gl.constexpr, CAUSAL: gl.constexpr,
+             WINDOW: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units."""
-    if MASKED:                                        # diagonal band (causal) or the ragged last tile
+    if MASKED:                                        # diagonal band (causal), window edge, ragged last tile
         ok = gl.expand_dims(cols, 0) < n_k
         if CAUSAL:
             ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
+        if WINDOW:
+            ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(rows, 1) + (offset - left))
         s = gl.where(ok, s * qk_scale, float("-inf"))
         m_new = gl.maximum(m, gl.max(s, 1))
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
@@ -69,12 +78,13 @@ def _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, MASKED: gl.constexpr, C
 
 
 @gluon.jit
-def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
-           D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
-    """One consumer's rows [r0, r0 + M_WG) against n_tiles key tiles at ring positions kv, kv+1, ...:
-    (acc unnormalised, m, l, rows)."""
+def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
+           BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
+           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
+    """One consumer's rows [r0, r0 + M_WG) against key tiles t_lo .. t_lo + n_tiles - 1 at ring positions kv,
+    kv+1, ...: (acc unnormalised, m, l, rows)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BN, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -92,6 +102,9 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG:
     else:
         full = n_k
     full = (full // BN) * BN                          # tiles below `full` need no mask
+    lo_full = 0                                       # ... nor, with a window, tiles from lo_full on: keys
+    if WINDOW:                                        # every row of this slice sees on the left side
+        lo_full = r0 + M_WG - 1 + offset - left
 
     m = gl.full([M_WG], float("-inf"), gl.float32, row_l)
     l = gl.full([M_WG], 0.0, gl.float32, row_l)
@@ -116,12 +129,12 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG:
             mbarrier.arrive(turn.index((CID + 1) % NC))
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         exit_scope("qk")
-        cols = gl.arange(0, BN, layout=col_l)
+        cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         enter_scope("softmax")
-        if full > 0:
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+        if (t_lo * BN < full) & (t_lo * BN >= lo_full):
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL, WINDOW)
         else:
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL, WINDOW)
         exit_scope("softmax")
         if not OVERLAP:
             enter_scope("pv")
@@ -142,7 +155,8 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG:
             exit_scope("wait_turn")
             enter_scope("qk")
             s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
-            cols = j * BN + gl.arange(0, BN, layout=col_l)
+            k0 = (t_lo + j) * BN                      # this tile's first key
+            cols = k0 + gl.arange(0, BN, layout=col_l)
             if OVERLAP:
                 prev = (c - 1) % STAGES
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
@@ -152,10 +166,12 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG:
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
                 exit_scope("qk")
                 enter_scope("softmax")
-                if j * BN < full:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+                if (k0 < full) & (k0 >= lo_full):
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL,
+                                              WINDOW)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL,
+                                              WINDOW)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -168,10 +184,12 @@ def attend(a, q_buf, r0, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG:
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
                 exit_scope("qk")
                 enter_scope("softmax")
-                if j * BN < full:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, False, CAUSAL)
+                if (k0 < full) & (k0 >= lo_full):
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL,
+                                              WINDOW)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, qk_scale, True, CAUSAL)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL,
+                                              WINDOW)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 exit_scope("softmax")
                 enter_scope("pv")
@@ -208,9 +226,10 @@ def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constex
 
 
 @gluon.jit
-def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, bh, n_tiles, kv, BN: gl.constexpr, D: gl.constexpr,
-            STAGES: gl.constexpr):
-    """The producer's TMA loads of K_j/V_j, j < n_tiles, into ring positions kv + j."""
+def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
+            D: gl.constexpr, STAGES: gl.constexpr):
+    """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
+    positions kv, kv + 1, ..."""
     for j in range(n_tiles):
         c = kv + j
         st = c % STAGES
@@ -220,6 +239,7 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, bh, n_tiles, kv, BN: g
         enter_scope("tma_issue")                      # issuing the two copies (they complete asynchronously)
         bar = ready.index(st)
         mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_k, [bh, j * BN, 0], bar, k_smem.index(st).reshape([1, BN, D]))
-        tma.async_copy_global_to_shared(desc_v, [bh, j * BN, 0], bar, v_smem.index(st).reshape([1, BN, D]))
+        k0 = (t_lo + j) * BN
+        tma.async_copy_global_to_shared(desc_k, [kv_bh, k0, 0], bar, k_smem.index(st).reshape([1, BN, D]))
+        tma.async_copy_global_to_shared(desc_v, [kv_bh, k0, 0], bar, v_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue")

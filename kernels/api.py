@@ -18,9 +18,10 @@ q is (B, H, Nq, d); k and v are (B, H_kv, Nk, d). impl is one of IMPLS: "naive" 
 N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", "sdpa-cudnn",
 "sdpa-efficient", "sdpa-math" pin its backend), "teaching" and "fast" (the Triton kernels; on a
 machine without CUDA they run in Triton's interpreter on CPU tensors), "ws" (the warp-specialised Gluon
-forward, Hopper + verified triton only, plain or causal attention only: kernels/ws.py). "fast" with no pinned
-launch and no variant runs "ws" where its dispatch table (ws.FAST_USES_WS) says it measured faster and it can
-run here; otherwise, or after a Gluon failure, the tl kernel (warning once; ws.status() says why).
+forward, Hopper + verified triton only; plain, causal, a causal sliding window and GQA/MQA: kernels/ws.py).
+"fast" with no pinned launch and no other variant runs "ws" where its dispatch table (ws.FAST_USES_WS) says it
+measured faster and it can run here; otherwise, or after a Gluon failure, the tl kernel (warning once;
+ws.status() says why).
 
 Variants (flash-attn's semantics, defined once in flashviz_kernels.variants; None = off; every impl):
   window=(left, right)  query i sees key j iff i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 = unbounded
@@ -144,7 +145,7 @@ def _check_tiles(impl: str, q, k, var: Variant, block_m, block_n, num_warps, num
     """The kernel's (block_m, block_n, num_warps, num_stages): the given values checked, the rest its own pick."""
     bm, bn = (None if x is None else _check_block(name, x, impl) for name, x in (("block_m", block_m),
                                                                                ("block_n", block_n)))
-    picked = _kernel(impl).pick_config(q, k, causal=var.causal, block_m=bm, block_n=bn)
+    picked = _kernel(impl).pick_config(q, k, causal=var.right == 0, block_m=bm, block_n=bn)   # windows (l, 0) too
     warps = picked[2] if num_warps is None else _check_launch("num_warps", num_warps, 32, pow2=True)
     stages = picked[3] if num_stages is None else _check_launch("num_stages", num_stages, 8)
     return picked[0], picked[1], warps, stages
@@ -205,21 +206,28 @@ def _interpreter_bf16(fn):
 
 
 def _simple(var: Variant) -> bool:
-    """Plain or causal attention, nothing else: what the ws forward and the fused backward take."""
+    """Plain or causal attention, nothing else: what the fused backward takes."""
     return (var.softcap is None and var.slopes is None and var.seq_ids is None and var.groups == 1
             and var.left == -1 and var.right in (-1, 0))
+
+
+def _ws_takes(var: Variant) -> bool:
+    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), any of
+    them with GQA/MQA; no score modifier, no documents."""
+    return (var.softcap is None and var.slopes is None and var.seq_ids is None
+            and (var.right == 0 or (var.right == -1 and var.left == -1)))
 
 
 @_interpreter_bf16
 def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
-    impl="fast" with nothing pinned and no variant runs the Gluon ws kernel where ws.fast_should_use says so; if
-    that kernel fails to compile or launch, ws is switched off for the process (one warning) and the tl kernel
-    runs."""
-    if impl == "fast" and not pinned and trace is None and _simple(var):
+    impl="fast" with nothing pinned and a variant ws takes (_ws_takes: plain, causal, causal window, GQA) runs the
+    Gluon ws kernel where ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched
+    off for the process (one warning) and the tl kernel runs."""
+    if impl == "fast" and not pinned and trace is None and _ws_takes(var):
         from . import ws
-        if ws.fast_should_use(q, k, var.causal):
-            wt = ws.pick_config(q, k, causal=var.causal)
+        if ws.fast_should_use(q, k, var.right == 0):
+            wt = ws.pick_config(q, k, causal=var.right == 0)
             try:
                 return _forward(q, k, v, impl="ws", var=var, sm_scale=sm_scale, tiles=wt)
             except KernelOutOfMemory:
@@ -229,9 +237,10 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
     bm, bn, warps, stages = tiles
     config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), **var.describe(),
                   num_warps=warps, num_stages=stages)
-    if impl == "ws":                                # the Gluon kernel's contract is fast's before the variants
-        return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=var.causal, sm_scale=sm_scale, block_m=bm,
-                                                      block_n=bn, num_warps=warps, num_stages=stages), config)
+    if impl == "ws":                                # causal (right side 0), the window's left side, GQA by k's heads
+        return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=var.right == 0, window_left=var.left,
+                                                      sm_scale=sm_scale, block_m=bm, block_n=bn, num_warps=warps,
+                                                      num_stages=stages), config)
     extra = {} if trace is None else dict(trace=trace, tiles_run=tiles_run)
     return _guarded(lambda: _kernel(impl).forward(q, k, v, variant=var, sm_scale=sm_scale, block_m=bm, block_n=bn,
                                                   num_warps=warps, num_stages=stages, **extra), config)
@@ -357,9 +366,9 @@ def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, so
         raise KernelInputError(f"the {impl} kernel needs a positive sm_scale, got {scale}")
     var = variants.parse(q, k, causal=causal, window=window, alibi_slopes=alibi_slopes, softcap=softcap,
                          seq_ids=seq_ids)
-    if impl == "ws" and not _simple(var):
-        raise KernelUnavailable("impl='ws' takes plain or causal attention only; use impl='fast' for window, "
-                                "softcap, ALiBi, GQA or packed documents")
+    if impl == "ws" and not _ws_takes(var):
+        raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window and GQA/MQA "
+                                "only; use impl='fast' for other windows, softcap, ALiBi or packed documents")
     return var, scale
 
 

@@ -77,28 +77,30 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
 
 
 def tune_window(args, dtype):
-    """Tiles for a causal sliding window: each candidate's time, and dense causal (default tiles) over it."""
+    """Tiles for a causal sliding window: each tl candidate's time, the ws kernel's (its CONFIGS, the window's
+    left side in the kernel) and dense causal by the same two kernels over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     for d in args.d:
         shape = (args.batch, args.heads, args.n, d)
         q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
         w = (args.window, 0)
-        t_dense = bench(lambda: api.attention(q, k, v, causal=True, impl="fast"))
+        t_tl = bench(lambda: api.attention(q, k, v, causal=True, impl="fast", num_warps=4))   # pinned: tl kernel
+        t_dense = bench(lambda: api.attention(q, k, v, causal=True, impl="fast"))             # dispatch
         ref = api.attention(q, k, v, causal=True, window=w, impl="fast", block_m=64, block_n=64)
         print(f"\nd={d} N={args.n} window {w} B={args.batch} H={args.heads} {args.dtype}: dense causal "
-              f"{t_dense:.3f} ms (default tiles)")
-        for bm, bn, nw, ns in WINDOW_CANDIDATES:
-            if d >= 256 and bn == 128:
-                continue
+              f"{t_dense:.3f} ms (impl fast as dispatched), {t_tl:.3f} ms (tl kernel, its tiles)")
+        runs = [(f"tl {c}", dict(impl="fast", block_m=c[0], block_n=c[1], num_warps=c[2], num_stages=c[3]))
+                for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128)]
+        runs += [("ws CONFIGS", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
+        for name, kw in runs:
             try:
-                f = lambda: api.attention(q, k, v, causal=True, window=w, impl="fast", block_m=bm,  # noqa: E731
-                                          block_n=bn, num_warps=nw, num_stages=ns)
+                f = lambda: api.attention(q, k, v, causal=True, window=w, **kw)  # noqa: E731
                 err = (f().float() - ref.float()).abs().max().item()
                 ms = bench(f)
-                print(f"  {(bm, bn, nw, ns)}: {ms:.3f} ms  dense causal / window x{t_dense / ms:.2f}  "
-                      f"maxerr vs 64x64 {err:.1e}")
+                print(f"  {name}: {ms:.3f} ms  dense causal / window x{t_dense / ms:.2f} (dispatched) "
+                      f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {err:.1e}")
             except Exception as e:  # noqa: BLE001 - report and go on
-                print(f"  {(bm, bn, nw, ns)}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+                print(f"  {name}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
         del q, k, v, ref
         torch.cuda.empty_cache()
 

@@ -5,7 +5,10 @@ ring guarded by mbarriers; two consumer warpgroups each own 64 rows and run Q·K
 warpgroup MMAs (P stays in registers as the A operand), optionally overlapping the softmax of tile j with
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
-Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
+Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128;
+of the variants: GQA/MQA (k, v with H_kv heads) and a causal sliding window (window_left; tiles left of the band
+are not loaded), which impl="fast" also sends here (the same FAST_USES_WS table, causal row); softcap, ALiBi,
+documents and windows with a right side run the tl kernel.
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d), CONFIGS below:
   d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
@@ -295,13 +298,13 @@ def _smem_layout(rows: int, d: int, fp16: bool):
 
 
 def _descs(q, k, v, o, m_wg: int, bn: int):
-    """Gluon TMA descriptors over 3-D views (B*H, N, d): the box stops at each head's end."""
+    """Gluon TMA descriptors over 3-D views (B*H, N, d), K/V (B*H_kv, Nk, d): the box stops at each head's end."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-    b, h, _, d = q.shape
+    d = q.shape[3]
     fp16 = str(q.dtype) == "torch.float16"
 
     def desc(x, rows):
-        x3 = x.view(b * h, x.shape[2], d)
+        x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
 
@@ -337,11 +340,12 @@ def _sm_count(index: int) -> int:
 
 
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
-            num_stages: int, overlap: bool | None = None, pingpong: bool | None = None,
+            num_stages: int, window_left: int = -1, overlap: bool | None = None, pingpong: bool | None = None,
             persistent: bool | None = None, programs: int | None = None, groups: int | None = None):
-    """q (B, H, Nq, d), k/v (B, H, Nk, d) fp16/bf16 CUDA -> (out like q, lse (B, H, Nq) float32).
-    persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid size
-    (default the SM count) and the head group (default head_group())."""
+    """q (B, H, Nq, d), k/v (B, H_kv, Nk, d) fp16/bf16 CUDA (H % H_kv == 0: GQA/MQA, no copies) -> (out like q,
+    lse (B, H, Nq) float32). window_left >= 0 (causal only): row i also sees no key j < i + Nk - Nq - window_left
+    (flash-attn's window (window_left, 0)). persistent None: persistent_default. programs / groups (persistent
+    only; tests and tuning): the grid size (default the SM count) and the head group (default head_group())."""
     import torch
     why = unsupported(q)
     if why:
@@ -353,7 +357,13 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     if not 2 <= num_stages <= 4:
         raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
     b, h, n_q, d = q.shape
-    n_k = k.shape[2]
+    h_kv, n_k = k.shape[1], k.shape[2]
+    if h_kv < 1 or h % h_kv or v.shape[1] != h_kv:
+        raise KernelInputError(f"q has H = {h} heads, k {h_kv} and v {v.shape[1]}: k and v need the same H_kv "
+                               "dividing H")
+    if not isinstance(window_left, int) or window_left < -1 or (window_left >= 0 and not causal):
+        raise KernelInputError(f"the ws kernel takes a window's left side (an int >= 0, or -1 for none) with "
+                               f"causal=True only; got window_left={window_left!r}, causal={causal}")
     ov, pp = CONFIGS[(d, bool(causal))][3:5]
     ov = ov if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
@@ -382,31 +392,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     else:
         grid, grp = (n_blocks, b * h), 1
     creg, preg, maxnreg = REGS[nc]
-    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, NC=nc, M_WG=64, BN=block_n, D=d,
-                     STAGES=num_stages, CAUSAL=bool(causal), OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h, h // h_kv,
+                     NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages, CAUSAL=bool(causal),
+                     WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
                      CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4, maxnreg=maxnreg)
     return o, lse
-
-
-def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
-                 block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2):
-    """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
-    a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
-    compiled."""
-    import torch
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.runtime.jit import mangle_type
-    mod = importlib.import_module(f"{__package__}._ws_gluon")
-    tdt = dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype]
-    x = torch.empty((1, 2, 256, d), dtype=tdt)
-    descs = _descs(x, x, x, x, 64, block_n)
-    sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
-    sig.update(LSE="*fp32", qk_scale="fp32", n_q="i32", n_k="i32", n_bh="i32", head_group="i32")
-    creg, preg, maxnreg = REGS[consumers]
-    consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, OVERLAP=overlap,
-                  PINGPONG=pingpong, PERSISTENT=persistent, CONSUMER_REGS=creg, PRODUCER_REGS=preg)
-    sig.update({k: "constexpr" for k in consts})
-    src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))

@@ -134,9 +134,10 @@ def test_provenance_carries_ws_status(monkeypatch):
 COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
+from flashviz_kernels.compile_check import compile_sm90
 bn, stages, overlap, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
-k = ws.compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
-                    persistent={persistent}, consumers={nc})
+k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
+                 persistent={persistent}, consumers={nc}, window={window})
 ptx = k.asm["ptx"]
 bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 with tempfile.TemporaryDirectory() as tmp:
@@ -152,9 +153,10 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 
 
 @pytest.mark.parametrize("persistent", [False, True])
-@pytest.mark.parametrize("d,causal,nc", [(128, True, 2), (128, False, 2), (64, True, 2), (64, False, 2),
-                                         (64, True, 3), (64, False, 3)])
-def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc):
+@pytest.mark.parametrize("d,causal,nc,window", [(128, True, 2, False), (128, False, 2, False), (64, True, 2, False),
+                                                (64, False, 2, False), (64, True, 3, False), (64, False, 3, False),
+                                                (128, True, 2, True), (64, True, 3, True)])
+def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
     import json
     import os
@@ -164,7 +166,7 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc)],
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window)],
                        capture_output=True, text=True,
                        env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -227,7 +229,8 @@ def tile_fns():
         from flashviz_kernels import _ws_tile
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    return _host(_ws_tile.persistent_tile), _host(_ws_tile.key_tiles)
+    key_range = _host(_ws_tile.key_range)
+    return _host(_ws_tile.persistent_tile), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
 
 
 @pytest.mark.parametrize("bm", [128, 192])
@@ -381,3 +384,76 @@ def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
     for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
         assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
         assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers
+
+
+@pytest.fixture(scope="module")
+def key_range():
+    try:
+        from flashviz_kernels import _ws_tile
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    return _host(_ws_tile.key_range)
+
+
+@pytest.mark.parametrize("bm,bn", [(128, 128), (128, 64), (192, 128)])
+@pytest.mark.parametrize("left", [0, 1, 63, 64, 127, 300, 1024, 5000])
+def test_window_key_range_is_exactly_the_tiles_some_row_sees(key_range, bm, bn, left):
+    """The ws kernel's own tile range for a causal window (left, 0), bottom-right aligned, against the mask built
+    from the definition: the key tiles holding a visible pair of the query tile's real rows, no more, no less."""
+    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129), (193, 191)):
+        i = torch.arange(n_q)[:, None]
+        j = torch.arange(n_k)[None, :]
+        diag = i + n_k - n_q
+        ok = (j <= diag) & (j >= diag - left)
+        for start in range(0, n_q, bm):
+            cols = ok[start:start + bm].any(0).nonzero().flatten()
+            want = sorted({int(c) // bn for c in cols})
+            t_lo, n = key_range(start, n_q, n_k, left, bm, bn, True, True)
+            assert n >= 0
+            assert list(range(t_lo, t_lo + n)) == want, (n_q, n_k, start, left)
+            no_window = key_range(start, n_q, n_k, -1, bm, bn, True, False)
+            assert no_window[0] == 0 and t_lo + n == no_window[1]      # same right end as plain causal
+
+
+def test_ws_takes_causal_windows_and_gqa_only(monkeypatch):
+    """impl="fast" hands a causal window (left, 0) and GQA/MQA to ws (with the window's left side and k's heads);
+    softcap, ALiBi, documents and windows with a right side stay on the tl kernel; impl="ws" refuses those."""
+    from flashviz_kernels import api
+    seen = []
+
+    def spy(q, k, v, **kw):
+        seen.append((k.shape[1], kw["causal"], kw["window_left"]))
+        return api._kernel("fast").forward(q, k, v, variant=fk.variants.parse(q, k, causal=kw["causal"]),
+                                           sm_scale=kw["sm_scale"], block_m=64, block_n=64, num_warps=4,
+                                           num_stages=2)
+
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (64, False): 1})
+    monkeypatch.setattr(ws, "forward", spy)
+    g = torch.Generator().manual_seed(1)
+    q = torch.randn((1, 4, 64, 64), generator=g).half()
+    kv = [torch.randn((1, 2, 64, 64), generator=g).half() for _ in range(2)]
+    fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))
+    fk.attention(q, *kv, impl="fast", window=(10, 0))                  # right side 0: causal window, no flag
+    fk.attention(q, *kv, impl="fast")                                    # GQA, no mask
+    assert seen == [(2, True, 10), (2, True, 10), (2, False, -1)]
+    for kw in (dict(window=(10, 5)), dict(window=(10, -1)), dict(softcap=5.0, causal=True),
+               dict(alibi_slopes=torch.ones(4), causal=True),
+               dict(seq_ids=torch.zeros((1, 64), dtype=torch.int64), causal=True)):
+        fk.attention(q, *kv, impl="fast", **kw)
+        with pytest.raises(fk.KernelUnavailable, match="sliding window and GQA"):
+            fk.attention(q, *kv, impl="ws", **kw)
+    assert len(seen) == 3
+
+
+def test_ws_forward_checks_window_and_heads(monkeypatch):
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((1, 4, 300, 128), dtype=torch.float16)
+    kw = dict(sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    with pytest.raises(fk.KernelInputError, match="causal=True only"):
+        ws.forward(q, q, q, causal=False, window_left=5, **kw)
+    with pytest.raises(fk.KernelInputError, match="window_left"):
+        ws.forward(q, q, q, causal=True, window_left=-2, **kw)
+    kv3 = torch.empty((1, 3, 300, 128), dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match="dividing H"):
+        ws.forward(q, kv3, kv3, causal=True, **kw)

@@ -1,0 +1,109 @@
+"""The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0) and GQA/MQA,
+against the independent float64 reference of tests/variant_ref.py with the usual idiom
+max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program, persistent,
+and (d = 64) with two consumer warpgroups as well as the default three. Skipped where ws cannot run."""
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from attn_ref import check_close
+from test_variants_gpu import EPS, GRAD_EPS, make
+from variant_ref import reference
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _needs_ws():
+    from flashviz_kernels import ws
+    st = ws.status()
+    if not st["active"]:
+        pytest.skip(f"ws cannot run here: {st['reason']}")
+
+
+@pytest.fixture(autouse=True, params=["one-tile", "persistent", "nc2"])
+def schedule(request, monkeypatch):
+    from flashviz_kernels import ws
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1" if request.param == "persistent" else "0")
+    if request.param == "nc2":
+        monkeypatch.setenv(ws.CONSUMERS_ENV, "2")
+    return request.param
+
+
+# name -> (b, h, h_kv, nq, nk, d, dtype, left of the causal window or None for plain causal, causal)
+CASES = {
+    "window 1024": (1, 8, 8, 4096, 4096, 128, torch.float16, 1024, True),
+    "window 300 GQA bf16": (1, 8, 2, 4093, 4093, 64, torch.bfloat16, 300, True),
+    "window 0 MQA Nq<Nk": (2, 4, 1, 1000, 4093, 128, torch.float16, 0, True),
+    "window 64 Nq>Nk dead rows": (1, 4, 4, 4093, 1000, 64, torch.float16, 64, True),
+    "window 127 ragged": (1, 4, 2, 777, 777, 128, torch.float16, 127, True),
+    "window wider than N": (1, 4, 4, 300, 300, 64, torch.float16, 5000, True),
+    "window 1 bf16": (2, 2, 2, 129, 129, 128, torch.bfloat16, 1, True),
+    "GQA causal": (1, 16, 4, 2048, 2048, 128, torch.float16, None, True),
+    "GQA plain ragged": (2, 6, 3, 1000, 1500, 64, torch.float16, None, False),
+    "MQA plain": (1, 8, 1, 2048, 2048, 128, torch.bfloat16, None, False),
+}
+
+
+def _kw(left, causal):
+    return dict(causal=causal) if left is None else dict(causal=True, window=(left, 0))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_ws_variant_against_float64(name, schedule):
+    b, h, h_kv, nq, nk, d, dtype, left, causal = CASES[name]
+    if schedule == "nc2" and d != 64:
+        pytest.skip("d = 128 runs two consumers already")
+    q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name))
+    kw = _kw(left, causal)
+    out64, lse64 = reference(q, k, v, **kw)
+    naive = fk.attention(q, k, v, impl="naive", **kw)
+    out, lse = fk.attention_with_lse(q, k, v, impl="ws", **kw)
+    check_close(out, out64, naive, EPS[dtype], f"ws {name} {schedule}")
+    dead = torch.isneginf(lse64)
+    assert torch.equal(torch.isneginf(lse), dead)
+    assert torch.all(out[dead] == 0)
+    assert torch.allclose(lse.double()[~dead], lse64[~dead], atol=2e-2)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_ws_gqa_poisoned_kv_head_stays_in_its_group(schedule):
+    """kv head 1 of batch 0 holds inf / NaN: only its query heads (2, 3 of 8 with H_kv = 4) may be hit; every other
+    head of both batch entries matches float64 (a wrong kv-head index would read the poison elsewhere)."""
+    q, k, v, _ = make(2, 8, 4, 2049, 2049, 64, torch.float16, seed=9)
+    k[0, 1], v[0, 1] = float("inf"), float("nan")
+    kw = dict(causal=True, window=(256, 0))
+    out = fk.attention(q, k, v, impl="ws", **kw)
+    for bi, heads in ((0, [0, 1, 4, 5, 6, 7]), (1, list(range(8)))):
+        kv_heads = [hh // 2 for hh in heads]
+        args = (q[bi:bi + 1, heads], k[bi:bi + 1, kv_heads], v[bi:bi + 1, kv_heads])
+        ref, _ = reference(*args, **kw)
+        check_close(out[bi:bi + 1, heads], ref, fk.attention(*args, impl="naive", **kw), EPS[torch.float16],
+                    f"batch {bi}")
+
+
+def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch):
+    """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window and GQA to it; the
+    backward (reference kernel) then matches float64 too."""
+    from flashviz_kernels import ws
+    if schedule != "one-tile":
+        pytest.skip("the dispatch, once")
+    calls = []
+    real = ws.forward
+    monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append(kw["window_left"]) or real(*a, **kw))
+    q, k, v, do = make(1, 8, 2, 2048, 2048, 128, torch.float16, seed=11)
+    kw = dict(causal=True, window=(500, 0))
+
+    def grads(fn, dt):
+        xs = [x.detach().to(dt).requires_grad_() for x in (q, k, v)]
+        out = fn(*xs)
+        return (out, *torch.autograd.grad(out, xs, do.to(out.dtype)))
+
+    got = grads(lambda *xs: fk.attention(*xs, impl="fast", **kw), torch.float16)
+    assert calls == [500]
+    ref = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64)
+    low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), torch.float16)
+    for what, a, n_, r in zip(("out", "dq", "dk", "dv"), got, low, ref):
+        assert torch.isfinite(a).all(), what
+        err, base = (a.double() - r).abs().max().item(), (n_.double() - r).abs().max().item()
+        assert err <= 2 * base + GRAD_EPS[torch.float16], f"{what}: {err:.3g} > 2 * {base:.3g}"
