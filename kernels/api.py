@@ -226,7 +226,7 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
     off for the process (one warning) and the tl kernel runs."""
     if impl == "fast" and not pinned and trace is None and _ws_takes(var):
         from . import ws
-        if ws.fast_should_use(q, k, var.right == 0):
+        if ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
             wt = ws.pick_config(q, k, causal=var.right == 0)
             try:
                 return _forward(q, k, v, impl="ws", var=var, sm_scale=sm_scale, tiles=wt)
@@ -244,6 +244,21 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
     extra = {} if trace is None else dict(trace=trace, tiles_run=tiles_run)
     return _guarded(lambda: _kernel(impl).forward(q, k, v, variant=var, sm_scale=sm_scale, block_m=bm, block_n=bn,
                                                   num_warps=warps, num_stages=stages, **extra), config)
+
+
+def launch_plan(q, k, v, *, impl: str = "fast", causal: bool = False, window=None, alibi_slopes=None,
+                softcap=None, seq_ids=None) -> tuple[str, int, int]:
+    """(kernel, block_m, block_n) that attention(q, k, v, impl=impl, ...) with no pinned launch runs: kernel "ws" or
+    "tl" for impl="fast" (the dispatch above), else impl. Benchmarks count executed FLOPs with these tiles."""
+    if impl not in TRITON_IMPLS:
+        raise KernelInputError(f"launch_plan takes a Triton impl ({', '.join(TRITON_IMPLS)}), got {impl!r}")
+    var, _ = _prepare(q, k, v, impl, causal, None, window, alibi_slopes, softcap, seq_ids)
+    if impl == "fast" and _ws_takes(var):
+        from . import ws
+        if ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
+            return ("ws", *ws.pick_config(q, k, causal=var.right == 0)[:2])
+    bm, bn = _check_tiles(impl, q, k, var, None, None, None, None)[:2]
+    return ("tl" if impl == "fast" else impl), bm, bn
 
 
 class _FlashFunction(torch.autograd.Function):

@@ -13,7 +13,7 @@ Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, c
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d), CONFIGS below:
   d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
 So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time, see FAST_USES_WS) and d=64
-from N = 8192. Not FA3's ~650 TFLOP/s at d=128 (this is 497-611 TFLOP/s): missing is an
+from N = 4096. Not FA3's ~650 TFLOP/s at d=128 (this is 497-611 TFLOP/s): missing is an
 overlap of softmax with P.V that does not cost more registers than it hides (measured with 2 stages: OVERLAP on
 was 18-49 % slower in every pairing of the other switches). A persistent schedule (PERSISTENT: one program per
 SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue) measured ~4 %
@@ -113,10 +113,14 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 # non-causal 0.0946 tl vs 0.1022 ws): tl. Below N = 1024 nothing was measured: tl.
 # Re-measured with three consumers at d=64 (commit 41fd54d; ws/nvidia-h200-ws-2026-12-01.json, same command):
 # ws / tl ms at d=64 N=4096 1.136 / 1.271 non-causal, 0.701 / 0.730 causal; 8192 4.356 / 5.147, 2.473 / 2.726;
-# 16384 17.97 / 21.28, 9.443 / 10.55; d=128 ws 1.08-1.12x tl. The table is unchanged so far: d=64 N=4096 (ws
-# 1.04-1.12x tl there in this file and in nvidia-h200-fwd-2026-12-01.json) moves only with a recording made so.
-FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 8192, (64, True): 8192, (128, False): 1024,
+# 16384 17.97 / 21.28, 9.443 / 10.55; d=128 ws 1.08-1.12x tl. With three consumers ws is faster at d=64 N=4096
+# too (1.04-1.12x tl in this file and in nvidia-h200-fwd-2026-12-01.json), so d=64 starts at 4096 (2026-12-01).
+FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096, (128, False): 1024,
                                              (128, True): 1024}
+# Causal sliding windows (window_left) go to ws only at these head dims (`python -m flashviz_kernels.tune_fast
+# --window 1024 --n 16384`, H200, B=4, H=32, fp16, commit ef784c8, ms): d=128 ws 2.668, tl kernel 2.925-3.116
+# (best tile / its default); d=64 ws 2.014 (three consumers: a 192-row tile runs a wider band edge), tl 1.712-1.871.
+WINDOW_WS_DIMS = (128,)
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
@@ -246,12 +250,15 @@ def warn_fallback(reason: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-def fast_should_use(q, k, causal: bool) -> bool:
+def fast_should_use(q, k, causal: bool, window: bool = False) -> bool:
     """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
-    faster for (d, causal) at this N and it can run here. When the table says so but it cannot run: warn once
-    (CUDA tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
+    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS) and it can run here. When the
+    table says so but it cannot run: warn once (CUDA tensors only: on CPU the tl kernel in the interpreter is the
+    design, not a fallback), False."""
     least = _uses_ws().get((q.shape[3], bool(causal)))
     if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
+        return False
+    if window and q.shape[3] not in WINDOW_WS_DIMS:
         return False
     why = unsupported(q)
     if why:

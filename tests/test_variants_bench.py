@@ -110,3 +110,28 @@ def test_variant_modules_import_no_ui_and_the_dataset_side_no_torch():
             "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')]; assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("plan", [None, ("ws", 128, 128)])
+def test_our_cells_count_the_tiles_that_ran(monkeypatch, plan):
+    """A fast cell's executed FLOPs are counted at the tiles the call launches (flashviz_kernels.launch_plan: here
+    the interpreter's 64 x 64, or a ws launch's 128 x 128 clipped to N), and still match the brute-force count."""
+    import flashviz_kernels as fk
+    cfg = dict(PRESETS["cpu-variants"], impls=("fast", "flex"), ns=(80,))
+    monkeypatch.setitem(PRESETS, "cpu-variants", cfg)
+    calls = []
+    if plan is not None:
+        monkeypatch.setattr(fk, "launch_plan", lambda *a, **kw: calls.append(kw) or plan)
+    data = vb.run("cpu-variants", variants=("window", "gqa"))
+    fast = [c for c in data["cells"] if c["impl"] == "fast"]
+    assert [c["status"] for c in fast] == ["ok", "ok"]
+    for c in fast:
+        assert c["tiles"] == ([64, 64] if plan is None else [80, 80])
+        vis = _visible(c["variant"], 80, cfg)
+        br, bc = c["tiles"]
+        area = sum(vis[i:i + br, j:j + bc].size for i in range(0, 80, br) for j in range(0, 80, bc)
+                   if vis[i:i + br, j:j + bc].any())
+        assert c["flops_executed"] == 4 * cfg["d"] * cfg["batch"] * cfg["heads"] * area
+    if plan is not None:
+        assert calls[0]["window"] == (cfg["window"], 0) and calls[0]["impl"] == "fast"
+    validate_variants_dataset(data)

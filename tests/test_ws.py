@@ -416,33 +416,40 @@ def test_window_key_range_is_exactly_the_tiles_some_row_sees(key_range, bm, bn, 
 
 
 def test_ws_takes_causal_windows_and_gqa_only(monkeypatch):
-    """impl="fast" hands a causal window (left, 0) and GQA/MQA to ws (with the window's left side and k's heads);
-    softcap, ALiBi, documents and windows with a right side stay on the tl kernel; impl="ws" refuses those."""
+    """impl="fast" hands a causal window (left, 0) at a head dim in WINDOW_WS_DIMS and GQA/MQA to ws (with the
+    window's left side and k's heads); windows at other head dims, softcap, ALiBi, documents and windows with a
+    right side stay on the tl kernel; impl="ws" refuses those variants."""
     from flashviz_kernels import api
     seen = []
 
     def spy(q, k, v, **kw):
-        seen.append((k.shape[1], kw["causal"], kw["window_left"]))
+        seen.append((q.shape[3], k.shape[1], kw["causal"], kw["window_left"]))
         return api._kernel("fast").forward(q, k, v, variant=fk.variants.parse(q, k, causal=kw["causal"]),
                                            sm_scale=kw["sm_scale"], block_m=64, block_n=64, num_warps=4,
                                            num_stages=2)
 
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (64, False): 1})
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (64, False): 1, (128, True): 1})
+    monkeypatch.setattr(ws, "WINDOW_WS_DIMS", (128,))
     monkeypatch.setattr(ws, "forward", spy)
     g = torch.Generator().manual_seed(1)
-    q = torch.randn((1, 4, 64, 64), generator=g).half()
+    q, q128 = torch.randn((1, 4, 64, 64), generator=g).half(), torch.randn((1, 4, 64, 128), generator=g).half()
     kv = [torch.randn((1, 2, 64, 64), generator=g).half() for _ in range(2)]
-    fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))
-    fk.attention(q, *kv, impl="fast", window=(10, 0))                  # right side 0: causal window, no flag
+    kv128 = [torch.randn((1, 2, 64, 128), generator=g).half() for _ in range(2)]
+    fk.attention(q128, *kv128, impl="fast", causal=True, window=(10, 0))
+    fk.attention(q128, *kv128, impl="fast", window=(10, 0))            # right side 0: a causal window, no flag
     fk.attention(q, *kv, impl="fast")                                    # GQA, no mask
-    assert seen == [(2, True, 10), (2, True, 10), (2, False, -1)]
+    fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))      # d = 64: not in WINDOW_WS_DIMS
+    assert seen == [(128, 2, True, 10), (128, 2, True, 10), (64, 2, False, -1)]
+    assert fk.launch_plan(q128, *kv128, causal=True, window=(10, 0)) == ("ws", 128, 128)
+    assert fk.launch_plan(q, *kv, causal=True, window=(10, 0))[0] == "tl"
     for kw in (dict(window=(10, 5)), dict(window=(10, -1)), dict(softcap=5.0, causal=True),
                dict(alibi_slopes=torch.ones(4), causal=True),
                dict(seq_ids=torch.zeros((1, 64), dtype=torch.int64), causal=True)):
-        fk.attention(q, *kv, impl="fast", **kw)
+        fk.attention(q128, *kv128, impl="fast", **kw)
+        assert fk.launch_plan(q128, *kv128, **kw)[0] == "tl"
         with pytest.raises(fk.KernelUnavailable, match="sliding window and GQA"):
-            fk.attention(q, *kv, impl="ws", **kw)
+            fk.attention(q128, *kv128, impl="ws", **kw)
     assert len(seen) == 3
 
 

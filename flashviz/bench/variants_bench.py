@@ -142,10 +142,8 @@ def _sdpa_runner(x: dict):
     return (lambda: F.scaled_dot_product_attention(x["q"], x["k"], x["v"], **kw)), None
 
 
-def _ours_runner(x: dict, impl: str, new_ids: bool = False):
-    """Our call with the variant's keywords. new_ids: a fresh seq_ids tensor per call (a clone), so the kernels'
-    document tables, otherwise built once per tensor and reused, are rebuilt every call."""
-    import flashviz_kernels as fk
+def _ours_kw(x: dict, impl: str) -> dict:
+    """Our call's keywords for the cell's variant (every variant causal)."""
     var = x["var"]
     kw = dict(causal=True, sm_scale=x["scale"], impl=impl)
     if var.window is not None:
@@ -156,10 +154,27 @@ def _ours_runner(x: dict, impl: str, new_ids: bool = False):
         kw["alibi_slopes"] = x["slopes"]
     if var.doc_lens is not None:
         kw["seq_ids"] = x["ids"].reshape(1, -1).expand(x["q"].shape[0], -1).contiguous()   # (B, N)
-        if new_ids:
-            ids = kw.pop("seq_ids")
-            return lambda: fk.attention(x["q"], x["k"], x["v"], seq_ids=ids.clone(), **kw)
+    return kw
+
+
+def _ours_runner(x: dict, impl: str, new_ids: bool = False):
+    """Our call with the variant's keywords. new_ids: a fresh seq_ids tensor per call (a clone), so the kernels'
+    document tables, otherwise built once per tensor and reused, are rebuilt every call."""
+    import flashviz_kernels as fk
+    kw = _ours_kw(x, impl)
+    if new_ids and "seq_ids" in kw:
+        ids = kw.pop("seq_ids")
+        return lambda: fk.attention(x["q"], x["k"], x["v"], seq_ids=ids.clone(), **kw)
     return lambda: fk.attention(x["q"], x["k"], x["v"], **kw)
+
+
+def _launched_tiles(x: dict, impl: str) -> list[int]:
+    """[Br, Bc] our Triton impl launches for this cell (fast: the ws kernel's tiles where the dispatch sends it)."""
+    import flashviz_kernels as fk
+    kw = _ours_kw(x, impl)
+    kw.pop("sm_scale")
+    _, bm, bn = fk.launch_plan(x["q"], x["k"], x["v"], **kw)
+    return [min(bm, x["n"]), min(bn, x["n"])]
 
 
 def blank_cell(variant: str, impl: str, n: int, cfg: dict) -> dict:
@@ -183,6 +198,9 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
                 return cell
         elif impl in OURS:
             fn = _ours_runner(x, impl)
+            if impl != "naive":                          # executed FLOPs at the tiles that really run
+                _, cell["flops_executed"], cell["tiles"] = cell_flops(x["variant"], impl, x["n"], cfg,
+                                                                      tiles=_launched_tiles(x, impl))
         else:
             raise InputError(key="errors.one_of", name="impl", choices=", ".join(IMPLS), got=repr(impl))
         t0 = time.perf_counter()

@@ -64,8 +64,9 @@ def variant_of(name: str, n: int, cfg: dict) -> Variant:
 
 def impl_tiles(impl: str, n: int, d: int) -> list | None:
     """The [Br, Bc] an impl's executed FLOPs are counted with, clipped to N: flex's BLOCK_SIZE; for our Triton
-    kernels the FA2 tiles of flashviz.tiling.fa2_block_sizes (their default launch; a tuned launch may differ,
-    which is why the cell records them); None for naive (every pair) and sdpa (tiles unknown)."""
+    kernels the FA2 tiles of flashviz.tiling.fa2_block_sizes until the cell runs, when variants_bench counts the
+    tiles the call launches instead (flashviz_kernels.launch_plan: tuned tiles, or the ws kernel's), and the cell
+    records them; None for naive (every pair) and sdpa (tiles unknown)."""
     if impl == "flex":
         br, bc = FLEX_BLOCK
     elif impl in ("fast", "teaching"):
