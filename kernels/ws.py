@@ -118,8 +118,9 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096, (128, False): 1024,
                                              (128, True): 1024}
 # Causal sliding windows (window_left) go to ws only at these head dims (`python -m flashviz_kernels.tune_fast
-# --window 1024 --n 16384`, H200, B=4, H=32, fp16, commit ef784c8, ms): d=128 ws 2.668, tl kernel 2.925-3.116
-# (best tile / its default); d=64 ws 2.014 (three consumers: a 192-row tile runs a wider band edge), tl 1.712-1.871.
+# --window 1024 --n 16384`, H200, B=4, H=32, fp16, commit ef784c8, output in assets/benchmarks/tune/
+# nvidia-h200-window-2026-12-01.txt, ms): d=128 ws 2.668, tl kernel 2.925-3.116
+# (best tile / its default); d=64 ws 2.014 (three consumers: a 192-row tile runs a wider band edge), best tl tile 1.712.
 WINDOW_WS_DIMS = (128,)
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 

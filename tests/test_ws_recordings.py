@@ -77,3 +77,70 @@ def test_dispatch_below_4096_agrees_with_the_forward_recording():
         assert all(g[("ws", 128, causal, n)] < g[("fast", 128, causal, n)] for n in (1024, 2048))
         assert ws.FAST_USES_WS[(64, causal)] >= 4096
     assert any(g[("ws", 64, c, n)] > g[("fast", 64, c, n)] for c in (False, True) for n in (1024, 2048))
+
+
+def test_readme_forward_paragraph_is_the_forward_recording():
+    """The newest forward recording ran the table in force (its provenance), and the README's sentences under its
+    table quote its cells: d=64 at N=4096 (ws since this recording), the N=1024 per-call vs CUDA-graph spread."""
+    from pathlib import Path
+
+    from flashviz.bench.dataset import load_dataset
+    root = Path(__file__).parents[1]
+    data = load_dataset(root / "assets/benchmarks/nvidia-h200-fwd-2026-12-01.json")
+    in_force = ", ".join(sorted(f"d={d} causal={c} N>={n}" for (d, c), n in ws.FAST_USES_WS.items()))
+    assert data["provenance"]["fast_uses_ws"] == in_force
+    readme = " ".join((root / "README.md").read_text().split())
+    c = {(x["impl"], x["n"], x["d"], x["causal"]): x for x in data["cells"]
+         if x["mode"] == "fwd" and x["dtype"] == "float16" and x["status"] == "ok"}
+    r = [c[("sdpa-cudnn", 4096, 64, k)]["ms"] / c[("fast", 4096, 64, k)]["ms"] for k in (False, True)]
+    assert f"{r[0]:.2f}x / {r[1]:.2f}x cuDNN in this run (non-causal / causal)" in readme
+    slow = [c[("sdpa-cudnn", 1024, d, True)]["ms"] / c[("sdpa-cudnn", 1024, d, True)]["graph_ms"] for d in (64, 128)]
+    assert f"ran {min(slow):.1f}–{max(slow):.1f}x slower per call than under a CUDA graph" in readme
+    g = [c[("sdpa-cudnn", 1024, d, k)]["graph_ms"] / c[("fast", 1024, d, k)]["graph_ms"] for d in (64, 128)
+         for k in (False, True)]
+    assert f"fast {min(g):.2f}–{max(g):.2f}x cuDNN there" in readme
+
+
+def test_readme_timeline_shares_are_the_newest_timeline():
+    """The README's per-step shares of the fast kernel (N = 4096, d = 128, no mask) are the named timeline file's, and
+    its ws cells ran the consumer counts the README gives (block_m = 64 x consumers)."""
+    from pathlib import Path
+
+    from flashviz.bench import timeline_dataset as td
+    root = Path(__file__).parents[1]
+    name = "nvidia-h200-2026-12-01.json"
+    assert td.list_timeline_datasets()[0].name == name                      # the page opens on it
+    data = td.load_timeline_dataset(root / "assets/benchmarks/timeline" / name)
+    readme = " ".join((root / "README.md").read_text().split())
+    [fast] = [c for c in data["cells"] if (c["impl"], c["n"], c["d"], c["causal"]) == ("fast", 4096, 128, False)]
+    share = {s["scope"]: s["share"] for s in fast["shares"] if s["role"] == "warpgroup 0"}
+    assert (f"softmax {share['softmax']:.0%}, Q·Kᵀ {share['qk']:.0%}, waiting for K {share['load_k']:.0%}, loading V "
+            f"and P·V {share['load_v_pv']:.0%}").replace("%", " %") in readme
+    assert name in readme
+    for c in data["cells"]:
+        if c["impl"] == "ws" and c["status"] == "ok":
+            assert c["block_m"] == 64 * (3 if c["d"] == 64 else 2), c["d"]
+
+
+def test_window_dispatch_is_the_recorded_tune_run():
+    """ws.WINDOW_WS_DIMS is read off the committed tune output: at each head dim in it ws beat every tl tile timed,
+    at each left out the best tl tile beat ws; the README quotes those times."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    text = (root / "assets/benchmarks/tune/nvidia-h200-window-2026-12-01.txt").read_text()
+    readme = " ".join((root / "README.md").read_text().split())
+    blocks = re.split(r"\n(?=d=\d+ N=)", text.strip())
+    assert {int(re.match(r"d=(\d+)", b).group(1)) for b in blocks} == {64, 128}
+    for b in blocks:
+        d = int(re.match(r"d=(\d+)", b).group(1))
+        tl = [float(x) for x in re.findall(r"^  tl \([^)]*\): ([\d.]+) ms", b, re.M)]
+        [wsm] = [float(x) for x in re.findall(r"^  ws CONFIGS: ([\d.]+) ms", b, re.M)]
+        assert len(tl) >= 8
+        assert (wsm < min(tl)) == (d in ws.WINDOW_WS_DIMS), d
+        default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
+        if d == 128:
+            assert f"ws took {wsm:.2f} ms against the tl kernel's {min(tl):.2f}–{default:.2f} ms" in readme
+        else:
+            assert f"slower ({wsm:.2f} ms vs the best tl tile's {min(tl):.2f} ms)" in readme
