@@ -33,7 +33,7 @@ from __future__ import annotations
 from .errors import InputError, check_int
 from .ring import MAX_TIMELINE_N, check, chunks_of
 
-FUSED_MAX_D = 64            # kernels/api.py's FUSED_AUTO_MAX_D: the fused backward runs for d <= 64 on Hopper
+FUSED_MAX_D = 64            # kernels/backward_pick.py's FUSED_AUTO_MAX_D: the fused backward runs for d <= 64 on Hopper
 
 
 def _pieces(rank: int, src: int, world: int, layout: str, causal: bool, c: int) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@
                     softcap=None, seq_ids=None) -> (out, KernelTrace)
     attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None,
                        window=None, alibi_slopes=None, softcap=None, seq_ids=None) -> (dq, dk, dv)   Triton backward
-    BACKWARD_KIND ("auto" | "fused" | "reference"): which backward autograd and attention_backward use
+    backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference"): which backward autograd and attention_backward use
 
 Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules, variants
 by flashviz_kernels.variants); the kernel modules (teaching, fast, backward) only pick their default launch and
@@ -47,6 +47,8 @@ import numpy as np
 import torch
 
 from . import _env, rules, variants
+from .backward_pick import (BACKWARD_KINDS, FUSED_AUTO_MAX_D, FUSED_MAX_D, FUSED_VERIFIED,  # noqa: F401 (API)
+                            backward_kind, backward_label)
 from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, KernelTypeError,
                      KernelUnavailable)
 from .naive import naive_attention
@@ -205,12 +207,6 @@ def _interpreter_bf16(fn):
     return wrapped
 
 
-def _simple(var: Variant) -> bool:
-    """Plain or causal attention, nothing else: what the fused backward takes."""
-    return (var.softcap is None and var.slopes is None and var.seq_ids is None and var.groups == 1
-            and var.left == -1 and var.right in (-1, 0))
-
-
 def _ws_takes(var: Variant) -> bool:
     """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), any of
     them with GQA/MQA; no score modifier, no documents."""
@@ -283,62 +279,6 @@ class _FlashFunction(torch.autograd.Function):
         grads = _backward(q, k, v, o, lse, do, dlse, var=ctx.var, sm_scale=ctx.sm_scale, config=None,
                           lock=_env.INTERPRET)
         return (*grads, None, None, None, None, None)
-
-
-# Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
-# "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
-# verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
-# flashviz.bench records it (backward_label) in the provenance of every dataset.
-BACKWARD_KINDS = ("auto", "fused", "reference")
-BACKWARD_KIND = "auto"
-# Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
-# triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
-FUSED_VERIFIED: set[tuple[int, int]] = {(9, 0)}
-FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); larger ones take the reference
-# "auto" takes it only where it measured faster than the 7-matmul reference, backward alone, fp16, B=4, H=32,
-# N 4096-16384, causal both (assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json, `python -m
-# flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384 --rep 60`): d=64 fused 0.77-0.81x
-# SDPA cuDNN vs reference 0.68-0.75x; d=128 fused at best 0.58-0.67x vs reference 0.71-0.73x.
-FUSED_AUTO_MAX_D = 64
-
-
-def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
-    """"fused" or "reference" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
-    reference kernel's, a 5-number one the fused kernel's. The fused kernel takes plain or causal attention
-    only: any other variant (window, softcap, ALiBi, GQA, documents) runs the reference."""
-    from . import backward_fused
-    kind = BACKWARD_KIND if kind is None else kind
-    simple = var is None or _simple(var)
-    if kind not in BACKWARD_KINDS:
-        raise KernelInputError(f"backward kind must be one of {', '.join(BACKWARD_KINDS)}; got {kind!r}")
-    if config is not None:
-        by_len = "reference" if len(config) == 6 else "fused"
-        if kind not in ("auto", by_len):
-            raise KernelInputError(f"a {len(config)}-number config is the {by_len} backward's, not the {kind} one's")
-        kind = by_len
-    if kind == "fused":
-        why = backward_fused.supported(q) or (None if simple else "it takes plain or causal attention only, "
-                                               "not this variant")
-        if why:
-            raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
-        return kind
-    if kind == "auto" and simple and not _env.INTERPRET and q.device.type == "cuda" \
-            and backward_fused.supported(q) is None \
-            and q.shape[3] <= FUSED_AUTO_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
-        return "fused"
-    return "reference"
-
-
-def backward_label(device="cuda") -> str:
-    """What BACKWARD_KIND means on this device, for a dataset's provenance."""
-    if BACKWARD_KIND != "auto":
-        return BACKWARD_KIND
-    if _env.INTERPRET or not torch.cuda.is_available():
-        return "auto: reference (7 matmuls) off CUDA"
-    cc = torch.cuda.get_device_capability(device)
-    if cc in FUSED_VERIFIED:
-        return f"auto: fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on sm_{cc[0]}{cc[1]}"
-    return f"auto: reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
 
 
 def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False, var: Variant | None = None,
@@ -453,10 +393,11 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
                        alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
                        seq_ids: torch.Tensor | None = None):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
-    gradient reaching lse, or None). kind: "fused", "reference" or "auto" (None: BACKWARD_KIND). config pins
-    the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's config
-    is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n, block_m,
-    num_warps, num_stages, rotate)."""
+    gradient reaching lse, or None). kind: "fused", "reference" or "auto" (None: backward_pick.BACKWARD_KIND).
+    config pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's
+    config is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n,
+    block_m, num_warps, num_stages, rotate).
+    """
     var, scale = _prepare(q, k, v, "teaching", causal, sm_scale, window, alibi_slopes, softcap, seq_ids)
     for name, x in (("o", o), ("do", do)):
         if not isinstance(x, torch.Tensor) or x.shape != q.shape:

@@ -7,12 +7,13 @@ into fast.CONFIGS by hand, with the run's output kept in the commit message.
 """
 import argparse
 import itertools
+import os
 
 import torch
 import torch.nn.functional as F
 import triton
 
-from . import api
+from . import api, ws
 
 
 def _sdpa_ms(q, k, v, causal, backend):
@@ -77,8 +78,8 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
 
 
 def tune_window(args, dtype):
-    """Tiles for a causal sliding window: each tl candidate's time, the ws kernel's (its CONFIGS, the window's
-    left side in the kernel) and dense causal by the same two kernels over each."""
+    """Tiles for a causal sliding window: each tl candidate's time, the ws kernel's (its CONFIGS, then one tile per
+    program vs persistent and two vs three consumers by ws's env switches) and dense causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     for d in args.d:
         shape = (args.batch, args.heads, args.n, d)
@@ -92,7 +93,12 @@ def tune_window(args, dtype):
         runs = [(f"tl {c}", dict(impl="fast", block_m=c[0], block_n=c[1], num_warps=c[2], num_stages=c[3]))
                 for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128)]
         runs += [("ws CONFIGS", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
+        runs += [(f"ws persistent={p} NC={nc}", dict(impl="ws", env={ws.PERSISTENT_ENV: p, ws.CONSUMERS_ENV: nc}))
+                 for p in ("0", "1") for nc in (("2", "3") if d == 64 else ("2",))]
         for name, kw in runs:
+            env = kw.pop("env", {})
+            saved = {key: os.environ.get(key) for key in env}
+            os.environ.update(env)
             try:
                 f = lambda: api.attention(q, k, v, causal=True, window=w, **kw)  # noqa: E731
                 err = (f().float() - ref.float()).abs().max().item()
@@ -101,6 +107,12 @@ def tune_window(args, dtype):
                       f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {err:.1e}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"  {name}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+            finally:
+                for key, val in saved.items():
+                    if val is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = val
         del q, k, v, ref
         torch.cuda.empty_cache()
 

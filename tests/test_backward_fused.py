@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from flashviz_kernels import api
+from flashviz_kernels import api, backward_pick
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 EPS = {torch.float32: 3e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
@@ -106,7 +106,7 @@ def test_module_level_choice_drives_autograd(monkeypatch):
     q, k, v, do, _ = _inputs(1, 1, 32, 32, 16, torch.float32, seed=2)
     xs = [x.requires_grad_() for x in (q, k, v)]
     ref = torch.autograd.grad(fk.attention(*xs, impl="fast"), xs, do)
-    monkeypatch.setattr(api, "BACKWARD_KIND", "fused")
+    monkeypatch.setattr(backward_pick, "BACKWARD_KIND", "fused")
     seen = []
     from flashviz_kernels import backward_fused
     real = backward_fused.backward

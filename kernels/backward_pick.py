@@ -1,0 +1,70 @@
+"""Which Triton backward runs: the fused one (kernels/backward_fused.py) or the 7-matmul reference
+(kernels/backward.py), chosen per call by backward_kind from BACKWARD_KIND, the inputs and the device; the bench
+records backward_label() in every dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
+BACKWARD_KIND aside: set it here)."""
+import torch
+
+from . import _env
+from .errors import KernelInputError
+from .variants import Variant
+
+# Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
+# "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
+# verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
+# flashviz.bench records it (backward_label) in the provenance of every dataset.
+BACKWARD_KINDS = ("auto", "fused", "reference")
+BACKWARD_KIND = "auto"
+# Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
+# triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
+FUSED_VERIFIED: set[tuple[int, int]] = {(9, 0)}
+FUSED_MAX_D = 128                   # head dims it was tested at (48, 64, 128); larger ones take the reference
+# "auto" takes it only where it measured faster than the 7-matmul reference, backward alone, fp16, B=4, H=32,
+# N 4096-16384, causal both (assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json, `python -m
+# flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384 --rep 60`): d=64 fused 0.77-0.81x
+# SDPA cuDNN vs reference 0.68-0.75x; d=128 fused at best 0.58-0.67x vs reference 0.71-0.73x.
+FUSED_AUTO_MAX_D = 64
+
+
+def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
+    """"fused" or "reference" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
+    reference kernel's, a 5-number one the fused kernel's. The fused kernel takes plain or causal attention
+    only: any other variant (window, softcap, ALiBi, GQA, documents) runs the reference."""
+    from . import backward_fused
+    kind = BACKWARD_KIND if kind is None else kind
+    simple = var is None or fused_takes(var)
+    if kind not in BACKWARD_KINDS:
+        raise KernelInputError(f"backward kind must be one of {', '.join(BACKWARD_KINDS)}; got {kind!r}")
+    if config is not None:
+        by_len = "reference" if len(config) == 6 else "fused"
+        if kind not in ("auto", by_len):
+            raise KernelInputError(f"a {len(config)}-number config is the {by_len} backward's, not the {kind} one's")
+        kind = by_len
+    if kind == "fused":
+        why = backward_fused.supported(q) or (None if simple else "it takes plain or causal attention only, "
+                                               "not this variant")
+        if why:
+            raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
+        return kind
+    if kind == "auto" and simple and not _env.INTERPRET and q.device.type == "cuda" \
+            and backward_fused.supported(q) is None \
+            and q.shape[3] <= FUSED_AUTO_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
+        return "fused"
+    return "reference"
+
+
+def backward_label(device="cuda") -> str:
+    """What BACKWARD_KIND means on this device, for a dataset's provenance."""
+    if BACKWARD_KIND != "auto":
+        return BACKWARD_KIND
+    if _env.INTERPRET or not torch.cuda.is_available():
+        return "auto: reference (7 matmuls) off CUDA"
+    cc = torch.cuda.get_device_capability(device)
+    if cc in FUSED_VERIFIED:
+        return f"auto: fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on sm_{cc[0]}{cc[1]}"
+    return f"auto: reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
+
+
+def fused_takes(var: Variant) -> bool:
+    """Plain or causal attention, nothing else: what the fused backward takes."""
+    return (var.softcap is None and var.slopes is None and var.seq_ids is None and var.groups == 1
+            and var.left == -1 and var.right in (-1, 0))
