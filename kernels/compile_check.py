@@ -7,8 +7,8 @@ ptxas made of it: registers, stack (spilled registers land there), shared memory
 instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
 triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
---ws: every (consumers, d, causal, causal window, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's spill bytes,
-the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
+--ws: every (consumers, d, causal, causal window, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's
+spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
 """
 import argparse
 import os
@@ -98,8 +98,8 @@ def ws_main(args):
     for nc, d, (causal, window), pers in itertools.product(args.consumers, args.ws_d, shapes, (False, True)):
         bn, stages, ov, pp = ws.CONFIGS[(d, causal)][1:5]
         bn, stages = args.block_n or bn, args.stages or stages
-        name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} " \
-               f"pp={int(pp)}:"
+        name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} persistent={int(pers)} bn={bn} " \
+               f"stages={stages} ov={int(ov)} pp={int(pp)}:"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
         if need > ws.SMEM_BYTES:
             print(f"{name} skipped: needs {need} B of shared memory", flush=True)

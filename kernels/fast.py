@@ -16,10 +16,10 @@ and not, this kernel pinned with FLASHVIZ_FAST_TL=1, same run as SDPA cuDNN): d=
 cuDNN; d=64 377-432 TFLOP/s = 0.90-1.02x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a call's
 host-side launch is about as long as the kernel (python -m flashviz_kernels.launch_overhead): the recorded
 datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
-Through flashviz_kernels.api, impl="fast" with no pinned launch, and no variant but a causal window (d=128) or
-GQA, runs the Gluon ws kernel (kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster
-(on the H200: d=128 from N = 1024, d=64 from N = 4096) and it can run here (triton 3.6.x, sm_90); everywhere else, and after any Gluon
-failure, this kernel runs (warned once, ws.status()).
+Through flashviz_kernels.api, impl="fast" with no pinned launch, and no variant but a causal window (d=128) or GQA,
+runs the Gluon ws kernel (kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (on the
+H200: d=128 from N = 1024, d=64 from N = 4096) and it can run here (triton 3.6.x, sm_90); everywhere else, and after
+any Gluon failure, this kernel runs (warned once, ws.status()).
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """

@@ -166,9 +166,8 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window)],
-                       capture_output=True, text=True,
-                       env=env, timeout=600)
+    code = COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
