@@ -7,8 +7,8 @@ the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); 
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128;
 of the variants: GQA/MQA (k, v with H_kv heads) and a causal sliding window (window_left; tiles left of the band
-are not loaded), which impl="fast" also sends here (the same FAST_USES_WS table, causal row); softcap, ALiBi,
-documents and windows with a right side run the tl kernel.
+are not loaded), which impl="fast" also sends here (the FAST_USES_WS table's causal row; windows only at the head
+dims of WINDOW_WS_DIMS); softcap, ALiBi, documents and windows with a right side run the tl kernel.
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d), CONFIGS below:
   d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
