@@ -176,3 +176,21 @@ def test_stepping_the_row_follows_the_engine(no_recordings):
         assert len(m) == s + 1
         assert np.allclose(m[np.isfinite(m)], tr.m[:s + 1][np.isfinite(tr.m[:s + 1])])
     assert tr.tile_max[0] == -np.inf and tr.m[-1] == tr.scores[136:201].max()   # early tiles empty, m = the max
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_window_account_under_the_table_is_the_recordings(lang):
+    """The page opens on the newest committed recording at its largest N and says, from its cells, how much faster
+    the window ran than dense causal, against the pairs and the tiles it saved; a recording without our Triton
+    cells (the CPU preset) has no such account."""
+    path = variants_dataset.list_variants_datasets()[0]
+    ds = variants_dataset.load_variants_dataset(path)
+    n = max(c["n"] for c in ds["cells"])
+    acc = variants_dataset.window_account(ds, n)
+    at = open_page(PAGE, lang=lang)
+    clean(at)
+    want = t("variants.window_account", lang, w=ds["config"]["window"], n=f"{n:,}", speed=f"{acc['speedup']:.2f}",
+             useful=f"{acc['useful']:.2f}", exec=f"{acc['executed']:.2f}", br=acc["tiles"][0], bc=acc["tiles"][1],
+             eff=f"{acc['efficiency']:.0%}")
+    assert any(m.value == want for m in at.markdown), [m.value[:60] for m in at.markdown]
+    assert variants_dataset.window_account(vb.run("cpu-variants", variants=("dense-causal", "window")), 48) is None

@@ -66,3 +66,20 @@ def test_the_kernel_the_readme_names_ran():
         want = [128, 128] if variant in ("dense-causal", "window", "gqa") else [128, 64]
         assert c["tiles"] == want, (variant, n, c["tiles"])
     assert "Dense causal, the sliding window and GQA run the warp-specialised ws kernel" in _readme_section()
+
+
+def test_window_account_is_what_the_readme_says():
+    """flashviz.bench.variants_dataset.window_account (the Variants page's sentence) on the committed file: the same
+    four numbers as the README's paragraph, each from the cells by its definition."""
+    from flashviz.bench.variants_dataset import window_account
+    data, fast = _fast()
+    acc = window_account(data, 16384)
+    dense, window = fast[("dense-causal", 16384)], fast[("window", 16384)]
+    assert acc["speedup"] == dense["ms"] / window["ms"] and acc["tiles"] == window["tiles"] == [128, 128]
+    assert acc["useful"] == dense["flops_useful"] / window["flops_useful"]
+    assert acc["executed"] == dense["flops_executed"] / window["flops_executed"]
+    text = _readme_section()
+    for x in (f"{acc['speedup']:.2f}x faster", f"differ {acc['useful']:.2f}x", f"differ {acc['executed']:.2f}x",
+              f"reach {acc['efficiency']:.0%}".replace("%", " %")):
+        assert x in text, x
+    assert 7.5 < acc["useful"] < 8.5 and acc["executed"] < acc["useful"] and acc["speedup"] < acc["executed"]

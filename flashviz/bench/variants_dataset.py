@@ -138,6 +138,20 @@ def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
     return [c for c in cells if c["n"] == n]
 
 
+def window_account(ds: dict, n: int, impl: str = "fast") -> dict | None:
+    """Why a window is not as much faster as its pairs suggest, from one recording at N: our impl's window cell against
+    its dense-causal cell: speedup (time), useful (visible pairs), executed (pairs of the tiles run, at the tiles the
+    window cell ran), efficiency (window's executed TFLOP/s over dense causal's) and those tiles. None when either
+    cell is missing or did not run."""
+    by = {c["variant"]: c for c in ds["cells"] if c["n"] == n and c["impl"] == impl and c["status"] == "ok"}
+    w, dense = by.get("window"), by.get("dense-causal")
+    if w is None or dense is None or not w.get("flops_executed") or not dense.get("flops_executed"):
+        return None
+    return dict(speedup=dense["ms"] / w["ms"], useful=dense["flops_useful"] / w["flops_useful"],
+                executed=dense["flops_executed"] / w["flops_executed"],
+                efficiency=w["tflops_executed"] / dense["tflops_executed"], tiles=list(w["tiles"]))
+
+
 def markdown_table(data: dict) -> str:
     """The README's table of a recording: per variant and N, ms of each impl and ours (fast) over FlexAttention.
     `python -m flashviz.bench.variants_dataset FILE` prints it (so the README's numbers come from the file)."""

@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import variants as engine
-from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset
+from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, window_account
 from flashviz.cache import freeze
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
@@ -267,6 +267,10 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
           key=f"{NS}.measured", meta=dict(source="recorded dataset", dataset=ss[f"{NS}.dataset"], provenance=p,
                                           config=cfg))
     st.dataframe(measured_table(ds["cells"], n, lang), hide_index=True, key=f"{NS}.rec_table")
+    if (acc := window_account(ds, n)) is not None:                 # pairs saved vs tiles saved vs time saved
+        st.markdown(t("variants.window_account", lang, w=cfg["window"], n=f"{n:,}", speed=f"{acc['speedup']:.2f}",
+                      useful=f"{acc['useful']:.2f}", exec=f"{acc['executed']:.2f}", br=acc["tiles"][0],
+                      bc=acc["tiles"][1], eff=f"{acc['efficiency']:.0%}"))
     with st.container(border=True):
         st.caption(t("variants.prov", lang, device=p["device_name"], torch=p["torch"], triton=p.get("triton") or "—",
                      date=p["created_utc"], commit=p["git_commit"], timer=p["timer"]))
