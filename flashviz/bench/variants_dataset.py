@@ -16,7 +16,8 @@ Dataset JSON, kind "flashviz-variants", schema_version 1
                 "compile_s" (flex: first call, compile included, not in ms), "block_mask_s" (flex: create_block_mask),
                 "ms_new_ids" (ours, docs: median with a new seq_ids tensor per call, tables rebuilt; optional),
                 "compiled" (flex: bool), "flops_useful" = 4·d·B·H·(visible pairs), "flops_executed" (the run tiles
-                of "tiles" = [Br, Bc]; naive: every pair; null where the impl's tiles are unknown), "tiles",
+                of "tiles" = [Br, Bc]: flex's block size, our kernels' launched tiles (recordings before 2026-12-01
+                counted 128 x 64 for ours whatever ran); naive: every pair; null where unknown), "tiles",
                 "tflops_useful", "tflops_executed" = flops / ms / 1e9, "max_abs_err", "rel_err" (vs float64 rows of
                 two heads), "correct", "speedup_vs_flex" = t_flex / t (same run), "doc_lens" (docs variant)}]}
 """
