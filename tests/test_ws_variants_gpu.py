@@ -1,7 +1,8 @@
 """The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0) and GQA/MQA,
 against the independent float64 reference of tests/variant_ref.py with the usual idiom
-max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program, persistent,
-and (d = 64) with two consumer warpgroups as well as the default three. Skipped where ws cannot run."""
+max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program and persistent,
+and at d = 64 also with two consumer warpgroups (one tile and persistent) besides the default three. Skipped where
+ws cannot run."""
 import pytest
 import torch
 
@@ -21,11 +22,11 @@ def _needs_ws():
         pytest.skip(f"ws cannot run here: {st['reason']}")
 
 
-@pytest.fixture(autouse=True, params=["one-tile", "persistent", "nc2"])
+@pytest.fixture(autouse=True, params=["one-tile", "persistent", "nc2", "persistent-nc2"])
 def schedule(request, monkeypatch):
     from flashviz_kernels import ws
-    monkeypatch.setenv(ws.PERSISTENT_ENV, "1" if request.param == "persistent" else "0")
-    if request.param == "nc2":
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1" if request.param.startswith("persistent") else "0")
+    if request.param.endswith("nc2"):
         monkeypatch.setenv(ws.CONSUMERS_ENV, "2")
     return request.param
 
@@ -52,7 +53,7 @@ def _kw(left, causal):
 @pytest.mark.parametrize("name", list(CASES))
 def test_ws_variant_against_float64(name, schedule):
     b, h, h_kv, nq, nk, d, dtype, left, causal = CASES[name]
-    if schedule == "nc2" and d != 64:
+    if schedule.endswith("nc2") and d != 64:
         pytest.skip("d = 128 runs two consumers already")
     q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name))
     kw = _kw(left, causal)
