@@ -214,16 +214,27 @@ def _ws_takes(var: Variant) -> bool:
             and (var.right == 0 or (var.right == -1 and var.left == -1)))
 
 
+def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
+    """impl="fast" with nothing pinned: the ws kernel's launch when the dispatch sends this call there (a variant ws
+    takes, ws.fast_should_use), else None (the tl kernel)."""
+    if not _ws_takes(var):
+        return None
+    from . import ws
+    if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
+        return None
+    return ws.pick_config(q, k, causal=var.right == 0)
+
+
 @_interpreter_bf16
 def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
     impl="fast" with nothing pinned and a variant ws takes (_ws_takes: plain, causal, causal window, GQA) runs the
     Gluon ws kernel where ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched
     off for the process (one warning) and the tl kernel runs."""
-    if impl == "fast" and not pinned and trace is None and _ws_takes(var):
-        from . import ws
-        if ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
-            wt = ws.pick_config(q, k, causal=var.right == 0)
+    if impl == "fast" and not pinned and trace is None:
+        wt = _ws_tiles(q, k, var)
+        if wt is not None:
+            from . import ws
             try:
                 return _forward(q, k, v, impl="ws", var=var, sm_scale=sm_scale, tiles=wt)
             except KernelOutOfMemory:
@@ -249,10 +260,9 @@ def launch_plan(q, k, v, *, impl: str = "fast", causal: bool = False, window=Non
     if impl not in TRITON_IMPLS:
         raise KernelInputError(f"launch_plan takes a Triton impl ({', '.join(TRITON_IMPLS)}), got {impl!r}")
     var, _ = _prepare(q, k, v, impl, causal, None, window, alibi_slopes, softcap, seq_ids)
-    if impl == "fast" and _ws_takes(var):
-        from . import ws
-        if ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
-            return ("ws", *ws.pick_config(q, k, causal=var.right == 0)[:2])
+    wt = _ws_tiles(q, k, var) if impl == "fast" else None
+    if wt is not None:
+        return "ws", wt[0], wt[1]
     bm, bn = _check_tiles(impl, q, k, var, None, None, None, None)[:2]
     return ("tl" if impl == "fast" else impl), bm, bn
 

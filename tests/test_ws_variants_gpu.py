@@ -9,17 +9,10 @@ import torch
 import flashviz_kernels as fk
 from attn_ref import check_close
 from test_variants_gpu import EPS, GRAD_EPS, make
+from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
 from variant_ref import reference
 
 pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(autouse=True)
-def _needs_ws():
-    from flashviz_kernels import ws
-    st = ws.status()
-    if not st["active"]:
-        pytest.skip(f"ws cannot run here: {st['reason']}")
 
 
 @pytest.fixture(autouse=True, params=["one-tile", "persistent", "nc2", "persistent-nc2"])
