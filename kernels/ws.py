@@ -122,6 +122,13 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # nvidia-h200-window-2026-12-01.txt, ms): d=128 ws 2.668, tl kernel 2.925-3.116
 # (best tile / its default); d=64 ws 2.014 (three consumers: a 192-row tile runs a wider band edge), best tl tile 1.712.
 WINDOW_WS_DIMS = (128,)
+# d -> (PERSISTENT, NC) of a ws launch with a causal window (window_left >= 0); its other switches are CONFIGS[(d,
+# True)]'s. A window's tiles are all about as long (band + edge), so walking them persistently hides each tile's Q
+# load and epilogue under the previous one, and at d=64 a 128-row tile (NC = 2) runs a narrower band edge than a
+# 192-row one. Measured ad hoc (H200, commit 17a0dba, d=128 window 1024 at N=16384, B=4, H=32, fp16): persistent
+# 2.572 ms vs one tile per program 2.734; d=64 persistent NC = 2 1.643 vs NC = 3 one-tile 2.014 (best tl tile
+# 1.712). The recorded run: assets/benchmarks/tune/nvidia-h200-window-*.txt (`tune_fast --window 1024`).
+WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
@@ -200,9 +207,11 @@ def status() -> dict:
 
 
 def _consumers_status() -> str:
-    """Consumer warpgroups per (d, causal) launch that does not pass block_m, and whether CONSUMERS_ENV decided."""
+    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window), and whether
+    CONSUMERS_ENV decided."""
     try:
         per = [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
+        per += [f"d={d} window: {consumers_default(d, True, window=True)}" for d in sorted(WINDOW_SCHEDULE)]
     except KernelInputError as e:
         return str(e)
     src = f"{CONSUMERS_ENV}={os.environ[CONSUMERS_ENV]}" if os.environ.get(CONSUMERS_ENV) else "CONFIGS"
@@ -210,9 +219,11 @@ def _consumers_status() -> str:
 
 
 def _persistent_status() -> str:
-    """Which (d, causal) launches run PERSISTENT by default here, and whether PERSISTENT_ENV decided it."""
+    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here, and whether PERSISTENT_ENV
+    decided it."""
     try:
         on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
+        on += [f"d={d} window" for d in sorted(WINDOW_SCHEDULE) if persistent_default(d, True, window=True)]
     except KernelInputError as e:
         return str(e)
     src = f"{PERSISTENT_ENV}={os.environ[PERSISTENT_ENV]}" if os.environ.get(PERSISTENT_ENV) else "CONFIGS"
@@ -269,14 +280,14 @@ def fast_should_use(q, k, causal: bool, window: bool = False) -> bool:
     return True
 
 
-def pick_config(q, k, *, causal: bool, block_m=None, block_n=None) -> tuple[int, int, int, int]:
+def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
-    64 x consumers_default unless given."""
+    64 x consumers_default unless given (window: a causal window's launch, WINDOW_SCHEDULE)."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
     bn, stages = CONFIGS[(d, bool(causal))][1:3]
-    bm = 64 * consumers_default(d, causal) if block_m is None else block_m
+    bm = 64 * consumers_default(d, causal, window) if block_m is None else block_m
     bn = bn if block_n is None else block_n
     _check_tile(bm, bn)
     return bm, bn, 4, stages
@@ -288,12 +299,12 @@ def _check_tile(bm, bn) -> None:
                                f"block_n 64 or 128; got {bm} x {bn}")
 
 
-def consumers_default(d: int, causal: bool) -> int:
+def consumers_default(d: int, causal: bool, window: bool = False) -> int:
     """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else
-    CONFIGS."""
+    WINDOW_SCHEDULE for a causal window, else CONFIGS."""
     env = os.environ.get(CONSUMERS_ENV, "")
     if env == "":
-        return CONFIGS[(d, bool(causal))][6]
+        return WINDOW_SCHEDULE[d][1] if window else CONFIGS[(d, bool(causal))][6]
     if env not in ("2", "3"):
         raise KernelInputError(f"{CONSUMERS_ENV} must be 2 or 3 (consumer warpgroups), not {env!r}")
     return int(env)
@@ -317,11 +328,12 @@ def _descs(q, k, v, o, m_wg: int, bn: int):
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
 
 
-def persistent_default(d: int, causal: bool) -> bool:
-    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else CONFIGS."""
+def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
+    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else WINDOW_SCHEDULE for a
+    causal window, else CONFIGS."""
     env = os.environ.get(PERSISTENT_ENV, "")
     if env == "":
-        return CONFIGS[(d, bool(causal))][5]
+        return WINDOW_SCHEDULE[d][0] if window else CONFIGS[(d, bool(causal))][5]
     if env not in ("0", "1"):
         raise KernelInputError(f"{PERSISTENT_ENV} must be 1 (persistent) or 0 (one tile per program), not {env!r}")
     return env == "1"
@@ -375,7 +387,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     ov, pp = CONFIGS[(d, bool(causal))][3:5]
     ov = ov if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
-    pers = persistent_default(d, causal) if persistent is None else bool(persistent)
+    pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "

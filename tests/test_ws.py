@@ -345,8 +345,8 @@ def test_status_says_which_launches_run_persistent(monkeypatch):
     on = [k for k, c in ws.CONFIGS.items() if c[5]]
     assert ws.status()["persistent"].endswith("(CONFIGS)") and (bool(on) != ws.status()["persistent"].startswith("none"))
     monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
-    assert ws.status()["persistent"] == ("d=64 causal=False, d=64 causal=True, d=128 causal=False, d=128 causal=True "
-                                         f"({ws.PERSISTENT_ENV}=1)")
+    assert ws.status()["persistent"] == ("d=64 causal=False, d=64 causal=True, d=128 causal=False, d=128 causal=True, "
+                                         f"d=64 window, d=128 window ({ws.PERSISTENT_ENV}=1)")
     monkeypatch.setenv(ws.PERSISTENT_ENV, "2")
     assert "must be 1" in ws.status()["persistent"]
 

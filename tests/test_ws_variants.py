@@ -2,6 +2,9 @@
 built from the definition, which calls impl="fast" sends to ws (causal windows at WINDOW_WS_DIMS, GQA/MQA) and which
 stay on the tl kernel, and ws.forward's typed errors for windows and head counts. On the GPU:
 tests/test_ws_variants_gpu.py."""
+import sys
+import types
+
 import pytest
 import torch
 
@@ -88,3 +91,45 @@ def test_ws_forward_checks_window_and_heads(monkeypatch):
     kv3 = torch.empty((1, 3, 300, 128), dtype=torch.float16)
     with pytest.raises(fk.KernelInputError, match="dividing H"):
         ws.forward(q, kv3, kv3, causal=True, **kw)
+
+
+def test_window_launch_takes_its_own_schedule(monkeypatch):
+    """A causal window's ws launch runs WINDOW_SCHEDULE (persistent, NC), not the plain causal CONFIGS entry: in the
+    tiles impl="fast" picks (launch_plan), in what ws.forward launches, and in status(); the env switches still
+    override both."""
+    from flashviz_kernels import api
+    launched = []
+
+    class FakeKernel:
+        def __getitem__(self, grid):
+            return lambda *a, **kw: launched.append((grid, kw["NC"], kw["PERSISTENT"], kw["WINDOW"]))
+
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "_sm_count", lambda index: 132)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    monkeypatch.delenv(ws.CONSUMERS_ENV, raising=False)
+    monkeypatch.setattr(ws, "WINDOW_SCHEDULE", {64: (True, 2), 128: (True, 2)})
+    monkeypatch.setattr(ws, "WINDOW_WS_DIMS", (64, 128))
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (128, True): 1})
+    assert ws.CONFIGS[(64, True)][6] == 3 and ws.CONFIGS[(64, True)][5] is False     # what a window must not take
+    for d in (64, 128):
+        q = torch.zeros((1, 2, 512, d), dtype=torch.float16)
+        assert ws.pick_config(q, q, causal=True, window=True)[0] == 128
+        assert ws.pick_config(q, q, causal=True)[0] == 64 * ws.CONFIGS[(d, True)][6]
+        assert ws.persistent_default(d, True, window=True) is True
+        assert fk.launch_plan(q, q, q, causal=True, window=(100, 0)) == ("ws", 128, ws.CONFIGS[(d, True)][1])
+    assert "d=64 window: 2" in ws.status()["consumers"] and "d=64 window" in ws.status()["persistent"]
+    monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
+    monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
+    monkeypatch.setattr(ws, "_descs", lambda *a: (None,) * 4)
+    q = torch.zeros((1, 2, 512, 64), dtype=torch.float16)
+    ws.forward(q, q, q, causal=True, window_left=100, sm_scale=0.1, block_m=128, block_n=128, num_warps=4,
+               num_stages=3)
+    ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=192, block_n=128, num_warps=4, num_stages=3)
+    assert launched == [((min(132, 4 * 2),), 2, True, True), ((3, 2), 3, False, False)]
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
+    assert ws.persistent_default(64, True, window=True) is False
+    assert ws.pick_config(q, q, causal=True, window=True)[0] == 192
+    assert api._ws_tiles(q, q, fk.variants.parse(q, q, causal=True, window=(100, 0)))[0] == 192
