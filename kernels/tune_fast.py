@@ -8,6 +8,7 @@ into fast.CONFIGS by hand, with the run's output kept in the commit message.
 import argparse
 import itertools
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -35,6 +36,7 @@ def main(argv=None):
     ap.add_argument("--window", type=int, default=None,
                     help="time a causal sliding window (left = WINDOW, right = 0) instead, against dense causal")
     args = ap.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
     if args.window is not None:
@@ -77,10 +79,22 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
                      (128, 128, 8, 3), (64, 64, 4, 3), (64, 128, 4, 2), (128, 32, 4, 3))
 
 
+def _provenance(argv) -> str:
+    """The '#' header of a recorded tune output: device, driver, CUDA, torch, triton, commit, date, command."""
+    import time
+
+    from .tune_ws import _driver
+    return (f"# {torch.cuda.get_device_name(0)} (driver {_driver()}, CUDA {torch.version.cuda}), torch "
+            f"{torch.__version__}, triton {triton.__version__}, commit {os.environ.get('FLASHVIZ_GIT_COMMIT', '?')}, "
+            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())};\n# python -m flashviz_kernels.tune_fast "
+            + " ".join(argv))
+
+
 def tune_window(args, dtype):
     """Tiles for a causal sliding window: each tl candidate's time, the ws kernel's (its CONFIGS, then one tile per
     program vs persistent and two vs three consumers by ws's env switches) and dense causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
+    print(_provenance(args.argv))
     for d in args.d:
         shape = (args.batch, args.heads, args.n, d)
         q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))

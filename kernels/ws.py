@@ -117,18 +117,16 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 # too (1.04-1.12x tl in this file and in nvidia-h200-fwd-2026-12-01.json), so d=64 starts at 4096 (2026-12-01).
 FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096, (128, False): 1024,
                                              (128, True): 1024}
-# Causal sliding windows (window_left) go to ws only at these head dims (`python -m flashviz_kernels.tune_fast
-# --window 1024 --n 16384`, H200, B=4, H=32, fp16, commit ef784c8, output in assets/benchmarks/tune/
-# nvidia-h200-window-2026-12-01.txt, ms): d=128 ws 2.668, tl kernel 2.925-3.116
-# (best tile / its default); d=64 ws 2.014 (three consumers: a 192-row tile runs a wider band edge), best tl tile 1.712.
-WINDOW_WS_DIMS = (128,)
-# d -> (PERSISTENT, NC) of a ws launch with a causal window (window_left >= 0); its other switches are CONFIGS[(d,
-# True)]'s. A window's tiles are all about as long (band + edge), so walking them persistently hides each tile's Q
-# load and epilogue under the previous one, and at d=64 a 128-row tile (NC = 2) runs a narrower band edge than a
-# 192-row one. Measured ad hoc (H200, commit 17a0dba, d=128 window 1024 at N=16384, B=4, H=32, fp16): persistent
-# 2.572 ms vs one tile per program 2.734; d=64 persistent NC = 2 1.643 vs NC = 3 one-tile 2.014 (best tl tile
-# 1.712). The recorded run: assets/benchmarks/tune/nvidia-h200-window-*.txt (`tune_fast --window 1024`).
-WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}
+# Causal sliding windows (window_left) go to ws at these head dims, each launch with WINDOW_SCHEDULE: a window's tiles
+# are all about as long (band + edges), so walking them persistently hides each tile's Q load and epilogue under
+# the previous tile, and at d=64 a 128-row tile (NC = 2) runs a narrower band edge than a 192-row one. Measured
+# (`python -m flashviz_kernels.tune_fast --window 1024 --n 16384 --d 128 64`, H200, B=4, H=32, fp16, commit 4163b66,
+# output in assets/benchmarks/tune/nvidia-h200-window-2026-12-01b.txt, ms): d=128 ws 2.578 (persistent, NC = 2;
+# one tile per program 2.706), the tl kernel 2.970-3.142 (best tile / its default); d=64 ws 1.581 (persistent,
+# NC = 2; persistent NC = 3 1.746, one tile NC = 3 2.013), tl 1.734-1.817. (Before the schedule, at commit ef784c8,
+# d=64 windows ran NC = 3 one tile per program, 2.01 ms, slower than tl: they stayed there.)
+WINDOW_WS_DIMS = (64, 128)
+WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
