@@ -10,7 +10,7 @@ and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row qu
 (NC = 2 or 3 consumer warpgroups; kernels/_ws_tile.py holds the per-tile code). Variants: GQA/MQA (query head h
 of H reads key/value head h // (H / H_kv): the producer's TMA coordinates, no copies) and, with CAUSAL, a
 sliding window's left side (WINDOW: tiles left of the band are never loaded, key_range; the band's left edge
-is masked like the diagonal):
+is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_tile._alibi_cols):
 
   partition 0 (default, 4 warps)  consumer of rows [0, M_WG)              Q·Kᵀ and P·V by async warpgroup_mma
   partition c (worker, 4 warps)   consumer of rows [c*M_WG, (c+1)*M_WG)   same code, its own slice (c < NC)
@@ -60,11 +60,20 @@ def _kv_head(bh, n_heads, groups):
 
 
 @gluon.jit
+def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
+    """ALiBi: query head bh's slope (SLOPES (1 or B, H), batch stride slopes_b) in log2 units; 0.0 without."""
+    slope2 = 0.0
+    if ALIBI:
+        slope2 = gl.load(slopes + (bh // n_heads) * slopes_b + bh % n_heads) * 1.4426950408889634
+    return slope2
+
+
+@gluon.jit
 def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
-              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr):
+              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
     BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
@@ -79,8 +88,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
             tma.store_wait(0)                         # the previous tile's O store has left the other slot:
             mbarrier.arrive(q_empty.index(1 - qs), pred=i > 0)      # the producer may load Q there
-            acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, kv, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
-                                     WINDOW, OVERLAP, PINGPONG)
+            slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
+            acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
+                                     WINDOW, OVERLAP, PINGPONG, ALIBI)
             store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
             kv += n_tiles
             i += 1
@@ -90,8 +100,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         q_buf = q_smem.index(CID)
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
-        acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, 0, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW,
-                                 OVERLAP, PINGPONG)
+        slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
+        acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, 0, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW,
+                                 OVERLAP, PINGPONG, ALIBI)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 
@@ -99,22 +110,22 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
 @gluon.jit
 def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr):
-    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
 
 
 @gluon.jit
 def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr):
-    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
 
 
 @gluon.jit
 def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr):
-    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
 
 
 @gluon.jit
@@ -129,9 +140,9 @@ def _load_q(desc_q, q_smem, bar, slot, bh, start_q, NC: gl.constexpr, M_WG: gl.c
 @gluon.jit
 def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-              PERSISTENT: gl.constexpr):
+              PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
     BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
@@ -155,10 +166,11 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
 
 
 @gluon.jit
-def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups,
-           NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-           CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-           PERSISTENT: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, qk_scale, n_q, n_k, n_bh, head_group, left, n_heads,
+           groups, slopes_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
+           STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
+           PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+           PRODUCER_REGS: gl.constexpr):
     QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
@@ -182,17 +194,19 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, qk_scale, n_q, n_k, n_bh, head_g
     mbarrier.arrive(turn.index(0))                    # consumer 0 takes the first turn
 
     a = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-         qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups)
+         qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, SLOPES, slopes_b)
     # constexprs travel as separate arguments, each tuple written out in place (inside a nested tuple, or a tuple
     # bound to a name first, they would arrive as runtime values)
     if NC == 3:
-        gl.warp_specialize([(_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)),
-                            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)),
-                            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)),
-                            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT))],
-                           [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+        gl.warp_specialize([
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
+            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
+            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI))],
+            [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
-        gl.warp_specialize([(_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)),
-                            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT)),
-                            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT))],
-                           [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+        gl.warp_specialize([
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
+            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI))],
+            [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -55,19 +55,28 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 
 
 @gluon.jit
-def _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, MASKED: gl.constexpr, CAUSAL: gl.constexpr,
-             WINDOW: gl.constexpr):
-    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units."""
+def _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, MASKED: gl.constexpr, CAUSAL: gl.constexpr,
+             WINDOW: gl.constexpr, ALIBI: gl.constexpr):
+    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. ALIBI:
+    bias is the tile's per-key ALiBi term (log2 units, _alibi_cols), added to every row."""
     if MASKED:                                        # diagonal band (causal), window edge, ragged last tile
         ok = gl.expand_dims(cols, 0) < n_k
         if CAUSAL:
             ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
         if WINDOW:
             ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(rows, 1) + (offset - left))
-        s = gl.where(ok, s * qk_scale, float("-inf"))
+        t = s * qk_scale
+        if ALIBI:
+            t = t + gl.expand_dims(bias, 0)
+        s = gl.where(ok, t, float("-inf"))
         m_new = gl.maximum(m, gl.max(s, 1))
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
         p = gl.exp2(s - gl.expand_dims(m_ref, 1))
+    elif ALIBI:                                       # every key visible, each with its ALiBi term
+        t = s * qk_scale + gl.expand_dims(bias, 0)
+        m_new = gl.maximum(m, gl.max(t, 1))
+        m_ref = m_new
+        p = gl.exp2(t - gl.expand_dims(m_ref, 1))
     else:                                             # every key visible: no mask, no guard
         m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
         m_ref = m_new
@@ -78,13 +87,25 @@ def _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, MASKED: gl.conste
 
 
 @gluon.jit
-def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
+def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
+    """Causal ALiBi adds slope * (j - i - offset) (<= 0 where visible) to score (i, j). Split as slope * (j - r0 -
+    offset) - slope * (i - r0): the key term goes on every score (kept small near the diagonal, where the row
+    maxima are, by measuring from r0); the row term is a per-row constant that cancels in the softmax, so only
+    the row's max carries it (attend subtracts it at the end, for the LSE). slope2 in log2 units; 0 off ALiBi."""
+    bias = slope2
+    if ALIBI:                                         # constexpr: only one of the two types is ever built
+        bias = slope2 * (cols - (r0 + offset)).to(gl.float32)
+    return bias
+
+
+@gluon.jit
+def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
            BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
-           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr):
+           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) against key tiles t_lo .. t_lo + n_tiles - 1 at ring positions kv,
-    kv+1, ...: (acc unnormalised, m, l, rows)."""
+    kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in log2 units."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BN, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -130,11 +151,14 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr,
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         exit_scope("qk")
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
+        bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         if (t_lo * BN < full) & (t_lo * BN >= lo_full):
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL, WINDOW)
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False, CAUSAL,
+                                      WINDOW, ALIBI)
         else:
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL, WINDOW)
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True, CAUSAL,
+                                      WINDOW, ALIBI)
         exit_scope("softmax")
         if not OVERLAP:
             enter_scope("pv")
@@ -157,6 +181,7 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr,
             s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
             k0 = (t_lo + j) * BN                      # this tile's first key
             cols = k0 + gl.arange(0, BN, layout=col_l)
+            bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
             if OVERLAP:
                 prev = (c - 1) % STAGES
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
@@ -167,11 +192,11 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr,
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL,
-                                              WINDOW)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False,
+                                              CAUSAL, WINDOW, ALIBI)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL,
-                                              WINDOW)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True,
+                                              CAUSAL, WINDOW, ALIBI)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -185,11 +210,11 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr,
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, False, CAUSAL,
-                                              WINDOW)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False,
+                                              CAUSAL, WINDOW, ALIBI)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, True, CAUSAL,
-                                              WINDOW)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True,
+                                              CAUSAL, WINDOW, ALIBI)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 exit_scope("softmax")
                 enter_scope("pv")
@@ -206,6 +231,8 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, CID: gl.constexpr, NC: gl.constexpr,
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(last))
             exit_scope("pv")
+    if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
+        m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows
 
 

@@ -209,9 +209,9 @@ def _interpreter_bf16(fn):
 
 
 def _ws_takes(var: Variant) -> bool:
-    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), any of
-    them with GQA/MQA; no score modifier, no documents."""
-    return (var.softcap is None and var.slopes is None and var.seq_ids is None
+    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), ALiBi on
+    causal ones, any of them with GQA/MQA; no softcap, no documents."""
+    return (var.softcap is None and var.seq_ids is None and (var.slopes is None or var.right == 0)
             and (var.right == 0 or (var.right == -1 and var.left == -1)))
 
 
@@ -221,7 +221,7 @@ def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
     if not _ws_takes(var):
         return None
     from . import ws
-    if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0):
+    if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None):
         return None
     return ws.pick_config(q, k, causal=var.right == 0, window=var.left >= 0)
 
@@ -247,8 +247,8 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
                   num_warps=warps, num_stages=stages)
     if impl == "ws":                                # causal (right side 0), the window's left side, GQA by k's heads
         return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=var.right == 0, window_left=var.left,
-                                                      sm_scale=sm_scale, block_m=bm, block_n=bn, num_warps=warps,
-                                                      num_stages=stages), config)
+                                                      alibi_slopes=var.slopes, sm_scale=sm_scale, block_m=bm,
+                                                      block_n=bn, num_warps=warps, num_stages=stages), config)
     extra = {} if trace is None else dict(trace=trace, tiles_run=tiles_run)
     return _guarded(lambda: _kernel(impl).forward(q, k, v, variant=var, sm_scale=sm_scale, block_m=bm, block_n=bn,
                                                   num_warps=warps, num_stages=stages, **extra), config)
@@ -333,8 +333,9 @@ def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, so
     var = variants.parse(q, k, causal=causal, window=window, alibi_slopes=alibi_slopes, softcap=softcap,
                          seq_ids=seq_ids)
     if impl == "ws" and not _ws_takes(var):
-        raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window and GQA/MQA "
-                                "only; use impl='fast' for other windows, softcap, ALiBi or packed documents")
+        raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window, causal ALiBi and "
+                                "GQA/MQA only; use impl='fast' for other windows, softcap, other ALiBi or packed "
+                                "documents")
     return var, scale
 
 

@@ -35,11 +35,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer candidates")
     ap.add_argument("--window", type=int, default=None,
                     help="time a causal sliding window (left = WINDOW, right = 0) instead, against dense causal")
+    ap.add_argument("--alibi", action="store_true",
+                    help="time causal ALiBi (geometric slopes; with --window too) instead, against dense causal")
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
-    if args.window is not None:
+    if args.window is not None or args.alibi:
         return tune_window(args, dtype)
     for d, causal in itertools.product(args.d, (False, True)):
         shape = (args.batch, args.heads, args.n, d)
@@ -91,18 +93,24 @@ def _provenance(argv) -> str:
 
 
 def tune_window(args, dtype):
-    """Tiles for a causal sliding window: each tl candidate's time, the ws kernel's (its CONFIGS, then one tile per
-    program vs persistent and two vs three consumers by ws's env switches) and dense causal over each."""
+    """Tiles for a causal variant (a sliding window and/or ALiBi): each tl candidate's time, the ws kernel's (its
+    CONFIGS, then one tile per program vs persistent and two vs three consumers by ws's env switches) and dense
+    causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(_provenance(args.argv))
     for d in args.d:
         shape = (args.batch, args.heads, args.n, d)
         q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
-        w = (args.window, 0)
+        var = dict(causal=True)
+        if args.window is not None:
+            var["window"] = (args.window, 0)
+        if args.alibi:                                # ALiBi's geometric slopes 2^(-8 h / H)
+            var["alibi_slopes"] = 2.0 ** (-8.0 * torch.arange(1, args.heads + 1, device="cuda") / args.heads)
+        what = " ".join(f"window {var['window']}" if key == "window" else "alibi" for key in var if key != "causal")
         t_tl = bench(lambda: api.attention(q, k, v, causal=True, impl="fast", num_warps=4))   # pinned: tl kernel
         t_dense = bench(lambda: api.attention(q, k, v, causal=True, impl="fast"))             # dispatch
-        ref = api.attention(q, k, v, causal=True, window=w, impl="fast", block_m=64, block_n=64)
-        print(f"\nd={d} N={args.n} window {w} B={args.batch} H={args.heads} {args.dtype}: dense causal "
+        ref = api.attention(q, k, v, **var, impl="fast", block_m=64, block_n=64)
+        print(f"\nd={d} N={args.n} {what} B={args.batch} H={args.heads} {args.dtype}: dense causal "
               f"{t_dense:.3f} ms (impl fast as dispatched), {t_tl:.3f} ms (tl kernel, its tiles)")
         runs = [(f"tl {c}", dict(impl="fast", block_m=c[0], block_n=c[1], num_warps=c[2], num_stages=c[3]))
                 for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128)]
@@ -114,10 +122,10 @@ def tune_window(args, dtype):
             saved = {key: os.environ.get(key) for key in env}
             os.environ.update(env)
             try:
-                f = lambda: api.attention(q, k, v, causal=True, window=w, **kw)  # noqa: E731
+                f = lambda: api.attention(q, k, v, **var, **kw)  # noqa: E731
                 err = (f().float() - ref.float()).abs().max().item()
                 ms = bench(f)
-                print(f"  {name}: {ms:.3f} ms  dense causal / window x{t_dense / ms:.2f} (dispatched) "
+                print(f"  {name}: {ms:.3f} ms  dense causal / variant x{t_dense / ms:.2f} (dispatched) "
                       f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {err:.1e}")
             except Exception as e:  # noqa: BLE001 - report and go on
                 print(f"  {name}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")

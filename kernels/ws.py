@@ -6,9 +6,10 @@ warpgroup MMAs (P stays in registers as the A operand), optionally overlapping t
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128;
-of the variants: GQA/MQA (k, v with H_kv heads) and a causal sliding window (window_left; tiles left of the band
-are not loaded), which impl="fast" also sends here (the FAST_USES_WS table's causal row; windows only at the head
-dims of WINDOW_WS_DIMS); softcap, ALiBi, documents and windows with a right side run the tl kernel.
+of the variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band
+are not loaded) and causal ALiBi, which impl="fast" also sends here (the FAST_USES_WS table's causal row; windows
+only at the head dims of WINDOW_WS_DIMS); softcap, documents, ALiBi without causal and windows with a right side
+run the tl kernel.
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d), CONFIGS below:
   d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
@@ -127,6 +128,9 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # d=64 windows ran NC = 3 one tile per program, 2.01 ms, slower than tl: they stayed there.)
 WINDOW_WS_DIMS = (64, 128)
 WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
+# Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too).
+# Not yet timed against the tl kernel on a GPU: `tune_fast --alibi` decides.
+ALIBI_WS_DIMS: tuple[int, ...] = ()
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
@@ -260,15 +264,16 @@ def warn_fallback(reason: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-def fast_should_use(q, k, causal: bool, window: bool = False) -> bool:
+def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = False) -> bool:
     """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
-    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS) and it can run here. When the
+    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS; ALiBi: in ALIBI_WS_DIMS) and it
+    can run here. When the
     table says so but it cannot run: warn once (CUDA tensors only: on CPU the tl kernel in the interpreter is the
     design, not a fallback), False."""
     least = _uses_ws().get((q.shape[3], bool(causal)))
     if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
         return False
-    if window and q.shape[3] not in WINDOW_WS_DIMS:
+    if (window and q.shape[3] not in WINDOW_WS_DIMS) or (alibi and q.shape[3] not in ALIBI_WS_DIMS):
         return False
     why = unsupported(q)
     if why:
@@ -358,11 +363,14 @@ def _sm_count(index: int) -> int:
 
 
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
-            num_stages: int, window_left: int = -1, overlap: bool | None = None, pingpong: bool | None = None,
-            persistent: bool | None = None, programs: int | None = None, groups: int | None = None):
+            num_stages: int, window_left: int = -1, alibi_slopes=None, overlap: bool | None = None,
+            pingpong: bool | None = None, persistent: bool | None = None, programs: int | None = None,
+            groups: int | None = None):
     """q (B, H, Nq, d), k/v (B, H_kv, Nk, d) fp16/bf16 CUDA (H % H_kv == 0: GQA/MQA, no copies) -> (out like q,
     lse (B, H, Nq) float32). window_left >= 0 (causal only): row i also sees no key j < i + Nk - Nq - window_left
-    (flash-attn's window (window_left, 0)). persistent None: persistent_default. programs / groups (persistent
+    (flash-attn's window (window_left, 0)). alibi_slopes (causal only): float32 (1 or B, H), contiguous, as
+    variants.parse makes them; adds -slope * (i + Nk - Nq - j) to each visible scaled score. persistent None:
+    persistent_default. programs / groups (persistent
     only; tests and tuning): the grid size (default the SM count) and the head group (default head_group())."""
     import torch
     why = unsupported(q)
@@ -382,6 +390,12 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     if not isinstance(window_left, int) or window_left < -1 or (window_left >= 0 and not causal):
         raise KernelInputError(f"the ws kernel takes a window's left side (an int >= 0, or -1 for none) with "
                                f"causal=True only; got window_left={window_left!r}, causal={causal}")
+    if alibi_slopes is not None and (not causal or alibi_slopes.dtype != torch.float32
+                                     or tuple(alibi_slopes.shape) not in ((1, h), (b, h))
+                                     or not alibi_slopes.is_contiguous()):
+        raise KernelInputError(f"the ws kernel takes ALiBi with causal=True only, slopes float32 contiguous (1 or B, "
+                               f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
+                               f"{alibi_slopes.dtype}")
     ov, pp = CONFIGS[(d, bool(causal))][3:5]
     ov = ov if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
@@ -410,8 +424,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     else:
         grid, grp = (n_blocks, b * h), 1
     creg, preg, maxnreg = REGS[nc]
-    mod.ws_fwd[grid](dq, dk, dv, do, lse, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h, h // h_kv,
-                     NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages, CAUSAL=bool(causal),
-                     WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
+    slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi
+    slopes_b = 0 if alibi_slopes is None or alibi_slopes.shape[0] == 1 else alibi_slopes.stride(0)
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h, h // h_kv,
+                     slopes_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages, CAUSAL=bool(causal),
+                     WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers, ALIBI=alibi_slopes is not None,
                      CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4, maxnreg=maxnreg)
     return o, lse

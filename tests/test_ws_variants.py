@@ -42,15 +42,18 @@ def test_window_key_range_is_exactly_the_tiles_some_row_sees(key_range, bm, bn, 
             assert no_window[0] == 0 and t_lo + n == no_window[1]      # same right end as plain causal
 
 
-def test_ws_takes_causal_windows_and_gqa_only(monkeypatch):
-    """impl="fast" hands a causal window (left, 0) at a head dim in WINDOW_WS_DIMS and GQA/MQA to ws (with the
-    window's left side and k's heads); windows at other head dims, softcap, ALiBi, documents and windows with a
-    right side stay on the tl kernel; impl="ws" refuses those variants."""
+def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
+    """impl="fast" hands a causal window (left, 0) at a head dim in WINDOW_WS_DIMS, causal ALiBi and GQA/MQA to ws
+    (with the window's left side, the slopes as float32 (1 or B, H) and k's heads); windows at other head dims,
+    softcap, ALiBi without causal, documents and windows with a right side stay on the tl kernel; impl="ws" refuses
+    those variants."""
     from flashviz_kernels import api
     seen = []
 
     def spy(q, k, v, **kw):
-        seen.append((q.shape[3], k.shape[1], kw["causal"], kw["window_left"]))
+        sl = kw["alibi_slopes"]
+        seen.append((q.shape[3], k.shape[1], kw["causal"], kw["window_left"],
+                     None if sl is None else (tuple(sl.shape), sl.dtype, sl.is_contiguous())))
         return api._kernel("fast").forward(q, k, v, variant=fk.variants.parse(q, k, causal=kw["causal"]),
                                            sm_scale=kw["sm_scale"], block_m=64, block_n=64, num_warps=4,
                                            num_stages=2)
@@ -58,6 +61,7 @@ def test_ws_takes_causal_windows_and_gqa_only(monkeypatch):
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
     monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (64, False): 1, (128, True): 1})
     monkeypatch.setattr(ws, "WINDOW_WS_DIMS", (128,))
+    monkeypatch.setattr(ws, "ALIBI_WS_DIMS", (128,))
     monkeypatch.setattr(ws, "forward", spy)
     g = torch.Generator().manual_seed(1)
     q, q128 = torch.randn((1, 4, 64, 64), generator=g).half(), torch.randn((1, 4, 64, 128), generator=g).half()
@@ -67,17 +71,22 @@ def test_ws_takes_causal_windows_and_gqa_only(monkeypatch):
     fk.attention(q128, *kv128, impl="fast", window=(10, 0))            # right side 0: a causal window, no flag
     fk.attention(q, *kv, impl="fast")                                    # GQA, no mask
     fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))      # d = 64: not in WINDOW_WS_DIMS
-    assert seen == [(128, 2, True, 10), (128, 2, True, 10), (64, 2, False, -1)]
+    fk.attention(q128, *kv128, impl="fast", causal=True, alibi_slopes=torch.ones(4, dtype=torch.float64))
+    fk.attention(q128, *kv128, impl="fast", window=(7, 0), alibi_slopes=torch.ones((1, 4)))
+    assert seen == [(128, 2, True, 10, None), (128, 2, True, 10, None), (64, 2, False, -1, None),
+                    (128, 2, True, -1, ((1, 4), torch.float32, True)), (128, 2, True, 7, ((1, 4), torch.float32, True))]
     assert fk.launch_plan(q128, *kv128, causal=True, window=(10, 0)) == ("ws", 128, 128)
+    assert fk.launch_plan(q128, *kv128, causal=True, alibi_slopes=torch.ones(4))[0] == "ws"
     assert fk.launch_plan(q, *kv, causal=True, window=(10, 0))[0] == "tl"
+    assert fk.launch_plan(q, *kv, causal=True, alibi_slopes=torch.ones(4))[0] == "tl"      # d = 64: not in the list
     for kw in (dict(window=(10, 5)), dict(window=(10, -1)), dict(softcap=5.0, causal=True),
-               dict(alibi_slopes=torch.ones(4), causal=True),
+               dict(alibi_slopes=torch.ones(4)), dict(alibi_slopes=torch.ones(4), softcap=5.0, causal=True),
                dict(seq_ids=torch.zeros((1, 64), dtype=torch.int64), causal=True)):
         fk.attention(q128, *kv128, impl="fast", **kw)
         assert fk.launch_plan(q128, *kv128, **kw)[0] == "tl"
-        with pytest.raises(fk.KernelUnavailable, match="sliding window and GQA"):
+        with pytest.raises(fk.KernelUnavailable, match="causal ALiBi and GQA"):
             fk.attention(q128, *kv128, impl="ws", **kw)
-    assert len(seen) == 3
+    assert len(seen) == 5
 
 
 def test_ws_forward_checks_window_and_heads(monkeypatch):
@@ -91,6 +100,10 @@ def test_ws_forward_checks_window_and_heads(monkeypatch):
     kv3 = torch.empty((1, 3, 300, 128), dtype=torch.float16)
     with pytest.raises(fk.KernelInputError, match="dividing H"):
         ws.forward(q, kv3, kv3, causal=True, **kw)
+    for causal, sl in ((False, torch.ones((1, 4))), (True, torch.ones(4)), (True, torch.ones((1, 4)).double()),
+                       (True, torch.ones((4, 2)).t()), (True, torch.ones((2, 4)))):
+        with pytest.raises(fk.KernelInputError, match="ALiBi with causal=True only"):
+            ws.forward(q, q, q, causal=causal, alibi_slopes=sl, **kw)
 
 
 def test_window_launch_takes_its_own_schedule(monkeypatch):

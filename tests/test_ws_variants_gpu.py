@@ -1,5 +1,5 @@
-"""The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0) and GQA/MQA,
-against the independent float64 reference of tests/variant_ref.py with the usual idiom
+"""The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0), causal ALiBi
+and GQA/MQA, against the independent float64 reference of tests/variant_ref.py with the usual idiom
 max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program and persistent,
 and at d = 64 also with two consumer warpgroups (one tile and persistent) besides the default three. Skipped where
 ws cannot run."""
@@ -8,7 +8,7 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import check_close
-from test_variants_gpu import EPS, GRAD_EPS, make
+from test_variants_gpu import EPS, GRAD_EPS, make, slopes
 from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
 from variant_ref import reference
 
@@ -24,7 +24,8 @@ def schedule(request, monkeypatch):
     return request.param
 
 
-# name -> (b, h, h_kv, nq, nk, d, dtype, left of the causal window or None for plain causal, causal)
+# name -> (b, h, h_kv, nq, nk, d, dtype, left of the causal window or None for plain causal, causal); an "alibi"
+# name adds ALiBi slopes ((B, H) when it says so)
 CASES = {
     "window 1024": (1, 8, 8, 4096, 4096, 128, torch.float16, 1024, True),
     "window 300 GQA bf16": (1, 8, 2, 4093, 4093, 64, torch.bfloat16, 300, True),
@@ -36,11 +37,18 @@ CASES = {
     "GQA causal": (1, 16, 4, 2048, 2048, 128, torch.float16, None, True),
     "GQA plain ragged": (2, 6, 3, 1000, 1500, 64, torch.float16, None, False),
     "MQA plain": (1, 8, 1, 2048, 2048, 128, torch.bfloat16, None, False),
+    "alibi causal": (1, 8, 8, 4096, 4096, 128, torch.float16, None, True),
+    "alibi(B,H) causal GQA ragged bf16": (2, 8, 2, 1000, 1000, 64, torch.bfloat16, None, True),
+    "alibi window 300 Nq<Nk": (1, 4, 4, 1000, 4093, 128, torch.float16, 300, True),
+    "alibi dead rows Nq>Nk": (1, 4, 2, 4093, 1000, 64, torch.float16, None, True),
 }
 
 
-def _kw(left, causal):
-    return dict(causal=causal) if left is None else dict(causal=True, window=(left, 0))
+def _kw(left, causal, name="", b=1, h=1):
+    kw = dict(causal=causal) if left is None else dict(causal=True, window=(left, 0))
+    if "alibi" in name:
+        kw["alibi_slopes"] = slopes(h, b if "(B,H)" in name else None)
+    return kw
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -49,7 +57,7 @@ def test_ws_variant_against_float64(name, schedule):
     if schedule.endswith("nc2") and d != 64:
         pytest.skip("d = 128 runs two consumers already")
     q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name))
-    kw = _kw(left, causal)
+    kw = _kw(left, causal, name, b, h)
     out64, lse64 = reference(q, k, v, **kw)
     naive = fk.attention(q, k, v, impl="naive", **kw)
     out, lse = fk.attention_with_lse(q, k, v, impl="ws", **kw)
@@ -76,17 +84,24 @@ def test_ws_gqa_poisoned_kv_head_stays_in_its_group(schedule):
                     f"batch {bi}")
 
 
-def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch):
-    """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window and GQA to it; the
-    backward (reference kernel) then matches float64 too."""
+@pytest.mark.parametrize("variant", ["window", "alibi", "alibi+window"])
+def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch, variant):
+    """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window, causal ALiBi and GQA
+    to it; the backward (reference kernel) then matches float64 too."""
     from flashviz_kernels import ws
     if schedule != "one-tile":
         pytest.skip("the dispatch, once")
     calls = []
     real = ws.forward
-    monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append(kw["window_left"]) or real(*a, **kw))
+    monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append((kw["window_left"],
+                                                                      kw["alibi_slopes"] is not None))
+                        or real(*a, **kw))
     q, k, v, do = make(1, 8, 2, 2048, 2048, 128, torch.float16, seed=11)
-    kw = dict(causal=True, window=(500, 0))
+    kw = dict(causal=True)
+    if "window" in variant:
+        kw["window"] = (500, 0)
+    if "alibi" in variant:
+        kw["alibi_slopes"] = slopes(8)
 
     def grads(fn, dt):
         xs = [x.detach().to(dt).requires_grad_() for x in (q, k, v)]
@@ -94,7 +109,7 @@ def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch):
         return (out, *torch.autograd.grad(out, xs, do.to(out.dtype)))
 
     got = grads(lambda *xs: fk.attention(*xs, impl="fast", **kw), torch.float16)
-    assert calls == [500]
+    assert calls == [(500 if "window" in variant else -1, "alibi" in variant)]
     ref = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64)
     low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), torch.float16)
     for what, a, n_, r in zip(("out", "dq", "dk", "dv"), got, low, ref):
