@@ -23,7 +23,8 @@ empty[s] takes one arrive from each consumer once its MMAs reading that stage fi
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
 Rows past n_q and rows that saw no key carry lse2 = +inf (P = 0: no gradient); their dQ adds are masked off.
 Causal (bottom-right, offset n_k - n_q): only query blocks from the first one that sees the key block on, the
-diagonal band masked, the blocks below it not.
+diagonal band masked, the blocks below it not. ROTATE: program j walks its unmasked query blocks starting at
+block j (mod their count), so the programs of one head spread their dQ adds over different rows.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -49,8 +50,17 @@ def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: g
 
 
 @gluon.jit
+def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
+    """First row of the it-th of `count` query blocks from lo; ROTATE starts at block rot % count and wraps, so the
+    key blocks of one head do not all add into the same dQ rows at the same moment (producer and consumers agree)."""
+    if ROTATE:
+        return lo + ((it + rot) % count) * BM
+    return lo + it * BM
+
+
+@gluon.jit
 def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr):
+            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
     """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
@@ -78,10 +88,11 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
     zq = gl.zeros([BM, DP], gl.float32, dq_layout)
     dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
-    for it in range((hi - lo) // BM):
+    count = (hi - lo) // BM
+    for it in range(count):
         c = c0 + it
         st = c % STAGES
-        start = lo + it * BM
+        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
@@ -120,7 +131,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
 
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr):
+              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -130,8 +141,9 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dk = gl.zeros([64, D], gl.float32, d_layout)
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
-    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT)
-    dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT)
+    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False)
+    dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
+                     ROTATE)
     # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
@@ -146,19 +158,19 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr):
-    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr):
-    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
 
 
 @gluon.jit
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr):
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
     bh = gl.program_id(1)
@@ -168,12 +180,24 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
         tma.async_copy_global_to_shared(desc_k, [bh, start_k + c * 64, 0], kv_bar, k_smem.index(c).reshape([1, 64, D]))
         tma.async_copy_global_to_shared(desc_v, [bh, start_k + c * 64, 0], kv_bar, v_smem.index(c).reshape([1, 64, D]))
     lo, full, hi = query_range(start_k, n_q, n_k, BM, 2 * 64, CAUSAL)
-    for c in range((hi - lo) // BM):
+    _load_blocks(a, 0, lo, full, BM, D, STAGES, False)                  # the masked band, in order
+    _load_blocks(a, (full - lo) // BM, full, hi, BM, D, STAGES, ROTATE)  # the rest, as the consumers walk it
+
+
+@gluon.jit
+def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, ROTATE: gl.constexpr):
+    """Q_i, dO_i of query blocks [lo, hi) (block_start's order) into ring positions c0, c0 + 1, ..."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
+    bh = gl.program_id(1)
+    count = (hi - lo) // BM
+    for it in range(count):
+        c = c0 + it
         st = c % STAGES
         mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
         bar = ready.index(st)
         mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
-        start = lo + c * BM
+        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
         tma.async_copy_global_to_shared(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
         tma.async_copy_global_to_shared(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
 
@@ -181,7 +205,7 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
 @gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k,
            BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
-           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+           ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -201,7 +225,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
 
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
          kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k)
-    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT)),
-                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT)),
-                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT))],
+    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
+                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
+                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE))],
                        [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -87,7 +87,7 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
-                     dq_split: int = 1):
+                     dq_split: int = 1, rotate: bool = True):
     """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90."""
     import torch
     import triton
@@ -101,7 +101,7 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32")
     creg, preg, maxnreg = REGS
-    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate, CONSUMER_REGS=creg, PRODUCER_REGS=preg)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
@@ -116,7 +116,7 @@ def ws_bwd_main(args):
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     for d, causal, dt in itertools.product(args.ws_d, (False, True), dtypes):
-        bm, stages, split = ws_bwd.CONFIGS[d]
+        bm, stages, split, _ = ws_bwd.CONFIGS[d]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
         name = f"  d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split}:"
         try:

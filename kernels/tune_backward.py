@@ -69,9 +69,11 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
                     128: [(128, 64, 8, 2, True), (128, 64, 8, 2, False), (64, 64, 8, 2, True), (128, 32, 8, 2, True)]}
 
 
-# (block_m, stages, dq_split) per head dim, for --kind ws: ws_bwd.CONFIGS first, then the tiles that compiled with
-# few spills for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`)
-WS_CANDIDATES = {64: [(64, 2, 1), (64, 3, 1), (128, 2, 1)], 128: [(64, 2, 2), (64, 3, 2), (64, 2, 1)]}
+# (block_m, stages, dq_split, rotate) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that compiled
+# for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64 spills 1.3-1.7
+# KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs)
+WS_CANDIDATES = {64: [(64, 2, 1, True), (64, 2, 1, False), (64, 3, 1, True), (128, 2, 1, True)],
+                 128: [(64, 2, 2, True), (64, 2, 2, False), (64, 3, 2, True), (64, 2, 1, True)]}
 
 
 def _name(kind, c):
@@ -100,7 +102,8 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     if kind == "ws":
         from . import ws_bwd
         runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
-                                                  block_m=c[0], stages=c[1], dq_split=c[2]) for c in candidates}
+                                                  block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3])
+                for c in candidates}
         runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="fused")
     else:

@@ -34,9 +34,10 @@ from .errors import KernelInputError
 LOG2E = 1.4426950408889634
 HEAD_DIMS = (64, 128)
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
-# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs). Not timed yet: picked by `python -m flashviz_kernels.compile_check
+# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
+# block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE). Not timed yet: picked by `python -m flashviz_kernels.compile_check
 # --ws-bwd` (triton 3.6, sm_90) as tiles that compile without spills.
-CONFIGS = {64: (64, 2, 1), 128: (64, 2, 2)}
+CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 2, True)}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -82,9 +83,9 @@ def _descs(q, do, k, v, dk, dv, block_m: int):
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
-             stages: int | None = None, dq_split: int | None = None):
+             stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
-    None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split: instead of CONFIGS
+    None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate: instead of CONFIGS
     (tests, tuning)."""
     import torch
     import triton
@@ -99,8 +100,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     n_k = k.shape[2]
     if k.shape[:2] != (b, h) or v.shape != k.shape:
         raise KernelInputError("the ws backward takes k and v with q's B and H (no GQA)")
-    bm, st, split = CONFIGS[d]
+    bm, st, split, rot = CONFIGS[d]
     bm, st, split = block_m or bm, stages or st, dq_split or split
+    rot = rot if rotate is None else bool(rotate)
     if bm not in (64, 128) or not 2 <= st <= 4 or smem_bytes(d, bm, st, q.element_size()) > SMEM_BYTES \
             or split not in (1, 2) or d // split < 64:
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
@@ -124,7 +126,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     creg, preg, maxnreg = REGS
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
-        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
+        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()

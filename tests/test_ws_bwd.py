@@ -57,7 +57,7 @@ def test_ws_status_reason_is_the_forward_gate(monkeypatch):
 def test_configs_fit_shared_memory_and_registers():
     creg, preg, launch = ws_bwd.REGS
     assert 128 * 3 * launch <= 65536 and 2 * creg + preg <= 3 * launch
-    for d, (bm, stages, split) in ws_bwd.CONFIGS.items():
+    for d, (bm, stages, split, _) in ws_bwd.CONFIGS.items():
         assert d in ws_bwd.HEAD_DIMS and bm in (64, 128) and split in (1, 2) and d // split >= 64
         assert ws_bwd.smem_bytes(d, bm, stages) <= ws_bwd.SMEM_BYTES
 
@@ -100,8 +100,8 @@ from flashviz_kernels import _env
 _env.INTERPRET = False
 from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
-bm, stages, split = ws_bwd.CONFIGS[{d}]
-k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split)
+bm, stages, split, rot = ws_bwd.CONFIGS[{d}]
+k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot)
 ptx = k.asm["ptx"]
 bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 with tempfile.TemporaryDirectory() as tmp:
@@ -135,5 +135,5 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype):
     creg, preg, maxnreg = ws_bwd.REGS
     assert preg in regs and creg in regs
     assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
-    bm, stages, _ = ws_bwd.CONFIGS[d]
+    bm, stages, _, _ = ws_bwd.CONFIGS[d]
     assert ws_bwd.smem_bytes(d, bm, stages) <= got["shared"] <= ws_bwd.SMEM_BYTES

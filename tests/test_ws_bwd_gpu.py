@@ -49,9 +49,9 @@ def test_ws_bwd_with_dlse(causal, nq, nk):
     check(1, 4, nq, nk, 64, torch.float16, causal, seed=9, with_dlse=True, kind="ws")
 
 
-@pytest.mark.parametrize("d,block_m,stages,dq_split", [(64, 128, 2, 1), (64, 64, 3, 1), (128, 64, 3, 2),
-                                                     (128, 64, 2, 1)])
-def test_ws_bwd_other_tiles(d, block_m, stages, dq_split):
+@pytest.mark.parametrize("d,block_m,stages,dq_split,rotate", [(64, 128, 2, 1, True), (64, 64, 3, 1, False),
+                                                            (128, 64, 3, 2, True), (128, 64, 2, 1, False)])
+def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
     from test_backward_fused import _inputs
@@ -59,7 +59,7 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split):
     o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
     ref = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=True, sm_scale=d ** -0.5, block_m=block_m, stages=stages,
-                          dq_split=dq_split)
+                          dq_split=dq_split, rotate=rotate)
     for name, a, r in zip("qkv", got, ref):
         assert torch.isfinite(a).all(), name
         assert (a.float() - r.float()).abs().max().item() < 2e-2, name
