@@ -1,5 +1,6 @@
 """Which Triton backward runs: the fused one (kernels/backward_fused.py), the 7-matmul reference (kernels/backward.py)
-or, only when asked for, the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), chosen per call by backward_kind from BACKWARD_KIND, the inputs and the device; the bench
+or, only when asked for, the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), chosen per call by
+backward_kind from BACKWARD_KIND, the inputs and the device; the bench
 records backward_label() in every dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
 BACKWARD_KIND aside: set it here)."""
 import torch

@@ -1,5 +1,5 @@
-"""Compile the fused backward (or with --ws the Gluon ws forward) for a Hopper GPU without one:
-`python -m flashviz_kernels.compile_check [--ws]`.
+"""Compile the fused backward (or with --ws the Gluon ws forward, --ws-bwd the Gluon ws backward) for a Hopper GPU
+without one: `python -m flashviz_kernels.compile_check [--ws | --ws-bwd]`.
 
 For each tile config (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) and causal off/on, triton.compile builds
 the sm_90 cubin of backward_fused._bwd_fused on this machine (CPU only is fine: no kernel runs) and prints what
@@ -9,6 +9,8 @@ triton version of the GPU machine (3.6 there) to see what it will compile, e.g. 
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
 --ws: every (consumers, d, causal, causal window, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's
 spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
+--ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
+CONFIGS (or --block-m / --stages / --dq-split): the same report plus the number of dQ atomic adds in the PTX.
 """
 import argparse
 import os
@@ -101,7 +103,8 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32")
     creg, preg, maxnreg = REGS
-    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate, CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))

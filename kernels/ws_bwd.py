@@ -35,8 +35,9 @@ LOG2E = 1.4426950408889634
 HEAD_DIMS = (64, 128)
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
-# block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE). Not timed yet: picked by `python -m flashviz_kernels.compile_check
-# --ws-bwd` (triton 3.6, sm_90) as tiles that compile without spills.
+# block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
+# Not timed yet: picked by `python -m flashviz_kernels.compile_check --ws-bwd` (triton 3.6, sm_90): d=64 no spills;
+# d=128 spills 564-588 B of loop scalars with dq_split 2 (724-952 B with 1). tune_backward --kind ws times the rest.
 CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 2, True)}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
@@ -126,7 +127,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     creg, preg, maxnreg = REGS
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
-        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
+        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
+        PRODUCER_REGS=preg, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
