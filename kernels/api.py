@@ -8,7 +8,7 @@
                     softcap=None, seq_ids=None) -> (out, KernelTrace)
     attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None,
                        window=None, alibi_slopes=None, softcap=None, seq_ids=None) -> (dq, dk, dv)   Triton backward
-    backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference" | "ws"): which backward autograd and attention_backward use
+    backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference" | "ws"): which backward autograd, attention_backward run
 
 Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules, variants
 by flashviz_kernels.variants); the kernel modules (teaching, fast, backward) only pick their default launch and
