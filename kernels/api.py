@@ -8,7 +8,7 @@
                     softcap=None, seq_ids=None) -> (out, KernelTrace)
     attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None,
                        window=None, alibi_slopes=None, softcap=None, seq_ids=None) -> (dq, dk, dv)   Triton backward
-    backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference"): which backward autograd and attention_backward use
+    backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference" | "ws"): which backward autograd, attention_backward run
 
 Inputs, options and tiles are checked here, once, for every kernel (tiles by flashviz_kernels.rules, variants
 by flashviz_kernels.variants); the kernel modules (teaching, fast, backward) only pick their default launch and
@@ -48,7 +48,7 @@ import torch
 
 from . import _env, rules, variants
 from .backward_pick import (BACKWARD_KINDS, FUSED_AUTO_MAX_D, FUSED_MAX_D, FUSED_VERIFIED,  # noqa: F401 (API)
-                            backward_kind, backward_label)
+                            backward_kind, backward_label, backward_launch)
 from .errors import (KernelInputError, KernelOutOfMemory, KernelResourceError, KernelTypeError,
                      KernelUnavailable)
 from .naive import naive_attention
@@ -303,13 +303,10 @@ def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
     log = dict(d=q.shape[3], dtype=str(q.dtype), **var.describe())
-    if backward_kind(q, kind, config, var) == "fused":              # 5-number config, fast's contract (causal)
-        from . import backward_fused
-        config = backward_fused.pick_config(q) if config is None else config
-        grads = _guarded(lambda: backward_fused.backward(q, k, v, o, lse, do.to(q.dtype), causal=var.causal,
-                                                         sm_scale=sm_scale, dlse=dlse, config=config),
-                         dict(impl="backward_fused", config=config, **log), lock=lock)
-        return tuple(g.to(dtype) for g in grads)
+    picked = backward_kind(q, kind, config, var)
+    if picked != "reference":                                       # fused (5-number config) or ws (Gluon, sm_90)
+        run, info = backward_launch(picked, q, k, v, o, lse, do.to(q.dtype), dlse, var.causal, sm_scale, config)
+        return tuple(g.to(dtype) for g in _guarded(run, dict(info, **log), lock=lock))
     config = backward.pick_config(q) if config is None else config
     log = dict(impl="backward", dkdv_blocks=config[:2], dq_blocks=config[2:4], num_warps=config[4],
                num_stages=config[5], **log)
@@ -405,7 +402,7 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
                        alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
                        seq_ids: torch.Tensor | None = None):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
-    gradient reaching lse, or None). kind: "fused", "reference" or "auto" (None: backward_pick.BACKWARD_KIND).
+    gradient reaching lse, or None). kind: "fused", "reference", "ws" or "auto" (None: backward_pick.BACKWARD_KIND).
     config pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's
     config is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n,
     block_m, num_warps, num_stages, rotate).

@@ -1,5 +1,6 @@
-"""Which Triton backward runs: the fused one (kernels/backward_fused.py) or the 7-matmul reference
-(kernels/backward.py), chosen per call by backward_kind from BACKWARD_KIND, the inputs and the device; the bench
+"""Which Triton backward runs: the fused one (kernels/backward_fused.py), the 7-matmul reference (kernels/backward.py)
+or, only when asked for, the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), chosen per call by
+backward_kind from BACKWARD_KIND, the inputs and the device; the bench
 records backward_label() in every dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
 BACKWARD_KIND aside: set it here)."""
 import torch
@@ -11,8 +12,9 @@ from .variants import Variant
 # Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
 # "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
 # verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
-# flashviz.bench records it (backward_label) in the provenance of every dataset.
-BACKWARD_KINDS = ("auto", "fused", "reference")
+# flashviz.bench records it (backward_label) in the provenance of every dataset. "ws" (kernels/ws_bwd.py, Gluon,
+# sm_90 + the ws forward's verified triton only) runs only when asked for: "auto" never picks it (not measured yet).
+BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -26,7 +28,7 @@ FUSED_AUTO_MAX_D = 64
 
 
 def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
-    """"fused" or "reference" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
+    """"fused", "reference" or "ws" for these inputs; kind None reads BACKWARD_KIND. A 6-number config is the
     reference kernel's, a 5-number one the fused kernel's. The fused kernel takes plain or causal attention
     only: any other variant (window, softcap, ALiBi, GQA, documents) runs the reference."""
     from . import backward_fused
@@ -34,6 +36,8 @@ def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
     simple = var is None or fused_takes(var)
     if kind not in BACKWARD_KINDS:
         raise KernelInputError(f"backward kind must be one of {', '.join(BACKWARD_KINDS)}; got {kind!r}")
+    if kind == "ws":
+        return ws_kind(q, config, var)
     if config is not None:
         by_len = "reference" if len(config) == 6 else "fused"
         if kind not in ("auto", by_len):
@@ -68,3 +72,27 @@ def fused_takes(var: Variant) -> bool:
     """Plain or causal attention, nothing else: what the fused backward takes."""
     return (var.softcap is None and var.slopes is None and var.seq_ids is None and var.groups == 1
             and var.left == -1 and var.right in (-1, 0))
+
+
+def ws_kind(q, config, var: Variant | None) -> str:
+    """"ws" when kernels/ws_bwd.py can take these inputs here, else KernelInputError saying why."""
+    from . import ws_bwd
+    if config is not None:
+        raise KernelInputError("the ws backward takes no config (kernels/ws_bwd.py CONFIGS picks its tiles)")
+    why = (None if var is None or fused_takes(var) else "it takes plain or causal attention only, not this "
+           "variant") or ws_bwd.supported(q)
+    if why:
+        raise KernelInputError(f"the ws backward cannot take these inputs: {why}; use kind='fused' or 'reference'")
+    return "ws"
+
+
+def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config):
+    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it)."""
+    if kind == "ws":
+        from . import ws_bwd
+        return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse),
+                dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]]))
+    from . import backward_fused
+    config = backward_fused.pick_config(q) if config is None else config
+    return (lambda: backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
+                                            config=config), dict(impl="backward_fused", config=config))

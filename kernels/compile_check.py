@@ -1,5 +1,5 @@
-"""Compile the fused backward (or with --ws the Gluon ws forward) for a Hopper GPU without one:
-`python -m flashviz_kernels.compile_check [--ws]`.
+"""Compile the fused backward (or with --ws the Gluon ws forward, --ws-bwd the Gluon ws backward) for a Hopper GPU
+without one: `python -m flashviz_kernels.compile_check [--ws | --ws-bwd]`.
 
 For each tile config (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) and causal off/on, triton.compile builds
 the sm_90 cubin of backward_fused._bwd_fused on this machine (CPU only is fine: no kernel runs) and prints what
@@ -9,6 +9,8 @@ triton version of the GPU machine (3.6 there) to see what it will compile, e.g. 
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
 --ws: every (consumers, d, causal, causal window, causal ALiBi, persistent) of the ws kernel at its CONFIGS switches: ptxas -v's
 spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
+--ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
+CONFIGS (or --block-m / --stages / --dq-split): the same report plus the number of dQ atomic adds in the PTX.
 """
 import argparse
 import os
@@ -87,6 +89,48 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
 
 
+def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
+                     dq_split: int = 1, rotate: bool = True):
+    """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90."""
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+    from triton.runtime.jit import mangle_type
+    from . import _ws_bwd_gluon as mod
+    from .ws_bwd import REGS, _descs
+    x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
+    names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv")
+    sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
+    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32")
+    creg, preg, maxnreg = REGS
+    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+    sig.update({k: "constexpr" for k in consts})
+    src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
+    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
+
+
+def ws_bwd_main(args):
+    import itertools
+
+    import triton
+    from . import ws_bwd
+    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
+    dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
+    for d, causal, dt in itertools.product(args.ws_d, (False, True), dtypes):
+        bm, stages, split, _ = ws_bwd.CONFIGS[d]
+        bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
+        name = f"  d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split}:"
+        try:
+            k = compile_sm90_bwd(d, causal, dt, bm, stages, split)
+        except Exception as e:  # noqa: BLE001
+            print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
+            continue
+        print(f"{name} {_ws_report(k, bindir)}, atomics {k.asm['ptx'].count('atom.global')}", flush=True)
+
+
 def ws_main(args):
     import itertools
 
@@ -118,18 +162,24 @@ def ws_main(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ws", action="store_true", help="the Gluon ws forward instead of the fused backward")
+    ap.add_argument("--ws-bwd", action="store_true", help="the Gluon ws backward instead of the fused backward")
+    ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
+    ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")
     ap.add_argument("--stages", type=int, default=None, help="--ws: instead of CONFIGS' stages")
     ap.add_argument("--d", type=int, default=128)
-    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32"])
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32", "both"],
+                    help="--ws-bwd: both = fp16 and bf16")
     ap.add_argument("--config", nargs="+", default=None, help="BLOCK_N,BLOCK_M,warps,stages,rotate (rotate 0/1)")
     args = ap.parse_args(argv)
     from . import _env
     _env.INTERPRET = False
     if args.ws:
         return ws_main(args)
+    if args.ws_bwd:
+        return ws_bwd_main(args)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource

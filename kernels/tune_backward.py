@@ -4,6 +4,8 @@
 next to the 7-matmul reference (its own pick), SDPA cuDNN's and SDPA flash's backward on the same inputs, in
 one run; it ends with each candidate's geometric-mean ratio to cuDNN per head dim and can write every
 number to --out (JSON). `--warm-only` just compiles (run several in parallel to fill triton's cache).
+`--kind ws` does the same for the Gluon ws backward (kernels/ws_bwd.py, sm_90 + triton 3.6): every WS_CANDIDATES
+entry next to the fused backward's pick, the reference, SDPA cuDNN and SDPA flash.
 
 Forward once with the fast kernel, then triton.testing.do_bench (median) of the backward alone per
 candidate (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages), next to SDPA flash's
@@ -67,6 +69,17 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
                     128: [(128, 64, 8, 2, True), (128, 64, 8, 2, False), (64, 64, 8, 2, True), (128, 32, 8, 2, True)]}
 
 
+# (block_m, stages, dq_split, rotate) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that compiled
+# for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64 spills 1.3-1.7
+# KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs)
+WS_CANDIDATES = {64: [(64, 2, 1, True), (64, 2, 1, False), (64, 3, 1, True), (128, 2, 1, True)],
+                 128: [(64, 2, 2, True), (64, 2, 2, False), (64, 3, 2, True), (64, 2, 1, True)]}
+
+
+def _name(kind, c):
+    return f"{kind}{tuple(c)}"
+
+
 def _sdpa_bwd(q, k, v, do, causal, backend):
     """A function timing SDPA's backward alone (forward once, under the given backend), and its gradients."""
     from torch.nn.attention import sdpa_kernel
@@ -77,16 +90,26 @@ def _sdpa_bwd(q, k, v, do, causal, backend):
     return run, run()
 
 
-def bench_fused(d, n, causal, candidates, warm_only=False, rep=100):
-    """Rows {name: {ms, tflops, maxerr}} for SDPA cuDNN, SDPA flash, the reference and every fused candidate."""
+def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"):
+    """Rows {name: {ms, tflops, maxerr}} for SDPA cuDNN, SDPA flash, the reference and every candidate of kind
+    (fused; or ws, then with the fused backward's own pick too)."""
     from torch.nn.attention import SDPBackend
     shape = (4, 32, n, d) if not warm_only else (1, 2, 256, d)
     q, k, v, do = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(4))
     scale = 1 / math.sqrt(d)
     flops = 2.5 * 4 * shape[0] * shape[1] * shape[2] ** 2 * d * (0.5 if causal else 1)
     o, lse = api.attention_with_lse(q, k, v, causal=causal, impl="fast")
-    runs = {f"fused{tuple(c)}": functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
-                                                  sm_scale=scale, config=tuple(c), kind="fused") for c in candidates}
+    if kind == "ws":
+        from . import ws_bwd
+        runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
+                                                  block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3])
+                for c in candidates}
+        runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
+                                          sm_scale=scale, kind="fused")
+    else:
+        runs = {_name("fused", c): functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
+                                                     sm_scale=scale, config=tuple(c), kind="fused")
+                for c in candidates}
     runs["reference"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="reference")
     if warm_only:
@@ -117,24 +140,25 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100):
 
 
 def main_fused(args):
-    """Time fused candidates vs reference, cuDNN, flash; print ratios; write --out."""
+    """Time fused (or ws) candidates vs reference, cuDNN, flash; print ratios; write --out."""
     record = dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
                   device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
                   date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16",
                   timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
     for d in args.d:
-        cands = FUSED_CANDIDATES[d]
+        cands = (WS_CANDIDATES if args.kind == "ws" else FUSED_CANDIDATES)[d]
         for n in args.n:
             for c in args.causal:
                 print(f"d={d} N={n} causal={bool(c)}", flush=True)
-                rows = bench_fused(d, n, bool(c), cands, args.warm_only, args.rep)
+                rows = bench_fused(d, n, bool(c), cands, args.warm_only, args.rep, args.kind)
                 record["rows"].append(dict(d=d, n=n, causal=bool(c), impls=rows))
                 torch.cuda.empty_cache()
         if args.warm_only:
             continue
         mine = [r for r in record["rows"] if r["d"] == d]
         print(f"\nd={d}: ratio to SDPA cuDNN's backward (geomean over N, causal), then per row")
-        for name in [f"fused{tuple(c)}" for c in cands] + ["reference", "sdpa-flash"]:
+        extra = ["fused"] if args.kind == "ws" else []
+        for name in [_name(args.kind, c) for c in cands] + extra + ["reference", "sdpa-flash"]:
             rs = [r["impls"]["sdpa-cudnn"]["ms"] / r["impls"][name]["ms"] if "ms" in r["impls"].get(name, {})
                   and "ms" in r["impls"].get("sdpa-cudnn", {}) else None for r in mine]
             gm = math.exp(sum(map(math.log, rs)) / len(rs)) if rs and all(rs) else 0.0
@@ -149,13 +173,13 @@ def main(argv=None):
     ap.add_argument("--d", type=int, nargs="+", default=[128])
     ap.add_argument("--n", type=int, nargs="+", default=[8192])
     ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
-    ap.add_argument("--kind", choices=["reference", "fused"], default="reference")
-    ap.add_argument("--warm-only", action="store_true", help="fused: compile every candidate, time nothing")
+    ap.add_argument("--kind", choices=["reference", "fused", "ws"], default="reference")
+    ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     args = ap.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
-    if args.kind == "fused":
+    if args.kind in ("fused", "ws"):
         return main_fused(args)
     for d in args.d:
         rows = {(n, c): bench_one(d, n, bool(c), CANDIDATES) for n in args.n for c in args.causal}

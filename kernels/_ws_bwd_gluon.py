@@ -1,0 +1,231 @@
+"""The Gluon kernel behind the "ws" backward: a warp-specialised FlashAttention-3-style backward for Hopper.
+
+Imported only by ws_bwd.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
+and 3.8), or directly by the CPU compile check. One program per BN = 128-key block of one head (grid (key blocks,
+B*H)), in three partitions:
+
+  partition 0 (default, 4 warps)  consumer of keys [0, 64) of the block          five async warpgroup MMAs per
+  partition 1 (worker, 4 warps)   consumer of keys [64, 128)                      query block (below)
+  partition 2 (worker, 1 warp)    producer: TMA loads of K/V (once), then Q_i/dO_i into a STAGES-deep ring
+
+Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in registers and, per BM = 64-row query
+block i that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_scale * log2 e):
+    S^T  = K_c Q_i^T                      (64 x BM, both operands in shared memory)
+    dP^T = V_c dO_i^T                     (issued with S^T: it runs while P^T is computed)
+    P^T  = exp2(S^T qk_scale - lse2_i)    (masked on the causal band and in a ragged last key block)
+    dV_c += P^T dO_i                      (P^T from registers as the A operand)
+    dS^T = P^T (dP^T - delta_i)
+    dK_c += dS^T Q_i                      (dS^T from registers)
+    dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the 64 x d fp32
+                                           partial is added into the fp32 dQ buffer with atomic adds)
+Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
+empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
+(B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
+Rows past n_q and rows that saw no key carry lse2 = +inf (P = 0: no gradient); their dQ adds are masked off.
+Causal (bottom-right, offset n_k - n_q): only query blocks from the first one that sees the key block on, the
+diagonal band masked, the blocks below it not. ROTATE: program j walks its unmasked query blocks starting at
+block j (mod their count), so the programs of one head spread their dQ adds over different rows.
+"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                               warpgroup_mma_wait)
+
+
+@gluon.jit
+def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """(lo, full, hi) for the BN-key block at start_k: query blocks [lo, full) need a mask (causal band, ragged
+    key block), [full, hi) do not; all multiples of BM, hi = n_q rounded up."""
+    hi = gl.cdiv(n_q, BM) * BM
+    lo = 0
+    full = 0
+    if CAUSAL:                                        # row r sees keys j <= r + n_k - n_q
+        offset = n_k - n_q
+        lo = (gl.maximum(start_k - offset, 0) // BM) * BM
+        full = gl.minimum(gl.cdiv(gl.maximum(start_k + BN - 1 - offset, 0), BM) * BM, hi)
+        full = gl.maximum(full, lo)
+    if start_k + BN > n_k:                            # ragged last key block: keys past n_k must get P = 0
+        full = hi
+    return lo, full, hi
+
+
+@gluon.jit
+def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
+    """First row of the it-th of `count` query blocks from lo; ROTATE starts at block rot % count and wraps, so the
+    key blocks of one head do not all add into the same dQ rows at the same moment (producer and consumers agree)."""
+    if ROTATE:
+        return lo + ((it + rot) % count) * BM
+    return lo + it * BM
+
+
+@gluon.jit
+def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BM, 16])
+    d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    op_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=d_layout, k_width=2)
+    qrow_l: gl.constexpr = gl.SliceLayout(0, s_layout)    # query rows run along S^T's columns
+    key_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    dtype: gl.constexpr = desc_q.dtype
+
+    bh = gl.program_id(1)
+    k_buf = k_smem.index(CID)
+    v_buf = v_smem.index(CID)
+    ds_buf = ds_smem.index(CID)
+    keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
+    offset = n_k - n_q
+    stat_base = bh.to(gl.int64) * n_q
+    dq_base = DQ + stat_base * D
+    zs = gl.zeros([64, BM], gl.float32, s_layout)
+    DP: gl.constexpr = D // DQ_SPLIT                  # dQ columns per MMA
+    dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                        instr_shape=[16, DP, 16])
+    zq = gl.zeros([BM, DP], gl.float32, dq_layout)
+    dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
+    dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
+    count = (hi - lo) // BM
+    for it in range(count):
+        c = c0 + it
+        st = c % STAGES
+        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
+        q_buf = q_smem.index(st)
+        do_buf = do_smem.index(st)
+        rows = start + gl.arange(0, BM, layout=qrow_l)
+        lse = gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf"))
+        delta = gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0)
+        mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+        s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+        dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+        s = warpgroup_mma_wait(1, deps=(s_tok,))
+        p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
+        if MASKED:
+            ok = gl.expand_dims(keys, 1) < n_k
+            if CAUSAL:
+                ok = ok & (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset)
+            p = gl.where(ok, p, 0.0)
+        p16 = gl.convert_layout(p.to(dtype), op_layout)
+        dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
+        dp = warpgroup_mma_wait(1, deps=(dp_tok,))
+        ds = p * (dp - gl.expand_dims(delta, 0))
+        ds16 = ds.to(dtype)
+        ds_buf.store(ds16)
+        dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
+        fence_async_shared()
+        dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
+        mbarrier.arrive(empty.index(st))              # Q_i, dO_i read; K_c and dS^T stay this consumer's own
+        qrows = start + gl.arange(0, BM, layout=dq_rows_l)
+        row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
+        row_ok = gl.expand_dims(qrows < n_q, 1)
+        for h in gl.static_range(DQ_SPLIT):           # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
+            dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq, use_acc=False,
+                                   is_async=True)
+            dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+            gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
+    return dk, dv
+
+
+@gluon.jit
+def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
+    d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    start_k = gl.program_id(0) * (2 * 64)
+    lo, full, hi = query_range(start_k, n_q, n_k, BM, 2 * 64, CAUSAL)
+    dk = gl.zeros([64, D], gl.float32, d_layout)
+    dv = gl.zeros([64, D], gl.float32, d_layout)
+    mbarrier.wait(kv_bar, 0)
+    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False)
+    dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
+                     ROTATE)
+    # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
+    k_buf = k_smem.index(CID)
+    v_buf = v_smem.index(CID)
+    k_buf.store((dk * sm_scale).to(desc_dk.dtype))
+    v_buf.store(dv.to(desc_dv.dtype))
+    fence_async_shared()
+    bh = gl.program_id(1)
+    tma.async_copy_shared_to_global(desc_dk, [bh, start_k + CID * 64, 0], k_buf.reshape([1, 64, D]))
+    tma.async_copy_shared_to_global(desc_dv, [bh, start_k + CID * 64, 0], v_buf.reshape([1, 64, D]))
+    tma.store_wait(0)
+
+
+@gluon.jit
+def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
+
+
+@gluon.jit
+def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
+
+
+@gluon.jit
+def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
+    bh = gl.program_id(1)
+    start_k = gl.program_id(0) * (2 * 64)
+    mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
+    for c in gl.static_range(2):
+        tma.async_copy_global_to_shared(desc_k, [bh, start_k + c * 64, 0], kv_bar, k_smem.index(c).reshape([1, 64, D]))
+        tma.async_copy_global_to_shared(desc_v, [bh, start_k + c * 64, 0], kv_bar, v_smem.index(c).reshape([1, 64, D]))
+    lo, full, hi = query_range(start_k, n_q, n_k, BM, 2 * 64, CAUSAL)
+    _load_blocks(a, 0, lo, full, BM, D, STAGES, False)                  # the masked band, in order
+    _load_blocks(a, (full - lo) // BM, full, hi, BM, D, STAGES, ROTATE)  # the rest, as the consumers walk it
+
+
+@gluon.jit
+def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, ROTATE: gl.constexpr):
+    """Q_i, dO_i of query blocks [lo, hi) (block_start's order) into ring positions c0, c0 + 1, ..."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k) = a
+    bh = gl.program_id(1)
+    count = (hi - lo) // BM
+    for it in range(count):
+        c = c0 + it
+        st = c % STAGES
+        mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
+        bar = ready.index(st)
+        mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
+        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
+        tma.async_copy_global_to_shared(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
+        tma.async_copy_global_to_shared(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
+
+
+@gluon.jit
+def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k,
+           BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
+           ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+    dtype: gl.constexpr = desc_q.dtype
+    q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
+    kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
+    ds_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, BM], dtype)
+    q_smem = gl.allocate_shared_memory(dtype, [STAGES, BM, D], q_layout)
+    do_smem = gl.allocate_shared_memory(dtype, [STAGES, BM, D], q_layout)
+    k_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
+    v_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
+    ds_smem = gl.allocate_shared_memory(dtype, [2, 64, BM], ds_layout)
+    kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(kv_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=2)        # one arrive per consumer partition
+
+    a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+         kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k)
+    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
+                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
+                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE))],
+                       [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -1,0 +1,136 @@
+"""kind="ws" backward: a warp-specialised, FlashAttention-3-style attention backward written in Gluon, for Hopper
+(sm_90) only.
+
+What it is: one program per 128-key block of one head. A 1-warp producer loads the block's K and V once by TMA,
+then streams Q_i and dO_i (64-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers; two
+consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
+asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
+with P^T and dS^T straight from registers, and dQ_i += dS K from dS^T written to shared memory; that partial dQ
+(fp32) is added into an fp32 buffer by atomic adds and a last pass scales and casts it. dK and dV stay in
+registers for the whole key block (fp32) and leave by TMA. The producer gives its registers to the consumers
+(setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
+Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
+head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
+gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA), no other variant.
+dQ is not bitwise reproducible from run to run (the atomic adds' order), dK and dV are.
+Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
+delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
+3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
+Measured: not yet measured on a GPU (compile-checked for sm_90 with triton 3.6 only: `python -m
+flashviz_kernels.compile_check --ws-bwd --dtype both`; tests/device_verify_ws_bwd.sh tests and times it).
+
+Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
+compute capability ws.VERIFIED_CAPABILITY; asked for anywhere else it raises KernelInputError with the reason
+(backward_pick). Importing this module never imports Gluon.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+
+from . import ws
+from .errors import KernelInputError
+
+LOG2E = 1.4426950408889634
+HEAD_DIMS = (64, 128)
+BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
+# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
+# block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
+# Not timed yet: picked by `python -m flashviz_kernels.compile_check --ws-bwd` (triton 3.6, sm_90): d=64 no spills;
+# d=128 spills 564-588 B of loop scalars with dq_split 2 (724-952 B with 1). tune_backward --kind ws times the rest.
+CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 2, True)}
+# (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
+# 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
+REGS = (240, 24, 168)
+SMEM_BYTES = ws.SMEM_BYTES
+
+
+def supported(q) -> str | None:
+    """Why the ws backward cannot take these inputs or run here (None: it can)."""
+    import torch
+    why = ws._reason_unavailable()
+    if why:
+        return why
+    if q.device.type != "cuda":
+        return f"q is on {q.device}; the Gluon backward needs CUDA tensors"
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        return f"the Gluon backward takes float16 or bfloat16, not {q.dtype}"
+    if q.shape[3] not in HEAD_DIMS:
+        return f"the Gluon backward takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
+    return None
+
+
+def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2) -> int:
+    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles."""
+    return (2 * stages * block_m * d + 2 * BLOCK_N * d + BLOCK_N * block_m) * itemsize
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_layout(rows: int, d: int, fp16: bool):
+    from triton.experimental.gluon import language as gl
+    return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
+
+
+def _descs(q, do, k, v, dk, dv, block_m: int):
+    """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores clip)."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    d = q.shape[3]
+    fp16 = str(q.dtype) == "torch.float16"
+
+    def desc(x, rows):
+        x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
+        return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
+    return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64)
+
+
+def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
+             stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None):
+    """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
+    None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate: instead of CONFIGS
+    (tests, tuning)."""
+    import torch
+    import triton
+
+    from .backward import _bwd_delta
+    from .backward_fused import _dq_cast
+    from .fast import tma_ready
+    why = supported(q)
+    if why:
+        raise KernelInputError(f"the ws backward cannot run here: {why}")
+    b, h, n_q, d = q.shape
+    n_k = k.shape[2]
+    if k.shape[:2] != (b, h) or v.shape != k.shape:
+        raise KernelInputError("the ws backward takes k and v with q's B and H (no GQA)")
+    bm, st, split, rot = CONFIGS[d]
+    bm, st, split = block_m or bm, stages or st, dq_split or split
+    rot = rot if rotate is None else bool(rotate)
+    if bm not in (64, 128) or not 2 <= st <= 4 or smem_bytes(d, bm, st, q.element_size()) > SMEM_BYTES \
+            or split not in (1, 2) or d // split < 64:
+        raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
+                               f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64); got block_m={bm}, "
+                               f"stages={st}, dq_split={split} at d={d}")
+    q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
+    o = o.contiguous()
+    # Rows that saw no key have lse = -inf; +inf makes their P exactly 0, and the gradient reaching their lse counts
+    # for nothing. The kernel reads lse in log2 units (its exponentials are bare exp2).
+    dead = torch.isneginf(lse)
+    if dlse is not None:
+        dlse = dlse.to(torch.float32).masked_fill(dead, 0.0).contiguous()
+    lse2 = (lse * LOG2E).masked_fill_(dead, float("inf")).contiguous()
+    del dead
+    delta = torch.empty_like(lse2)
+    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
+    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
+                                               D=d, BLOCK_D=d, BLOCK_M=64, HAS_DLSE=dlse is not None)
+    mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
+    creg, preg, maxnreg = REGS
+    mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
+        *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
+        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
+        PRODUCER_REGS=preg, num_warps=4,
+        maxnreg=maxnreg)
+    dq = torch.empty_like(q)
+    total = dq_acc.numel()
+    _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
+    return dq, dk, dv

@@ -1,0 +1,139 @@
+"""The Gluon ws backward (kernels/ws_bwd.py) without a GPU: its dispatch (kind "ws" only when asked, a reason when
+it cannot run), its per-key-block query range as plain Python, and its sm_90 compile under the verified triton
+(skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from flashviz_kernels import api, backward_pick, ws, ws_bwd
+
+
+def test_ws_is_an_explicit_backward_kind_auto_never_picks_it():
+    assert "ws" in api.BACKWARD_KINDS and backward_pick.BACKWARD_KIND == "auto"
+    q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
+    assert api.backward_kind(q) in ("fused", "reference")
+
+
+def test_ws_kind_off_gpu_raises_with_the_reason():
+    q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match="ws backward cannot take these inputs: .+"):
+        api.backward_kind(q, "ws")
+    x = torch.randn(1, 1, 8, 64).half()
+    lse = torch.zeros(1, 1, 8)
+    with pytest.raises(fk.KernelInputError, match="ws backward"):
+        fk.attention_backward(x, x, x, x, lse, x, kind="ws")
+
+
+def test_ws_kind_reasons(monkeypatch):
+    """Each input the ws backward cannot take names itself once the device gate passes."""
+    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    meta = lambda d=64, dt=torch.float16, dev="meta": torch.empty((1, 1, 8, d), dtype=dt, device=dev)  # noqa: E731
+    assert ws_bwd.supported(meta()) == "q is on meta; the Gluon backward needs CUDA tensors"
+    monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")))
+    assert ws_bwd.supported(meta()) is None and api.backward_kind(meta(), "ws") == "ws"
+    assert "float16 or bfloat16" in ws_bwd.supported(meta(dt=torch.float32))
+    assert "head dim" in ws_bwd.supported(meta(d=96))
+    with pytest.raises(fk.KernelInputError, match="head dim"):
+        api.backward_kind(meta(d=96), "ws")
+    with pytest.raises(fk.KernelInputError, match="no config"):
+        api.backward_kind(meta(), "ws", config=(32, 32, 4, 2, True))
+    from flashviz_kernels import variants
+    var = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, window=(16, 0))
+    with pytest.raises(fk.KernelInputError, match="variant"):
+        api.backward_kind(meta(), "ws", var=var)
+
+
+def test_ws_status_reason_is_the_forward_gate(monkeypatch):
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
+    q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
+    assert "triton 3.8.0 is not a version" in ws_bwd.supported(q)
+
+
+def test_configs_fit_shared_memory_and_registers():
+    creg, preg, launch = ws_bwd.REGS
+    assert 128 * 3 * launch <= 65536 and 2 * creg + preg <= 3 * launch
+    for d, (bm, stages, split, _) in ws_bwd.CONFIGS.items():
+        assert d in ws_bwd.HEAD_DIMS and bm in (64, 128) and split in (1, 2) and d // split >= 64
+        assert ws_bwd.smem_bytes(d, bm, stages) <= ws_bwd.SMEM_BYTES
+
+
+@pytest.fixture(scope="module")
+def query_range():
+    try:
+        from flashviz_kernels import _ws_bwd_gluon
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    import types
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b))
+    fn = _ws_bwd_gluon.query_range.fn
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "gl": shim})
+
+
+@pytest.mark.parametrize("n_q,n_k", [(1, 1), (17, 17), (1000, 1000), (1000, 1500), (1500, 1000), (300, 100),
+                                     (4093, 17), (64, 256), (130, 129)])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("bm", [64, 128])
+def test_query_range_covers_every_visible_pair_and_masks_the_rest(query_range, n_q, n_k, causal, bm):
+    """Per 128-key block: the blocks below lo see none of its keys, the unmasked ones [full, hi) see all of them
+    (so no mask is needed there), and hi covers every row."""
+    bn, off = 128, n_k - n_q
+    for start_k in range(0, n_k, bn):
+        lo, full, hi = query_range(start_k, n_q, n_k, bm, bn, causal)
+        assert lo % bm == 0 and full % bm == 0 and lo <= full <= hi == -(-n_q // bm) * bm
+        keys = range(start_k, start_k + bn)
+        for r in range(n_q):
+            sees = [j for j in keys if j < n_k and (not causal or j <= r + off)]
+            if r < lo:
+                assert not sees, (start_k, r)
+            if r >= full:
+                assert len(sees) == bn, (start_k, r)
+
+
+COMPILE = """
+import json, os, re, subprocess, tempfile, triton
+from flashviz_kernels import _env
+_env.INTERPRET = False
+from flashviz_kernels import ws_bwd
+from flashviz_kernels.compile_check import compile_sm90_bwd
+bm, stages, split, rot = ws_bwd.CONFIGS[{d}]
+k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot)
+ptx = k.asm["ptx"]
+bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
+    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
+                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
+spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
+print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
+                      tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
+                      ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
+                      warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
+"""
+SPILL_BOUND = 1024       # bytes of spill stores ptxas may report (d=128 spills a few loop scalars; see compile_check)
+
+
+@pytest.mark.parametrize("d,causal,dtype", [(64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"),
+                                            (128, True, "fp16")])
+def test_ws_backward_compiles_for_sm90(d, causal, dtype):
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
+                    "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
+    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, dtype=dtype)], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["wgmma"] > 0 and got["tma"] > 0
+    assert got["ptxas_spills"] is not None and got["ptxas_spills"][0] <= SPILL_BOUND
+    regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
+    creg, preg, maxnreg = ws_bwd.REGS
+    assert preg in regs and creg in regs
+    assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
+    bm, stages, _, _ = ws_bwd.CONFIGS[d]
+    assert ws_bwd.smem_bytes(d, bm, stages) <= got["shared"] <= ws_bwd.SMEM_BYTES

@@ -1,0 +1,107 @@
+"""The Gluon ws backward (kernels/ws_bwd.py) on a Hopper GPU (marker `gpu`; skipped with the reason where it cannot
+run: no CUDA, not sm_90, not the verified triton).
+
+Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
+(test_backward_fused.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
+values in another head do not leak; the peak extra memory the module docstring states, measured.
+"""
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from test_backward_fused import check
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _needs_ws_bwd():
+    from flashviz_kernels import ws_bwd
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    why = ws_bwd.supported(torch.empty((1, 1, 1, 64), dtype=torch.float16, device="cuda"))
+    if why:
+        pytest.skip(f"the ws backward cannot run here: {why}")
+
+
+@pytest.mark.parametrize("n", [1, 17, 1000, 4093])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_ws_bwd_full_size(n, d, causal):
+    check(1, 4, n, n, d, torch.float16, causal, seed=n + d, kind="ws")
+
+
+@pytest.mark.parametrize("nq,nk,causal,d", [(1000, 1500, True, 64), (1500, 1000, True, 64), (1000, 1500, False, 64),
+                                            (300, 100, True, 128), (4093, 17, True, 64), (200, 700, True, 128)])
+def test_ws_bwd_nq_ne_nk_and_masked_rows(nq, nk, causal, d):
+    """Causal with Nq > Nk leaves rows that see no key: zero gradient (check asserts it)."""
+    check(2, 4, nq, nk, d, torch.float16, causal, seed=nq + 3 * nk, kind="ws")
+
+
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_ws_bwd_bf16(d, causal):
+    check(1, 4, 777, 777, d, torch.bfloat16, causal, seed=d, kind="ws")
+
+
+@pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 600), (False, 640, 640)])
+def test_ws_bwd_with_dlse(causal, nq, nk):
+    check(1, 4, nq, nk, 64, torch.float16, causal, seed=9, with_dlse=True, kind="ws")
+
+
+@pytest.mark.parametrize("d,block_m,stages,dq_split,rotate", [(64, 128, 2, 1, True), (64, 64, 3, 1, False),
+                                                            (128, 64, 3, 2, True), (128, 64, 2, 1, False)])
+def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate):
+    """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
+    from flashviz_kernels import ws_bwd
+    from test_backward_fused import _inputs
+    q, k, v, do, _ = _inputs(1, 4, 1000, 1000, d, torch.float16, seed=3)
+    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    ref = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
+    got = ws_bwd.backward(q, k, v, o, lse, do, causal=True, sm_scale=d ** -0.5, block_m=block_m, stages=stages,
+                          dq_split=dq_split, rotate=rotate)
+    for name, a, r in zip("qkv", got, ref):
+        assert torch.isfinite(a).all(), name
+        assert (a.float() - r.float()).abs().max().item() < 2e-2, name
+
+
+@pytest.mark.parametrize("poisoned", [0, 1])
+@pytest.mark.parametrize("causal", [False, True])
+def test_ws_bwd_non_finite_head_does_not_leak(poisoned, causal):
+    """Two heads of N = 1000 (ragged: the last key block and query block end inside a 128 / 64 tile, where the
+    next head's rows begin in memory): inf keys, NaN values and queries in head `poisoned`; the other head's
+    gradients are finite and equal (up to the atomic adds' order) those of that head alone."""
+    from test_backward_fused import _inputs
+    q, k, v, do, _ = _inputs(1, 2, 1000, 1000, 128, torch.float16, seed=11)
+    clean = 1 - poisoned
+    o, lse = fk.attention_with_lse(q, k, v, causal=causal, impl="fast")
+    alone = fk.attention_backward(*(x[:, clean:clean + 1].contiguous() for x in (q, k, v, o)),
+                                  lse[:, clean:clean + 1].contiguous(), do[:, clean:clean + 1].contiguous(),
+                                  causal=causal, kind="ws")
+    k[:, poisoned] = float("inf")
+    v[:, poisoned] = float("nan")
+    q[:, poisoned] = float("nan")
+    got = fk.attention_backward(q, k, v, o, lse, do, causal=causal, kind="ws")
+    for name, g, a in zip("qkv", got, alone):
+        g = g[:, clean:clean + 1]
+        assert torch.isfinite(g).all(), f"d{name} of the clean head has non-finite entries"
+        assert (g.float() - a.float()).abs().max().item() <= 1e-3, name
+
+
+def test_ws_bwd_peak_extra_memory():
+    """dQ, dK, dV + lse (log2 copy, dead rows patched) and delta, 4 bytes per row each, + the fp32 dQ buffer."""
+    b, h, n, d = 2, 8, 4096, 128
+    g = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v, do = (torch.randn((b, h, n, d), device="cuda", generator=g, dtype=torch.float16) for _ in range(4))
+    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    run = lambda: fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="ws")  # noqa: E731
+    run()                                                  # compile first
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    grads = run()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    formula = 3 * b * h * n * d * 2 + b * h * n * d * 4 + 2 * b * h * n * 4
+    assert formula <= peak <= formula + (1 << 16), (peak, formula)
+    del grads
