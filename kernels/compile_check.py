@@ -102,7 +102,8 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv")
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
-    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32")
+    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
+               n_dq="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg)

@@ -104,6 +104,10 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
         runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
                                                   block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3])
                 for c in candidates}
+        c = candidates[0]                              # the default's time without its dQ adds: what they cost
+        runs[_name("ws", c) + " no dQ adds"] = functools.partial(
+            ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale, block_m=c[0], stages=c[1],
+            dq_split=c[2], rotate=c[3], dq_adds=False)
         runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="fused")
     else:

@@ -128,9 +128,9 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # d=64 windows ran NC = 3 one tile per program, 2.01 ms, slower than tl: they stayed there.)
 WINDOW_WS_DIMS = (64, 128)
 WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
-# Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too).
-# Not yet timed against the tl kernel on a GPU: `tune_fast --alibi` decides.
-ALIBI_WS_DIMS: tuple[int, ...] = ()
+# Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too):
+# `tune_fast --alibi` timed it against every tl tile (assets/benchmarks/tune/nvidia-h200-alibi-*.txt).
+ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 

@@ -84,10 +84,12 @@ def _descs(q, do, k, v, dk, dv, block_m: int):
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
-             stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None):
+             stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
+             dq_adds: bool = True):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate: instead of CONFIGS
-    (tests, tuning)."""
+    (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with its row mask
+    off, so dQ comes back zero and everything else runs as usual."""
     import torch
     import triton
 
@@ -127,6 +129,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     creg, preg, maxnreg = REGS
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
+        n_q if dq_adds else 0,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, num_warps=4,
         maxnreg=maxnreg)
