@@ -128,8 +128,10 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # d=64 windows ran NC = 3 one tile per program, 2.01 ms, slower than tl: they stayed there.)
 WINDOW_WS_DIMS = (64, 128)
 WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
-# Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too):
-# `tune_fast --alibi` timed it against every tl tile (assets/benchmarks/tune/nvidia-h200-alibi-*.txt).
+# Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too).
+# `python -m flashviz_kernels.tune_fast --alibi --n 16384 --d 128 64` (H200, B=4, H=32, fp16, commit 1604305,
+# assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt, ms): d=128 ws 17.88 vs the tl kernel's 19.22-19.77
+# (best tile / its default); d=64 ws 10.94 vs 12.37-13.54. Dense causal on ws took 16.22 / 9.41 in the same run.
 ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 

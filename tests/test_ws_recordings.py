@@ -150,3 +150,27 @@ def test_window_dispatch_is_the_recorded_tune_run():
         assert abs(others[best] - wsm) / wsm < 0.05                 # and "ws CONFIGS" ran it (same time, 5 %)
         default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
         assert f"d = {d}: ws {wsm:.2f} ms against the tl kernel's {min(tl):.2f}–{default:.2f} ms" in readme
+
+
+def test_alibi_dispatch_is_the_recorded_tune_run():
+    """ws.ALIBI_WS_DIMS is read off the committed tune output: ws (its CONFIGS) beat every tl tile at exactly the
+    head dims in the list, and the comment quotes those times."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    text = (root / "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt").read_text()
+    src = " ".join((root / "kernels/ws.py").read_text().replace("#", " ").split())
+    assert "triton 3.6.0" in text.splitlines()[0] and "commit " in text.splitlines()[0]
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    blocks = re.split(r"\n(?=d=\d+ N=)", body.strip())
+    assert {int(re.match(r"d=(\d+)", b).group(1)) for b in blocks} == {64, 128}
+    for b in blocks:
+        d = int(re.match(r"d=(\d+)", b).group(1))
+        assert " alibi " in b.splitlines()[0]
+        tl = [float(x) for x in re.findall(r"^  tl \([^)]*\): ([\d.]+) ms", b, re.M)]
+        [wsm] = [float(x) for x in re.findall(r"^  ws CONFIGS: ([\d.]+) ms", b, re.M)]
+        assert len(tl) >= 8 and (wsm < min(tl)) == (d in ws.ALIBI_WS_DIMS), d
+        default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
+        assert f"ws {wsm:.2f} vs" in src.replace(f"d={d} ws {wsm:.2f}", f"ws {wsm:.2f}")
+        assert f"{min(tl):.2f}-{default:.2f}" in src, d
