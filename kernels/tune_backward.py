@@ -17,6 +17,7 @@ import argparse
 import functools
 import json
 import math
+import os
 import time
 
 import torch
@@ -73,7 +74,7 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64 spills 1.3-1.7
 # KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs)
 WS_CANDIDATES = {64: [(64, 2, 1, True), (64, 2, 1, False), (64, 3, 1, True), (128, 2, 1, True)],
-                 128: [(64, 2, 2, True), (64, 2, 2, False), (64, 3, 2, True), (64, 2, 1, True)]}
+                 128: [(64, 2, 1, True), (64, 2, 2, True), (64, 2, 2, False), (64, 3, 2, True)]}
 
 
 def _name(kind, c):
@@ -143,10 +144,16 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     return rows
 
 
+def _driver():
+    from .tune_ws import _driver as driver
+    return driver()
+
+
 def main_fused(args):
     """Time fused (or ws) candidates vs reference, cuDNN, flash; print ratios; write --out."""
     record = dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
                   device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
+                  driver=_driver(), cuda=torch.version.cuda, git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
                   date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16",
                   timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
     for d in args.d:

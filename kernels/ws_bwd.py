@@ -16,8 +16,17 @@ dQ is not bitwise reproducible from run to run (the atomic adds' order), dK and 
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
-Measured: not yet measured on a GPU (compile-checked for sm_90 with triton 3.6 only: `python -m
-flashviz_kernels.compile_check --ws-bwd --dtype both`; tests/device_verify_ws_bwd.sh tests and times it).
+Measured on the H200 (2026-12-01, triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same
+run as SDPA cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 64 128 --n 4096 8192 16384 --rep 60`,
+assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01.json): 0.50-0.54x cuDNN at d=128 (CONFIGS' tiles),
+0.58-0.68x at d=64 -- slower than the Triton backwards (backward_pick keeps them for autograd; "ws" runs when
+asked). Where the time goes: the same kernel with every dQ add issued masked off (dq_adds=False) took 25.4 ms
+against 42.4 ms (d=128, N=8192, non-causal; cuDNN 20.9 ms; causal 13.2 vs 22.2, cuDNN 11.3;
+assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): the five MMAs run at 0.83-0.86x cuDNN, the
+scalar fp32 atomic adds of each warpgroup's 64 x d partial dQ (d adds per query row per 64 keys) take 40 %. The
+next step is FlashAttention-3's: both warpgroups' dS in shared memory, one dQ_i per 128 keys split by columns
+between them, sent by a bulk (TMA) reduce-add, which triton 3.6's Gluon does not expose (inline PTX would).
+tests/test_ws_bwd_gpu.py passed on the H200 (37 tests, commit 1b51267, and in the whole -m gpu run at b73aac2).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY; asked for anywhere else it raises KernelInputError with the reason
@@ -36,9 +45,11 @@ HEAD_DIMS = (64, 128)
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
 # block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
-# Not timed yet: picked by `python -m flashviz_kernels.compile_check --ws-bwd` (triton 3.6, sm_90): d=64 no spills;
-# d=128 spills 564-588 B of loop scalars with dq_split 2 (724-952 B with 1). tune_backward --kind ws times the rest.
-CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 2, True)}
+# Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills; d=128
+# spills 564-588 B of loop scalars with dq_split 2 (612-952 B with 1). Timed (tune_backward --kind ws, file above;
+# ms ratio to cuDNN per cell, N 4096-16384, causal both): d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both
+# with rotate; block_m 64, 2 stages); d=64 (64, 2) 0.58-0.68x, 3 stages within 1 %, block_m 128 0.31-0.42x.
+CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 1, True)}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 SPEED, STEPPER = "speed", "stepper"
 FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01.json"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-11-30.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01.json"
 W = "_w.cfg."
 
 
