@@ -1,4 +1,4 @@
-"""kernels/ws.py's tables against the committed H200 recordings: the dispatch table (FAST_USES_WS) and the d=64
+"""kernels/ws_tables.py's tables against the committed H200 recordings: the dispatch table (FAST_USES_WS) and the d=64
 consumer count (CONFIGS) were read off these files, and the README's ws ranges are their cells."""
 from flashviz_kernels import ws
 
@@ -160,7 +160,7 @@ def test_alibi_dispatch_is_the_recorded_tune_run():
 
     root = Path(__file__).parents[1]
     text = (root / "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt").read_text()
-    src = " ".join((root / "kernels/ws.py").read_text().replace("#", " ").split())
+    src = " ".join((root / "kernels/ws_tables.py").read_text().replace("#", " ").split())
     assert "triton 3.6.0" in text.splitlines()[0] and "commit " in text.splitlines()[0]
     body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
     blocks = re.split(r"\n(?=d=\d+ N=)", body.strip())
