@@ -1,7 +1,7 @@
 """Which Triton backward runs: the fused one (kernels/backward_fused.py), the 7-matmul reference (kernels/backward.py)
 or, only when asked for, the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), chosen per call by
-backward_kind from BACKWARD_KIND, the inputs and the device; the bench
-records backward_label() in every dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
+backward_kind from BACKWARD_KIND, the inputs and the device; the bench records backward_label() in every
+dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
 BACKWARD_KIND aside: set it here)."""
 import torch
 
@@ -13,7 +13,8 @@ from .variants import Variant
 # "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
 # verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
 # flashviz.bench records it (backward_label) in the provenance of every dataset. "ws" (kernels/ws_bwd.py, Gluon,
-# sm_90 + the ws forward's verified triton only) runs only when asked for: "auto" never picks it (not measured yet).
+# sm_90 + the ws forward's verified triton only) runs only when asked for: "auto" never picks it (it measured slower
+# than both Triton backwards on the H200: kernels/ws_bwd.py's docstring has the numbers).
 BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
