@@ -46,8 +46,8 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
 # block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
 # Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills; d=128
-# spills 564-588 B of loop scalars with dq_split 2 (0.6-1.1 KB with 1, bf16 the most). Timed (tune_backward --kind ws, file above;
-# ms ratio to cuDNN per cell, N 4096-16384, causal both): d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both
+# spills 564-588 B of loop scalars with dq_split 2 (0.6-1.1 KB with 1, bf16 the most). Timed (tune_backward --kind
+# ws, file above; ms ratio to cuDNN per cell, N 4096-16384, causal both): d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both
 # with rotate; block_m 64, 2 stages); d=64 (64, 2) 0.58-0.68x, 3 stages within 1 %, block_m 128 0.31-0.42x.
 CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 1, True)}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
