@@ -60,10 +60,11 @@ def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
 
 @gluon.jit
 def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
+            DQ_MODE: gl.constexpr):
     """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -82,7 +83,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
     stat_base = bh.to(gl.int64) * n_q
     dq_base = DQ + stat_base * D
     zs = gl.zeros([64, BM], gl.float32, s_layout)
-    DP: gl.constexpr = D // DQ_SPLIT                  # dQ columns per MMA
+    DP: gl.constexpr = D // DQ_SPLIT // (1 if DQ_MODE == 0 else 2)      # dQ columns per MMA (split: of d / 2)
     dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                         instr_shape=[16, DP, 16])
     zq = gl.zeros([BM, DP], gl.float32, dq_layout)
@@ -113,27 +114,72 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         dp = warpgroup_mma_wait(1, deps=(dp_tok,))
         ds = p * (dp - gl.expand_dims(delta, 0))
         ds16 = ds.to(dtype)
+        if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of block c - 1 read all dS^T
+            mbarrier.wait(ds_free, (c & 1) ^ 1)       # (fresh barrier: parity 1 passes at once)
         ds_buf.store(ds16)
         dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
         fence_async_shared()
+        if DQ_MODE != 0:
+            mbarrier.arrive(ds_ready)                 # this half of dS^T is in shared memory (after the fence)
         dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
         mbarrier.arrive(empty.index(st))              # Q_i, dO_i read; K_c and dS^T stay this consumer's own
         qrows = start + gl.arange(0, BM, layout=dq_rows_l)
         row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
         row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)
-        for h in gl.static_range(DQ_SPLIT):           # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
-            dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq, use_acc=False,
-                                   is_async=True)
-            dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-            gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
+        if DQ_MODE == 0:
+            for h in gl.static_range(DQ_SPLIT):       # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
+                dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq, use_acc=False,
+                                       is_async=True)
+                dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+                gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
+        else:
+            _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT,
+                      DQ_MODE)
     return dk, dv
 
 
 @gluon.jit
+def _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr,
+              D: gl.constexpr, DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
+    """DQ_MODE 1/2: once both halves of dS^T of ring position c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs)."""
+    DP: gl.constexpr = D // 2 // DQ_SPLIT
+    # [2, 64, x] as [128, x]: the 64-row tiles lie back to back and share the [128, x] tile's layout (same swizzle)
+    ds_all = ds_smem._reinterpret(ds_smem.dtype, [2 * 64, BM], ds_smem.layout).permute((1, 0))  # [BM, 128]
+    k_all = k_smem._reinterpret(k_smem.dtype, [2 * 64, D], k_smem.layout)
+    mbarrier.wait(ds_ready, c & 1)                    # both consumers stored their half of block c
+    for h in gl.static_range(DQ_SPLIT):
+        col0: gl.constexpr = CID * (D // 2) + h * DP
+        dq_tok = warpgroup_mma(ds_all, k_all.slice(col0, DP, dim=1), zq, use_acc=False, is_async=True)
+        dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+        if h == DQ_SPLIT - 1:
+            mbarrier.arrive(ds_free)                  # this consumer no longer reads dS^T (nor K) of block c
+        ptrs = row_ptr + gl.expand_dims(col0 + dcols, 0)
+        if DQ_MODE == 1:
+            gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
+        else:
+            _red_add_v2(ptrs, dq, row_ok, BM, DP)
+
+
+@gluon.jit
+def _red_add_v2(ptrs, vals, row_ok, BM: gl.constexpr, DP: gl.constexpr):
+    """vals[r, c] += into *ptrs[r, c] where row_ok[r], two adjacent columns per red.global.add.v2.f32 (sm_90, PTX
+    ISA 8.1): the wgmma accumulator layout holds column pairs in one thread, so the split into even / odd columns
+    stays in registers; ptrs of even columns are 8-byte aligned (d even, fp32 buffer)."""
+    p_even, p_odd = gl.split(gl.reshape(ptrs, [BM, DP // 2, 2]))
+    v_even, v_odd = gl.split(gl.reshape(vals, [BM, DP // 2, 2]))
+    ok = gl.where(row_ok, gl.full_like(vals, 1, dtype=gl.int32), 0)    # [BM, DP], the row mask as 0 / 1
+    ok_even, ok_odd = gl.split(gl.reshape(ok, [BM, DP // 2, 2]))
+    gl.inline_asm_elementwise(
+        "{ .reg .pred p; setp.ne.b32 p, $4, 0; @p red.relaxed.gpu.global.add.v2.f32 [$1], {$2, $3}; mov.b32 $0, 0; }",
+        "=r,l,f,f,r", [p_even.to(gl.int64), v_even, v_odd, ok_even], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     start_k = gl.program_id(0) * (2 * 64)
@@ -141,9 +187,11 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dk = gl.zeros([64, D], gl.float32, d_layout)
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
-    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False)
+    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False, DQ_MODE)
     dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
-                     ROTATE)
+                     ROTATE, DQ_MODE)
+    if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
+        mbarrier.wait(ds_free, (((hi - lo) // BM) & 1) ^ 1)     # (no query block: parity 1, passes at once)
     # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
@@ -158,21 +206,21 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
-    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
-    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)
 
 
 @gluon.jit
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr):
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
@@ -188,7 +236,7 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
 def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, ROTATE: gl.constexpr):
     """Q_i, dO_i of query blocks [lo, hi) (block_start's order) into ring positions c0, c0 + 1, ..."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
     bh = gl.program_id(1)
     count = (hi - lo) // BM
     for it in range(count):
@@ -205,7 +253,7 @@ def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.co
 @gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
            BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
-           ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+           ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -222,10 +270,17 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=2)        # one arrive per consumer partition
+    ds_ready = kv_bar                                 # partial: never touched (nothing allocated, same kernel as before)
+    ds_free = kv_bar
+    if DQ_MODE != 0:                                  # split: both consumers arrive on each, once per query block
+        ds_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        ds_free = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        mbarrier.init(ds_ready, count=2)
+        mbarrier.init(ds_free, count=2)
 
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-         kv_bar, ready, empty, qk_scale, sm_scale, n_q, n_k, n_dq)
-    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
-                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE)),
-                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE))],
+         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq)
+    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
+                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
+                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE))],
                        [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -10,7 +10,8 @@ a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles b
 --ws: every (consumers, d, causal, causal window, causal ALiBi, persistent) of the ws kernel at its CONFIGS switches:
 ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
-CONFIGS (or --block-m / --stages / --dq-split): the same report plus the number of dQ atomic adds in the PTX.
+CONFIGS (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial" and "split"): the same report plus
+the number of dQ atomic adds in the PTX (scalar atom.global and red.global.add.v2.f32 column pairs).
 """
 import argparse
 import os
@@ -90,7 +91,7 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
-                     dq_split: int = 1, rotate: bool = True):
+                     dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial"):
     """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90."""
     import torch
     import triton
@@ -98,7 +99,7 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     from triton.experimental.gluon._runtime import GluonASTSource
     from triton.runtime.jit import mangle_type
     from . import _ws_bwd_gluon as mod
-    from .ws_bwd import REGS, _descs
+    from .ws_bwd import DQ_MODES, REGS, _descs
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv")
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
@@ -106,7 +107,7 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
                n_dq="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode])
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
@@ -120,16 +121,19 @@ def ws_bwd_main(args):
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
-    for d, causal, dt in itertools.product(args.ws_d, (False, True), dtypes):
-        bm, stages, split, _ = ws_bwd.CONFIGS[d]
+    modes = args.dq_mode or ["partial", "split"]
+    for mode, d, causal, dt in itertools.product(modes, args.ws_d, (False, True), dtypes):
+        bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
-        name = f"  d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split}:"
+        name = f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split}:"
         try:
-            k = compile_sm90_bwd(d, causal, dt, bm, stages, split)
+            k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
-        print(f"{name} {_ws_report(k, bindir)}, atomics {k.asm['ptx'].count('atom.global')}", flush=True)
+        ptx = k.asm["ptx"]
+        print(f"{name} {_ws_report(k, bindir)}, atomics {ptx.count('atom.global')} scalar + "
+              f"{ptx.count('red.relaxed.gpu.global.add.v2.f32')} v2", flush=True)
 
 
 def ws_main(args):
@@ -166,6 +170,8 @@ def main(argv=None):
     ap.add_argument("--ws-bwd", action="store_true", help="the Gluon ws backward instead of the fused backward")
     ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
+    ap.add_argument("--dq-mode", nargs="+", default=None, choices=["partial", "split", "split-scalar"],
+                    help="--ws-bwd: dQ modes to compile (default: partial and split)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

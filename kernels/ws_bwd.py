@@ -43,6 +43,10 @@ from .errors import KernelInputError
 LOG2E = 1.4426950408889634
 HEAD_DIMS = (64, 128)
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
+# dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
+# "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
+# column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth)
+DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
 # block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
 # Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills; d=128
