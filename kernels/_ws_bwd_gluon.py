@@ -18,6 +18,21 @@ block i that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_sc
     dK_c += dS^T Q_i                      (dS^T from registers)
     dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the 64 x d fp32
                                            partial is added into the fp32 dQ buffer with atomic adds)
+That is DQ_MODE 0 ("partial", the default). DQ_MODE 1/2 ("split", FlashAttention-3's way; compile-checked for sm_90
+only, not yet run on a GPU): both consumers store dS^T into the two 64-row halves of one [128, BM] tile, then consumer
+c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] (K's two 64-row tiles read as one [128, d]) and
+adds only that: half the atomic adds per query block, each dQ element added once per 128 keys instead of twice
+(2: as red.global.add.v2.f32 column pairs, 1: scalar). Two more mbarriers, count 2, one arrive per consumer each:
+    ds_ready  arrived after the fence that follows a consumer's dS^T store of ring position c; both wait for
+              phase c & 1 before their dQ MMA of c
+    ds_free   arrived after a consumer's dQ MMA of c completed; both wait for phase (c & 1) ^ 1 (the previous
+              position's completion; a fresh barrier passes parity 1 at once) before storing dS^T of c, and with
+              c = the block count before the epilogue overwrites K with dK (the other consumer's last dQ MMA reads it)
+Both consumers walk the same positions. No phase completes while a consumer still waits for the one before it:
+ds_ready's phase c needs both arrives of c, each after its consumer's ds_free wait for c - 1, which needs the
+other's ds_free arrive of c - 1, after that one's ds_ready wait for c - 1 (ds_free's phase c alike, through
+ds_ready's c). Each wait needs only arrives the other consumer makes at earlier steps, which it reaches without
+waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as in "partial".
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
@@ -149,12 +164,12 @@ def _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols,
     k_all = k_smem._reinterpret(k_smem.dtype, [2 * 64, D], k_smem.layout)
     mbarrier.wait(ds_ready, c & 1)                    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
-        col0: gl.constexpr = CID * (D // 2) + h * DP
-        dq_tok = warpgroup_mma(ds_all, k_all.slice(col0, DP, dim=1), zq, use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_all, k_all.slice(CID * (D // 2) + h * DP, DP, dim=1), zq, use_acc=False,
+                               is_async=True)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free)                  # this consumer no longer reads dS^T (nor K) of block c
-        ptrs = row_ptr + gl.expand_dims(col0 + dcols, 0)
+        ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
         if DQ_MODE == 1:
             gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
         else:
@@ -270,7 +285,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=2)        # one arrive per consumer partition
-    ds_ready = kv_bar                                 # partial: never touched (nothing allocated, same kernel as before)
+    ds_ready = kv_bar                                 # partial: never touched (nothing allocated: as before)
     ds_free = kv_bar
     if DQ_MODE != 0:                                  # split: both consumers arrive on each, once per query block
         ds_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())

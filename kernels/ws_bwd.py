@@ -26,6 +26,10 @@ assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): the five MM
 scalar fp32 atomic adds of each warpgroup's 64 x d partial dQ (d adds per query row per 64 keys) take 40 %. The
 next step is FlashAttention-3's: both warpgroups' dS in shared memory, one dQ_i per 128 keys split by columns
 between them, sent by a bulk (TMA) reduce-add, which triton 3.6's Gluon does not expose (inline PTX would).
+dq_mode="split" (DQ_MODES; kernels/_ws_bwd_gluon.py has the mbarrier protocol) does the first two: half the adds,
+as red.global.add.v2.f32 column pairs ("split-scalar": scalar). It is compile-checked only (sm_90, triton 3.6: d=64
+no spills, d=128 ~0.75 KB), not yet run on a GPU; "partial" (each warpgroup its own 64 keys' partial dQ) stays
+the default, and tests/test_ws_bwd_gpu.py runs both.
 tests/test_ws_bwd_gpu.py passed on the H200 (37 tests, commit 1b51267, and in the whole -m gpu run at b73aac2).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
@@ -47,13 +51,15 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
 # column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth)
 DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2}
-# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns in that many MMAs, rotate: each key
-# block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as backward_fused's ROTATE).
-# Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills; d=128
-# spills 564-588 B of loop scalars with dq_split 2 (0.6-1.1 KB with 1, bf16 the most). Timed (tune_backward --kind
-# ws, file above; ms ratio to cuDNN per cell, N 4096-16384, causal both): d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both
-# with rotate; block_m 64, 2 stages); d=64 (64, 2) 0.58-0.68x, 3 stages within 1 %, block_m 128 0.31-0.42x.
-CONFIGS = {64: (64, 2, 1, True), 128: (64, 2, 1, True)}
+# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split: of d / 2) in that many MMAs,
+# rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as
+# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`,
+# triton 3.6, sm_90): d=64 no spills; d=128 spills 564-588 B of loop scalars with dq_split 2 (0.6-1.1 KB with 1,
+# bf16 the most). Timed (tune_backward --kind ws, file above; ms ratio to cuDNN per cell, N 4096-16384, causal both):
+# d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both with rotate; block_m 64, 2 stages); d=64 (64, 2)
+# 0.58-0.68x, 3 stages within 1 %, block_m 128 0.31-0.42x. All "partial"; "split" (d=64 no spills, d=128 764-768 B)
+# is compile-checked only, not yet run on a GPU, so not the default.
+CONFIGS = {64: (64, 2, 1, True, "partial"), 128: (64, 2, 1, True, "partial")}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -80,6 +86,20 @@ def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2) -> int:
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + BLOCK_N * block_m) * itemsize
 
 
+def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2) -> None:
+    """KernelInputError unless the kernel takes these switches: block_m 64/128, 2..4 stages in shared memory,
+    dq_split 1/2 with at least 64 dQ columns per MMA ("split": 32 of its d / 2), dq_mode a DQ_MODES key."""
+    if dq_mode not in DQ_MODES:
+        raise KernelInputError(f"the ws backward's dq_mode is one of {tuple(DQ_MODES)}, not {dq_mode!r}")
+    cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
+    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize) > SMEM_BYTES \
+            or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32):
+        raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
+                               f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
+                               f">= 32); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
+                               f"dq_mode={dq_mode!r} at d={d}")
+
+
 @functools.lru_cache(maxsize=None)
 def _smem_layout(rows: int, d: int, fp16: bool):
     from triton.experimental.gluon import language as gl
@@ -100,11 +120,11 @@ def _descs(q, do, k, v, dk, dv, block_m: int):
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
-             dq_adds: bool = True):
+             dq_mode: str | None = None, dq_adds: bool = True):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
-    None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate: instead of CONFIGS
-    (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with its row mask
-    off, so dQ comes back zero and everything else runs as usual."""
+    None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
+    instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
+    its row mask off, so dQ comes back zero and everything else runs as usual."""
     import torch
     import triton
 
@@ -118,14 +138,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     n_k = k.shape[2]
     if k.shape[:2] != (b, h) or v.shape != k.shape:
         raise KernelInputError("the ws backward takes k and v with q's B and H (no GQA)")
-    bm, st, split, rot = CONFIGS[d]
-    bm, st, split = block_m or bm, stages or st, dq_split or split
+    bm, st, split, rot, mode = CONFIGS[d]
+    bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
     rot = rot if rotate is None else bool(rotate)
-    if bm not in (64, 128) or not 2 <= st <= 4 or smem_bytes(d, bm, st, q.element_size()) > SMEM_BYTES \
-            or split not in (1, 2) or d // split < 64:
-        raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
-                               f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64); got block_m={bm}, "
-                               f"stages={st}, dq_split={split} at d={d}")
+    check_tiles(d, bm, st, split, mode, q.element_size())
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
     # Rows that saw no key have lse = -inf; +inf makes their P exactly 0, and the gradient reaching their lse counts
@@ -146,8 +162,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
         n_q if dq_adds else 0,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, num_warps=4,
-        maxnreg=maxnreg)
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
