@@ -70,14 +70,23 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
                     128: [(128, 64, 8, 2, True), (128, 64, 8, 2, False), (64, 64, 8, 2, True), (128, 32, 8, 2, True)]}
 
 
-# (block_m, stages, dq_split, rotate) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that compiled
-# for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64 spills 1.3-1.7
-# KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs)
-WS_CANDIDATES = {64: [(64, 2, 1, True), (64, 2, 1, False), (64, 3, 1, True), (128, 2, 1, True)],
-                 128: [(64, 2, 1, True), (64, 2, 2, True), (64, 2, 2, False), (64, 3, 2, True)]}
+# (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that
+# compiled for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64
+# spills 1.3-1.7 KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs); "split" halves the dQ atomics
+# (compile-checked only so far: d=64 no spills, d=128 ~0.75 KB), "split-scalar" times what its v2 pairs are worth
+WS_CANDIDATES = {64: [(64, 2, 1, True, "partial"), (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"),
+                      (128, 2, 1, True, "partial"), (64, 2, 1, True, "split"), (64, 2, 1, True, "split-scalar"),
+                      (64, 3, 1, True, "split")],
+                 128: [(64, 2, 1, True, "partial"), (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"),
+                       (64, 3, 2, True, "partial"), (64, 2, 1, True, "split"), (64, 2, 1, True, "split-scalar"),
+                       (64, 3, 1, True, "split")]}
 
 
 def _name(kind, c):
+    """"ws(64, 2, 1, True)" for a "partial" ws candidate (the name the recorded files use), "ws(64, 2, 1, True)
+    split" for another dq_mode; fused candidates as their tuple."""
+    if kind == "ws" and len(c) > 4:
+        return f"ws{tuple(c[:4])}" + ("" if c[4] == "partial" else f" {c[4]}")
     return f"{kind}{tuple(c)}"
 
 
@@ -103,12 +112,13 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     if kind == "ws":
         from . import ws_bwd
         runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
-                                                  block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3])
+                                                  block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3],
+                                                  dq_mode=c[4])
                 for c in candidates}
         c = candidates[0]                              # the default's time without its dQ adds: what they cost
         runs[_name("ws", c) + " no dQ adds"] = functools.partial(
             ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale, block_m=c[0], stages=c[1],
-            dq_split=c[2], rotate=c[3], dq_adds=False)
+            dq_split=c[2], rotate=c[3], dq_mode=c[4], dq_adds=False)
         runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="fused")
     else:

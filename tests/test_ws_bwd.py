@@ -57,9 +57,48 @@ def test_ws_status_reason_is_the_forward_gate(monkeypatch):
 def test_configs_fit_shared_memory_and_registers():
     creg, preg, launch = ws_bwd.REGS
     assert 128 * 3 * launch <= 65536 and 2 * creg + preg <= 3 * launch
-    for d, (bm, stages, split, _) in ws_bwd.CONFIGS.items():
+    for d, (bm, stages, split, _, mode) in ws_bwd.CONFIGS.items():
         assert d in ws_bwd.HEAD_DIMS and bm in (64, 128) and split in (1, 2) and d // split >= 64
         assert ws_bwd.smem_bytes(d, bm, stages) <= ws_bwd.SMEM_BYTES
+        assert mode == "partial"                       # "split" is compile-checked only: not the default yet
+        ws_bwd.check_tiles(d, bm, stages, split, mode)
+
+
+def test_dq_mode_checks():
+    """dq_mode must be a DQ_MODES key; "split" MMAs cover d / 2 / dq_split >= 32 columns, "partial" d / dq_split >= 64
+    ones."""
+    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar"} and ws_bwd.DQ_MODES["partial"] == 0
+    for d, mode, split in [(64, "split", 1), (128, "split", 1), (128, "split", 2), (64, "split-scalar", 1),
+                           (128, "partial", 2), (64, "partial", 1)]:
+        ws_bwd.check_tiles(d, 64, 2, split, mode)
+    for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1)]:
+        with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
+            ws_bwd.check_tiles(d, 64, 2, split, mode)
+
+
+@pytest.mark.parametrize("kw,match", [(dict(dq_mode="bogus"), "dq_mode is one of"),
+                                      (dict(dq_mode="split", dq_split=2), "dq_split"),
+                                      (dict(dq_mode="partial", block_m=32), "block_m")])
+def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
+    """ws_bwd.backward checks its switches (dq_mode among them) before any buffer or kernel (CPU tensors here: the
+    device gate is patched open, so a missing check would fail elsewhere)."""
+    monkeypatch.setattr(ws_bwd, "supported", lambda q: None)
+    x = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match=match):
+        ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, **kw)
+
+
+def test_tune_candidates_take_both_modes():
+    """tune_backward's ws candidates: CONFIGS first (its no-dQ-adds row times the default), "split" among them, all
+    valid; names stay the recorded files' for "partial" and say the mode otherwise."""
+    from flashviz_kernels import tune_backward as tb
+    for d, cands in tb.WS_CANDIDATES.items():
+        assert cands[0] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split"}
+        for c in cands:
+            ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
+        assert len({tb._name("ws", c) for c in cands}) == len(cands)
+    assert tb._name("ws", (64, 2, 1, True, "partial")) == "ws(64, 2, 1, True)"
+    assert tb._name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +139,8 @@ from flashviz_kernels import _env
 _env.INTERPRET = False
 from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
-bm, stages, split, rot = ws_bwd.CONFIGS[{d}]
-k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot)
+bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
+k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}")
 ptx = k.asm["ptx"]
 bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 with tempfile.TemporaryDirectory() as tmp:
@@ -111,24 +150,29 @@ with tempfile.TemporaryDirectory() as tmp:
 spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
+                      atom=ptx.count("atom.global"), red_v2=ptx.count("red.relaxed.gpu.global.add.v2.f32"),
+                      mbar_init=ptx.count("mbarrier.init"),
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
                       warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
 """
 # bytes of spill stores ptxas may report: d=128 with CONFIGS' dq_split 1 spills ~1.1 KB of loop scalars (dq_split 2
-# ~0.6 KB) yet measured faster on the H200 (ws_bwd.CONFIGS); a regression past this is caught
+# ~0.6 KB) yet measured faster on the H200 (ws_bwd.CONFIGS), "split" ~0.75 KB; a regression past this is caught
 SPILL_BOUND = 1280
 
 
+@pytest.mark.parametrize("mode", ["partial", "split"])
 @pytest.mark.parametrize("d,causal,dtype", [(64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"),
                                             (128, True, "fp16")])
-def test_ws_backward_compiles_for_sm90(d, causal, dtype):
-    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
+def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "partial"
+    adds each consumer's BM x d partial dQ by scalar atomics; "split" adds half of it, by column pairs (v2), and
+    initialises its two dS barriers."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, dtype=dtype)], capture_output=True,
-                       text=True, env=env, timeout=600)
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode)],
+                       capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["wgmma"] > 0 and got["tma"] > 0
@@ -137,8 +181,15 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype):
     creg, preg, maxnreg = ws_bwd.REGS
     assert preg in regs and creg in regs
     assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
-    bm, stages, _, _ = ws_bwd.CONFIGS[d]
+    bm, stages = ws_bwd.CONFIGS[d][:2]
     assert ws_bwd.smem_bytes(d, bm, stages) <= got["shared"] <= ws_bwd.SMEM_BYTES
+    # per consumer, per query-block loop (masked band + the rest): BM x d (split: d / 2) fp32 adds over 128 threads
+    adds = 2 * 2 * bm * d // 128
+    if mode == "partial":
+        assert got["atom"] == adds and got["red_v2"] == 0
+    else:                                              # half the adds, two columns each
+        assert got["atom"] == 0 and got["red_v2"] == adds // 4
+        assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
 
 
 def test_recorded_figures_are_the_files():
@@ -156,8 +207,9 @@ def test_recorded_figures_are_the_files():
     assert data["triton"] == "3.6.0" and data["device"] == "NVIDIA H200" and "--kind ws" in data["command"]
     readme = " ".join((root / "README.md").read_text().split())
     doc = " ".join(ws_bwd.__doc__.split())
+    from flashviz_kernels.tune_backward import _name
     for d in (64, 128):
-        name = f"ws{ws_bwd.CONFIGS[d]}"
+        name = _name("ws", ws_bwd.CONFIGS[d])
         rows = [r["impls"] for r in data["rows"] if r["d"] == d]
         assert len(rows) == 6                                     # N 4096, 8192, 16384 x causal both
         ratios = [r["sdpa-cudnn"]["ms"] / r[name]["ms"] for r in rows]

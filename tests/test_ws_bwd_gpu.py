@@ -3,7 +3,8 @@ run: no CUDA, not sm_90, not the verified triton).
 
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
 (test_backward_fused.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
-values in another head do not leak; the peak extra memory the module docstring states, measured.
+values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
+run both dQ modes (ws_bwd.DQ_MODES: "partial", the default, and "split", compile-checked only until these pass).
 """
 import pytest
 import torch
@@ -24,34 +25,45 @@ def _needs_ws_bwd():
         pytest.skip(f"the ws backward cannot run here: {why}")
 
 
+@pytest.fixture(params=["partial", "split"])
+def dq_mode(request, monkeypatch):
+    """Every ws backward of the test runs this dq_mode (kind="ws" takes ws_bwd.CONFIGS' switches)."""
+    from flashviz_kernels import ws_bwd
+    for d, cfg in list(ws_bwd.CONFIGS.items()):
+        monkeypatch.setitem(ws_bwd.CONFIGS, d, (*cfg[:4], request.param))
+    return request.param
+
+
 @pytest.mark.parametrize("n", [1, 17, 1000, 4093])
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
-def test_ws_bwd_full_size(n, d, causal):
+def test_ws_bwd_full_size(n, d, causal, dq_mode):
     check(1, 4, n, n, d, torch.float16, causal, seed=n + d, kind="ws")
 
 
 @pytest.mark.parametrize("nq,nk,causal,d", [(1000, 1500, True, 64), (1500, 1000, True, 64), (1000, 1500, False, 64),
                                             (300, 100, True, 128), (4093, 17, True, 64), (200, 700, True, 128)])
-def test_ws_bwd_nq_ne_nk_and_masked_rows(nq, nk, causal, d):
+def test_ws_bwd_nq_ne_nk_and_masked_rows(nq, nk, causal, d, dq_mode):
     """Causal with Nq > Nk leaves rows that see no key: zero gradient (check asserts it)."""
     check(2, 4, nq, nk, d, torch.float16, causal, seed=nq + 3 * nk, kind="ws")
 
 
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
-def test_ws_bwd_bf16(d, causal):
+def test_ws_bwd_bf16(d, causal, dq_mode):
     check(1, 4, 777, 777, d, torch.bfloat16, causal, seed=d, kind="ws")
 
 
 @pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 600), (False, 640, 640)])
-def test_ws_bwd_with_dlse(causal, nq, nk):
+def test_ws_bwd_with_dlse(causal, nq, nk, dq_mode):
     check(1, 4, nq, nk, 64, torch.float16, causal, seed=9, with_dlse=True, kind="ws")
 
 
-@pytest.mark.parametrize("d,block_m,stages,dq_split,rotate", [(64, 128, 2, 1, True), (64, 64, 3, 1, False),
-                                                            (128, 64, 3, 2, True), (128, 64, 2, 1, False)])
-def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate):
+@pytest.mark.parametrize("d,block_m,stages,dq_split,rotate,mode", [
+    (64, 128, 2, 1, True, "partial"), (64, 64, 3, 1, False, "partial"), (128, 64, 3, 2, True, "partial"),
+    (128, 64, 2, 1, False, "partial"), (64, 64, 3, 1, True, "split"), (64, 64, 2, 1, True, "split-scalar"),
+    (128, 64, 2, 2, True, "split"), (128, 64, 3, 1, False, "split-scalar"), (64, 128, 2, 1, True, "split")])
+def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
     from test_backward_fused import _inputs
@@ -59,7 +71,7 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate):
     o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
     ref = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=True, sm_scale=d ** -0.5, block_m=block_m, stages=stages,
-                          dq_split=dq_split, rotate=rotate)
+                          dq_split=dq_split, rotate=rotate, dq_mode=mode)
     for name, a, r in zip("qkv", got, ref):
         assert torch.isfinite(a).all(), name
         assert (a.float() - r.float()).abs().max().item() < 2e-2, name
@@ -67,7 +79,7 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate):
 
 @pytest.mark.parametrize("poisoned", [0, 1])
 @pytest.mark.parametrize("causal", [False, True])
-def test_ws_bwd_non_finite_head_does_not_leak(poisoned, causal):
+def test_ws_bwd_non_finite_head_does_not_leak(poisoned, causal, dq_mode):
     """Two heads of N = 1000 (ragged: the last key block and query block end inside a 128 / 64 tile, where the
     next head's rows begin in memory): inf keys, NaN values and queries in head `poisoned`; the other head's
     gradients are finite and equal (up to the atomic adds' order) those of that head alone."""
