@@ -159,6 +159,24 @@ def pick_config(q) -> tuple[int, int, int, int, bool]:
     return CONFIGS[next(x for x in (32, 64, 128, 256) if q.shape[3] <= x)]
 
 
+def row_stats(o, do, lse, dlse, block_d: int, lse_scale: float = 1.0):
+    """The per-row inputs of a backward that recomputes P from the LSE (this one and kernels/ws_bwd.py): (lse *
+    lse_scale with the rows that saw no key (-inf) patched to +inf, so their P is exactly 0; delta =
+    rowsum(dO * O) - dlse, the gradient reaching a dead row's lse counting for nothing), each (B, H, Nq) float32,
+    contiguous. block_d: the head dim rounded up to a power of two (the pre-pass's tile)."""
+    b, h, n_q, d = o.shape
+    dead = torch.isneginf(lse)
+    if dlse is not None:
+        dlse = dlse.to(torch.float32).masked_fill(dead, 0.0).contiguous()
+    lse = (lse * lse_scale if lse_scale != 1.0 else lse.clone()).contiguous()   # ours: the caller keeps theirs
+    lse.masked_fill_(dead, float("inf"))                     # in place: no second temporary
+    del dead
+    delta = torch.empty_like(lse)
+    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
+                                               D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
+    return lse, delta
+
+
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, config):
     """All (B, H, N, d) contiguous, 16-byte aligned rows (see supported); lse (B, H, Nq) float32 natural log;
     dlse None or like lse -> (dq, dk, dv). config as pick_config returns it."""
@@ -175,18 +193,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, c
         return x if x.data_ptr() % 16 == 0 else x.clone()
 
     q, do = aligned(q), aligned(do)
-    # Rows that saw no key have lse = -inf; +inf makes their P exactly 0 (see backward.backward), and the
-    # gradient reaching their lse counts for nothing. masked_fill keeps no extra temporary alive.
-    dead = torch.isneginf(lse)
-    if dlse is not None:
-        dlse = dlse.to(torch.float32).masked_fill(dead, 0.0).contiguous()
-    lse = lse.masked_fill(dead, float("inf")).contiguous()
-    del dead
-    delta = torch.empty_like(lse)
+    lse, delta = row_stats(o, do, lse, dlse, block_d)
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
-    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
-                                               D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
     desc_q = TensorDescriptor.from_tensor(q.view(b * h * n_q, d), [block_m, block_d])
     desc_do = TensorDescriptor.from_tensor(do.view(b * h * n_q, d), [block_m, block_d])
     desc_dq = TensorDescriptor.from_tensor(dq_acc, [block_m, block_d])

@@ -160,18 +160,19 @@ def _persistent_status() -> str:
     return f"{', '.join(on) or 'none'} ({src})"
 
 
-def unsupported(q) -> str | None:
-    """Why the kernel cannot take these inputs (or run here at all), None when it can."""
+def unsupported(q, what: str = "kernel") -> str | None:
+    """Why the Gluon kernel (what: "kernel", or "backward" for kernels/ws_bwd.py, same gate) cannot take these
+    inputs or run here at all, None when it can."""
     import torch
     why = _reason_unavailable()
     if why:
         return why
     if q.device.type != "cuda":
-        return f"q is on {q.device}; the Gluon kernel needs CUDA tensors"
+        return f"q is on {q.device}; the Gluon {what} needs CUDA tensors"
     if q.dtype not in (torch.float16, torch.bfloat16):
-        return f"the Gluon kernel takes float16 or bfloat16, not {q.dtype}"
+        return f"the Gluon {what} takes float16 or bfloat16, not {q.dtype}"
     if q.shape[3] not in HEAD_DIMS:
-        return f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
+        return f"the Gluon {what} takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
     return None
 
 

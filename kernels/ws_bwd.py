@@ -45,7 +45,7 @@ from . import ws
 from .errors import KernelInputError
 
 LOG2E = 1.4426950408889634
-HEAD_DIMS = (64, 128)
+HEAD_DIMS = ws.HEAD_DIMS          # the forward's: supported() is its gate
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
 # "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
@@ -67,18 +67,8 @@ SMEM_BYTES = ws.SMEM_BYTES
 
 
 def supported(q) -> str | None:
-    """Why the ws backward cannot take these inputs or run here (None: it can)."""
-    import torch
-    why = ws._reason_unavailable()
-    if why:
-        return why
-    if q.device.type != "cuda":
-        return f"q is on {q.device}; the Gluon backward needs CUDA tensors"
-    if q.dtype not in (torch.float16, torch.bfloat16):
-        return f"the Gluon backward takes float16 or bfloat16, not {q.dtype}"
-    if q.shape[3] not in HEAD_DIMS:
-        return f"the Gluon backward takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
-    return None
+    """Why the ws backward cannot take these inputs or run here (None: it can): the ws forward's gate."""
+    return ws.unsupported(q, "backward")
 
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2) -> int:
@@ -128,8 +118,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     import torch
     import triton
 
-    from .backward import _bwd_delta
-    from .backward_fused import _dq_cast
+    from .backward_fused import _dq_cast, row_stats
     from .fast import tma_ready
     why = supported(q)
     if why:
@@ -144,18 +133,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     check_tiles(d, bm, st, split, mode, q.element_size())
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
-    # Rows that saw no key have lse = -inf; +inf makes their P exactly 0, and the gradient reaching their lse counts
-    # for nothing. The kernel reads lse in log2 units (its exponentials are bare exp2).
-    dead = torch.isneginf(lse)
-    if dlse is not None:
-        dlse = dlse.to(torch.float32).masked_fill(dead, 0.0).contiguous()
-    lse2 = (lse * LOG2E).masked_fill_(dead, float("inf")).contiguous()
-    del dead
-    delta = torch.empty_like(lse2)
+    lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
-    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
-                                               D=d, BLOCK_D=d, BLOCK_M=64, HAS_DLSE=dlse is not None)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](

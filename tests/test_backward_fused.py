@@ -113,3 +113,24 @@ def test_module_level_choice_drives_autograd(monkeypatch):
     monkeypatch.setattr(backward_fused, "backward", lambda *a, **kw: seen.append(1) or real(*a, **kw))
     got = torch.autograd.grad(fk.attention(*xs, impl="fast"), xs, do)
     assert seen and all(torch.allclose(a, b, atol=1e-5) for a, b in zip(got, ref))
+
+
+def check_peak_extra_memory(kind: str):
+    """On CUDA (the gpu tests of the fused and ws backwards): a backward of `kind` at B=2, H=8, N=4096, d=128, causal
+    allocates dQ, dK, dV (fp16), the fp32 dQ buffer and two fp32 rows (lse copy, delta) and nothing else (64 KB
+    slack)."""
+    b, h, n, d = 2, 8, 4096, 128
+    g = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v, do = (torch.randn((b, h, n, d), device="cuda", generator=g, dtype=torch.float16) for _ in range(4))
+    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    run = lambda: fk.attention_backward(q, k, v, o, lse, do, causal=True, kind=kind)  # noqa: E731
+    run()                                                  # compile first
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    grads = run()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    formula = 3 * b * h * n * d * 2 + b * h * n * d * 4 + 2 * b * h * n * 4
+    assert formula <= peak <= formula + (1 << 16), (peak, formula)
+    del grads

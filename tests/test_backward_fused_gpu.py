@@ -6,9 +6,8 @@ Gradients against float64 torch autograd at full size, idiom max|g - g64| <= 2 *
 import pytest
 import torch
 
-import flashviz_kernels as fk
 from flashviz_kernels import api
-from test_backward_fused import check
+from test_backward_fused import check, check_peak_extra_memory
 
 pytestmark = pytest.mark.gpu
 
@@ -47,18 +46,4 @@ def test_auto_picks_fused_where_verified_and_faster():
 
 def test_fused_peak_extra_memory():
     """dQ, dK, dV + lse (patched copy) and delta, 4 bytes per row each, + the fp32 dQ buffer; nothing else."""
-    b, h, n, d = 2, 8, 4096, 128
-    g = torch.Generator(device="cuda").manual_seed(0)
-    q, k, v, do = (torch.randn((b, h, n, d), device="cuda", generator=g, dtype=torch.float16) for _ in range(4))
-    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
-    run = lambda: fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="fused")  # noqa: E731
-    run()                                                  # compile first
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    base = torch.cuda.memory_allocated()
-    grads = run()
-    torch.cuda.synchronize()
-    peak = torch.cuda.max_memory_allocated() - base
-    formula = 3 * b * h * n * d * 2 + b * h * n * d * 4 + 2 * b * h * n * 4
-    assert formula <= peak <= formula + (1 << 16), (peak, formula)
-    del grads
+    check_peak_extra_memory("fused")

@@ -131,6 +131,15 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert p["ws_status"] == f["ws_status"]
 
 
+# The lines of a COMPILE script after `k = compile_...`: ptxas -v on k's PTX (spills), for test_ws_bwd.py too
+PTXAS = """ptx = k.asm["ptx"]
+bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
+    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
+                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
+spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
+"""
 COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
@@ -138,13 +147,7 @@ from flashviz_kernels.compile_check import compile_sm90
 bn, stages, overlap, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
 k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
                  persistent={persistent}, consumers={nc}, window={window})
-ptx = k.asm["ptx"]
-bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-with tempfile.TemporaryDirectory() as tmp:
-    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
-    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
-                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
-spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
+""" + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared,
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None,

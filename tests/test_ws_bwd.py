@@ -11,6 +11,7 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import api, backward_pick, ws, ws_bwd
+from test_ws import PTXAS
 
 
 def test_ws_is_an_explicit_backward_kind_auto_never_picks_it():
@@ -141,13 +142,7 @@ from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}")
-ptx = k.asm["ptx"]
-bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-with tempfile.TemporaryDirectory() as tmp:
-    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
-    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
-                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
-spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
+""" + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
                       atom=ptx.count("atom.global"), red_v2=ptx.count("red.relaxed.gpu.global.add.v2.f32"),

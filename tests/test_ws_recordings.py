@@ -123,6 +123,26 @@ def test_readme_timeline_shares_are_the_newest_timeline():
             assert c["block_m"] == 64 * (3 if c["d"] == 64 else 2), c["d"]
 
 
+def _tune_blocks(name: str):
+    """A committed `tune_fast` output (window or ALiBi) per head dim: (d, block text, tl tiles' ms, "ws CONFIGS" ms,
+    the tl kernel's default tile's ms); its '#' provenance header names triton 3.6.0 and a commit."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "assets/benchmarks/tune" / name).read_text()
+    assert "triton 3.6.0" in text.splitlines()[0] and "commit " in text.splitlines()[0]
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    out = []
+    for b in re.split(r"\n(?=d=\d+ N=)", body.strip()):
+        tl = [float(x) for x in re.findall(r"^  tl \([^)]*\): ([\d.]+) ms", b, re.M)]
+        [wsm] = [float(x) for x in re.findall(r"^  ws CONFIGS: ([\d.]+) ms", b, re.M)]
+        default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
+        assert len(tl) >= 8
+        out.append((int(re.match(r"d=(\d+)", b).group(1)), b, tl, wsm, default))
+    assert {d for d, *_ in out} == {64, 128}
+    return out
+
+
 def test_window_dispatch_is_the_recorded_tune_run():
     """ws.WINDOW_WS_DIMS and WINDOW_SCHEDULE are read off the committed tune output: at each head dim in the list ws
     (its window schedule, "ws CONFIGS") beat every tl tile timed and every other ws schedule timed, and the README
@@ -130,47 +150,25 @@ def test_window_dispatch_is_the_recorded_tune_run():
     import re
     from pathlib import Path
 
-    root = Path(__file__).parents[1]
-    text = (root / "assets/benchmarks/tune/nvidia-h200-window-2026-12-01b.txt").read_text()
-    readme = " ".join((root / "README.md").read_text().split())
-    assert "triton 3.6.0" in text.splitlines()[0] and "commit " in text.splitlines()[0]
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
-    blocks = re.split(r"\n(?=d=\d+ N=)", body.strip())
-    assert {int(re.match(r"d=(\d+)", b).group(1)) for b in blocks} == {64, 128}
-    for b in blocks:
-        d = int(re.match(r"d=(\d+)", b).group(1))
-        tl = [float(x) for x in re.findall(r"^  tl \([^)]*\): ([\d.]+) ms", b, re.M)]
-        [wsm] = [float(x) for x in re.findall(r"^  ws CONFIGS: ([\d.]+) ms", b, re.M)]
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    for d, b, tl, wsm, default in _tune_blocks("nvidia-h200-window-2026-12-01b.txt"):
         others = {(p == "1", int(nc)): float(ms)
                   for p, nc, ms in re.findall(r"^  ws persistent=(\d) NC=(\d): ([\d.]+) ms", b, re.M)}
-        assert len(tl) >= 8 and len(others) >= 2
+        assert len(others) >= 2
         assert (wsm < min(tl)) == (d in ws.WINDOW_WS_DIMS), d
         best = min(others, key=others.get)
         assert best == ws.WINDOW_SCHEDULE[d], (d, others)           # the schedule is the fastest one timed
         assert abs(others[best] - wsm) / wsm < 0.05                 # and "ws CONFIGS" ran it (same time, 5 %)
-        default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
         assert f"d = {d}: ws {wsm:.2f} ms against the tl kernel's {min(tl):.2f}–{default:.2f} ms" in readme
 
 
 def test_alibi_dispatch_is_the_recorded_tune_run():
     """ws.ALIBI_WS_DIMS is read off the committed tune output: ws (its CONFIGS) beat every tl tile at exactly the
     head dims in the list, and the comment quotes those times."""
-    import re
     from pathlib import Path
 
-    root = Path(__file__).parents[1]
-    text = (root / "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt").read_text()
-    src = " ".join((root / "kernels/ws_tables.py").read_text().replace("#", " ").split())
-    assert "triton 3.6.0" in text.splitlines()[0] and "commit " in text.splitlines()[0]
-    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
-    blocks = re.split(r"\n(?=d=\d+ N=)", body.strip())
-    assert {int(re.match(r"d=(\d+)", b).group(1)) for b in blocks} == {64, 128}
-    for b in blocks:
-        d = int(re.match(r"d=(\d+)", b).group(1))
+    src = " ".join((Path(__file__).parents[1] / "kernels/ws_tables.py").read_text().replace("#", " ").split())
+    for d, b, tl, wsm, default in _tune_blocks("nvidia-h200-alibi-2026-12-01.txt"):
         assert " alibi " in b.splitlines()[0]
-        tl = [float(x) for x in re.findall(r"^  tl \([^)]*\): ([\d.]+) ms", b, re.M)]
-        [wsm] = [float(x) for x in re.findall(r"^  ws CONFIGS: ([\d.]+) ms", b, re.M)]
-        assert len(tl) >= 8 and (wsm < min(tl)) == (d in ws.ALIBI_WS_DIMS), d
-        default = float(re.search(r"^  tl \(128, 64, 4, 2\): ([\d.]+) ms", b, re.M).group(1))
-        assert f"ws {wsm:.2f} vs" in src.replace(f"d={d} ws {wsm:.2f}", f"ws {wsm:.2f}")
-        assert f"{min(tl):.2f}-{default:.2f}" in src, d
+        assert (wsm < min(tl)) == (d in ws.ALIBI_WS_DIMS), d
+        assert f"d={d} ws {wsm:.2f} vs" in src and f"{min(tl):.2f}-{default:.2f}" in src, d
