@@ -18,11 +18,12 @@ block i that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_sc
     dK_c += dS^T Q_i                      (dS^T from registers)
     dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the 64 x d fp32
                                            partial is added into the fp32 dQ buffer with atomic adds)
-That is DQ_MODE 0 ("partial", the default). DQ_MODE 1/2 ("split", FlashAttention-3's way; compile-checked for sm_90
-only, not yet run on a GPU): both consumers store dS^T into the two 64-row halves of one [128, BM] tile, then consumer
-c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] (K's two 64-row tiles read as one [128, d]) and
-adds only that: half the atomic adds per query block, each dQ element added once per 128 keys instead of twice
-(2: as red.global.add.v2.f32 column pairs, 1: scalar). Two more mbarriers, count 2, one arrive per consumer each:
+That is DQ_MODE 0 ("partial"). DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
+(64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as two
+chained MMAs (one per consumer's 64 keys) and adds only that: half the atomic adds per query block, each dQ element
+added once per 128 keys instead of twice (2: as red.global.add.v2.f32 column pairs, 1: scalar). (One MMA over a
+[128, d] view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout stores
+64-column chunks of all rows one after another. The H200 caught it at d = 128.) Two more mbarriers, count 2, one arrive per consumer each:
     ds_ready  arrived after the fence that follows a consumer's dS^T store of ring position c; both wait for
               phase c & 1 before their dQ MMA of c
     ds_free   arrived after a consumer's dQ MMA of c completed; both wait for phase (c & 1) ^ 1 (the previous
@@ -159,13 +160,13 @@ def _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols,
     """DQ_MODE 1/2: once both halves of dS^T of ring position c are in shared memory, dQ_i's columns
     [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs)."""
     DP: gl.constexpr = D // 2 // DQ_SPLIT
-    # [2, 64, x] as [128, x]: the 64-row tiles lie back to back and share the [128, x] tile's layout (same swizzle)
-    ds_all = ds_smem._reinterpret(ds_smem.dtype, [2 * 64, BM], ds_smem.layout).permute((1, 0))  # [BM, 128]
-    k_all = k_smem._reinterpret(k_smem.dtype, [2 * 64, D], k_smem.layout)
+    # two chained MMAs, one per consumer's 64 keys (not one over a [128, x] view: see the module docstring)
     mbarrier.wait(ds_ready, c & 1)                    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
-        dq_tok = warpgroup_mma(ds_all, k_all.slice(CID * (D // 2) + h * DP, DP, dim=1), zq, use_acc=False,
-                               is_async=True)
+        k0 = k_smem.index(0).slice(CID * (D // 2) + h * DP, DP, dim=1)   # this piece's columns of both
+        k1 = k_smem.index(1).slice(CID * (D // 2) + h * DP, DP, dim=1)   # consumers' 64 keys
+        dq_tok = warpgroup_mma(ds_smem.index(0).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_smem.index(1).permute((1, 0)), k1, dq_tok, is_async=True)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free)                  # this consumer no longer reads dS^T (nor K) of block c

@@ -78,7 +78,8 @@ WS_CANDIDATES = {64: [(64, 2, 1, True, "partial"), (64, 2, 1, False, "partial"),
                       (128, 2, 1, True, "partial"), (64, 2, 1, True, "split"), (64, 2, 1, True, "split-scalar"),
                       (64, 3, 1, True, "split")],
                  128: [(64, 2, 1, True, "partial"), (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"),
-                       (64, 3, 2, True, "partial"), (64, 2, 1, True, "split"), (64, 2, 1, True, "split-scalar"),
+                       (64, 3, 2, True, "partial"), (64, 2, 1, True, "split"), (64, 2, 2, True, "split"),
+                       (64, 2, 1, True, "split-scalar"),
                        (64, 3, 1, True, "split")]}
 
 
