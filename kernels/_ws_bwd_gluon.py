@@ -47,6 +47,18 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
+if hasattr(tma, "async_atomic_add"):                  # Gluon's own name for it (after 3.6)
+    _tma_add = tma.async_atomic_add
+else:                                                 # triton 3.6: the op is there, the Gluon wrapper is not
+    from triton._C.libtriton import ir
+    from triton.experimental.gluon.language._core import builtin
+
+    @builtin
+    def _tma_add(tensor_desc, coord, src, _semantic=None):
+        """TMA reduce-add (cp.reduce.async.bulk.tensor .add) of shared-memory src into tensor_desc's box at coord."""
+        coord = _semantic._convert_to_ir_values(coord, require_i64=False)
+        _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, tensor_desc.handle, coord, src.handle)
+
 
 @gluon.jit
 def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
@@ -80,7 +92,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
             DQ_MODE: gl.constexpr):
     """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -149,16 +161,18 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
                 dq = warpgroup_mma_wait(0, deps=(dq_tok,))
                 gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
         else:
-            _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT,
-                      DQ_MODE)
+            _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
     return dk, dv
 
 
 @gluon.jit
-def _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr,
-              D: gl.constexpr, DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1/2: once both halves of dS^T of ring position c are in shared memory, dQ_i's columns
-    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs)."""
+def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
+              DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
+    """DQ_MODE 1/2/3: once both halves of dS^T of ring position c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3: by
+    one TMA reduce-add of the piece from shared memory, rows from `start`)."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
     # two chained MMAs, one per consumer's 64 keys (not one over a [128, x] view: see the module docstring)
     mbarrier.wait(ds_ready, c & 1)                    # both consumers stored their half of block c
@@ -170,11 +184,19 @@ def _dq_split(ds_smem, k_smem, ds_ready, ds_free, c, zq, row_ptr, row_ok, dcols,
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free)                  # this consumer no longer reads dS^T (nor K) of block c
-        ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
-        if DQ_MODE == 1:
-            gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
+        if DQ_MODE == 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
+            buf = dq_smem.index(CID)
+            tma.store_wait(0)                         # the previous block's reduce has read buf
+            buf.store(dq)
+            fence_async_shared()
+            if n_dq > 0:                              # (0: timing without the adds)
+                _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
         else:
-            _red_add_v2(ptrs, dq, row_ok, BM, DP)
+            ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
+            if DQ_MODE == 1:
+                gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
+            else:
+                _red_add_v2(ptrs, dq, row_ok, BM, DP)
 
 
 @gluon.jit
@@ -195,7 +217,7 @@ def _red_add_v2(ptrs, vals, row_ok, BM: gl.constexpr, DP: gl.constexpr):
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     start_k = gl.program_id(0) * (2 * 64)
@@ -236,7 +258,7 @@ def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSA
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
@@ -252,7 +274,7 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
 def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, ROTATE: gl.constexpr):
     """Q_i, dO_i of query blocks [lo, hi) (block_start's order) into ring positions c0, c0 + 1, ..."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     bh = gl.program_id(1)
     count = (hi - lo) // BM
     for it in range(count):
@@ -268,7 +290,7 @@ def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.co
 
 @gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
-           BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
+           desc_dq, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
            ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
@@ -294,8 +316,12 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
         mbarrier.init(ds_ready, count=2)
         mbarrier.init(ds_free, count=2)
 
+    dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
+    if DQ_MODE == 3:
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM, D // 2],
+                                            gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq)
+         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem)
     gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
                         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
                         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE))],

@@ -101,8 +101,9 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     from . import _ws_bwd_gluon as mod
     from .ws_bwd import DQ_MODES, REGS, _descs
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
-    names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv")
-    sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, block_m))}
+    names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
+    acc = torch.empty((2 * 256, d), dtype=torch.float32)
+    sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, acc, block_m))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
                n_dq="i32")
     creg, preg, maxnreg = REGS
@@ -121,7 +122,7 @@ def ws_bwd_main(args):
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
-    modes = args.dq_mode or ["partial", "split"]
+    modes = args.dq_mode or ["partial", "split", "tma"]
     for mode, d, causal, dt in itertools.product(modes, args.ws_d, (False, True), dtypes):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
@@ -133,7 +134,8 @@ def ws_bwd_main(args):
             continue
         ptx = k.asm["ptx"]
         print(f"{name} {_ws_report(k, bindir)}, atomics {ptx.count('atom.global')} scalar + "
-              f"{ptx.count('red.relaxed.gpu.global.add.v2.f32')} v2", flush=True)
+              f"{ptx.count('red.relaxed.gpu.global.add.v2.f32')} v2 + {ptx.count('cp.reduce.async.bulk.tensor')} TMA",
+              flush=True)
 
 
 def ws_main(args):

@@ -49,8 +49,9 @@ HEAD_DIMS = ws.HEAD_DIMS          # the forward's: supported() is its gate
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
 # "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
-# column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth)
-DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2}
+# column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
+# as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait)
+DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split: of d / 2) in that many MMAs,
 # rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as
 # backward_fused's ROTATE, dq_mode: DQ_MODES' key). Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`,
@@ -71,22 +72,25 @@ def supported(q) -> str | None:
     return ws.unsupported(q, "backward")
 
 
-def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2) -> int:
-    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles."""
-    return (2 * stages * block_m * d + 2 * BLOCK_N * d + BLOCK_N * block_m) * itemsize
+def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
+    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles ("tma": and their fp32 dQ pieces)."""
+    tma_src = 2 * block_m * (d // 2) * 4 if dq_mode == "tma" else 0
+    return (2 * stages * block_m * d + 2 * BLOCK_N * d + BLOCK_N * block_m) * itemsize + tma_src
 
 
 def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2) -> None:
     """KernelInputError unless the kernel takes these switches: block_m 64/128, 2..4 stages in shared memory,
-    dq_split 1/2 with at least 64 dQ columns per MMA ("split": 32 of its d / 2), dq_mode a DQ_MODES key."""
+    dq_split 1/2 with at least 64 dQ columns per MMA ("split": 32 of its d / 2; "tma": dq_split 1), dq_mode a
+    DQ_MODES key."""
     if dq_mode not in DQ_MODES:
         raise KernelInputError(f"the ws backward's dq_mode is one of {tuple(DQ_MODES)}, not {dq_mode!r}")
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
-    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize) > SMEM_BYTES \
-            or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32):
+    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode) > \
+            SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
+            (dq_mode == "tma" and dq_split != 1):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
-                               f">= 32); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
+                               f">= 32; tma: 1); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
                                f"dq_mode={dq_mode!r} at d={d}")
 
 
@@ -96,8 +100,10 @@ def _smem_layout(rows: int, d: int, fp16: bool):
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def _descs(q, do, k, v, dk, dv, block_m: int):
-    """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores clip)."""
+def _descs(q, do, k, v, dk, dv, dq_acc, block_m: int):
+    """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores and adds
+    clip); dq_acc's (fp32, B*H*Nq rows) boxes are one consumer's d / 2 columns of block_m rows ("tma" mode)."""
+    from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     d = q.shape[3]
     fp16 = str(q.dtype) == "torch.float16"
@@ -105,7 +111,10 @@ def _descs(q, do, k, v, dk, dv, block_m: int):
     def desc(x, rows):
         x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
-    return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64)
+    acc3 = dq_acc.view(q.shape[0] * q.shape[1], q.shape[2], d)
+    dq_desc = TensorDescriptor(acc3, list(acc3.shape), list(acc3.stride()), [1, block_m, d // 2],
+                               gl.NVMMASharedLayout.get_default_for([1, block_m, d // 2], gl.float32))
+    return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64), dq_desc
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
@@ -138,9 +147,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
+    *descs, dq_desc = _descs(q, do, k, v, dk, dv, dq_acc, bm)
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
-        *_descs(q, do, k, v, dk, dv, bm), dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k,
-        n_q if dq_adds else 0,
+        *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)

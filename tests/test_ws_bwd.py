@@ -68,11 +68,12 @@ def test_configs_fit_shared_memory_and_registers():
 def test_dq_mode_checks():
     """dq_mode must be a DQ_MODES key; "split" MMAs cover d / 2 / dq_split >= 32 columns, "partial" d / dq_split >= 64
     ones."""
-    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar"} and ws_bwd.DQ_MODES["partial"] == 0
+    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma"} and ws_bwd.DQ_MODES["partial"] == 0
     for d, mode, split in [(64, "split", 1), (128, "split", 1), (128, "split", 2), (64, "split-scalar", 1),
-                           (128, "partial", 2), (64, "partial", 1)]:
+                           (128, "partial", 2), (64, "partial", 1), (64, "tma", 1), (128, "tma", 1)]:
         ws_bwd.check_tiles(d, 64, 2, split, mode)
-    for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1)]:
+    for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
+                           (128, "tma", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
             ws_bwd.check_tiles(d, 64, 2, split, mode)
 
@@ -94,7 +95,7 @@ def test_tune_candidates_take_both_modes():
     valid; names stay the recorded files' for "partial" and say the mode otherwise."""
     from flashviz_kernels import tune_backward as tb
     for d, cands in tb.WS_CANDIDATES.items():
-        assert cands[0] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split"}
+        assert cands[0] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split", "tma"}
         for c in cands:
             ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
         assert len({tb._name("ws", c) for c in cands}) == len(cands)
@@ -146,6 +147,7 @@ k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}")
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
                       atom=ptx.count("atom.global"), red_v2=ptx.count("red.relaxed.gpu.global.add.v2.f32"),
+                      tma_add=ptx.count("cp.reduce.async.bulk.tensor"),
                       mbar_init=ptx.count("mbarrier.init"),
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
                       warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
@@ -155,13 +157,13 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 SPILL_BOUND = 1280
 
 
-@pytest.mark.parametrize("mode", ["partial", "split"])
+@pytest.mark.parametrize("mode", ["partial", "split", "tma"])
 @pytest.mark.parametrize("d,causal,dtype", [(64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"),
                                             (128, True, "fp16")])
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "partial"
     adds each consumer's BM x d partial dQ by scalar atomics; "split" adds half of it, by column pairs (v2), and
-    initialises its two dS barriers."""
+    initialises its two dS barriers; "tma" adds that half by TMA reduce-adds only (no per-thread atomics)."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
@@ -177,11 +179,14 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     assert preg in regs and creg in regs
     assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
     bm, stages = ws_bwd.CONFIGS[d][:2]
-    assert ws_bwd.smem_bytes(d, bm, stages) <= got["shared"] <= ws_bwd.SMEM_BYTES
+    assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) <= got["shared"] <= ws_bwd.SMEM_BYTES
     # per consumer, per query-block loop (masked band + the rest): BM x d (split: d / 2) fp32 adds over 128 threads
     adds = 2 * 2 * bm * d // 128
     if mode == "partial":
-        assert got["atom"] == adds and got["red_v2"] == 0
+        assert got["atom"] == adds and got["red_v2"] == 0 and got["tma_add"] == 0
+    elif mode == "tma":                                # one reduce site per consumer partition per loop
+        assert got["atom"] == 0 and got["red_v2"] == 0 and got["tma_add"] == 2 * 2
+        assert got["mbar_init"] >= 2 * stages + 3
     else:                                              # half the adds, two columns each
         assert got["atom"] == 0 and got["red_v2"] == adds // 4
         assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
