@@ -1,8 +1,7 @@
-"""Which Triton backward runs: the fused one (kernels/backward_fused.py), the 7-matmul reference (kernels/backward.py)
-or, only when asked for, the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), chosen per call by
-backward_kind from BACKWARD_KIND, the inputs and the device; the bench records backward_label() in every
-dataset's provenance. Used by flashviz_kernels.api (which re-exports these names,
-BACKWARD_KIND aside: set it here)."""
+"""Which backward runs: the Gluon warp-specialised one (kernels/ws_bwd.py, kind "ws"), the fused Triton one
+(kernels/backward_fused.py) or the 7-matmul reference (kernels/backward.py), chosen per call by backward_kind from
+BACKWARD_KIND, the inputs and the device; the bench records backward_label() in every dataset's provenance. Used
+by flashviz_kernels.api (which re-exports these names, BACKWARD_KIND aside: set it here)."""
 import torch
 
 from . import _env
@@ -10,12 +9,17 @@ from .errors import KernelInputError
 from .variants import Variant
 
 # Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
-# "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version) or "auto" (fused where it was
-# verified compiled, FUSED_VERIFIED, else reference). attention_backward(kind=...) overrides it per call;
-# flashviz.bench records it (backward_label) in the provenance of every dataset. "ws" (kernels/ws_bwd.py, Gluon,
-# sm_90 + the ws forward's verified triton only) runs only when asked for: "auto" never picks it (it measured slower
-# than both Triton backwards on the H200: kernels/ws_bwd.py's docstring has the numbers).
+# "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version), "ws" (kernels/ws_bwd.py, Gluon,
+# 5 matmuls, dQ by TMA reduce-adds; sm_90 + the ws forward's verified triton only) or "auto": ws where it can run
+# (WS_AUTO_DIMS, plain or causal), else fused where it was verified compiled (FUSED_VERIFIED, d <= FUSED_AUTO_MAX_D),
+# else reference. attention_backward(kind=...) overrides it per call; flashviz.bench records it (backward_label) in
+# the provenance of every dataset.
 BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
+# "auto" takes ws at these head dims: there it measured faster than both Triton backwards in every cell, backward
+# alone, fp16, B=4, H=32, N 4096-16384, causal both (`python -m flashviz_kernels.tune_backward --kind ws --d 64 128
+# --n 4096 8192 16384 --rep 60`, assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json; kernels/ws_bwd.py
+# has the figures). If it fails to compile or launch, autograd falls back to the Triton backwards (ws_bwd.disable).
+WS_AUTO_DIMS = (64, 128)
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -50,8 +54,24 @@ def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
         if why:
             raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
         return kind
-    if kind == "auto" and simple and not _env.INTERPRET and q.device.type == "cuda" \
-            and backward_fused.supported(q) is None \
+    if kind == "auto" and simple and ws_auto(q):
+        return "ws"
+    return triton_auto(q, simple)
+
+
+def ws_auto(q) -> bool:
+    """Whether "auto" runs the ws backward for plain or causal attention on q: a compiled GPU run, a head dim in
+    WS_AUTO_DIMS, and ws_bwd.supported (sm_90, verified triton, fp16/bf16, no earlier failure)."""
+    from . import ws_bwd
+    return not _env.INTERPRET and q.device.type == "cuda" and q.shape[3] in WS_AUTO_DIMS and \
+        ws_bwd.supported(q) is None
+
+
+def triton_auto(q, simple: bool = True) -> str:
+    """"fused" or "reference": what "auto" picks among the Triton backwards (and what the ring's per-block backward
+    runs: flashviz/ring_memory.py accounts for these two)."""
+    from . import backward_fused
+    if simple and not _env.INTERPRET and q.device.type == "cuda" and backward_fused.supported(q) is None \
             and q.shape[3] <= FUSED_AUTO_MAX_D and torch.cuda.get_device_capability(q.device) in FUSED_VERIFIED:
         return "fused"
     return "reference"
@@ -64,9 +84,13 @@ def backward_label(device="cuda") -> str:
     if _env.INTERPRET or not torch.cuda.is_available():
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
+    from . import ws_bwd
+    ws_why = ws_bwd.supported(torch.empty((1, 1, 1, WS_AUTO_DIMS[0]), dtype=torch.float16, device=device))
+    ws = "" if ws_why else f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS}, else "
     if cc in FUSED_VERIFIED:
-        return f"auto: fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on sm_{cc[0]}{cc[1]}"
-    return f"auto: reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
+        return (f"auto: {ws}fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on "
+                f"sm_{cc[0]}{cc[1]}")
+    return f"auto: {ws}reference (7 matmuls) on sm_{cc[0]}{cc[1]}"
 
 
 def fused_takes(var: Variant) -> bool:
@@ -87,13 +111,38 @@ def ws_kind(q, config, var: Variant | None) -> str:
     return "ws"
 
 
-def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config):
-    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it)."""
+def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config, asked=None):
+    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it). asked: the
+    kind the caller asked for (None: BACKWARD_KIND); where that was "auto" and ws fails to compile or launch, the
+    function switches ws off (ws_bwd.disable, one warning) and runs the Triton backward "auto" picks without it."""
     if kind == "ws":
         from . import ws_bwd
-        return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse),
-                dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]]))
+
+        def run():
+            try:
+                return ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse)
+            except torch.cuda.OutOfMemoryError:
+                raise
+            except Exception as e:              # noqa: BLE001 - any Gluon failure under "auto": a Triton backward
+                if (BACKWARD_KIND if asked is None else asked) != "auto":
+                    raise
+                ws_bwd.disable(f"the Gluon backward failed here ({type(e).__name__}: "
+                               f"{str(e).splitlines()[0][:200] if str(e) else ''})")
+            return _triton_backward(q, k, v, o, lse, do, dlse, causal, sm_scale)
+        return run, dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]])
     from . import backward_fused
     config = backward_fused.pick_config(q) if config is None else config
     return (lambda: backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
                                             config=config), dict(impl="backward_fused", config=config))
+
+
+def _triton_backward(q, k, v, o, lse, do, dlse, causal, sm_scale):
+    """The Triton backward "auto" runs for plain or causal attention when ws cannot (its fallback)."""
+    from . import variants
+    if triton_auto(q) == "fused":
+        from . import backward_fused
+        return backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
+                                       config=backward_fused.pick_config(q))
+    from . import backward
+    return backward.backward(q, k, v, o, lse, do, variant=variants.CAUSAL if causal else variants.PLAIN,
+                             sm_scale=sm_scale, dlse=dlse, config=backward.pick_config(q))

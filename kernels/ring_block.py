@@ -172,13 +172,15 @@ def _torch_backward(q, k, v, do, lse, delta, dlse, causal: bool, sm_scale: float
 
 def _triton_backward(q, k, v, o, lse, do, causal: bool, sm_scale: float):
     from .api import _backward
+    from .backward_pick import triton_auto
     if _env.INTERPRET and q.dtype == torch.bfloat16:                # the interpreter's bf16 dot is wrong
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
     # The launch lock only in the interpreter (not thread-safe); compiled launches may run on autograd's device
     # thread while the caller holds the lock, as in attention()'s own backward.
+    # The Triton backwards only (not ws): flashviz/ring_memory.py's account of a block's memory models those two.
     return _backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), None, causal=causal, sm_scale=sm_scale,
-                     config=None, lock=_env.INTERPRET)
+                     config=None, lock=_env.INTERPRET, kind=triton_auto(q))
 
 
 def delta_of(o, do) -> torch.Tensor:

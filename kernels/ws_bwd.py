@@ -5,32 +5,32 @@ What it is: one program per 128-key block of one head. A 1-warp producer loads t
 then streams Q_i and dO_i (64-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers; two
 consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
 asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
-with P^T and dS^T straight from registers, and dQ_i += dS K from dS^T written to shared memory; that partial dQ
-(fp32) is added into an fp32 buffer by atomic adds and a last pass scales and casts it. dK and dV stay in
-registers for the whole key block (fp32) and leave by TMA. The producer gives its registers to the consumers
-(setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
+with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
+(dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
+(FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
+(half the adds, as column pairs); "tma", the default, does split's MMAs and hands its BM x d/2 piece to one TMA
+reduce-add from shared memory, so the consumers issue no atomics at all. A last pass scales and casts the fp32
+buffer. dK and dV stay in registers for the whole key block (fp32) and leave by TMA. The producer gives its
+registers to the consumers (setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA), no other variant.
-dQ is not bitwise reproducible from run to run (the atomic adds' order), dK and dV are.
+dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
 Measured on the H200 (2026-12-01, triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same
 run as SDPA cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 64 128 --n 4096 8192 16384 --rep 60`,
-assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01.json): 0.50-0.54x cuDNN at d=128 (CONFIGS' tiles),
-0.58-0.68x at d=64 -- slower than the Triton backwards (backward_pick keeps them for autograd; "ws" runs when
-asked). Where the time goes: the same kernel with every dQ add issued masked off (dq_adds=False) took 25.4 ms
-against 42.4 ms (d=128, N=8192, non-causal; cuDNN 20.9 ms; causal 13.2 vs 22.2, cuDNN 11.3;
-assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): the five MMAs run at 0.83-0.86x cuDNN, the
-scalar fp32 atomic adds of each warpgroup's 64 x d partial dQ (d adds per query row per 64 keys) take 40 %. The
-next step is FlashAttention-3's: both warpgroups' dS in shared memory, one dQ_i per 128 keys split by columns
-between them, sent by a bulk (TMA) reduce-add, which triton 3.6's Gluon does not expose (inline PTX would).
-dq_mode="split" (DQ_MODES; kernels/_ws_bwd_gluon.py has the mbarrier protocol) does the first two: half the adds,
-as red.global.add.v2.f32 column pairs ("split-scalar": scalar). It is compile-checked only (sm_90, triton 3.6: d=64
-no spills, d=128 ~0.75 KB), not yet run on a GPU; "partial" (each warpgroup its own 64 keys' partial dQ) stays
-the default, and tests/test_ws_bwd_gpu.py runs both.
-tests/test_ws_bwd_gpu.py passed on the H200 (37 tests, commit 1b51267, and in the whole -m gpu run at b73aac2).
+assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json, commit 9715178), CONFIGS' "tma": 0.80-0.88x
+cuDNN at d=64 and 0.69-0.75x at d=128, against "split" 0.77-0.82x / 0.64-0.72x, "partial" 0.61-0.65x /
+0.51-0.55x, the fused Triton backward 0.75-0.83x / 0.39-0.41x and the 7-matmul one 0.68-0.73x / 0.68-0.73x in
+the same run: the fastest of ours in every cell, so "auto" runs it (kernels/backward_pick.py). Still short of
+cuDNN at d=128: in the same run the "partial" kernel with every dQ add masked off (the same five MMAs) took 23.8 ms
+where "tma" takes 29.5 ms (d=128, N=8192, non-causal; cuDNN 21.4 ms): "tma" makes the two consumers meet twice per
+query block (ds_ready, ds_free) and store 16 KB of fp32 per consumer to shared memory, and at d=128 ptxas spills
+~0.9 KB of loop values. An earlier run of "partial" alone with its adds off
+(assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): 25.4 vs 42.4 ms, the scalar atomics 40 %.
+tests/test_ws_bwd_gpu.py passed on the H200 for every mode (commit 9715178).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY; asked for anywhere else it raises KernelInputError with the reason
@@ -52,24 +52,40 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
 # as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait)
 DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3}
-# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split: of d / 2) in that many MMAs,
-# rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ atomic adds as
-# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`,
-# triton 3.6, sm_90): d=64 no spills; d=128 spills 564-588 B of loop scalars with dq_split 2 (0.6-1.1 KB with 1,
-# bf16 the most). Timed (tune_backward --kind ws, file above; ms ratio to cuDNN per cell, N 4096-16384, causal both):
-# d=128 dq_split 1 0.50-0.54x, dq_split 2 0.48-0.52x (both with rotate; block_m 64, 2 stages); d=64 (64, 2)
-# 0.58-0.68x, 3 stages within 1 %, block_m 128 0.31-0.42x. All "partial"; "split" (d=64 no spills, d=128 764-768 B)
-# is compile-checked only, not yet run on a GPU, so not the default.
-CONFIGS = {64: (64, 2, 1, True, "partial"), 128: (64, 2, 1, True, "partial")}
+# d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
+# MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
+# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean over the tune file above (ratio to cuDNN
+# per cell, N 4096-16384, causal both): d=64 (64, 3, 1, tma) 0.842x, (64, 2, 1, tma) 0.838x, split 0.78-0.80x,
+# partial <= 0.644x; d=128 (64, 2, 1, tma) 0.733x, split 0.58-0.68x (dq_split 2 the slower), partial <= 0.533x.
+# Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills, d=128
+# "tma" 0.9-1 KB of spills.
+CONFIGS = {64: (64, 3, 1, True, "tma"), 128: (64, 2, 1, True, "tma")}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
 SMEM_BYTES = ws.SMEM_BYTES
 
 
+_failed: dict = {"reason": None}          # set once by disable(): "auto" stops picking ws in this process
+
+
 def supported(q) -> str | None:
-    """Why the ws backward cannot take these inputs or run here (None: it can): the ws forward's gate."""
-    return ws.unsupported(q, "backward")
+    """Why the ws backward cannot take these inputs or run here (None: it can): the ws forward's gate, or the
+    failure that switched it off in this process."""
+    return _failed["reason"] or ws.unsupported(q, "backward")
+
+
+def disable(reason: str) -> None:
+    """After a compile or launch failure under "auto": the Triton backwards for the rest of the process, said once.
+    A failure that depends on the inputs alone would repeat with the same inputs (Gluon compiles per shape class),
+    so it is not retried; kind="ws" asked explicitly still raises the error itself."""
+    import warnings
+    with ws._lock:
+        if _failed["reason"] is not None:
+            return
+        _failed["reason"] = reason
+    warnings.warn(f"flashviz_kernels: autograd uses the Triton backward, not the Gluon 'ws' one: {reason}",
+                  RuntimeWarning, stacklevel=3)
 
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:

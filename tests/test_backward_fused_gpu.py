@@ -6,7 +6,7 @@ Gradients against float64 torch autograd at full size, idiom max|g - g64| <= 2 *
 import pytest
 import torch
 
-from flashviz_kernels import api
+from flashviz_kernels import api, backward_pick
 from test_backward_fused import check, check_peak_extra_memory
 
 pytestmark = pytest.mark.gpu
@@ -36,12 +36,15 @@ def test_fused_with_dlse():
 
 
 def test_auto_picks_fused_where_verified_and_faster():
-    """auto: fused on a verified GPU up to the head dim where it measured faster (d <= 64), the reference above."""
+    """auto: ws where it can run (Hopper, verified triton; test_ws_bwd_gpu.py tests it), else fused on a verified GPU
+    up to the head dim where it measured faster (d <= 64), the reference above."""
+    from flashviz_kernels import ws_bwd
     verified = torch.cuda.get_device_capability() in api.FUSED_VERIFIED
     for d in (64, 128):
         q = torch.zeros(1, 1, 64, d, device="cuda", dtype=torch.float16)
         want = "fused" if verified and d <= api.FUSED_AUTO_MAX_D else "reference"
-        assert api.backward_kind(q) == want
+        assert api.backward_kind(q) == ("ws" if ws_bwd.supported(q) is None else want)
+        assert backward_pick.triton_auto(q) == want
 
 
 def test_fused_peak_extra_memory():

@@ -1,5 +1,5 @@
-"""The Gluon ws backward (kernels/ws_bwd.py) without a GPU: its dispatch (kind "ws" only when asked, a reason when
-it cannot run), its per-key-block query range as plain Python, and its sm_90 compile under the verified triton
+"""The Gluon ws backward (kernels/ws_bwd.py) without a GPU: its dispatch ("auto" only where it can run, a reason when
+it cannot, the fallback when it fails), its per-key-block query range as plain Python, and its sm_90 compile under the verified triton
 (skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
 import json
 import os
@@ -14,10 +14,68 @@ from flashviz_kernels import api, backward_pick, ws, ws_bwd
 from test_ws import PTXAS
 
 
-def test_ws_is_an_explicit_backward_kind_auto_never_picks_it():
+def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
+    """Off a GPU "auto" is a Triton backward; where the ws gate passes (patched open here), plain or causal attention
+    at d 64/128 runs ws and every other variant, head dim or dtype a Triton backward."""
     assert "ws" in api.BACKWARD_KINDS and backward_pick.BACKWARD_KIND == "auto"
+    assert backward_pick.WS_AUTO_DIMS == (64, 128) == ws_bwd.HEAD_DIMS
     q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
     assert api.backward_kind(q) in ("fused", "reference")
+    from flashviz_kernels import _env, variants
+    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    monkeypatch.setattr(_env, "INTERPRET", False)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
+    monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")))
+    meta = lambda d=64, dt=torch.float16: torch.empty((1, 1, 8, d), dtype=dt, device="meta")  # noqa: E731
+    win = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, window=(16, 0))
+    for d in (64, 128):
+        for var in (None, variants.PLAIN, variants.CAUSAL):
+            assert api.backward_kind(meta(d), var=var) == "ws"
+        assert api.backward_kind(meta(d, torch.bfloat16)) == "ws"
+        assert api.backward_kind(meta(d), var=win) == "reference"
+        assert api.backward_kind(meta(d), "fused") == "fused"
+    assert api.backward_kind(meta(32)) == "fused" and api.backward_kind(meta(96)) == "reference"
+    assert api.backward_kind(meta(64, torch.float32)) == "fused"
+    assert backward_pick.triton_auto(meta(64)) == "fused" and backward_pick.triton_auto(meta(128)) == "reference"
+    monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
+    assert api.backward_kind(meta(64)) == "fused" and ws_bwd.supported(meta(64)) == "it failed earlier"
+
+
+def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
+    """Under "auto" a ws failure switches ws off (one warning) and the same call returns the Triton backward's
+    gradients (the 7-matmul one here, in the interpreter: compared with kind="reference"); asked for by name, or on
+    GPU out-of-memory, the error goes to the caller."""
+    monkeypatch.setitem(ws_bwd._failed, "reason", None)
+    torch.manual_seed(0)
+    q, k, v, do = (torch.randn(1, 2, 40, 64) for _ in range(4))
+    o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    want = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
+
+    def boom(*a, **kw):
+        raise RuntimeError("PTXAS error: out of registers")
+    monkeypatch.setattr(ws_bwd, "backward", boom)
+    run, info = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="ws")
+    with pytest.raises(RuntimeError, match="PTXAS"):
+        run()
+    assert ws_bwd._failed["reason"] is None and info["impl"] == "ws_bwd"
+    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None)
+    with pytest.warns(RuntimeWarning, match="Triton backward, not the Gluon 'ws' one: .*PTXAS"):
+        got = run()
+    for g, w in zip(got, want):
+        assert torch.allclose(g, w, atol=1e-5), (g - w).abs().max()
+    assert "PTXAS" in ws_bwd.supported(q)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # said once: the second failure is silent
+        ws_bwd.disable("again")
+    assert "PTXAS" in ws_bwd._failed["reason"]
+
+    def oom(*a, **kw):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+    monkeypatch.setattr(ws_bwd, "backward", oom)
+    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="auto")
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        run()
 
 
 def test_ws_kind_off_gpu_raises_with_the_reason():
@@ -60,8 +118,8 @@ def test_configs_fit_shared_memory_and_registers():
     assert 128 * 3 * launch <= 65536 and 2 * creg + preg <= 3 * launch
     for d, (bm, stages, split, _, mode) in ws_bwd.CONFIGS.items():
         assert d in ws_bwd.HEAD_DIMS and bm in (64, 128) and split in (1, 2) and d // split >= 64
-        assert ws_bwd.smem_bytes(d, bm, stages) <= ws_bwd.SMEM_BYTES
-        assert mode == "partial"                       # "split" is compile-checked only: not the default yet
+        assert ws_bwd.smem_bytes(d, bm, stages) < ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) <= ws_bwd.SMEM_BYTES
+        assert mode == "tma"                           # measured fastest (test_recorded_figures_are_the_files)
         ws_bwd.check_tiles(d, bm, stages, split, mode)
 
 
@@ -203,7 +261,7 @@ def test_recorded_figures_are_the_files():
     from flashviz_kernels import ws_bwd
     root = Path(__file__).parents[1]
     tune = root / "assets/benchmarks/tune"
-    data = json.loads((tune / "nvidia-h200-backward-ws-2026-12-01.json").read_text())
+    data = json.loads((tune / "nvidia-h200-backward-ws-2026-12-01b.json").read_text())
     assert data["triton"] == "3.6.0" and data["device"] == "NVIDIA H200" and "--kind ws" in data["command"]
     readme = " ".join((root / "README.md").read_text().split())
     doc = " ".join(ws_bwd.__doc__.split())
@@ -218,6 +276,13 @@ def test_recorded_figures_are_the_files():
         cands = {k for k in rows[0] if k.startswith("ws(") and "no dQ" not in k}
         geo = {k: math.prod(r[k]["ms"] for r in rows) ** (1 / len(rows)) for k in cands}
         assert geo[name] <= 1.01 * min(geo.values()), (d, geo)  # the default tiles: the fastest ws timed (1 %)
+        for other in ("fused", "reference"):                     # why "auto" runs it: faster in every cell
+            assert all(r[name]["ms"] < r[other]["ms"] for r in rows), (d, other)
+    cell = next(r["impls"] for r in data["rows"] if (r["d"], r["n"], r["causal"]) == (128, 8192, False))
+    nodq = next(v["ms"] for k, v in cell.items() if k.endswith("no dQ adds"))
+    for t in (f"took {nodq:.1f} ms where \"tma\" takes {cell[_name('ws', ws_bwd.CONFIGS[128])]['ms']:.1f} ms",
+              f"cuDNN {cell['sdpa-cudnn']['ms']:.1f} ms"):
+        assert t in doc, t
     nodq = (tune / "nvidia-h200-backward-ws-nodq-2026-12-01.txt").read_text()
     assert "triton 3.6.0" in nodq.splitlines()[0]
     block = nodq[nodq.index("d=128 N=8192 causal=False"):nodq.index("d=128 N=8192 causal=True")]
