@@ -4,7 +4,7 @@ matmuls cost, and a small demo that runs our Triton backward and counts the byte
 stored_tensors(n, d, dtype, batch, heads)   S, P (N x N each) that standard attention keeps (the seed's picture)
                                             vs O (N x d) and the log-sum-exp (N, fp32) that FlashAttention keeps
 matmul_rows(n, d, causal, batch, heads)     FLOPs of the forward (2 matmuls per tile), a backward that reads P
-                                            back (4), one that recomputes S and P (5: the usual 2.5x), and ours
+                                            back (4), one that recomputes S and P (5: the usual 2.5x), and our teaching
                                             (7: two kernels, no atomics, each recomputing S and dP)
 run_demo(...)                               dQ, dK, dV of our kernel and of naive autograd vs float64 autograd,
                                             and every tensor autograd saved (saved_tensors_hooks), per path

@@ -71,7 +71,7 @@ def test_flops_figure_counts_matmuls():
     assert list(fig.data[0].text) == ["7 matmuls · 3.5×", "5 matmuls · 2.5×", "4 matmuls · 2×", "2 matmuls · 1×"]
     one = 2 * 2048 * 2048 * 128 / 2                                              # causal halves it
     assert list(fig.data[0].customdata) == [7 * one, 5 * one, 4 * one, 2 * one]
-    assert fig.data[0].y[0] == "our backward (2 kernels)" and fig.data[0].y[-1] == "forward"
+    assert fig.data[0].y[0] == "our teaching backward (2 kernels)" and fig.data[0].y[-1] == "forward"
 
 
 def test_times_figure_bars_and_oom():

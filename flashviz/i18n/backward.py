@@ -121,14 +121,18 @@ STRINGS = {
         "en": "Every matmul over the N × N tiles costs 2·N²·d FLOPs per head (half when causal). The forward pass "
               "does 2 (S = QKᵀ, O = PV). A backward that reads P back from HBM does 4 (dV, dP, dQ, dK); recomputing "
               "S and P adds one more QKᵀ: 5, the usual “backward = 2.5 × forward”. That is {bwd} more backward "
-              "FLOPs, {step} more for a whole training step. Our kernel computes dK, dV and dQ in two separate "
-              "kernels (no atomic adds), so both recompute S and dP: 7 matmuls. The TFLOP/s below use the usual "
-              "2.5× count, so our kernel executes 7/5 of the FLOPs it is credited with.",
+              "FLOPs, {step} more for a whole training step. Our teaching backward computes "
+              "dK, dV and dQ in two separate kernels (no atomic adds), so both recompute S and dP: 7 matmuls, 7/5 "
+              "of what the usual count credits it with. Our fast backwards (a fused Triton kernel, and on Hopper a "
+              "warp-specialised one) do the 5: one kernel per block of keys, each adding its share of dQ into a "
+              "float32 buffer (atomic or TMA reduce-adds). The TFLOP/s below use the usual 2.5× count.",
         "zh": "N×N 块上的每一次矩阵乘法，每个头 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
               "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
-              "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的实现把 dK、dV 和 dQ "
-              "放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次矩阵乘法。"
-              "下面的 TFLOP/s 按通常的 2.5 倍计数，所以我们的 kernel 实际执行的 FLOPs 是记账数的 7/5。"},
+              "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的教学版反向"
+              "把 dK、dV 和 dQ 放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次"
+              "矩阵乘法，是通常记账数的 7/5。我们的快速反向（一个融合的 Triton kernel，在 Hopper 上则是一个 warp 特化的 kernel）只做 5 次："
+              "每个 key 块一个 program，各自把自己那份 dQ 加进一个 float32 缓冲区（原子加或 TMA 归约加）。"
+              "下面的 TFLOP/s 按通常的 2.5 倍计数。"},
     "backward.col_pass": {"en": "pass", "zh": "阶段"},
     "backward.col_matmuls": {"en": "matmuls per tile", "zh": "每块的矩阵乘法次数"},
     "backward.col_ops": {"en": "which", "zh": "哪些"},
@@ -137,7 +141,7 @@ STRINGS = {
     "backward.pass_fwd": {"en": "forward", "zh": "前向传播"},
     "backward.pass_bwd_stored": {"en": "backward, P read back", "zh": "反向传播，读回 P"},
     "backward.pass_bwd_recompute": {"en": "backward, recomputing", "zh": "反向传播，重计算"},
-    "backward.pass_bwd_ours": {"en": "our backward (2 kernels)", "zh": "我们的反向传播（2 个 kernel）"},
+    "backward.pass_bwd_ours": {"en": "our teaching backward (2 kernels)", "zh": "我们的教学版反向传播（2 个 kernel）"},
     "backward.trade": {
         "en": "**What it buys.** The extra QKᵀ is {flops} FLOPs at this configuration; not storing P saves at least "
               "{io} of HBM traffic (writing P in the forward pass, reading it back in the backward pass): {fpb} FLOPs "
@@ -170,17 +174,16 @@ STRINGS = {
     "backward.summary_line": {"en": "- d = {d}: {flash} vs SDPA flash · {cudnn} vs SDPA cuDNN · {naive} vs naive",
                               "zh": "- d = {d}：对 SDPA flash {flash} · 对 SDPA cuDNN {cudnn} · 对朴素实现 {naive}"},
     "backward.summary_note": {
-        "en": "These are the numbers as measured. Recomputation is what makes the memory O(N) whatever the kernel; "
-              "how fast the recomputing kernel runs depends on its tiles and scheduling. The d = 128 tiles of our "
-              "backward kernel were picked by `python -m flashviz_kernels.tune_backward` on the H200 and the "
-              "d = 64 ones checked by it (with other tiles and warps the same kernel ran at half this speed). "
-              "cuDNN stays ahead: "
-              "it is written for Hopper's asynchronous tensor cores, and our backward spends 7 matmuls per tile "
-              "(two kernels, no atomics) where a fused one spends 5.",
-        "zh": "以上就是实测数字。无论哪个 kernel，显存降到 O(N) 靠的都是重计算；重计算的 kernel 跑多快取决于它的 tile 大小和调度。"
-              "我们的反向 kernel 在 d = 128 时的 tile 大小是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
-              "挑出来的，d = 64 的也用它核对过（换成别的 tile 大小和 warp 数，同一个 kernel 只有一半的速度）。cuDNN 仍然更快：它专为 Hopper 的异步"
-              "张量核心编写，而我们的反向每个 tile 做 7 次矩阵乘法（两个 kernel、不用原子操作），融合版只需 5 次。"},
+        "en": "These are the numbers as measured. The recording's backward, from its provenance: {kernel}. "
+              "Recomputation is what makes the memory O(N) whatever the kernel; how fast the recomputing kernel "
+              "runs depends on how many matmuls it repeats, its tiles and how it overlaps loads, matmuls and the "
+              "dQ sums. The tiles of our backwards were picked by `python -m flashviz_kernels.tune_backward` on "
+              "the H200, and each of them was kept only where it measured faster than the others.",
+        "zh": "以上就是实测数字。这份记录用的反向 kernel（见其来源信息）：{kernel}。无论哪个 kernel，显存降到 O(N) 靠的都是"
+              "重计算；重计算的 kernel 跑多快，取决于它重复几次矩阵乘法、tile 大小，以及如何让加载、矩阵乘法和 dQ 的累加"
+              "互相重叠。我们各个反向 kernel 的 tile 大小都是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
+              "挑出来的，每个 kernel 只在实测比其他的更快的地方使用。"},
+    "backward.kernel_unknown": {"en": "not recorded (an older file)", "zh": "未记录（较早的文件）"},
 
     # charts
     "backward.impl_naive": {"en": "naive (autograd)", "zh": "朴素实现（autograd）"},

@@ -210,8 +210,9 @@ def summary(ds: dict, lang: str) -> None:
     lines = [t("backward.summary_line", lang, d=d, flash=rng(v.get("flash")), cudnn=rng(v.get("cudnn")),
                naive=rng(v.get("naive"))) for d, v in s.items()]
     if lines:
-        st.markdown(t("backward.summary_head", lang) + "\n" + "\n".join(lines) + "\n\n" + t("backward.summary_note",
-                                                                                               lang))
+        kernel = ds.get("provenance", {}).get("backward_kernel") or t("backward.kernel_unknown", lang)
+        st.markdown(t("backward.summary_head", lang) + "\n" + "\n".join(lines) + "\n\n" +
+                    t("backward.summary_note", lang, kernel=kernel))
 
 
 def slug(cfg: Config, b: int, h: int) -> str:
