@@ -19,21 +19,24 @@ block i that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_sc
     dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the 64 x d fp32
                                            partial is added into the fp32 dQ buffer with atomic adds)
 That is DQ_MODE 0 ("partial"). DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
-(64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as two
-chained MMAs (one per consumer's 64 keys) and adds only that: half the atomic adds per query block, each dQ element
-added once per 128 keys instead of twice (2: as red.global.add.v2.f32 column pairs, 1: scalar). (One MMA over a
-[128, d] view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout stores
-64-column chunks of all rows one after another. The H200 caught it at d = 128.) Two more mbarriers, count 2, one arrive per consumer each:
-    ds_ready  arrived after the fence that follows a consumer's dS^T store of ring position c; both wait for
-              phase c & 1 before their dQ MMA of c
-    ds_free   arrived after a consumer's dQ MMA of c completed; both wait for phase (c & 1) ^ 1 (the previous
-              position's completion; a fresh barrier passes parity 1 at once) before storing dS^T of c, and with
-              c = the block count before the epilogue overwrites K with dK (the other consumer's last dQ MMA reads it)
-Both consumers walk the same positions. No phase completes while a consumer still waits for the one before it:
-ds_ready's phase c needs both arrives of c, each after its consumer's ds_free wait for c - 1, which needs the
-other's ds_free arrive of c - 1, after that one's ds_ready wait for c - 1 (ds_free's phase c alike, through
-ds_ready's c). Each wait needs only arrives the other consumer makes at earlier steps, which it reaches without
-waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as in "partial".
+(64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as
+two chained MMAs (one per consumer's 64 keys) and adds only that: half the atomic adds per query block, each dQ
+element added once per 128 keys instead of twice (2: as red.global.add.v2.f32 column pairs, 1: scalar). (One MMA
+over a [128, d] view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout
+stores 64-column chunks of all rows one after another. The H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's
+MMAs, the BM x d/2 fp32 piece stored to shared memory and added by one TMA reduce-add (the consumer waits only for
+its previous reduce to have read the buffer). DQ_MODE 4 ("tma2"): "tma" with NSLOT = 2 dS^T slots, so a consumer
+stores block c's dS^T once block c - 2's dQ MMAs are done instead of c - 1's. Per slot s two more mbarriers,
+count 2, one arrive per consumer each (block c uses slot c % NSLOT, k = c // NSLOT is its use of the slot):
+    ds_ready[s]  arrived after the fence that follows a consumer's dS^T store of block c; both wait for parity
+                 k & 1 before their dQ MMAs of c
+    ds_free[s]   arrived after a consumer's dQ MMAs of c completed; both wait for parity (k & 1) ^ 1 (the slot's
+                 previous use; a fresh barrier passes parity 1 at once) before storing dS^T of c, and for the last
+                 block's completion before the epilogue overwrites K with dK (the other consumer's dQ MMAs read it)
+Both consumers walk the same blocks. No slot's barrier runs two phases ahead of a waiter (its next phase needs this
+consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it
+reaches without waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as
+in "partial".
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
@@ -105,7 +108,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
     bh = gl.program_id(1)
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
-    ds_buf = ds_smem.index(CID)
+    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1   # dS^T slots ("tma2": two, so a store waits for c - 2)
     keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
     offset = n_k - n_q
     stat_base = bh.to(gl.int64) * n_q
@@ -142,13 +145,15 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         dp = warpgroup_mma_wait(1, deps=(dp_tok,))
         ds = p * (dp - gl.expand_dims(delta, 0))
         ds16 = ds.to(dtype)
-        if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of block c - 1 read all dS^T
-            mbarrier.wait(ds_free, (c & 1) ^ 1)       # (fresh barrier: parity 1 passes at once)
+        slot = c % NSLOT
+        if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of the slot's last block
+            mbarrier.wait(ds_free.index(slot), ((c // NSLOT) & 1) ^ 1)   # read it (a fresh barrier passes parity 1)
+        ds_buf = ds_smem.index(slot * 2 + CID)
         ds_buf.store(ds16)
         dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
         fence_async_shared()
         if DQ_MODE != 0:
-            mbarrier.arrive(ds_ready)                 # this half of dS^T is in shared memory (after the fence)
+            mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
         dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
         mbarrier.arrive(empty.index(st))              # Q_i, dO_i read; K_c and dS^T stay this consumer's own
         qrows = start + gl.arange(0, BM, layout=dq_rows_l)
@@ -168,23 +173,25 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
 @gluon.jit
 def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1/2/3: once both halves of dS^T of ring position c are in shared memory, dQ_i's columns
-    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3: by
+    """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
     one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
     # two chained MMAs, one per consumer's 64 keys (not one over a [128, x] view: see the module docstring)
-    mbarrier.wait(ds_ready, c & 1)                    # both consumers stored their half of block c
+    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+    slot = c % NSLOT
+    mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
         k0 = k_smem.index(0).slice(CID * (D // 2) + h * DP, DP, dim=1)   # this piece's columns of both
         k1 = k_smem.index(1).slice(CID * (D // 2) + h * DP, DP, dim=1)   # consumers' 64 keys
-        dq_tok = warpgroup_mma(ds_smem.index(0).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
-        dq_tok = warpgroup_mma(ds_smem.index(1).permute((1, 0)), k1, dq_tok, is_async=True)
+        dq_tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)), k1, dq_tok, is_async=True)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
-            mbarrier.arrive(ds_free)                  # this consumer no longer reads dS^T (nor K) of block c
-        if DQ_MODE == 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
+            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+        if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
             buf = dq_smem.index(CID)
             tma.store_wait(0)                         # the previous block's reduce has read buf
             buf.store(dq)
@@ -229,7 +236,10 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
                      ROTATE, DQ_MODE)
     if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
-        mbarrier.wait(ds_free, (((hi - lo) // BM) & 1) ^ 1)     # (no query block: parity 1, passes at once)
+        last = (hi - lo) // BM - 1
+        if last >= 0:
+            NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+            mbarrier.wait(ds_free.index(last % NSLOT), (last // NSLOT) & 1)
     # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
@@ -300,7 +310,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     do_smem = gl.allocate_shared_memory(dtype, [STAGES, BM, D], q_layout)
     k_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
     v_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
-    ds_smem = gl.allocate_shared_memory(dtype, [2, 64, BM], ds_layout)
+    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+    ds_smem = gl.allocate_shared_memory(dtype, [2 * NSLOT, 64, BM], ds_layout)   # [slot * 2 + consumer]
     kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -311,13 +322,14 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     ds_ready = kv_bar                                 # partial: never touched (nothing allocated: as before)
     ds_free = kv_bar
     if DQ_MODE != 0:                                  # split: both consumers arrive on each, once per query block
-        ds_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        ds_free = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        mbarrier.init(ds_ready, count=2)
-        mbarrier.init(ds_free, count=2)
+        ds_ready = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())
+        ds_free = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())
+        for i in gl.static_range(NSLOT):
+            mbarrier.init(ds_ready.index(i), count=2)
+            mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
-    if DQ_MODE == 3:
+    if DQ_MODE >= 3:
         dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM, D // 2],
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,

@@ -122,7 +122,7 @@ def ws_bwd_main(args):
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
-    modes = args.dq_mode or ["partial", "split", "tma"]
+    modes = args.dq_mode or ["partial", "split", "tma", "tma2"]
     for mode, d, causal, dt in itertools.product(modes, args.ws_d, (False, True), dtypes):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
@@ -172,8 +172,8 @@ def main(argv=None):
     ap.add_argument("--ws-bwd", action="store_true", help="the Gluon ws backward instead of the fused backward")
     ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
-    ap.add_argument("--dq-mode", nargs="+", default=None, choices=["partial", "split", "split-scalar"],
-                    help="--ws-bwd: dQ modes to compile (default: partial and split)")
+    ap.add_argument("--dq-mode", nargs="+", default=None, choices=["partial", "split", "split-scalar", "tma", "tma2"],
+                    help="--ws-bwd: dQ modes to compile (default: partial, split, tma, tma2)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

@@ -50,8 +50,9 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
 # "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
 # column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
-# as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait)
-DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3}
+# as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait);
+# "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ MMAs one block later
+DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
 # backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean over the tune file above (ratio to cuDNN
@@ -89,9 +90,11 @@ def disable(reason: str) -> None:
 
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
-    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles ("tma": and their fp32 dQ pieces)."""
-    tma_src = 2 * block_m * (d // 2) * 4 if dq_mode == "tma" else 0
-    return (2 * stages * block_m * d + 2 * BLOCK_N * d + BLOCK_N * block_m) * itemsize + tma_src
+    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"; "tma"/"tma2": and
+    their fp32 dQ pieces)."""
+    tma_src = 2 * block_m * (d // 2) * 4 if dq_mode in ("tma", "tma2") else 0
+    ds_slots = 2 if dq_mode == "tma2" else 1
+    return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src
 
 
 def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2) -> None:
@@ -103,7 +106,7 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode) > \
             SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
-            (dq_mode == "tma" and dq_split != 1):
+            (dq_mode in ("tma", "tma2") and dq_split != 1):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
                                f">= 32; tma: 1); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "

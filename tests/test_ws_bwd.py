@@ -126,12 +126,13 @@ def test_configs_fit_shared_memory_and_registers():
 def test_dq_mode_checks():
     """dq_mode must be a DQ_MODES key; "split" MMAs cover d / 2 / dq_split >= 32 columns, "partial" d / dq_split >= 64
     ones."""
-    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma"} and ws_bwd.DQ_MODES["partial"] == 0
+    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma", "tma2"}
+    assert ws_bwd.DQ_MODES["partial"] == 0
     for d, mode, split in [(64, "split", 1), (128, "split", 1), (128, "split", 2), (64, "split-scalar", 1),
-                           (128, "partial", 2), (64, "partial", 1), (64, "tma", 1), (128, "tma", 1)]:
+                           (128, "partial", 2), (64, "partial", 1), (64, "tma", 1), (128, "tma", 1), (128, "tma2", 1)]:
         ws_bwd.check_tiles(d, 64, 2, split, mode)
     for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
-                           (128, "tma", 2)]:
+                           (128, "tma", 2), (64, "tma2", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
             ws_bwd.check_tiles(d, 64, 2, split, mode)
 
@@ -215,7 +216,7 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 SPILL_BOUND = 1280
 
 
-@pytest.mark.parametrize("mode", ["partial", "split", "tma"])
+@pytest.mark.parametrize("mode", ["partial", "split", "tma", "tma2"])
 @pytest.mark.parametrize("d,causal,dtype", [(64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"),
                                             (128, True, "fp16")])
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
@@ -242,9 +243,9 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     adds = 2 * 2 * bm * d // 128
     if mode == "partial":
         assert got["atom"] == adds and got["red_v2"] == 0 and got["tma_add"] == 0
-    elif mode == "tma":                                # one reduce site per consumer partition per loop
+    elif mode in ("tma", "tma2"):                      # one reduce site per consumer partition per loop
         assert got["atom"] == 0 and got["red_v2"] == 0 and got["tma_add"] == 2 * 2
-        assert got["mbar_init"] >= 2 * stages + 3
+        assert got["mbar_init"] >= 2 * stages + 1 + 2 * (2 if mode == "tma2" else 1)   # + ds_ready/ds_free slots
     else:                                              # half the adds, two columns each
         assert got["atom"] == 0 and got["red_v2"] == adds // 4
         assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
