@@ -75,11 +75,11 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # spills 1.3-1.7 KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs); "split" halves the dQ atomics
 # (d=64 no spills, d=128 ~0.8 KB), "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by
 # TMA reduce-add (d=128 ~0.9-1 KB of spills, 32 KB more shared memory)
-WS_CANDIDATES = {64: [(64, 3, 1, True, "tma"), (64, 2, 1, True, "tma"), (64, 3, 1, True, "tma2"),
-                      (64, 2, 1, True, "tma2"), (64, 2, 1, True, "split"),
+WS_CANDIDATES = {64: [(64, 3, 1, True, "tma2"), (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
+                      (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                       (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
-                 128: [(64, 2, 1, True, "tma"), (64, 2, 1, True, "tma2"), (64, 2, 1, True, "split"),
+                 128: [(64, 2, 1, True, "tma2"), (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                        (64, 2, 2, True, "split"),
                        (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                        (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"), (64, 3, 2, True, "partial")]}

@@ -8,8 +8,9 @@ asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
 (dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
 (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
-(half the adds, as column pairs); "tma", the default, does split's MMAs and hands its BM x d/2 piece to one TMA
-reduce-add from shared memory, so the consumers issue no atomics at all. A last pass scales and casts the fp32
+(half the adds, as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
+shared memory, so the consumers issue no atomics at all; "tma2", the default, is "tma" with two dS slots, so the
+two consumers wait for each other one block later. A last pass scales and casts the fp32
 buffer. dK and dV stay in registers for the whole key block (fp32) and leave by TMA. The producer gives its
 registers to the consumers (setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
@@ -21,16 +22,21 @@ delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*
 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
 Measured on the H200 (2026-12-01, triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same
 run as SDPA cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 64 128 --n 4096 8192 16384 --rep 60`,
-assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json, commit 9715178), CONFIGS' "tma": 0.80-0.88x
+assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json, commit 9715178, every mode): "tma" 0.80-0.88x
 cuDNN at d=64 and 0.69-0.75x at d=128, against "split" 0.77-0.82x / 0.64-0.72x, "partial" 0.61-0.65x /
 0.51-0.55x, the fused Triton backward 0.75-0.83x / 0.39-0.41x and the 7-matmul one 0.68-0.73x / 0.68-0.73x in
-the same run: the fastest of ours in every cell, so "auto" runs it (kernels/backward_pick.py). Still short of
-cuDNN at d=128: in the same run the "partial" kernel with every dQ add masked off (the same five MMAs) took 23.8 ms
-where "tma" takes 29.5 ms (d=128, N=8192, non-causal; cuDNN 21.4 ms): "tma" makes the two consumers meet twice per
-query block (ds_ready, ds_free) and store 16 KB of fp32 per consumer to shared memory, and at d=128 ptxas spills
-~0.9 KB of loop values. An earlier run of "partial" alone with its adds off
+the same run. Then "tma" against "tma2" (the same command with --dq-mode tma tma2, commit 81c60c2,
+assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01c.json): CONFIGS' "tma2" 0.82-0.89x cuDNN at d=64 and
+0.73-0.78x at d=128 (1.25-1.37x and 1.20-1.31x SDPA flash), "tma" 0.84-0.88x / 0.72-0.77x, fused 0.77-0.84x /
+0.39-0.42x, 7-matmul 0.77-0.82x / 0.70-0.75x: the fastest of ours in every cell, so "auto" runs it
+(kernels/backward_pick.py); "tma2" and "tma" are within 1-2 % of each other. Still short of cuDNN at d=128, where
+the time goes (d=128, N=8192, non-causal): "tma" with its TMA reduce-adds skipped took 25.6 ms against 29.6 ms
+with them (cuDNN 21.2 ms, same run), and in the earlier run "partial" with every dQ add masked off took 23.8 ms
+where "tma" takes 29.5 ms (cuDNN 21.4 ms): the five MMAs alone run at ~0.9x cuDNN; the consumers meeting per
+query block and storing their dQ pieces cost ~2 ms, the TMA reduce-adds ~4 ms. At d=128 ptxas spills 0.6-0.7 KB.
+An earlier run of "partial" alone with its adds off
 (assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): 25.4 vs 42.4 ms, the scalar atomics 40 %.
-tests/test_ws_bwd_gpu.py passed on the H200 for every mode (commit 9715178).
+tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY; asked for anywhere else it raises KernelInputError with the reason
@@ -55,12 +61,13 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
-# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean over the tune file above (ratio to cuDNN
-# per cell, N 4096-16384, causal both): d=64 (64, 3, 1, tma) 0.842x, (64, 2, 1, tma) 0.838x, split 0.78-0.80x,
-# partial <= 0.644x; d=128 (64, 2, 1, tma) 0.733x, split 0.58-0.68x (dq_split 2 the slower), partial <= 0.533x.
+# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean over the tune files above (ratio to
+# cuDNN per cell, N 4096-16384, causal both): 2026-12-01c: d=64 (64, 3, 1, tma2) 0.860x, (64, 2, 1, tma) 0.854x,
+# (64, 3, 1, tma) 0.849x, (64, 2, 1, tma2) 0.840x; d=128 (64, 2, 1, tma2) 0.761x, (64, 2, 1, tma) 0.751x;
+# 2026-12-01b: split 0.78-0.80x / 0.58-0.68x (dq_split 2 the slower), partial <= 0.644x / 0.533x.
 # Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills, d=128
-# "tma" 0.9-1 KB of spills.
-CONFIGS = {64: (64, 3, 1, True, "tma"), 128: (64, 2, 1, True, "tma")}
+# "tma2" 0.6-0.7 KB of spills ("tma" 0.8-1 KB).
+CONFIGS = {64: (64, 3, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
