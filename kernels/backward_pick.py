@@ -17,8 +17,8 @@ from .variants import Variant
 BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 # "auto" takes ws at these head dims: there it measured faster than both Triton backwards in every cell, backward
 # alone, fp16, B=4, H=32, N 4096-16384, causal both (`python -m flashviz_kernels.tune_backward --kind ws --d 64 128
-# --n 4096 8192 16384 --rep 60`, assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json; kernels/ws_bwd.py
-# has the figures). If it fails to compile or launch, autograd falls back to the Triton backwards (ws_bwd.disable).
+# --n 4096 8192 16384 --rep 60`, assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json and -01c.json;
+# kernels/ws_bwd.py has the figures). If it fails to compile or launch, autograd falls back to the Triton backwards (ws_bwd.disable).
 WS_AUTO_DIMS = (64, 128)
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
@@ -126,8 +126,9 @@ def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config, a
             except Exception as e:              # noqa: BLE001 - any Gluon failure under "auto": a Triton backward
                 if (BACKWARD_KIND if asked is None else asked) != "auto":
                     raise
-                ws_bwd.disable(f"the Gluon backward failed here ({type(e).__name__}: "
-                               f"{str(e).splitlines()[0][:200] if str(e) else ''})")
+                if not isinstance(e, KernelInputError):     # these inputs only: fall back, keep ws for others
+                    ws_bwd.disable(f"the Gluon backward failed here ({type(e).__name__}: "
+                                   f"{str(e).splitlines()[0][:200] if str(e) else ''})")
             return _triton_backward(q, k, v, o, lse, do, dlse, causal, sm_scale)
         return run, dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]])
     from . import backward_fused

@@ -43,8 +43,8 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
 
 def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
     """Under "auto" a ws failure switches ws off (one warning) and the same call returns the Triton backward's
-    gradients (the 7-matmul one here, in the interpreter: compared with kind="reference"); asked for by name, or on
-    GPU out-of-memory, the error goes to the caller."""
+    gradients (the 7-matmul one here, in the interpreter: compared with kind="reference"); an input it refuses falls
+    back for that call only; asked for by name, or on GPU out-of-memory, the error goes to the caller."""
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
     torch.manual_seed(0)
     q, k, v, do = (torch.randn(1, 2, 40, 64) for _ in range(4))
@@ -69,6 +69,17 @@ def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
         warnings.simplefilter("error")                   # said once: the second failure is silent
         ws_bwd.disable("again")
     assert "PTXAS" in ws_bwd._failed["reason"]
+
+    monkeypatch.setitem(ws_bwd._failed, "reason", None)
+
+    def bad_input(*a, **kw):
+        raise fk.KernelInputError("these strides")
+    monkeypatch.setattr(ws_bwd, "backward", bad_input)
+    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # an input the kernel refuses: this call only, silently
+        got = run()
+    assert all(torch.allclose(g, w, atol=1e-5) for g, w in zip(got, want)) and ws_bwd._failed["reason"] is None
 
     def oom(*a, **kw):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
