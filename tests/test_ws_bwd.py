@@ -1,6 +1,6 @@
-"""The Gluon ws backward (kernels/ws_bwd.py) without a GPU: its dispatch ("auto" only where it can run, a reason when
-it cannot, the fallback when it fails), its per-key-block query range as plain Python, and its sm_90 compile under the verified triton
-(skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
+"""The Gluon ws backward (kernels/ws_bwd.py) without a GPU: its dispatch ("auto" only where it can run, a reason
+when it cannot, the fallback when it fails), its per-key-block query range as plain Python, and its sm_90 compile
+under the verified triton (skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
 import json
 import os
 import subprocess
