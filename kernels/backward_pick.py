@@ -86,8 +86,7 @@ def backward_label(device="cuda") -> str:
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
     from . import ws_bwd
-    ws_why = ws_bwd.supported(torch.empty((1, 1, 1, WS_AUTO_DIMS[0]), dtype=torch.float16, device=device))
-    ws = "" if ws_why else f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS}, else "
+    ws = "" if ws_bwd.unavailable() else f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS}, else "
     if cc in FUSED_VERIFIED:
         return (f"auto: {ws}fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on "
                 f"sm_{cc[0]}{cc[1]}")

@@ -77,10 +77,16 @@ SMEM_BYTES = ws.SMEM_BYTES
 _failed: dict = {"reason": None}          # set once by disable(): "auto" stops picking ws in this process
 
 
-def supported(q) -> str | None:
-    """Why the ws backward cannot take these inputs or run here (None: it can): the ws forward's gate, or the
+def unavailable() -> str | None:
+    """Why the ws backward cannot run here at all (None: it can): the ws forward's device and version gate, or the
     failure that switched it off in this process."""
-    return _failed["reason"] or ws.unsupported(q, "backward")
+    return _failed["reason"] or ws._reason_unavailable()
+
+
+def supported(q) -> str | None:
+    """Why the ws backward cannot take these inputs or run here (None: it can): unavailable(), then the ws
+    forward's input gate."""
+    return unavailable() or ws.unsupported(q, "backward")
 
 
 def disable(reason: str) -> None:

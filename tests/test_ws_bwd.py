@@ -41,6 +41,28 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
     assert api.backward_kind(meta(64)) == "fused" and ws_bwd.supported(meta(64)) == "it failed earlier"
 
 
+def test_backward_label_says_where_auto_runs_ws(monkeypatch):
+    """The provenance field every dataset records (backward_label): ws first where it can run, never after it was
+    switched off, nor off CUDA."""
+    from flashviz_kernels import _env
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert backward_pick.backward_label().startswith("auto: reference (7 matmuls) off CUDA")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(_env, "INTERPRET", False)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
+    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    monkeypatch.setitem(ws_bwd._failed, "reason", None)
+    assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), "
+                                              "else fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on "
+                                              "sm_90")
+    monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
+    assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
+    monkeypatch.setattr(ws, "_reason_unavailable", lambda: "compute capability 8.0 is not sm_90")
+    monkeypatch.setitem(ws_bwd._failed, "reason", None)
+    assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_80"
+
+
 def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
     """Under "auto" a ws failure switches ws off (one warning) and the same call returns the Triton backward's
     gradients (the 7-matmul one here, in the interpreter: compared with kind="reference"); an input it refuses falls
