@@ -10,9 +10,9 @@ with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared 
 (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
 (half the adds, as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
 shared memory, so the consumers issue no atomics at all; "tma2", the default, is "tma" with two dS slots, so the
-two consumers wait for each other one block later. A last pass scales and casts the fp32
-buffer. dK and dV stay in registers for the whole key block (fp32) and leave by TMA. The producer gives its
-registers to the consumers (setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
+two consumers wait for each other one block later. A last pass scales and casts the fp32 buffer. dK and dV stay in
+registers for the whole key block (fp32) and leave by TMA. The producer gives its registers to the consumers
+(setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA), no other variant.
@@ -39,8 +39,8 @@ An earlier run of "partial" alone with its adds off
 tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
-compute capability ws.VERIFIED_CAPABILITY; asked for anywhere else it raises KernelInputError with the reason
-(backward_pick). Importing this module never imports Gluon.
+compute capability ws.VERIFIED_CAPABILITY: there "auto" runs it (backward_pick.ws_auto); asked for anywhere else it
+raises KernelInputError with the reason. Importing this module never imports Gluon.
 """
 from __future__ import annotations
 
