@@ -1,7 +1,7 @@
 #!/bin/bash
 # Test and time the Gluon ws backward (kernels/ws_bwd.py) on one H200, in one batched run of at most ~8 minutes:
 #   the sm_90 compile report of both dQ modes (registers per setmaxnreg budget, spills, shared memory, atomics) and
-#   GPU tests of the ws backward, "partial" and "split" (4 processes, while 4 more fill triton's cache with the tune
+#   GPU tests of the ws backward, every dQ mode (4 processes, while 4 more fill triton's cache with the tune
 #   runs), then backward alone, fp16, B=4,
 #   H=32, N 4096/8192/16384, d 64/128, causal off/on: every ws candidate (tune_backward.WS_CANDIDATES), the fused
 #   backward's pick, the 7-matmul reference, SDPA cuDNN and SDPA flash in the same run (bwd_ws.json, bwd_ws.txt).
@@ -17,7 +17,7 @@ for d in 64 128; do for c in 0 1; do
   timeout 180 python3 -m flashviz_kernels.tune_backward --kind ws --warm-only --d $d --n 256 --causal $c > $OUT/warm_${d}_${c}.txt 2>&1 &
 done; done
 P="timeout 240 python3 -m pytest -m gpu -q -p no:cacheprovider -rs"
-# "split" (and "split-scalar") in processes of their own: should they hang, the "partial" results still come back
+# "split" (and "split-scalar") in processes of their own: should they hang, the other modes' results still come back
 $P tests/test_ws_bwd_gpu.py -k "full_size and not split" > $OUT/tests_a.txt 2>&1 &
 $P tests/test_ws_bwd_gpu.py -k "not full_size and not split" > $OUT/tests_b.txt 2>&1 &
 $P tests/test_ws_bwd_gpu.py -k "full_size and split" > $OUT/tests_c.txt 2>&1 &
