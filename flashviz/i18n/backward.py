@@ -124,13 +124,13 @@ STRINGS = {
               "FLOPs, {step} more for a whole training step. Our teaching backward computes "
               "dK, dV and dQ in two separate kernels (no atomic adds), so both recompute S and dP: 7 matmuls, 7/5 "
               "of what the usual count credits it with. Our fast backwards (a fused Triton kernel, and on Hopper a "
-              "warp-specialised one) do the 5: one kernel per block of keys, each adding its share of dQ into a "
+              "warp-specialised one) do the 5 in one kernel, one program per block of keys, each adding its share of dQ into a "
               "float32 buffer (atomic or TMA reduce-adds). The TFLOP/s below use the usual 2.5× count.",
         "zh": "N×N 块上的每一次矩阵乘法，每个头 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
               "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
               "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的教学版反向"
               "把 dK、dV 和 dQ 放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次"
-              "矩阵乘法，是通常记账数的 7/5。我们的快速反向（一个融合的 Triton kernel，在 Hopper 上则是一个 warp 特化的 kernel）只做 5 次："
+              "矩阵乘法，是通常记账数的 7/5。我们的快速反向（一个融合的 Triton kernel，在 Hopper 上则是一个 warp 特化的 kernel）只做 5 次，都在一个 kernel 里："
               "每个 key 块一个 program，各自把自己那份 dQ 加进一个 float32 缓冲区（原子加或 TMA 归约加）。"
               "下面的 TFLOP/s 按通常的 2.5 倍计数。"},
     "backward.col_pass": {"en": "pass", "zh": "阶段"},
