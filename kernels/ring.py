@@ -39,12 +39,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 import torch.distributed as dist
 
-from .api import validate
-from .errors import KernelInputError, KernelTypeError
+from .checks import _options, validate                 # the one home of the input and option checks
+from .errors import KernelInputError
 from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
 from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
 from .ring_chunked_bwd import BWD_CHUNK_BYTES, TAG_DKV, backward_count  # noqa: F401
@@ -306,20 +305,6 @@ class _RingFunction(torch.autograd.Function):
             dout = torch.zeros_like(out)
         grads = backward_loop(q, k, v, out, lse, dout, dlse, **ctx.args)
         return (*grads, None, None, None, None, None, None, None)
-
-
-def _options(q, causal, sm_scale) -> tuple[bool, float]:
-    if isinstance(causal, (bool, np.bool_)) or (isinstance(causal, int) and causal in (0, 1)):
-        causal = bool(causal)
-    else:
-        raise KernelTypeError(f"causal must be True or False, got {causal!r}")
-    if sm_scale is None:
-        return causal, 1.0 / math.sqrt(q.shape[-1])
-    if isinstance(sm_scale, (bool, np.bool_)) or not isinstance(sm_scale, (int, float, np.integer, np.floating)):
-        raise KernelTypeError(f"sm_scale must be a number or None, got {sm_scale!r}")
-    if not math.isfinite(float(sm_scale)):
-        raise KernelInputError(f"sm_scale must be finite, got {sm_scale}")
-    return causal, float(sm_scale)
 
 
 def prepare(q, k, v, *, causal, sm_scale, group, layout, impl):
