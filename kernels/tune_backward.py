@@ -74,7 +74,7 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # compiled for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`; block_m 128 at d=64
 # spills 1.3-1.7 KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs); "split" halves the dQ atomics
 # (d=64 no spills, d=128 ~0.8 KB), "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by
-# TMA reduce-add (d=128 ~0.9-1 KB of spills, 32 KB more shared memory)
+# TMA reduce-add (d=128 ~0.9-1 KB of spills, 32 KB more shared memory), "tma2" with two dS slots (0.6-0.7 KB)
 WS_CANDIDATES = {64: [(64, 3, 1, True, "tma2"), (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
@@ -203,7 +203,8 @@ def main(argv=None):
     ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
-    ap.add_argument("--dq-mode", nargs="+", help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
+    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2"],
+                    help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     args = ap.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
     if args.kind in ("fused", "ws"):
