@@ -47,7 +47,7 @@ import torch
 
 from . import _env, variants
 from .backward_pick import (BACKWARD_KINDS, FUSED_AUTO_MAX_D, FUSED_MAX_D, FUSED_VERIFIED,  # noqa: F401 (API)
-                            backward_kind, backward_label, backward_launch)
+                            backward_kind, backward_label, backward_launch, triton_auto, ws_fallback)
 from .checks import (IMPLS, KERNEL_DTYPES, MAX_HEAD_DIM, TRITON_IMPLS, _check_block,  # noqa: F401 (API)
                      _check_launch, _options, validate)
 from .errors import KernelInputError, KernelOutOfMemory, KernelResourceError, KernelUnavailable
@@ -205,7 +205,8 @@ class _FlashFunction(torch.autograd.Function):
 def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False, var: Variant | None = None,
               kind=None):
     """lock=False on a GPU: see _guarded. On CPU autograd runs on the caller's thread, so it takes the lock.
-    var (a checked Variant) replaces causal when given (the ring module passes causal alone)."""
+    var (a checked Variant) replaces causal when given (the ring module passes causal alone). Where "auto" ran the
+    ws backward and it failed, backward_pick.ws_fallback decides whether the Triton backward takes the call over."""
     from . import backward
     var = var if var is not None else (variants.CAUSAL if causal else variants.PLAIN)
     dtype = q.dtype
@@ -215,9 +216,14 @@ def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False
     log = dict(d=q.shape[3], dtype=str(q.dtype), **var.describe())
     picked = backward_kind(q, kind, config, var)
     if picked != "reference":                                       # fused (5-number config) or ws (Gluon, sm_90)
-        run, info = backward_launch(picked, q, k, v, o, lse, do.to(q.dtype), dlse, var.causal, sm_scale, config,
-                                    asked=kind)
-        return tuple(g.to(dtype) for g in _guarded(run, dict(info, **log), lock=lock))
+        run, info = backward_launch(picked, q, k, v, o, lse, do.to(q.dtype), dlse, var.causal, sm_scale, config)
+        try:
+            return tuple(g.to(dtype) for g in _guarded(run, dict(info, **log), lock=lock))
+        except Exception as e:                 # noqa: BLE001 - "auto" chose ws and Gluon failed: a Triton one
+            if not ws_fallback(picked, kind, e):
+                raise
+        return _backward(q, k, v, o, lse, do, dlse, sm_scale=sm_scale, config=None, lock=lock, var=var,
+                         kind=triton_auto(q))
     config = backward.pick_config(q) if config is None else config
     log = dict(impl="backward", dkdv_blocks=config[:2], dq_blocks=config[2:4], num_warps=config[4],
                num_stages=config[5], **log)

@@ -5,7 +5,7 @@ by flashviz_kernels.api (which re-exports these names, BACKWARD_KIND aside: set 
 import torch
 
 from . import _env
-from .errors import KernelInputError
+from .errors import KernelInputError, KernelOutOfMemory
 from .variants import Variant
 
 # Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
@@ -111,39 +111,27 @@ def ws_kind(q, config, var: Variant | None) -> str:
     return "ws"
 
 
-def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config, asked=None):
-    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it). asked: the
-    kind the caller asked for (None: BACKWARD_KIND); where that was "auto" and ws fails to compile or launch, the
-    function switches ws off (ws_bwd.disable, one warning) and runs the Triton backward "auto" picks without it."""
+def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config):
+    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it)."""
     if kind == "ws":
         from . import ws_bwd
-
-        def run():
-            try:
-                return ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse)
-            except torch.cuda.OutOfMemoryError:
-                raise
-            except Exception as e:              # noqa: BLE001 - any Gluon failure under "auto": a Triton backward
-                if (BACKWARD_KIND if asked is None else asked) != "auto":
-                    raise
-                if not isinstance(e, KernelInputError):     # these inputs only: fall back, keep ws for others
-                    ws_bwd.disable(f"the Gluon backward failed here ({type(e).__name__}: "
-                                   f"{str(e).splitlines()[0][:200] if str(e) else ''})")
-            return _triton_backward(q, k, v, o, lse, do, dlse, causal, sm_scale)
-        return run, dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]])
+        return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse),
+                dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]]))
     from . import backward_fused
     config = backward_fused.pick_config(q) if config is None else config
     return (lambda: backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
                                             config=config), dict(impl="backward_fused", config=config))
 
 
-def _triton_backward(q, k, v, o, lse, do, dlse, causal, sm_scale):
-    """The Triton backward "auto" runs for plain or causal attention when ws cannot (its fallback)."""
-    from . import variants
-    if triton_auto(q) == "fused":
-        from . import backward_fused
-        return backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
-                                       config=backward_fused.pick_config(q))
-    from . import backward
-    return backward.backward(q, k, v, o, lse, do, variant=variants.CAUSAL if causal else variants.PLAIN,
-                             sm_scale=sm_scale, dlse=dlse, config=backward.pick_config(q))
+def ws_fallback(picked: str, asked, error: Exception) -> bool:
+    """Whether a failed backward should be retried with triton_auto's: only where "auto" (asked, None: BACKWARD_KIND)
+    picked ws and the failure is not out-of-memory (the Triton backwards would hit it too). Unless the kernel refused
+    these inputs alone (KernelInputError), ws is switched off for the process first (ws_bwd.disable, one warning)."""
+    from . import ws_bwd
+    if picked != "ws" or (BACKWARD_KIND if asked is None else asked) != "auto" or \
+            isinstance(error, (KernelOutOfMemory, torch.cuda.OutOfMemoryError)):
+        return False
+    if not isinstance(error, KernelInputError):
+        ws_bwd.disable(f"the Gluon backward failed here ({type(error).__name__}: "
+                       f"{str(error).splitlines()[0][:200] if str(error) else ''})")
+    return True

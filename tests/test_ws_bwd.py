@@ -73,16 +73,23 @@ def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
     o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
     want = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
 
+    real = api.backward_kind        # "ws" wherever it may be picked (the device gate cannot pass here)
+    monkeypatch.setattr(api, "backward_kind", lambda q, kind=None, config=None, var=None:
+                        "ws" if kind in (None, "auto", "ws") else real(q, kind, config, var))
+
+    def grads(kind=None):
+        return api._backward(q, k, v, o, lse, do, None, sm_scale=64 ** -0.5, config=None, lock=True, causal=True,
+                             kind=kind)
+
     def boom(*a, **kw):
         raise RuntimeError("PTXAS error: out of registers")
     monkeypatch.setattr(ws_bwd, "backward", boom)
-    run, info = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="ws")
+    _, info = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None)
     with pytest.raises(RuntimeError, match="PTXAS"):
-        run()
+        grads("ws")
     assert ws_bwd._failed["reason"] is None and info["impl"] == "ws_bwd"
-    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None)
     with pytest.warns(RuntimeWarning, match="Triton backward, not the Gluon 'ws' one: .*PTXAS"):
-        got = run()
+        got = grads()
     for g, w in zip(got, want):
         assert torch.allclose(g, w, atol=1e-5), (g - w).abs().max()
     assert "PTXAS" in ws_bwd.supported(q)
@@ -97,18 +104,16 @@ def test_auto_falls_back_to_a_triton_backward_when_ws_fails(monkeypatch):
     def bad_input(*a, **kw):
         raise fk.KernelInputError("these strides")
     monkeypatch.setattr(ws_bwd, "backward", bad_input)
-    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="auto")
     with warnings.catch_warnings():
         warnings.simplefilter("error")                   # an input the kernel refuses: this call only, silently
-        got = run()
+        got = grads("auto")
     assert all(torch.allclose(g, w, atol=1e-5) for g, w in zip(got, want)) and ws_bwd._failed["reason"] is None
 
     def oom(*a, **kw):
         raise torch.cuda.OutOfMemoryError("CUDA out of memory")
     monkeypatch.setattr(ws_bwd, "backward", oom)
-    run, _ = backward_pick.backward_launch("ws", q, k, v, o, lse, do, None, True, 64 ** -0.5, None, asked="auto")
-    with pytest.raises(torch.cuda.OutOfMemoryError):
-        run()
+    with pytest.raises(fk.KernelOutOfMemory):            # the API's type for torch.cuda.OutOfMemoryError
+        grads("auto")
 
 
 def test_ws_kind_off_gpu_raises_with_the_reason():
