@@ -126,8 +126,8 @@ def flops_figure(rows: list[dict], lang: str = "en") -> go.Figure:
                  customdata=[r["flops"] for r in rows],
                  hovertemplate="%{y}<br>%{customdata:.3s}FLOP<extra></extra>")]
     lay = base_layout(t("backward.flops_title", lang), height=300,
-                      xaxis=axis(t("backward.axis_vs_fwd", lang), range=[0, 4.9]), yaxis=axis(""),
-                      margin=dict(l=190, r=20, t=50, b=50))
+                      xaxis=axis(t("backward.axis_vs_fwd", lang), range=[0, 4.9]), yaxis=axis("", automargin=True),
+                      margin=dict(l=190, r=90, t=50, b=50))
     return figure(data, lay)
 
 
