@@ -123,16 +123,19 @@ STRINGS = {
               "S and P adds one more QKᵀ: 5, the usual “backward = 2.5 × forward”. That is {bwd} more backward "
               "FLOPs, {step} more for a whole training step. Our teaching backward computes "
               "dK, dV and dQ in two separate kernels (no atomic adds), so both recompute S and dP: 7 matmuls, 7/5 "
-              "of what the usual count credits it with. Our fast backwards (a fused Triton kernel, and on Hopper a "
-              "warp-specialised one) do the 5 in one kernel, one program per block of keys, each adding its share of dQ into a "
-              "float32 buffer (atomic or TMA reduce-adds). The TFLOP/s below use the usual 2.5× count.",
+              "of what the usual count credits it with. On Hopper GPUs, for plain or causal attention at the head "
+              "dims and dtypes where one measured faster, autograd runs a fast backward instead (a fused Triton "
+              "kernel, or a warp-specialised one): the 5 in one kernel, one program per block of keys, each adding "
+              "its share of dQ into a float32 buffer (atomic or TMA reduce-adds); otherwise it runs the teaching "
+              "one. The TFLOP/s below use the usual 2.5× count.",
         "zh": "N×N 块上的每一次矩阵乘法，每个头 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
               "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
               "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的教学版反向"
               "把 dK、dV 和 dQ 放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次"
-              "矩阵乘法，是通常记账数的 7/5。我们的快速反向（一个融合的 Triton kernel，在 Hopper 上则是一个 warp 特化的 kernel）只做 5 次，都在一个 kernel 里："
-              "每个 key 块一个 program，各自把自己那份 dQ 加进一个 float32 缓冲区（原子加或 TMA 归约加）。"
-              "下面的 TFLOP/s 按通常的 2.5 倍计数。"},
+              "矩阵乘法，是通常记账数的 7/5。在 Hopper GPU 上，对普通或因果注意力、且在实测更快的头维度和数据类型下，"
+              "autograd 改用快速反向（一个融合的 Triton kernel，或一个 warp 特化的 kernel）：5 次都在一个 kernel 里，"
+              "每个 key 块一个 program，各自把自己那份 dQ 加进一个 float32 缓冲区（原子加或 TMA 归约加）；"
+              "其他情况下运行教学版。下面的 TFLOP/s 按通常的 2.5 倍计数。"},
     "backward.col_pass": {"en": "pass", "zh": "阶段"},
     "backward.col_matmuls": {"en": "matmuls per tile", "zh": "每块的矩阵乘法次数"},
     "backward.col_ops": {"en": "which", "zh": "哪些"},
@@ -178,11 +181,11 @@ STRINGS = {
               "Recomputation is what makes the memory O(N) whatever the kernel; how fast the recomputing kernel "
               "runs depends on how many matmuls it repeats, its tiles and how it overlaps loads, matmuls and the "
               "dQ sums. The tiles of our backwards were picked by `python -m flashviz_kernels.tune_backward` on "
-              "the H200, and each of them was kept only where it measured faster than the others.",
+              "the H200, and which backward autograd runs where follows those measurements.",
         "zh": "以上就是实测数字。这份记录用的反向 kernel（见其来源信息）：{kernel}。无论哪个 kernel，显存降到 O(N) 靠的都是"
               "重计算；重计算的 kernel 跑多快，取决于它重复几次矩阵乘法、tile 大小，以及如何让加载、矩阵乘法和 dQ 的累加"
               "互相重叠。我们各个反向 kernel 的 tile 大小都是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
-              "挑出来的，每个 kernel 只在实测比其他的更快的地方使用。"},
+              "挑出来的，autograd 在哪里用哪个反向 kernel 也依据这些实测结果。"},
     "backward.kernel_unknown": {"en": "not recorded (an older file)", "zh": "未记录（较早的文件）"},
 
     # charts
