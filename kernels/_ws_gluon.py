@@ -24,12 +24,14 @@ one arrive per consumer once its O store left its slice), so the producer loads 
 while tile t is computed, and a consumer waits for tile t's O store only after tile t+1's Q arrived.
 ws.CONFIGS turns it on where it measured faster (d=128 without a mask); the timings are there.
 
-Ring protocol: ready[s] completes when the TMA bytes of K_j and V_j landed (expect-tx); empty[s] takes one
-arrive from each of the NC consumers once its P·V on that stage finished. Inputs are 3-D views (B*H, N, d) so TMA clips
+Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA
+bytes of K_j / V_j landed (expect-tx); empty[s] takes one arrive from each of the NC consumers once its Q·K_jᵀ
+finished, empty[STAGES + s] once its P·V did, so K_{j+STAGES} loads while P_j·V_j still runs. Inputs are 3-D views (B*H, N, d) so TMA clips
 at each head's end: keys past n_k arrive as zeros (a ragged last tile never reads the next head, so its
 non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
-OVERLAP (FA3's intra-warpgroup pipelining): the Q·K_jᵀ of tile j and the P·V of tile j-1 are issued
-together; the softmax of tile j runs while P_{j-1}·V_{j-1} is still on the tensor cores.
+OVERLAP (FA3's intra-warpgroup pipelining): Q·K_jᵀ is issued, O is rescaled by tile j-1's alpha while it runs,
+then P_{j-1}·V_{j-1} is issued; the softmax of tile j runs while P_{j-1}·V_{j-1} is still on the tensor cores.
+P is converted to the fp16 A operand right after its softmax, so the fp32 tile never stays live into the next.
 PINGPONG: the consumers take turns issuing their GEMMs (consumer c waits on turn[c], then arrives on
 turn[(c+1) % NC]; turn[0] pre-arrived), so one warpgroup's softmax overlaps the others' GEMMs.
 Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponential is a bare exp2.
@@ -180,13 +182,13 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, qk_scale, n_q, n_k, n_bh
     v_smem = gl.allocate_shared_memory(dtype, [STAGES, BN, D], kv_layout)
     q_ready = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
     q_empty = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
-    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())   # K: s, V: STAGES + s
+    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
     turn = gl.allocate_shared_memory(gl.int64, [NC, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(QS):
         mbarrier.init(q_ready.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=NC)    # one arrive per consumer partition
-    for i in gl.static_range(STAGES):
+    for i in gl.static_range(2 * STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=NC)
     for i in gl.static_range(NC):

@@ -133,9 +133,10 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
     s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
 
     if n_tiles > 0:
-        # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K/V not loaded yet),
+        # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K_j not loaded yet),
         # wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
-        # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (until P·V is done)
+        # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (V's wait and P·V, until
+        # done). K is released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after P·V.
         st0 = kv % STAGES
         enter_scope("wait_kv")
         mbarrier.wait(ready.index(st0), (kv // STAGES) & 1)
@@ -149,6 +150,7 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
         if PINGPONG:
             mbarrier.arrive(turn.index((CID + 1) % NC))
         s = warpgroup_mma_wait(0, deps=(s_tok,))
+        mbarrier.arrive(empty.index(st0))
         exit_scope("qk")
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
@@ -159,13 +161,14 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
         else:
             p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True, CAUSAL,
                                       WINDOW, ALIBI)
+        p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if not OVERLAP:
             enter_scope("pv")
-            p16 = gl.convert_layout(p.to(dtype), p_layout)
+            mbarrier.wait(ready.index(STAGES + st0), (kv // STAGES) & 1)
             acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(empty.index(st0))
+            mbarrier.arrive(empty.index(STAGES + st0))
             exit_scope("pv")
         for j in range(1, n_tiles):
             c = kv + j
@@ -182,13 +185,15 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
             k0 = (t_lo + j) * BN                      # this tile's first key
             cols = k0 + gl.arange(0, BN, layout=col_l)
             bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
-            if OVERLAP:
+            if OVERLAP:                               # FA3's order: rescale O while Q·K_jᵀ runs, then P_{j-1}·V_{j-1}
                 prev = (c - 1) % STAGES
-                p16 = gl.convert_layout(p.to(dtype), p_layout)
+                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, is_async=True)
                 if PINGPONG:
                     mbarrier.arrive(turn.index((CID + 1) % NC))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
+                mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
@@ -200,13 +205,14 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
-                mbarrier.arrive(empty.index(prev))
-                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                mbarrier.arrive(empty.index(STAGES + prev))
+                p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("pv")
             else:
                 if PINGPONG:
                     mbarrier.arrive(turn.index((CID + 1) % NC))
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
+                mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
@@ -216,20 +222,23 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
                     p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True,
                                               CAUSAL, WINDOW, ALIBI)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
                 enter_scope("pv")
-                p16 = gl.convert_layout(p.to(dtype), p_layout)
+                mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
                 acc = warpgroup_mma(p16, v_smem.index(st), acc, is_async=True)
                 acc = warpgroup_mma_wait(0, deps=(acc,))
-                mbarrier.arrive(empty.index(st))
+                mbarrier.arrive(empty.index(STAGES + st))
                 exit_scope("pv")
         if OVERLAP:                                   # the last tile's P·V
             enter_scope("pv")
-            last = (kv + n_tiles - 1) % STAGES
-            p16 = gl.convert_layout(p.to(dtype), p_layout)
+            c = kv + n_tiles - 1
+            last = c % STAGES
+            acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+            mbarrier.wait(ready.index(STAGES + last), (c // STAGES) & 1)
             acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(empty.index(last))
+            mbarrier.arrive(empty.index(STAGES + last))
             exit_scope("pv")
     if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
@@ -256,17 +265,22 @@ def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constex
 def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr):
     """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
-    positions kv, kv + 1, ..."""
+    positions kv, kv + 1, ... K and V have their own barriers (ready/empty index st for K, STAGES + st for V): a K
+    slot is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
     for j in range(n_tiles):
         c = kv + j
         st = c % STAGES
-        enter_scope("tma_wait_slot")                  # until the consumers have freed this stage
-        mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
-        exit_scope("tma_wait_slot")
-        enter_scope("tma_issue")                      # issuing the two copies (they complete asynchronously)
-        bar = ready.index(st)
-        mbarrier.expect(bar, desc_k.block_type.nbytes + desc_v.block_type.nbytes)
+        ph = ((c // STAGES) & 1) ^ 1                  # fresh barriers pass phase 1 at once
         k0 = (t_lo + j) * BN
-        tma.async_copy_global_to_shared(desc_k, [kv_bh, k0, 0], bar, k_smem.index(st).reshape([1, BN, D]))
-        tma.async_copy_global_to_shared(desc_v, [kv_bh, k0, 0], bar, v_smem.index(st).reshape([1, BN, D]))
+        enter_scope("tma_wait_slot")                  # until the consumers have freed this stage's K
+        mbarrier.wait(empty.index(st), ph)
+        exit_scope("tma_wait_slot")
+        enter_scope("tma_issue")                      # issue K, wait for V's slot, issue V (copies run async)
+        mbarrier.expect(ready.index(st), desc_k.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_k, [kv_bh, k0, 0], ready.index(st),
+                                        k_smem.index(st).reshape([1, BN, D]))
+        mbarrier.wait(empty.index(STAGES + st), ph)
+        mbarrier.expect(ready.index(STAGES + st), desc_v.block_type.nbytes)
+        tma.async_copy_global_to_shared(desc_v, [kv_bh, k0, 0], ready.index(STAGES + st),
+                                        v_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue")

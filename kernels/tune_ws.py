@@ -30,6 +30,13 @@ from . import api, fast, ws
 NC3_CANDIDATES = {64: [(128, 2, False, False), (128, 2, False, True), (128, 3, False, False), (128, 3, False, True),
                        (64, 3, False, False), (64, 3, True, True)],
                   128: [(64, 2, False, False), (64, 2, False, True), (64, 3, False, False)]}
+# d -> (NC, (block_n, stages, OVERLAP, PINGPONG)) for --variants overlap: ws.CONFIGS' schedule against FA3's
+# intra-warpgroup overlap (split K/V barriers, P converted right after its softmax), with 2 and 3 stages.
+OVERLAP_CANDIDATES = {64: [(3, (128, 3, False, False)), (3, (128, 3, True, False)), (3, (128, 3, True, True)),
+                           (2, (128, 3, True, True)), (2, (128, 3, True, False))],
+                      128: [(2, (128, 2, False, True)), (2, (128, 2, False, False)), (2, (128, 2, True, True)),
+                            (2, (128, 2, True, False)), (2, (128, 3, True, True)), (2, (128, 3, True, False)),
+                            (2, (128, 3, False, True))]}
 
 
 def _driver() -> str | None:
@@ -51,7 +58,7 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--dtype", default="float16")
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep budget (ms)")
-    ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers"))
+    ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers", "overlap"))
     ap.add_argument("--consumers", default=["config"], nargs="+", choices=("config", "2", "3"),
                     help="consumer warpgroups per candidate: ws.CONFIGS' (or the env switch), 2, 3 (not with "
                          "--variants consumers, which picks its own)")
@@ -86,6 +93,8 @@ def main(argv=None):
         ncs = [ws.consumers_default(d, causal) if c == "config" else int(c) for c in args.consumers]
         if args.variants == "consumers":               # (nc, candidate): NC=2 as configured against NC=3's tiles
             cands = [(2, ws.CONFIGS[(d, causal)][1:5])] + [(3, c) for c in NC3_CANDIDATES.get(d, [])]
+        elif args.variants == "overlap":
+            cands = OVERLAP_CANDIDATES[d]
         elif args.variants == "default":
             cands = [ws.CONFIGS[(d, causal)][1:5]]
         elif args.variants == "short":                 # each schedule switch alone, then the other tile
@@ -95,7 +104,7 @@ def main(argv=None):
             cands = list(itertools.product((64, 128), (2, 3), (False, True), (False, True)))
             if d == 128:
                 cands = [c for c in cands if not (c[0] == 128 and c[1] == 3)]     # 228 KB of shared memory
-        if args.variants != "consumers":
+        if args.variants not in ("consumers", "overlap"):
             cands = [(nc, c) for nc in ncs for c in cands]
         pers = {"config": (None,), "off": (False,), "on": (True,), "both": (False, True)}[args.persistent]
         runs = []                                      # (label, launch) per candidate x schedule x head group

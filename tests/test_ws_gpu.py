@@ -68,10 +68,11 @@ def test_bfloat16(d):
 
 @pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, False), (False, True), (True, True)])
 def test_every_schedule_variant(overlap, pingpong):
-    """All four OVERLAP x PINGPONG schedules compute the same attention (ragged Nq != Nk, causal and not)."""
+    """All four OVERLAP x PINGPONG schedules compute the same attention (ragged Nq != Nk, causal and not), with
+    2 and 3 ring stages (K and V each have their own barriers: a stage's K is freed before its V)."""
     from flashviz_kernels import ws
     q, k, v = make(1, 4, 1500, 1700, 128, torch.float16, seed=3)
-    for causal, stages in ((True, 2), (False, 2)):
+    for causal, stages in ((True, 2), (False, 2), (True, 3), (False, 3)):
         o, lse = ws.forward(q, k, v, causal=causal, sm_scale=0.088, block_m=128, block_n=128, num_warps=4,
                             num_stages=stages, overlap=overlap, pingpong=pingpong)
         rows = torch.arange(1500)
