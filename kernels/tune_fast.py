@@ -94,7 +94,8 @@ def _provenance(argv) -> str:
 
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window and/or ALiBi): each tl candidate's time, the ws kernel's (its
-    CONFIGS, then one tile per program vs persistent and two vs three consumers by ws's env switches) and dense
+    CONFIGS, then one tile per program vs persistent, two vs three consumers and OVERLAP off / on by ws's env
+    switches) and dense
     causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(_provenance(args.argv))
@@ -117,6 +118,7 @@ def tune_window(args, dtype):
         runs += [("ws CONFIGS", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
         runs += [(f"ws persistent={p} NC={nc}", dict(impl="ws", env={ws.PERSISTENT_ENV: p, ws.CONSUMERS_ENV: nc}))
                  for p in ("0", "1") for nc in (("2", "3") if d == 64 else ("2",))]
+        runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]
         for name, kw in runs:
             env = kw.pop("env", {})
             saved = {key: os.environ.get(key) for key in env}

@@ -50,6 +50,7 @@ LOG2E = 1.4426950408889634
 
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
+OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -271,6 +272,17 @@ def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
     return env == "1"
 
 
+def overlap_default(d: int, causal: bool) -> bool:
+    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else CONFIGS (windows and ALiBi
+    take their (d, causal) row's)."""
+    env = os.environ.get(OVERLAP_ENV, "")
+    if env == "":
+        return CONFIGS[(d, bool(causal))][3]
+    if env not in ("0", "1"):
+        raise KernelInputError(f"{OVERLAP_ENV} must be 1 (overlap) or 0 (no overlap), not {env!r}")
+    return env == "1"
+
+
 def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
     """Heads whose query tiles the persistent order interleaves: 1 (head-major) without a mask; causal: as many
     as keep their K/V within L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
@@ -326,7 +338,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
     ov, pp = CONFIGS[(d, bool(causal))][3:5]
-    ov = ov if overlap is None else overlap
+    ov = overlap_default(d, causal) if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
     pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
     for name, x in (("programs", programs), ("groups", groups)):

@@ -4,7 +4,7 @@ it. kernels/ws.py imports these names and is the one that reads them (tests patc
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT, NC); block_m = NC consumers x 64 rows
 # (NC 2 or 3 consumer warpgroups; a test holds block_m == 64 * NC).
-# OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
+# Before 2026-12-01 (the single K/V barrier and the older OVERLAP order): OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
 # H=32, fp16, ms; cuDNN d=128 6.98 / 4.06, d=64 4.84 / 2.55 in the same runs; bn 128 and 2 stages unless said):
 #   d=128 non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
 #   d=128 causal      overlap+pingpong 4.963, overlap only 5.203, pingpong only 4.214, neither 4.132, bn=64 x3 4.148
@@ -33,9 +33,22 @@ it. kernels/ws.py imports these names and is the one that reads them (tests patc
 #   causal     N=8192 2.477 vs 2.692 (0.920; cuDNN 2.558)  N=16384 9.474 vs 10.63 (0.891; cuDNN 10.11)
 # 2 stages measured within 1 % of 3 except non-causal 16384 (2.4 % slower); PINGPONG on was faster only at
 # non-causal 16384 (1.3 %) and slower in the other three; bn=64 was 5-20 % slower. So d=64: 192 x 128, 3 stages.
+# OVERLAP on everywhere since commit 02c62b8 (K and V each with their own ring barriers, FA3's order: O rescaled while
+# Q·K_jᵀ runs, P converted right after its softmax; ptxas spills with OVERLAP at d=128: 8 B -> 0). Measured with
+# `python -m flashviz_kernels.tune_ws --variants overlap --d 128 64 --n 4096 8192 16384 --causal both
+# --persistent both --rounds 2` (H200, tree of commit 02c62b8: the file's git_commit says 935d129 because the device
+# read its own stale git metadata; assets/benchmarks/tune/nvidia-h200-ws-overlap-2026-12-01.json;
+# B=4, H=32, fp16; median ms of 2 rounds at N = 4096 / 8192 / 16384, x = cuDNN ms / ms in the same run):
+#   d=128 non-causal  ov+persistent 1.845 / 7.358 / 29.29 (1.008 / 1.007 / 1.017x)   old CONFIGS (pp+persistent)
+#                     1.886 / 7.612 / 31.44 (0.986 / 0.974 / 0.948x); ov+pp+persistent 1.962 / 7.394 / 29.11
+#   d=128 causal      ov+pp one tile 1.059 / 3.906 / 14.93 (1.024 / 1.050 / 1.065x)   old CONFIGS (one tile, neither)
+#                     1.164 / 4.320 / 16.68 (0.931 / 0.949 / 0.954x); ov+pp persistent 1.191 / 4.200 / 16.51
+#   d=64 (NC=3, 3 stages) non-causal ov one tile 1.166 / 4.540 / 17.95 vs old 1.164 / 4.669 / 18.24;
+#                     causal ov one tile 0.707 / 2.499 / 9.247 vs old 0.719 / 2.581 / 9.470 (ov+pp 0.703 / 2.571 / 9.442)
+# 3 stages (one tile per program only: with two Q buffers d=128 needs 256 KB) were no faster than 2 at d=128.
 CONFIGS = {
-    (64, False): (192, 128, 3, False, False, False, 3), (64, True): (192, 128, 3, False, False, False, 3),
-    (128, False): (128, 128, 2, False, True, True, 2), (128, True): (128, 128, 2, False, False, False, 2),
+    (64, False): (192, 128, 3, True, False, False, 3), (64, True): (192, 128, 3, True, False, False, 3),
+    (128, False): (128, 128, 2, True, False, True, 2), (128, True): (128, 128, 2, True, True, False, 2),
 }
 
 # (d, causal) -> the least min(Nq, Nk) from which impl="fast" runs this kernel instead of the tl one: only where it

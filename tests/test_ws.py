@@ -283,6 +283,22 @@ def test_key_tiles_follow_bottom_right_causal(tile_fns, bm):
             assert key_tiles(start, n_q, n_k, bm, 64, False) == -(-n_k // 64)
 
 
+def test_overlap_switch_env(monkeypatch):
+    """OVERLAP_ENV overrides CONFIGS' OVERLAP for launches that do not pass overlap; a bad value is a typed error."""
+    monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
+    for (d, causal), cfg in ws.CONFIGS.items():
+        assert ws.overlap_default(d, causal) is cfg[3]
+    monkeypatch.setenv(ws.OVERLAP_ENV, "0")
+    assert not any(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
+    monkeypatch.setenv(ws.OVERLAP_ENV, "1")
+    assert all(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
+    monkeypatch.setenv(ws.OVERLAP_ENV, "on")
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match=ws.OVERLAP_ENV):
+        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+
+
 def test_persistent_switch_env_and_checks(monkeypatch):
     """PERSISTENT_ENV overrides CONFIGS (a bad value is a typed error); programs / groups only with persistent;
     a ring plus Q buffers larger than sm_90's shared memory is refused before any launch."""
