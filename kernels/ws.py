@@ -41,7 +41,8 @@ import threading
 import warnings
 
 from .errors import KernelInputError, KernelUnavailable
-from .ws_tables import ALIBI_WS_DIMS, CONFIGS, FAST_USES_WS, WINDOW_SCHEDULE, WINDOW_WS_DIMS  # noqa: F401 (read here)
+from .ws_tables import (ALIBI_OVERLAP, ALIBI_WS_DIMS, CONFIGS, FAST_USES_WS, WINDOW_SCHEDULE,  # noqa: F401 (read here)
+                        WINDOW_WS_DIMS)
 
 VERIFIED_TRITON = ("3.6.",)            # version prefixes the Gluon kernel was compiled, run and checked on
 VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
@@ -272,12 +273,12 @@ def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
     return env == "1"
 
 
-def overlap_default(d: int, causal: bool) -> bool:
-    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else CONFIGS (windows and ALiBi
-    take their (d, causal) row's)."""
+def overlap_default(d: int, causal: bool, alibi: bool = False) -> bool:
+    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else ALIBI_OVERLAP for ALiBi, else
+    CONFIGS (windows take their (d, causal) row's)."""
     env = os.environ.get(OVERLAP_ENV, "")
     if env == "":
-        return CONFIGS[(d, bool(causal))][3]
+        return ALIBI_OVERLAP.get(d, CONFIGS[(d, bool(causal))][3]) if alibi else CONFIGS[(d, bool(causal))][3]
     if env not in ("0", "1"):
         raise KernelInputError(f"{OVERLAP_ENV} must be 1 (overlap) or 0 (no overlap), not {env!r}")
     return env == "1"
@@ -338,7 +339,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
     ov, pp = CONFIGS[(d, bool(causal))][3:5]
-    ov = overlap_default(d, causal) if overlap is None else overlap
+    ov = overlap_default(d, causal, alibi_slopes is not None) if overlap is None else overlap
     pp = pp if pingpong is None else pingpong
     pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
     for name, x in (("programs", programs), ("groups", groups)):

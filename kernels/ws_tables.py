@@ -1,5 +1,5 @@
 """The ws kernel's measured tables: its schedule switches per (d, causal) (CONFIGS) and where impl="fast" sends
-work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS), each next to the H200 runs that set
+work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS with ALIBI_OVERLAP), each next to the H200 runs that set
 it. kernels/ws.py imports these names and is the one that reads them (tests patch them there)."""
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT, NC); block_m = NC consumers x 64 rows
@@ -85,6 +85,9 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # one tile per program 2.706), the tl kernel 2.970-3.142 (best tile / its default); d=64 ws 1.581 (persistent,
 # NC = 2; persistent NC = 3 1.746, one tile NC = 3 2.013), tl 1.734-1.817. (Before the schedule, at commit ef784c8,
 # d=64 windows ran NC = 3 one tile per program, 2.01 ms, slower than tl: they stayed there.)
+# With OVERLAP on in CONFIGS (commit b0ba43b, same command, tune/nvidia-h200-window-2026-12-01c.txt, ms): d=128 ws
+# 2.400 (OVERLAP off 2.633), tl 3.005-3.173 (best tile / (128, 64, 4, 2)); d=64 ws 1.656 (off 1.691), tl
+# 1.579-1.822: tl's best tile (64, 128, 4, 2) was faster this time (1.734 in the run before), its usual tiles not.
 WINDOW_WS_DIMS = (64, 128)
 WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
 # Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too).
@@ -92,3 +95,8 @@ WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); oth
 # assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt, ms): d=128 ws 17.88 vs the tl kernel's 19.22-19.77
 # (best tile / its default); d=64 ws 10.94 vs 12.37-13.54. Dense causal on ws took 16.22 / 9.41 in the same run.
 ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
+# d -> OVERLAP of ALiBi launches (other switches: CONFIGS[(d, True)]). With OVERLAP on in CONFIGS (2026-12-01,
+# commit b0ba43b) `python -m flashviz_kernels.tune_fast --alibi --n 16384 --d 128 64` timed (H200, ms,
+# assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt): d=128 OVERLAP on 16.99 / off 18.16 (tl best 19.58);
+# d=64 on 11.78 / off 11.00 (tl best 12.65): the per-key ALiBi term costs the registers OVERLAP needs at NC = 3.
+ALIBI_OVERLAP = {64: False, 128: True}

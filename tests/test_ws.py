@@ -288,6 +288,7 @@ def test_overlap_switch_env(monkeypatch):
     monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
     for (d, causal), cfg in ws.CONFIGS.items():
         assert ws.overlap_default(d, causal) is cfg[3]
+    assert [ws.overlap_default(d, True, alibi=True) for d in (64, 128)] == [ws.ALIBI_OVERLAP[64], ws.ALIBI_OVERLAP[128]]
     monkeypatch.setenv(ws.OVERLAP_ENV, "0")
     assert not any(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
     monkeypatch.setenv(ws.OVERLAP_ENV, "1")
