@@ -272,15 +272,19 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, 
         st = c % STAGES
         ph = ((c // STAGES) & 1) ^ 1                  # fresh barriers pass phase 1 at once
         k0 = (t_lo + j) * BN
-        enter_scope("tma_wait_slot")                  # until the consumers have freed this stage's K
+        enter_scope("tma_wait_slot")                  # until every consumer's Q·Kᵀ has left this stage's K
         mbarrier.wait(empty.index(st), ph)
         exit_scope("tma_wait_slot")
-        enter_scope("tma_issue")                      # issue K, wait for V's slot, issue V (copies run async)
+        enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
         mbarrier.expect(ready.index(st), desc_k.block_type.nbytes)
         tma.async_copy_global_to_shared(desc_k, [kv_bh, k0, 0], ready.index(st),
                                         k_smem.index(st).reshape([1, BN, D]))
+        exit_scope("tma_issue")
+        enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
         mbarrier.wait(empty.index(STAGES + st), ph)
+        exit_scope("tma_wait_slot_v")
+        enter_scope("tma_issue_v")                    # the copy of V_j
         mbarrier.expect(ready.index(STAGES + st), desc_v.block_type.nbytes)
         tma.async_copy_global_to_shared(desc_v, [kv_bh, k0, 0], ready.index(STAGES + st),
                                         v_smem.index(st).reshape([1, BN, D]))
-        exit_scope("tma_issue")
+        exit_scope("tma_issue_v")

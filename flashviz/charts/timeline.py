@@ -14,8 +14,9 @@ from ..i18n import t
 from . import palette as P
 from .common import axis, base_layout, figure
 
-SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_issue": P.SKY_BLUE, "tma_wait_slot": P.GREY, "wait_kv": P.PURPLE,
-                "wait_turn": P.YELLOW, "qk": P.BLUE, "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
+SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_issue": P.SKY_BLUE, "tma_wait_slot": P.GREY, "tma_issue_v": P.SKY_BLUE,
+                "tma_wait_slot_v": P.GREY, "wait_kv": P.PURPLE, "wait_turn": P.YELLOW, "qk": P.BLUE,
+                "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
 OTHER_COLORS = (P.VERMILLION, P.PURPLE, P.YELLOW, P.DARK_GREY, P.BLACK)
 
 
