@@ -1,8 +1,8 @@
 """The Gluon kernel behind impl="ws": a warp-specialised FlashAttention-3-style forward for Hopper.
 
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, same run as SDPA cuDNN, with the
-schedule switches ws.CONFIGS sets: OVERLAP off; persistent at d=128 without a mask; NC=3 at d=64): d=128
-0.99-1.04x cuDNN (1.08-1.12x our tl fast kernel); d=64 1.00-1.14x cuDNN (1.04-1.18x tl). kernels/ws.py has the
+schedule switches ws.CONFIGS sets: OVERLAP on; PINGPONG at d=128 causal; persistent at d=128 without a mask; NC=3
+at d=64): d=128 1.02-1.11x cuDNN (1.16-1.29x our tl fast kernel); d=64 1.03-1.17x cuDNN (1.07-1.20x tl). kernels/ws.py has the
 tuning runs behind the switches, the version gate and when impl="fast" uses it.
 
 Imported only by ws.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6

@@ -11,9 +11,9 @@ rows -> zeros), minus the trace. What makes it fast:
     masking and the guard;
   - causal programs are launched heaviest-first (last Q block first) to balance the tail;
   - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
-Measured on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, fp16, B=4, H=32, N 4096-16384, causal
-and not, this kernel pinned with FLASHVIZ_FAST_TL=1, same run as SDPA cuDNN): d=128 457-549 TFLOP/s = 0.89-0.95x
-cuDNN; d=64 377-432 TFLOP/s = 0.90-1.02x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a call's
+Measured on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, fp16, B=4, H=32, N 4096-16384, causal
+and not, this kernel pinned with FLASHVIZ_FAST_TL=1, same run as SDPA cuDNN): d=128 474-525 TFLOP/s = 0.79-0.94x
+cuDNN; d=64 377-433 TFLOP/s = 0.90-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a call's
 host-side launch is about as long as the kernel (python -m flashviz_kernels.launch_overhead): the recorded
 datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
 Through flashviz_kernels.api, impl="fast" with no pinned launch, and no variant but a causal window (d=128) or GQA,

@@ -11,13 +11,17 @@ are not loaded) and causal ALiBi, which impl="fast" also sends here (the FAST_US
 and ALiBi only at the head dims of WINDOW_WS_DIMS / ALIBI_WS_DIMS, a window with its own WINDOW_SCHEDULE);
 softcap, documents, ALiBi without causal and windows with a right side run the tl kernel.
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
-tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01.json, commit 41fd54d):
-  d=128: 0.99-1.04x cuDNN, 1.08-1.12x the tl fast kernel;  d=64 (three consumers): 1.00-1.14x cuDNN, 1.04-1.18x tl.
+tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, commit b0ba43b):
+  d=128: 1.02-1.11x cuDNN (550-677 TFLOP/s), 1.16-1.29x the tl fast kernel;  d=64 (three consumers): 1.03-1.17x
+  cuDNN, 1.07-1.20x tl.
 kernels/ws_tables.py holds the tables (CONFIGS, FAST_USES_WS, the variants' lists) and the runs behind them.
 So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time) and d=64 from N = 4096.
-Not FA3's ~650 TFLOP/s at d=128 (this is 497-611 TFLOP/s): missing is an overlap of softmax with P.V that does
-not cost more registers than it hides (measured with 2 stages: OVERLAP on was 18-49 % slower in every pairing
-of the other switches). A persistent schedule (PERSISTENT: one program per SM walking tiles, causal ones
+OVERLAP (FA3's overlap of tile j's softmax with tile j-1's P·V inside a warpgroup) is on at every (d, causal): with
+K and V behind their own ring barriers and P converted to its fp16 operand right after its softmax, it took
+0.90-0.98x the time of the schedule before at d=128 and 0.97-1.00x at d=64 (tune_ws --variants overlap); in its
+first form (one barrier per stage, the fp32 P live into the next tile) it had measured 18-49 % slower. ALiBi at
+d=64 keeps it off (ALIBI_OVERLAP: it spills at three consumers' 160 registers); OVERLAP_ENV switches every launch.
+A persistent schedule (PERSISTENT: one program per SM walking tiles, causal ones
 longest first, the next tile's loads overlapping this one's epilogue) measured ~4 % faster at d=128 without a
 mask and mixed elsewhere; CONFIGS runs it there only (its whole GPU test matrix passed first), and causal
 windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests run both). Three consumer

@@ -1,17 +1,18 @@
 """The ws kernel's measured tables: its schedule switches per (d, causal) (CONFIGS) and where impl="fast" sends
-work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS with ALIBI_OVERLAP), each next to the H200 runs that set
-it. kernels/ws.py imports these names and is the one that reads them (tests patch them there)."""
+work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS with ALIBI_OVERLAP), each next to
+the H200 runs that set it. kernels/ws.py imports these names and is the one that reads them (tests patch them there)."""
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT, NC); block_m = NC consumers x 64 rows
 # (NC 2 or 3 consumer warpgroups; a test holds block_m == 64 * NC).
-# Before 2026-12-01 (the single K/V barrier and the older OVERLAP order): OVERLAP off, 2 stages. Measured (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
+# Before 2026-12-01 (the single K/V barrier and the older OVERLAP order): OVERLAP off, 2 stages. Measured
+# (`python -m flashviz_kernels.tune_ws --d 128` then `--d 64`, H200, N=8192, B=4,
 # H=32, fp16, ms; cuDNN d=128 6.98 / 4.06, d=64 4.84 / 2.55 in the same runs; bn 128 and 2 stages unless said):
 #   d=128 non-causal  overlap+pingpong 9.100, overlap only 9.810, pingpong only 7.744, neither 7.757, bn=64 x3 8.142
 #   d=128 causal      overlap+pingpong 4.963, overlap only 5.203, pingpong only 4.214, neither 4.132, bn=64 x3 4.148
 #   d=64  non-causal  overlap+pingpong x3 5.061, neither 5.011, pingpong only 5.151, neither x3 5.180
 #   d=64  causal      overlap+pingpong x3 2.755, neither 2.552, pingpong only 2.697, neither x3 2.679
-# (overlapping tile j's softmax with tile j-1's P.V keeps a second fp32 S tile live per warpgroup; these
-# measurements say the registers cost more than the overlap wins here).
+# (that OVERLAP kept tile j-1's fp32 P live across tile j's Q.K^T issue, 8 B of spills, and with one barrier per
+# stage K_{j+2} could load only after P_j.V_j finished; these measurements said it cost more than it won).
 # PERSISTENT (grid = the SM count, each program walking query tiles longest first). Timed once against the one-tile
 # grid (H200, commit 400f9b0, assets/benchmarks/tune/nvidia-h200-ws-persistent-2026-11-30.json as written by
 # `python -m flashviz_kernels.tune_ws --variants default --persistent both --rounds 2
@@ -97,6 +98,7 @@ WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); oth
 ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
 # d -> OVERLAP of ALiBi launches (other switches: CONFIGS[(d, True)]). With OVERLAP on in CONFIGS (2026-12-01,
 # commit b0ba43b) `python -m flashviz_kernels.tune_fast --alibi --n 16384 --d 128 64` timed (H200, ms,
-# assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt): d=128 OVERLAP on 16.99 / off 18.16 (tl best 19.58);
-# d=64 on 11.78 / off 11.00 (tl best 12.65): the per-key ALiBi term costs the registers OVERLAP needs at NC = 3.
+# assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt): d=128 OVERLAP on 16.98 / off 18.16 (tl best 19.58);
+# d=64 on 11.78 / off 11.00 (tl best 12.65). At NC = 3's 160 registers, ALiBi with OVERLAP spills (ptxas, triton
+# 3.6: 104 B stores / 88 B loads; none without OVERLAP, none at d=128's 240).
 ALIBI_OVERLAP = {64: False, 128: True}

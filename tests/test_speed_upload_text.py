@@ -18,7 +18,7 @@ from pathlib import Path
 import app_util
 
 ROOT = Path(__file__).resolve().parents[1]
-FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01.json"
+FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01b.json"
 MARKDOWN_KINDS = ("markdown", "caption", "info", "success", "warning", "error", "title", "header", "subheader")
 LINK, IMAGE = "[click](http://evil)", "![x](http://evil/p.png)"
 PAYLOAD = {                                           # provenance field -> what the file says
