@@ -134,12 +134,13 @@ def _reason_unavailable() -> str | None:
 
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
-    fast_uses_ws, persistent (the launches that run PERSISTENT unless told), consumers (NC per launch)."""
+    fast_uses_ws, persistent (the launches that run PERSISTENT unless told), consumers (NC per launch), overlap
+    (the launches that run OVERLAP unless told)."""
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON),
                 fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()),
-                persistent=_persistent_status(), consumers=_consumers_status())
+                persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
 
 
 def _consumers_status() -> str:
@@ -152,6 +153,20 @@ def _consumers_status() -> str:
         return str(e)
     src = f"{CONSUMERS_ENV}={os.environ[CONSUMERS_ENV]}" if os.environ.get(CONSUMERS_ENV) else "CONFIGS"
     return f"{', '.join(per)} ({src})"
+
+
+def _overlap_status() -> str:
+    """Which (d, causal) launches run OVERLAP by default here (ALiBi launches that do not, by ALIBI_OVERLAP), and
+    whether OVERLAP_ENV decided it."""
+    try:
+        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if overlap_default(d, c)]
+        off = [f"d={d} ALiBi" for d in sorted(ALIBI_OVERLAP) if (d, True) in CONFIGS
+               and overlap_default(d, True) and not overlap_default(d, True, alibi=True)]
+    except KernelInputError as e:
+        return str(e)
+    src = f"{OVERLAP_ENV}={os.environ[OVERLAP_ENV]}" if os.environ.get(OVERLAP_ENV) else "CONFIGS"
+    text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
+    return f"{text}{' but ' + ', '.join(off) if off else ''} ({src})"
 
 
 def _persistent_status() -> str:

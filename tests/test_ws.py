@@ -126,6 +126,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert f["ws_status"].startswith("inactive: triton 3.8.0")
     assert f["ws_verified_triton"] == "3.6.x" and f["fast_uses_ws"]
     assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
+    assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
     assert p["ws_status"] == f["ws_status"]
@@ -293,7 +294,11 @@ def test_overlap_switch_env(monkeypatch):
     assert not any(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
     monkeypatch.setenv(ws.OVERLAP_ENV, "1")
     assert all(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
+    assert ws.status()["overlap"] == f"every (d, causal) ({ws.OVERLAP_ENV}=1)"
+    monkeypatch.delenv(ws.OVERLAP_ENV)
+    assert ws.status()["overlap"] == "every (d, causal) but d=64 ALiBi (CONFIGS)"      # the tables as measured
     monkeypatch.setenv(ws.OVERLAP_ENV, "on")
+    assert "must be 1" in ws.status()["overlap"]
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
     q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
     with pytest.raises(fk.KernelInputError, match=ws.OVERLAP_ENV):

@@ -102,7 +102,8 @@ def collect(device: str, command: str | None, timer: str) -> dict:
 
 def ws_fields() -> dict:
     """Whether the Gluon 'ws' kernel (and impl='fast' through it) could run where this was measured, and why not,
-    and its schedule switches (which launches ran persistent, consumer warpgroups per (d, causal)): strings, as
+    and its schedule switches (which launches ran persistent, consumer warpgroups per (d, causal), which ran
+    OVERLAP): strings, as
     every free provenance field."""
     try:
         from flashviz_kernels import ws
@@ -113,7 +114,8 @@ def ws_fields() -> dict:
     return dict(ws_status=("active" if st["active"] else f"inactive: {st['reason']}")[:300],
                 ws_verified_triton=", ".join(v + "x" for v in st["verified_triton"]),
                 fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none",
-                ws_schedule=f"persistent: {st['persistent']}; consumers: {st['consumers']}"[:300])
+                ws_schedule=(f"persistent: {st['persistent']}; consumers: {st['consumers']}; "
+                             f"overlap: {st['overlap']}")[:300])
 
 
 def device_slug(p: dict) -> str:
