@@ -70,3 +70,26 @@ def test_unknown_scopes_get_distinct_colours():
     scopes = ["qk", "epilogue", "store"]
     assert ch.scope_color("qk", scopes) == ch.SCOPE_COLORS["qk"]
     assert ch.scope_color("epilogue", scopes) != ch.scope_color("store", scopes)
+
+
+def test_slot_waits_stand_apart_from_the_rest_and_the_legend_has_room():
+    """On the committed ws recording (producer scopes for K and V apart): waiting for a ring slot is not drawn in
+    the light grey of "outside any scope", V's scopes are hatched, and each chart's bottom margin holds its legend
+    (rows of LEGEND_PER_ROW entries) 70 px under the plot, below the axis title."""
+    from pathlib import Path
+
+    from flashviz.bench import timeline_dataset as td
+    data = td.load_timeline_dataset(Path(__file__).parents[1] / "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json")
+    cells = [c for c in data["cells"] if (c["n"], c["d"], c["causal"]) == (4096, 128, False)]
+    ws_cell = next(c for c in cells if c["impl"] == "ws")
+    assert {"tma_wait_slot", "tma_wait_slot_v", "tma_issue_v"} <= set(ws_cell["scopes"])
+    for fig in (_valid(ch.shares_figure(cells, "en")), _valid(ch.gantt_figure(ws_cell, "en", clock_mhz=1980.0))):
+        by = {tr.name: tr for tr in fig.data}
+        outside = by.get(t("inside.outside", "en"))
+        for name in ("tma_wait_slot", "tma_wait_slot_v"):
+            assert by[name].marker.color != (outside.marker.color if outside else ch.P.GREY)
+        assert by["tma_wait_slot_v"].marker.pattern.shape == "/" and by["tma_issue_v"].marker.pattern.shape == "/"
+        rows = -(-len(fig.data) // ch.LEGEND_PER_ROW)
+        plot_h = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        assert fig.layout.margin.b >= 70 + 22 * rows
+        assert fig.layout.legend.y * plot_h == pytest.approx(-70)

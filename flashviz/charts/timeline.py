@@ -14,9 +14,24 @@ from ..i18n import t
 from . import palette as P
 from .common import axis, base_layout, figure
 
-SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_issue": P.SKY_BLUE, "tma_wait_slot": P.GREY, "tma_issue_v": P.SKY_BLUE,
-                "tma_wait_slot_v": P.GREY, "wait_kv": P.PURPLE, "wait_turn": P.YELLOW, "qk": P.BLUE,
-                "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
+# waits for a free ring slot in dark grey: light grey is "outside any scope"; V's copy and wait are hatched
+SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_issue": P.SKY_BLUE, "tma_wait_slot": P.DARK_GREY,
+                "tma_issue_v": P.SKY_BLUE, "tma_wait_slot_v": P.DARK_GREY, "wait_kv": P.PURPLE,
+                "wait_turn": P.YELLOW, "qk": P.BLUE, "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
+SCOPE_PATTERNS = {"tma_issue_v": "/", "tma_wait_slot_v": "/"}
+LEGEND_PER_ROW = 4          # horizontal legend entries per row at the narrowest width the page lays charts out
+
+
+def _marker(scope: str, scopes: list[str]) -> dict:
+    m = dict(color=scope_color(scope, scopes))
+    if scope in SCOPE_PATTERNS:
+        m["pattern"] = dict(shape=SCOPE_PATTERNS[scope], fillmode="overlay", fgcolor="#FFFFFF", solidity=0.3)
+    return m
+
+
+def _legend_px(entries: int) -> int:
+    """Pixels a horizontal legend of this many entries takes (rows of LEGEND_PER_ROW, ~22 px each)."""
+    return 22 * -(-entries // LEGEND_PER_ROW)
 OTHER_COLORS = (P.VERMILLION, P.PURPLE, P.YELLOW, P.DARK_GREY, P.BLACK)
 
 
@@ -56,15 +71,16 @@ def gantt_figure(cell: dict, lang: str, *, clock_mhz: float | None, title: str =
             continue
         data.append(dict(
             type="bar", orientation="h", name=scope, y=[labels[r[0]] for r in rows], x=[r[3] / div for r in rows],
-            base=[r[2] / div for r in rows], marker=dict(color=scope_color(scope, cell["scopes"]), line=dict(width=0)),
+            base=[r[2] / div for r in rows], marker=dict(_marker(scope, cell["scopes"]), line=dict(width=0)),
             customdata=[[r[0], r[2] / div, r[3] / div, r[3]] for r in rows],
             hovertemplate=t(f"inside.hover_{unit}", lang) + "<extra></extra>"))
     order = [labels[w] for w in cell["warps"]]
     span = cell["cta"]["span_cycles"] / div
     xaxis = axis(t(f"inside.axis_{unit}", lang, clock=f"{clock_mhz:g}" if clock_mhz else ""),
                  range=[0, (x_max or span) * 1.01])
-    height, top, bottom = max(300, 110 + 26 * len(order)), 50, 125
-    below = -78 / (height - top - bottom)            # the legend 78 px under the plot, clear of the axis title
+    top, bottom = 50, 80 + _legend_px(len(data))
+    height = max(300, top + bottom + 26 * len(order))
+    below = -70 / (height - top - bottom)            # the legend 70 px under the plot, clear of the axis title
     return figure(data, base_layout(title, height=height, barmode="overlay", bargap=0.25,
                                     xaxis=xaxis, yaxis=axis("", type="category", categoryorder="array",
                                                             categoryarray=order, autorange="reversed"),
@@ -93,16 +109,17 @@ def shares_figure(cells: list[dict], lang: str, *, title: str = "") -> go.Figure
         xs = [100 * shares.get(scope, 0.0) for _, _, shares in rows]
         if not any(xs):
             continue
-        data.append(dict(type="bar", orientation="h", name=scope, y=ys, x=xs,
-                         marker=dict(color=scope_color(scope, scopes)),
+        data.append(dict(type="bar", orientation="h", name=scope, y=ys, x=xs, marker=_marker(scope, scopes),
                          hovertemplate=t("inside.hover_share", lang) + "<extra></extra>"))
     rest = [max(0.0, 100 * (1 - sum(shares.values()))) for _, _, shares in rows]
     data.append(dict(type="bar", orientation="h", name=t("inside.outside", lang), y=ys, x=rest,
                      marker=dict(color=P.GREY),
                      hovertemplate=t("inside.hover_share", lang) + "<extra></extra>"))
-    return figure(data, base_layout(title or t("inside.shares_title", lang), height=max(260, 120 + 40 * len(ys)),
+    top, bottom = 50, 80 + _legend_px(len(data))
+    height = max(260, top + bottom + 40 * len(ys))
+    return figure(data, base_layout(title or t("inside.shares_title", lang), height=height,
                                     barmode="stack", xaxis=axis(t("inside.axis_share", lang), range=[0, 100]),
                                     yaxis=axis("", type="category", autorange="reversed"),
-                                    legend=dict(orientation="h", yanchor="top", y=-0.26, xanchor="left", x=0.0,
-                                                traceorder="normal"),
-                                    margin=dict(l=190, r=20, t=50, b=95)))
+                                    legend=dict(orientation="h", yanchor="top", y=-70 / (height - top - bottom),
+                                                xanchor="left", x=0.0, traceorder="normal"),
+                                    margin=dict(l=190, r=20, t=top, b=bottom)))
