@@ -18,8 +18,9 @@ pipelining and reordering can move work across scope boundaries, which the datas
 What a kernel needs to appear: proton scopes (kernels/scopes.py, or triton.profiler.language in Gluon) that each
 warp enters once per key tile, so the trip count predicts the events (fast: load_k, qk, softmax, load_v_pv in its
 key loop). A warp whose scopes all start with "tma" or "producer" is drawn as the producer; other warps by their
-warpgroup (warp // 4). The ws kernel has them: tma_wait_slot and tma_issue per tile in its producer; wait_kv,
-wait_turn, qk, softmax, pv in its consumers' loop (the overlapped last P·V counts as one pv).
+warpgroup (warp // 4). The ws kernel has them: tma_wait_slot and tma_issue (K), tma_wait_slot_v and tma_issue_v
+(V) per tile in its producer (one pair before commit c8de8f7); wait_kv, wait_turn, qk, softmax, pv in its
+consumers' loop (the overlapped last P·V counts as one pv).
 No streamlit, no plotly.
 """
 from __future__ import annotations
