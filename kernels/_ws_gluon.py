@@ -2,8 +2,8 @@
 
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, same run as SDPA cuDNN, with the
 schedule switches ws.CONFIGS sets: OVERLAP on; PINGPONG at d=128 causal; persistent at d=128 without a mask; NC=3
-at d=64): d=128 1.02-1.11x cuDNN (1.16-1.29x our tl fast kernel); d=64 1.03-1.17x cuDNN (1.07-1.20x tl). kernels/ws.py has the
-tuning runs behind the switches, the version gate and when impl="fast" uses it.
+at d=64): d=128 1.02-1.11x cuDNN (1.16-1.29x our tl fast kernel); d=64 1.03-1.17x cuDNN (1.07-1.20x tl).
+kernels/ws.py has the tuning runs behind the switches, the version gate and when impl="fast" uses it.
 
 Imported only by ws.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
 and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row query tiles of one head each
@@ -26,9 +26,9 @@ ws.CONFIGS turns it on where it measured faster (d=128 without a mask); the timi
 
 Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA
 bytes of K_j / V_j landed (expect-tx); empty[s] takes one arrive from each of the NC consumers once its Q·K_jᵀ
-finished, empty[STAGES + s] once its P·V did, so K_{j+STAGES} loads while P_j·V_j still runs. Inputs are 3-D views (B*H, N, d) so TMA clips
-at each head's end: keys past n_k arrive as zeros (a ragged last tile never reads the next head, so its
-non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
+finished, empty[STAGES + s] once its P·V did, so K_{j+STAGES} loads while P_j·V_j still runs. Inputs are 3-D
+views (B*H, N, d) so TMA clips at each head's end: keys past n_k arrive as zeros (a ragged last tile never reads
+the next head, so its non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
 OVERLAP (FA3's intra-warpgroup pipelining): Q·K_jᵀ is issued, O is rescaled by tile j-1's alpha while it runs,
 then P_{j-1}·V_{j-1} is issued; the softmax of tile j runs while P_{j-1}·V_{j-1} is still on the tensor cores.
 P is converted to the fp16 A operand right after its softmax, so the fp32 tile never stays live into the next.

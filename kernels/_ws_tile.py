@@ -135,8 +135,9 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K_j not loaded yet),
         # wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
-        # OVERLAP the previous tile's P·V is issued first and runs meanwhile), softmax, pv (V's wait and P·V, until
-        # done). K is released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after P·V.
+        # OVERLAP also O's rescale, V_{j-1}'s wait and the issue of P_{j-1}·V_{j-1}, which runs meanwhile),
+        # softmax, pv (without OVERLAP: V_j's wait and P·V; with it: the wait for P_{j-1}·V_{j-1}). K is
+        # released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after P·V.
         st0 = kv % STAGES
         enter_scope("wait_kv")
         mbarrier.wait(ready.index(st0), (kv // STAGES) & 1)
@@ -185,7 +186,7 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
             k0 = (t_lo + j) * BN                      # this tile's first key
             cols = k0 + gl.arange(0, BN, layout=col_l)
             bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
-            if OVERLAP:                               # FA3's order: rescale O while Q·K_jᵀ runs, then P_{j-1}·V_{j-1}
+            if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs, then P_{j-1}·V_{j-1}
                 prev = (c - 1) % STAGES
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)

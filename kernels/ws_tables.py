@@ -45,7 +45,8 @@ the H200 runs that set it. kernels/ws.py imports these names and is the one that
 #   d=128 causal      ov+pp one tile 1.059 / 3.906 / 14.93 (1.024 / 1.050 / 1.065x)   old CONFIGS (one tile, neither)
 #                     1.164 / 4.320 / 16.68 (0.931 / 0.949 / 0.954x); ov+pp persistent 1.191 / 4.200 / 16.51
 #   d=64 (NC=3, 3 stages) non-causal ov one tile 1.166 / 4.540 / 17.95 vs old 1.164 / 4.669 / 18.24;
-#                     causal ov one tile 0.707 / 2.499 / 9.247 vs old 0.719 / 2.581 / 9.470 (ov+pp 0.703 / 2.571 / 9.442)
+#                     causal ov one tile 0.707 / 2.499 / 9.247 vs old 0.719 / 2.581 / 9.470
+#                     (ov+pp 0.703 / 2.571 / 9.442)
 # 3 stages (one tile per program only: with two Q buffers d=128 needs 256 KB) were no faster than 2 at d=128.
 CONFIGS = {
     (64, False): (192, 128, 3, True, False, False, 3), (64, True): (192, 128, 3, True, False, False, 3),

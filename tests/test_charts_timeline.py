@@ -79,7 +79,8 @@ def test_slot_waits_stand_apart_from_the_rest_and_the_legend_has_room():
     from pathlib import Path
 
     from flashviz.bench import timeline_dataset as td
-    data = td.load_timeline_dataset(Path(__file__).parents[1] / "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json")
+    root = Path(__file__).parents[1]
+    data = td.load_timeline_dataset(root / "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json")
     cells = [c for c in data["cells"] if (c["n"], c["d"], c["causal"]) == (4096, 128, False)]
     ws_cell = next(c for c in cells if c["impl"] == "ws")
     assert {"tma_wait_slot", "tma_wait_slot_v", "tma_issue_v"} <= set(ws_cell["scopes"])

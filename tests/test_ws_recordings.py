@@ -24,9 +24,9 @@ def test_dispatch_table_agrees_with_the_recorded_h200_run():
 
 
 def test_three_consumers_at_d64_measured_faster_than_two():
-    """CONFIGS' d=64 layout (NC=3, its block_n and stages; OVERLAP/PINGPONG were off then) is read off the committed tune run:
-    in every (N, causal) cell it timed, that row took less time than the fastest NC=2 row (the Inside page and
-    README say three consumers measured faster at d=64)."""
+    """CONFIGS' d=64 layout (NC=3, its block_n and stages; OVERLAP/PINGPONG were off then) is read off the committed
+    tune run: in every (N, causal) cell it timed, that row took less time than the fastest NC=2 row (the Inside page
+    and README say three consumers measured faster at d=64)."""
     import json
     from pathlib import Path
     data = json.loads((Path(__file__).parents[1] / "assets/benchmarks/tune/nvidia-h200-ws-nc3-2026-12-01.json")
