@@ -149,8 +149,9 @@ def ws_main(args):
     # (causal, window, ALiBi): windows and ALiBi are causal only
     shapes = [(False, False, False), (True, False, False), (True, True, False), (True, False, True)]
     for nc, d, (causal, window, alibi), pers in itertools.product(args.consumers, args.ws_d, shapes, (False, True)):
-        bn, stages, ov, pp = ws.CONFIGS[(d, causal)][1:5]
+        bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]
         bn, stages = args.block_n or bn, args.stages or stages
+        ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window)   # as forward picks
         name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} " \
                f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}:"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)

@@ -292,11 +292,16 @@ def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
     return env == "1"
 
 
-def overlap_default(d: int, causal: bool, alibi: bool = False) -> bool:
+def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int = 2, persistent: bool = False,
+                    window: bool = False) -> bool:
     """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else ALIBI_OVERLAP for ALiBi, else
-    CONFIGS (windows take their (d, causal) row's)."""
+    CONFIGS (windows take their (d, causal) row's); never at three consumers walking tiles persistently or a
+    window: there the 160 registers spill with it (ptxas, triton 3.6: 8-308 B) and persistent NC = 3 measured
+    mixed (tune/nvidia-h200-ws-overlap-2026-12-01.json)."""
     env = os.environ.get(OVERLAP_ENV, "")
     if env == "":
+        if consumers == 3 and (persistent or window):
+            return False
         return ALIBI_OVERLAP.get(d, CONFIGS[(d, bool(causal))][3]) if alibi else CONFIGS[(d, bool(causal))][3]
     if env not in ("0", "1"):
         raise KernelInputError(f"{OVERLAP_ENV} must be 1 (overlap) or 0 (no overlap), not {env!r}")
@@ -357,10 +362,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelInputError(f"the ws kernel takes ALiBi with causal=True only, slopes float32 contiguous (1 or B, "
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
-    ov, pp = CONFIGS[(d, bool(causal))][3:5]
-    ov = overlap_default(d, causal, alibi_slopes is not None) if overlap is None else overlap
-    pp = pp if pingpong is None else pingpong
     pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
+    ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
+                                                             persistent=pers, window=window_left >= 0)
+    pp = CONFIGS[(d, bool(causal))][4] if pingpong is None else pingpong
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "

@@ -48,6 +48,10 @@ the H200 runs that set it. kernels/ws.py imports these names and is the one that
 #                     causal ov one tile 0.707 / 2.499 / 9.247 vs old 0.719 / 2.581 / 9.470
 #                     (ov+pp 0.703 / 2.571 / 9.442)
 # 3 stages (one tile per program only: with two Q buffers d=128 needs 256 KB) were no faster than 2 at d=128.
+# At three consumers OVERLAP stays off for persistent and window launches (ws.overlap_default): their 160 registers
+# spill with it there (ptxas, triton 3.6: 16 / 308 B persistent non-causal / causal, 8 B a window) and persistent
+# NC=3 with it measured mixed in that run (0.96-1.10x the time without). The default d=64 launches are one tile per
+# program, and d=64 windows run NC = 2 (WINDOW_SCHEDULE), so this only touches launches the env switches force.
 CONFIGS = {
     (64, False): (192, 128, 3, True, False, False, 3), (64, True): (192, 128, 3, True, False, False, 3),
     (128, False): (128, 128, 2, True, False, True, 2), (128, True): (128, 128, 2, True, True, False, 2),

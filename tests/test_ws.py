@@ -145,7 +145,8 @@ COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
 from flashviz_kernels.compile_check import compile_sm90
-bn, stages, overlap, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
+bn, stages, _, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
+overlap = ws.overlap_default({d}, {causal}, consumers={nc}, persistent={persistent}, window={window})   # as forward
 k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
                  persistent={persistent}, consumers={nc}, window={window})
 """ + PTXAS + """\
@@ -290,6 +291,9 @@ def test_overlap_switch_env(monkeypatch):
     for (d, causal), cfg in ws.CONFIGS.items():
         assert ws.overlap_default(d, causal) is cfg[3]
     assert [ws.overlap_default(d, True, alibi=True) for d in (64, 128)] == [ws.ALIBI_OVERLAP[64], ws.ALIBI_OVERLAP[128]]
+    for pers, window in ((True, False), (False, True)):           # three consumers' 160 registers spill with it
+        assert ws.overlap_default(64, True, consumers=3, persistent=pers, window=window) is False
+    assert ws.overlap_default(64, True, consumers=2, persistent=True, window=True) is ws.CONFIGS[(64, True)][3]
     monkeypatch.setenv(ws.OVERLAP_ENV, "0")
     assert not any(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
     monkeypatch.setenv(ws.OVERLAP_ENV, "1")
