@@ -95,8 +95,7 @@ def _provenance(argv) -> str:
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window and/or ALiBi): each tl candidate's time, the ws kernel's (its
     CONFIGS, then one tile per program vs persistent, two vs three consumers and OVERLAP off / on by ws's env
-    switches) and dense
-    causal over each."""
+    switches) and dense causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(_provenance(args.argv))
     for d in args.d:

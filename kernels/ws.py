@@ -19,12 +19,12 @@ So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph t
 OVERLAP (FA3's overlap of tile j's softmax with tile j-1's P·V inside a warpgroup) is on at every (d, causal): with
 K and V behind their own ring barriers and P converted to its fp16 operand right after its softmax, it took
 0.90-0.98x the time of the schedule before at d=128 and 0.97-1.00x at d=64 (tune_ws --variants overlap); in its
-first form (one barrier per stage, the fp32 P live into the next tile) it had measured 18-49 % slower. ALiBi at
-d=64 keeps it off (ALIBI_OVERLAP: it spills at three consumers' 160 registers); OVERLAP_ENV switches every launch.
-A persistent schedule (PERSISTENT: one program per SM walking tiles, causal ones
-longest first, the next tile's loads overlapping this one's epilogue) measured ~4 % faster at d=128 without a
-mask and mixed elsewhere; CONFIGS runs it there only (its whole GPU test matrix passed first), and causal
-windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests run both). Three consumer
+first form (one barrier per stage, the fp32 P live into the next tile) it had measured 18-49 % slower. It stays
+off where three consumers' 160 registers spill with it: ALiBi at d=64 (ALIBI_OVERLAP) and persistent or window
+launches at NC = 3 (overlap_default); OVERLAP_ENV switches every launch. A persistent schedule (PERSISTENT: one
+program per SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue)
+measured ~4 % faster at d=128 without a mask and mixed elsewhere; CONFIGS runs it there only (its whole GPU test
+matrix passed first), and causal windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests run both). Three consumer
 warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the time of two at d=64, so
 d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160 registers only with 64-key tiles; not
 timed there); CONSUMERS_ENV switches every launch that does not pass block_m.

@@ -103,8 +103,7 @@ def collect(device: str, command: str | None, timer: str) -> dict:
 def ws_fields() -> dict:
     """Whether the Gluon 'ws' kernel (and impl='fast' through it) could run where this was measured, and why not,
     and its schedule switches (which launches ran persistent, consumer warpgroups per (d, causal), which ran
-    OVERLAP): strings, as
-    every free provenance field."""
+    OVERLAP): strings, as every free provenance field."""
     try:
         from flashviz_kernels import ws
         st = ws.status()

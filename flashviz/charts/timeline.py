@@ -19,6 +19,7 @@ SCOPE_COLORS = {"load_k": P.SKY_BLUE, "tma_issue": P.SKY_BLUE, "tma_wait_slot": 
                 "tma_issue_v": P.SKY_BLUE, "tma_wait_slot_v": P.DARK_GREY, "wait_kv": P.PURPLE,
                 "wait_turn": P.YELLOW, "qk": P.BLUE, "softmax": P.ORANGE, "load_v_pv": P.GREEN, "pv": P.GREEN}
 SCOPE_PATTERNS = {"tma_issue_v": "/", "tma_wait_slot_v": "/"}
+OTHER_COLORS = (P.VERMILLION, P.PURPLE, P.YELLOW, P.DARK_GREY, P.BLACK)
 LEGEND_PER_ROW = 4          # horizontal legend entries per row at the narrowest width the page lays charts out
 
 
@@ -32,7 +33,6 @@ def _marker(scope: str, scopes: list[str]) -> dict:
 def _legend_px(entries: int) -> int:
     """Pixels a horizontal legend of this many entries takes (rows of LEGEND_PER_ROW, ~22 px each)."""
     return 22 * -(-entries // LEGEND_PER_ROW)
-OTHER_COLORS = (P.VERMILLION, P.PURPLE, P.YELLOW, P.DARK_GREY, P.BLACK)
 
 
 def scope_color(scope: str, scopes: list[str]) -> str:
