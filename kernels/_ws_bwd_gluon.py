@@ -92,7 +92,7 @@ def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
 @gluon.jit
 def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
             MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
-            DQ_MODE: gl.constexpr):
+            DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr):
     """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
@@ -130,11 +130,20 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         rows = start + gl.arange(0, BM, layout=qrow_l)
         lse = gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf"))
         delta = gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0)
-        mbarrier.wait(ready.index(st), (c // STAGES) & 1)
-        s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
-        dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
-        s = warpgroup_mma_wait(1, deps=(s_tok,))
-        p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
+        if STATS_ACC:                                 # the row statistics start the accumulators: no registers
+            s_init = zs - gl.expand_dims(lse * (1.0 / qk_scale), 0)     # held for them past the MMAs' issue
+            dp_init = zs - gl.expand_dims(delta, 0)
+            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), s_init, is_async=True)       # S^T - lse2 / qk_scale
+            dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
+            s = warpgroup_mma_wait(1, deps=(s_tok,))
+            p = gl.exp2(s * qk_scale)
+        else:
+            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+            dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+            s = warpgroup_mma_wait(1, deps=(s_tok,))
+            p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
         if MASKED:
             ok = gl.expand_dims(keys, 1) < n_k
             if CAUSAL:
@@ -143,7 +152,10 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         p16 = gl.convert_layout(p.to(dtype), op_layout)
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
         dp = warpgroup_mma_wait(1, deps=(dp_tok,))
-        ds = p * (dp - gl.expand_dims(delta, 0))
+        if STATS_ACC:
+            ds = p * dp
+        else:
+            ds = p * (dp - gl.expand_dims(delta, 0))
         ds16 = ds.to(dtype)
         slot = c % NSLOT
         if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of the slot's last block
@@ -154,19 +166,32 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         fence_async_shared()
         if DQ_MODE != 0:
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
-        dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-        mbarrier.arrive(empty.index(st))              # Q_i, dO_i read; K_c and dS^T stay this consumer's own
-        qrows = start + gl.arange(0, BM, layout=dq_rows_l)
-        row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
-        row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)
-        if DQ_MODE == 0:
-            for h in gl.static_range(DQ_SPLIT):       # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
-                dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq, use_acc=False,
-                                       is_async=True)
-                dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-                gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
+        if EARLY_DQ:                                  # "tma"/"tma2": dQ's two MMAs queue behind dV's and dK's
+            mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
+            dq_tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)),
+                                   k_smem.index(0).slice(CID * (D // 2), D // 2, dim=1), zq, use_acc=False,
+                                   is_async=True)
+            dq_tok = warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)),
+                                   k_smem.index(1).slice(CID * (D // 2), D // 2, dim=1), dq_tok, is_async=True)
+            dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
+            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
+            dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            _dq_tma_add(a, dq, start, CID, BM, D)
         else:
-            _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
+            dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
+            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay this consumer's own
+            qrows = start + gl.arange(0, BM, layout=dq_rows_l)
+            row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
+            row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)
+            if DQ_MODE == 0:
+                for h in gl.static_range(DQ_SPLIT):   # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
+                    dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq,
+                                           use_acc=False, is_async=True)
+                    dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+                    gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
+            else:
+                _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
     return dk, dv
 
 
@@ -192,18 +217,27 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
         if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
-            buf = dq_smem.index(CID)
-            tma.store_wait(0)                         # the previous block's reduce has read buf
-            buf.store(dq)
-            fence_async_shared()
-            if n_dq > 0:                              # (0: timing without the adds)
-                _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+            _dq_tma_add(a, dq, start, CID, BM, D)
         else:
             ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
             if DQ_MODE == 1:
                 gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
             else:
                 _red_add_v2(ptrs, dq, row_ok, BM, DP)
+
+
+@gluon.jit
+def _dq_tma_add(a, dq, start, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr):
+    """The BM x d/2 fp32 piece dq (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this consumer's
+    shared buffer into the fp32 dQ buffer by one TMA reduce-add."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
+    buf = dq_smem.index(CID)
+    tma.store_wait(0)                                 # the previous block's reduce has read buf
+    buf.store(dq)
+    fence_async_shared()
+    if n_dq > 0:                                      # (0: timing without the adds)
+        _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
 
 
 @gluon.jit
@@ -222,7 +256,8 @@ def _red_add_v2(ptrs, vals, row_ok, BM: gl.constexpr, DP: gl.constexpr):
 
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
+              CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
+              STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -232,9 +267,10 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dk = gl.zeros([64, D], gl.float32, d_layout)
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
-    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False, DQ_MODE)
+    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC,
+                     EARLY_DQ)
     dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
-                     ROTATE, DQ_MODE)
+                     ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
     if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
         last = (hi - lo) // BM - 1
         if last >= 0:
@@ -254,14 +290,16 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
-    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
+               EARLY_DQ: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
-    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)
+               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
+               EARLY_DQ: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
 
 
 @gluon.jit
@@ -302,7 +340,8 @@ def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.co
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
            desc_dq, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
            DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-           DQ_MODE: gl.constexpr = 0):
+           DQ_MODE: gl.constexpr = 0, STATS_ACC: gl.constexpr = True,
+           EARLY_DQ: gl.constexpr = False):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -335,7 +374,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
          kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem)
-    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
-                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE)),
+    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)),
+                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)),
                         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE))],
                        [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -91,7 +91,8 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
-                     dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial"):
+                     dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
+                     early_dq: bool = False):
     """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90."""
     import torch
     import triton
@@ -108,7 +109,8 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
                n_dq="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode])
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
+                  EARLY_DQ=early_dq)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
@@ -123,12 +125,14 @@ def ws_bwd_main(args):
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     modes = args.dq_mode or ["partial", "split", "tma", "tma2"]
-    for mode, d, causal, dt in itertools.product(modes, args.ws_d, (False, True), dtypes):
+    for mode, d, causal, dt, acc, early in itertools.product(modes, args.ws_d, (False, True), dtypes, args.stats_acc,
+                                                             args.early_dq):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
-        name = f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split}:"
+        name = f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} stats_acc={acc} early_dq={early}:"
         try:
-            k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode)
+            k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
+                                 early_dq=bool(early))
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -175,6 +179,10 @@ def main(argv=None):
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
     ap.add_argument("--dq-mode", nargs="+", default=None, choices=["partial", "split", "split-scalar", "tma", "tma2"],
                     help="--ws-bwd: dQ modes to compile (default: partial, split, tma, tma2)")
+    ap.add_argument("--stats-acc", type=int, nargs="+", default=[1], choices=[0, 1],
+                    help="--ws-bwd: 1 = lse/delta start the S^T/dP^T accumulators (the default), 0 = held in registers")
+    ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1],
+                    help="--ws-bwd tma/tma2: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

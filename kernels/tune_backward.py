@@ -75,11 +75,16 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # spills 1.3-1.7 KB, dq_split 1 at d=128 0.6-1 KB: timed to see whether that costs); "split" halves the dQ atomics
 # (d=64 no spills, d=128 ~0.8 KB), "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by
 # TMA reduce-add (d=128 ~0.9-1 KB of spills, 32 KB more shared memory), "tma2" with two dS slots (0.6-0.7 KB)
-WS_CANDIDATES = {64: [(64, 3, 1, True, "tma2"), (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
+# A 7-tuple adds (stats_acc, early_dq) (ws_bwd.backward's switches; a 5-tuple runs its defaults).
+WS_CANDIDATES = {64: [(64, 3, 1, True, "tma2", True, False), (64, 3, 1, True, "tma2", False, False),
+                      (64, 3, 1, True, "tma2", True, True), (64, 4, 1, True, "tma2", True, True),
+                      (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                       (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
-                 128: [(64, 2, 1, True, "tma2"), (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
+                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma2", False, False),
+                       (64, 2, 1, True, "tma2", True, True), (64, 3, 1, True, "tma2", True, False),
+                       (64, 3, 1, True, "tma2", True, True), (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                        (64, 2, 2, True, "split"),
                        (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                        (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"), (64, 3, 2, True, "partial")]}
@@ -89,8 +94,14 @@ def _name(kind, c):
     """"ws(64, 2, 1, True)" for a "partial" ws candidate (the name the recorded files use), "ws(64, 2, 1, True)
     split" for another dq_mode; fused candidates as their tuple."""
     if kind == "ws" and len(c) > 4:
-        return f"ws{tuple(c[:4])}" + ("" if c[4] == "partial" else f" {c[4]}")
+        extra = "".join(f" {k}={int(v)}" for k, v in zip(("acc", "early"), c[5:]))
+        return f"ws{tuple(c[:4])}" + ("" if c[4] == "partial" else f" {c[4]}") + extra
     return f"{kind}{tuple(c)}"
+
+
+def _switches(c) -> dict:
+    """ws_bwd.backward's stats_acc / early_dq from a 7-tuple candidate ({} for a 5-tuple: its defaults)."""
+    return dict(zip(("stats_acc", "early_dq"), c[5:]))
 
 
 def _sdpa_bwd(q, k, v, do, causal, backend):
@@ -116,12 +127,12 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
         from . import ws_bwd
         runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
                                                   block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3],
-                                                  dq_mode=c[4])
+                                                  dq_mode=c[4], **_switches(c))
                 for c in candidates}
         c = candidates[0]                              # the default's time without its dQ adds: what they cost
         runs[_name("ws", c) + " no dQ adds"] = functools.partial(
             ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale, block_m=c[0], stages=c[1],
-            dq_split=c[2], rotate=c[3], dq_mode=c[4], dq_adds=False)
+            dq_split=c[2], rotate=c[3], dq_mode=c[4], dq_adds=False, **_switches(c))
         runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="fused")
     else:

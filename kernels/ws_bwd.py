@@ -68,6 +68,9 @@ DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
 # Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills, d=128
 # "tma2" 0.6-0.7 KB of spills ("tma" 0.8-1 KB).
 CONFIGS = {64: (64, 3, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
+# d -> early_dq ("tma"/"tma2" only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
+# waiting for those to finish first (the tensor cores see no gap between them)
+EARLY_DQ = {64: False, 128: False}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -151,11 +154,14 @@ def _descs(q, do, k, v, dk, dv, dq_acc, block_m: int):
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
-             dq_mode: str | None = None, dq_adds: bool = True):
+             dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
-    its row mask off, so dQ comes back zero and everything else runs as usual."""
+    its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
+    lse and delta in registers as before 2026-12-02 instead of starting S^T's and dP^T's accumulators at -lse2 /
+    qk_scale and -delta (with sm_scale 0 it is off: there is no 1 / qk_scale). early_dq: instead of EARLY_DQ
+    ("tma"/"tma2" only)."""
     import torch
     import triton
 
@@ -172,6 +178,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
     rot = rot if rotate is None else bool(rotate)
     check_tiles(d, bm, st, split, mode, q.element_size())
+    if early_dq and mode not in ("tma", "tma2"):
+        raise KernelInputError(f"early_dq takes dq_mode 'tma' or 'tma2', not {mode!r}")
+    early = EARLY_DQ[d] if early_dq is None else bool(early_dq)
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
@@ -183,7 +192,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], num_warps=4, maxnreg=maxnreg)
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=bool(stats_acc) and sm_scale != 0,
+        EARLY_DQ=early and mode in ("tma", "tma2"), num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)

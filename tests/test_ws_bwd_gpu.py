@@ -79,6 +79,47 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
         assert (a.float() - r.float()).abs().max().item() < 2e-2, name
 
 
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("stats_acc,early_dq,mode,scale", [
+    (False, False, "tma2", None), (True, False, "tma2", None), (True, True, "tma2", None), (True, True, "tma", None),
+    (True, True, "tma2", 0.0), (True, False, "tma2", -0.07)])
+@pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000)])
+def test_ws_bwd_schedules(d, stats_acc, early_dq, mode, scale, causal, nq, nk):
+    """lse and delta held in registers or starting the S^T / dP^T accumulators, dQ's MMAs after or right behind dV's
+    and dK's: float64 autograd's gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator
+    start cannot apply: there is no 1 / qk_scale) and a negative sm_scale."""
+    from flashviz_kernels import ws_bwd
+    from test_backward_fused import EPS, _inputs
+    q, k, v, do, _ = _inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
+    sm = d ** -0.5 if scale is None else scale
+    o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast")
+    got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
+                          early_dq=early_dq)
+
+    def grads(dtype):
+        xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
+        s = xs[0] @ xs[1].transpose(-1, -2) * sm
+        if causal:                                     # bottom-right: row i sees keys j <= i + nk - nq (all rows see one)
+            i = torch.arange(nq, device=q.device)[:, None]
+            s = s.masked_fill(torch.arange(nk, device=q.device)[None, :] > i + nk - nq, float("-inf"))
+        out = torch.softmax(s.float() if dtype == torch.float16 else s, dim=-1).to(dtype) @ xs[2]
+        return torch.autograd.grad((out * do.to(dtype)).sum(), xs)
+    ref, low = grads(torch.float64), grads(torch.float16)
+    for name, a, n_, r in zip("qkv", got, low, ref):
+        assert torch.isfinite(a).all(), name
+        err, base = (a.double() - r).abs().max().item(), (n_.double() - r).abs().max().item()
+        assert err <= 2 * base + EPS[torch.float16], f"d{name}: {err:.3g} > 2 * {base:.3g}"
+
+
+def test_ws_bwd_early_dq_needs_a_tma_mode():
+    from flashviz_kernels import ws_bwd
+    from flashviz_kernels.errors import KernelInputError
+    x = torch.randn((1, 1, 64, 64), dtype=torch.float16, device="cuda")
+    with pytest.raises(KernelInputError, match="early_dq"):
+        ws_bwd.backward(x, x, x, x, torch.zeros((1, 1, 64), device="cuda"), x, causal=False, sm_scale=0.1,
+                        dq_mode="split", early_dq=True)
+
+
 @pytest.mark.parametrize("poisoned", [0, 1])
 @pytest.mark.parametrize("causal", [False, True])
 def test_ws_bwd_non_finite_head_does_not_leak(poisoned, causal, dq_mode):
