@@ -76,8 +76,9 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # (d=64 no spills, d=128 ~0.8 KB), "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by
 # TMA reduce-add (d=128 ~0.9-1 KB of spills, 32 KB more shared memory), "tma2" with two dS slots (0.6-0.7 KB)
 # A 7-tuple adds (stats_acc, early_dq) (ws_bwd.backward's switches; a 5-tuple runs its defaults).
-WS_CANDIDATES = {64: [(64, 3, 1, True, "tma2", True, False), (64, 3, 1, True, "tma2", False, False),
-                      (64, 3, 1, True, "tma2", True, True), (64, 4, 1, True, "tma2", True, True),
+WS_CANDIDATES = {64: [(64, 4, 1, True, "tma2", True, True), (64, 4, 1, True, "tma2", True, False),
+                      (64, 3, 1, True, "tma2", True, False), (64, 3, 1, True, "tma2", False, False),
+                      (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, True),
                       (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),

@@ -67,10 +67,10 @@ DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
 # 2026-12-01b: split 0.78-0.80x / 0.58-0.68x (dq_split 2 the slower), partial <= 0.644x / 0.533x.
 # Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills, d=128
 # "tma2" 0.6-0.7 KB of spills ("tma" 0.8-1 KB).
-CONFIGS = {64: (64, 3, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
+CONFIGS = {64: (64, 4, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
 # d -> early_dq ("tma"/"tma2" only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
 # waiting for those to finish first (the tensor cores see no gap between them)
-EARLY_DQ = {64: False, 128: False}
+EARLY_DQ = {64: True, 128: False}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)

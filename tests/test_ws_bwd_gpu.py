@@ -87,12 +87,13 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
 def test_ws_bwd_schedules(d, stats_acc, early_dq, mode, scale, causal, nq, nk):
     """lse and delta held in registers or starting the S^T / dP^T accumulators, dQ's MMAs after or right behind dV's
     and dK's: float64 autograd's gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator
-    start cannot apply: there is no 1 / qk_scale) and a negative sm_scale."""
+    start cannot apply: there is no 1 / qk_scale) and a negative sm_scale (attention_backward takes both; the fast
+    forward does not, so the naive one makes o and lse there)."""
     from flashviz_kernels import ws_bwd
     from test_backward_fused import EPS, _inputs
     q, k, v, do, _ = _inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
-    o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast")
+    o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
                           early_dq=early_dq)
 
