@@ -2,7 +2,7 @@
 (sm_90) only.
 
 What it is: one program per 128-key block of one head. A 1-warp producer loads the block's K and V once by TMA,
-then streams Q_i and dO_i (64-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers; two
+then streams Q_i and dO_i (block_m-row query blocks, CONFIGS) into a STAGES-deep shared-memory ring guarded by mbarriers; two
 consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
 asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
@@ -20,23 +20,22 @@ dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
-Measured on the H200 (2026-12-01, triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same
-run as SDPA cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 64 128 --n 4096 8192 16384 --rep 60`,
-assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json, commit 9715178, every mode): "tma" 0.80-0.88x
-cuDNN at d=64 and 0.69-0.75x at d=128, against "split" 0.77-0.82x / 0.64-0.72x, "partial" 0.61-0.65x /
-0.51-0.55x, the fused Triton backward 0.75-0.83x / 0.39-0.41x and the 7-matmul one 0.68-0.73x / 0.68-0.73x in
-the same run. Then "tma" against "tma2" (the same command with --dq-mode tma tma2, commit 81c60c2,
-assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01c.json): CONFIGS' "tma2" 0.82-0.89x cuDNN at d=64 and
-0.73-0.78x at d=128 (1.25-1.37x and 1.20-1.31x SDPA flash), "tma" 0.84-0.88x / 0.72-0.77x, fused 0.77-0.84x /
-0.39-0.42x, 7-matmul 0.77-0.82x / 0.70-0.75x: the fastest of ours in every cell, so "auto" runs it
-(kernels/backward_pick.py); "tma2" and "tma" are within 1-2 % of each other. Still short of cuDNN at d=128, where
-the time goes (d=128, N=8192, non-causal): "tma" with its TMA reduce-adds skipped took 25.6 ms against 29.6 ms
-with them (cuDNN 21.2 ms, same run), and in the earlier run "partial" with every dQ add masked off took 23.8 ms
-where "tma" takes 29.5 ms (cuDNN 21.4 ms): the five MMAs alone run at ~0.9x cuDNN; the consumers meeting per
-query block and storing their dQ pieces cost ~2 ms, the TMA reduce-adds ~4 ms. At d=128 ptxas spills 0.6-0.7 KB.
-An earlier run of "partial" alone with its adds off
-(assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt): 25.4 vs 42.4 ms, the scalar atomics 40 %.
-tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2).
+Measured on the H200 (triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same run as SDPA
+cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 128 64 --n 4096 8192 16384 --dq-mode tma2 --rep 60`):
+CONFIGS run 0.92-0.98x cuDNN at d=128 (1.55-1.63x SDPA flash; assets/benchmarks/tune/
+nvidia-h200-backward-ws-2026-12-01d.json, commit b289532) and 0.89-0.95x at d=64 (1.37-1.49x; ...-2026-12-01e.json,
+commit 6b5082d), against 0.72-0.79x / 0.84-0.88x for the same kernel holding lse and delta in registers, the fused
+Triton backward 0.38-0.42x / 0.75-0.80x and the 7-matmul one 0.69-0.74x / 0.76-0.81x in the same runs: the
+fastest of ours in every cell, so "auto" runs it (kernels/backward_pick.py). What moved d=128 from 0.76x to 0.95x
+was registers: holding the row statistics through the softmax made ptxas spill 572-688 B per thread in the loop;
+starting the accumulators from them leaves 108-124 B (STATS_ACC in _ws_bwd_gluon.py). The dQ adds still cost
+(d=128, N=8192, non-causal): 22.75 ms with them, 21.16 ms with them skipped, cuDNN 20.9 ms (2026-12-01d). The way
+there, every earlier file holding lse and delta in registers: "partial" with scalar atomics 0.51-0.55x at d=128,
+"split" (FlashAttention-3's halving) 0.64-0.72x, "tma" 0.69-0.75x (2026-12-01b, commit 9715178, every mode), "tma2"
+0.73-0.78x (2026-12-01c, commit 81c60c2); "partial" alone with its adds off 25.4 vs 42.4 ms, the scalar atomics
+40 % (assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt).
+tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2; lse and delta
+starting the accumulators, both schedules and sm_scale 0 / negative: b289532 and 6b5082d).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY: there "auto" runs it (backward_pick.ws_auto); asked for anywhere else it
@@ -61,16 +60,18 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
-# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean over the tune files above (ratio to
-# cuDNN per cell, N 4096-16384, causal both): 2026-12-01c: d=64 (64, 3, 1, tma2) 0.860x, (64, 2, 1, tma) 0.854x,
-# (64, 3, 1, tma) 0.849x, (64, 2, 1, tma2) 0.840x; d=128 (64, 2, 1, tma2) 0.761x, (64, 2, 1, tma) 0.751x;
-# 2026-12-01b: split 0.78-0.80x / 0.58-0.68x (dq_split 2 the slower), partial <= 0.644x / 0.533x.
-# Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6, sm_90): d=64 no spills, d=128
-# "tma2" 0.6-0.7 KB of spills ("tma" 0.8-1 KB).
-CONFIGS = {64: (64, 4, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
+# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean of the ratio to cuDNN per cell (N
+# 4096-16384, causal both) with lse and delta starting the accumulators: 2026-12-01d (commit b289532): d=128
+# (64, 2, 1, tma2) 0.947x, with 3 stages 0.929x, early_dq 0.908x / 0.922x, the same tiles holding lse and delta in
+# registers 0.757x; 2026-12-01e (6b5082d): d=64 (128, 2, 1, tma2) 0.930x, early_dq 0.924x, (64, 4, 1, tma2)
+# 0.900x / early 0.890x, (64, 3, 1, tma2) 0.860x, holding them in registers 0.857x. Earlier files (lse and delta in
+# registers): 2026-12-01c tma2 0.860x / 0.761x, tma 0.854x / 0.751x; 2026-12-01b split 0.78-0.80x / 0.58-0.68x,
+# partial <= 0.644x / 0.533x. Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6,
+# sm_90): d=128 "tma2" spills 108-124 B (572-688 B with lse and delta in registers), d=64 block_m 128 96-176 B.
+CONFIGS = {64: (128, 2, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
 # d -> early_dq ("tma"/"tma2" only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
-# waiting for those to finish first (the tensor cores see no gap between them)
-EARLY_DQ = {64: True, 128: False}
+# waiting for those to finish first. Measured no faster (above), so off; ws_bwd.backward(early_dq=True) times it.
+EARLY_DQ = {64: False, 128: False}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)

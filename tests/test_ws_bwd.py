@@ -299,8 +299,9 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
 
 def test_recorded_figures_are_the_files():
     """The ws backward's figures in the README and in kernels/ws_bwd.py are the committed H200 tune files': per head
-    dim the cuDNN ratio range of CONFIGS' tiles over every cell (newest file), CONFIGS the fastest ws timed there
-    and faster than both Triton backwards in every cell, and the times without the dQ adds."""
+    dim the cuDNN and flash ratio ranges of CONFIGS' tiles over every cell (2026-12-01d for d=128, -01e for d=64),
+    CONFIGS the fastest ws timed there and faster than both Triton backwards in every cell, the old schedule's range,
+    and the times without the dQ adds."""
     import json
     import math
     import re
@@ -312,32 +313,36 @@ def test_recorded_figures_are_the_files():
     readme = " ".join((root / "README.md").read_text().split())
     doc = " ".join(ws_bwd.__doc__.split())
     from flashviz_kernels.tune_backward import _name
-    data = json.loads((tune / "nvidia-h200-backward-ws-2026-12-01c.json").read_text())
-    assert data["triton"] == "3.6.0" and data["device"] == "NVIDIA H200" and "--kind ws" in data["command"]
-    for d in (64, 128):
-        name = _name("ws", ws_bwd.CONFIGS[d])
+    files = {128: ("nvidia-h200-backward-ws-2026-12-01d.json", "b289532"),
+             64: ("nvidia-h200-backward-ws-2026-12-01e.json", "6b5082d")}
+    for d, (fname, commit) in files.items():
+        data = json.loads((tune / fname).read_text())
+        assert data["triton"] == "3.6.0" and data["device"] == "NVIDIA H200" and "--kind ws" in data["command"]
+        assert data["git_commit"].startswith(commit) and f"{fname[-8:-5]}.json, commit {commit}" in doc.replace(
+            "nvidia-h200-backward-ws-2026-12-", "")
+        name = _name("ws", (*ws_bwd.CONFIGS[d], True, ws_bwd.EARLY_DQ[d]))    # the defaults' switches
         rows = [r["impls"] for r in data["rows"] if r["d"] == d]
         assert len(rows) == 6                                     # N 4096, 8192, 16384 x causal both
-        span = lambda peer: (lambda r: f"{min(r):.2f}–{max(r):.2f}x")(  # noqa: E731
-            [x[peer]["ms"] / x[name]["ms"] for x in rows])
+        span = lambda peer, who=name: (lambda r: f"{min(r):.2f}–{max(r):.2f}x")(  # noqa: E731
+            [x[peer]["ms"] / x[who]["ms"] for x in rows])
         assert span("sdpa-cudnn") in readme and span("sdpa-cudnn").replace("–", "-") in doc, (d, span("sdpa-cudnn"))
         assert span("sdpa-flash").replace("–", "-") in doc, (d, span("sdpa-flash"))
+        held = next(k for k in rows[0] if k.endswith("acc=0 early=0"))       # lse and delta held in registers
+        assert span("sdpa-cudnn", held).replace("–", "-")[:-1] in doc, (d, held)
         cands = {k for k in rows[0] if k.startswith("ws(") and "no dQ" not in k}
         geo = {k: math.prod(r[k]["ms"] for r in rows) ** (1 / len(rows)) for k in cands}
         assert geo[name] <= 1.01 * min(geo.values()), (d, geo)  # the default tiles: the fastest ws timed (1 %)
         for other in ("fused", "reference"):                     # why "auto" runs it: faster in every cell
             assert all(r[name]["ms"] < r[other]["ms"] for r in rows), (d, other)
+            assert span("sdpa-cudnn", other).replace("–", "-")[:-1] in doc, (d, other)
+    data = json.loads((tune / files[128][0]).read_text())
     cell = next(r["impls"] for r in data["rows"] if (r["d"], r["n"], r["causal"]) == (128, 8192, False))
-    nodq = next(v["ms"] for k, v in cell.items() if k.endswith("no dQ adds"))
-    for t in (f"skipped took {nodq:.1f} ms against {cell['ws(64, 2, 1, True) tma']['ms']:.1f} ms",
-              f"cuDNN {cell['sdpa-cudnn']['ms']:.1f} ms, same run"):
+    name = _name("ws", (*ws_bwd.CONFIGS[128], True, False))
+    for t in (f"{cell[name]['ms']:.2f} ms with them, {cell[name + ' no dQ adds']['ms']:.2f} ms with them skipped, "
+              f"cuDNN {cell['sdpa-cudnn']['ms']:.1f} ms",):
         assert t in doc, t
     old = json.loads((tune / "nvidia-h200-backward-ws-2026-12-01b.json").read_text())     # every mode, one run
-    cell = next(r["impls"] for r in old["rows"] if (r["d"], r["n"], r["causal"]) == (128, 8192, False))
-    nodq = next(v["ms"] for k, v in cell.items() if k.endswith("no dQ adds"))
-    for t in (f"took {nodq:.1f} ms where \"tma\" takes {cell['ws(64, 2, 1, True) tma']['ms']:.1f} ms",
-              f"cuDNN {cell['sdpa-cudnn']['ms']:.1f} ms"):
-        assert t in doc, t
+    assert old["git_commit"].startswith("9715178")
     nodq = (tune / "nvidia-h200-backward-ws-nodq-2026-12-01.txt").read_text()
     assert "triton 3.6.0" in nodq.splitlines()[0]
     block = nodq[nodq.index("d=128 N=8192 causal=False"):nodq.index("d=128 N=8192 causal=True")]
