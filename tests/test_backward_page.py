@@ -21,7 +21,7 @@ from flashviz.units import ELEM_BYTES
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGE, STEPPER, BLOCKS = "backward", "stepper", "blocks"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01c.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
 W = "_w.cfg."
 MIB = 2 ** 20
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 SPEED, STEPPER = "speed", "stepper"
 FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01b.json"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01c.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
 W = "_w.cfg."
 
 
