@@ -41,6 +41,14 @@ def test_ws_bwd_full_size(n, d, causal, dq_mode):
     check(1, 4, n, n, d, torch.float16, causal, seed=n + d, kind="ws")
 
 
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_ws_bwd_n16384(d, causal):
+    """The longest sequence the issue names, at CONFIGS' switches (one head: the float64 reference holds N x N
+    matrices)."""
+    check(1, 1, 16384, 16384, d, torch.float16, causal, seed=d + causal, kind="ws")
+
+
 @pytest.mark.parametrize("nq,nk,causal,d", [(1000, 1500, True, 64), (1500, 1000, True, 64), (1000, 1500, False, 64),
                                             (300, 100, True, 128), (4093, 17, True, 64), (200, 700, True, 128)])
 def test_ws_bwd_nq_ne_nk_and_masked_rows(nq, nk, causal, d, dq_mode):
