@@ -42,7 +42,8 @@ Both consumers walk the same blocks. No slot's barrier runs two phases ahead of 
 consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it
 reaches without waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as
 in "partial". EARLY_DQ ("tma"/"tma2"): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
-dK's (measured no faster: off by default).
+dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two staging buffers per consumer for
+the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1.
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
@@ -114,7 +115,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
     bh = gl.program_id(1)
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
-    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1   # dS^T slots ("tma2": two, so a store waits for c - 2)
+    NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1   # dS^T slots ("tma2": two, so a store waits for c - 2)
     keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
     offset = n_k - n_q
     stat_base = bh.to(gl.int64) * n_q
@@ -183,7 +184,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
-            _dq_tma_add(a, dq, start, CID, BM, D)
+            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay this consumer's own
@@ -211,7 +212,7 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
     # two chained MMAs, one per consumer's 64 keys (not one over a [128, x] view: see the module docstring)
-    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+    NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
     slot = c % NSLOT
     mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
@@ -223,7 +224,7 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
         if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
-            _dq_tma_add(a, dq, start, CID, BM, D)
+            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
             if DQ_MODE == 1:
@@ -233,13 +234,14 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
 
 
 @gluon.jit
-def _dq_tma_add(a, dq, start, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr):
-    """The BM x d/2 fp32 piece dq (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this consumer's
-    shared buffer into the fp32 dQ buffer by one TMA reduce-add."""
+def _dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
+    """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this
+    consumer's shared buffer (DQ_MODE 5: two, used in turn) into the fp32 dQ buffer by one TMA reduce-add."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
-    buf = dq_smem.index(CID)
-    tma.store_wait(0)                                 # the previous block's reduce has read buf
+    NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
+    buf = dq_smem.index((c % NBUF) * 2 + CID)
+    tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
     buf.store(dq)
     fence_async_shared()
     if n_dq > 0:                                      # (0: timing without the adds)
@@ -280,7 +282,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
         last = (hi - lo) // BM - 1
         if last >= 0:
-            NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+            NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
             mbarrier.wait(ds_free.index(last % NSLOT), (last // NSLOT) & 1)
     # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
     k_buf = k_smem.index(CID)
@@ -356,7 +358,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     do_smem = gl.allocate_shared_memory(dtype, [STAGES, BM, D], q_layout)
     k_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
     v_smem = gl.allocate_shared_memory(dtype, [2, 64, D], kv_layout)
-    NSLOT: gl.constexpr = 2 if DQ_MODE == 4 else 1
+    NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
     ds_smem = gl.allocate_shared_memory(dtype, [2 * NSLOT, 64, BM], ds_layout)   # [slot * 2 + consumer]
     kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -375,8 +377,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
             mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
-    if DQ_MODE >= 3:
-        dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM, D // 2],
+    if DQ_MODE >= 3:                                  # [buffer * 2 + consumer] (DQ_MODE 5: two buffers each)
+        dq_smem = gl.allocate_shared_memory(gl.float32, [4 if DQ_MODE == 5 else 2, BM, D // 2],
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
          kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem)

@@ -73,17 +73,19 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that
 # compiled for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`); "split" halves the dQ
 # atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by TMA reduce-add (32 KB
-# more shared memory), "tma2" with two dS slots. A 7-tuple adds (stats_acc, early_dq) (ws_bwd.backward's switches;
+# more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers. A 7-tuple adds (stats_acc, early_dq) (ws_bwd.backward's switches;
 # a 5-tuple runs its defaults: lse and delta start the accumulators, EARLY_DQ); (..., False, False) is the schedule
 # before 2026-12-01d, which held lse and delta in registers. Spills: ws_bwd.CONFIGS' comment.
-WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, True),
+WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma3", True, False),
+                      (128, 2, 1, True, "tma2", True, True),
                       (64, 4, 1, True, "tma2", True, False), (64, 4, 1, True, "tma2", True, True),
                       (64, 3, 1, True, "tma2", True, False), (64, 3, 1, True, "tma2", False, False),
                       (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                       (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
-                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma2", False, False),
+                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma3", True, False),
+                       (64, 2, 1, True, "tma2", False, False),
                        (64, 2, 1, True, "tma2", True, True), (64, 3, 1, True, "tma2", True, False),
                        (64, 3, 1, True, "tma2", True, True), (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                        (64, 2, 2, True, "split"),
@@ -215,7 +217,7 @@ def main(argv=None):
     ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
-    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2"],
+    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     args = ap.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]

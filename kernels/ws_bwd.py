@@ -57,7 +57,10 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
 # as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait);
 # "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ MMAs one block later
-DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4}
+# "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the reduce-add two
+# blocks back)
+DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5}
+TMA_MODES = ("tma", "tma2", "tma3")
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
 # backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean of the ratio to cuDNN per cell (N
@@ -109,8 +112,8 @@ def disable(reason: str) -> None:
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"; "tma"/"tma2": and
     their fp32 dQ pieces)."""
-    tma_src = 2 * block_m * (d // 2) * 4 if dq_mode in ("tma", "tma2") else 0
-    ds_slots = 2 if dq_mode == "tma2" else 1
+    tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
+    ds_slots = 2 if dq_mode in ("tma2", "tma3") else 1
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src
 
 
@@ -123,7 +126,7 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode) > \
             SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
-            (dq_mode in ("tma", "tma2") and dq_split != 1):
+            (dq_mode in TMA_MODES and dq_split != 1):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
                                f">= 32; tma: 1); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
@@ -179,8 +182,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
     rot = rot if rotate is None else bool(rotate)
     check_tiles(d, bm, st, split, mode, q.element_size())
-    if early_dq and mode not in ("tma", "tma2"):
-        raise KernelInputError(f"early_dq takes dq_mode 'tma' or 'tma2', not {mode!r}")
+    if early_dq and mode not in TMA_MODES:
+        raise KernelInputError(f"early_dq takes dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
     early = EARLY_DQ[d] if early_dq is None else bool(early_dq)
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
@@ -194,7 +197,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=bool(stats_acc) and sm_scale != 0,
-        EARLY_DQ=early and mode in ("tma", "tma2"), num_warps=4, maxnreg=maxnreg)
+        EARLY_DQ=early and mode in TMA_MODES, num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)

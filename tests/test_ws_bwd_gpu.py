@@ -4,7 +4,7 @@ run: no CUDA, not sm_90, not the verified triton).
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
 (test_backward_fused.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
 values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
-run every dQ mode ("partial", "split", "tma", "tma2"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test below).
+run every dQ mode ("partial", "split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test below).
 """
 import pytest
 import torch
@@ -25,7 +25,7 @@ def _needs_ws_bwd():
         pytest.skip(f"the ws backward cannot run here: {why}")
 
 
-@pytest.fixture(params=["partial", "split", "tma", "tma2"])
+@pytest.fixture(params=["partial", "split", "tma", "tma2", "tma3"])
 def dq_mode(request, monkeypatch):
     """Every ws backward of the test runs this dq_mode (kind="ws" takes ws_bwd.CONFIGS' switches)."""
     from flashviz_kernels import ws_bwd
@@ -72,7 +72,8 @@ def test_ws_bwd_with_dlse(causal, nq, nk, dq_mode):
     (128, 64, 2, 1, False, "partial"), (64, 64, 3, 1, True, "split"), (64, 64, 2, 1, True, "split-scalar"),
     (128, 64, 2, 2, True, "split"), (128, 64, 3, 1, False, "split-scalar"), (64, 128, 2, 1, True, "split"),
     (128, 64, 3, 1, False, "tma"), (64, 128, 2, 1, True, "tma"), (64, 64, 4, 1, True, "tma"),
-    (128, 64, 2, 1, False, "tma2"), (64, 64, 2, 1, True, "tma2")])
+    (128, 64, 2, 1, False, "tma2"), (64, 64, 2, 1, True, "tma2"), (64, 64, 4, 1, True, "tma3"),
+    (128, 64, 2, 1, True, "tma3")])
 def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
