@@ -24,9 +24,11 @@ Measured on the H200 (triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-1638
 cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 128 64 --n 4096 8192 16384 --dq-mode tma2 --rep 60`):
 CONFIGS run 0.92-0.98x cuDNN at d=128 (1.55-1.63x SDPA flash; assets/benchmarks/tune/
 nvidia-h200-backward-ws-2026-12-01d.json, commit b289532) and 0.89-0.95x at d=64 (1.37-1.49x; ...-2026-12-01e.json,
-commit 6b5082d), against 0.72-0.79x / 0.84-0.88x for the same kernel holding lse and delta in registers, the fused
-Triton backward 0.38-0.42x / 0.75-0.80x and the 7-matmul one 0.69-0.74x / 0.76-0.81x in the same runs: the
-fastest of ours in every cell, so "auto" runs it (kernels/backward_pick.py). What moved d=128 from 0.76x to 0.95x
+commit 6b5082d; a second run, 2026-12-01f at commit e30eda7: 0.94-0.97x and 0.91-0.96x), against 0.72-0.79x /
+0.84-0.88x for the same kernel holding lse and delta in registers, the fused Triton backward 0.38-0.42x /
+0.75-0.80x and the 7-matmul one 0.69-0.74x / 0.76-0.81x in the same runs: the fastest of ours in every cell, so
+"auto" runs it (kernels/backward_pick.py); neither early_dq nor "tma3" (two dQ staging buffers) measured faster
+(CONFIGS' comment). What moved d=128 from 0.76x to 0.95x
 was registers: holding the row statistics through the softmax made ptxas spill 572-688 B per thread in the loop;
 starting the accumulators from them leaves 108-124 B (STATS_ACC in _ws_bwd_gluon.py). The dQ adds still cost
 (d=128, N=8192, non-causal): 22.75 ms with them, 21.16 ms with them skipped, cuDNN 20.9 ms (2026-12-01d). The way
@@ -35,7 +37,8 @@ there, every earlier file holding lse and delta in registers: "partial" with sca
 0.73-0.78x (2026-12-01c, commit 81c60c2); "partial" alone with its adds off 25.4 vs 42.4 ms, the scalar atomics
 40 % (assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt).
 tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2; lse and delta
-starting the accumulators, both schedules and sm_scale 0 / negative: b289532 and 6b5082d).
+starting the accumulators, both schedules and sm_scale 0 / negative: b289532 and 6b5082d; the whole -m gpu suite
+at CONFIGS: ae9624e; N=16384: ea31615; "tma3": e30eda7).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY: there "auto" runs it (backward_pick.ws_auto); asked for anywhere else it
@@ -71,6 +74,8 @@ TMA_MODES = ("tma", "tma2", "tma3")
 # registers): 2026-12-01c tma2 0.860x / 0.761x, tma 0.854x / 0.751x; 2026-12-01b split 0.78-0.80x / 0.58-0.68x,
 # partial <= 0.644x / 0.533x. Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6,
 # sm_90): d=128 "tma2" spills 108-124 B (572-688 B with lse and delta in registers), d=64 block_m 128 96-176 B.
+# "tma3" against "tma2" (2026-12-01f, commit e30eda7, same command with --dq-mode tma2 tma3): 0.913x vs 0.954x at
+# d=128, 0.950x vs 0.941x at d=64 (within run-to-run spread), so "tma2" stays: 64 KB less shared memory at d=64.
 CONFIGS = {64: (128, 2, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
 # d -> early_dq ("tma"/"tma2" only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
 # waiting for those to finish first. Measured no faster (above), so off; ws_bwd.backward(early_dq=True) times it.
