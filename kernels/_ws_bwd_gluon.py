@@ -8,20 +8,15 @@ B*H)), in three partitions:
   partition 1 (worker, 4 warps)   consumer of keys [64, 128)                      query block (below)
   partition 2 (worker, 1 warp)    producer: TMA loads of K/V (once), then Q_i/dO_i into a STAGES-deep ring
 
-Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in registers and, per BM = 64-row query
-block i that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_scale * log2 e):
+Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in registers and, per BM-row query block i
+(64 or 128: ws_bwd.CONFIGS) that sees its keys (in log2 units: lse2 = lse * log2 e, qk_scale = sm_scale * log2 e):
     S^T  = K_c Q_i^T                      (64 x BM, both operands in shared memory)
     dP^T = V_c dO_i^T                     (issued with S^T: it runs while P^T is computed)
     P^T  = exp2(S^T qk_scale - lse2_i)    (masked on the causal band and in a ragged last key block)
     dV_c += P^T dO_i                      (P^T from registers as the A operand)
     dS^T = P^T (dP^T - delta_i)
-(STATS_ACC, the default: the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
-comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
-then live in registers only until the MMAs are issued, not through the softmax: at d = 128 ptxas spilled 572-688 B
-per thread holding them and 108-124 B this way, and the kernel ran 0.76x -> 0.95x cuDNN. ws_bwd.backward turns it
-off at sm_scale 0, where there is no 1 / qk_scale.)
     dK_c += dS^T Q_i                      (dS^T from registers)
-    dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the 64 x d fp32
+    dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the BM x d fp32
                                            partial is added into the fp32 dQ buffer with atomic adds)
 That is DQ_MODE 0 ("partial"). DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
 (64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as
@@ -41,9 +36,14 @@ count 2, one arrive per consumer each (block c uses slot c % NSLOT, k = c // NSL
 Both consumers walk the same blocks. No slot's barrier runs two phases ahead of a waiter (its next phase needs this
 consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it
 reaches without waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as
-in "partial". EARLY_DQ ("tma"/"tma2"): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
+in "partial". EARLY_DQ (the TMA modes): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
 dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two staging buffers per consumer for
 the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1.
+STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
+comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
+then live in registers only until the MMAs are issued, not through the softmax: at d = 128 ptxas spilled 572-688 B
+per thread holding them and 108-124 B this way, and the kernel ran 0.76x -> 0.95x cuDNN. ws_bwd.backward turns it
+off at sm_scale 0, where there is no 1 / qk_scale.
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
@@ -173,7 +173,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
         fence_async_shared()
         if DQ_MODE != 0:
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
-        if EARLY_DQ:                                  # "tma"/"tma2": dQ's two MMAs queue behind dV's and dK's
+        if EARLY_DQ:                                  # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
             dq_tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)),
                                    k_smem.index(0).slice(CID * (D // 2), D // 2, dim=1), zq, use_acc=False,

@@ -77,7 +77,7 @@ TMA_MODES = ("tma", "tma2", "tma3")
 # "tma3" against "tma2" (2026-12-01f, commit e30eda7, same command with --dq-mode tma2 tma3): 0.913x vs 0.954x at
 # d=128, 0.950x vs 0.941x at d=64 (within run-to-run spread), so "tma2" stays: 64 KB less shared memory at d=64.
 CONFIGS = {64: (128, 2, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
-# d -> early_dq ("tma"/"tma2" only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
+# d -> early_dq (TMA_MODES only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
 # waiting for those to finish first. Measured no faster (above), so off; ws_bwd.backward(early_dq=True) times it.
 EARLY_DQ = {64: False, 128: False}
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
@@ -115,7 +115,7 @@ def disable(reason: str) -> None:
 
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
-    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"; "tma"/"tma2": and
+    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
     ds_slots = 2 if dq_mode in ("tma2", "tma3") else 1
@@ -170,7 +170,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
     lse and delta in registers as before 2026-12-02 instead of starting S^T's and dP^T's accumulators at -lse2 /
     qk_scale and -delta (with sm_scale 0 it is off: there is no 1 / qk_scale). early_dq: instead of EARLY_DQ
-    ("tma"/"tma2" only)."""
+    (TMA_MODES only)."""
     import torch
     import triton
 
