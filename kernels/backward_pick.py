@@ -18,8 +18,8 @@ BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 # "auto" takes ws at these head dims: there it measured faster than both Triton backwards in every cell, backward
 # alone, fp16, B=4, H=32, N 4096-16384, causal both (`python -m flashviz_kernels.tune_backward --kind ws --d 128 64
 # --n 4096 8192 16384 --dq-mode tma2 --rep 60`, assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json and
-# -01e.json, and every earlier ws file; kernels/ws_bwd.py has the figures). If it fails to compile or launch, autograd falls back to the Triton
-# backwards (ws_bwd.disable).
+# -01e.json, and every earlier ws file; kernels/ws_bwd.py has the figures). If it fails to compile or launch,
+# autograd falls back to the Triton backwards (ws_bwd.disable).
 WS_AUTO_DIMS = (64, 128)
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,

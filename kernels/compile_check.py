@@ -129,7 +129,8 @@ def ws_bwd_main(args):
                                                              args.early_dq):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
-        name = f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} stats_acc={acc} early_dq={early}:"
+        name = (f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} "
+                f"stats_acc={acc} early_dq={early}:")
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
                                  early_dq=bool(early))
@@ -177,12 +178,13 @@ def main(argv=None):
     ap.add_argument("--ws-bwd", action="store_true", help="the Gluon ws backward instead of the fused backward")
     ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
-    ap.add_argument("--dq-mode", nargs="+", default=None, choices=["partial", "split", "split-scalar", "tma", "tma2", "tma3"],
+    ap.add_argument("--dq-mode", nargs="+", default=None,
+                    choices=["partial", "split", "split-scalar", "tma", "tma2", "tma3"],
                     help="--ws-bwd: dQ modes to compile (default: partial, split, tma, tma2)")
     ap.add_argument("--stats-acc", type=int, nargs="+", default=[1], choices=[0, 1],
                     help="--ws-bwd: 1 = lse/delta start the S^T/dP^T accumulators (the default), 0 = held in registers")
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1],
-                    help="--ws-bwd tma/tma2: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them")
+                    help="--ws-bwd tma modes: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

@@ -73,9 +73,10 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that
 # compiled for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`); "split" halves the dQ
 # atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by TMA reduce-add (32 KB
-# more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers. A 7-tuple adds (stats_acc, early_dq) (ws_bwd.backward's switches;
-# a 5-tuple runs its defaults: lse and delta start the accumulators, EARLY_DQ); (..., False, False) is the schedule
-# before 2026-12-01d, which held lse and delta in registers. Spills: ws_bwd.CONFIGS' comment.
+# more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers. A 7-tuple adds (stats_acc,
+# early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
+# EARLY_DQ); (..., False, False) is the schedule before 2026-12-01d, which held lse and delta in registers. Spills:
+# ws_bwd.CONFIGS' comment.
 WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma3", True, False),
                       (128, 2, 1, True, "tma2", True, True),
                       (64, 4, 1, True, "tma2", True, False), (64, 4, 1, True, "tma2", True, True),

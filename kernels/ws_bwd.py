@@ -2,9 +2,9 @@
 (sm_90) only.
 
 What it is: one program per 128-key block of one head. A 1-warp producer loads the block's K and V once by TMA,
-then streams Q_i and dO_i (block_m-row query blocks, CONFIGS) into a STAGES-deep shared-memory ring guarded by mbarriers; two
-consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
-asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
+then streams Q_i and dO_i (block_m-row query blocks, CONFIGS) into a STAGES-deep shared-memory ring guarded by
+mbarriers; two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query
+block as asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
 (dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
 (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
@@ -28,9 +28,9 @@ commit 6b5082d; a second run, 2026-12-01f at commit e30eda7: 0.94-0.97x and 0.91
 0.84-0.88x for the same kernel holding lse and delta in registers, the fused Triton backward 0.38-0.42x /
 0.75-0.80x and the 7-matmul one 0.69-0.74x / 0.76-0.81x in the same runs: the fastest of ours in every cell, so
 "auto" runs it (kernels/backward_pick.py); neither early_dq nor "tma3" (two dQ staging buffers) measured faster
-(CONFIGS' comment). What moved d=128 from 0.76x to 0.95x
-was registers: holding the row statistics through the softmax made ptxas spill 572-688 B per thread in the loop;
-starting the accumulators from them leaves 108-124 B (STATS_ACC in _ws_bwd_gluon.py). The dQ adds still cost
+(CONFIGS' comment). What moved d=128 from 0.76x to 0.95x was registers: holding the row statistics through the
+softmax made ptxas spill 572-688 B per thread in the loop; starting the accumulators from them leaves 108-124 B
+(STATS_ACC in _ws_bwd_gluon.py). The dQ adds still cost
 (d=128, N=8192, non-causal): 22.75 ms with them, 21.16 ms with them skipped, cuDNN 20.9 ms (2026-12-01d). The way
 there, every earlier file holding lse and delta in registers: "partial" with scalar atomics 0.51-0.55x at d=128,
 "split" (FlashAttention-3's halving) 0.64-0.72x, "tma" 0.69-0.75x (2026-12-01b, commit 9715178, every mode), "tma2"
@@ -75,7 +75,7 @@ TMA_MODES = ("tma", "tma2", "tma3")
 # partial <= 0.644x / 0.533x. Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6,
 # sm_90): d=128 "tma2" spills 108-124 B (572-688 B with lse and delta in registers), d=64 block_m 128 96-176 B.
 # "tma3" against "tma2" (2026-12-01f, commit e30eda7, same command with --dq-mode tma2 tma3): 0.913x vs 0.954x at
-# d=128, 0.950x vs 0.941x at d=64 (within run-to-run spread), so "tma2" stays: 64 KB less shared memory at d=64.
+# d=128, 0.950x vs 0.941x at d=64 (within run-to-run spread), so "tma2" stays: 32 KB less shared memory.
 CONFIGS = {64: (128, 2, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
 # d -> early_dq (TMA_MODES only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
 # waiting for those to finish first. Measured no faster (above), so off; ws_bwd.backward(early_dq=True) times it.
@@ -168,7 +168,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
-    lse and delta in registers as before 2026-12-02 instead of starting S^T's and dP^T's accumulators at -lse2 /
+    lse and delta in registers as before commit b289532 instead of starting S^T's and dP^T's accumulators at -lse2 /
     qk_scale and -delta (with sm_scale 0 it is off: there is no 1 / qk_scale). early_dq: instead of EARLY_DQ
     (TMA_MODES only)."""
     import torch

@@ -4,7 +4,8 @@ run: no CUDA, not sm_90, not the verified triton).
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
 (test_backward_fused.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
 values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
-run every dQ mode ("partial", "split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test below).
+run every dQ mode ("partial", "split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test
+below).
 """
 import pytest
 import torch
@@ -109,7 +110,7 @@ def test_ws_bwd_schedules(d, stats_acc, early_dq, mode, scale, causal, nq, nk):
     def grads(dtype):
         xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
         s = xs[0] @ xs[1].transpose(-1, -2) * sm
-        if causal:                                     # bottom-right: row i sees keys j <= i + nk - nq (all rows see one)
+        if causal:                                     # bottom-right: row i sees keys j <= i + nk - nq (>= 1 here)
             i = torch.arange(nq, device=q.device)[:, None]
             s = s.masked_fill(torch.arange(nk, device=q.device)[None, :] > i + nk - nq, float("-inf"))
         out = torch.softmax(s.float() if dtype == torch.float16 else s, dim=-1).to(dtype) @ xs[2]
