@@ -3,6 +3,7 @@ the recorded numbers against the dataset's cells, provenance, the interpreter de
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -69,7 +70,8 @@ def test_renders_with_defaults():
     at = open_page()
     clean(at)
     assert at.title[0].value == "Backward and recomputation"
-    assert set(charts(at)) == {"backward.stored", "backward.peak", "backward.flops", "backward.times"}
+    assert set(charts(at)) == {"backward.stored", "backward.peak", "backward.flops", "backward.times",
+                               "backward.registers"}
     cfg = json.loads(next(c for c in at.get("plotly_chart") if c.key == "backward.stored").proto.config)
     assert cfg["toImageButtonOptions"]["filename"] == "flashviz_backward_stored_N16_d4_fp32_B4_H32"
     assert any("Press the button" in i.value for i in at.info)          # the demo waits for its button
@@ -162,8 +164,8 @@ def test_peak_memory_chart_and_table_are_the_dataset_cells(train):
 def test_provenance_beside_each_recorded_chart(train):
     at = open_page()
     p = train["provenance"]
-    shown = [c.value for c in at.caption if c.value.startswith("Measured on")]
-    assert len(shown) == 2                                 # peak memory and times
+    shown = [c.value for c in at.caption if c.value.startswith("Measured on") and p["command"] in c.value]
+    assert len(shown) == 2                                 # peak memory and times (the registers chart: its own)
     for text in shown:
         for v in ("NVIDIA H200", p["driver_version"], p["cuda_version"], p["torch"], p["triton"], p["created_utc"][:10],
                   p["git_commit"], p["command"]):
@@ -304,3 +306,32 @@ def test_a_broken_committed_file_is_a_warning_and_the_good_one_still_shows(tmp_p
     assert not at.exception
     assert any("nvidia-h200-zz-broken.json" in unmd(w.value) and "left out" in w.value for w in at.warning)
     assert at.selectbox(key="_w.backward.source").value == TRAIN.name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_registers_section_is_the_tune_file(lang):
+    """The ws backward's registers lesson: registers per thread computed from the kernel's constants, each head
+    dim's geometric mean from the committed tune file, its chart's bars and the file's provenance beside it."""
+    from flashviz.bench import tune_record as tr
+    from flashviz.i18n import t
+    from flashviz_kernels import ws_bwd
+    at = open_page(lang=lang)
+    clean(at)
+    assert any(h.value == t("backward.regs_header", lang) for h in at.header)
+    text = " ".join(m.value for m in at.markdown)
+    assert t("backward.regs_explain", lang, acc128=128, acc64=64, budget=ws_bwd.REGS[0]) in text
+    rec = tr.load_tune()
+    raw = json.loads(tr.DEFAULT.read_text())
+    for d, (held, started) in {128: ("acc=0", "acc=1"), 64: ("acc=0", "acc=1")}.items():
+        rows = [r["impls"] for r in raw["rows"] if r["d"] == d]
+        tiles = "ws(64, 2, 1, True) tma2" if d == 128 else "ws(64, 3, 1, True) tma2"
+        gm = lambda acc: math.prod(r["sdpa-cudnn"]["ms"] / r[f"{tiles} {acc} early=0"]["ms"]  # noqa: E731
+                                   for r in rows) ** (1 / len(rows))
+        assert t("backward.regs_summary", lang, d=d, held=f"{gm(held):.2f}", started=f"{gm(started):.2f}",
+                 cells=len(rows)) in text
+    fig = charts(at)["backward.registers"]
+    assert [b["name"] for b in fig["data"]] == [t("backward.regs_held", lang), t("backward.regs_started", lang)]
+    assert len(fig["data"][0]["y"]) == 12
+    [cap] = [c.value for c in at.caption if rec["command"] in c.value]
+    for v in (rec["device"], rec["driver"], rec["cuda"], rec["torch"], rec["triton"], rec["date"], rec["git_commit"]):
+        assert v in cap, v

@@ -5,6 +5,8 @@ peak_figure     measured peak extra memory of a training step vs N per implement
                 the device's memory line, the least a flash kernel needs (O + LSE + dQ, dK, dV) dotted
 flops_figure    FLOPs per pass in units of the forward's: 2 matmuls, 4 reading P back, 5 recomputing, ours 7
 times_figure    recorded backward-alone and training-step times per implementation at one configuration
+registers_figure  the ws backward's same tiles two ways (lse, delta in registers / starting the accumulators),
+                speed relative to SDPA cuDNN per recorded cell (bench/tune_record.register_rows)
 
 Every label goes through t(key, lang); colours are Okabe-Ito (palette.py), one per implementation.
 """
@@ -148,4 +150,24 @@ def times_figure(cells: list[dict], lang: str = "en") -> go.Figure:
     lay = base_layout(t("backward.times_title", lang), height=380, barmode="group",
                       xaxis=axis(""), yaxis=axis(t("backward.axis_ms", lang)),
                       margin=dict(l=60, r=20, t=50, b=100))
+    return figure(data, lay)
+
+
+def registers_figure(rows: list[dict], lang: str = "en") -> go.Figure:
+    """rows from tune_record.register_rows: per cell two bars, cuDNN's time over ours for each schedule (1 = as fast
+    as SDPA cuDNN, dashed; the note on its left end), the value written on each bar."""
+    cells = [t("backward.regs_cell", lang, d=r["d"], n=r["n"],
+               causal=t("backward.causal_yes" if r["causal"] else "backward.causal_no", lang)) for r in rows]
+    data = [dict(type="bar", name=t(f"backward.regs_{k}", lang), x=cells, y=[r[k] for r in rows],
+                 text=[f"{r[k]:.2f}" for r in rows], textposition="outside", cliponaxis=False,
+                 textfont=dict(size=10), marker=dict(color=color), customdata=[r[f"{k}_ms"] for r in rows],
+                 hovertemplate="%{x}<br>%{customdata:.2f} ms · %{y:.2f}×<extra></extra>")
+            for k, color in (("held", P.DARK_GREY), ("started", P.BLUE))]
+    top = max([1.0] + [r[k] for r in rows for k in ("held", "started")])
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=1, y1=1, line=dict(color=P.PURPLE, dash="dash"))]
+    notes = [dict(xref="paper", x=0.0, y=1, yref="y", xanchor="left", yanchor="bottom", showarrow=False,
+                  font=dict(size=11, color=P.PURPLE), text=t("backward.regs_cudnn_line", lang))]
+    lay = base_layout(t("backward.regs_title", lang), height=420, barmode="group", shapes=shapes, annotations=notes,
+                      xaxis=axis(""), yaxis=axis(t("backward.axis_vs_cudnn", lang), range=[0, top * 1.18]),
+                      margin=dict(l=70, r=20, t=60, b=120))
     return figure(data, lay)

@@ -188,6 +188,45 @@ STRINGS = {
               "挑出来的，autograd 在哪里用哪个反向 kernel 也依据这些实测结果。"},
     "backward.kernel_unknown": {"en": "not recorded (an older file)", "zh": "未记录（较早的文件）"},
 
+    # inside the ws backward: registers (bench/tune_record.py, charts.registers_figure)
+    "backward.regs_header": {"en": "Inside our fast backward: what registers cost",
+                             "zh": "深入我们的快速反向：寄存器的代价"},
+    "backward.regs_explain": {
+        "en": "On Hopper GPUs, with the Triton version it was verified on, autograd runs our warp-specialised "
+              "backward: one program per 128 keys, in which two "
+              "consumer warpgroups of 64 keys each keep their keys' dK and dV in float32 registers for the whole "
+              "walk over the query blocks. That is {acc128} registers per thread at d = 128 ({acc64} at d = 64) of "
+              "the {budget} a consumer thread may use. Its first version also held each query row's lse and δ in "
+              "registers from before the two matmuls Sᵀ = K Qᵀ and dPᵀ = "
+              "V dOᵀ until the softmax and dS used them. At d = 128 that was more than the registers "
+              "could hold, and the compiler spilled registers to local memory inside the loop. The fix is "
+              "arithmetic, not a new tile: start each matmul's accumulator at −lse / scale and −δ instead of zero. "
+              "The matmul then returns Sᵀ − lse / scale and dPᵀ − δ, exactly what the next "
+              "step needs, and the row statistics occupy registers only until the matmuls are issued. The same "
+              "tiles timed both ways in one run:",
+        "zh": "在 Hopper GPU 上（且 Triton 是验证过的版本时），autograd 运行我们的 warp 特化反向 kernel：每 128 个 key 一个 program，其中两个消费者 "
+              "warpgroup 各管 64 个 key，在遍历所有 Q 块的整个过程中，把这些 key 的 dK 和 dV 以 float32 存在寄存器里。"
+              "d = 128 时这要占每个线程 {acc128} 个寄存器（d = 64 时 {acc64} 个），而一个消费者线程最多只能用 {budget} "
+              "个。最初的版本还把每个 query 行的 lse 和 δ 放在寄存器里，从两次矩阵乘法 Sᵀ = K Qᵀ "
+              "和 dPᵀ = V dOᵀ 发出之前一直保留到 softmax 和 dS 用到它们为止。d = 128 时寄存器装不下，"
+              "编译器在循环里把寄存器溢出到本地内存。解决办法是算术上的，而不是换一种 tile：让每次矩阵乘法的累加器从 "
+              "−lse / scale 和 −δ 开始，而不是从零开始。矩阵乘法直接得到 Sᵀ − lse / scale 和 "
+              "dPᵀ − δ，正是下一步要用的量，行统计量只在矩阵乘法发出之前占用寄存器。同一组 tile、同一次运行中"
+              "两种做法的实测："},
+    "backward.regs_summary": {"en": "- d = {d}: {held}× → {started}× the speed of SDPA cuDNN's backward (its time ÷ "
+                                    "ours, geometric mean over {cells} cells; above 1× ours is faster)",
+                              "zh": "- d = {d}：相对 SDPA cuDNN 反向的速度从 {held}× 变为 {started}×（它的用时 ÷ 我们的用时，"
+                                    "{cells} 个配置的几何平均；大于 1× 表示我们更快）"},
+    "backward.regs_title": {"en": "Same tiles, lse and δ in registers or in the accumulators · speed vs SDPA cuDNN",
+                            "zh": "同一组 tile：lse 和 δ 放在寄存器里或放进累加器 · 相对 SDPA cuDNN 的速度"},
+    "backward.regs_held": {"en": "lse, δ held in registers", "zh": "lse、δ 放在寄存器里"},
+    "backward.regs_started": {"en": "lse, δ start the accumulators", "zh": "lse、δ 作为累加器的初值"},
+    "backward.regs_cell": {"en": "d={d}<br>N={n}<br>{causal}", "zh": "d={d}<br>N={n}<br>{causal}"},
+    "backward.regs_cudnn_line": {"en": "SDPA cuDNN = 1×", "zh": "SDPA cuDNN = 1×"},
+    "backward.axis_vs_cudnn": {"en": "speed vs SDPA cuDNN (×)", "zh": "相对 SDPA cuDNN 的速度（×）"},
+    "backward.regs_source": {"en": "Backward alone, fp16, B = 4, H = 32, from `{file}`:",
+                             "zh": "单独的反向传播，fp16，B = 4，H = 32，数据来自 `{file}`："},
+
     # charts
     "backward.impl_naive": {"en": "naive (autograd)", "zh": "朴素实现（autograd）"},
     "backward.impl_sdpa_flash": {"en": "SDPA flash", "zh": "SDPA flash"},

@@ -1,6 +1,7 @@
 """Page "Backward and recomputation": what the backward pass keeps (S, P vs O, LSE), the measured peak memory of a
-training step, the extra FLOPs recomputing S costs and the time it still saves, and a small demo of our Triton
-backward (ui/backward_demo.py).
+training step, the extra FLOPs recomputing S costs and the time it still saves, what registers cost inside our
+Hopper backward (a recorded tune file, bench/tune_record.py), and a small demo of our Triton backward
+(ui/backward_demo.py).
 
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
 to flashviz.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
@@ -13,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import live, recompute as rc
-from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields
+from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
 from flashviz.charts import backward as charts
 from flashviz.errors import InputError
 from flashviz.i18n import t
@@ -203,6 +204,24 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
     summary(ds, lang)
 
 
+def registers_section(lang: str) -> None:
+    """The ws backward's same tiles with lse and delta in registers or starting the accumulators: the committed
+    tune file (bench/tune_record.py), read per call (small, not cached, nothing shared to mutate)."""
+    st.header(t("backward.regs_header", lang))
+    st.markdown(t("backward.regs_explain", lang, acc128=tune_record.accumulator_registers(128),
+                  acc64=tune_record.accumulator_registers(64), budget=tune_record.register_budget()))
+    rec = tune_record.load_tune()
+    rows = tune_record.register_rows(rec)
+    st.markdown(t("backward.regs_source", lang, file=tune_record.DEFAULT.name) + "\n" + "\n".join(
+        t("backward.regs_summary", lang, d=d, held=f"{g['held']:.2f}", started=f"{g['started']:.2f}",
+          cells=g["cells"]) for d, g in tune_record.geomeans(rows).items()))
+    f = {k: rec[k] for k in tune_record.PROVENANCE}
+    chart(charts.registers_figure(rows, lang), "backward_registers", "ws_h200", key=f"{NS}.registers",
+          meta=dict(source=tune_record.DEFAULT.name, **f))
+    line = " · ".join(f"{t('backward.prov_' + k, lang)} {f['git_commit' if k == 'commit' else k]}" for k in PROV_KEYS)
+    st.caption(f"{t('backward.prov_head', lang)} {line}  \n{t('backward.prov_command', lang)} `{f['command']}`")
+
+
 def summary(ds: dict, lang: str) -> None:
     """Our backward against the others over every recorded configuration, per head dim: the numbers as they are."""
     s = rc.speed_summary(ds)
@@ -246,5 +265,7 @@ def render() -> None:
             cost_section(ds, view, cfg, b, h, lang)
     else:
         st.info(t("backward.fix_input", lang), icon=":material/edit:")
+    with shown_errors(lang, where="registers"):
+        registers_section(lang)
     with shown_errors(lang, where="demo"):
         backward_demo.section(cfg, lang)
