@@ -43,7 +43,8 @@ STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i ins
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax: at d = 128 ptxas spilled 572-688 B
 per thread holding them and 108-124 B this way, and the kernel ran 0.76x -> 0.95x cuDNN. ws_bwd.backward turns it
-off at sm_scale 0, where there is no 1 / qk_scale.
+off at sm_scale 0, where there is no 1 / qk_scale, and at scales so small that -lse2 / qk_scale would overflow
+(ws_bwd.stats_acc_on).
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.

@@ -84,6 +84,11 @@ EARLY_DQ = {64: False, 128: False}
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
 SMEM_BYTES = ws.SMEM_BYTES
+# lse and delta start the accumulators (STATS_ACC) only for |sm_scale| at least this: S^T's starts at -lse2 / qk_scale,
+# about -log2(Nk) / qk_scale for scores near zero, which overflows float32 (to -inf, so P = 0) once qk_scale is below
+# ~1e-37 (a denormal sm_scale); the bound keeps a wide margin, and below it the kernel holds them in registers as
+# before (exact, only slower)
+STATS_ACC_MIN_SCALE = 1e-20
 
 
 _failed: dict = {"reason": None}          # set once by disable(): "auto" stops picking ws in this process
@@ -112,6 +117,12 @@ def disable(reason: str) -> None:
         _failed["reason"] = reason
     warnings.warn(f"flashviz_kernels: autograd uses the Triton backward, not the Gluon 'ws' one: {reason}",
                   RuntimeWarning, stacklevel=3)
+
+
+def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
+    """Whether a launch starts the accumulators from lse and delta: asked for, and |sm_scale| >= STATS_ACC_MIN_SCALE
+    (0 has no 1 / qk_scale; far smaller scales would overflow -lse2 / qk_scale)."""
+    return bool(stats_acc) and abs(sm_scale) >= STATS_ACC_MIN_SCALE
 
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
@@ -169,7 +180,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
     lse and delta in registers as before commit b289532 instead of starting S^T's and dP^T's accumulators at -lse2 /
-    qk_scale and -delta (with sm_scale 0 it is off: there is no 1 / qk_scale). early_dq: instead of EARLY_DQ
+    qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only)."""
     import torch
     import triton
@@ -201,7 +212,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=bool(stats_acc) and sm_scale != 0,
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
         EARLY_DQ=early and mode in TMA_MODES, num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()

@@ -372,3 +372,18 @@ def test_recorded_figures_are_the_files():
     for t in (f"{without:.1f} ms without them against {with_adds:.1f} ms", f"cuDNN {ms['sdpa-cudnn']:.1f} ms",
               f"take {1 - without / with_adds:.0%}".replace("%", " %")):
         assert t in readme, t
+
+
+def test_stats_acc_only_where_the_start_cannot_overflow():
+    """lse and delta start the accumulators at ordinary scales, positive or negative; not at 0 (no 1 / qk_scale),
+    not at scales where -lse2 / qk_scale would leave float32 (about log2(Nk) / qk_scale), and not when asked not to."""
+    import numpy as np
+    on = ws_bwd.stats_acc_on
+    assert on(True, 0.125) and on(True, -0.07) and on(True, ws_bwd.STATS_ACC_MIN_SCALE)
+    assert not on(True, 0.0) and not on(True, 1e-30) and not on(True, -1e-30) and not on(False, 0.125)
+    # at the bound, the start for 2^20 keys stays finite in float32; far below it, it would not
+    lse2 = np.float32(20.0)                                  # log2(Nk) with Nk = 2^20, scores near zero
+    qk = ws_bwd.STATS_ACC_MIN_SCALE * ws_bwd.LOG2E
+    assert np.isfinite(np.float32(-lse2) * np.float32(1.0 / qk))
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(np.float32(-lse2) * np.float32(1.0 / (1e-38 * ws_bwd.LOG2E)))

@@ -92,13 +92,14 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("stats_acc,early_dq,mode,scale", [
     (False, False, "tma2", None), (True, False, "tma2", None), (True, True, "tma2", None), (True, True, "tma", None),
-    (True, True, "tma2", 0.0), (True, False, "tma2", -0.07)])
+    (True, True, "tma2", 0.0), (True, False, "tma2", -0.07), (True, False, "tma2", 1e-30)])
 @pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000)])
 def test_ws_bwd_schedules(d, stats_acc, early_dq, mode, scale, causal, nq, nk):
     """lse and delta held in registers or starting the S^T / dP^T accumulators, dQ's MMAs after or right behind dV's
     and dK's: float64 autograd's gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator
-    start cannot apply: there is no 1 / qk_scale) and a negative sm_scale (attention_backward takes both; the fast
-    forward does not, so the naive one makes o and lse there)."""
+    start cannot apply: there is no 1 / qk_scale), a negative sm_scale (attention_backward takes both; the fast
+    forward does not, so the naive one makes o and lse there) and 1e-30, below ws_bwd.STATS_ACC_MIN_SCALE (the
+    statistics are held in registers there; every P is about 1 / Nk)."""
     from flashviz_kernels import ws_bwd
     from test_backward_fused import EPS, _inputs
     q, k, v, do, _ = _inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
