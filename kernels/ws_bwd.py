@@ -38,7 +38,7 @@ there, every earlier file holding lse and delta in registers: "partial" with sca
 40 % (assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt).
 tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2; lse and delta
 starting the accumulators, both schedules and sm_scale 0 / negative: b289532 and 6b5082d; the whole -m gpu suite
-at CONFIGS: ae9624e; N=16384: ea31615; "tma3": e30eda7).
+at CONFIGS: ae9624e; N=16384: ea31615; "tma3": e30eda7; sm_scale 1e-30 with STATS_ACC_MIN_SCALE: 59f1c03).
 
 Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
 compute capability ws.VERIFIED_CAPABILITY: there "auto" runs it (backward_pick.ws_auto); asked for anywhere else it
