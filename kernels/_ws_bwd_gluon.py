@@ -176,11 +176,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
         if EARLY_DQ:                                  # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
-            dq_tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)),
-                                   k_smem.index(0).slice(CID * (D // 2), D // 2, dim=1), zq, use_acc=False,
-                                   is_async=True)
-            dq_tok = warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)),
-                                   k_smem.index(1).slice(CID * (D // 2), D // 2, dim=1), dq_tok, is_async=True)
+            dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
@@ -204,6 +200,16 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
 
 
 @gluon.jit
+def _dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
+    """Issue dQ_i[:, col0 : col0 + DP] = dS (BM x 128) K[:, those columns] of the dS^T slot as two chained async MMAs,
+    one per consumer's 64 keys (not one over a [128, x] view: see the module docstring); returns their token."""
+    k0 = k_smem.index(0).slice(col0, DP, dim=1)       # these columns of both consumers' 64 keys
+    k1 = k_smem.index(1).slice(col0, DP, dim=1)
+    tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
+    return warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)), k1, tok, is_async=True)
+
+
+@gluon.jit
 def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
     """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
@@ -212,15 +218,11 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
-    # two chained MMAs, one per consumer's 64 keys (not one over a [128, x] view: see the module docstring)
     NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
     slot = c % NSLOT
     mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
-        k0 = k_smem.index(0).slice(CID * (D // 2) + h * DP, DP, dim=1)   # this piece's columns of both
-        k1 = k_smem.index(1).slice(CID * (D // 2) + h * DP, DP, dim=1)   # consumers' 64 keys
-        dq_tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
-        dq_tok = warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)), k1, dq_tok, is_async=True)
+        dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c

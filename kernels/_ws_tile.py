@@ -186,7 +186,8 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
             k0 = (t_lo + j) * BN                      # this tile's first key
             cols = k0 + gl.arange(0, BN, layout=col_l)
             bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
-            if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs, then P_{j-1}·V_{j-1}
+            if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs, then
+                                                      # P_{j-1}·V_{j-1}
                 prev = (c - 1) % STAGES
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)

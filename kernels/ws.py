@@ -24,10 +24,10 @@ off where three consumers' 160 registers spill with it: ALiBi at d=64 (ALIBI_OVE
 launches at NC = 3 (overlap_default); OVERLAP_ENV switches every launch. A persistent schedule (PERSISTENT: one
 program per SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue)
 measured ~4 % faster at d=128 without a mask and mixed elsewhere; CONFIGS runs it there only (its whole GPU test
-matrix passed first), and causal windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests run both). Three consumer
-warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the time of two at d=64, so
-d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160 registers only with 64-key tiles; not
-timed there); CONSUMERS_ENV switches every launch that does not pass block_m.
+matrix passed first), and causal windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests
+run both). Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the
+time of two at d=64, so d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160 registers only
+with 64-key tiles; not timed there); CONSUMERS_ENV switches every launch that does not pass block_m.
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -255,12 +255,21 @@ def _check_tile(bm, bn) -> None:
 def consumers_default(d: int, causal: bool, window: bool = False) -> int:
     """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else
     WINDOW_SCHEDULE for a causal window, else CONFIGS."""
-    env = os.environ.get(CONSUMERS_ENV, "")
-    if env == "":
+    env = _env_switch(CONSUMERS_ENV, ("2", "3"), "2 or 3 (consumer warpgroups)")
+    if env is None:
         return WINDOW_SCHEDULE[d][1] if window else CONFIGS[(d, bool(causal))][6]
-    if env not in ("2", "3"):
-        raise KernelInputError(f"{CONSUMERS_ENV} must be 2 or 3 (consumer warpgroups), not {env!r}")
     return int(env)
+
+
+def _env_switch(name: str, allowed: tuple, what: str) -> str | None:
+    """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
+    None: the launch's own default."""
+    env = os.environ.get(name, "")
+    if env == "":
+        return None
+    if env not in allowed:
+        raise KernelInputError(f"{name} must be {what}, not {env!r}")
+    return env
 
 
 @functools.lru_cache(maxsize=None)
@@ -284,11 +293,9 @@ def _descs(q, k, v, o, m_wg: int, bn: int):
 def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
     """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else WINDOW_SCHEDULE for a
     causal window, else CONFIGS."""
-    env = os.environ.get(PERSISTENT_ENV, "")
-    if env == "":
+    env = _env_switch(PERSISTENT_ENV, ("0", "1"), "1 (persistent) or 0 (one tile per program)")
+    if env is None:
         return WINDOW_SCHEDULE[d][0] if window else CONFIGS[(d, bool(causal))][5]
-    if env not in ("0", "1"):
-        raise KernelInputError(f"{PERSISTENT_ENV} must be 1 (persistent) or 0 (one tile per program), not {env!r}")
     return env == "1"
 
 
@@ -298,13 +305,11 @@ def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int
     CONFIGS (windows take their (d, causal) row's); never at three consumers walking tiles persistently or a
     window: there the 160 registers spill with it (ptxas, triton 3.6: 8-308 B) and persistent NC = 3 measured
     mixed (tune/nvidia-h200-ws-overlap-2026-12-01.json)."""
-    env = os.environ.get(OVERLAP_ENV, "")
-    if env == "":
+    env = _env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
+    if env is None:
         if consumers == 3 and (persistent or window):
             return False
         return ALIBI_OVERLAP.get(d, CONFIGS[(d, bool(causal))][3]) if alibi else CONFIGS[(d, bool(causal))][3]
-    if env not in ("0", "1"):
-        raise KernelInputError(f"{OVERLAP_ENV} must be 1 (overlap) or 0 (no overlap), not {env!r}")
     return env == "1"
 
 

@@ -119,6 +119,11 @@ def disable(reason: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
+def early_dq_on(d: int, dq_mode: str, early_dq: bool | None = None) -> bool:
+    """Whether a launch issues dQ's MMAs early: early_dq, or EARLY_DQ[d] when None, and only in TMA_MODES."""
+    return (EARLY_DQ[d] if early_dq is None else bool(early_dq)) and dq_mode in TMA_MODES
+
+
 def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     """Whether a launch starts the accumulators from lse and delta: asked for, and |sm_scale| >= STATS_ACC_MIN_SCALE
     (0 has no 1 / qk_scale; far smaller scales would overflow -lse2 / qk_scale)."""
@@ -200,7 +205,6 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     check_tiles(d, bm, st, split, mode, q.element_size())
     if early_dq and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq takes dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
-    early = EARLY_DQ[d] if early_dq is None else bool(early_dq)
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
@@ -213,7 +217,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
-        EARLY_DQ=early and mode in TMA_MODES, num_warps=4, maxnreg=maxnreg)
+        EARLY_DQ=early_dq_on(d, mode, early_dq), num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)

@@ -249,7 +249,7 @@ from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
-                     early_dq=ws_bwd.EARLY_DQ[{d}] and "{mode}" in ws_bwd.TMA_MODES, stats_acc={acc})
+                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,

@@ -96,7 +96,11 @@ def live_source(lang: str) -> dict | None:
 
 def provenance(ds: dict, lang: str) -> None:
     """GPU, driver, CUDA, torch, triton, date, commit and the command, under a chart."""
-    f = {x["key"]: x["value"] for x in provenance_fields(ds)}
+    _prov_caption({x["key"]: x["value"] for x in provenance_fields(ds)}, lang)
+
+
+def _prov_caption(f: dict, lang: str) -> None:
+    """f: PROV_KEYS and "command" -> text; one caption line of them, the command under it."""
     line = " · ".join(f"{t('backward.prov_' + k, lang)} {f[k]}" for k in PROV_KEYS)
     st.caption(f"{t('backward.prov_head', lang)} {line}  \n{t('backward.prov_command', lang)} `{f['command']}`")
 
@@ -218,8 +222,7 @@ def registers_section(lang: str) -> None:
     f = {k: rec[k] for k in tune_record.PROVENANCE}
     chart(charts.registers_figure(rows, lang), "backward_registers", "ws_h200", key=f"{NS}.registers",
           meta=dict(source=tune_record.DEFAULT.name, **f))
-    line = " · ".join(f"{t('backward.prov_' + k, lang)} {f['git_commit' if k == 'commit' else k]}" for k in PROV_KEYS)
-    st.caption(f"{t('backward.prov_head', lang)} {line}  \n{t('backward.prov_command', lang)} `{f['command']}`")
+    _prov_caption(dict(f, commit=f["git_commit"]), lang)
 
 
 def summary(ds: dict, lang: str) -> None:
