@@ -10,7 +10,9 @@ and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row qu
 (NC = 2 or 3 consumer warpgroups; kernels/_ws_tile.py holds the per-tile code). Variants: GQA/MQA (query head h
 of H reads key/value head h // (H / H_kv): the producer's TMA coordinates, no copies) and, with CAUSAL, a
 sliding window's left side (WINDOW: tiles left of the band are never loaded, key_range; the band's left edge
-is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_tile._alibi_cols):
+is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_tile._alibi_cols);
+packed documents (SEQ: each query tile's key tiles, which of them need no mask, and each row's visible keys come
+from the host's tables, variants.tables for Br = NC*M_WG, Bc = BN; ROWB (1 or B, Nq, 2), TILES (1 or B, Tr, 4)):
 
   partition 0 (default, 4 warps)  consumer of rows [0, M_WG)              Q·Kᵀ and P·V by async warpgroup_mma
   partition c (worker, 4 warps)   consumer of rows [c*M_WG, (c+1)*M_WG)   same code, its own slice (c < NC)
@@ -40,19 +42,21 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_tile import attend, key_range, load_kv, persistent_tile, store_out
+from ._ws_tile import attend, block_tiles, load_kv, persistent_tile, store_out
 
 
 @gluon.jit
-def _one_tile(n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr):
+def _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
+              WINDOW: gl.constexpr, SEQ: gl.constexpr):
     """The one BM-row query tile of this program (grid (query blocks, B*H)): (bh, start_q, first key tile, key
     tiles)."""
     pid = gl.program_id(0)
     if CAUSAL:                                        # heaviest (last) Q blocks first
         pid = gl.num_programs(0) - 1 - pid
     start_q = pid * BM
-    t_lo, n_tiles = key_range(start_q, n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
-    return gl.program_id(1), start_q, t_lo, n_tiles
+    bh = gl.program_id(1)
+    t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
+    return bh, start_q, t_lo, n_tiles
 
 
 @gluon.jit
@@ -73,9 +77,10 @@ def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
-              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
+              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr,
+              SEQ: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
@@ -83,7 +88,8 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         kv = 0                                        # K/V ring positions consumed so far
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
             bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
-            t_lo, n_tiles = key_range(start_q, n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
+            t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
+                                        WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
             q_buf = q_smem.index(NC * qs + CID)
             r0 = start_q + CID * M_WG
@@ -91,20 +97,20 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             tma.store_wait(0)                         # the previous tile's O store has left the other slot:
             mbarrier.arrive(q_empty.index(1 - qs), pred=i > 0)      # the producer may load Q there
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-            acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
-                                     WINDOW, OVERLAP, PINGPONG, ALIBI)
+            acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID, NC, M_WG, BN, D, STAGES,
+                                     CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
             store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
             kv += n_tiles
             i += 1
         tma.store_wait(0)
     else:
-        bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
+        bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
         q_buf = q_smem.index(CID)
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-        acc, m, l, rows = attend(a, q_buf, r0, t_lo, n_tiles, 0, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW,
-                                 OVERLAP, PINGPONG, ALIBI)
+        acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
+                                 WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 
@@ -112,22 +118,25 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
 @gluon.jit
 def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
-    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr,
+              SEQ: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
 def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
-    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr,
+              SEQ: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
 def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
-    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr,
+              SEQ: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
@@ -142,9 +151,10 @@ def _load_q(desc_q, q_smem, bar, slot, bh, start_q, NC: gl.constexpr, M_WG: gl.c
 @gluon.jit
 def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-              PERSISTENT: gl.constexpr, ALIBI: gl.constexpr):
+              PERSISTENT: gl.constexpr, ALIBI: gl.constexpr,
+              SEQ: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
@@ -152,7 +162,8 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
         kv = 0
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
             bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
-            t_lo, n_tiles = key_range(start_q, n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
+            t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
+                                        WINDOW, SEQ)
             qs = i % 2
             mbarrier.wait(q_empty.index(qs), ((i // 2) & 1) ^ 1)    # every consumer's O left it (fresh: passes)
             _load_q(desc_q, q_smem, q_ready.index(qs), qs, bh, start_q, NC, M_WG, D)
@@ -161,18 +172,18 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
             kv += n_tiles
             i += 1
     else:
-        bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
+        bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
         _load_q(desc_q, q_smem, q_ready.index(0), 0, bh, start_q, NC, M_WG, D)
         load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, _kv_head(bh, n_heads, groups), t_lo, n_tiles, 0, BN,
                 D, STAGES)
 
 
 @gluon.jit
-def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, qk_scale, n_q, n_k, n_bh, head_group, left, n_heads,
-           groups, slopes_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
-           STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
-           PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, CONSUMER_REGS: gl.constexpr,
-           PRODUCER_REGS: gl.constexpr):
+def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n_q, n_k, n_bh, head_group, left,
+           n_heads, groups, slopes_b, rowb_b, tiles_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
+           D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
+           PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
     QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
@@ -196,19 +207,19 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, qk_scale, n_q, n_k, n_bh
     mbarrier.arrive(turn.index(0))                    # consumer 0 takes the first turn
 
     a = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-         qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, SLOPES, slopes_b)
+         qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, SLOPES, slopes_b, ROWB, TILES, rowb_b, tiles_b)
     # constexprs travel as separate arguments, each tuple written out in place (inside a nested tuple, or a tuple
     # bound to a name first, they would arrive as runtime values)
     if NC == 3:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
-            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
-            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI))],
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI)),
-            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI))],
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -42,6 +42,21 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
 
 
 @gluon.jit
+def block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
+                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, SEQ: gl.constexpr):
+    """(t_lo, n_tiles) of the query tile at start_q of head bh: key_range's arithmetic, or with packed documents
+    (SEQ) the host's table (variants.tile_ranges for Br = BM, Bc = BN: (t_lo, f_lo, f_hi, t_hi) per query block,
+    batch stride tiles_b), which holds the causal side and a window's left side too."""
+    if SEQ:
+        p = tiles + (bh // n_heads) * tiles_b + (start_q // BM) * 4
+        t_lo = gl.load(p)
+        n_tiles = gl.load(p + 3) - t_lo
+    else:
+        t_lo, n_tiles = key_range(start_q, n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
+    return t_lo, n_tiles
+
+
+@gluon.jit
 def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
     """Tile t of the persistent order -> (bh, start_q). Heads go in groups of head_group (the host sizes a group
     so its K/V fit in L2); inside a group query blocks run from the last (longest when causal) to the first,
@@ -55,16 +70,21 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 
 
 @gluon.jit
-def _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, MASKED: gl.constexpr, CAUSAL: gl.constexpr,
-             WINDOW: gl.constexpr, ALIBI: gl.constexpr):
+def _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias, MASKED: gl.constexpr,
+             CAUSAL: gl.constexpr, WINDOW: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. ALIBI:
-    bias is the tile's per-key ALiBi term (log2 units, _alibi_cols), added to every row."""
-    if MASKED:                                        # diagonal band (causal), window edge, ragged last tile
-        ok = gl.expand_dims(cols, 0) < n_k
-        if CAUSAL:
-            ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
-        if WINDOW:
-            ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(rows, 1) + (offset - left))
+    bias is the tile's per-key ALiBi term (log2 units, _alibi_cols), added to every row. SEQ: each row sees the
+    keys [row_lo, row_hi] (variants.row_bounds: its document, causal side and window included)."""
+    if MASKED:                                        # diagonal band (causal), window/document edge, ragged tile
+        if SEQ:
+            ok = (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1)) & \
+                 (gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1))
+        else:
+            ok = gl.expand_dims(cols, 0) < n_k
+            if CAUSAL:
+                ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
+            if WINDOW:
+                ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(rows, 1) + (offset - left))
         t = s * qk_scale
         if ALIBI:
             t = t + gl.expand_dims(bias, 0)
@@ -99,13 +119,14 @@ def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 
 
 @gluon.jit
-def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
+def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
            BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
-           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr):
-    """One consumer's rows [r0, r0 + M_WG) against key tiles t_lo .. t_lo + n_tiles - 1 at ring positions kv,
-    kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in log2 units."""
+           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    """One consumer's rows [r0, r0 + M_WG) of head bh against key tiles t_lo .. t_lo + n_tiles - 1 at ring
+    positions kv, kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in
+    log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b) = a
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BN, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -126,6 +147,15 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
     lo_full = 0                                       # ... nor, with a window, tiles from lo_full on: keys
     if WINDOW:                                        # every row of this slice sees on the left side
         lo_full = r0 + M_WG - 1 + offset - left
+    row_lo = rows                                     # SEQ: each row's visible keys [row_lo, row_hi]
+    row_hi = rows
+    if SEQ:                                           # whole-block full tiles [f_lo, f_hi) (a superset of rows:
+        b = bh // n_heads                             # full for this slice too); rows past n_q see nothing
+        rng = tiles + b * tiles_b + ((r0 - CID * M_WG) // (NC * M_WG)) * 4
+        lo_full = gl.load(rng + 1) * BN
+        full = gl.load(rng + 2) * BN
+        row_lo = gl.load(rowb + b * rowb_b + rows * 2, mask=rows < n_q, other=1)
+        row_hi = gl.load(rowb + b * rowb_b + rows * 2 + 1, mask=rows < n_q, other=0)
 
     m = gl.full([M_WG], float("-inf"), gl.float32, row_l)
     l = gl.full([M_WG], 0.0, gl.float32, row_l)
@@ -157,11 +187,11 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
         bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         if (t_lo * BN < full) & (t_lo * BN >= lo_full):
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False, CAUSAL,
-                                      WINDOW, ALIBI)
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
+                                      False, CAUSAL, WINDOW, ALIBI, SEQ)
         else:
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True, CAUSAL,
-                                      WINDOW, ALIBI)
+            p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
+                                      True, CAUSAL, WINDOW, ALIBI, SEQ)
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if not OVERLAP:
@@ -199,11 +229,11 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False,
-                                              CAUSAL, WINDOW, ALIBI)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
+                                              bias, False, CAUSAL, WINDOW, ALIBI, SEQ)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True,
-                                              CAUSAL, WINDOW, ALIBI)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
+                                              bias, True, CAUSAL, WINDOW, ALIBI, SEQ)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -218,11 +248,11 @@ def attend(a, q_buf, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.co
                 exit_scope("qk")
                 enter_scope("softmax")
                 if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, False,
-                                              CAUSAL, WINDOW, ALIBI)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
+                                              bias, False, CAUSAL, WINDOW, ALIBI, SEQ)
                 else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, n_k, offset, left, qk_scale, bias, True,
-                                              CAUSAL, WINDOW, ALIBI)
+                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
+                                              bias, True, CAUSAL, WINDOW, ALIBI, SEQ)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")

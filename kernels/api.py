@@ -18,10 +18,10 @@ q is (B, H, Nq, d); k and v are (B, H_kv, Nk, d). impl is one of IMPLS: "naive" 
 N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", "sdpa-cudnn",
 "sdpa-efficient", "sdpa-math" pin its backend), "teaching" and "fast" (the Triton kernels; on a
 machine without CUDA they run in Triton's interpreter on CPU tensors), "ws" (the warp-specialised Gluon
-forward, Hopper + verified triton only; plain, causal, a causal sliding window and GQA/MQA: kernels/ws.py).
-"fast" with no pinned launch and no other variant runs "ws" where its dispatch table (ws.FAST_USES_WS) says it
-measured faster and it can run here; otherwise, or after a Gluon failure, the tl kernel (warning once;
-ws.status() says why).
+forward, Hopper + verified triton only; plain, causal, a causal sliding window, causal ALiBi, packed documents and
+GQA/MQA: kernels/ws.py). "fast" with no pinned launch and a variant ws takes runs "ws" where its dispatch tables
+(kernels/ws_tables.py) say it measured faster and it can run here; otherwise, or after a Gluon failure, the tl
+kernel (warning once; ws.status() says why).
 
 Variants (flash-attn's semantics, defined once in flashviz_kernels.variants; None = off; every impl):
   window=(left, right)  query i sees key j iff i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 = unbounded
@@ -120,8 +120,8 @@ def _interpreter_bf16(fn):
 
 def _ws_takes(var: Variant) -> bool:
     """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), ALiBi on
-    causal ones, any of them with GQA/MQA; no softcap, no documents."""
-    return (var.softcap is None and var.seq_ids is None and (var.slopes is None or var.right == 0)
+    causal ones, packed documents, any of them with GQA/MQA; no softcap."""
+    return (var.softcap is None and (var.slopes is None or var.right == 0)
             and (var.right == 0 or (var.right == -1 and var.left == -1)))
 
 
@@ -131,7 +131,8 @@ def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
     if not _ws_takes(var):
         return None
     from . import ws
-    if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None):
+    if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None,
+                              docs=var.seq_ids is not None):
         return None
     return ws.pick_config(q, k, causal=var.right == 0, window=var.left >= 0)
 
@@ -139,7 +140,7 @@ def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
 @_interpreter_bf16
 def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
-    impl="fast" with nothing pinned and a variant ws takes (_ws_takes: plain, causal, causal window, GQA) runs the
+    impl="fast" with nothing pinned and a variant ws takes (_ws_takes) runs the
     Gluon ws kernel where ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched
     off for the process (one warning) and the tl kernel runs."""
     if impl == "fast" and not pinned and trace is None:
@@ -156,9 +157,11 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
     config = dict(impl=impl, block_m=bm, block_n=bn, d=q.shape[3], dtype=str(q.dtype), **var.describe(),
                   num_warps=warps, num_stages=stages)
     if impl == "ws":                                # causal (right side 0), the window's left side, GQA by k's heads
+        docs = None if var.seq_ids is None else variants.tables(var, q.shape[2], k.shape[2], q.device, bm, bn)
         return _guarded(lambda: _kernel(impl).forward(q, k, v, causal=var.right == 0, window_left=var.left,
-                                                      alibi_slopes=var.slopes, sm_scale=sm_scale, block_m=bm,
-                                                      block_n=bn, num_warps=warps, num_stages=stages), config)
+                                                      alibi_slopes=var.slopes, docs=docs, sm_scale=sm_scale,
+                                                      block_m=bm, block_n=bn, num_warps=warps, num_stages=stages),
+                        config)
     extra = {} if trace is None else dict(trace=trace, tiles_run=tiles_run)
     return _guarded(lambda: _kernel(impl).forward(q, k, v, variant=var, sm_scale=sm_scale, block_m=bm, block_n=bn,
                                                   num_warps=warps, num_stages=stages, **extra), config)
@@ -247,9 +250,9 @@ def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, so
     var = variants.parse(q, k, causal=causal, window=window, alibi_slopes=alibi_slopes, softcap=softcap,
                          seq_ids=seq_ids)
     if impl == "ws" and not _ws_takes(var):
-        raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window, causal ALiBi and "
-                                "GQA/MQA only; use impl='fast' for other windows, softcap, other ALiBi or packed "
-                                "documents")
+        raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window, causal ALiBi, "
+                                "packed documents and GQA/MQA only; use impl='fast' for other windows, softcap or "
+                                "other ALiBi")
     return var, scale
 
 

@@ -7,7 +7,7 @@ ptxas made of it: registers, stack (spilled registers land there), shared memory
 instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
 triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
---ws: every (consumers, d, causal, causal window, causal ALiBi, persistent) of the ws kernel at its CONFIGS switches:
+--ws: every (consumers, d, causal, causal window, causal ALiBi, packed documents, persistent) of the ws kernel at its CONFIGS switches:
 ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
 CONFIGS (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial" and "split"): the same report plus
@@ -64,7 +64,7 @@ def _per_budget(sass: str) -> dict:
 
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
-                 window: bool = False, alibi: bool = False):
+                 window: bool = False, alibi: bool = False, docs: bool = False):
     """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
     a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
     compiled."""
@@ -79,12 +79,13 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
     x = torch.empty((1, 2, 256, d), dtype=tdt)
     descs = _descs(x, x, x, x, 64, block_n)
     sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
-    sig.update(LSE="*fp32", SLOPES="*fp32", qk_scale="fp32", n_q="i32", n_k="i32", n_bh="i32", head_group="i32",
-               left="i32", n_heads="i32", groups="i32", slopes_b="i32")
+    sig.update(LSE="*fp32", SLOPES="*fp32", ROWB="*i32", TILES="*i32", qk_scale="fp32", n_q="i32", n_k="i32",
+               n_bh="i32", head_group="i32", left="i32", n_heads="i32", groups="i32", slopes_b="i32", rowb_b="i32",
+               tiles_b="i32")
     creg, preg, maxnreg = REGS[consumers]
     consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
-                  OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, CONSUMER_REGS=creg,
-                  PRODUCER_REGS=preg)
+                  OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
@@ -151,13 +152,16 @@ def ws_main(args):
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws kernel, {args.dtype}; REGS (consumer, producer, launch) "
           f"{ws.REGS}")
-    # (causal, window, ALiBi): windows and ALiBi are causal only
-    shapes = [(False, False, False), (True, False, False), (True, True, False), (True, False, True)]
-    for nc, d, (causal, window, alibi), pers in itertools.product(args.consumers, args.ws_d, shapes, (False, True)):
+    # (causal, window, ALiBi, documents): windows and ALiBi are causal only
+    shapes = [(False, False, False, False), (True, False, False, False), (True, True, False, False),
+              (True, False, True, False), (False, False, False, True), (True, False, False, True),
+              (True, True, True, True)]
+    for nc, d, (causal, window, alibi, docs), pers in itertools.product(args.consumers, args.ws_d, shapes,
+                                                                        (False, True)):
         bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]
         bn, stages = args.block_n or bn, args.stages or stages
         ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window)   # as forward picks
-        name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} " \
+        name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} docs={int(docs)} " \
                f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}:"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
         if need > ws.SMEM_BYTES:
@@ -165,7 +169,7 @@ def ws_main(args):
             continue
         try:
             k = compile_sm90(d, causal, args.dtype, overlap=ov, pingpong=pp, block_n=bn, stages=stages,
-                             persistent=pers, consumers=nc, window=window, alibi=alibi)
+                             persistent=pers, consumers=nc, window=window, alibi=alibi, docs=docs)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
             continue

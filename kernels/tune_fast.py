@@ -37,11 +37,14 @@ def main(argv=None):
                     help="time a causal sliding window (left = WINDOW, right = 0) instead, against dense causal")
     ap.add_argument("--alibi", action="store_true",
                     help="time causal ALiBi (geometric slopes; with --window too) instead, against dense causal")
+    ap.add_argument("--docs", action="store_true",
+                    help="time causal packed documents (lengths N/4, N/8, N/2 and the rest, as the variants bench; "
+                         "with --window / --alibi too) instead, against dense causal")
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
-    if args.window is not None or args.alibi:
+    if args.window is not None or args.alibi or args.docs:
         return tune_window(args, dtype)
     for d, causal in itertools.product(args.d, (False, True)):
         shape = (args.batch, args.heads, args.n, d)
@@ -93,7 +96,7 @@ def _provenance(argv) -> str:
 
 
 def tune_window(args, dtype):
-    """Tiles for a causal variant (a sliding window and/or ALiBi): each tl candidate's time, the ws kernel's (its
+    """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the ws kernel's (its
     CONFIGS, then one tile per program vs persistent, two vs three consumers and OVERLAP off / on by ws's env
     switches) and dense causal over each."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
@@ -106,7 +109,13 @@ def tune_window(args, dtype):
             var["window"] = (args.window, 0)
         if args.alibi:                                # ALiBi's geometric slopes 2^(-8 h / H)
             var["alibi_slopes"] = 2.0 ** (-8.0 * torch.arange(1, args.heads + 1, device="cuda") / args.heads)
-        what = " ".join(f"window {var['window']}" if key == "window" else "alibi" for key in var if key != "causal")
+        if args.docs:                                 # one (B, N) tensor for every call: its tables built once
+            n = args.n
+            lens = [x for x in (n // 4, n // 8, n // 2, n - n // 4 - n // 8 - n // 2) if x > 0]
+            ids = torch.repeat_interleave(torch.arange(len(lens)), torch.tensor(lens)).to("cuda")
+            var["seq_ids"] = ids[None].expand(args.batch, -1).contiguous()
+        what = " ".join(f"window {var['window']}" if key == "window" else "docs" if key == "seq_ids" else "alibi"
+                        for key in var if key != "causal")
         t_tl = bench(lambda: api.attention(q, k, v, causal=True, impl="fast", num_warps=4))   # pinned: tl kernel
         t_dense = bench(lambda: api.attention(q, k, v, causal=True, impl="fast"))             # dispatch
         ref = api.attention(q, k, v, **var, impl="fast", block_m=64, block_n=64)

@@ -1,33 +1,24 @@
 """impl="ws": a warp-specialised, FlashAttention-3-style forward written in Gluon, for Hopper (sm_90) only.
 
-What it is: per 128-row query block, a 1-warp producer streams K_j/V_j by TMA into a STAGES-deep shared-memory
-ring guarded by mbarriers; two consumer warpgroups each own 64 rows and run Q·Kᵀ and P·V as asynchronous
-warpgroup MMAs (P stays in registers as the A operand), optionally overlapping the softmax of tile j with
+What it is: per 128-row (NC = 2) or 192-row (NC = 3) query block, a 1-warp producer streams K_j/V_j by TMA into a
+STAGES-deep shared-memory ring guarded by mbarriers; each consumer warpgroup owns 64 rows and runs Q·Kᵀ and P·V
+as asynchronous warpgroup MMAs (P stays in registers as the A operand), overlapping the softmax of tile j with
 the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
-Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128;
-of the variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band
-are not loaded) and causal ALiBi, which impl="fast" also sends here (the FAST_USES_WS table's causal row; windows
-and ALiBi only at the head dims of WINDOW_WS_DIMS / ALIBI_WS_DIMS, a window with its own WINDOW_SCHEDULE);
-softcap, documents, ALiBi without causal and windows with a right side run the tl kernel.
+Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
+Variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band are not
+loaded), causal ALiBi and packed documents (docs: the host's tables decide each tile's keys and mask);
+impl="fast" sends here what the tables of kernels/ws_tables.py say measured faster (FAST_USES_WS per (d,
+causal) and N, windows, ALiBi and documents at the head dims listed there); softcap, ALiBi without causal and
+windows with a right side run the tl kernel.
 Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
 tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, commit b0ba43b):
   d=128: 1.02-1.11x cuDNN (550-677 TFLOP/s), 1.16-1.29x the tl fast kernel;  d=64 (three consumers): 1.03-1.17x
   cuDNN, 1.07-1.20x tl.
-kernels/ws_tables.py holds the tables (CONFIGS, FAST_USES_WS, the variants' lists) and the runs behind them.
-So impl="fast" runs it at d=128 from N = 1024 (below 4096 judged by CUDA-graph time) and d=64 from N = 4096.
-OVERLAP (FA3's overlap of tile j's softmax with tile j-1's P·V inside a warpgroup) is on at every (d, causal): with
-K and V behind their own ring barriers and P converted to its fp16 operand right after its softmax, it took
-0.90-0.98x the time of the schedule before at d=128 and 0.97-1.00x at d=64 (tune_ws --variants overlap); in its
-first form (one barrier per stage, the fp32 P live into the next tile) it had measured 18-49 % slower. It stays
-off where three consumers' 160 registers spill with it: ALiBi at d=64 (ALIBI_OVERLAP) and persistent or window
-launches at NC = 3 (overlap_default); OVERLAP_ENV switches every launch. A persistent schedule (PERSISTENT: one
-program per SM walking tiles, causal ones longest first, the next tile's loads overlapping this one's epilogue)
-measured ~4 % faster at d=128 without a mask and mixed elsewhere; CONFIGS runs it there only (its whole GPU test
-matrix passed first), and causal windows run it too; PERSISTENT_ENV forces it on or off for every launch (tests
-run both). Three consumer warpgroups (NC = 3, a 192-row query tile, FA3's choice at d=64) measured 0.87-0.92x the
-time of two at d=64, so d=64 runs NC = 3 and d=128 NC = 2 (at d=128 three consumers fit their 160 registers only
-with 64-key tiles; not timed there); CONSUMERS_ENV switches every launch that does not pass block_m.
+Schedule switches (ws_tables.CONFIGS, with the runs behind each): OVERLAP on everywhere but where three consumers'
+160 registers spill with it (ALiBi at d=64, persistent or window launches at NC = 3); PERSISTENT (one program per
+SM walking tiles, causal ones longest first) at d=128 without a mask and for causal windows; NC = 3 at d=64.
+OVERLAP_ENV, PERSISTENT_ENV and CONSUMERS_ENV switch every launch (tests run both sides).
 
 Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
 only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
@@ -45,8 +36,8 @@ import threading
 import warnings
 
 from .errors import KernelInputError, KernelUnavailable
-from .ws_tables import (ALIBI_OVERLAP, ALIBI_WS_DIMS, CONFIGS, FAST_USES_WS, WINDOW_SCHEDULE,  # noqa: F401 (read here)
-                        WINDOW_WS_DIMS)
+from .ws_tables import (ALIBI_OVERLAP, ALIBI_WS_DIMS, CONFIGS, DOCS_WS_DIMS, FAST_USES_WS,  # noqa: F401 (read here)
+                        WINDOW_SCHEDULE, WINDOW_WS_DIMS)
 
 VERIFIED_TRITON = ("3.6.",)            # version prefixes the Gluon kernel was compiled, run and checked on
 VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
@@ -143,42 +134,38 @@ def status() -> dict:
                 persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
 
 
-def _consumers_status() -> str:
-    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window), and whether
-    CONSUMERS_ENV decided."""
+def _switch(env: str, describe) -> str:
+    """One status line: describe() (the launches a switch applies to by default) and whether env decided it."""
     try:
-        per = [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
-        per += [f"d={d} window: {consumers_default(d, True, window=True)}" for d in sorted(WINDOW_SCHEDULE)]
+        text = describe()
     except KernelInputError as e:
         return str(e)
-    src = f"{CONSUMERS_ENV}={os.environ[CONSUMERS_ENV]}" if os.environ.get(CONSUMERS_ENV) else "CONFIGS"
-    return f"{', '.join(per)} ({src})"
+    return f"{text} ({f'{env}={os.environ[env]}' if os.environ.get(env) else 'CONFIGS'})"
+
+
+def _consumers_status() -> str:
+    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window)."""
+    return _switch(CONSUMERS_ENV, lambda: ", ".join(
+        [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
+        + [f"d={d} window: {consumers_default(d, True, window=True)}" for d in sorted(WINDOW_SCHEDULE)]))
 
 
 def _overlap_status() -> str:
-    """Which (d, causal) launches run OVERLAP by default here (ALiBi launches that do not, by ALIBI_OVERLAP), and
-    whether OVERLAP_ENV decided it."""
-    try:
+    """Which (d, causal) launches run OVERLAP by default here (and the ALiBi launches that do not, ALIBI_OVERLAP)."""
+    def describe():
         on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if overlap_default(d, c)]
         off = [f"d={d} ALiBi" for d in sorted(ALIBI_OVERLAP)
                if overlap_default(d, True) and not overlap_default(d, True, alibi=True)]
-    except KernelInputError as e:
-        return str(e)
-    src = f"{OVERLAP_ENV}={os.environ[OVERLAP_ENV]}" if os.environ.get(OVERLAP_ENV) else "CONFIGS"
-    text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
-    return f"{text}{' but ' + ', '.join(off) if off else ''} ({src})"
+        text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
+        return f"{text}{' but ' + ', '.join(off) if off else ''}"
+    return _switch(OVERLAP_ENV, describe)
 
 
 def _persistent_status() -> str:
-    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here, and whether PERSISTENT_ENV
-    decided it."""
-    try:
-        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
-        on += [f"d={d} window" for d in sorted(WINDOW_SCHEDULE) if persistent_default(d, True, window=True)]
-    except KernelInputError as e:
-        return str(e)
-    src = f"{PERSISTENT_ENV}={os.environ[PERSISTENT_ENV]}" if os.environ.get(PERSISTENT_ENV) else "CONFIGS"
-    return f"{', '.join(on) or 'none'} ({src})"
+    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here."""
+    return _switch(PERSISTENT_ENV, lambda: ", ".join(
+        [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
+        + [f"d={d} window" for d in sorted(WINDOW_SCHEDULE) if persistent_default(d, True, window=True)]) or "none")
 
 
 def unsupported(q, what: str = "kernel") -> str | None:
@@ -214,16 +201,16 @@ def warn_fallback(reason: str) -> None:
                   RuntimeWarning, stacklevel=3)
 
 
-def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = False) -> bool:
+def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = False, docs: bool = False) -> bool:
     """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
-    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS; ALiBi: in ALIBI_WS_DIMS) and it
-    can run here. When the
-    table says so but it cannot run: warn once (CUDA tensors only: on CPU the tl kernel in the interpreter is the
-    design, not a fallback), False."""
+    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS; ALiBi: in ALIBI_WS_DIMS; packed
+    documents: in DOCS_WS_DIMS) and it can run here. When the table says so but it cannot run: warn once (CUDA
+    tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
     least = _uses_ws().get((q.shape[3], bool(causal)))
     if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
         return False
-    if (window and q.shape[3] not in WINDOW_WS_DIMS) or (alibi and q.shape[3] not in ALIBI_WS_DIMS):
+    if any(on and q.shape[3] not in dims for on, dims in ((window, WINDOW_WS_DIMS), (alibi, ALIBI_WS_DIMS),
+                                                         (docs, DOCS_WS_DIMS))):
         return False
     why = unsupported(q)
     if why:
@@ -327,6 +314,24 @@ def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: in
     return (2 if persistent else 1) * consumers * 64 * d * itemsize + 2 * stages * block_n * d * itemsize
 
 
+def _check_docs(docs, b: int, n_q: int, n_k: int, block_m: int):
+    """(row bounds, tile ranges) of packed documents for this launch's block_m, checked; (None, None) without."""
+    import torch
+    if docs is None:
+        return None, None
+    rowb, tiles = docs
+    n_t = (n_q + block_m - 1) // block_m
+    for x, shape in ((rowb, (n_q, 2)), (tiles, (n_t, 4))):
+        if not isinstance(x, torch.Tensor) or x.dtype != torch.int32 or x.dim() != 3 or x.shape[0] not in (1, b) \
+                or tuple(x.shape[1:]) != shape or not x.is_contiguous():
+            raise KernelInputError(f"the ws kernel's document tables are int32 contiguous (1 or B, Nq, 2) and (1 or B, "
+                                   f"ceil(Nq / block_m) = {n_t}, 4) for block_m = {block_m} (variants.tables); got "
+                                   f"{getattr(x, 'shape', type(x).__name__)}")
+    if n_q != n_k:
+        raise KernelInputError(f"packed documents need Nq == Nk; got {n_q}, {n_k}")
+    return rowb, tiles
+
+
 @functools.lru_cache(maxsize=None)
 def _sm_count(index: int) -> int:
     import torch
@@ -334,15 +339,17 @@ def _sm_count(index: int) -> int:
 
 
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
-            num_stages: int, window_left: int = -1, alibi_slopes=None, overlap: bool | None = None,
+            num_stages: int, window_left: int = -1, alibi_slopes=None, docs=None, overlap: bool | None = None,
             pingpong: bool | None = None, persistent: bool | None = None, programs: int | None = None,
             groups: int | None = None):
     """q (B, H, Nq, d), k/v (B, H_kv, Nk, d) fp16/bf16 CUDA (H % H_kv == 0: GQA/MQA, no copies) -> (out like q,
     lse (B, H, Nq) float32). window_left >= 0 (causal only): row i also sees no key j < i + Nk - Nq - window_left
     (flash-attn's window (window_left, 0)). alibi_slopes (causal only): float32 (1 or B, H), contiguous, as
-    variants.parse makes them; adds -slope * (i + Nk - Nq - j) to each visible scaled score. persistent None:
-    persistent_default. programs / groups (persistent
-    only; tests and tuning): the grid size (default the SM count) and the head group (default head_group())."""
+    variants.parse makes them; adds -slope * (i + Nk - Nq - j) to each visible scaled score. docs (packed
+    documents): variants.tables(variant, Nq, Nk, device, block_m, block_n), int32 (row bounds (1 or B, Nq, 2), tile
+    ranges (1 or B, ceil(Nq / block_m), 4)); they then decide which keys each row sees (the causal side and window
+    included). persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid
+    size (default the SM count) and the head group (default head_group())."""
     import torch
     why = unsupported(q)
     if why:
@@ -367,6 +374,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelInputError(f"the ws kernel takes ALiBi with causal=True only, slopes float32 contiguous (1 or B, "
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
+    rowb, tiles = _check_docs(docs, b, n_q, n_k, block_m)
     pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=window_left >= 0)
@@ -397,8 +405,13 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     creg, preg, maxnreg = REGS[nc]
     slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi
     slopes_b = 0 if alibi_slopes is None or alibi_slopes.shape[0] == 1 else alibi_slopes.stride(0)
-    mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h, h // h_kv,
-                     slopes_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages, CAUSAL=bool(causal),
-                     WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers, ALIBI=alibi_slopes is not None,
-                     CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4, maxnreg=maxnreg)
+    seq = rowb is not None
+    rowb, tiles = (rowb, tiles) if seq else (lse, lse)             # dummy pointers without documents
+    rowb_b, tiles_b = (rowb.stride(0) if seq and rowb.shape[0] > 1 else 0), \
+        (tiles.stride(0) if seq and tiles.shape[0] > 1 else 0)
+    mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
+                     h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
+                     CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
+                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
+                     maxnreg=maxnreg)
     return o, lse

@@ -107,3 +107,7 @@ ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
 # d=64 on 11.78 / off 11.00 (tl best 12.65). At NC = 3's 160 registers, ALiBi with OVERLAP spills (ptxas, triton
 # 3.6: 104 B stores / 88 B loads; none without OVERLAP, none at d=128's 240).
 ALIBI_OVERLAP = {64: False, 128: True}
+# Packed documents (seq_ids) go to ws at these head dims (the (d, causal) CONFIGS schedule, a causal window's when
+# it has one; the host's tables give each query tile its key tiles and each row its keys). Not yet timed on the
+# H200 against the tl kernel: none until it is.
+DOCS_WS_DIMS: tuple[int, ...] = ()

@@ -148,7 +148,7 @@ from flashviz_kernels.compile_check import compile_sm90
 bn, stages, _, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
 overlap = ws.overlap_default({d}, {causal}, consumers={nc}, persistent={persistent}, window={window})   # as forward
 k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
-                 persistent={persistent}, consumers={nc}, window={window})
+                 persistent={persistent}, consumers={nc}, window={window}, docs={docs})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared,
@@ -158,11 +158,13 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 
 
 @pytest.mark.parametrize("persistent", [False, True])
-@pytest.mark.parametrize("d,causal,nc,window", [(128, True, 2, False), (128, False, 2, False), (64, True, 2, False),
-                                                (64, False, 2, False), (64, True, 3, False), (64, False, 3, False),
-                                                (128, True, 2, True), (64, True, 3, True)])
-def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window):
-    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled)."""
+@pytest.mark.parametrize("d,causal,nc,window,docs", [
+    (128, True, 2, False, False), (128, False, 2, False, False), (64, True, 2, False, False),
+    (64, False, 2, False, False), (64, True, 3, False, False), (64, False, 3, False, False),
+    (128, True, 2, True, False), (64, True, 3, True, False), (128, True, 2, False, True), (64, False, 3, False, True)])
+def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs):
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled); docs:
+    packed documents (the host's tables)."""
     import json
     import os
     import subprocess
@@ -171,7 +173,7 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window)
+    code = COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window, docs=docs)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])

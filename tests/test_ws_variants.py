@@ -1,7 +1,7 @@
-"""impl="ws" variants without a GPU: the kernel's own key-tile range for a causal sliding window against the mask
-built from the definition, which calls impl="fast" sends to ws (causal windows at WINDOW_WS_DIMS, GQA/MQA) and which
-stay on the tl kernel, and ws.forward's typed errors for windows and head counts. On the GPU:
-tests/test_ws_variants_gpu.py."""
+"""impl="ws" variants without a GPU: the kernel's own key-tile range for a causal sliding window and for packed
+documents (read from the host's table) against the mask built from the definition, which calls impl="fast" sends to
+ws (causal windows at WINDOW_WS_DIMS, documents at DOCS_WS_DIMS, GQA/MQA) and which stay on the tl kernel, and
+ws.forward's typed errors for windows, document tables and head counts. On the GPU: tests/test_ws_variants_gpu.py."""
 import sys
 import types
 
@@ -81,12 +81,104 @@ def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
     assert fk.launch_plan(q, *kv, causal=True, alibi_slopes=torch.ones(4))[0] == "tl"      # d = 64: not in the list
     for kw in (dict(window=(10, 5)), dict(window=(10, -1)), dict(softcap=5.0, causal=True),
                dict(alibi_slopes=torch.ones(4)), dict(alibi_slopes=torch.ones(4), softcap=5.0, causal=True),
-               dict(seq_ids=torch.zeros((1, 64), dtype=torch.int64), causal=True)):
+               dict(seq_ids=torch.zeros((1, 64), dtype=torch.int64), window=(10, 5))):
         fk.attention(q128, *kv128, impl="fast", **kw)
         assert fk.launch_plan(q128, *kv128, **kw)[0] == "tl"
-        with pytest.raises(fk.KernelUnavailable, match="causal ALiBi and GQA"):
+        with pytest.raises(fk.KernelUnavailable, match="packed documents and GQA/MQA only"):
             fk.attention(q128, *kv128, impl="ws", **kw)
     assert len(seen) == 5
+
+
+def test_documents_go_to_ws_with_their_tables(monkeypatch):
+    """Packed documents: impl="ws" takes them (causal or not, with a causal window, causal ALiBi, GQA) and passes
+    the tables of variants.tables for its own tiles; impl="fast" sends them there only at DOCS_WS_DIMS."""
+    from flashviz_kernels import api
+    got = []
+
+    def spy(q, k, v, **kw):
+        got.append((kw["block_m"], kw["block_n"], kw["causal"], kw["window_left"], kw["docs"]))
+        return torch.zeros_like(q), torch.zeros(q.shape[:3])
+
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "FAST_USES_WS", {(128, True): 1, (128, False): 1})
+    monkeypatch.setattr(ws, "forward", spy)
+    g = torch.Generator().manual_seed(2)
+    q, k, v = (torch.randn((2, 4, 300, 128), generator=g).half() for _ in range(3))
+    ids = torch.tensor([0] * 100 + [1] * 5 + [2] * 195)[None].repeat(2, 1)
+    ids[1, 250:] = 3
+    monkeypatch.setattr(ws, "DOCS_WS_DIMS", ())
+    fk.attention(q, k, v, impl="fast", causal=True, seq_ids=ids)
+    assert got == [] and fk.launch_plan(q, k, v, causal=True, seq_ids=ids)[0] == "tl"
+    monkeypatch.setattr(ws, "DOCS_WS_DIMS", (128,))
+    assert fk.launch_plan(q, k, v, causal=True, seq_ids=ids)[0] == "ws"
+    for kw in (dict(causal=True), dict(), dict(causal=True, window=(40, 0)),
+               dict(causal=True, alibi_slopes=torch.ones(4))):
+        for impl in ("fast", "ws"):
+            got.clear()
+            fk.attention(q, k, v, impl=impl, seq_ids=ids, **kw)
+            (bm, bn, causal, left, docs), = got
+            var = fk.variants.parse(q, k, seq_ids=ids, **{"causal": False, **kw})
+            want = fk.variants.tables(var, 300, 300, q.device, bm, bn)
+            assert (causal, left) == (kw.get("causal", False), kw.get("window", (-1, 0))[0])
+            assert docs[0].dtype == docs[1].dtype == torch.int32 and docs[1].shape == (2, -(-300 // bm), 4)
+            assert torch.equal(docs[0], want[0]) and torch.equal(docs[1], want[1])
+    with pytest.raises(fk.KernelUnavailable, match="packed documents"):     # a window with a right side: tl only
+        fk.attention(q, k, v, impl="ws", seq_ids=ids, window=(40, 3))
+
+
+class _Ptr:
+    """A pointer into a tensor's flat storage, for running a Gluon helper's loads on the host."""
+    def __init__(self, t, i=0):
+        self.t, self.i = t, i
+
+    def __add__(self, off):
+        return _Ptr(self.t, self.i + int(off))
+
+
+@pytest.mark.parametrize("bm,bn", [(128, 128), (192, 128), (128, 64)])
+def test_document_tiles_come_from_the_table(bm, bn):
+    """block_tiles with SEQ reads (t_lo, t_hi) of its (batch entry, query block) from variants.tables' ranges
+    (head bh of H belongs to batch entry bh // H); those are exactly the key tiles holding a visible pair."""
+    try:
+        from flashviz_kernels import _ws_tile
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    fn = _ws_tile.block_tiles.fn
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
+                                 load=lambda p: int(p.t.reshape(-1)[p.i]))
+    block_tiles = types.FunctionType(fn.__code__, {**fn.__globals__, "gl": shim})
+    n, h = 1000, 3
+    ids = torch.tensor([0] * 130 + [1] * 1 + [2] * 400 + [3] * 469)[None].repeat(2, 1)
+    ids[1, 700:] = 4
+    for kw in (dict(causal=True), dict(), dict(causal=True, window=(200, 0))):
+        x = torch.empty((2, h, n, 64))
+        var = fk.variants.parse(x, x, seq_ids=ids, **{"causal": False, **kw})
+        rowb, tiles = fk.variants.tables(var, n, n, "cpu", bm, bn)
+        ok = fk.variants.visible_mask(var, n, n, "cpu")[:, 0]
+        for bh in range(2 * h):
+            for start in range(0, n, bm):
+                t_lo, n_tiles = block_tiles(bh, start, n, n, 0, _Ptr(tiles), tiles.stride(0), h, bm, bn,
+                                            False, False, True)
+                cols = ok[bh // h, start:start + bm].any(0).nonzero().flatten()
+                assert list(range(t_lo, t_lo + n_tiles)) == sorted({int(c) // bn for c in cols}), (kw, bh, start)
+
+
+def test_ws_forward_checks_document_tables(monkeypatch):
+    """ws.forward takes the tables built for its own block_m only (int32, contiguous, (1 or B, ...)), Nq == Nk."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((2, 4, 300, 128), dtype=torch.float16)
+    ids = torch.zeros((2, 300), dtype=torch.int64)
+    var = fk.variants.parse(q, q, causal=True, seq_ids=ids)
+    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    rowb, tiles = fk.variants.tables(var, 300, 300, "cpu", 128, 128)
+    wrong = fk.variants.tables(var, 300, 300, "cpu", 192, 128)[1]
+    for bad in ((rowb, wrong), (rowb.long(), tiles), (rowb, tiles.transpose(1, 2).contiguous()),
+                (rowb[:, :, :1].contiguous(), tiles), (rowb.repeat(3, 1, 1), tiles), (rowb, None)):
+        with pytest.raises(fk.KernelInputError, match="document tables"):
+            ws.forward(q, q, q, docs=bad, **kw)
+    k = torch.empty((2, 4, 301, 128), dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match="Nq == Nk"):
+        ws.forward(q, k, k, docs=(rowb, tiles), **kw)
 
 
 def test_ws_forward_checks_window_and_heads(monkeypatch):
@@ -146,3 +238,28 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     assert ws.persistent_default(64, True, window=True) is False
     assert ws.pick_config(q, q, causal=True, window=True)[0] == 192
     assert api._ws_tiles(q, q, fk.variants.parse(q, q, causal=True, window=(100, 0)))[0] == 192
+
+
+def test_document_launch_passes_its_tables(monkeypatch):
+    """With docs, ws.forward launches SEQ with the tables' pointers and batch strides (0 for a (1, ...) table);
+    without, SEQ is off and the strides 0."""
+    launched = []
+
+    class FakeKernel:
+        def __getitem__(self, grid):
+            return lambda *a, **kw: launched.append((a[6], a[7], a[17], a[18], kw["SEQ"]))
+
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
+    monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
+    monkeypatch.setattr(ws, "_descs", lambda *a: (None,) * 4)
+    q = torch.zeros((2, 2, 512, 64), dtype=torch.float16)
+    var = fk.variants.parse(q, q, causal=True, seq_ids=torch.zeros((2, 512), dtype=torch.int64))
+    rowb, tiles = fk.variants.tables(var, 512, 512, "cpu", 128, 128)
+    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=3, persistent=False)
+    ws.forward(q, q, q, docs=(rowb, tiles), **kw)
+    ws.forward(q, q, q, docs=(rowb[:1].contiguous(), tiles[:1].contiguous()), **kw)
+    ws.forward(q, q, q, **kw)
+    (r0, t0, rb0, tb0, s0), (_, _, rb1, tb1, s1), (_, _, rb2, tb2, s2) = launched
+    assert r0 is rowb and t0 is tiles and (rb0, tb0, s0) == (512 * 2, 4 * 4, True)
+    assert (rb1, tb1, s1) == (0, 0, True) and (rb2, tb2, s2) == (0, 0, False)

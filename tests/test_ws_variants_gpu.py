@@ -1,5 +1,5 @@
-"""The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0), causal ALiBi
-and GQA/MQA, against the independent float64 reference of tests/variant_ref.py with the usual idiom
+"""The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0), causal ALiBi,
+packed documents and GQA/MQA, against the independent float64 reference of tests/variant_ref.py with the usual idiom
 max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program and persistent,
 and at d = 64 also with two consumer warpgroups (one tile and persistent) besides the default three. Skipped where
 ws cannot run."""
@@ -8,7 +8,7 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import check_close
-from test_variants_gpu import EPS, GRAD_EPS, make, slopes
+from test_variants_gpu import EPS, GRAD_EPS, docs, make, slopes
 from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
 from variant_ref import reference
 
@@ -68,6 +68,46 @@ def test_ws_variant_against_float64(name, schedule):
     assert torch.allclose(lse.double()[~dead], lse64[~dead], atol=2e-2)
 
 
+def _short_docs(b: int, n: int) -> torch.Tensor:
+    """Documents of 1..40 tokens: many per query tile, so most tiles are partial and some rows see one key."""
+    rows = []
+    for bi in range(b):
+        lens = torch.randint(1, 41, (n,), generator=torch.Generator().manual_seed(n + bi))
+        rows.append(torch.repeat_interleave(torch.arange(n), lens)[:n])
+    return torch.stack(rows).to("cuda")
+
+
+# name -> (b, h, h_kv, n, d, dtype, keywords besides seq_ids)
+DOC_CASES = {
+    "docs causal": (2, 8, 8, 4096, 128, torch.float16, dict(causal=True)),
+    "docs plain GQA ragged bf16": (2, 8, 2, 1000, 64, torch.bfloat16, dict()),
+    "docs window 300 alibi(B,H) GQA": (2, 8, 4, 4093, 128, torch.float16,
+                                       dict(causal=True, window=(300, 0), alibi=True)),
+    "docs causal MQA ragged": (1, 4, 1, 777, 64, torch.float16, dict(causal=True)),
+    "docs short causal": (2, 4, 4, 1500, 128, torch.bfloat16, dict(causal=True, short=True)),
+    "docs short plain d64": (2, 4, 2, 2049, 64, torch.float16, dict(short=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(DOC_CASES))
+def test_ws_documents_against_float64(name, schedule):
+    """Packed documents on the ws kernel: the host's tables give each query tile its key tiles and each row its keys
+    (causal side, window and document edges), with ALiBi and GQA/MQA, every schedule."""
+    b, h, h_kv, n, d, dtype, extra = DOC_CASES[name]
+    if schedule.endswith("nc2") and d != 64:
+        pytest.skip("d = 128 runs two consumers already")
+    kw = {key: val for key, val in extra.items() if key not in ("alibi", "short")}
+    kw["seq_ids"] = _short_docs(b, n) if extra.get("short") else docs(b, n, len(name))
+    if extra.get("alibi"):
+        kw["alibi_slopes"] = slopes(h, b)
+    q, k, v, _ = make(b, h, h_kv, n, n, d, dtype, seed=len(name))
+    out64, lse64 = reference(q, k, v, **kw)
+    out, lse = fk.attention_with_lse(q, k, v, impl="ws", **kw)
+    check_close(out, out64, fk.attention(q, k, v, impl="naive", **kw), EPS[dtype], f"ws {name} {schedule}")
+    assert torch.isfinite(lse).all()                  # every row of a document sees itself
+    assert torch.allclose(lse.double(), lse64, atol=2e-2)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_ws_gqa_poisoned_kv_head_stays_in_its_group(schedule):
     """kv head 1 of batch 0 holds inf / NaN: only its query heads (2, 3 of 8 with H_kv = 4) may be hit; every other
@@ -84,15 +124,16 @@ def test_ws_gqa_poisoned_kv_head_stays_in_its_group(schedule):
                     f"batch {bi}")
 
 
-@pytest.mark.parametrize("variant", ["window", "alibi", "alibi+window"])
+@pytest.mark.parametrize("variant", ["window", "alibi", "alibi+window", "docs", "docs+window"])
 def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch, variant):
-    """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window, causal ALiBi and GQA
-    to it; the backward (reference kernel) then matches float64 too."""
+    """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window, causal ALiBi, packed
+    documents (DOCS_WS_DIMS set here) and GQA to it; the backward then matches float64 too."""
     from flashviz_kernels import ws
     if schedule != "one-tile":
         pytest.skip("the dispatch, once")
     calls = []
     real = ws.forward
+    monkeypatch.setattr(ws, "DOCS_WS_DIMS", (128,))
     monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append((kw["window_left"],
                                                                       kw["alibi_slopes"] is not None))
                         or real(*a, **kw))
@@ -102,6 +143,8 @@ def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch, var
         kw["window"] = (500, 0)
     if "alibi" in variant:
         kw["alibi_slopes"] = slopes(8)
+    if "docs" in variant:
+        kw["seq_ids"] = docs(1, 2048, 5)
 
     def grads(fn, dt):
         xs = [x.detach().to(dt).requires_grad_() for x in (q, k, v)]
