@@ -74,7 +74,7 @@ def _check_tiles(impl: str, q, k, var: Variant, block_m, block_n, num_warps, num
     """The kernel's (block_m, block_n, num_warps, num_stages): the given values checked, the rest its own pick."""
     bm, bn = (None if x is None else _check_block(name, x, impl) for name, x in (("block_m", block_m),
                                                                                ("block_n", block_n)))
-    ws_kw = dict(window=var.left >= 0) if impl == "ws" else {}                        # ws: a window's schedule
+    ws_kw = dict(window=_ws_banded(var)) if impl == "ws" else {}           # ws: a window's (documents') schedule
     picked = _kernel(impl).pick_config(q, k, causal=var.right == 0, block_m=bm, block_n=bn, **ws_kw)
     warps = picked[2] if num_warps is None else _check_launch("num_warps", num_warps, 32, pow2=True)
     stages = picked[3] if num_stages is None else _check_launch("num_stages", num_stages, 8)
@@ -134,7 +134,13 @@ def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
     if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None,
                               docs=var.seq_ids is not None):
         return None
-    return ws.pick_config(q, k, causal=var.right == 0, window=var.left >= 0)
+    return ws.pick_config(q, k, causal=var.right == 0, window=_ws_banded(var))
+
+
+def _ws_banded(var: Variant) -> bool:
+    """Does a ws launch of this variant take WINDOW_SCHEDULE (query tiles that each run about as many key tiles: a
+    causal window, packed documents) rather than its (d, causal) CONFIGS entry?"""
+    return var.left >= 0 or var.seq_ids is not None
 
 
 @_interpreter_bf16

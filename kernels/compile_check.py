@@ -7,8 +7,9 @@ ptxas made of it: registers, stack (spilled registers land there), shared memory
 instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
 triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
 a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
---ws: every (consumers, d, causal, causal window, causal ALiBi, packed documents, persistent) of the ws kernel at its CONFIGS switches:
-ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the registers the SASS uses under it.
+--ws: every (consumers, d, causal, causal window, causal ALiBi, packed documents, persistent) of the ws kernel at
+its CONFIGS switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the registers the
+SASS uses under it.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
 CONFIGS (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial" and "split"): the same report plus
 the number of dQ atomic adds in the PTX (scalar atom.global and red.global.add.v2.f32 column pairs).

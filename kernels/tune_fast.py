@@ -96,9 +96,10 @@ def _provenance(argv) -> str:
 
 
 def tune_window(args, dtype):
-    """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the ws kernel's (its
-    CONFIGS, then one tile per program vs persistent, two vs three consumers and OVERLAP off / on by ws's env
-    switches) and dense causal over each."""
+    """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
+    ws kernel's (as impl="ws" picks it: CONFIGS, or WINDOW_SCHEDULE for a window or documents; then one tile per
+    program vs persistent, two vs three consumers and OVERLAP off / on by ws's env switches) and dense causal over
+    each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(_provenance(args.argv))
     for d in args.d:
@@ -123,7 +124,7 @@ def tune_window(args, dtype):
               f"{t_dense:.3f} ms (impl fast as dispatched), {t_tl:.3f} ms (tl kernel, its tiles)")
         runs = [(f"tl {c}", dict(impl="fast", block_m=c[0], block_n=c[1], num_warps=c[2], num_stages=c[3]))
                 for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128)]
-        runs += [("ws CONFIGS", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
+        runs += [("ws as picked", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
         runs += [(f"ws persistent={p} NC={nc}", dict(impl="ws", env={ws.PERSISTENT_ENV: p, ws.CONSUMERS_ENV: nc}))
                  for p in ("0", "1") for nc in (("2", "3") if d == 64 else ("2",))]
         runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]

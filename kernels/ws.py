@@ -222,7 +222,7 @@ def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = Fals
 
 def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
-    64 x consumers_default unless given (window: a causal window's launch, WINDOW_SCHEDULE)."""
+    64 x consumers_default unless given (window: a causal window's or packed documents' launch, WINDOW_SCHEDULE)."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
@@ -241,7 +241,7 @@ def _check_tile(bm, bn) -> None:
 
 def consumers_default(d: int, causal: bool, window: bool = False) -> int:
     """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else
-    WINDOW_SCHEDULE for a causal window, else CONFIGS."""
+    WINDOW_SCHEDULE for a causal window or packed documents (window=True), else CONFIGS."""
     env = _env_switch(CONSUMERS_ENV, ("2", "3"), "2 or 3 (consumer warpgroups)")
     if env is None:
         return WINDOW_SCHEDULE[d][1] if window else CONFIGS[(d, bool(causal))][6]
@@ -279,7 +279,7 @@ def _descs(q, k, v, o, m_wg: int, bn: int):
 
 def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
     """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else WINDOW_SCHEDULE for a
-    causal window, else CONFIGS."""
+    causal window or packed documents (window=True), else CONFIGS."""
     env = _env_switch(PERSISTENT_ENV, ("0", "1"), "1 (persistent) or 0 (one tile per program)")
     if env is None:
         return WINDOW_SCHEDULE[d][0] if window else CONFIGS[(d, bool(causal))][5]
@@ -375,9 +375,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
     rowb, tiles = _check_docs(docs, b, n_q, n_k, block_m)
-    pers = persistent_default(d, causal, window_left >= 0) if persistent is None else bool(persistent)
+    band = window_left >= 0 or rowb is not None                    # WINDOW_SCHEDULE: a window's or documents' launch
+    pers = persistent_default(d, causal, band) if persistent is None else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
-                                                             persistent=pers, window=window_left >= 0)
+                                                             persistent=pers, window=band)
     pp = CONFIGS[(d, bool(causal))][4] if pingpong is None else pingpong
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):

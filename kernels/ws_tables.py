@@ -1,6 +1,7 @@
 """The ws kernel's measured tables: its schedule switches per (d, causal) (CONFIGS) and where impl="fast" sends
-work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS with ALIBI_OVERLAP), each next to
-the H200 runs that set it. kernels/ws.py imports these names and is the one that reads them (tests patch them there)."""
+work to it (FAST_USES_WS, WINDOW_WS_DIMS with WINDOW_SCHEDULE, ALIBI_WS_DIMS with ALIBI_OVERLAP, DOCS_WS_DIMS),
+each next to the H200 runs that set it. kernels/ws.py imports these names and is the one that reads them (tests
+patch them there)."""
 
 # (d, causal) -> (block_m, block_n, num_stages, OVERLAP, PINGPONG, PERSISTENT, NC); block_m = NC consumers x 64 rows
 # (NC 2 or 3 consumer warpgroups; a test holds block_m == 64 * NC).
@@ -95,7 +96,8 @@ FAST_USES_WS: dict[tuple[int, bool], int] = {(64, False): 4096, (64, True): 4096
 # 2.400 (OVERLAP off 2.633), tl 3.005-3.173 (best tile / (128, 64, 4, 2)); d=64 ws 1.656 (off 1.691), tl
 # 1.579-1.822: tl's best tile (64, 128, 4, 2) was faster this time (1.734 in the run before), its usual tiles not.
 WINDOW_WS_DIMS = (64, 128)
-WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}   # d -> (PERSISTENT, NC); other switches: CONFIGS[(d, True)]
+# d -> (PERSISTENT, NC) of causal windows and packed documents (DOCS_WS_DIMS); other switches: CONFIGS[(d, causal)]
+WINDOW_SCHEDULE = {64: (True, 2), 128: (True, 2)}
 # Causal ALiBi goes to ws at these head dims (with the causal CONFIGS schedule; a window's when it has one too).
 # `python -m flashviz_kernels.tune_fast --alibi --n 16384 --d 128 64` (H200, B=4, H=32, fp16, commit 1604305,
 # assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt, ms): d=128 ws 17.88 vs the tl kernel's 19.22-19.77
@@ -107,7 +109,14 @@ ALIBI_WS_DIMS: tuple[int, ...] = (64, 128)
 # d=64 on 11.78 / off 11.00 (tl best 12.65). At NC = 3's 160 registers, ALiBi with OVERLAP spills (ptxas, triton
 # 3.6: 104 B stores / 88 B loads; none without OVERLAP, none at d=128's 240).
 ALIBI_OVERLAP = {64: False, 128: True}
-# Packed documents (seq_ids) go to ws at these head dims (the (d, causal) CONFIGS schedule, a causal window's when
-# it has one; the host's tables give each query tile its key tiles and each row its keys). Not yet timed on the
-# H200 against the tl kernel: none until it is.
-DOCS_WS_DIMS: tuple[int, ...] = ()
+# Packed documents (seq_ids) go to ws at these head dims, with WINDOW_SCHEDULE too (like a window's, every query
+# tile runs about as many key tiles: its document's; the host's tables give each query tile its key tiles and each
+# row its keys). `python -m flashviz_kernels.tune_fast --docs --n 16384 --d 128 64` and `--n 4096` (H200, B=4,
+# H=32, fp16, causal, documents of N/4, N/8, N/2 and the rest as the variants bench; commit 4e04284,
+# assets/benchmarks/tune/nvidia-h200-docs-2026-12-01.txt; ms at N = 16384 / 4096):
+#   d=128  tl as dispatched 6.569 / 0.576 (its best tile 6.568 / 0.536);  ws CONFIGS (one tile) 5.710 / 0.479;
+#          ws persistent NC = 2 5.555 / 0.390  -> 1.18x / 1.48x the tl kernel
+#   d=64   tl as dispatched 3.909 / 0.358 (best tile 3.792 / 0.308);  ws CONFIGS (NC = 3, one tile) 3.803 / 0.546;
+#          ws persistent NC = 2 3.782 / 0.384;  one tile NC = 2 3.818 / 0.352  -> not faster than tl's best
+# So d=128 only (d=64 documents stay on the tl kernel).
+DOCS_WS_DIMS: tuple[int, ...] = (128,)

@@ -199,9 +199,9 @@ def test_ws_forward_checks_window_and_heads(monkeypatch):
 
 
 def test_window_launch_takes_its_own_schedule(monkeypatch):
-    """A causal window's ws launch runs WINDOW_SCHEDULE (persistent, NC), not the plain causal CONFIGS entry: in the
-    tiles impl="fast" picks (launch_plan), in what ws.forward launches, and in status(); the env switches still
-    override both."""
+    """A causal window's (and packed documents') ws launch runs WINDOW_SCHEDULE (persistent, NC), not the CONFIGS
+    entry: in the tiles impl="fast" picks (launch_plan), in what ws.forward launches, and in status(); the env
+    switches still override both."""
     from flashviz_kernels import api
     launched = []
 
@@ -224,6 +224,9 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
         assert ws.pick_config(q, q, causal=True)[0] == 64 * ws.CONFIGS[(d, True)][6]
         assert ws.persistent_default(d, True, window=True) is True
         assert fk.launch_plan(q, q, q, causal=True, window=(100, 0)) == ("ws", 128, ws.CONFIGS[(d, True)][1])
+        ids = torch.zeros((1, 512), dtype=torch.int64)                # packed documents take the same schedule
+        for causal in (True, False):
+            assert fk.launch_plan(q, q, q, causal=causal, seq_ids=ids, impl="ws")[:2] == ("ws", 128)
     assert "d=64 window: 2" in ws.status()["consumers"] and "d=64 window" in ws.status()["persistent"]
     monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
     monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
@@ -232,7 +235,11 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     ws.forward(q, q, q, causal=True, window_left=100, sm_scale=0.1, block_m=128, block_n=128, num_warps=4,
                num_stages=3)
     ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=192, block_n=128, num_warps=4, num_stages=3)
-    assert launched == [((min(132, 4 * 2),), 2, True, True), ((3, 2), 3, False, False)]
+    var = fk.variants.parse(q, q, causal=False, seq_ids=torch.zeros((1, 512), dtype=torch.int64))
+    ws.forward(q, q, q, causal=False, docs=fk.variants.tables(var, 512, 512, "cpu", 128, 128), sm_scale=0.1,
+               block_m=128, block_n=128, num_warps=4, num_stages=3)
+    assert launched == [((min(132, 4 * 2),), 2, True, True), ((3, 2), 3, False, False),
+                        ((min(132, 4 * 2),), 2, True, False)]              # documents: persistent (WINDOW_SCHEDULE)
     monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
     monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
     assert ws.persistent_default(64, True, window=True) is False
