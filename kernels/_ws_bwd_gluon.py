@@ -50,26 +50,19 @@ empty[s] takes one arrive from each consumer once its MMAs reading that stage fi
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
 Rows past n_q and rows that saw no key carry lse2 = +inf (P = 0: no gradient); their dQ adds are masked off.
 Causal (bottom-right, offset n_k - n_q): only query blocks from the first one that sees the key block on, the
-diagonal band masked, the blocks below it not. ROTATE: program j walks its unmasked query blocks starting at
-block j (mod their count), so the programs of one head spread their dQ adds over different rows.
+diagonal band masked, the blocks below it not. TABLE (sliding windows, packed documents, any mask of
+flashviz_kernels.variants but plain causal): each key block's query blocks come from the host's by-key table, the
+masked ones before and after the full ones walked first in one loop, and a masked block tests each key's
+interval of query rows (KEYB, variants.key_bounds: per key, not per row, so a thread holds 2 values, not 2 BM / 4).
+ROTATE: program j walks its unmasked query blocks starting at block j (mod their count), so the programs of one
+head spread their dQ adds over different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
-if hasattr(tma, "async_atomic_add"):                  # Gluon's own name for it (after 3.6)
-    _tma_add = tma.async_atomic_add
-else:                                                 # triton 3.6: the op is there, the Gluon wrapper is not
-    from triton._C.libtriton import ir
-    from triton.experimental.gluon.language._core import builtin
-
-    @builtin
-    def _tma_add(tensor_desc, coord, src, _semantic=None):
-        """TMA reduce-add (cp.reduce.async.bulk.tensor .add) of shared-memory src into tensor_desc's box at coord."""
-        coord = _semantic._convert_to_ir_values(coord, require_i64=False)
-        _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, tensor_desc.handle, coord, src.handle)
-
+from ._ws_bwd_dq import _dq_mmas, _dq_split, _dq_tma_add
 
 @gluon.jit
 def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
@@ -89,6 +82,24 @@ def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: g
 
 
 @gluon.jit
+def query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
+                 CAUSAL: gl.constexpr, TABLE: gl.constexpr):
+    """(a0, a1, a2, a3), multiples of BM: query blocks [a0, a1) and [a2, a3) need a mask, [a1, a2) do not. TABLE
+    (windows, packed documents): the host's by-key table (variants.tables(..., by_key=True) for Br = BM, Bc = BN:
+    (t_lo, f_lo, f_hi, t_hi) per key block, batch stride tiles_b); else query_range's arithmetic and a2 = a3."""
+    if TABLE:
+        rng = tiles + (bh // n_heads) * tiles_b + (start_k // BN) * 4
+        a0 = gl.load(rng) * BM
+        a1 = gl.load(rng + 1) * BM
+        a2 = gl.load(rng + 2) * BM
+        a3 = gl.load(rng + 3) * BM
+    else:
+        a0, a1, a2 = query_range(start_k, n_q, n_k, BM, BN, CAUSAL)
+        a3 = a2
+    return a0, a1, a2, a3
+
+
+@gluon.jit
 def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
     """First row of the it-th of `count` query blocks from lo; ROTATE starts at block rot % count and wraps, so the
     key blocks of one head do not all add into the same dQ rows at the same moment (producer and consumers agree)."""
@@ -98,12 +109,25 @@ def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
 
 
 @gluon.jit
-def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-            MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
-            DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr):
-    """Query blocks [lo, hi) at ring positions c0, c0 + 1, ... against this consumer's 64 keys: (dk, dv)."""
+def _skip(start, gap_at, gap, TABLE: gl.constexpr):
+    """A block's first row, moved on by gap where it is at or past gap_at (over the full blocks, between a masked
+    run's two edges; only TABLE launches have a second edge)."""
+    if TABLE:
+        start = start + (start >= gap_at).to(gl.int32) * gap
+    return start
+
+
+@gluon.jit
+def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
+            D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
+            ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr,
+            TABLE: gl.constexpr):
+    """(hi - lo) / BM query blocks from lo (block_start's order; a block at or past gap_at moved on by gap: the
+    masked blocks of both edges in one loop) at ring positions c0, c0 + 1, ... against this consumer's 64 keys:
+    (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -132,7 +156,7 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
     for it in range(count):
         c = c0 + it
         st = c % STAGES
-        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
+        start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
@@ -153,9 +177,13 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
         if MASKED:
-            ok = gl.expand_dims(keys, 1) < n_k
-            if CAUSAL:
-                ok = ok & (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset)
+            if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
+                ok = (gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) & \
+                     (gl.expand_dims(rows, 0) <= gl.expand_dims(k_last, 1))
+            else:
+                ok = gl.expand_dims(keys, 1) < n_k
+                if CAUSAL:
+                    ok = ok & (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset)
             p = gl.where(ok, p, 0.0)
         p16 = gl.convert_layout(p.to(dtype), op_layout)
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
@@ -200,90 +228,36 @@ def _blocks(a, dk, dv, c0, lo, hi, CID: gl.constexpr, BM: gl.constexpr, D: gl.co
 
 
 @gluon.jit
-def _dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
-    """Issue dQ_i[:, col0 : col0 + DP] = dS (BM x 128) K[:, those columns] of the dS^T slot as two chained async MMAs,
-    one per consumer's 64 keys (not one over a [128, x] view: see the module docstring); returns their token."""
-    k0 = k_smem.index(0).slice(col0, DP, dim=1)       # these columns of both consumers' 64 keys
-    k1 = k_smem.index(1).slice(col0, DP, dim=1)
-    tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
-    return warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)), k1, tok, is_async=True)
-
-
-@gluon.jit
-def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
-    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
-    one TMA reduce-add of the piece from shared memory, rows from `start`)."""
-    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
-    DP: gl.constexpr = D // 2 // DQ_SPLIT
-    NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
-    slot = c % NSLOT
-    mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
-    for h in gl.static_range(DQ_SPLIT):
-        dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
-        dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-        if h == DQ_SPLIT - 1:
-            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
-        if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
-            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
-        else:
-            ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
-            if DQ_MODE == 1:
-                gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
-            else:
-                _red_add_v2(ptrs, dq, row_ok, BM, DP)
-
-
-@gluon.jit
-def _dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
-    """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this
-    consumer's shared buffer (DQ_MODE 5: two, used in turn) into the fp32 dQ buffer by one TMA reduce-add."""
-    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
-    NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
-    buf = dq_smem.index((c % NBUF) * 2 + CID)
-    tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
-    buf.store(dq)
-    fence_async_shared()
-    if n_dq > 0:                                      # (0: timing without the adds)
-        _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
-
-
-@gluon.jit
-def _red_add_v2(ptrs, vals, row_ok, BM: gl.constexpr, DP: gl.constexpr):
-    """vals[r, c] += into *ptrs[r, c] where row_ok[r], two adjacent columns per red.global.add.v2.f32 (sm_90, PTX
-    ISA 8.1): the wgmma accumulator layout holds column pairs in one thread, so the split into even / odd columns
-    stays in registers; ptrs of even columns are 8-byte aligned (d even, fp32 buffer)."""
-    p_even, p_odd = gl.split(gl.reshape(ptrs, [BM, DP // 2, 2]))
-    v_even, v_odd = gl.split(gl.reshape(vals, [BM, DP // 2, 2]))
-    ok = gl.where(row_ok, gl.full_like(vals, 1, dtype=gl.int32), 0)    # [BM, DP], the row mask as 0 / 1
-    ok_even, ok_odd = gl.split(gl.reshape(ok, [BM, DP // 2, 2]))
-    gl.inline_asm_elementwise(
-        "{ .reg .pred p; setp.ne.b32 p, $4, 0; @p red.relaxed.gpu.global.add.v2.f32 [$1], {$2, $3}; mov.b32 $0, 0; }",
-        "=r,l,f,f,r", [p_even.to(gl.int64), v_even, v_odd, ok_even], dtype=gl.int32, is_pure=False, pack=1)
-
-
-@gluon.jit
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
-              STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr):
+              STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     start_k = gl.program_id(0) * (2 * 64)
-    lo, full, hi = query_range(start_k, n_q, n_k, BM, 2 * 64, CAUSAL)
+    lo, full, hi, end = query_ranges(gl.program_id(1), start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64,
+                                     CAUSAL, TABLE)
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BM, 16])
+    keys = start_k + CID * 64 + gl.arange(0, 64, layout=gl.SliceLayout(1, s_layout))
+    k_first = keys                                    # TABLE: the query rows [k_first, k_last] that see each key
+    k_last = keys                                     # (keys past n_k: none)
+    if TABLE:
+        kb = keyb + (gl.program_id(1) // n_heads) * keyb_b + keys * 2
+        k_first = gl.load(kb, mask=keys < n_k, other=1)
+        k_last = gl.load(kb + 1, mask=keys < n_k, other=0)
     dk = gl.zeros([64, D], gl.float32, d_layout)
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
-    dk, dv = _blocks(a, dk, dv, 0, lo, full, CID, BM, D, STAGES, True, CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC,
-                     EARLY_DQ)
-    dk, dv = _blocks(a, dk, dv, (full - lo) // BM, full, hi, CID, BM, D, STAGES, False, CAUSAL, DQ_SPLIT,
-                     ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
+    n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
+    dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES, True,
+                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)
+    dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
+                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)
     if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
-        last = (hi - lo) // BM - 1
+        last = (end - lo) // BM - 1
         if last >= 0:
             NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
             mbarrier.wait(ds_free.index(last % NSLOT), (last // NSLOT) & 1)
@@ -302,38 +276,42 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr):
-    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr):
-    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)
 
 
 @gluon.jit
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr):
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
     for c in gl.static_range(2):
         tma.async_copy_global_to_shared(desc_k, [bh, start_k + c * 64, 0], kv_bar, k_smem.index(c).reshape([1, 64, D]))
         tma.async_copy_global_to_shared(desc_v, [bh, start_k + c * 64, 0], kv_bar, v_smem.index(c).reshape([1, 64, D]))
-    lo, full, hi = query_range(start_k, n_q, n_k, BM, 2 * 64, CAUSAL)
-    _load_blocks(a, 0, lo, full, BM, D, STAGES, False)                  # the masked band, in order
-    _load_blocks(a, (full - lo) // BM, full, hi, BM, D, STAGES, ROTATE)  # the rest, as the consumers walk it
+    lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
+    n_masked = (full - lo + end - hi) // BM
+    _load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE)   # masked edges, in order
+    _load_blocks(a, n_masked, full, hi, hi, 0, BM, D, STAGES, ROTATE, TABLE)   # the full ones, as the consumers go
 
 
 @gluon.jit
-def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, ROTATE: gl.constexpr):
-    """Q_i, dO_i of query blocks [lo, hi) (block_start's order) into ring positions c0, c0 + 1, ..."""
+def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+                 ROTATE: gl.constexpr, TABLE: gl.constexpr):
+    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ..."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem) = a
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads) = a
     bh = gl.program_id(1)
     count = (hi - lo) // BM
     for it in range(count):
@@ -342,17 +320,17 @@ def _load_blocks(a, c0, lo, hi, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.co
         mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
         bar = ready.index(st)
         mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
-        start = block_start(lo, count, it, gl.program_id(0), BM, ROTATE)
+        start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
         tma.async_copy_global_to_shared(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
         tma.async_copy_global_to_shared(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
 
 
 @gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
-           desc_dq, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-           DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-           DQ_MODE: gl.constexpr = 0, STATS_ACC: gl.constexpr = True,
-           EARLY_DQ: gl.constexpr = False):
+           desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+           CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+           PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0, STATS_ACC: gl.constexpr = True,
+           EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -384,8 +362,10 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
         dq_smem = gl.allocate_shared_memory(gl.float32, [4 if DQ_MODE == 5 else 2, BM, D // 2],
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem)
-    gl.warp_specialize([(_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)),
-                        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ)),
-                        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE))],
-                       [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB, TILES,
+         keyb_b, tiles_b, n_heads)
+    gl.warp_specialize([
+        (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)),
+        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)),
+        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE))],
+        [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

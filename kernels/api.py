@@ -225,7 +225,8 @@ def _backward(q, k, v, o, lse, do, dlse, *, sm_scale, config, lock, causal=False
     log = dict(d=q.shape[3], dtype=str(q.dtype), **var.describe())
     picked = backward_kind(q, kind, config, var)
     if picked != "reference":                                       # fused (5-number config) or ws (Gluon, sm_90)
-        run, info = backward_launch(picked, q, k, v, o, lse, do.to(q.dtype), dlse, var.causal, sm_scale, config)
+        run, info = backward_launch(picked, q, k, v, o, lse, do.to(q.dtype), dlse, var.causal, sm_scale, config,
+                                    var if picked == "ws" else None)
         try:
             return tuple(g.to(dtype) for g in _guarded(run, dict(info, **log), lock=lock))
         except Exception as e:                 # noqa: BLE001 - "auto" chose ws and Gluon failed: a Triton one

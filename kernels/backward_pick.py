@@ -10,8 +10,8 @@ from .variants import Variant
 
 # Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
 # "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version), "ws" (kernels/ws_bwd.py, Gluon,
-# 5 matmuls, dQ by TMA reduce-adds; sm_90 + the ws forward's verified triton only) or "auto": ws where it can run
-# (WS_AUTO_DIMS, plain or causal), else fused where it was verified compiled (FUSED_VERIFIED, d <= FUSED_AUTO_MAX_D),
+# 5 matmuls, dQ by TMA reduce-adds; sm_90 + the ws forward's verified triton only; masks too) or "auto": ws where
+# it can run (WS_AUTO_DIMS, plain or causal; WS_MASK_AUTO_DIMS, windows and documents), else fused where it was verified compiled (FUSED_VERIFIED, d <= FUSED_AUTO_MAX_D),
 # else reference. attention_backward(kind=...) overrides it per call; flashviz.bench records it (backward_label) in
 # the provenance of every dataset.
 BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
@@ -21,6 +21,9 @@ BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 # -01e.json, and every earlier ws file; kernels/ws_bwd.py has the figures). If it fails to compile or launch,
 # autograd falls back to the Triton backwards (ws_bwd.disable).
 WS_AUTO_DIMS = (64, 128)
+# "auto" takes ws for masks beyond causal (sliding windows, packed documents: the kernel reads the host's by-key
+# tables) at these head dims: not timed against the Triton backwards yet, so none; kind="ws" runs them anyway.
+WS_MASK_AUTO_DIMS: tuple[int, ...] = ()
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -55,17 +58,23 @@ def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
         if why:
             raise KernelInputError(f"the fused backward cannot take these inputs: {why}; use kind='reference'")
         return kind
-    if kind == "auto" and simple and ws_auto(q):
+    if kind == "auto" and ws_auto(q, var):
         return "ws"
     return triton_auto(q, simple)
 
 
-def ws_auto(q) -> bool:
-    """Whether "auto" runs the ws backward for plain or causal attention on q: a compiled GPU run, a head dim in
-    WS_AUTO_DIMS, and ws_bwd.supported (sm_90, verified triton, fp16/bf16, no earlier failure)."""
+def ws_auto(q, var: Variant | None = None) -> bool:
+    """Whether "auto" runs the ws backward on q: a compiled GPU run, plain or causal attention at a head dim in
+    WS_AUTO_DIMS (another mask the kernel takes: in WS_MASK_AUTO_DIMS), and ws_bwd.supported (sm_90, verified
+    triton, fp16/bf16, no earlier failure)."""
     from . import ws_bwd
-    return not _env.INTERPRET and q.device.type == "cuda" and q.shape[3] in WS_AUTO_DIMS and \
-        ws_bwd.supported(q) is None
+    if var is None or fused_takes(var):
+        dims = WS_AUTO_DIMS
+    elif ws_bwd.takes_variant(var):
+        dims = WS_MASK_AUTO_DIMS
+    else:
+        return False
+    return not _env.INTERPRET and q.device.type == "cuda" and q.shape[3] in dims and ws_bwd.supported(q) is None
 
 
 def triton_auto(q, simple: bool = True) -> str:
@@ -104,19 +113,20 @@ def ws_kind(q, config, var: Variant | None) -> str:
     from . import ws_bwd
     if config is not None:
         raise KernelInputError("the ws backward takes no config (kernels/ws_bwd.py CONFIGS picks its tiles)")
-    why = (None if var is None or fused_takes(var) else "it takes plain or causal attention only, not this "
-           "variant") or ws_bwd.supported(q)
+    why = (None if var is None or ws_bwd.takes_variant(var) else "it takes plain or causal attention, sliding "
+           "windows and packed documents only (no softcap, ALiBi or GQA)") or ws_bwd.supported(q)
     if why:
         raise KernelInputError(f"the ws backward cannot take these inputs: {why}; use kind='fused' or 'reference'")
     return "ws"
 
 
-def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config):
-    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it)."""
+def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config, var: Variant | None = None):
+    """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it); var: the ws
+    backward's mask (windows, packed documents), None: plain or causal by `causal`."""
     if kind == "ws":
         from . import ws_bwd
-        return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse),
-                dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]]))
+        return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,
+                                        variant=var), dict(impl="ws_bwd", config=ws_bwd.CONFIGS[q.shape[3]]))
     from . import backward_fused
     config = backward_fused.pick_config(q) if config is None else config
     return (lambda: backward_fused.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,

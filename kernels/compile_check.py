@@ -94,8 +94,9 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
-                     early_dq: bool = False):
-    """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90."""
+                     early_dq: bool = False, table: bool = False):
+    """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90; table: a
+    window's or packed documents' launch (the host's by-key tables)."""
     import torch
     import triton
     from triton.backends.compiler import GPUTarget
@@ -108,11 +109,11 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, acc, block_m))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
-               n_dq="i32")
+               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
-                  EARLY_DQ=early_dq)
+                  EARLY_DQ=early_dq, TABLE=table)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
@@ -127,15 +128,15 @@ def ws_bwd_main(args):
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     modes = args.dq_mode or ["partial", "split", "tma", "tma2"]
-    for mode, d, causal, dt, acc, early in itertools.product(modes, args.ws_d, (False, True), dtypes, args.stats_acc,
-                                                             args.early_dq):
+    for mode, d, causal, dt, acc, early, table in itertools.product(modes, args.ws_d, (False, True), dtypes,
+                                                                    args.stats_acc, args.early_dq, args.table):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
         name = (f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} "
-                f"stats_acc={acc} early_dq={early}:")
+                f"stats_acc={acc} early_dq={early} table={table}:")
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
-                                 early_dq=bool(early))
+                                 early_dq=bool(early), table=bool(table))
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -190,6 +191,8 @@ def main(argv=None):
                     help="--ws-bwd: 1 = lse/delta start the S^T/dP^T accumulators (the default), 0 = held in registers")
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1],
                     help="--ws-bwd tma modes: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them")
+    ap.add_argument("--table", type=int, nargs="+", default=[0], choices=[0, 1],
+                    help="--ws-bwd: 1 = a window's / packed documents' launch (the host's by-key tables)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

@@ -220,8 +220,15 @@ def main(argv=None):
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
+    ap.add_argument("--variant", choices=["window", "docs"],
+                    help="ws: time a causal mask (kernels/tune_backward_masks.py) against the reference and flex")
+    ap.add_argument("--window", type=int, default=1024, help="--variant window: its left side")
+    ap.add_argument("--flex", action="store_true", help="--variant: FlexAttention's backward too (compiles)")
     args = ap.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
+    if args.variant:
+        from .tune_backward_masks import main_masks
+        return main_masks(args)
     if args.kind in ("fused", "ws"):
         return main_fused(args)
     for d in args.d:

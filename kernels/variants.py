@@ -260,6 +260,20 @@ def _bounds(left, right, n_q, n_k, ids, device=None) -> torch.Tensor:
     return torch.stack((lo.clamp(-1, n_k), hi.clamp(-1, n_k)), -1)
 
 
+def key_bounds(var: Variant, n_q: int, n_k: int, device) -> torch.Tensor:
+    """(1 or B, Nk, 2) int32: for each key, the query rows [first, last] that see it (col_bounds of row_bounds; the
+    ws backward masks by key). Cached like row_bounds (read only)."""
+    if var.seq_ids is None:
+        return _plain_key_bounds(var.left, var.right, n_q, n_k, str(device))
+    return _docs_cached(var, ("keys", var.left, var.right),
+                        lambda: col_bounds(row_bounds(var, n_q, n_k, device), n_k).to(torch.int32).contiguous())
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_key_bounds(left, right, n_q, n_k, device):
+    return col_bounds(_plain_bounds(left, right, n_q, n_k, device), n_k).to(torch.int32).contiguous()
+
+
 def col_bounds(rows: torch.Tensor, n_k: int) -> torch.Tensor:
     """(Bs, Nk, 2) int64: for each key, the query rows [first, last] that see it, from row_bounds (both ends of
     the rows' intervals are non-decreasing, so a key's rows are one interval too)."""

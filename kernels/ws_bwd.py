@@ -15,7 +15,9 @@ registers for the whole key block (fp32) and leave by TMA. The producer gives it
 (setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
-gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA), no other variant.
+gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA). Masks beyond causal
+(sliding windows, packed documents: variant=) read the host's by-key tables (variants.tables); softcap and ALiBi
+are not taken.
 dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
@@ -49,7 +51,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-from . import ws
+from . import variants, ws
 from .errors import KernelInputError
 
 LOG2E = 1.4426950408889634
@@ -130,6 +132,17 @@ def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     return bool(stats_acc) and abs(sm_scale) >= STATS_ACC_MIN_SCALE
 
 
+def takes_variant(var) -> bool:
+    """Masks only: plain, causal, any window, packed documents (no softcap, no ALiBi, no GQA)."""
+    return var.softcap is None and var.slopes is None and var.groups == 1
+
+
+def uses_table(var) -> bool:
+    """Whether a launch for this variant reads the host's by-key tables (any mask but plain causal, which the
+    kernel computes in place)."""
+    return var.masked and not (var.causal and var.seq_ids is None)
+
+
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces)."""
@@ -179,14 +192,17 @@ def _descs(q, do, k, v, dk, dv, dq_acc, block_m: int):
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
-             dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None):
+             dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
+             variant=None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
     lse and delta in registers as before commit b289532 instead of starting S^T's and dP^T's accumulators at -lse2 /
     qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
-    (TMA_MODES only)."""
+    (TMA_MODES only). variant: a checked flashviz_kernels.variants.Variant with a mask (takes_variant: windows,
+    packed documents; no softcap, ALiBi or GQA), whose by-key tables then decide the blocks and the mask; None:
+    plain or causal by `causal`."""
     import torch
     import triton
 
@@ -199,6 +215,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     n_k = k.shape[2]
     if k.shape[:2] != (b, h) or v.shape != k.shape:
         raise KernelInputError("the ws backward takes k and v with q's B and H (no GQA)")
+    if variant is not None and not takes_variant(variant):
+        raise KernelInputError("the ws backward takes plain or causal attention, sliding windows and packed documents "
+                               f"only, not {variant.describe()}")
+    table = variant is not None and uses_table(variant)
     bm, st, split, rot, mode = CONFIGS[d]
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
     rot = rot if rotate is None else bool(rotate)
@@ -213,11 +233,18 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
     *descs, dq_desc = _descs(q, do, k, v, dk, dv, dq_acc, bm)
+    if table:                                         # per key its query rows (1 or B, Nk, 2), per key block its
+        keyb = variants.key_bounds(variant, n_q, n_k, q.device)         # query-block ranges (1 or B, Tk, 4)
+        tiles = variants.tables(variant, n_q, n_k, q.device, bm, BLOCK_N, by_key=True)[1]
+        keyb_b, tiles_b = variants.batch_stride(keyb), variants.batch_stride(tiles)
+    else:
+        keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
-        BM=bm, D=d, STAGES=st, CAUSAL=bool(causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
+        keyb, tiles, keyb_b, tiles_b, h, BM=bm, D=d, STAGES=st,
+        CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
-        EARLY_DQ=early_dq_on(d, mode, early_dq), num_warps=4, maxnreg=maxnreg)
+        EARLY_DQ=early_dq_on(d, mode, early_dq), TABLE=table, num_warps=4, maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)

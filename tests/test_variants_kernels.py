@@ -179,7 +179,8 @@ def test_tiles_run_match_flex_block_mask(case):
 def test_tile_rule_random_configurations():
     """The host-side classification (run / full tiles per query block, and per key block for dK/dV) equals a plain
     loop over the dense mask for random windows, documents, lengths and tiles (odd tiles too: the teaching
-    kernel takes any Br, Bc in the interpreter). No kernel runs here, so many cases are cheap."""
+    kernel takes any Br, Bc in the interpreter), and each key's rows (key_bounds, the ws backward's mask) are
+    exactly the mask's column. No kernel runs here, so many cases are cheap."""
     rng = np.random.default_rng(0)
     for _ in range(60):
         b = int(rng.integers(1, 3))
@@ -196,6 +197,11 @@ def test_tile_rule_random_configurations():
         var = variants.parse(q, k, causal=causal, window=window, seq_ids=ids)
         ok = mask(b, nq, nk, causal=causal, window=window, seq_ids=ids)
         what = (b, nq, nk, br, bc, window, causal, ids is not None)
+        kb = variants.key_bounds(var, nq, nk, q.device)          # per key, the rows that see it: one interval
+        assert kb.dtype == torch.int32 and kb.is_contiguous() and kb.shape[1:] == (nk, 2)
+        kb = kb.long().cpu().expand(b, -1, -1)
+        i = torch.arange(nq)[None, :, None]
+        assert torch.equal((i >= kb[:, None, :, 0]) & (i <= kb[:, None, :, 1]), ok[:, 0].cpu()), what
         for by_key, dense, bm, bn in ((False, ok, br, bc), (True, ok.transpose(-1, -2), bc, br)):
             run, full = block_counts(dense.cpu(), bm, bn)
             _, rng_ = variants.tables(var, nq, nk, q.device, br, bc, by_key=by_key)

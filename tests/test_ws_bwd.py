@@ -32,8 +32,12 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
         for var in (None, variants.PLAIN, variants.CAUSAL):
             assert api.backward_kind(meta(d), var=var) == "ws"
         assert api.backward_kind(meta(d, torch.bfloat16)) == "ws"
-        assert api.backward_kind(meta(d), var=win) == "reference"
+        assert api.backward_kind(meta(d), var=win) == "reference"       # masks: only at WS_MASK_AUTO_DIMS
         assert api.backward_kind(meta(d), "fused") == "fused"
+    monkeypatch.setattr(backward_pick, "WS_MASK_AUTO_DIMS", (128,))
+    capped = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, softcap=5.0)
+    assert api.backward_kind(meta(128), var=win) == "ws" and api.backward_kind(meta(64), var=win) == "reference"
+    assert api.backward_kind(meta(128), var=capped) == "reference"
     assert api.backward_kind(meta(32)) == "fused" and api.backward_kind(meta(96)) == "reference"
     assert api.backward_kind(meta(64, torch.float32)) == "fused"
     assert backward_pick.triton_auto(meta(64)) == "fused" and backward_pick.triton_auto(meta(128)) == "reference"
@@ -140,9 +144,15 @@ def test_ws_kind_reasons(monkeypatch):
     with pytest.raises(fk.KernelInputError, match="no config"):
         api.backward_kind(meta(), "ws", config=(32, 32, 4, 2, True))
     from flashviz_kernels import variants
-    var = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, window=(16, 0))
-    with pytest.raises(fk.KernelInputError, match="variant"):
-        api.backward_kind(meta(), "ws", var=var)
+    x = torch.empty((1, 4, 8, 64))
+    for kw in (dict(causal=True, window=(16, 0)), dict(window=(3, 5)), dict(seq_ids=torch.zeros((1, 8), dtype=int))):
+        var = variants.parse(x, x, **{"causal": False, **kw})
+        assert api.backward_kind(meta(), "ws", var=var) == "ws"                                    # masks: taken
+    for kw in (dict(softcap=5.0), dict(alibi_slopes=torch.ones(4))):
+        with pytest.raises(fk.KernelInputError, match="no softcap, ALiBi or GQA"):
+            api.backward_kind(meta(), "ws", var=variants.parse(x, x, causal=True, **kw))
+    with pytest.raises(fk.KernelInputError, match="no softcap, ALiBi or GQA"):
+        api.backward_kind(meta(), "ws", var=variants.parse(x, torch.empty((1, 2, 8, 64)), causal=True))
 
 
 def test_ws_status_reason_is_the_forward_gate(monkeypatch):
@@ -241,6 +251,70 @@ def test_query_range_covers_every_visible_pair_and_masks_the_rest(query_range, n
                 assert len(sees) == bn, (start_k, r)
 
 
+class _Ptr:
+    """A pointer into a tensor's flat storage, for running a Gluon helper's loads on the host."""
+    def __init__(self, t, i=0):
+        self.t, self.i = t, i
+
+    def __add__(self, off):
+        return _Ptr(self.t, self.i + int(off))
+
+
+@pytest.mark.parametrize("bm", [64, 128])
+def test_table_walk_visits_each_query_block_once(bm):
+    """The TABLE launch's walk as plain Python (query_ranges reading the by-key table, the masked loop over both
+    edges with _skip, then the full loop with ROTATE): per key block and batch entry, every query block holding a
+    visible pair exactly once, the full ones unmasked and every pair in them visible, nothing else."""
+    try:
+        from flashviz_kernels import _ws_bwd_gluon as g
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    import types
+    from flashviz_kernels import variants
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
+                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
+
+    def host(jit_fn):
+        return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
+    ranges, block_start = host(g.query_ranges), host(g.block_start)
+
+    class _Bool(int):                                   # (start >= gap_at).to(gl.int32) on the host
+        def to(self, _):
+            return int(self)
+
+    class _Row(int):
+        def __ge__(self, other):
+            return _Bool(int(self) >= int(other))
+    skip = host(g._skip)
+    n, h = 1000, 2
+    ids = torch.tensor([0] * 130 + [1] + [2] * 400 + [3] * 469)[None].repeat(2, 1)
+    ids[1, 700:] = 4
+    for kw in (dict(causal=True, window=(200, 0)), dict(window=(150, 60)), dict(seq_ids=ids, causal=True),
+               dict(seq_ids=ids), dict(seq_ids=ids, window=(300, 0), causal=True)):
+        x = torch.empty((2, h, n, 64))
+        var = variants.parse(x, x, **{"causal": False, **kw})
+        tiles = variants.tables(var, n, n, "cpu", bm, 128, by_key=True)[1]
+        ok = variants.visible_mask(var, n, n, "cpu")[:, 0].expand(2, -1, -1)
+        for bh in range(2 * h):
+            for pid, start_k in enumerate(range(0, n, 128)):
+                lo, full, hi, end = ranges(bh, start_k, n, n, _Ptr(tiles), tiles.stride(0) if tiles.shape[0] > 1
+                                           else 0, h, bm, 128, False, True)
+                n_masked = (full - lo + end - hi) // bm
+
+                def walk(a, b, gap_at, gap, rotate):
+                    count = (b - a) // bm
+                    out = []
+                    return [int(skip(_Row(block_start(a, count, it, pid, bm, rotate)), gap_at, gap, True))
+                            for it in range(count)]
+                masked = walk(lo, lo + n_masked * bm, full, hi - full, False)
+                unmasked = walk(full, hi, hi, 0, True)
+                assert skip(5 * bm, full, hi - full, False) == 5 * bm          # not TABLE: never moved
+                want = [r for r in range(0, n, bm) if ok[bh // h, r:r + bm, start_k:start_k + 128].any()]
+                assert sorted(masked + unmasked) == want, (kw, bh, start_k)
+                for r in unmasked:
+                    assert ok[bh // h, r:r + bm, start_k:start_k + 128].all() and r + bm <= n
+
+
 COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import _env
@@ -249,7 +323,7 @@ from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
-                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc})
+                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
@@ -267,16 +341,31 @@ SPILL_BOUND = 1280
 SPILL_BOUND_DEFAULT = 192                 # the mode CONFIGS runs
 
 
-def _compiled(d, causal, dtype, mode, acc=True) -> dict:
+def _compiled(d, causal, dtype, mode, acc=True, table=False) -> dict:
     """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc)],
+    r = subprocess.run([sys.executable, "-c", COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table)],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+# a window's or packed documents' launch (the host's by-key tables, both masked edges in one loop; triton 3.6):
+# 148 B at d=128, 248 B at d=64 (the plain launches: 108-124 B / 96-172 B)
+SPILL_BOUND_TABLE = 320
+
+
+@pytest.mark.parametrize("d,dtype", [(64, "fp16"), (128, "bf16")])
+def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
+    """The TABLE launch at CONFIGS' mode: the same MMAs and TMA reduce sites as a plain one (one masked loop, one
+    full loop: the two masked edges share a loop), spills within SPILL_BOUND_TABLE."""
+    plain, table = _compiled(d, True, dtype, ws_bwd.CONFIGS[d][4]), _compiled(d, True, dtype, ws_bwd.CONFIGS[d][4],
+                                                                              table=True)
+    assert table["wgmma"] == plain["wgmma"] and table["tma_add"] == plain["tma_add"]
+    assert table["ptxas_spills"][0] <= SPILL_BOUND_TABLE and plain["ptxas_spills"][0] <= SPILL_BOUND_DEFAULT
 
 
 @pytest.mark.parametrize("causal", [False, True])

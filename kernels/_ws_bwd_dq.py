@@ -1,0 +1,87 @@
+"""The dQ side of the ws backward (kernels/_ws_bwd_gluon.py, whose docstring describes the DQ_MODEs): the two
+chained dQ MMAs over both consumers' keys, the split modes' adds (scalar or column-pair atomics) and the TMA modes'
+reduce-add through shared memory. Imported by _ws_bwd_gluon.py only."""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                               warpgroup_mma_wait)
+
+if hasattr(tma, "async_atomic_add"):                  # Gluon's own name for it (after 3.6)
+    _tma_add = tma.async_atomic_add
+else:                                                 # triton 3.6: the op is there, the Gluon wrapper is not
+    from triton._C.libtriton import ir
+    from triton.experimental.gluon.language._core import builtin
+
+    @builtin
+    def _tma_add(tensor_desc, coord, src, _semantic=None):
+        """TMA reduce-add (cp.reduce.async.bulk.tensor .add) of shared-memory src into tensor_desc's box at coord."""
+        coord = _semantic._convert_to_ir_values(coord, require_i64=False)
+        _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, tensor_desc.handle, coord, src.handle)
+
+
+@gluon.jit
+def _dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
+    """Issue dQ_i[:, col0 : col0 + DP] = dS (BM x 128) K[:, those columns] of the dS^T slot as two chained async MMAs,
+    one per consumer's 64 keys (not one over a [128, x] view: see the module docstring); returns their token."""
+    k0 = k_smem.index(0).slice(col0, DP, dim=1)       # these columns of both consumers' 64 keys
+    k1 = k_smem.index(1).slice(col0, DP, dim=1)
+    tok = warpgroup_mma(ds_smem.index(slot * 2).permute((1, 0)), k0, zq, use_acc=False, is_async=True)
+    return warpgroup_mma(ds_smem.index(slot * 2 + 1).permute((1, 0)), k1, tok, is_async=True)
+
+
+@gluon.jit
+def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
+              DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
+    """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
+    one TMA reduce-add of the piece from shared memory, rows from `start`)."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, rowb, tiles,
+     rowb_b, tiles_b, n_heads) = a
+    DP: gl.constexpr = D // 2 // DQ_SPLIT
+    NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
+    slot = c % NSLOT
+    mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
+    for h in gl.static_range(DQ_SPLIT):
+        dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
+        dq = warpgroup_mma_wait(0, deps=(dq_tok,))
+        if h == DQ_SPLIT - 1:
+            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+        if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
+            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
+        else:
+            ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
+            if DQ_MODE == 1:
+                gl.atomic_add(ptrs, dq, mask=row_ok, sem="relaxed")
+            else:
+                _red_add_v2(ptrs, dq, row_ok, BM, DP)
+
+
+@gluon.jit
+def _dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
+    """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this
+    consumer's shared buffer (DQ_MODE 5: two, used in turn) into the fp32 dQ buffer by one TMA reduce-add."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, rowb, tiles,
+     rowb_b, tiles_b, n_heads) = a
+    NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
+    buf = dq_smem.index((c % NBUF) * 2 + CID)
+    tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
+    buf.store(dq)
+    fence_async_shared()
+    if n_dq > 0:                                      # (0: timing without the adds)
+        _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+
+
+@gluon.jit
+def _red_add_v2(ptrs, vals, row_ok, BM: gl.constexpr, DP: gl.constexpr):
+    """vals[r, c] += into *ptrs[r, c] where row_ok[r], two adjacent columns per red.global.add.v2.f32 (sm_90, PTX
+    ISA 8.1): the wgmma accumulator layout holds column pairs in one thread, so the split into even / odd columns
+    stays in registers; ptrs of even columns are 8-byte aligned (d even, fp32 buffer)."""
+    p_even, p_odd = gl.split(gl.reshape(ptrs, [BM, DP // 2, 2]))
+    v_even, v_odd = gl.split(gl.reshape(vals, [BM, DP // 2, 2]))
+    ok = gl.where(row_ok, gl.full_like(vals, 1, dtype=gl.int32), 0)    # [BM, DP], the row mask as 0 / 1
+    ok_even, ok_odd = gl.split(gl.reshape(ok, [BM, DP // 2, 2]))
+    gl.inline_asm_elementwise(
+        "{ .reg .pred p; setp.ne.b32 p, $4, 0; @p red.relaxed.gpu.global.add.v2.f32 [$1], {$2, $3}; mov.b32 $0, 0; }",
+        "=r,l,f,f,r", [p_even.to(gl.int64), v_even, v_odd, ok_even], dtype=gl.int32, is_pure=False, pack=1)
