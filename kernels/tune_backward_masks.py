@@ -40,6 +40,8 @@ def _flex_bwd(q, k, v, do, kw):
 
         def mask_mod(b, h, i, j):
             return (j <= i) & (ids[b, i] == ids[b, j])
+    import torch._functorch.config as functorch_config
+    functorch_config.donated_buffer = False          # the timing loop keeps the graph (retain_graph=True)
     t0 = time.perf_counter()
     bm = create_block_mask(mask_mod, B=q.shape[0] if "seq_ids" in kw else None, H=None, Q_LEN=n, KV_LEN=n,
                            device="cuda")
