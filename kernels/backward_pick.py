@@ -22,8 +22,14 @@ BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 # autograd falls back to the Triton backwards (ws_bwd.disable).
 WS_AUTO_DIMS = (64, 128)
 # "auto" takes ws for masks beyond causal (sliding windows, packed documents: the kernel reads the host's by-key
-# tables) at these head dims: not timed against the Triton backwards yet, so none; kind="ws" runs them anyway.
-WS_MASK_AUTO_DIMS: tuple[int, ...] = ()
+# tables) at these head dims, where it measured faster than the 7-matmul reference (the only Triton backward that
+# takes them) in every cell: backward alone, fp16, B=4, H=32, causal window 1024 and causal packed documents
+# (N/4, N/8, N/2, the rest), N 4096 / 16384 (`python -m flashviz_kernels.tune_backward --kind ws --variant window
+# --d 128 --n 4096 16384 --flex`, then docs, and --d 64 without --flex; commit 5cb8218; assets/benchmarks/tune/
+# nvidia-h200-backward-ws-{window,docs}-d{128,64}-2026-12-01.json), time / reference's time:
+#   window  d=128 0.73 / 0.74 (FlexAttention's backward: 0.80 / 0.64)   d=64 0.69 / 0.71
+#   docs    d=128 0.74 / 0.74 (FlexAttention's backward: 0.83 / 0.60)   d=64 0.69 / 0.72
+WS_MASK_AUTO_DIMS: tuple[int, ...] = (64, 128)
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -95,7 +101,8 @@ def backward_label(device="cuda") -> str:
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
     from . import ws_bwd
-    ws = "" if ws_bwd.unavailable() else f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS}, else "
+    ws = "" if ws_bwd.unavailable() else (f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS} and "
+                                          f"windows/documents d in {WS_MASK_AUTO_DIMS}, else ")
     if cc in FUSED_VERIFIED:
         return (f"auto: {ws}fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on "
                 f"sm_{cc[0]}{cc[1]}")

@@ -21,7 +21,9 @@ are not taken.
 dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
-3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it.
+3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it. Windows and packed documents (variant=):
+0.69-0.74x the 7-matmul reference's time at d 64 and 128, N 4096 and 16384, and 0.60-0.83x FlexAttention's backward
+at d=128 (kernels/backward_pick.py WS_MASK_AUTO_DIMS has the runs), so "auto" runs them here too.
 Measured on the H200 (triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same run as SDPA
 cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 128 64 --n 4096 8192 16384 --dq-mode tma2 --rep 60`):
 CONFIGS run 0.92-0.98x cuDNN at d=128 (1.55-1.63x SDPA flash; assets/benchmarks/tune/

@@ -16,7 +16,8 @@ from test_ws import PTXAS
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
     """Off a GPU "auto" is a Triton backward; where the ws gate passes (patched open here), plain or causal attention
-    at d 64/128 runs ws and every other variant, head dim or dtype a Triton backward."""
+    at d 64/128 runs ws, windows and documents at WS_MASK_AUTO_DIMS too, and every other variant, head dim or dtype
+    a Triton backward."""
     assert "ws" in api.BACKWARD_KINDS and backward_pick.BACKWARD_KIND == "auto"
     assert backward_pick.WS_AUTO_DIMS == (64, 128) == ws_bwd.HEAD_DIMS
     q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
@@ -32,7 +33,7 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
         for var in (None, variants.PLAIN, variants.CAUSAL):
             assert api.backward_kind(meta(d), var=var) == "ws"
         assert api.backward_kind(meta(d, torch.bfloat16)) == "ws"
-        assert api.backward_kind(meta(d), var=win) == "reference"       # masks: only at WS_MASK_AUTO_DIMS
+        assert api.backward_kind(meta(d), var=win) == "ws"              # masks: at WS_MASK_AUTO_DIMS
         assert api.backward_kind(meta(d), "fused") == "fused"
     monkeypatch.setattr(backward_pick, "WS_MASK_AUTO_DIMS", (128,))
     capped = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, softcap=5.0)
@@ -56,9 +57,9 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
     monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
-    assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), "
-                                              "else fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on "
-                                              "sm_90")
+    assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128) "
+                                              "and windows/documents d in (64, 128), else fused (5 matmuls) for "
+                                              "d <= 64, reference (7 matmuls) above, on sm_90")
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
@@ -366,6 +367,39 @@ def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
                                                                               table=True)
     assert table["wgmma"] == plain["wgmma"] and table["tma_add"] == plain["tma_add"]
     assert table["ptxas_spills"][0] <= SPILL_BOUND_TABLE and plain["ptxas_spills"][0] <= SPILL_BOUND_DEFAULT
+
+
+def test_mask_auto_dims_are_the_recorded_runs():
+    """backward_pick.WS_MASK_AUTO_DIMS is read off the committed window and documents runs: a head dim is in it iff
+    the ws backward took less time than the 7-matmul reference in every row of both files, each gradient within
+    the tolerance of the reference's; the comment quotes every ratio (and FlexAttention's, where timed); the files
+    carry their provenance."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    src = " ".join((root / "kernels/backward_pick.py").read_text().replace("#", " ").split())
+    won, all_ref, all_flex = {}, [], []
+    for variant in ("window", "docs"):
+        for d in (128, 64):
+            data = json.loads((root / f"assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-01.json")
+                              .read_text())
+            assert data["device"] == "NVIDIA H200" and data["triton"].startswith("3.6.") and data["git_commit"]
+            assert data["variant"] == variant and f"--variant {variant}" in data["command"]
+            rows = sorted(data["rows"], key=lambda r: r["n"])
+            assert [r["n"] for r in rows] == [4096, 16384] and all(r["d"] == d for r in rows)
+            ratios = [r["impls"]["ws"]["ms"] / r["impls"]["reference"]["ms"] for r in rows]
+            assert all(r["impls"]["ws"]["maxerr"] < 1e-2 for r in rows)
+            won.setdefault(d, []).extend(x < 1 for x in ratios)
+            all_ref += ratios
+            line = f"{variant} d={d} " if d == 128 else f"d={d} "
+            assert " / ".join(f"{x:.2f}" for x in ratios) in src, (variant, d, ratios)
+            if "flex" in rows[0]["impls"]:
+                flex = [r["impls"]["ws"]["ms"] / r["impls"]["flex"]["ms"] for r in rows]
+                assert f"(FlexAttention's backward: {flex[0]:.2f} / {flex[1]:.2f})" in src, line
+                all_flex += flex
+    assert {d for d, w in won.items() if all(w)} == set(backward_pick.WS_MASK_AUTO_DIMS)
+    readme = " ".join((root / "README.md").read_text().split())
+    assert (f"it took {min(all_ref):.2f}–{max(all_ref):.2f}x the time of the 7-matmul backward that ran them before "
+            f"and {min(all_flex):.2f}–{max(all_flex):.2f}x FlexAttention's compiled backward (d = 128)") in readme
 
 
 @pytest.mark.parametrize("causal", [False, True])
