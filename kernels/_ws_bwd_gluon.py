@@ -45,6 +45,8 @@ then live in registers only until the MMAs are issued, not through the softmax: 
 per thread holding them and 108-124 B this way, and the kernel ran 0.76x -> 0.95x cuDNN. ws_bwd.backward turns it
 off at sm_scale 0, where there is no 1 / qk_scale, and at scales so small that -lse2 / qk_scale would overflow
 (ws_bwd.stats_acc_on).
+GQA/MQA: program (j, bh) loads the K/V of query head bh's K/V head (bh // H * H_kv + bh % H // (H / H_kv)) and
+writes dK/dV of query head bh; ws_bwd.backward sums them over each group.
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;
 empty[s] takes one arrive from each consumer once its MMAs reading that stage finished. Inputs are 3-D views
 (B*H, N, d): rows past a head's end arrive as zeros (never the next head's values), dK/dV stores clip at n_k.
@@ -127,7 +129,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads) = a
+     keyb_b, tiles_b, n_heads, groups) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -233,7 +235,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
               STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads) = a
+     keyb_b, tiles_b, n_heads, groups) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     start_k = gl.program_id(0) * (2 * 64)
@@ -289,16 +291,22 @@ def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSA
 
 @gluon.jit
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr):
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
+              GQA: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads) = a
+     keyb_b, tiles_b, n_heads, groups) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
+    kv_bh = bh
+    if GQA:                                           # query head bh's K/V head
+        kv_bh = (bh // n_heads) * (n_heads // groups) + (bh % n_heads) // groups
     for c in gl.static_range(2):
-        tma.async_copy_global_to_shared(desc_k, [bh, start_k + c * 64, 0], kv_bar, k_smem.index(c).reshape([1, 64, D]))
-        tma.async_copy_global_to_shared(desc_v, [bh, start_k + c * 64, 0], kv_bar, v_smem.index(c).reshape([1, 64, D]))
+        tma.async_copy_global_to_shared(desc_k, [kv_bh, start_k + c * 64, 0], kv_bar,
+                                        k_smem.index(c).reshape([1, 64, D]))
+        tma.async_copy_global_to_shared(desc_v, [kv_bh, start_k + c * 64, 0], kv_bar,
+                                        v_smem.index(c).reshape([1, 64, D]))
     lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
     n_masked = (full - lo + end - hi) // BM
     _load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE)   # masked edges, in order
@@ -311,7 +319,7 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
     """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ..."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads) = a
+     keyb_b, tiles_b, n_heads, groups) = a
     bh = gl.program_id(1)
     count = (hi - lo) // BM
     for it in range(count):
@@ -327,10 +335,11 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
 
 @gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
-           desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-           CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, CONSUMER_REGS: gl.constexpr,
-           PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0, STATS_ACC: gl.constexpr = True,
-           EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False):
+           desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, groups, BM: gl.constexpr, D: gl.constexpr,
+           STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0,
+           STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
+           GQA: gl.constexpr = False):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -363,9 +372,9 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
          kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB, TILES,
-         keyb_b, tiles_b, n_heads)
+         keyb_b, tiles_b, n_heads, groups)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE)),
-        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE))],
+        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -10,10 +10,11 @@ from .variants import Variant
 
 # Which backward runs: "fused" (kernels/backward_fused.py, 5 matmuls per tile, dQ by atomic adds),
 # "reference" (kernels/backward.py, 7 matmuls, no atomics: the teaching version), "ws" (kernels/ws_bwd.py, Gluon,
-# 5 matmuls, dQ by TMA reduce-adds; sm_90 + the ws forward's verified triton only; masks too) or "auto": ws where
-# it can run (WS_AUTO_DIMS, plain or causal; WS_MASK_AUTO_DIMS, windows and documents), else fused where it was verified compiled (FUSED_VERIFIED, d <= FUSED_AUTO_MAX_D),
-# else reference. attention_backward(kind=...) overrides it per call; flashviz.bench records it (backward_label) in
-# the provenance of every dataset.
+# 5 matmuls, dQ by TMA reduce-adds; sm_90 + the ws forward's verified triton only; masks and GQA too) or "auto":
+# ws where it can run (WS_AUTO_DIMS, plain or causal; WS_MASK_AUTO_DIMS, windows and documents; WS_GQA_AUTO_DIMS,
+# GQA/MQA), else fused where it was verified compiled (FUSED_VERIFIED, d <= FUSED_AUTO_MAX_D), else reference.
+# attention_backward(kind=...) overrides it per call; flashviz.bench records it (backward_label) in the provenance
+# of every dataset.
 BACKWARD_KINDS = ("auto", "fused", "reference", "ws")
 # "auto" takes ws at these head dims: there it measured faster than both Triton backwards in every cell, backward
 # alone, fp16, B=4, H=32, N 4096-16384, causal both (`python -m flashviz_kernels.tune_backward --kind ws --d 128 64
@@ -30,6 +31,9 @@ WS_AUTO_DIMS = (64, 128)
 #   window  d=128 0.73 / 0.74 (FlexAttention's backward: 0.80 / 0.64)   d=64 0.69 / 0.71
 #   docs    d=128 0.74 / 0.74 (FlexAttention's backward: 0.83 / 0.60)   d=64 0.69 / 0.72
 WS_MASK_AUTO_DIMS: tuple[int, ...] = (64, 128)
+# "auto" takes ws for GQA/MQA (k, v with fewer heads; dK/dV per query head, summed per group) at these head dims:
+# not timed against the 7-matmul reference yet, so none; kind="ws" runs it anyway.
+WS_GQA_AUTO_DIMS: tuple[int, ...] = ()
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -70,16 +74,18 @@ def backward_kind(q, kind=None, config=None, var: Variant | None = None) -> str:
 
 
 def ws_auto(q, var: Variant | None = None) -> bool:
-    """Whether "auto" runs the ws backward on q: a compiled GPU run, plain or causal attention at a head dim in
-    WS_AUTO_DIMS (another mask the kernel takes: in WS_MASK_AUTO_DIMS), and ws_bwd.supported (sm_90, verified
-    triton, fp16/bf16, no earlier failure)."""
+    """Whether "auto" runs the ws backward on q: a compiled GPU run, a variant it takes at a head dim in
+    WS_AUTO_DIMS (masks beyond causal: also in WS_MASK_AUTO_DIMS; GQA/MQA: also in WS_GQA_AUTO_DIMS), and
+    ws_bwd.supported (sm_90, verified triton, fp16/bf16, no earlier failure)."""
     from . import ws_bwd
-    if var is None or fused_takes(var):
-        dims = WS_AUTO_DIMS
-    elif ws_bwd.takes_variant(var):
-        dims = WS_MASK_AUTO_DIMS
-    else:
-        return False
+    dims = set(WS_AUTO_DIMS)
+    if var is not None:
+        if not ws_bwd.takes_variant(var):
+            return False
+        if ws_bwd.uses_table(var):
+            dims &= set(WS_MASK_AUTO_DIMS)
+        if var.groups > 1:
+            dims &= set(WS_GQA_AUTO_DIMS)
     return not _env.INTERPRET and q.device.type == "cuda" and q.shape[3] in dims and ws_bwd.supported(q) is None
 
 
@@ -121,7 +127,7 @@ def ws_kind(q, config, var: Variant | None) -> str:
     if config is not None:
         raise KernelInputError("the ws backward takes no config (kernels/ws_bwd.py CONFIGS picks its tiles)")
     why = (None if var is None or ws_bwd.takes_variant(var) else "it takes plain or causal attention, sliding "
-           "windows and packed documents only (no softcap, ALiBi or GQA)") or ws_bwd.supported(q)
+           "windows, packed documents and GQA/MQA only (no softcap or ALiBi)") or ws_bwd.supported(q)
     if why:
         raise KernelInputError(f"the ws backward cannot take these inputs: {why}; use kind='fused' or 'reference'")
     return "ws"

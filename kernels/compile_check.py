@@ -94,7 +94,7 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
-                     early_dq: bool = False, table: bool = False):
+                     early_dq: bool = False, table: bool = False, gqa: bool = False):
     """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90; table: a
     window's or packed documents' launch (the host's by-key tables)."""
     import torch
@@ -109,11 +109,12 @@ def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 6
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
     sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, acc, block_m))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
-               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32")
+               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
+               groups="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
-                  EARLY_DQ=early_dq, TABLE=table)
+                  EARLY_DQ=early_dq, TABLE=table, GQA=gqa)
     sig.update({k: "constexpr" for k in consts})
     src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))

@@ -220,7 +220,7 @@ def main(argv=None):
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
-    ap.add_argument("--variant", choices=["window", "docs"],
+    ap.add_argument("--variant", choices=["window", "docs", "gqa"],
                     help="ws: time a causal mask (kernels/tune_backward_masks.py) against the reference and flex")
     ap.add_argument("--window", type=int, default=1024, help="--variant window: its left side")
     ap.add_argument("--flex", action="store_true", help="--variant: FlexAttention's backward too (compiles)")

@@ -1,14 +1,14 @@
-"""Time the ws backward on masks beyond causal: `python -m flashviz_kernels.tune_backward --kind ws --variant
-window` (or `docs`), called from tune_backward's main.
+"""Time the ws backward on variants: `python -m flashviz_kernels.tune_backward --kind ws --variant window` (or
+`docs`, `gqa`), called from tune_backward's main.
 
-Per (d, N): a causal sliding window (left = --window) or causal packed documents (lengths N/4, N/8, N/2 and the
-rest, as the variants bench), B=4, H=32, fp16. Forward once with the fast kernel, then triton.testing.do_bench
-(median) of the backward alone for: the ws backward reading its by-key tables (kind="ws"), the 7-matmul reference
-(what "auto" ran for these masks before), the fused backward where it takes the mask (never: plain/causal only),
-the ws backward on dense causal (the ratio the mask's work should show), and with --flex FlexAttention's
-backward (torch.compile(flex_attention) with create_block_mask, compile time excluded and printed apart). Every
-gradient is checked against the reference's (maxerr). Writes every number to --out (JSON)."""
-import math
+Per (d, N): a causal sliding window (left = --window), causal packed documents (lengths N/4, N/8, N/2 and the
+rest, as the variants bench) or causal GQA (H_kv = 8), B=4, H=32, fp16. Forward once with the fast kernel, then
+triton.testing.do_bench (median) of the backward alone for: the ws backward (kind="ws"), the 7-matmul reference
+(what "auto" ran for these variants before; the fused backward takes none of them), the ws backward on dense
+causal MHA (for a mask: the ratio its work should show; for GQA: MHA with the same K/V per query head, which GQA
+should not be slower than), and with --flex FlexAttention's compiled backward (create_block_mask; compile time
+excluded and printed apart). Every gradient is checked against the reference's (maxerr). Writes every number to
+--out (JSON)."""
 import os
 import time
 
@@ -21,6 +21,8 @@ from . import api
 def _mask_kw(variant: str, n: int, window: int, batch: int) -> dict:
     if variant == "window":
         return dict(causal=True, window=(window, 0))
+    if variant == "gqa":
+        return dict(causal=True)
     lens = [x for x in (n // 4, n // 8, n // 2, n - n // 4 - n // 8 - n // 2) if x > 0]
     ids = torch.repeat_interleave(torch.arange(len(lens)), torch.tensor(lens)).to("cuda")
     return dict(causal=True, seq_ids=ids[None].expand(batch, -1).contiguous())
@@ -35,6 +37,9 @@ def _flex_bwd(q, k, v, do, kw):
 
         def mask_mod(b, h, i, j):
             return (j <= i) & (j >= i - left)
+    elif "seq_ids" not in kw:
+        def mask_mod(b, h, i, j):
+            return j <= i
     else:
         ids = kw["seq_ids"]
 
@@ -47,7 +52,7 @@ def _flex_bwd(q, k, v, do, kw):
                            device="cuda")
     flex = torch.compile(flex_attention)
     xs = [x.clone().requires_grad_() for x in (q, k, v)]
-    out = flex(*xs, block_mask=bm)
+    out = flex(*xs, block_mask=bm, enable_gqa=k.shape[1] != q.shape[1])
     run = lambda: torch.autograd.grad(out, xs, do, retain_graph=True)  # noqa: E731
     grads = run()
     torch.cuda.synchronize()
@@ -57,14 +62,17 @@ def _flex_bwd(q, k, v, do, kw):
 def bench(d, n, variant, window, rep, flex):
     """Rows {name: {ms, tflops_dense_causal_equiv, maxerr}} for one shape."""
     b, h = 4, 32
+    h_kv = 8 if variant == "gqa" else h
     g = torch.Generator(device="cuda").manual_seed(d + n)
-    q, k, v, do = (torch.randn((b, h, n, d), device="cuda", dtype=torch.float16, generator=g) for _ in range(4))
+    q, do = (torch.randn((b, h, n, d), device="cuda", dtype=torch.float16, generator=g) for _ in range(2))
+    k, v = (torch.randn((b, h_kv, n, d), device="cuda", dtype=torch.float16, generator=g) for _ in range(2))
     kw = _mask_kw(variant, n, window, b)
     o, lse = api.attention_with_lse(q, k, v, impl="fast", **kw)
-    oc, lsec = api.attention_with_lse(q, k, v, impl="fast", causal=True)
+    km, vm = (x.repeat_interleave(h // h_kv, 1) for x in (k, v))      # MHA with the same K/V per query head
+    oc, lsec = api.attention_with_lse(q, km, vm, impl="fast", causal=True)
     runs = {"ws": lambda: api.attention_backward(q, k, v, o, lse, do, kind="ws", **kw),
             "reference": lambda: api.attention_backward(q, k, v, o, lse, do, kind="reference", **kw),
-            "ws dense causal": lambda: api.attention_backward(q, k, v, oc, lsec, do, kind="ws", causal=True)}
+            "ws dense causal": lambda: api.attention_backward(q, km, vm, oc, lsec, do, kind="ws", causal=True)}
     compile_s = None
     if flex:
         try:

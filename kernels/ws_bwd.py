@@ -15,15 +15,17 @@ registers for the whole key block (fp32) and leave by TMA. The producer gives it
 (setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
-gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128, H_kv = H (no GQA). Masks beyond causal
-(sliding windows, packed documents: variant=) read the host's by-key tables (variants.tables); softcap and ALiBi
-are not taken.
+gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
+program reads its query head's K/V head and writes dK/dV per query head into (B, H, Nk, d) buffers, which are then
+summed over each group in float32 (2 * B*H*Nk*d*elem more memory). Masks beyond causal (sliding windows, packed
+documents: variant=) read the host's by-key tables (variants.tables); softcap and ALiBi are not taken.
 dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
-3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it. Windows and packed documents (variant=):
-0.69-0.74x the 7-matmul reference's time at d 64 and 128, N 4096 and 16384, and 0.60-0.83x FlexAttention's backward
-at d=128 (kernels/backward_pick.py WS_MASK_AUTO_DIMS has the runs), so "auto" runs them here too.
+3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it. Windows and
+packed documents (variant=): 0.69-0.74x the 7-matmul reference's time at d 64 and 128, N 4096 and 16384, and
+0.60-0.83x FlexAttention's backward at d=128 (kernels/backward_pick.py WS_MASK_AUTO_DIMS has the runs), so "auto"
+runs them here too.
 Measured on the H200 (triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same run as SDPA
 cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 128 64 --n 4096 8192 16384 --dq-mode tma2 --rep 60`):
 CONFIGS run 0.92-0.98x cuDNN at d=128 (1.55-1.63x SDPA flash; assets/benchmarks/tune/
@@ -135,8 +137,8 @@ def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
 
 
 def takes_variant(var) -> bool:
-    """Masks only: plain, causal, any window, packed documents (no softcap, no ALiBi, no GQA)."""
-    return var.softcap is None and var.slopes is None and var.groups == 1
+    """Masks and GQA/MQA: plain, causal, any window, packed documents, any H_kv (no softcap, no ALiBi)."""
+    return var.softcap is None and var.slopes is None
 
 
 def uses_table(var) -> bool:
@@ -202,9 +204,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
     lse and delta in registers as before commit b289532 instead of starting S^T's and dP^T's accumulators at -lse2 /
     qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
-    (TMA_MODES only). variant: a checked flashviz_kernels.variants.Variant with a mask (takes_variant: windows,
-    packed documents; no softcap, ALiBi or GQA), whose by-key tables then decide the blocks and the mask; None:
-    plain or causal by `causal`."""
+    (TMA_MODES only). variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed
+    documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or
+    causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
     import triton
 
@@ -215,8 +217,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         raise KernelInputError(f"the ws backward cannot run here: {why}")
     b, h, n_q, d = q.shape
     n_k = k.shape[2]
-    if k.shape[:2] != (b, h) or v.shape != k.shape:
-        raise KernelInputError("the ws backward takes k and v with q's B and H (no GQA)")
+    h_kv = k.shape[1]
+    if k.shape[0] != b or h_kv < 1 or h % h_kv or v.shape != k.shape:
+        raise KernelInputError(f"the ws backward takes k and v shaped alike with q's B and H_kv dividing H = {h}; got "
+                               f"{tuple(k.shape)}, {tuple(v.shape)}")
     if variant is not None and not takes_variant(variant):
         raise KernelInputError("the ws backward takes plain or causal attention, sliding windows and packed documents "
                                f"only, not {variant.describe()}")
@@ -230,7 +234,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
-    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    dk, dv = (torch.empty((b, h, n_k, d), dtype=k.dtype, device=k.device) for _ in range(2))   # per query head
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
@@ -243,11 +247,14 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
-        keyb, tiles, keyb_b, tiles_b, h, BM=bm, D=d, STAGES=st,
+        keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
-        EARLY_DQ=early_dq_on(d, mode, early_dq), TABLE=table, num_warps=4, maxnreg=maxnreg)
+        EARLY_DQ=early_dq_on(d, mode, early_dq), TABLE=table, GQA=h_kv != h, num_warps=4,
+        maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
     _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
+    if h_kv != h:                                     # GQA: each K/V head's gradient is its group's sum
+        dk, dv = (x.view(b, h_kv, h // h_kv, n_k, d).sum(2, dtype=torch.float32).to(k.dtype) for x in (dk, dv))
     return dq, dk, dv

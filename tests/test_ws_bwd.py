@@ -39,6 +39,13 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
     capped = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, softcap=5.0)
     assert api.backward_kind(meta(128), var=win) == "ws" and api.backward_kind(meta(64), var=win) == "reference"
     assert api.backward_kind(meta(128), var=capped) == "reference"
+    x, kv = torch.empty((1, 4, 8, 64)), torch.empty((1, 2, 8, 64))
+    gqa, gqa_win = variants.parse(x, kv, causal=True), variants.parse(x, kv, causal=True, window=(16, 0))
+    monkeypatch.setattr(backward_pick, "WS_GQA_AUTO_DIMS", ())
+    assert api.backward_kind(meta(128), var=gqa) == "reference"                 # GQA: only at WS_GQA_AUTO_DIMS
+    monkeypatch.setattr(backward_pick, "WS_GQA_AUTO_DIMS", (64, 128))
+    assert api.backward_kind(meta(64), var=gqa) == "ws" and api.backward_kind(meta(128), var=gqa_win) == "ws"
+    assert api.backward_kind(meta(64), var=gqa_win) == "reference"              # both lists must name d
     assert api.backward_kind(meta(32)) == "fused" and api.backward_kind(meta(96)) == "reference"
     assert api.backward_kind(meta(64, torch.float32)) == "fused"
     assert backward_pick.triton_auto(meta(64)) == "fused" and backward_pick.triton_auto(meta(128)) == "reference"
@@ -152,10 +159,10 @@ def test_ws_kind_reasons(monkeypatch):
         var = variants.parse(x, x, **{"causal": False, **kw})
         assert api.backward_kind(meta(), "ws", var=var) == "ws"                                    # masks: taken
     for kw in (dict(softcap=5.0), dict(alibi_slopes=torch.ones(4))):
-        with pytest.raises(fk.KernelInputError, match="no softcap, ALiBi or GQA"):
+        with pytest.raises(fk.KernelInputError, match="no softcap or ALiBi"):
             api.backward_kind(meta(), "ws", var=variants.parse(x, x, causal=True, **kw))
-    with pytest.raises(fk.KernelInputError, match="no softcap, ALiBi or GQA"):
-        api.backward_kind(meta(), "ws", var=variants.parse(x, torch.empty((1, 2, 8, 64)), causal=True))
+    gqa = variants.parse(x, torch.empty((1, 2, 8, 64)), causal=True, window=(4, 0))
+    assert api.backward_kind(meta(), "ws", var=gqa) == "ws"                                           # GQA: taken
 
 
 def test_ws_status_reason_is_the_forward_gate(monkeypatch):
@@ -326,7 +333,7 @@ from flashviz_kernels import ws_bwd
 from flashviz_kernels.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
-                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table})
+                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
@@ -344,13 +351,13 @@ SPILL_BOUND = 1280
 SPILL_BOUND_DEFAULT = 192                 # the mode CONFIGS runs
 
 
-def _compiled(d, causal, dtype, mode, acc=True, table=False) -> dict:
+def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False) -> dict:
     """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table)
+    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -363,10 +370,10 @@ SPILL_BOUND_TABLE = 320
 
 @pytest.mark.parametrize("d,dtype", [(64, "fp16"), (128, "bf16")])
 def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
-    """The TABLE launch at CONFIGS' mode: the same MMAs and TMA reduce sites as a plain one (one masked loop, one
-    full loop: the two masked edges share a loop), spills within SPILL_BOUND_TABLE."""
+    """The TABLE launch (with GQA's K/V head index too) at CONFIGS' mode: the same MMAs and TMA reduce sites as a
+    plain one (one masked loop, one full loop: the two masked edges share a loop), spills within SPILL_BOUND_TABLE."""
     plain, table = _compiled(d, True, dtype, ws_bwd.CONFIGS[d][4]), _compiled(d, True, dtype, ws_bwd.CONFIGS[d][4],
-                                                                              table=True)
+                                                                              table=True, gqa=True)
     assert table["wgmma"] == plain["wgmma"] and table["tma_add"] == plain["tma_add"]
     assert table["ptxas_spills"][0] <= SPILL_BOUND_TABLE and plain["ptxas_spills"][0] <= SPILL_BOUND_DEFAULT
 

@@ -1,5 +1,5 @@
-"""The Gluon ws backward with masks beyond causal (sliding windows, packed documents: the host's by-key tables) on a
-Hopper GPU (marker `gpu`; skipped where it cannot run). Gradients of kind="ws" against float64 autograd through the
+"""The Gluon ws backward with masks beyond causal (sliding windows, packed documents: the host's by-key tables) and
+GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; skipped where it cannot run). Gradients of kind="ws" against float64 autograd through the
 independent reference of tests/variant_ref.py, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows
 that see no key get zero dQ. Every case runs the default dQ mode and "partial" (another code path through the same
 block walk)."""
@@ -50,13 +50,28 @@ def dq_mode(request, monkeypatch):
     return request.param
 
 
+# GQA/MQA: name -> (b, h, h_kv, nq, nk, d, dtype, keywords builder)
+GQA_CASES = {
+    "GQA causal": (1, 8, 2, 2048, 2048, 128, torch.float16, lambda b, n: dict(causal=True)),
+    "MQA plain ragged bf16": (2, 4, 1, 1000, 1500, 64, torch.bfloat16, lambda b, n: dict()),
+    "GQA causal Nq>Nk dead rows": (1, 6, 3, 1500, 1000, 64, torch.float16, lambda b, n: dict(causal=True)),
+    "GQA docs causal": (2, 8, 4, 4093, 4093, 128, torch.float16,
+                        lambda b, n: dict(causal=True, seq_ids=docs(b, n, 8))),
+    "MQA window": (1, 4, 1, 2049, 2049, 64, torch.float16, lambda b, n: dict(causal=True, window=(300, 0))),
+}
+
+
 @pytest.mark.parametrize("with_dlse", [False, True])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(CASES) + list(GQA_CASES))
 def test_ws_backward_masks_against_float64(name, dq_mode, with_dlse):
     if with_dlse and dq_mode != "default":
         pytest.skip("dlse once per case")
-    b, h, nq, nk, d, dtype, build = CASES[name]
-    q, k, v, do = make(b, h, h, nq, nk, d, dtype, seed=len(name) + 7)
+    if name in GQA_CASES:
+        b, h, h_kv, nq, nk, d, dtype, build = GQA_CASES[name]
+    else:
+        b, h, nq, nk, d, dtype, build = CASES[name]
+        h_kv = h
+    q, k, v, do = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name) + 7)
     kw = build(b, nq)
     dlse = torch.randn((b, h, nq), device="cuda", generator=torch.Generator("cuda").manual_seed(3)) if with_dlse \
         else None
