@@ -31,9 +31,14 @@ WS_AUTO_DIMS = (64, 128)
 #   window  d=128 0.73 / 0.74 (FlexAttention's backward: 0.80 / 0.64)   d=64 0.69 / 0.71
 #   docs    d=128 0.74 / 0.74 (FlexAttention's backward: 0.83 / 0.60)   d=64 0.69 / 0.72
 WS_MASK_AUTO_DIMS: tuple[int, ...] = (64, 128)
-# "auto" takes ws for GQA/MQA (k, v with fewer heads; dK/dV per query head, summed per group) at these head dims:
-# not timed against the 7-matmul reference yet, so none; kind="ws" runs it anyway.
-WS_GQA_AUTO_DIMS: tuple[int, ...] = ()
+# "auto" takes ws for GQA/MQA (k, v with fewer heads; dK/dV per query head, summed per group) at these head dims,
+# where it measured faster than the 7-matmul reference in every cell: causal, H_kv = 8, same shapes and commands
+# as above with --variant gqa (commit e532438; assets/benchmarks/tune/nvidia-h200-backward-ws-gqa-d{128,64}-
+# 2026-12-01.json), time / reference's time:
+#   gqa     d=128 0.80 / 0.78 (FlexAttention's backward: 0.81 / 0.63)   d=64 0.82 / 0.81
+# against the ws backward on MHA with the same K/V per query head it took 1.09x / 1.01x (d=128) and 1.05x / 1.00x
+# (d=64) the time: the group sum and the per-query-head dK/dV buffers cost up to 9 % at N = 4096.
+WS_GQA_AUTO_DIMS: tuple[int, ...] = (64, 128)
 BACKWARD_KIND = "auto"
 # Compute capabilities where the fused backward passed tests/test_backward_fused_gpu.py compiled: the H200 (sm_90,
 # triton 3.6.0, torch 2.11; tests/device_verify_fused.sh, 2026-11-30).
@@ -107,8 +112,9 @@ def backward_label(device="cuda") -> str:
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
     from . import ws_bwd
-    ws = "" if ws_bwd.unavailable() else (f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS} and "
-                                          f"windows/documents d in {WS_MASK_AUTO_DIMS}, else ")
+    ws = "" if ws_bwd.unavailable() else (f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {WS_AUTO_DIMS}, "
+                                          f"windows/documents d in {WS_MASK_AUTO_DIMS}, GQA d in {WS_GQA_AUTO_DIMS}, "
+                                          "else ")
     if cc in FUSED_VERIFIED:
         return (f"auto: {ws}fused (5 matmuls) for d <= {FUSED_AUTO_MAX_D}, reference (7 matmuls) above, on "
                 f"sm_{cc[0]}{cc[1]}")

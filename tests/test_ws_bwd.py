@@ -64,9 +64,9 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
     monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
-    assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128) "
-                                              "and windows/documents d in (64, 128), else fused (5 matmuls) for "
-                                              "d <= 64, reference (7 matmuls) above, on sm_90")
+    assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), "
+                                              "windows/documents d in (64, 128), GQA d in (64, 128), else fused "
+                                              "(5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90")
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
@@ -409,6 +409,36 @@ def test_mask_auto_dims_are_the_recorded_runs():
     readme = " ".join((root / "README.md").read_text().split())
     assert (f"it took {min(all_ref):.2f}–{max(all_ref):.2f}x the time of the 7-matmul backward that ran them before "
             f"and {min(all_flex):.2f}–{max(all_flex):.2f}x FlexAttention's compiled backward (d = 128)") in readme
+
+
+def test_gqa_auto_dims_are_the_recorded_runs():
+    """backward_pick.WS_GQA_AUTO_DIMS is read off the committed GQA runs as WS_MASK_AUTO_DIMS is off the masks'; the
+    comment quotes the ratios to the reference, to FlexAttention's backward and to the ws backward on MHA."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    src = " ".join((root / "kernels/backward_pick.py").read_text().replace("#", " ").split())
+    won, mha, all_ref = {}, {}, []
+    for d in (128, 64):
+        data = json.loads((root / f"assets/benchmarks/tune/nvidia-h200-backward-ws-gqa-d{d}-2026-12-01.json")
+                          .read_text())
+        assert data["device"] == "NVIDIA H200" and data["triton"].startswith("3.6.") and data["variant"] == "gqa"
+        rows = sorted(data["rows"], key=lambda r: r["n"])
+        t = lambda r, k: r["impls"][k]["ms"]  # noqa: E731
+        ratios = [t(r, "ws") / t(r, "reference") for r in rows]
+        assert all(r["impls"]["ws"]["maxerr"] < 2e-2 for r in rows)
+        won[d] = all(x < 1 for x in ratios)
+        all_ref += ratios
+        assert " / ".join(f"{x:.2f}" for x in ratios) in src, (d, ratios)
+        mha[d] = " / ".join(f"{t(r, 'ws') / t(r, 'ws dense causal'):.2f}x" for r in rows)
+        if "flex" in rows[0]["impls"]:
+            flex = " / ".join(f"{t(r, 'ws') / t(r, 'flex'):.2f}" for r in rows)
+            assert f"(FlexAttention's backward: {flex})" in src
+    assert {d for d, w in won.items() if w} == set(backward_pick.WS_GQA_AUTO_DIMS)
+    assert f"it took {mha[128]} (d=128) and {mha[64]} (d=64) the time" in src
+    both = [float(x.rstrip("x")) for x in (mha[128] + " / " + mha[64]).split(" / ")]
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"and {min(both):.2f}–{max(both):.2f}x the time of the same backward on MHA" in readme
+    assert f"with H_kv = 8 causal it took {min(all_ref):.2f}–{max(all_ref):.2f}x the 7-matmul backward's time" in readme
 
 
 @pytest.mark.parametrize("causal", [False, True])
