@@ -66,6 +66,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 
 from ._ws_bwd_dq import _dq_mmas, _dq_split, _dq_tma_add
 
+
 @gluon.jit
 def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
     """(lo, full, hi) for the BN-key block at start_k: query blocks [lo, full) need a mask (causal band, ragged

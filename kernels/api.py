@@ -146,9 +146,9 @@ def _ws_banded(var: Variant) -> bool:
 @_interpreter_bf16
 def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
-    impl="fast" with nothing pinned and a variant ws takes (_ws_takes) runs the
-    Gluon ws kernel where ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched
-    off for the process (one warning) and the tl kernel runs."""
+    impl="fast" with nothing pinned and a variant ws takes (_ws_takes) runs the Gluon ws kernel where
+    ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched off for the process (one
+    warning) and the tl kernel runs."""
     if impl == "fast" and not pinned and trace is None:
         wt = _ws_tiles(q, k, var)
         if wt is not None:
