@@ -141,7 +141,7 @@ def ws_kind(q, config, var: Variant | None) -> str:
 
 def backward_launch(kind, q, k, v, o, lse, do, dlse, causal, sm_scale, config, var: Variant | None = None):
     """(a function running the "fused" or "ws" backward on these inputs, the fields api logs for it); var: the ws
-    backward's mask (windows, packed documents), None: plain or causal by `causal`."""
+    backward's variant (windows, packed documents, GQA), None: plain or causal by `causal`."""
     if kind == "ws":
         from . import ws_bwd
         return (lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm_scale, dlse=dlse,

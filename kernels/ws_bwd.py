@@ -17,7 +17,7 @@ Same contract as kernels/backward_fused.py: plain or bottom-right causal attenti
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
 program reads its query head's K/V head and writes dK/dV per query head into (B, H, Nk, d) buffers, which are then
-summed over each group in float32 (2 * B*H*Nk*d*elem more memory). Masks beyond causal (sliding windows, packed
+summed over each group in float32 (dK/dV take 2 * B*H*Nk*d*elem instead of 2 * B*H_kv*Nk*d*elem, plus the sums). Masks beyond causal (sliding windows, packed
 documents: variant=) read the host's by-key tables (variants.tables); softcap and ALiBi are not taken.
 dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
@@ -222,8 +222,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         raise KernelInputError(f"the ws backward takes k and v shaped alike with q's B and H_kv dividing H = {h}; got "
                                f"{tuple(k.shape)}, {tuple(v.shape)}")
     if variant is not None and not takes_variant(variant):
-        raise KernelInputError("the ws backward takes plain or causal attention, sliding windows and packed documents "
-                               f"only, not {variant.describe()}")
+        raise KernelInputError("the ws backward takes plain or causal attention, sliding windows, packed documents "
+                               f"and GQA/MQA only (no softcap or ALiBi), not {variant.describe()}")
     table = variant is not None and uses_table(variant)
     bm, st, split, rot, mode = CONFIGS[d]
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
