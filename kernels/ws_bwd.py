@@ -17,8 +17,9 @@ Same contract as kernels/backward_fused.py: plain or bottom-right causal attenti
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
 program reads its query head's K/V head and writes dK/dV per query head into (B, H, Nk, d) buffers, which are then
-summed over each group in float32 (dK/dV take 2 * B*H*Nk*d*elem instead of 2 * B*H_kv*Nk*d*elem, plus the sums). Masks beyond causal (sliding windows, packed
-documents: variant=) read the host's by-key tables (variants.tables); softcap and ALiBi are not taken.
+summed over each group in float32 (dK/dV take 2 * B*H*Nk*d*elem instead of 2 * B*H_kv*Nk*d*elem, plus the
+sums). Masks beyond causal (sliding windows, packed documents: variant=) read the host's by-key tables
+(variants.tables); softcap and ALiBi are not taken.
 dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
 delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
