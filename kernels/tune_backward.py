@@ -177,13 +177,19 @@ def _driver():
     return driver()
 
 
+def record_header(args, **extra) -> dict:
+    """A tune file's provenance (command, device, torch, triton, driver, CUDA, commit, date), its shape and timer,
+    extra fields, and the rows to fill."""
+    return dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
+                device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
+                driver=_driver(), cuda=torch.version.cuda, git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
+                date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16", **extra,
+                timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
+
+
 def main_fused(args):
     """Time fused (or ws) candidates vs reference, cuDNN, flash; print ratios; write --out."""
-    record = dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
-                  device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
-                  driver=_driver(), cuda=torch.version.cuda, git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
-                  date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16",
-                  timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
+    record = record_header(args)
     for d in args.d:
         cands = (WS_CANDIDATES if args.kind == "ws" else FUSED_CANDIDATES)[d]
         if args.kind == "ws" and args.dq_mode:

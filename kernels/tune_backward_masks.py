@@ -9,7 +9,6 @@ causal MHA (for a mask: the ratio its work should show; for GQA: MHA with the sa
 should not be slower than), and with --flex FlexAttention's compiled backward (create_block_mask; compile time
 excluded and printed apart). Every gradient is checked against the reference's (maxerr). Writes every number to
 --out (JSON)."""
-import os
 import time
 
 import torch
@@ -100,13 +99,8 @@ def bench(d, n, variant, window, rep, flex):
 
 
 def main_masks(args):
-    from .tune_backward import _driver
-    record = dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
-                  device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
-                  driver=_driver(), cuda=torch.version.cuda, git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
-                  date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16",
-                  variant=args.variant, window=args.window if args.variant == "window" else None,
-                  timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
+    from .tune_backward import record_header
+    record = record_header(args, variant=args.variant, window=args.window if args.variant == "window" else None)
     for d in args.d:
         for n in args.n:
             print(f"d={d} N={n} {args.variant}", flush=True)

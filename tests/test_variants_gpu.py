@@ -29,6 +29,16 @@ def docs(b: int, n: int, seed: int) -> torch.Tensor:
     return ids.to(DEV)
 
 
+def short_docs(b: int, n: int) -> torch.Tensor:
+    """(B, N) ids of documents 1..40 tokens long: many per tile, so most tiles are partial and some rows see one
+    key."""
+    rows = []
+    for bi in range(b):
+        lens = torch.randint(1, 41, (n,), generator=torch.Generator().manual_seed(n + bi))
+        rows.append(torch.repeat_interleave(torch.arange(n), lens)[:n])
+    return torch.stack(rows).to(DEV)
+
+
 def make(b, h, h_kv, nq, nk, d, dtype, seed):
     g = torch.Generator(device=DEV).manual_seed(seed)
     mk = lambda *s: torch.randn(s, device=DEV, generator=g).to(dtype)  # noqa: E731

@@ -221,11 +221,22 @@ def test_dispatch_table_names_only_cells_ws_can_run():
         assert (d, causal) in ws.CONFIGS
 
 
+class _Ptr:
+    """A pointer into a tensor's flat storage, for running a Gluon helper's scalar loads on the host (_host)."""
+    def __init__(self, t, i=0):
+        self.t, self.i = t, i
+
+    def __add__(self, off):
+        return _Ptr(self.t, self.i + int(off))
+
+
 def _host(jit_fn):
     """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
-    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C)."""
+    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C), gl.load
+    reading a _Ptr and gl.int32 as int."""
     import types
-    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b))
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
+                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
     return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
 
 

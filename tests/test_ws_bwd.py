@@ -11,7 +11,7 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import api, backward_pick, ws, ws_bwd
-from test_ws import PTXAS
+from test_ws import PTXAS, _host, _Ptr
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
@@ -235,10 +235,7 @@ def query_range():
         from flashviz_kernels import _ws_bwd_gluon
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    import types
-    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b))
-    fn = _ws_bwd_gluon.query_range.fn
-    return types.FunctionType(fn.__code__, {**fn.__globals__, "gl": shim})
+    return _host(_ws_bwd_gluon.query_range)
 
 
 @pytest.mark.parametrize("n_q,n_k", [(1, 1), (17, 17), (1000, 1000), (1000, 1500), (1500, 1000), (300, 100),
@@ -261,15 +258,6 @@ def test_query_range_covers_every_visible_pair_and_masks_the_rest(query_range, n
                 assert len(sees) == bn, (start_k, r)
 
 
-class _Ptr:
-    """A pointer into a tensor's flat storage, for running a Gluon helper's loads on the host."""
-    def __init__(self, t, i=0):
-        self.t, self.i = t, i
-
-    def __add__(self, off):
-        return _Ptr(self.t, self.i + int(off))
-
-
 @pytest.mark.parametrize("bm", [64, 128])
 def test_table_walk_visits_each_query_block_once(bm):
     """The TABLE launch's walk as plain Python (query_ranges reading the by-key table, the masked loop over both
@@ -279,14 +267,8 @@ def test_table_walk_visits_each_query_block_once(bm):
         from flashviz_kernels import _ws_bwd_gluon as g
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    import types
     from flashviz_kernels import variants
-    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
-                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
-
-    def host(jit_fn):
-        return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
-    ranges, block_start = host(g.query_ranges), host(g.block_start)
+    ranges, block_start, skip = _host(g.query_ranges), _host(g.block_start), _host(g._skip)
 
     class _Bool(int):                                   # (start >= gap_at).to(gl.int32) on the host
         def to(self, _):
@@ -295,7 +277,6 @@ def test_table_walk_visits_each_query_block_once(bm):
     class _Row(int):
         def __ge__(self, other):
             return _Bool(int(self) >= int(other))
-    skip = host(g._skip)
     n, h = 1000, 2
     ids = torch.tensor([0] * 130 + [1] + [2] * 400 + [3] * 469)[None].repeat(2, 1)
     ids[1, 700:] = 4

@@ -7,20 +7,11 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from test_variants_gpu import GRAD_EPS, docs, make
+from test_variants_gpu import GRAD_EPS, docs, make, short_docs
 from test_ws_bwd_gpu import _needs_ws_bwd  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
 from variant_ref import reference
 
 pytestmark = pytest.mark.gpu
-
-
-def _short_docs(b: int, n: int) -> torch.Tensor:
-    """Documents of 1..40 tokens: most key blocks see several documents, some rows one key."""
-    rows = []
-    for bi in range(b):
-        lens = torch.randint(1, 41, (n,), generator=torch.Generator().manual_seed(n + bi))
-        rows.append(torch.repeat_interleave(torch.arange(n), lens)[:n])
-    return torch.stack(rows).to("cuda")
 
 
 # name -> (b, h, nq, nk, d, dtype, keywords builder)
@@ -36,8 +27,8 @@ CASES = {
     "docs+window causal": (2, 4, 4093, 4093, 64, torch.float16,
                            lambda b, n: dict(causal=True, window=(512, 0), seq_ids=docs(b, n, 5))),
     "short docs causal": (2, 2, 1500, 1500, 128, torch.float16,
-                          lambda b, n: dict(causal=True, seq_ids=_short_docs(b, n))),
-    "short docs plain d64": (1, 4, 2049, 2049, 64, torch.float16, lambda b, n: dict(seq_ids=_short_docs(b, n))),
+                          lambda b, n: dict(causal=True, seq_ids=short_docs(b, n))),
+    "short docs plain d64": (1, 4, 2049, 2049, 64, torch.float16, lambda b, n: dict(seq_ids=short_docs(b, n))),
 }
 
 

@@ -10,7 +10,7 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import ws
-from test_ws import _fresh_state, _host  # noqa: F401  (_fresh_state: autouse, each test as a fresh process)
+from test_ws import _Ptr, _fresh_state, _host  # noqa: F401  (_fresh_state: autouse, each test as a fresh process)
 
 
 @pytest.fixture(scope="module")
@@ -126,15 +126,6 @@ def test_documents_go_to_ws_with_their_tables(monkeypatch):
         fk.attention(q, k, v, impl="ws", seq_ids=ids, window=(40, 3))
 
 
-class _Ptr:
-    """A pointer into a tensor's flat storage, for running a Gluon helper's loads on the host."""
-    def __init__(self, t, i=0):
-        self.t, self.i = t, i
-
-    def __add__(self, off):
-        return _Ptr(self.t, self.i + int(off))
-
-
 @pytest.mark.parametrize("bm,bn", [(128, 128), (192, 128), (128, 64)])
 def test_document_tiles_come_from_the_table(bm, bn):
     """block_tiles with SEQ reads (t_lo, t_hi) of its (batch entry, query block) from variants.tables' ranges
@@ -143,10 +134,7 @@ def test_document_tiles_come_from_the_table(bm, bn):
         from flashviz_kernels import _ws_tile
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    fn = _ws_tile.block_tiles.fn
-    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
-                                 load=lambda p: int(p.t.reshape(-1)[p.i]))
-    block_tiles = types.FunctionType(fn.__code__, {**fn.__globals__, "gl": shim})
+    block_tiles = _host(_ws_tile.block_tiles)
     n, h = 1000, 3
     ids = torch.tensor([0] * 130 + [1] * 1 + [2] * 400 + [3] * 469)[None].repeat(2, 1)
     ids[1, 700:] = 4

@@ -8,7 +8,7 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import check_close
-from test_variants_gpu import EPS, GRAD_EPS, docs, make, slopes
+from test_variants_gpu import EPS, GRAD_EPS, docs, make, short_docs, slopes
 from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
 from variant_ref import reference
 
@@ -68,15 +68,6 @@ def test_ws_variant_against_float64(name, schedule):
     assert torch.allclose(lse.double()[~dead], lse64[~dead], atol=2e-2)
 
 
-def _short_docs(b: int, n: int) -> torch.Tensor:
-    """Documents of 1..40 tokens: many per query tile, so most tiles are partial and some rows see one key."""
-    rows = []
-    for bi in range(b):
-        lens = torch.randint(1, 41, (n,), generator=torch.Generator().manual_seed(n + bi))
-        rows.append(torch.repeat_interleave(torch.arange(n), lens)[:n])
-    return torch.stack(rows).to("cuda")
-
-
 # name -> (b, h, h_kv, n, d, dtype, keywords besides seq_ids)
 DOC_CASES = {
     "docs causal": (2, 8, 8, 4096, 128, torch.float16, dict(causal=True)),
@@ -97,7 +88,7 @@ def test_ws_documents_against_float64(name, schedule):
     if schedule.endswith("nc2") and d != 64:
         pytest.skip("d = 128 runs two consumers already")
     kw = {key: val for key, val in extra.items() if key not in ("alibi", "short")}
-    kw["seq_ids"] = _short_docs(b, n) if extra.get("short") else docs(b, n, len(name))
+    kw["seq_ids"] = short_docs(b, n) if extra.get("short") else docs(b, n, len(name))
     if extra.get("alibi"):
         kw["alibi_slopes"] = slopes(h, b)
     q, k, v, _ = make(b, h, h_kv, n, n, d, dtype, seed=len(name))
