@@ -419,7 +419,8 @@ def test_gqa_auto_dims_are_the_recorded_runs():
     both = [float(x.rstrip("x")) for x in (mha[128] + " / " + mha[64]).split(" / ")]
     readme = " ".join((root / "README.md").read_text().split())
     assert f"and {min(both):.2f}–{max(both):.2f}x the time of the same backward on MHA" in readme
-    assert f"with H_kv = 8 causal it took {min(all_ref):.2f}–{max(all_ref):.2f}x the 7-matmul backward's time" in readme
+    assert (f"with H_kv = 8 causal it took {min(all_ref):.2f}–{max(all_ref):.2f}x the 7-matmul backward's time"
+            in readme)
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -1,8 +1,8 @@
 """The Gluon ws backward with masks beyond causal (sliding windows, packed documents: the host's by-key tables) and
-GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; skipped where it cannot run). Gradients of kind="ws" against float64 autograd through the
-independent reference of tests/variant_ref.py, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows
-that see no key get zero dQ. Every case runs the default dQ mode and "partial" (another code path through the same
-block walk)."""
+GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; skipped where it cannot run).
+Gradients of kind="ws" against float64 autograd through the independent reference of tests/variant_ref.py, idiom
+max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows that see no key get zero dQ. Every case runs the default
+dQ mode and "partial" (another code path through the same block walk)."""
 import pytest
 import torch
 
