@@ -63,8 +63,8 @@ class WaitProbe:
     compute stream does nothing but wait for the transfer: CUDA events on that stream (host clock on CPU, where
     every call blocks) time exactly the transfer time the compute did not hide."""
 
-    def __init__(self, env: Env):
-        self.env, self.marks = env, []
+    def __init__(self, env: Env, clock=time.perf_counter):
+        self.env, self.marks, self.clock = env, [], clock     # clock: seconds, host timing only (tests inject one)
 
     def __call__(self, what: str) -> None:
         if self.env.cuda:
@@ -72,7 +72,7 @@ class WaitProbe:
             e.record()
             self.marks.append((what, e))
         else:
-            self.marks.append((what, time.perf_counter()))
+            self.marks.append((what, self.clock()))
 
     def take_ms(self) -> float:
         """Summed waits of the calls since the last take (their work must have finished)."""

@@ -145,6 +145,24 @@ def settle(page, *, draw_ms: int = 1200, timeout: int = 60000) -> None:
     page.wait_for_timeout(draw_ms)
 
 
+def expect_count(locator, n: int, timeout: int = 30000) -> None:
+    """Wait until `locator` matches exactly n elements (a page still being drawn is waited for, not read once)."""
+    from playwright.sync_api import expect
+    expect(locator).to_have_count(n, timeout=timeout)
+
+
+def expect_some(locator, timeout: int = 30000) -> None:
+    """Wait until `locator` matches at least one element."""
+    from playwright.sync_api import expect
+    expect(locator.first).to_be_attached(timeout=timeout)
+
+
+def expect_text(locator, text: str, timeout: int = 30000) -> None:
+    """Wait until the first element of `locator` has exactly this text."""
+    from playwright.sync_api import expect
+    expect(locator.first).to_have_text(text, timeout=timeout)
+
+
 def no_exception(page) -> None:
     """Neither Streamlit's exception box nor a raw traceback on the page."""
     assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()

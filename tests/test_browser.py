@@ -16,9 +16,11 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
+from playwright.sync_api import expect
 
 import loadtest
-from browser_util import EXCEPTION, app_pages, has_cjk_font, no_exception, settle
+from browser_util import (EXCEPTION, app_pages, expect_count, expect_some, expect_text, has_cjk_font, no_exception,
+                          settle)
 from flashviz.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -71,7 +73,7 @@ def _visit_all(page, lang: str) -> list[str]:
         no_exception(page)
         assert page.locator("[data-testid=stAlertContentError]").count() == 0, \
             page.locator("[data-testid=stAlertContentError]").first.inner_text()
-        heading = page.locator("h1").first.inner_text()
+        heading = page.locator("h1").first.inner_text()                         # waited for above
         if lang == "zh":
             assert any("\u4e00" <= c <= "\u9fff" for c in heading), heading       # a Chinese title
         else:
@@ -112,10 +114,10 @@ def test_stepper_tile_buttons_keys_and_language(browser, app_url, tmp_path):
     page.locator(".st-key-_w-lang button", has_text="中文").click()   # the sidebar switch keeps the state
     page.get_by_text("第 8 / 8 步", exact=False).first.wait_for(timeout=30000)
     settle(page, draw_ms=300)
-    assert page.locator("h1").first.inner_text() == t("stepper.title", "zh")
+    expect_text(page.locator("h1"), t("stepper.title", "zh"))
     assert "lang=zh" in page.url
-    assert page.get_by_text(t("stepper.rec_header", "zh"), exact=True).count() == 1
-    assert page.get_by_text(t("common.step_next", "zh"), exact=True).count() >= 1
+    expect_count(page.get_by_text(t("stepper.rec_header", "zh"), exact=True), 1)
+    expect_some(page.get_by_text(t("common.step_next", "zh"), exact=True))
     no_exception(page)
     page.screenshot(path=str(tmp_path / "stepper_zh_switched.png"))
     page.close()
@@ -128,10 +130,10 @@ def test_lang_query_parameter_gives_chinese(browser, app_url):
     page = _open(browser, app_url, query="lang=zh")
     page.get_by_text("第 1 / 4 步", exact=False).first.wait_for(timeout=30000)
     settle(page)
-    assert page.locator("h1").first.inner_text() == t("stepper.title", "zh")
-    assert page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_blocks", "zh")).count() == 1
-    assert page.get_by_text(t("common.cfg_block_n", "zh"), exact=True).count() >= 1     # sidebar label
-    assert page.locator(".js-plotly-plot .gtitle", has_text="分数").count() >= 1          # a chart title
+    expect_text(page.locator("h1"), t("stepper.title", "zh"))
+    expect_count(page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_blocks", "zh")), 1)
+    expect_some(page.get_by_text(t("common.cfg_block_n", "zh"), exact=True))            # sidebar label
+    expect_some(page.locator(".js-plotly-plot .gtitle", has_text="分数"))                 # a chart title
     no_exception(page)
     page.close()
 
@@ -143,17 +145,14 @@ def test_autoplay_advances_then_stops(browser, app_url):
     toggle = page.locator("[data-testid=stMain] [data-testid=stCheckbox] input").first   # Autoplay
     page.get_by_text("Autoplay").first.click()
     page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
-    assert toggle.is_checked()
+    expect(toggle).to_be_checked(timeout=15000)
     for want in (3, 4):                                 # the fragment's run_every timer moves it
         page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=15000)
-    for _ in range(60):                                 # the stop is a full rerun: give a busy machine time
-        if not toggle.is_checked():
-            break
-        page.wait_for_timeout(500)
-    assert not toggle.is_checked()                      # stopped at the end, toggle back off ...
+    expect(toggle).not_to_be_checked(timeout=30000)     # stopped at the end, toggle back off (a full rerun) ...
     page.wait_for_timeout(1500)                         # ... and a late timer tick neither restarts nor rewinds
-    assert not toggle.is_checked() and page.get_by_text("Step 4 of 4").count() >= 1
-    assert page.get_by_text("Step 1 of 4").count() == 0
+    assert not toggle.is_checked()
+    expect_some(page.get_by_text("Step 4 of 4"))
+    expect_count(page.get_by_text("Step 1 of 4"), 0)
     page.close()
 
 
@@ -257,8 +256,8 @@ def test_quiz_feedback(browser, app_url):
     second.get_by_text(t("quiz.alpha_a", "en"), exact=True).click()          # not the right answer (c)
     page.get_by_text(t("quiz.wrong", "en"), exact=False).first.wait_for(timeout=30000)
     settle(page, draw_ms=200)
-    assert page.get_by_text(t("quiz.score", "en", right=1, total=8, answered=2), exact=True).count() >= 1
-    assert page.locator("[data-testid=stAlertContentSuccess]").count() >= 1
-    assert page.locator("[data-testid=stAlertContentError]").count() >= 1
-    assert page.locator(EXCEPTION).count() == 0
+    expect_some(page.get_by_text(t("quiz.score", "en", right=1, total=8, answered=2), exact=True))
+    expect_some(page.locator("[data-testid=stAlertContentSuccess]"))
+    expect_some(page.locator("[data-testid=stAlertContentError]"))
+    expect_count(page.locator(EXCEPTION), 0)
     page.close()

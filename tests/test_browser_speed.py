@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_util import no_exception, settle
+from browser_util import expect_some, no_exception, settle
 
 pytestmark = pytest.mark.browser
 
@@ -27,14 +27,14 @@ def _speed_page(browser, url: str, lang: str, title: str, button: str):
 
 def test_speed_page_en(app_url, browser, tmp_path):
     page = _speed_page(browser, app_url, "en", "Speed and memory", "Measure on this CPU (N = 512, 2048, 8192)")
-    assert page.get_by_text("No CUDA GPU on this machine").count() >= 1
-    assert page.get_by_text("NVIDIA H200").count() >= 1               # provenance beside the charts
+    expect_some(page.get_by_text("No CUDA GPU on this machine"))
+    expect_some(page.get_by_text("NVIDIA H200"))                      # provenance beside the charts
     page.screenshot(path=str(tmp_path / "speed_en.png"), full_page=True)
     page.close()
 
 
 def test_speed_page_zh(app_url, browser, tmp_path):
     page = _speed_page(browser, app_url, "zh", "速度与显存", "在本机 CPU 上测量（N = 512, 2048, 8192）")
-    assert page.get_by_text("本机没有 CUDA GPU").count() >= 1
+    expect_some(page.get_by_text("本机没有 CUDA GPU"))
     page.screenshot(path=str(tmp_path / "speed_zh.png"), full_page=True)
     page.close()

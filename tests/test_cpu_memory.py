@@ -25,11 +25,10 @@ def test_tiled_peak_is_output_plus_constant_scratch(rows):
     assert rows[8192]["naive_peak_bytes"] > 50 * rows[8192]["tiled_peak_bytes"]
 
 
-def test_outputs_agree_and_it_is_quick(rows):
+def test_outputs_agree_and_times_are_reported(rows):
     for r in rows.values():
         assert r["max_abs_diff"] < 1e-10
-    # ~0.5 s each on an idle 2-core machine; generous for a loaded CI runner
-    assert rows[8192]["tiled_seconds"] < 30 and rows[8192]["naive_seconds"] < 30
+        assert r["tiled_seconds"] > 0 and r["naive_seconds"] > 0      # shown to the student, never judged here
 
 
 @pytest.mark.parametrize("n, br, bc", [(1, 4, 4), (100, 32, 16), (300, 128, 64), (257, 256, 7)])

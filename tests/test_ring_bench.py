@@ -180,30 +180,63 @@ def test_flags_survive_torchrun():
     assert ours and not [o for o in ours if any(x.startswith(o) for x in theirs)]
 
 
-class _SlowRing:
-    """A two-rank ring whose transfers take `delay` s after they start and copy the sent block (rank 1's view)."""
+class _Clock:
+    """A fake host clock (seconds): it moves only when the fake ring waits or a block computes, so the probe's
+    sums are exact and a busy machine cannot change them."""
 
-    def __init__(self, delay):
-        self.rank, self.world, self.delay = 1, 2, delay
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class _SlowRing:
+    """A two-rank ring (rank 1's view) on a fake clock: a transfer is done `delay` s after it was issued, and
+    waiting for it moves the clock to that moment; the sent block is copied into the receive buffer. It keeps
+    its own account of the exposed time (how far each wait moved the clock) and of the waits."""
+
+    def __init__(self, clock, delay):
+        self.rank, self.world, self.clock, self.delay = 1, 2, clock, delay
+        self.exposed, self.waits = 0.0, []
 
     def exchange(self, send, recv, tag):
-        import time
+        ring, done = self, self.clock.now + self.delay
 
         class Work:
-            def __init__(self):
-                self.t0 = time.perf_counter()
-
             def wait(w):
-                time.sleep(max(0.0, w.t0 + self.delay - time.perf_counter()))
+                moved = max(0.0, done - ring.clock.now)
+                ring.exposed += moved
+                ring.waits.append(moved)
+                ring.clock.now = max(ring.clock.now, done)
                 for a, b in zip(send, recv):
                     b.copy_(a)
         return [Work()]
 
 
-def test_wait_probe_times_exactly_the_waits_for_transfers():
-    """The probe's exposed time is the time spent waiting on the transfers after computing: with a transfer
-    slower than the (tiny) compute it is about the transfer's time, forward (1 wait) and backward (2 waits:
-    K/V plus the last dK/dV hop), and the output still equals single-device attention."""
+@pytest.fixture
+def slow_blocks(monkeypatch):
+    """Each block's compute (forward or backward) takes `step` s on the fake clock; returns (clock, step)."""
+    from flashviz_kernels import ring, ring_chunked
+    clock, step = _Clock(), 0.05
+
+    def slow(fn):
+        def run(*a, **kw):
+            clock.now += step
+            return fn(*a, **kw)
+        return run
+    monkeypatch.setattr(ring, "block_forward", slow(ring.block_forward))
+    monkeypatch.setattr(ring, "block_backward", slow(ring.block_backward))
+    monkeypatch.setattr(ring_chunked, "block_forward", slow(ring_chunked.block_forward))
+    return clock, step
+
+
+def test_wait_probe_times_exactly_the_waits_for_transfers(slow_blocks):
+    """The probe's exposed time is the time spent waiting on the transfers after computing, never the compute:
+    on a fake clock, a 200 ms transfer behind 50 ms of compute exposes 150 ms. Forward: one wait (step 0; step 1
+    has no transfer). Backward: K/V behind step 0's compute (150), then the dK/dV hop issued after step 0's
+    compute, waited for after step 1's (200 - 50 = 150 later: 0), and the last hop of dK/dV that overlaps nothing
+    (200): 350. The output still equals single-device attention."""
     import torch
     from flashviz.ring_bench import WaitProbe
     from flashviz_kernels import attention
@@ -211,26 +244,31 @@ def test_wait_probe_times_exactly_the_waits_for_transfers():
 
     class Env:
         cuda = False
+    clock, _ = slow_blocks
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 1, 8, 8, generator=g, dtype=torch.float64) for _ in range(3))
-    probe = WaitProbe(Env())
+    probe = WaitProbe(Env(), clock=clock)
+    fwd = _SlowRing(clock, 0.2)
     out, lse = ring.forward_loop(q, k, v, causal=False, sm_scale=0.3, impl="naive", layout="contiguous",
-                                 ring=_SlowRing(0.2), probe=probe)
-    waited = probe.take_ms()
-    assert 150 <= waited <= 400                                  # one step waits ~200 ms; the other has no transfer
+                                 ring=fwd, probe=probe)
+    assert len(fwd.waits) == 1 and probe.take_ms() == pytest.approx(150.0) == pytest.approx(fwd.exposed * 1e3)
     # rank 1 got its own block back (the fake ring hands it the block it sent): twice the same keys
     kk, vv = torch.cat([k, k], 2), torch.cat([v, v], 2)
     ref = attention(q, kk, vv, sm_scale=0.3, impl="naive")
     assert torch.allclose(out, ref, atol=1e-12)
     do = torch.randn_like(q)
+    bwd = _SlowRing(clock, 0.2)
     ring.backward_loop(q, k, v, out, lse, do, None, causal=False, sm_scale=0.3, impl="naive", layout="contiguous",
-                       ring=_SlowRing(0.2), probe=probe)
-    assert 300 <= probe.take_ms() <= 800
+                       ring=bwd, probe=probe)
+    assert bwd.waits == pytest.approx([0.15, 0.0, 0.2])
+    assert probe.take_ms() == pytest.approx(350.0) == pytest.approx(bwd.exposed * 1e3)
 
 
-def test_wait_probe_in_the_chunked_forward():
-    """S = 2 passes: two transfers, each waited for after its (tiny) compute; the result is still attention over
-    the keys the fake ring handed back (rank 1's own block twice, now in two sub-chunks of two passes)."""
+def test_wait_probe_in_the_chunked_forward(slow_blocks):
+    """S = 2 passes: four transfers (two slabs, each over two key sub-chunks), each waited for after its compute;
+    the probe sums exactly what the waits exposed, which is less than the transfers alone (compute hid part of
+    each). The result is still attention over the keys the fake ring handed back (rank 1's own block twice, now
+    in two sub-chunks of two passes)."""
     import torch
     from flashviz.ring_bench import WaitProbe
     from flashviz_kernels import ring
@@ -238,11 +276,15 @@ def test_wait_probe_in_the_chunked_forward():
 
     class Env:
         cuda = False
+    clock, step = slow_blocks
     g = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(1, 2, 8, 8, generator=g, dtype=torch.float64) for _ in range(3))
-    probe = WaitProbe(Env())
+    probe = WaitProbe(Env(), clock=clock)
+    slow = _SlowRing(clock, 0.15)
     out, lse = ring.forward_loop(q, k, v, causal=False, sm_scale=0.3, impl="naive", layout="zigzag",
-                                 ring=_SlowRing(0.15), probe=probe, chunks=2)
-    assert 250 <= probe.take_ms() <= 600
+                                 ring=slow, probe=probe, chunks=2)
+    # each pass computes two pieces (zigzag: the slab's two half-shard rows) before waiting: 150 - 2 * 50 ms
+    assert slow.waits == pytest.approx([0.15 - 2 * step] * 4)
+    assert probe.take_ms() == pytest.approx(200.0) == pytest.approx(slow.exposed * 1e3)
     ref, ref_lse = attention_with_lse(q, torch.cat([k, k], 2), torch.cat([v, v], 2), sm_scale=0.3, impl="naive")
     assert torch.allclose(out, ref, atol=1e-12) and torch.allclose(lse.double(), ref_lse.double(), atol=1e-9)
