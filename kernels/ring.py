@@ -44,7 +44,8 @@ import torch.distributed as dist
 
 from .checks import _options, validate                 # the one home of the input and option checks
 from .errors import KernelInputError
-from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, merge)
+from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, flash_block,
+                         merge)
 from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
 from .ring_chunked_bwd import BWD_CHUNK_BYTES, TAG_DKV, backward_count  # noqa: F401
 from .ring_plan import (LAYOUTS, Piece, _check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
@@ -181,19 +182,19 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
     chunks) = S > 1 the memory-bounded backward runs (kernels/ring_chunked_bwd.py).
 
     Plain ring (S = 1), what a rank holds beyond q, k, v, o, dO: the next K/V block (2 shards; with W > 2 also the
-    received one it computes on), one step's block gradients (gq, gk, gv: the Triton backward's outputs in the
+    received one it computes on), one step's block gradients (gq, gk, gv: the flash backward's outputs in the
     inputs' dtype, float32 from the torch recomputation), dQ, and the dK/dV sums travelling: the previous step's on
     their way out and this step's coming in, both kept while this step computes (the overlap). No zeroed per-step
-    buffer: a step's gk, gv are added into the arriving sums once they are in. With W = 2 and the Triton backward
+    buffer: a step's gk, gv are added into the arriving sums once they are in. With W = 2 and a flash backward
     every sum has two terms, each already rounded to the inputs' dtype, so dQ and the travelling dK/dV stay in the
     inputs' dtype: the one add rounds once, as the float32 sum's final cast did (same values, half the bytes); the
     first hop sends the step's gk, gv themselves. Otherwise dQ and the sums are float32, and the last hop carries
     the finished sums already cast to q's dtype (the owner's cast, half the bytes)."""
     n, w = q.shape[2], ring.world
     if impl in TRITON_IMPLS and dlse is not None and not bool(dlse.ne(0).any()):
-        dlse = None                                             # nothing flows into lse: the Triton backward
-    triton_bwd = impl in TRITON_IMPLS and dlse is None and q.dtype != torch.float64
-    delta = None if triton_bwd else delta_of(o, do)            # the Triton backward computes its own
+        dlse = None                                             # nothing flows into lse
+    triton_bwd = flash_block(impl, q.dtype)
+    delta = None if triton_bwd else delta_of(o, do)            # the flash backwards compute their own
     if w == 1:
         g = block_backward(q, k, v, o, lse, do, delta, dlse, causal, sm_scale, impl)
         return tuple(x.to(q.dtype) for x in g)

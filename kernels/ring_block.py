@@ -20,8 +20,10 @@ Backward of one block from the *global* O and lse (as the single-GPU flash backw
     P = exp(S - lse),  dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta + dlse),  delta = rowsum(dO * O)
     dQ = dS K * scale,  dK = dS^T Q * scale.
 The dlse term is the gradient that flows into the returned lse (d lse_i / d S_ij = P_ij). For teaching/fast
-with dlse = 0 the Triton backward (kernels/backward.py) does the block; otherwise it is recomputed in torch,
-`ROWS` query rows at a time, in float32 (float64 for float64 inputs).
+(16- or 32-bit inputs) the block runs the backward autograd would run for one attention call
+(kernels/backward_pick.py's "auto": the warp-specialised ws backward where it runs — Hopper, d 64/128, the
+verified triton — else the fused or the 7-matmul Triton one), dlse included; naive/sdpa and float64 inputs are
+recomputed in torch, `ROWS` query rows at a time, in float32 (float64 for float64 inputs).
 """
 from __future__ import annotations
 
@@ -170,17 +172,23 @@ def _torch_backward(q, k, v, do, lse, delta, dlse, causal: bool, sm_scale: float
     return dq, dk, dv
 
 
-def _triton_backward(q, k, v, o, lse, do, causal: bool, sm_scale: float):
+def flash_kind(q) -> str:
+    """Which flash backward a block of these query rows runs: "ws", "fused" or "reference" (backward_pick's
+    "auto", as for one attention call; flashviz/ring_memory.py accounts for each)."""
+    from .backward_pick import backward_kind
+    return backward_kind(q, "auto")
+
+
+def _flash_backward(q, k, v, o, lse, do, dlse, causal: bool, sm_scale: float):
     from .api import _backward
-    from .backward_pick import triton_auto
     if _env.INTERPRET and q.dtype == torch.bfloat16:                # the interpreter's bf16 dot is wrong
         q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
     # The launch lock only in the interpreter (not thread-safe); compiled launches may run on autograd's device
-    # thread while the caller holds the lock, as in attention()'s own backward.
-    # The Triton backwards only (not ws): flashviz/ring_memory.py's account of a block's memory models those two.
-    return _backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), None, causal=causal, sm_scale=sm_scale,
-                     config=None, lock=_env.INTERPRET, kind=triton_auto(q))
+    # thread while the caller holds the lock, as in attention()'s own backward. kind None: "auto", with its
+    # fallback from a failed ws launch to the Triton backwards.
+    return _backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), None if dlse is None else dlse.contiguous(),
+                     causal=causal, sm_scale=sm_scale, config=None, lock=_env.INTERPRET, kind=None)
 
 
 def delta_of(o, do) -> torch.Tensor:
@@ -189,8 +197,14 @@ def delta_of(o, do) -> torch.Tensor:
     return (o.to(ct) * do.to(ct)).sum(-1)
 
 
+def flash_block(impl: str, dtype: torch.dtype) -> bool:
+    """Whether block_backward runs a flash backward kernel (else the torch recomputation, which needs delta)."""
+    return impl in TRITON_IMPLS and dtype != torch.float64
+
+
 def block_backward(q, k, v, o, lse, do, delta, dlse, causal: bool, sm_scale: float, impl: str):
-    """Gradients of one block given the global (o, lse) of these query rows and their dO (and dlse or None)."""
-    if impl in TRITON_IMPLS and dlse is None and q.dtype != torch.float64:
-        return _triton_backward(q, k, v, o, lse, do, causal, sm_scale)
+    """Gradients of one block given the global (o, lse) of these query rows and their dO (and dlse or None);
+    delta may be None where flash_block(impl, q.dtype) (the kernels compute their own)."""
+    if flash_block(impl, q.dtype):
+        return _flash_backward(q, k, v, o, lse, do, dlse, causal, sm_scale)
     return _torch_backward(q, k, v, do, lse, delta, dlse, causal, sm_scale)

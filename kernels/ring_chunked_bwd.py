@@ -17,7 +17,7 @@ Memory per rank beyond q, k, v, o, dO and the returned dk, dv: dQ as a float32 a
 returned dq is rounded into the first half of its storage, rows in order, so no third shard is taken at the end);
 two buffers of one sub-chunk's K and V (4/S) and three float32 buffers of one sub-chunk's dK and dV (12/S at 16 bits:
 the step's own part, the sums leaving, the sums arriving), all allocated once and used in turn; one call's
-temporaries (about 6/S). About 9 + 22/S shards in all, against the plain ring's 15 (W = 2, the Triton backward):
+temporaries (about 6/S). About 9 + 22/S shards in all, against the plain ring's 15 (W = 2, a flash backward):
 S = 64 -> 9.34 shards, 0.58 of one GPU's 16 at large N. flashviz.ring.backward_memory is the account of it.
 """
 from __future__ import annotations
@@ -87,7 +87,7 @@ class _Sums:
 def backward_chunked(q, k, v, o, lse, do, delta, dlse, *, causal, sm_scale, impl, layout, ring, mode, probe,
                      chunks: int):
     """The memory-bounded backward, S = chunks (see the module docstring). delta: rowsum(dO O) for the torch
-    recomputation (None for the Triton backward, which makes its own per call); dlse: None or the gradient into
+    recomputation (None for the flash backwards, which make their own per call); dlse: None or the gradient into
     lse. mode "compute" / "comm" and probe as in kernels/ring.py's backward_loop."""
     n, w = q.shape[2], ring.world
     b, h, d = q.shape[0], q.shape[1], q.shape[3]

@@ -71,3 +71,57 @@ def run_ranks(world: int, fn, *args, backend: str = "gloo", timeout: float = 240
                 raise AssertionError(f"rank {r} of {world} failed:\n{value}")
             results.append(value)
         return results
+
+
+# ----------------------------------------------------------------------------- W virtual ranks in one process
+
+class ThreadRing:
+    """Rank `rank` of W virtual ranks that are threads of this process (one GPU can hold them all): a Ring as
+    kernels/ring.py's loops use it (rank, world, exchange, check_same), its transfers queues of cloned tensors.
+    The clone and the receiver's copy run on the device's one default stream, so they are ordered like the kernels.
+    Autograd is not used across ranks (its device thread is shared); call forward_loop / backward_loop."""
+
+    def __init__(self, hub: dict, rank: int, world: int):
+        self.hub, self.rank, self.world = hub, rank, world
+
+    def _box(self, rank: int, tag: int):
+        import queue
+        with self.hub["lock"]:
+            return self.hub.setdefault((rank, tag), queue.Queue())
+
+    def exchange(self, send, recv, tag: int):
+        self._box((self.rank + 1) % self.world, tag).put([x.clone() for x in send])
+        box, recv = self._box(self.rank, tag), list(recv)
+
+        class Work:
+            def wait(self):
+                for a, b in zip(box.get(timeout=300), recv):
+                    b.copy_(a)
+        return [Work()]
+
+    def check_same(self, values, device) -> None:
+        pass
+
+
+def run_threads(world: int, fn, *args) -> list:
+    """fn(ring, *args) on W threads, ring a ThreadRing of each rank; their results in rank order. An exception
+    in any thread fails the caller with it."""
+    import threading
+    hub, results, errors = {"lock": threading.Lock()}, [None] * world, [None] * world
+
+    def entry(r):
+        try:
+            results[r] = fn(ThreadRing(hub, r, world), *args)
+        except BaseException as e:                     # noqa: BLE001 - re-raised in the caller
+            errors[r] = e
+    threads = [threading.Thread(target=entry, args=(r,), daemon=True) for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    for r, e in enumerate(errors):
+        if e is not None:
+            raise AssertionError(f"virtual rank {r} of {world} failed: {type(e).__name__}: {e}") from e
+    if any(t.is_alive() for t in threads):
+        raise AssertionError("a virtual rank did not finish within 600 s (a hang in the ring?)")
+    return results

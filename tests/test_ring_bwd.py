@@ -18,12 +18,13 @@ from ring_cases import by_world, case, compare, run_all, shards_of
 from ring_live import LiveBytes
 from ring_util import run_ranks
 
-TRITON = dict(b=1, h=2, d=16, grad="out")       # the Triton backward needs nothing flowing into lse
+TRITON = dict(b=1, h=2, d=16, grad="out")       # nothing flowing into lse (the last W2 case has it)
 W2 = [case("zigzag", True, "float32", "naive", n=40, chunks=10, seed=400)]                # slabs of one row
 if fk.INTERPRET:
     W2 += [case("zigzag", True, "float16", "teaching", n=64, seed=410, **TRITON),        # 16-bit sums
            case("contiguous", True, "float16", "teaching", n=64, seed=411, **TRITON),
-           case("zigzag", True, "float16", "teaching", n=64, chunks=3, seed=412, **TRITON)]   # dq narrowed
+           case("zigzag", True, "float16", "teaching", n=64, chunks=3, seed=412, **TRITON),   # dq narrowed
+           case("zigzag", True, "float16", "teaching", n=64, seed=413, b=1, h=2, d=16)]       # dlse: flash blocks
 W3 = [case("contiguous", True, "float32", "sdpa", n=48, chunks=8, seed=420)]            # slabs of one row
 if fk.INTERPRET:
     W3 += [case("zigzag", True, "float32", "teaching", n=96, seed=421, **TRITON),         # float32 sums
@@ -102,13 +103,13 @@ def _memory_worker(rank, world, cfgs):
     """Live bytes torch allocates during a warm backward (the second: Triton's tables are cached by then), per
     config. The Triton interpreter leaves a reference cycle per launch (its argument copy-back closure), which
     compiled launches do not: collecting after each block's backward frees what a GPU frees at once."""
-    plain = ring_block._triton_backward
+    plain = ring_block._flash_backward
 
     def collected(*a, **kw):
         out = plain(*a, **kw)
         gc.collect()
         return out
-    ring_block._triton_backward = collected                  # this forked rank's copy only
+    ring_block._flash_backward = collected                   # this forked rank's copy only
     peaks = []
     for layout, causal, chunks, dtype, n in cfgs:
         g = torch.Generator().manual_seed(rank)
@@ -138,7 +139,7 @@ def test_measured_backward_allocations_equal_the_account(world):
     for i, (layout, causal, chunks, dtype, n) in enumerate(MEM[world]):
         m = engine.backward_memory(world, n, layout, causal, batch=1, heads=4, d=16,
                                    elem_bytes=torch.finfo(getattr(torch, dtype)).bits // 8, chunks=chunks or 1,
-                                   fused=False)
+                                   kernel="reference")
         assert max(r[i] for r in measured) == sum(m.values()) - m["inputs"] - m["lse"], (layout, causal, chunks, m)
 
 
@@ -149,11 +150,41 @@ SHAPE = dict(batch=1, heads=32, d=128, elem_bytes=2)
 
 def test_one_gpu_backward_holds_eight_tensors_and_row_statistics():
     n = 131072
-    one = engine.backward_memory(1, n, "contiguous", True, **SHAPE)
+    one = engine.backward_memory(1, n, "contiguous", True, kernel="reference", **SHAPE)
     full = 32 * n * 128 * 2
     assert one == dict(inputs=5 * full, grads=3 * full, lse=32 * n * 13, scratch=0)
-    fused = engine.backward_memory(1, n, "contiguous", True, **dict(SHAPE, d=64))
+    fused = engine.backward_memory(1, n, "contiguous", True, kernel="fused", **dict(SHAPE, d=64))
     assert fused["scratch"] == 32 * n * 64 * 4 == 2 * fused["grads"] // 3      # the fp32 dQ buffer of d <= 64
+    ws = engine.backward_memory(1, n, "contiguous", True, kernel="ws", **SHAPE)
+    assert ws == dict(inputs=5 * full, grads=3 * full, lse=32 * n * (4 + 8), scratch=32 * n * 128 * 4)
+
+
+def test_the_default_kernel_is_what_an_h200_runs():
+    """kernel None: ws at d 64 and 128 (kernels/backward_pick.py's WS_AUTO_DIMS), fused below 64, reference above
+    128; the ring page and the two-GPU test use it."""
+    from flashviz import ring_memory
+    from flashviz_kernels import backward_pick
+    assert ring_memory.WS_DIMS == backward_pick.WS_AUTO_DIMS
+    assert ring_memory.FUSED_MAX_D == backward_pick.FUSED_AUTO_MAX_D
+    for d, kernel in ((32, "fused"), (64, "ws"), (96, "reference"), (128, "ws"), (256, "reference")):
+        shape = dict(SHAPE, d=d)
+        assert engine.backward_memory(2, 8192, "zigzag", True, **shape) == \
+            engine.backward_memory(2, 8192, "zigzag", True, kernel=kernel, **shape)
+    with pytest.raises(Exception, match="backward kernel"):
+        engine.backward_memory(2, 8192, "zigzag", True, kernel="flex", **SHAPE)
+
+
+def test_ws_blocks_hold_a_float32_dq_buffer_and_eight_bytes_a_row():
+    """The plain ring (W = 2, contiguous, no mask: every call covers all local rows and keys) with ws blocks: the
+    reference's account plus the call's float32 dQ buffer, one byte a row less of row statistics."""
+    n = 65536
+    ref = engine.backward_memory(2, n, "contiguous", False, kernel="reference", **SHAPE)
+    ws = engine.backward_memory(2, n, "contiguous", False, kernel="ws", **SHAPE)
+    rows = n // 2
+    assert ws["scratch"] == 32 * rows * 128 * 4 and ref["scratch"] == 0
+    assert ws["slices"] == ref["slices"] - 32 * rows                     # row statistics: 8 bytes, not 9
+    assert {k: ws[k] - ref[k] for k in ws if k not in ("scratch", "slices")} == \
+        dict.fromkeys(set(ws) - {"scratch", "slices"}, 0)
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "zigzag"])
@@ -163,12 +194,12 @@ def test_plain_and_chunked_against_one_gpu(layout, causal):
     half a shard of q, o and dO for the kernel), the chunked one at backward_count's S 0.64 at 128k, 0.60 at 256k,
     0.58 at 512k; its floor is 9 shards of 16 (inputs, float32 dQ, dk, dv)."""
     for n, s, want in ((131072, 16, 0.64), (262144, 32, 0.60), (524288, 64, 0.58)):
-        one = sum(engine.backward_memory(1, n, "contiguous", causal, **SHAPE).values())
-        plain = engine.backward_memory(2, n, layout, causal, **SHAPE)
+        one = sum(engine.backward_memory(1, n, "contiguous", causal, kernel="reference", **SHAPE).values())
+        plain = engine.backward_memory(2, n, layout, causal, kernel="reference", **SHAPE)
         shard = 32 * n // 2 * 128 * 2
         assert plain["sums"] == 4 * shard and plain["receive"] == 2 * shard and plain["dq"] == shard
         assert abs(sum(plain.values()) / one - (0.996 if layout == "zigzag" and causal else 0.935)) < 0.001
-        chunked = engine.backward_memory(2, n, layout, causal, chunks=s, **SHAPE)
+        chunked = engine.backward_memory(2, n, layout, causal, chunks=s, kernel="reference", **SHAPE)
         assert chunked["dq"] == 2 * shard and chunked["grads"] == 2 * shard
         rows = max(sum(b - a for a, b in ring.key_rows(n // 2, layout, (i, s))) for i in range(s))
         assert chunked["receive"] == 2 * 2 * rows * 32 * 128 * 2 and chunked["sums"] == 3 * 2 * rows * 32 * 128 * 4
@@ -178,7 +209,7 @@ def test_plain_and_chunked_against_one_gpu(layout, causal):
 
 def test_plain_beyond_two_ranks_keeps_float32_sums():
     n = 3 * 8192
-    m = engine.backward_memory(3, n, "contiguous", False, **SHAPE)
+    m = engine.backward_memory(3, n, "contiguous", False, kernel="reference", **SHAPE)
     shard = 32 * (n // 3) * 128 * 2
     assert m["dq"] == 2 * shard and m["sums"] == 8 * shard and m["receive"] == 4 * shard
     with pytest.raises(Exception, match="element size"):

@@ -112,7 +112,7 @@ def test_backward_peak_matches_backward_memory():
     measured = run_ranks(2, _memory_worker, MEM_CASES, backend="nccl", timeout=400)
     extra = {}
     for i, (layout, causal, chunks) in enumerate(MEM_CASES):
-        m = engine.backward_memory(2, MEM_N, layout, causal, chunks=chunks or 1, fused=False, **MEM_SHAPE)
+        m = engine.backward_memory(2, MEM_N, layout, causal, chunks=chunks or 1, **MEM_SHAPE)   # ws blocks at d=128
         want = sum(m.values()) - m["inputs"] - m["lse"]
         got = max(r[i] for r in measured)
         assert abs(got - want) <= MEM_SLACK, (layout, causal, chunks, got, want, m)
