@@ -126,7 +126,7 @@ def test_run_sweep_progress_and_partial_saves():
 
 def test_cli_flags_override_preset_fields():
     spec = build_spec(_parser().parse_args(["--preset", "h200"]))
-    assert spec.n_cells() == 20 * 9 + 8 * 5                 # 9 impls (ws too) x 20 fp16 configs + the bf16 subset
+    assert spec.n_cells() == 20 * 10 + 8 * 5                # 10 impls (ws, fa4 too) x 20 fp16 configs + the bf16 subset
     narrowed = build_spec(_parser().parse_args(["--preset", "h200", "--impls", "fast", "--causal", "on"]))
     assert narrowed.n_cells() == 10 + 4 and narrowed.warmup_ms == 25
     spec = build_spec(_parser().parse_args(["--n", "64", "--d", "16", "32", "--causal", "both", "--dtype",

@@ -34,7 +34,7 @@ _NUM = (int, float)
 CELL_NUMBERS = {"ms": ("pos", 1e7), "ms_p20": ("nonneg", 1e7), "ms_p80": ("nonneg", 1e7), "tflops": ("nonneg", 1e5),
                 "peak_over_ideal": ("nonneg", 1e9), "max_abs_err": ("nonneg", 1e30), "rel_err": ("nonneg", 1e30),
                 "speedup_vs_cudnn": ("nonneg", 1e9), "speedup_vs_flash": ("nonneg", 1e9),
-                "speedup_vs_naive": ("nonneg", 1e9),
+                "speedup_vs_naive": ("nonneg", 1e9), "speedup_vs_fa4": ("nonneg", 1e9),
                 "memory_vs_naive": ("nonneg", 1e9),
                 "graph_ms": ("pos", 1e7), "graph_tflops": ("nonneg", 1e5), "graph_speedup_vs_cudnn": ("nonneg", 1e9)}
 CELL_INTS = {"n": (1, 1 << 22), "d": (1, 4096), "batch": (1, 1 << 16), "heads": (1, 1 << 16),

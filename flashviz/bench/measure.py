@@ -32,8 +32,8 @@ import torch
 
 import flashviz_kernels as fk
 
-from . import provenance
-from .spec import (BASELINES, DATASET_KIND, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
+from . import peers, provenance
+from .spec import (BASELINES, DATASET_KIND, PEERS, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
                    ideal_bytes)
 
 TRITON_IMPLS = ("teaching", "fast", "ws")
@@ -201,7 +201,8 @@ def blank_cell(impl: str, cfg: dict) -> dict:
                 peak_extra_bytes=None, ideal_bytes=ideal_bytes(cfg["n"], cfg["d"], cfg["dtype"], cfg["batch"],
                                                                cfg["heads"], cfg["mode"]),
                 peak_over_ideal=None, max_abs_err=None, rel_err=None, correct=None,
-                speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, memory_vs_naive=None,
+                speedup_vs_cudnn=None, speedup_vs_flash=None, speedup_vs_naive=None, speedup_vs_fa4=None,
+                memory_vs_naive=None,
                 graph_ms=None, graph_tflops=None, graph_speedup_vs_cudnn=None, graph_message=GRAPH_SKIPPED_MESSAGE)
 
 
@@ -239,7 +240,14 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
     if device == "cpu" and impl in TRITON_IMPLS:
         cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
         return cell
-    fn = _runner(impl, x, cfg, blocks)
+    if impl in PEERS:                                    # FlashAttention-4: its own layout, copied before timing
+        try:
+            fn = peers.fa4_runner(x, cfg)
+        except peers.Unavailable as e:
+            cell.update(status="unavailable", message=str(e))
+            return cell
+    else:
+        fn = _runner(impl, x, cfg, blocks)
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness

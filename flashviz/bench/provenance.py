@@ -28,6 +28,15 @@ def _version(module: str) -> str | None:
         return None
 
 
+def _dist_version(dist: str) -> str | None:
+    """An installed distribution's version by its PyPI name (None where it is not installed)."""
+    import importlib.metadata
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def driver_version() -> str:
     try:
         import pynvml                                    # optional
@@ -90,7 +99,8 @@ def collect(device: str, command: str | None, timer: str) -> dict:
              python=platform.python_version(), platform=platform.platform(),
              created_utc=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              git_commit=commit, git_dirty=dirty, source_sha256=source_digest(), command=command or command_line(),
-             timer=timer, cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"))
+             timer=timer, cpu_threads=torch.get_num_threads(), flashviz=_version("flashviz"),
+             flash_attn_4=_dist_version("flash-attn-4"), cutlass_dsl=_dist_version("nvidia-cutlass-dsl"))
     p.update(ws_fields())
     try:                                                 # which Triton backward autograd used (fwd+bwd, bwd cells)
         from flashviz_kernels import api

@@ -16,9 +16,12 @@ DATASET_KIND = "flashviz-bench"
 STATUSES = ("ok", "oom", "unavailable", "error")
 MODES = ("fwd", "fwd+bwd", "bwd")          # bwd: the backward pass alone, forward done once
 DTYPES = ("float16", "bfloat16", "float32", "float64")
-ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast", "ws")
+ALL_IMPLS = ("naive", "sdpa", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-math", "teaching", "fast", "ws",
+             "fa4")
+PEERS = ("fa4",)                        # not ours, not torch's: flashviz/bench/peers.py (FlashAttention-4)
 # ratio columns: speed-up = t_baseline / t_impl
-BASELINES = {"sdpa-cudnn": "speedup_vs_cudnn", "sdpa-flash": "speedup_vs_flash", "naive": "speedup_vs_naive"}
+BASELINES = {"sdpa-cudnn": "speedup_vs_cudnn", "sdpa-flash": "speedup_vs_flash", "naive": "speedup_vs_naive",
+             "fa4": "speedup_vs_fa4"}
 BWD_FLOP_FACTOR = 2.5                   # backward = 2.5 x forward FLOPs, as is usual (FA2 paper)
 
 # ||out - ref64|| / ||ref64|| above this marks a cell wrong (fp32 allows TF32 dots on the GPU).
@@ -101,7 +104,7 @@ class SweepSpec:
                     preset=self.preset)
 
 
-H200_IMPLS = ALL_IMPLS          # ws included: a non-Hopper run records it "unavailable", with the reason
+H200_IMPLS = ALL_IMPLS          # ws and fa4 included: where they cannot run, a cell says "unavailable" and why
 PRESETS = {
     # The recorded H200 dataset: fp16 full sweep plus a smaller bf16 subset (one file).
     "h200": dict(grids=(
@@ -113,7 +116,13 @@ PRESETS = {
     # Training side: the backward alone and a whole training step, fp16, one file.
     "h200-train": dict(grids=(
         Grid(n=(1024, 4096, 8192, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,),
-             heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"), mode=("bwd", "fwd+bwd")),
+             heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast", "fa4"),
+             mode=("bwd", "fwd+bwd")),
+    ), warmup_ms=25.0, rep_ms=100.0),
+    # Level with FlashAttention-4: the cells its issue names, forward and backward alone, cuDNN and FA4 beside ours.
+    "h200-fa4": dict(grids=(
+        Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
+             impls=("sdpa-cudnn", "fast", "ws", "fa4"), mode=("fwd", "bwd")),
     ), warmup_ms=25.0, rep_ms=100.0),
     # A quick GPU look (< 1 min incl. compiles).
     "gpu-small": dict(grids=(

@@ -28,7 +28,7 @@ import torch
 
 from flashviz.errors import InputError
 
-from . import provenance
+from . import peers, provenance
 from .measure import _classify, _free, _quantile, _short, _sync, _time, device_kind
 from .variants_spec import (FLEX_BLOCK, IMPLS, KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, cell_flops,
                             doc_lens, variant_of)
@@ -182,7 +182,7 @@ def blank_cell(variant: str, impl: str, n: int, cfg: dict) -> dict:
     return dict(variant=variant, impl=impl, n=n, status="error", message=None, ms=None, ms_p20=None, ms_p80=None,
                 reps=None, compile_s=None, block_mask_s=None, ms_new_ids=None, compiled=None, flops_useful=useful,
                 flops_executed=executed, tiles=tiles, tflops_useful=None, tflops_executed=None, max_abs_err=None,
-                rel_err=None, correct=None, speedup_vs_flex=None,
+                rel_err=None, correct=None, speedup_vs_flex=None, speedup_vs_fa4=None,
                 doc_lens=list(doc_lens(n)) if variant == "docs" else None)
 
 
@@ -195,6 +195,12 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
             fn, why = _sdpa_runner(x)
             if fn is None:
                 cell.update(status="unavailable", message=why)
+                return cell
+        elif impl == "fa4":                              # FlashAttention-4 on its own layout (bench/peers.py)
+            try:
+                fn = peers.fa4_variant_runner(x)
+            except peers.Unavailable as e:
+                cell.update(status="unavailable", message=str(e))
                 return cell
         elif impl in OURS:
             fn = _ours_runner(x, impl)
@@ -231,10 +237,12 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
 
 
 def add_speedups(cells: list[dict]) -> None:
-    flex = {(c["variant"], c["n"]): c["ms"] for c in cells if c["impl"] == "flex" and c["status"] == "ok"}
-    for c in cells:
-        t = flex.get((c["variant"], c["n"]))
-        c["speedup_vs_flex"] = t / c["ms"] if t and c["status"] == "ok" else None
+    """speedup_vs_flex and speedup_vs_fa4 = the peer's time / the cell's, same variant and N (same run)."""
+    for peer in ("flex", "fa4"):
+        t_peer = {(c["variant"], c["n"]): c["ms"] for c in cells if c["impl"] == peer and c["status"] == "ok"}
+        for c in cells:
+            t = t_peer.get((c["variant"], c["n"]))
+            c[f"speedup_vs_{peer}"] = t / c["ms"] if t and c["status"] == "ok" else None
 
 
 def run(preset: str, *, out: Path | None = None, budget_s: float | None = None, seed: int = 0,

@@ -39,7 +39,7 @@ CONFIG_INTS = {"batch": (1, 1 << 16), "heads": (1, 1024), "d": (1, 256), "window
 CONFIG_KEYS = {*CONFIG_INTS, "preset", "dtype", "softcap", "ns", "impls", "variants", "compile", "warmup_ms", "rep_ms",
                "budget_s", "flex_block"}
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "compile_s", "block_mask_s", "ms_new_ids", "tflops_useful",
-                "tflops_executed", "max_abs_err", "rel_err", "speedup_vs_flex")
+                "tflops_executed", "max_abs_err", "rel_err", "speedup_vs_flex", "speedup_vs_fa4")
 CELL_KEYS = {*CELL_NUMBERS, "variant", "impl", "n", "status", "message", "reps", "compiled", "flops_useful",
              "flops_executed", "tiles", "correct", "doc_lens"}
 

@@ -9,7 +9,8 @@ A preset is one shape (B, H, d, dtype), a list of N, the impls and the variants;
     docs           causal + packed documents of lengths doc_lens(N) (seq_ids)
 Impls: "flex" (torch.compile(flex_attention) with a block mask from create_block_mask; eager flex when the preset
 says so, on CPU), "sdpa" (torch's scaled_dot_product_attention, where an attn_mask / enable_gqa can express the
-variant) and our flashviz_kernels.attention impls ("fast", "teaching", "naive").
+variant), "fa4" (FlashAttention-4 where it runs: flashviz/bench/peers.py) and our flashviz_kernels.attention impls
+("fast", "teaching", "naive").
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ KIND = "flashviz-variants"
 SCHEMA_VERSION = 1
 VARIANTS = ("dense-causal", "window", "softcap", "alibi", "gqa", "docs")
 OURS = ("fast", "teaching", "naive")
-IMPLS = ("flex", "sdpa", *OURS)
+IMPLS = ("flex", "sdpa", "fa4", *OURS)
 STATUSES = ("ok", "oom", "unavailable", "error")
 FLEX_BLOCK = (128, 128)                 # create_block_mask's BLOCK_SIZE (its default)
 REL_TOL = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-3, "float64": 1e-9}
@@ -29,7 +30,7 @@ REL_TOL = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-3, "float64": 1e-9}
 PRESETS = {
     # The recorded H200 run: fp16, B=4, H=32, d=128.
     "h200-variants": dict(ns=(4096, 16384), batch=4, heads=32, d=128, dtype="float16", window=1024, softcap=50.0,
-                          kv_heads=8, impls=("fast", "teaching", "flex", "sdpa"), compile=True, warmup_ms=25.0,
+                          kv_heads=8, impls=("fast", "teaching", "flex", "sdpa", "fa4"), compile=True, warmup_ms=25.0,
                           rep_ms=100.0, min_reps=5),
     # Tiny, for tests on CPU: eager flex (no compiler), naive as "ours".
     "cpu-variants": dict(ns=(32, 48), batch=1, heads=2, d=16, dtype="float32", window=8, softcap=5.0, kv_heads=1,
