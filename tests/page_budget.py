@@ -154,8 +154,9 @@ def measure_app(slug: str, lang: str, **values) -> tuple[PageMeasure, object]:
 # ----------------------------------------------------------------------------- the browser
 
 MAIN = '[data-testid="stMain"]'
-CLOSE_EXPANDERS = """() => { let k = 0; for (const d of document.querySelectorAll('[data-testid=stMain]
-    [data-testid=stExpander] details[open]')) { d.querySelector('summary').click(); k++; } return k; }"""
+CLOSE_EXPANDERS = ("() => { let k = 0; const sel = '[data-testid=stMain] [data-testid=stExpander] details[open]';"
+                   " for (const d of document.querySelectorAll(sel)) { d.querySelector('summary').click(); k++; }"
+                   " return k; }")
 HEIGHT = """() => { const c = document.querySelector('[data-testid=stMainBlockContainer]');
     const m = document.querySelector('[data-testid=stMain]');
     return Math.max(c ? c.scrollHeight : 0, m ? m.scrollHeight : 0, document.documentElement.scrollHeight); }"""

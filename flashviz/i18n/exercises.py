@@ -64,7 +64,7 @@ STRINGS = {
     "exercises.causal_task": {
         "en": "First check that the tiled recurrence with the causal mask (N = 16, d = 4, Bc = 4) gives naive causal "
               "attention on every row.",
-        "zh": "先验证：带因果掩码的分块递推（N = 16，d = 4，Bc = 4）在每一行上都与朴素的因果注意力一致。"},
+        "zh": "先验证：带因果掩码、逐个 tile 推进的递推（N = 16，d = 4，Bc = 4）在每一行上都与朴素的因果注意力一致。"},
     "exercises.causal_verify": {"en": "Compare every row with naive causal attention",
                                 "zh": "逐行与朴素因果注意力比较"},
     "exercises.causal_verified": {"en": "Largest difference over all 16 rows: {err} (checked to {tol}).",
