@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from flashviz.ui.config import FIELDS, Config
+from flashviz.ui.config import FIELDS, Config, follow_row
 from flashviz.ui.pages import scale, switch
 from flashviz.ui.state import SCALES, canon
 
@@ -33,6 +33,9 @@ def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **valu
     at = AppTest.from_file(APP, default_timeout=timeout)
     if lang:
         at.query_params["lang"] = lang
+    if "n" in values and "row" not in values:         # as the sidebar does: a row that followed the last one follows
+        base = SCALES[scale(page)]
+        values = {**values, "row": follow_row(base.row, base.n, values["n"])}
     for k, v in values.items():
         at.session_state[k if "." in k else cfg_key(page, k)] = v
     return switch(at, page).run()

@@ -39,7 +39,8 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^>]+>")
 _ICON = re.compile(r":material/[a-z_]+:|:[a-z_]+:")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z0-9\u00C0-\u024F\u0370-\u03FF]+(?:[’'.,\-][A-Za-z0-9\u00C0-\u024F\u0370-\u03FF]+)*")
+_LETTER = "A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u0370-\u03FF"        # not × (D7) or ÷ (F7)
+_LATIN = re.compile(f"[{_LETTER}]+(?:[’'.,\\-][{_LETTER}]+)*")
 
 
 def strip_formulas(text: str) -> str:

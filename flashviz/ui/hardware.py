@@ -24,12 +24,13 @@ NS = "hardware"
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype")
 DEFAULT_GPU = "H200"                       # the GPU every recording was made on
 ELEM = {"float16": 2, "bfloat16": 2, "float32": 4}
+BATCH, HEADS = 4, 32                       # the recorded sweeps' B and H: the launch the byte and time totals count
 
 
 def tiling(cfg: Config) -> TilingConfig:
     cfg.check()
     return make_config(cfg.n, cfg.d, br=min(cfg.block_m, cfg.n), bc=min(cfg.block_n, cfg.n),
-                       elem_bytes=ELEM[cfg.dtype], causal=cfg.causal)
+                       elem_bytes=ELEM[cfg.dtype], causal=cfg.causal, batch=BATCH, heads=HEADS)
 
 
 def measured(name: str, tcfg: TilingConfig) -> tuple[list[dict], dict | None, dict | None]:
