@@ -192,6 +192,7 @@ STRINGS = {
     "backward.kernel_fused": {"en": "fused backward (Triton, 5 matmuls)", "zh": "融合反向（Triton，5 次矩阵乘法）"},
     "backward.kernel_reference": {"en": "reference backward (Triton, 7 matmuls)",
                                   "zh": "参考反向（Triton，7 次矩阵乘法）"},
+    "backward.kernel_autograd": {"en": "autograd's backward for our kernels", "zh": "autograd 为我们的 kernel 调用的反向"},
     "backward.row_teaching": {"en": "ours: teaching forward + {kernel}", "zh": "我们的：教学版前向 + {kernel}"},
     "backward.row_fast": {"en": "ours: fast forward + {kernel}", "zh": "我们的：fast 前向 + {kernel}"},
     "backward.same_kernel": {

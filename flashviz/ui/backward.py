@@ -103,7 +103,6 @@ def provenance(ds: dict, lang: str) -> None:
         f["device"] = t("backward.prov_device_value", lang, name=p["device_name"], sms=p["sm_count"],
                         gib=f"{p['total_memory_bytes'] / 2**30:.0f}")
     f["date"] = str(p.get("created_utc", f["date"]))[:10]
-    f["commit"] = str(p.get("git_commit", f["commit"]))[:10]
     _prov_caption(f, lang)
 
 
@@ -197,10 +196,10 @@ def cost_section(cfg: Config, b: int, h: int, lang: str) -> None:
                   fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
 
 
-def kernel_label(ds: dict, d: int, lang: str) -> str:
-    """The backward kernel the recording ran at d, in words (the recording's own rule, parsed)."""
+def kernel_label(ds: dict, d: int, lang: str) -> str | None:
+    """The backward kernel the recording ran at d, in words (the recording's own rule, parsed); None if unsaid."""
     k = rc.backward_kernel(ds.get("provenance", {}).get("backward_kernel"), d)
-    return t(f"backward.kernel_{k}" if k else "backward.kernel_unknown", lang)
+    return t(f"backward.kernel_{k}", lang) if k else None
 
 
 def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) -> None:
@@ -211,7 +210,8 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     tr_rows = rc.times_rows(view["bwd"], view["step"])
     kernel = kernel_label(ds, c["d"], lang)
     ours = {"teaching": t("backward.row_teaching", lang, kernel=kernel),
-            "fast": t("backward.row_fast", lang, kernel=kernel)}
+            "fast": t("backward.row_fast", lang, kernel=kernel)} if kernel else {}
+    kernel = kernel or t("backward.kernel_autograd", lang)
     name = lambda i: ours.get(i) or charts.impl_name(i, lang)  # noqa: E731
     for r in tr_rows:
         if r["impl"] == "teaching":
@@ -249,7 +249,7 @@ def registers_section(lang: str) -> None:
     f = {k: rec[k] for k in tune_record.PROVENANCE}
     chart(charts.registers_figure(rows, lang), "backward_registers", "ws_h200", key=f"{NS}.registers",
           meta=dict(source=tune_record.DEFAULT.name, **f))
-    _prov_caption(dict(f, commit=str(f["git_commit"])[:10], date=str(f["date"])[:10]), lang)
+    _prov_caption(dict(f, commit=f["git_commit"], date=str(f["date"])[:10]), lang)
     st.caption(t("backward.regs_other_run", lang, date=str(f["date"])[:10]))
 
 
@@ -260,7 +260,8 @@ def summary(ds: dict, lang: str) -> None:
     lines = [t("backward.summary_line", lang, d=d, flash=rng(v.get("flash")), cudnn=rng(v.get("cudnn")),
                naive=rng(v.get("naive"))) for d, v in s.items()]
     if lines:
-        kernels = "; ".join(f"d = {d}: {kernel_label(ds, d, lang)}" for d in s)
+        kernels = "; ".join(f"d = {d}: {kernel_label(ds, d, lang) or t('backward.kernel_unknown', lang)}"
+                            for d in s)
         st.markdown(t("backward.summary_head", lang, date=str(ds["provenance"].get("created_utc", ""))[:10]) + "\n"
                     + "\n".join(lines) + "\n\n" + t("backward.summary_note", lang, kernel=kernels))
 
