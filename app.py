@@ -22,6 +22,8 @@ def _settle_heap() -> bool:
     import torch  # noqa: F401
 
     import flashviz_kernels  # noqa: F401  (triton)
+    from flashviz.ui import routes
+    routes.install()                      # /blocks/extra: our "no such page" instead of a blank page
     gc.freeze()
     return True
 

@@ -13,6 +13,8 @@ def render(asked: str) -> None:
     state.init()
     lang = state.lang()
     st.title(t("common.not_found_title", lang))
+    if asked == pages.NOT_FOUND:                      # redirected from a nested address (ui/routes.py)
+        asked = str(st.query_params.get("path", "")) or asked
     st.markdown(t("common.not_found_body", lang, path=literal.md(f"/{asked.strip('/')}")))
     for p in pages.PAGES:
         pages.link(p.slug, lang)
