@@ -338,3 +338,29 @@ def test_every_committed_recording_opens_on_the_page(name):
         at.selectbox(key="_w.speed.dataset").set_value(f"file:{name}").run()
         assert not at.exception and not at.error, (name, mode)
         assert dataset_shown(at) == f"file:{name}" and len(at.get("plotly_chart")) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_kernel_line_names_the_launch_plan_and_why_ws_is_not_used(lang):
+    """One line, computed live from the kernels' own answers (here on the CPU interpreter: no CUDA, so tl)."""
+    from flashviz_kernels import api, ws
+
+    from flashviz.ui.speed_live import kernel_line
+    import torch
+    q = torch.empty((1, 1, 4096, 128), dtype=torch.float16)
+    kernel, bm, bn = api.launch_plan(q, q, q, impl="fast", causal=False)
+    line = kernel_line(4096, 128, False, "float16", lang, device="cpu")
+    assert f"**{kernel}**" in line and f"{bm} × {bn}" in line
+    st = ws.status()
+    assert (not st["active"]) and st["reason"].replace("`", "'") in line
+
+
+def test_one_upload_limit_the_readers():
+    """The widget's limit lies above the reader's 5 MiB whichever way Streamlit counts a MB (10^6 or 2^20 bytes),
+    so a file the reader accepts is never refused first, in English, by the widget."""
+    from flashviz.bench.dataset import MAX_BYTES
+    from flashviz.ui import speed
+    assert speed.UPLOAD_MB * 10**6 > MAX_BYTES and speed.UPLOAD_MB * 2**20 > MAX_BYTES
+    with pytest.raises(DatasetError) as e:
+        speed.read_upload(b" " * (MAX_BYTES + 1))
+    assert "MiB" in e.value.localized("zh") and "数据集最大" in e.value.localized("zh")
