@@ -50,3 +50,21 @@ def test_an_unknown_or_nested_address_is_answered_in_chinese(browser, app_url, p
 def test_the_blocks_page_fits_the_height_budget(browser, app_url):
     h = pb.page_height(browser, app_url, "blocks", "en")
     assert 1000 < h <= pb.BLOCKS_HEIGHT_BUDGET, h
+
+
+def test_a_file_over_the_limit_is_refused_in_the_page_language(browser, app_url, tmp_path):
+    """Streamlit refuses a file over the widget's limit in the browser, in English; the page shows the reader's one
+    limit in Chinese beside it (ui/speed.upload_css)."""
+    from flashviz.bench.dataset import MAX_BYTES
+    from flashviz.ui.speed import UPLOAD_MB
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (UPLOAD_MB * 2**20 + 1))                  # over the widget's limit however MB is counted
+    page = _open(browser, app_url, "speed?lang=zh")
+    try:
+        page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(big))
+        chip = page.locator("[data-testid=stFileChip][aria-invalid=true]")
+        chip.wait_for(timeout=30000)
+        shown = chip.evaluate("e => getComputedStyle(e, '::after').content")
+        assert shown == '"' + t("speed.upload_too_big", "zh", cap=f"{MAX_BYTES / 2**20:.0f}") + '"'
+    finally:
+        page.close()

@@ -62,6 +62,7 @@ def upload_box(lang: str) -> None:
     ss = st.session_state
     f = st.file_uploader(t("speed.upload", lang), type=["json"], key=f"_w.{NS}.upload", max_upload_size=UPLOAD_MB,
                          help=t("speed.upload_help", lang))
+    upload_css(lang)
     if f is None:
         ss.pop(f"{NS}.upload_msg", None)
         return
@@ -86,6 +87,17 @@ def upload_box(lang: str) -> None:
                  icon=":material/block:")
     else:
         st.success(t("speed.upload_accepted", lang, name=name, label=literal.md(raw_msg)), icon=":material/check:")
+
+
+def upload_css(lang: str) -> None:
+    """A file over the widget's limit is refused in the browser, before the page sees it, with Streamlit's English
+    "File must be 6.0MB or smaller" (kept for screen readers): show the reader's one limit, in the page's language,
+    next to the refused file instead."""
+    from flashviz.bench.dataset import MAX_BYTES
+    text = t("speed.upload_too_big", lang, cap=f"{MAX_BYTES / 2**20:.0f}").replace("\\", "").replace('"', "'")
+    st.html(f'<style>.st-key-_w-{NS}-upload [data-testid="stFileChip"][aria-invalid="true"]::after '
+            f'{{content: "{text}"; color: var(--st-red-color, #D55E00); font-size: 0.875rem; margin-left: 0.5rem;}}'
+            "</style>")
 
 
 def _label(key: str, ds: dict, lang: str) -> str:
