@@ -61,3 +61,13 @@ def test_every_realistic_page_says_what_configuration_it_shows(slug):
     at = open_page(slug)
     clean(at)
     assert any("N = 4096, d = 128, fp16" in c.value and "H200 recordings" in c.value for c in at.caption)
+
+
+def test_the_h200_preset_sets_the_realistic_pages_from_anywhere():
+    at = AppTest.from_file(APP, default_timeout=60).run()                   # on the stepper
+    at.selectbox(key="_w.preset").set_value("h200").run()
+    clean(at)
+    assert at.session_state["cfg.n"] == 16                                   # the stepper keeps its small row
+    assert (at.session_state["cfg.k.n"], at.session_state["cfg.k.d"]) == (8192, 128)
+    [pl] = at.get("page_link")
+    assert pl.proto.page == "speed"

@@ -36,6 +36,7 @@ PRESENT_KEY, PRESENT_WIDGET = "present", "_w.present"
 PRESET_WIDGET, PRESET_APPLIED = "_w.preset", "preset.applied"
 PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a slug of flashviz.ui.pages)
 PRESET_GPU = {"h200": "H200"}         # a preset measured on a GPU: the pages' own GPU choices follow it
+PRESET_SCALES = {"h200": "kernel"}    # a preset of realistic size: it sets the kernel scale from any page
 GPU_KEYS = ("blocks.gpu", "hardware.gpu")
 EXPORT_FORMATS = ("png", "svg")
 
@@ -133,7 +134,9 @@ def set_values(**values) -> None:
 
 
 def apply_preset(name: str) -> None:
-    set_values(**PRESETS[name])
+    """Write a preset's values at its own scale (PRESET_SCALES), else at the current page's."""
+    for field, v in PRESETS[name].items():
+        st.session_state[canon(field, PRESET_SCALES.get(name))] = v
     st.session_state[PRESET_APPLIED] = name
     if name in PRESET_GPU:
         for key in GPU_KEYS:
