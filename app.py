@@ -22,6 +22,8 @@ def _settle_heap() -> bool:
     import torch  # noqa: F401
 
     import flashviz_kernels  # noqa: F401  (triton)
+    from flashviz.ui import routes
+    routes.install()                      # /blocks/extra: our "no such page" instead of a blank page
     gc.freeze()
     return True
 
@@ -34,6 +36,7 @@ lang = state.language_switch()
 present.setup(lang)                       # sidebar toggle; while presenting: larger text and a top bar
 
 nav = st.navigation(pages.all_pages(lang))
+state.set_scale(pages.scale(nav.url_path))   # the small example or a realistic size: whose N, d, ... the page shows
 begin_run(nav.title, nav.url_path or pages.DEFAULT)   # the charts this run draws go into the page's zip
 nav.run()
 export_sidebar(lang)                      # below the page's own sidebar controls: camera format, zip of the page

@@ -58,15 +58,17 @@ def ridge_point(name: str) -> float:
 
 
 def hierarchy_rows(name: str) -> list[dict]:
-    """The levels a student should picture, fastest and smallest first: on-chip shared memory (per SM and
-    all SMs together), L2, HBM; with capacity, bandwidth (None where no source gives it) and the ratio of
-    HBM capacity to the per-SM SRAM (the seed's '1/200,000')."""
+    """The levels a student should picture, fastest and smallest first: the register file (the top: where FA2 and
+    FA3 keep S, P and the running O of their rows), shared memory (the SRAM the paper's tiles live in), L2, HBM.
+    Each with its capacity per SM (None for L2 and HBM, which the SMs share), for the whole GPU, and the bandwidth
+    where a source gives one (None otherwise). The register file is larger than shared memory on every preset."""
     g = gpu(name)
+    regs = g["registers_kib_per_sm"] * 1024
     return [
-        dict(level="sram", capacity_bytes=g["smem_bytes_per_sm"], per="sm", bandwidth=None),
-        dict(level="sram_all", capacity_bytes=g["smem_total_bytes"], per="gpu", bandwidth=g["sram_bw"]),
-        dict(level="l2", capacity_bytes=g["l2_bytes"], per="gpu", bandwidth=None),
-        dict(level="hbm", capacity_bytes=g["hbm_bytes"], per="gpu", bandwidth=g["hbm_bw"]),
+        dict(level="registers", per_sm=regs, total=regs * g["sms"], bandwidth=None),
+        dict(level="sram", per_sm=g["smem_bytes_per_sm"], total=g["smem_total_bytes"], bandwidth=g["sram_bw"]),
+        dict(level="l2", per_sm=None, total=g["l2_bytes"], bandwidth=None),
+        dict(level="hbm", per_sm=None, total=g["hbm_bytes"], bandwidth=g["hbm_bw"]),
     ]
 
 

@@ -12,6 +12,8 @@ torch and the kernels load lazily (only the demo needs them).
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from .errors import InputError, check_int
@@ -249,3 +251,33 @@ def speed_summary(dataset: dict, ref: str = "fast", mode: str = "bwd") -> dict:
                 lo, hi = out.setdefault(c["d"], {}).get(base, (v, v))
                 out[c["d"]][base] = (min(lo, v), max(hi, v))
     return dict(sorted(out.items()))
+
+
+# ----------------------------------------------------------------------------- which backward kernel a recording ran
+
+_WS_RULE = re.compile(r"ws \([^)]*\) for plain/causal d in \(([\d,\s]+)\)")
+_FUSED_RULE = re.compile(r"fused \([^)]*\) for d <= (\d+)")
+
+
+def backward_kernel(provenance_text: str | None, d: int) -> str | None:
+    """The backward kernel autograd ran at head dim d in a recorded training dataset, read from its provenance's
+    `backward_kernel` rule: "ws", "fused" or "reference"; None when the file does not say (older recordings).
+    impl="teaching" and impl="fast" differ only in their forward: both run this backward."""
+    if not provenance_text:
+        return None
+    m = _WS_RULE.search(provenance_text)
+    if m and d in {int(x) for x in m.group(1).replace(" ", "").split(",") if x}:
+        return "ws"
+    m = _FUSED_RULE.search(provenance_text)
+    if m and d <= int(m.group(1)):
+        return "fused"
+    return "reference" if "reference" in provenance_text else None
+
+
+def same_backward_noise(bwd: list[dict]) -> float | None:
+    """|t_teaching - t_fast| / t_fast of the backward-alone cells: both ran the same backward kernel, so this is
+    run-to-run noise, not a difference between kernels (None when either is missing)."""
+    by = {c["impl"]: c for c in bwd if c.get("status") == "ok" and c.get("ms")}
+    if "teaching" not in by or "fast" not in by:
+        return None
+    return abs(by["teaching"]["ms"] - by["fast"]["ms"]) / by["fast"]["ms"]

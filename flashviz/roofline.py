@@ -10,6 +10,12 @@ Batch and heads scale FLOPs and bytes alike, so I is per head; times are for the
 Measured points (flashviz.bench datasets): y = the recorded TFLOP/s of a cell with the same N, d and
 causal; x = the model's intensity of the algorithm that impl runs (naive -> standard, the flash kernels ->
 FA2) at the cell's element size and the configured Br, Bc (the kernels' own tiles may differ).
+
+The model's byte counts are SRAM-only: every K/V re-read goes to HBM, none is served by the L2. The Nsight
+recording (flashviz.bench.hbm_dataset) gives the bytes a kernel really moved; `measured_bytes_points` places the
+recorded speeds at those intensities. A flash kernel then reads Q, K, V about once and writes O once, 4 N d e
+bytes per head for 4 N^2 d FLOPs: I ~ N / e, far right of the ridge, so it is compute-bound and its distance below
+the roof is to the tensor-core peak (`roofline_verdict`).
 """
 from __future__ import annotations
 
@@ -62,15 +68,19 @@ def time_bounds(name: str, flops: float, nbytes: float) -> dict:
 
 def naive_memory_bound(name: str, cfg: TilingConfig) -> dict:
     """Why naive attention is memory-bound: its intensity vs the ridge point and the two time bounds for the
-    whole B x H launch (S and P, N x N each, are written to HBM and read back)."""
+    whole B x H launch (S and P, N x N each, are written to HBM and read back). FLOPs are those naive executes:
+    all 4 N^2 d per head even under a causal mask (it computes every score, then masks); `useful` is the
+    benchmarks' count (halved when causal)."""
     g = gpu(name)
     p = model_points(cfg)["standard"]
     bh = cfg.batch * cfg.heads
     ridge = g["peak_fp16"] / g["hbm_bw"]
+    executed = useful_flops(cfg.n, cfg.d, False)
     nn_bytes = 4 * cfg.n * cfg.n * cfg.elem_bytes                 # S write + read, P write + read
-    return dict(intensity=p.intensity, ridge=ridge, below=p.intensity < ridge, flops=p.flops * bh,
-                bytes=p.bytes * bh, nn_bytes=nn_bytes * bh, nn_share=nn_bytes / p.bytes,
-                attainable=attainable(name, p.intensity), **time_bounds(name, p.flops * bh, p.bytes * bh))
+    intensity = executed / p.bytes
+    return dict(intensity=intensity, ridge=ridge, below=intensity < ridge, flops=executed * bh,
+                useful=p.flops * bh, bytes=p.bytes * bh, nn_bytes=nn_bytes * bh, nn_share=nn_bytes / p.bytes,
+                attainable=attainable(name, intensity), **time_bounds(name, executed * bh, p.bytes * bh))
 
 
 def measured_points(dataset: dict, cfg: TilingConfig) -> list[dict]:
@@ -86,3 +96,46 @@ def measured_points(dataset: dict, cfg: TilingConfig) -> list[dict]:
         out.append(dict(impl=c["impl"], algo=algo, dtype=c["dtype"], batch=c["batch"], heads=c["heads"],
                         intensity=x, achieved=c["tflops"] * 1e12, ms=c["ms"]))
     return out
+
+
+def measured_bytes_per_head(cell: dict) -> float:
+    """HBM bytes one head of a recorded Nsight cell moved: reads + writes + its dirty lines written back later."""
+    return (cell["read_bytes"] + cell["write_bytes"] + cell["flush_write_bytes"]) / (cell["batch"] * cell["heads"])
+
+
+def measured_bytes_points(timing: dict, hbm: dict, n: int, d: int, causal: bool) -> list[dict]:
+    """Recorded forward speeds placed at the intensity of the bytes Nsight measured for the same kernel, N, d,
+    causal and dtype (per head, so the recordings' different B x H do not matter): impl, dtype, intensity (useful
+    FLOPs per measured byte), achieved (FLOP/s), bytes_per_head, ms."""
+    by_key = {(c["impl"], c["n"], c["d"], c["causal"], c["dtype"]): c for c in hbm.get("cells", [])}
+    out = []
+    for c in timing.get("cells", []):
+        if c.get("status") != "ok" or c.get("mode") != "fwd" or (c["n"], c["d"], c["causal"]) != (n, d, causal):
+            continue
+        h = by_key.get((c["impl"], n, d, causal, c["dtype"]))
+        if h is None:
+            continue
+        b = measured_bytes_per_head(h)
+        out.append(dict(impl=c["impl"], dtype=c["dtype"], intensity=useful_flops(n, d, causal) / b,
+                        achieved=c["tflops"] * 1e12, bytes_per_head=b, ms=c["ms"], batch=c["batch"],
+                        heads=c["heads"]))
+    return out
+
+
+def roofline_verdict(name: str, cfg: TilingConfig, measured: list[dict], impl: str = "fast") -> dict | None:
+    """What the roofline says about the flash kernel `impl` (None if it has no measured-bytes point): its
+    intensity with measured bytes next to N / e, the ridge, which roof binds, its speed as a share of the
+    tensor-core peak, and the SRAM-only model's FA2 ceiling with whether the recorded kernel beats it (then that
+    ceiling is no bound at all: the L2 served the re-reads the model sends to HBM)."""
+    pts = [m for m in measured if m["impl"] == impl]
+    if not pts:
+        return None
+    m = pts[0]
+    g = gpu(name)
+    ridge = g["peak_fp16"] / g["hbm_bw"]
+    model = model_points(replace(cfg, elem_bytes=ELEM_BYTES[m["dtype"]]))["fa2"]
+    ceiling = attainable(name, model.intensity)
+    return dict(impl=impl, intensity=m["intensity"], n_over_e=cfg.n / ELEM_BYTES[m["dtype"]], ridge=ridge,
+                bound="compute" if m["intensity"] > ridge else "memory", achieved=m["achieved"],
+                peak=g["peak_fp16"], share_of_peak=m["achieved"] / g["peak_fp16"],
+                model_intensity=model.intensity, model_ceiling=ceiling, beats_model=m["achieved"] > ceiling)

@@ -8,18 +8,36 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from flashviz.ui.pages import switch
+from flashviz.ui.config import FIELDS, Config, follow_row
+from flashviz.ui.pages import scale, switch
+from flashviz.ui.state import SCALES, canon
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+def cfg_key(page: str, field: str) -> str:
+    """The session key of a shared field as page `page` reads it (its scale: flashviz.ui.state)."""
+    return canon(field, scale(page))
+
+
+def page_config(at: AppTest, page: str) -> Config:
+    """The shared configuration page `page` speaks about, read from an AppTest's session state."""
+    base = SCALES[scale(page)]
+    return Config(**{f: at.session_state[cfg_key(page, f)] if cfg_key(page, f) in at.session_state
+                     else getattr(base, f) for f in FIELDS})
+
+
 def open_page(page: str, *, lang: str | None = None, timeout: float = 60, **values) -> AppTest:
-    """app.py on page `page` (a slug); values: shared fields by name (n=16) or page keys with a dot ('blocks.order')."""
+    """app.py on page `page` (a slug); values: shared fields by name (n=16: the page's own scale) or page keys with
+    a dot ('blocks.order')."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     if lang:
         at.query_params["lang"] = lang
+    if "n" in values and "row" not in values:         # as the sidebar does: a row that followed the last one follows
+        base = SCALES[scale(page)]
+        values = {**values, "row": follow_row(base.row, base.n, values["n"])}
     for k, v in values.items():
-        at.session_state[k if "." in k else f"cfg.{k}"] = v
+        at.session_state[k if "." in k else cfg_key(page, k)] = v
     return switch(at, page).run()
 
 

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import app_util
 from app_util import array, clean
+from flashviz.i18n import t
 from flashviz.literal import unmd
 
 from flashviz.bench import list_datasets, load_dataset
@@ -27,8 +28,17 @@ W = "_w.cfg."
 MIB = 2 ** 20
 
 
+# The small configuration these tests were written for (the page opens on a recorded size: test_opens_...).
+SMALL = dict(n=16, d=4, dtype="float32")
+TEACHING, FAST = "ours: teaching forward + {k}", "ours: fast forward + {k}"
+
+
 def open_page(page: str = PAGE, lang: str | None = None, **values) -> AppTest:
-    return app_util.open_page(page, lang=lang, **values)
+    return app_util.open_page(page, lang=lang, **({**SMALL, **values} if page == PAGE else values))
+
+
+def config(at):
+    return app_util.page_config(at, PAGE)
 
 
 TABLES = {"stored": "elements per head", "peak": "N", "flops": "matmuls per tile", "times": "implementation",
@@ -83,9 +93,9 @@ def test_renders_with_defaults():
 def test_stored_table_equals_the_closed_forms(values):
     at = open_page(**values)
     clean(at)
-    ss = at.session_state
-    n, d, b, h = ss["cfg.n"], ss["cfg.d"], ss["backward.batch"], ss["backward.heads"]
-    e = {"float32": 4, "float16": 2, "bfloat16": 2}[ss["cfg.dtype"]]
+    ss, c = at.session_state, config(at)
+    n, d, b, h = c.n, c.d, ss["backward.batch"], ss["backward.heads"]
+    e = {"float32": 4, "float16": 2, "bfloat16": 2}[c.dtype]
     df = table(at, "stored")
     col = next(c for c in df.columns if c.startswith("bytes"))
     got = dict(zip(df["tensor"], df[col]))
@@ -106,15 +116,19 @@ def test_times_at_the_nearest_recorded_configuration(train):
     assert any("nearest recorded configuration: N = 4096, d = 64, no mask, fp16, B = 4, H = 32" in m.value
                for m in at.markdown)
     df = table(at, "times").set_index("implementation")
+    kernel = t("backward.kernel_ws", "en")                # the recording's rule at d = 64 (its provenance)
     names = {"naive": "naive (autograd)", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN",
-             "teaching": "ours: teaching", "fast": "ours: fast"}
+             "teaching": TEACHING.format(k=kernel), "fast": FAST.format(k=kernel)}
     fast_b, fast_s = cell(train, "fast", "bwd"), cell(train, "fast", "fwd+bwd")
     for impl, name in names.items():
         b, s = cell(train, impl, "bwd"), cell(train, impl, "fwd+bwd")
         row = df.loc[name]
         assert row["backward ms"] == f"{b['ms']:.2f}" and row["training step ms"] == f"{s['ms']:.2f}"
         assert row["step peak MiB"] == f"{s['peak_extra_bytes'] / MIB:,.0f}"
-        assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
+        if impl == "teaching":                            # the same backward kernel as fast's row: no ratio
+            assert row["ours (fast) faster, backward"] == "—"
+        else:
+            assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
     # the speed-ups are the dataset's own: t_flash / t_fast = fast's speedup_vs_flash
     assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_flash']:.2f}×"
     flash_b = cell(train, "sdpa-flash", "bwd")
@@ -132,7 +146,7 @@ def test_exact_configuration_and_the_recorded_d128_numbers(train):
     df = table(at, "times").set_index("implementation")
     fast = cell(train, "fast", "bwd", 8192, 128, True)
     assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast['speedup_vs_flash']:.2f}×"
-    summary = next(m.value for m in at.markdown if "every recorded configuration" in m.value)
+    summary = next(m.value for m in at.markdown if "every configuration of this recording" in m.value)
     for d in (64, 128):                       # the range over every backward cell, from the times themselves
         ratios = [cell(train, "sdpa-flash", "bwd", c["n"], d, c["causal"])["ms"] / c["ms"] for c in train["cells"]
                   if c["impl"] == "fast" and c["mode"] == "bwd" and c["d"] == d and c["status"] == "ok"]
@@ -145,7 +159,7 @@ def test_peak_memory_chart_and_table_are_the_dataset_cells(train):
     fig = charts(at)["backward.peak"]
     assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
     by_name = {tr["name"]: tr for tr in fig["data"]}
-    for impl, name in (("fast", "ours: fast"), ("sdpa-flash", "SDPA flash"), ("naive", "naive (autograd)")):
+    for impl, name in (("fast", "ours: fast"), ("sdpa-flash", "SDPA flash"), ("naive", "naive (autograd)")):  # chart
         ok = [c for c in train["cells"] if c["impl"] == impl and c["mode"] == "fwd+bwd" and c["d"] == 64
               and not c["causal"] and c["status"] == "ok"]
         assert list(array(by_name[name]["x"])) == [c["n"] for c in ok]
@@ -222,17 +236,19 @@ def test_chinese():
 
 
 def test_shared_config_carries_across_pages():
-    at = AppTest.from_file(APP, default_timeout=60).run()              # the stepper
+    at = AppTest.from_file(APP, default_timeout=60).run()              # the stepper: its small row stays its own
     at.number_input(key=W + "n").set_value(64).run()
     switch(at, PAGE).run()
     clean(at)
-    assert at.number_input(key=W + "n").value == 64
-    assert table(at, "stored").iloc[0, 2] == 64 * 64     # S: N² elements per head
-    at.number_input(key=W + "d").set_value(8).run()                     # change it here ...
+    assert at.number_input(key=W + "n").value == 4096                  # the realistic, recorded size
+    at.number_input(key=W + "n").set_value(2048).run()
+    clean(at)
+    assert table(at, "stored").iloc[0, 2] == 2048 * 2048              # S: N² elements per head
+    at.number_input(key=W + "d").set_value(64).run()                    # change it here ...
     at.number_input(key="_w.backward.batch").set_value(2).run()
     switch(at, BLOCKS).run()
     clean(at)
-    assert at.number_input(key=W + "d").value == 8                      # ... the blocks page follows
+    assert at.number_input(key=W + "d").value == 64                     # ... the blocks page follows
     switch(at, PAGE).run()
     assert at.number_input(key="_w.backward.batch").value == 2          # this page's own value survived
 
@@ -241,9 +257,33 @@ def test_training_size_button():
     at = open_page()
     at.button(key="backward.load_training").click().run()
     clean(at)
-    ss = at.session_state
-    assert (ss["cfg.n"], ss["cfg.d"], ss["cfg.dtype"], ss["cfg.causal"]) == (4096, 64, "float16", False)
+    c = config(at)
+    assert (c.n, c.d, c.dtype, c.causal) == (4096, 64, "float16", False)
     assert any("Recorded at exactly your configuration" in m.value for m in at.markdown)
+
+
+def test_opens_on_a_recorded_size_with_rows_labelled_by_the_backward_kernel(train):
+    """Truths 8 and 9: teaching and fast ran one backward kernel (named from the recording's provenance), so no
+    ratio between them; their difference is called noise, computed; the tune file is named a separate run."""
+    at = app_util.open_page(PAGE)
+    clean(at)
+    c = config(at)
+    assert (c.n, c.d, c.dtype) == (4096, 128, "float16")
+    assert any("Recorded at exactly your configuration: N = 4096, d = 128" in m.value for m in at.markdown)
+    view = at.session_state["backward.times_view"]
+    assert view["kernel"] == t("backward.kernel_ws", "en")
+    tb, fb = cell(train, "teaching", "bwd", d=128), cell(train, "fast", "bwd", d=128)
+    assert view["noise"] == pytest.approx(abs(tb["ms"] - fb["ms"]) / fb["ms"])
+    assert any(f"differ by {100 * view['noise']:.1f}%" in x.value and "noise" in x.value for x in at.caption)
+    df = table(at, "times").set_index("implementation")
+    k = t("backward.kernel_ws", "en")
+    assert df.loc[TEACHING.format(k=k), "ours (fast) faster, backward"] == "—"
+    assert any("separate run" in x.value for x in at.caption)
+    # truth 10: FA1 kept m and l separately; one log-sum-exp per row is FA2's change
+    assert "FlashAttention-1 kept m and ℓ" in at.markdown[0].value and "FlashAttention-2 keeps one" in at.markdown[0].value
+    # the degenerate default is gone: the trade is computed at the realistic size
+    trade = next(m.value for m in at.markdown if "What it buys" in m.value)
+    assert "e-0" not in trade
 
 
 def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
@@ -272,7 +312,8 @@ def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
     assert calls[1] == ("measure", 4096, "bwd")
     assert any("flashviz.live.sweep_live" in c.value for c in at.caption)
     df = table(at, "times").set_index("implementation")
-    assert df.loc["ours: fast", "backward ms"] == f"{cell(train, 'fast', 'bwd')['ms']:.2f}"
+    name = FAST.format(k=t("backward.kernel_ws", "en"))               # the faked provenance's rule at d = 64
+    assert df.loc[name, "backward ms"] == f"{cell(train, 'fast', 'bwd')['ms']:.2f}"
 
 
 def test_every_committed_training_recording_opens():
@@ -317,7 +358,7 @@ def test_registers_section_is_the_tune_file(lang):
     from flashviz_kernels import ws_bwd
     at = open_page(lang=lang)
     clean(at)
-    assert any(h.value == t("backward.regs_header", lang) for h in at.header)
+    assert any(e.label == t("backward.regs_header", lang) for e in at.expander)
     text = " ".join(m.value for m in at.markdown)
     assert t("backward.regs_explain", lang, acc128=128, acc64=64, budget=ws_bwd.REGS[0]) in text
     rec = tr.load_tune()

@@ -1,5 +1,5 @@
-"""AppTest of the blocks page's new sections (ui/blocks_hw.py, ui/blocks_lessons.py), en and zh: what they show
-equals the engines (flashviz.hardware / roofline / lessons / tiling) and the recorded datasets."""
+"""AppTest of the blocks page's lessons (ui/blocks_lessons.py) and the hardware page's measured-bytes section
+(ui/hardware_more.py), en and zh: what they show equals the engines (flashviz.lessons / tiling) and the recordings."""
 from __future__ import annotations
 
 import json
@@ -7,30 +7,32 @@ import json
 import numpy as np
 import pytest
 
-from app_util import array, clean, open_page
+import app_util
+from app_util import array, clean
 
 from flashviz.bench import hbm, hbm_dataset
-from flashviz.hardware import capacity_ratio, gpu
 from flashviz.i18n import t
 from flashviz.lessons import (ALIGNS, alignment_blocks, alignment_summary, dropout_state_bytes, score_matrix_bytes,
                               unfused_stages)
-from flashviz.roofline import measured_points, model_points, naive_memory_bound
 from flashviz.tiling import Schedule, make_config
-from flashviz.ui.blocks_hw import timing_datasets
 
 BLOCKS = "blocks"
-H200 = dict(n=8192, d=128, block_m=64, block_n=64, dtype="float16", row=8191)
+HW = "hardware"
+SMALL = dict(n=16, d=4, block_m=4, block_n=4, dtype="float32")
+
+
+def open_page(page, **values):
+    return app_util.open_page(page, **({**SMALL, **values} if page == BLOCKS else values))
 
 
 def specs(at) -> dict:
     return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
-def tcfg(at):
-    ss = at.session_state
-    return make_config(ss["cfg.n"], ss["cfg.d"], br=ss["cfg.block_m"], bc=ss["cfg.block_n"],
-                       elem_bytes={"float32": 4, "float16": 2}[ss["cfg.dtype"]], causal=ss["cfg.causal"],
-                       batch=ss["blocks.batch"], heads=ss["blocks.heads"])
+def tcfg(at, page=BLOCKS):
+    c, ss = app_util.page_config(at, page), at.session_state
+    return make_config(c.n, c.d, br=c.block_m, bc=c.block_n, elem_bytes={"float32": 4, "float16": 2}[c.dtype],
+                       causal=c.causal, batch=ss.get("blocks.batch", 4), heads=ss.get("blocks.heads", 32))
 
 
 @pytest.fixture
@@ -43,23 +45,8 @@ def test_every_section_renders_with_the_engines_numbers(lang, no_hbm):
     at = open_page(BLOCKS, lang=lang)
     clean(at)
     figs = specs(at)
-    assert {"blocks.roofline", "blocks.fusion", "blocks.alignment", "blocks.sizes"} <= set(figs)
+    assert {"blocks.fusion", "blocks.alignment", "blocks.sizes"} <= set(figs)
     c = tcfg(at)
-    # hierarchy: the default preset (A100)
-    g = gpu("A100")
-    assert at.session_state["blocks.hw_view"]["gpu"] == "A100"
-    assert any(f"**{capacity_ratio('A100'):,.0f}" in m.value for m in at.markdown)
-    assert f"{g['peak_fp16'] / g['hbm_bw']:,.0f} FLOP/B" in [m.value for m in at.metric]
-    # memory-bound: the engine's intensity and ridge, in the text
-    r = naive_memory_bound("A100", c)
-    assert at.session_state["blocks.mb_view"] == r
-    assert any(f"**{r['intensity']:.1f}" in m.value and f"{r['ridge']:.0f}" in m.value for m in at.markdown)
-    # roofline: model dots at the engine's intensities
-    pts = model_points(c)
-    fig = figs["blocks.roofline"]
-    for algo in ("standard", "fa1", "fa2"):
-        tr = next(d for d in fig["data"] if d["name"] == t(f"hardware.algo_{algo}", lang))
-        assert array(tr["x"])[0] == pytest.approx(pts[algo].intensity)
     # fusion with dropout (default on): the engine's stages; dropout state at N, B, H
     view = at.session_state["blocks.fusion_view"]
     assert view["stages"] == unfused_stages(c.n, c.d, c.elem_bytes, mask=c.causal, dropout=True)
@@ -77,54 +64,6 @@ def test_every_section_renders_with_the_engines_numbers(lang, no_hbm):
     assert sv["current"]["scores"] == score_matrix_bytes(c.n, c.heads, c.elem_bytes, c.batch)
     table = at.dataframe[-2].value.to_string()                              # the sizes table (the seed's is last)
     assert "8 MiB" in table and "256 GiB" in table
-    # measured HBM bytes: no recording -> the formula and the command
-    assert at.session_state["blocks.hbm_view"]["rows"] is None
-    assert any("h200-hbm" in c_.value for c_ in at.code)
-    assert at.session_state["blocks.hbm_view"]["formula"]["fa2"] == Schedule(c, "fa2").totals().total_bytes * 128
-
-
-def test_the_h200_preset_puts_recorded_speeds_on_the_roofline(no_hbm):
-    at = open_page(BLOCKS, **H200, **{"blocks.gpu": "H200"})
-    clean(at)
-    c = tcfg(at)
-    h200 = [ds for ds in timing_datasets() if "H200" in ds["provenance"]["device_name"] and measured_points(ds, c)]
-    assert h200[0]["complete"]                        # complete recordings first: one recording per device
-    want = measured_points(h200[0], c)
-    view = at.session_state["blocks.roof_view"]
-    assert len(view["measured"]) == len(want) > 0
-    fig = specs(at)["blocks.roofline"]
-    fast = next(d for d in fig["data"] if d["name"].startswith(t("speed.impl_fast")) and "measured" in d["name"])
-    got = [m for m in want if m["impl"] == "fast"]
-    assert list(array(fast["y"])) == pytest.approx([m["achieved"] / 1e12 for m in got])
-    # a flash kernel above the model's roof is explained, not hidden
-    assert view["above"] and any("Above the roof" in c_.value for c_ in at.caption)
-
-
-def test_other_gpu_leaves_h200_points_off_and_says_where_they_are(no_hbm):
-    at = open_page(BLOCKS, **H200, **{"blocks.gpu": "A100"})
-    clean(at)
-    assert at.session_state["blocks.roof_view"]["measured"] == []
-    assert any("recorded on NVIDIA H200" in c_.value for c_ in at.caption)
-
-
-def test_moving_n_and_blocks_moves_the_model_points(no_hbm):
-    at = open_page(BLOCKS, n=64, d=16, block_m=8, block_n=8)
-    clean(at)
-    before = at.session_state["blocks.roof_view"]["model"]["fa2"]
-    at.session_state["cfg.block_m"] = 32
-    at.run()
-    clean(at)
-    after = at.session_state["blocks.roof_view"]["model"]["fa2"]
-    assert after > before and after == pytest.approx(model_points(tcfg(at))["fa2"].intensity)
-
-
-def test_custom_m_picks_a_gpu_for_the_numbers(no_hbm):
-    at = open_page(BLOCKS, **{"blocks.gpu": "custom"})
-    clean(at)
-    assert at.session_state["blocks.hw_view"]["gpu"] == "H200"
-    at.session_state["blocks.hw_gpu"] = "H100"
-    at.run()
-    assert at.session_state["blocks.hw_view"]["gpu"] == "H100"
 
 
 def test_alignment_inputs_and_dead_rows(no_hbm):
@@ -153,9 +92,9 @@ def recording(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_recording_is_shown_next_to_the_formula(recording, lang):
-    at = open_page(BLOCKS, lang=lang, n=1024, d=64, block_m=64, block_n=64, dtype="float16", row=1023)
+    at = open_page(HW, lang=lang, n=1024, d=64, block_m=64, block_n=64, dtype="float16", row=1023)
     clean(at)
-    rows = at.session_state["blocks.hbm_view"]["rows"]
+    rows = at.session_state["hardware.hbm_view"]["rows"]
     naive, fast = recording["cells"]
     assert [r["impl"] for r in rows] == ["naive", "fast"]
     want_naive = sum(s["reads"] + s["writes"] for s in unfused_stages(1024, 64, 2)) * 16
@@ -163,19 +102,19 @@ def test_a_recording_is_shown_next_to_the_formula(recording, lang):
     assert (rows[0]["formula"], rows[1]["formula"]) == (want_naive, want_fast)
     assert rows[0]["measured"] == naive["read_bytes"] + naive["write_bytes"] + naive["flush_write_bytes"]
     assert rows[1]["measured_writes"] == fast["write_bytes"] + fast["flush_write_bytes"]
-    fig = specs(at)["blocks.hbm_bytes"]
+    fig = specs(at)["hardware.hbm_bytes"]
     assert list(array(fig["data"][0]["y"])) == pytest.approx([want_naive / 1e6, want_fast / 1e6])
     table = next(d.value for d in at.dataframe if t("hardware.col_formula", lang) in d.value.columns).to_string()
     assert f"{rows[1]['measured'] / want_fast:.2f}×" in table
-    once = at.session_state["blocks.hbm_view"]["reads_over_qkv"]
+    once = at.session_state["hardware.hbm_view"]["reads_over_qkv"]
     assert once == {"fast": fast["read_bytes"] / (3 * 1024 * 64 * 2 * 16)}
     assert any(f"fast {once['fast']:.2f}×" in m.value for m in at.markdown)
 
 
 def test_a_recording_at_another_size_lists_what_was_recorded(recording):
-    at = open_page(BLOCKS)
+    at = open_page(HW)
     clean(at)
-    assert at.session_state["blocks.hbm_view"] == {"rows": []}
+    assert at.session_state["hardware.hbm_view"] == {"rows": []}
     assert any("N=1024 d=64" in i.value for i in at.info)
 
 
@@ -189,5 +128,5 @@ def test_too_many_alignment_blocks_is_a_message(no_hbm):
 def test_speed_page_links_to_the_roofline():
     at = open_page("speed")
     clean(at)
-    assert [el.proto.label for el in at.get("page_link") if el.proto.page == "blocks"] == [
-        t("hardware.to_roofline", "en", page=t("common.nav_blocks", "en"))]
+    assert [el.proto.label for el in at.get("page_link") if el.proto.page == "hardware"] == [
+        t("speed.to_hardware", "en", page=t("common.nav_hardware", "en"))]

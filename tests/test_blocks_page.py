@@ -26,7 +26,14 @@ BLOCKS, DECODING, STEPPER = "blocks", "decoding", "stepper"
 W = "_w.cfg."                                             # widget keys of the shared configuration
 
 
+# The small grid these tests walk by hand (the page itself opens on a realistic recorded size: test_opens_...).
+SMALL = dict(n=16, d=4, block_m=4, block_n=4, dtype="float32", **{"blocks.gpu": "A100", "blocks.order": "fa1"})
+TOTAL, STD = t("blocks.ctr_total", "en"), t("blocks.ctr_standard", "en")
+
+
 def open_page(page: str = BLOCKS, **values) -> AppTest:
+    if page == BLOCKS:
+        values = {**SMALL, **values}
     return app_util.open_page(page, **values)
 
 
@@ -45,8 +52,8 @@ def on_chip(at: AppTest) -> tuple[int, int]:
     return int(i), int(j)
 
 
-def config(at: AppTest) -> Config:
-    return Config(**{f: at.session_state[f"cfg.{f}"] for f in Config.__dataclass_fields__})
+def config(at: AppTest, page: str = BLOCKS) -> Config:
+    return app_util.page_config(at, page)
 
 
 def row_trace(at: AppTest):
@@ -57,9 +64,8 @@ def row_trace(at: AppTest):
 
 
 def schedule(at: AppTest, order: str) -> Schedule:
-    ss = at.session_state
-    return Schedule(make_config(ss["cfg.n"], ss["cfg.d"], br=ss["cfg.block_m"], bc=ss["cfg.block_n"],
-                                causal=ss["cfg.causal"]), order)
+    c = config(at)
+    return Schedule(make_config(c.n, c.d, br=c.block_m, bc=c.block_n, causal=c.causal), order)
 
 
 # ----------------------------------------------------------------------------- the blocks page
@@ -68,7 +74,7 @@ def test_renders_with_defaults():
     at = open_page()
     clean(at)
     assert at.title[0].value == "Blocks and memory traffic"
-    assert len(at.get("plotly_chart")) == 10   # grid, per tensor, vs M, vs N, ratio vs N and M; roofline, fusion, alignment, sizes
+    assert len(at.get("plotly_chart")) == 9    # grid, per tensor, vs M, vs N, ratio vs N and M; fusion, alignment, sizes
     assert any("Tr = 4 Q blocks × Tc = 4 K/V blocks → 16 steps" in m.value for m in at.markdown)
     assert any("**512 programs**" in m.value for m in at.markdown)   # Tr x B x H = 4 x 4 x 32
     cfg = json.loads(at.get("plotly_chart")[0].proto.config)["toImageButtonOptions"]
@@ -89,8 +95,8 @@ def test_stepping_moves_the_block_and_the_counters(order):
         assert on_chip(at) == (s.i, s.j)
         shown = metrics(at)
         assert shown["HBM accesses so far"] == f"{sch.cumulative(step).total:,}"
-        assert shown["FlashAttention, whole run"] == f"{sch.totals().total:,}"
-        assert shown["Standard attention"] == f"{std:,}"
+        assert shown[TOTAL] == f"{sch.totals().total:,}"
+        assert shown[STD] == f"{std:,}"
         assert t("blocks.ctr_bytes", "en", sofar=fmt_bytes(sch.cumulative(step).total_bytes), eb=4,
                  total=fmt_bytes(sch.totals().total_bytes), std=fmt_bytes(std_bytes)) in [c.value for c in at.caption]
         assert any(f"**Step {step + 1} of {sch.steps}**" in m.value for m in at.markdown)
@@ -99,11 +105,11 @@ def test_stepping_moves_the_block_and_the_counters(order):
 def test_loop_order_switch_changes_the_steps_and_the_traffic():
     at = open_page(n=16, block_m=4, block_n=4)
     assert at.session_state["blocks.n_steps"] == 16                   # Tr x Tc
-    fa1 = metrics(at)["FlashAttention, whole run"]
+    fa1 = metrics(at)[TOTAL]
     at.radio(key="_w.blocks.order").set_value("fa2").run()
     clean(at)
     assert at.session_state["blocks.n_steps"] == 16
-    fa2 = metrics(at)["FlashAttention, whole run"]
+    fa2 = metrics(at)[TOTAL]
     assert fa1 == f"{schedule(at, 'fa1').totals().total:,}" and fa2 == f"{schedule(at, 'fa2').totals().total:,}"
     assert fa1 != fa2
     at.toggle(key=W + "causal").set_value(True).run()                  # causal: blocks above the diagonal skipped
@@ -119,7 +125,7 @@ def test_blocks_from_m_and_pin_them():
                for m in at.markdown)
     at.button(key="blocks.pin").click().run()
     clean(at)
-    assert (at.session_state["cfg.block_m"], at.session_state["cfg.block_n"]) == (64, 227)
+    assert (config(at).block_m, config(at).block_n) == (64, 227)
     assert at.session_state["blocks.mode"] == "pinned"
 
 
@@ -130,7 +136,7 @@ def test_the_fa2_order_from_m_uses_the_kernel_tiles():
                for m in at.markdown)
     want = Schedule(make_config(4096, 64, br=128, bc=64), "fa2").totals().total
     at.button(key="blocks.last").click().run()
-    assert metrics(at)["FlashAttention, whole run"] == f"{want:,}"
+    assert metrics(at)[TOTAL] == f"{want:,}"
     assert any("L2 cache" in c.value and "upper bound" in c.value for c in at.caption)   # the caveat by the chart
 
 
@@ -157,17 +163,17 @@ def test_the_seed_example_is_shown_and_loads():
     clean(at)
     assert any("Br = 64, Bc = 100 (from M = 100 KiB) → Tr = 16 Q blocks × Tc = 11 K/V blocks" in m.value
                for m in at.markdown)
-    assert metrics(at)["Standard attention"] == "4,456,448"
+    assert metrics(at)[STD] == "4,456,448"
     at.button(key="blocks.last").click().run()
-    assert metrics(at)["FlashAttention, whole run"] == "2,406,400"      # Algorithm 1, exact
+    assert metrics(at)[TOTAL] == "2,406,400"      # Algorithm 1, exact
 
 
 def test_causal_nan_preset_guard_off_then_on():
     at = open_page(n=64, block_m=16, block_n=16)
     at.button(key="blocks.pitfall").click().run()
     assert not at.exception
-    ss = at.session_state
-    assert (ss["cfg.causal"], ss["cfg.guard"], ss["cfg.masked"], ss["cfg.row"]) == (True, False, "0-3", 9)
+    c = config(at)
+    assert (c.causal, c.guard, c.masked, c.row) == (True, False, "0-3", 9)
     assert on_chip(at) == (2, 0)                                         # the row's fully masked block
     assert len(at.error) == 1 and "exp(−∞ − (−∞)) = NaN" in at.error[0].value
     table = next(df.value for df in at.dataframe if "ℓ" in df.value.columns)     # the recurrence table
@@ -188,7 +194,8 @@ BAD = [
     ({"blocks.gpu": "custom", "blocks.sram_kib": 0}, "SRAM size M (KiB) must be at least 1"),
     ({"block_m": 17}, "block size Br must be in 1..16"),
     ({"block_n": 0}, "block size Bc must be in 1..16"),
-    ({"blocks.batch": 0}, "batch B must be at least 1"),
+    ({"blocks.batch": 0}, "batch B must be in 1..65536"),
+    ({"blocks.heads": 2**53 - 1}, "heads H must be in 1..65536"),
     ({"n": 20000}, "N must be between 1 and 16384"),
 ]
 
@@ -200,12 +207,13 @@ def test_bad_input_shows_the_engine_message_and_the_page_keeps_working(values, m
     assert len(at.error) == 1 and message in at.error[0].value
     assert "1,114,112" in at.dataframe[-1].value.to_string()         # the worked example still shows
     for k in values:                                                  # put the defaults back
-        at.session_state[k if "." in k else f"cfg.{k}"] = {"blocks.mode": "pinned", "blocks.gpu": "A100",
-                                                          "blocks.sram_kib": 100, "d": 4, "block_m": 4,
-                                                          "block_n": 4, "blocks.batch": 4, "n": 16}[k]
+        at.session_state[k if "." in k else app_util.cfg_key(BLOCKS, k)] = {
+            "blocks.mode": "pinned", "blocks.gpu": "A100", "blocks.sram_kib": 100, "d": 4, "block_m": 4,
+            "block_n": 4, "blocks.batch": 4, "blocks.heads": 32, "n": 16}[k]
+    at.session_state[app_util.cfg_key(BLOCKS, "row")] = 15
     at.run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 10
+    assert len(at.get("plotly_chart")) == 9
 
 
 def test_a_grid_too_big_to_draw_keeps_the_counters():
@@ -280,23 +288,30 @@ def test_the_waves_readout_does_not_claim_one_program_per_sm():
 
 # ----------------------------------------------------------------------------- shared configuration across pages
 
-def test_shared_config_carries_across_pages():
-    at = AppTest.from_file(APP, default_timeout=30).run()               # the stepper
+def test_shared_config_carries_across_pages_of_the_same_scale():
+    """The stepper keeps its small row; N, d, Bc changed on the blocks page carry to speed, backward and hardware;
+    the causal mask carries everywhere; the page's own choices survive a page switch."""
+    at = AppTest.from_file(APP, default_timeout=60).run()               # the stepper, small example
     at.number_input(key=W + "n").set_value(32).run()
-    at.number_input(key=W + "block_n").set_value(8).run()
     switch(at, BLOCKS).run()
     clean(at)
-    assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
-    assert any("N = 32" in m.value and "Bc = 8" in m.value for m in at.markdown)
-    at.number_input(key=W + "block_n").set_value(16).run()             # change it here ...
-    at.radio(key="_w.blocks.order").set_value("fa2").run()
+    assert at.number_input(key=W + "n").value == 4096                   # the realistic size, not the stepper's row
+    at.number_input(key=W + "n").set_value(2048).run()                  # change it here ...
+    at.number_input(key=W + "block_n").set_value(128).run()
+    at.toggle(key=W + "causal").set_value(True).run()
+    at.radio(key="_w.blocks.order").set_value("fa1").run()
+    for page in ("speed", "backward", "hardware"):
+        switch(at, page).run()
+        clean(at)
+        assert at.number_input(key=W + "n").value == 2048, page            # ... the same scale follows
+        assert any("N = 2048" in c.value for c in at.caption), page         # and says what it shows
     switch(at, STEPPER).run()
     clean(at)
-    assert at.number_input(key=W + "block_n").value == 16               # ... the stepper follows
-    assert at.session_state["stepper.n_steps"] == 2
+    assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 4
+    assert at.toggle(key=W + "causal").value is True                    # the mask is one setting for all pages
     switch(at, BLOCKS).run()
     clean(at)
-    assert at.radio(key="_w.blocks.order").value == "fa2"              # this page's own choice survived
+    assert at.radio(key="_w.blocks.order").value == "fa1"              # this page's own choice survived
 
 
 # ----------------------------------------------------------------------------- flash-decoding and paging
@@ -323,7 +338,7 @@ def test_paged_equals_contiguous_and_the_table_is_a_shuffle():
     at = open_page(DECODING, **{"decoding.bs": 3, "decoding.free": 2})
     clean(at)
     assert float(metrics(at)["Paged vs contiguous"]) < 1e-12
-    _, k, v = inputs(config(at))
+    _, k, v = inputs(config(at, DECODING))
     table = build_paged_cache(k, v, 3, seed=at.number_input(key="_w.decoding.pseed").value, num_physical=8).block_table
     assert len(table) == 6 and len(set(table)) == 6 and max(table) < 8                  # ceil(16/3) of 8 slots
     assert at.dataframe[-1].value.iloc[:, 1].tolist() == table.tolist()                 # the table shown
@@ -331,3 +346,58 @@ def test_paged_equals_contiguous_and_the_table_is_a_shuffle():
     assert any(f"block_table[1] = {table[1]}" in m.value for m in at.markdown)
     at.number_input(key="_w.decoding.bs").set_value(0).run()
     assert not at.exception and "block size must be at least 1" in at.error[0].value
+
+
+# ----------------------------------------------------------------------------- as it opens; what the counts model
+
+def test_opens_on_a_recorded_size_with_the_grid_above_the_rest():
+    at = app_util.open_page(BLOCKS)
+    clean(at)
+    c = config(at)
+    assert (c.n, c.d, c.block_m, c.block_n, c.dtype) == (4096, 128, 128, 64, "float16")
+    assert any("N = 4096, d = 128, fp16" in x.value and "H200 recordings" in x.value for x in at.caption)
+    assert at.session_state["blocks.n_steps"] == 32 * 64                             # Tr x Tc at 128 x 64
+    # everything but the step view, the counters and the summary sits in closed expanders
+    from page_budget import walk
+    shown = [n.key for n, hidden in walk(at.main) if not hidden and getattr(n, "type", "") == "plotly_chart"]
+    assert shown == ["blocks.grid", "blocks.bars"]
+
+
+def test_the_counts_are_labelled_as_the_sram_only_model_with_the_measured_bytes_beside():
+    """Truth 4 at the recorded size: FA1 at Bc = 64 < 3d/4 moves more bytes than standard (computed and said),
+    and the Nsight recording's bytes stand beside the model's."""
+    from flashviz.bench import hbm_dataset
+    at = app_util.open_page(BLOCKS)
+    clean(at)
+    view = at.session_state["blocks.traffic_view"]
+    cfg = make_config(4096, 128, br=128, bc=64, elem_bytes=2)
+    fa1, std = Schedule(cfg, "fa1").totals().total_bytes, standard_counts(4096, 128, elem_bytes=2).total_bytes
+    # independent: FA1 moves Q, O and the stats per K/V block: 3·Tc·N·d elements dominate; standard is 4N² + 4Nd
+    assert fa1 > std and 3 * 64 * 4096 * 128 > 4 * 4096**2
+    assert view["fa1_loses"]["ratio"] == pytest.approx(fa1 / std) and view["fa1_loses"]["three_quarters"] == 96
+    captions = " ".join(x.value for x in at.caption)
+    assert f"{fa1 / std:.2f}× the bytes of standard attention" in captions and "3d/4 = 96" in captions
+    assert "model on-chip SRAM only" in captions and "L2" in captions
+    ds = hbm_dataset.load_hbm_dataset(hbm_dataset.list_hbm_datasets()[0])
+    cells = {c["impl"]: c for c in hbm_dataset.matching_cells(ds, n=4096, d=128, causal=False)}
+    per_head = lambda c: (c["read_bytes"] + c["write_bytes"] + c["flush_write_bytes"]) / (c["batch"] * c["heads"])  # noqa: E731
+    m = view["measured"]
+    assert m["naive"] == per_head(cells["naive"]) and m["fast"] == per_head(cells["fast"])
+    assert m["naive"] / m["fast"] > 25                                                 # about 33x fewer bytes
+    text = " ".join(x.value for x in at.markdown)
+    assert f"**{m['naive'] / m['fast']:,.0f}× fewer bytes**" in text
+
+
+def test_fa1_with_bc_above_three_quarters_d_is_not_said_to_lose():
+    at = open_page(n=1024, d=64, block_m=64, block_n=64)
+    clean(at)
+    assert at.session_state["blocks.traffic_view"]["fa1_loses"] is None
+    assert not any("bytes of standard attention" in x.value for x in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_absurd_batch_and_heads_are_refused_in_the_page_language(lang):
+    at = app_util.open_page(BLOCKS, lang=lang, **{"blocks.batch": 2**53 - 1})
+    assert not at.exception and len(at.error) == 1
+    assert "65536" in at.error[0].value and ("批" in at.error[0].value or lang == "en")
+    assert not any("programs" in x.value for x in at.markdown)                          # no 3.2e32 programs

@@ -59,7 +59,7 @@ def _label(page) -> str | None:
 def _visit_all(page, lang: str) -> list[str]:
     """Click every page in the sidebar's navigation; each must draw (charts or quiz questions) and raise nothing."""
     seen = []
-    for url_path, _module, title_key, _icon in app_pages():
+    for url_path, _module, title_key, _icon, *_ in app_pages():
         title = t(title_key, lang)
         page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
         path = "/" if url_path == app_pages()[0].slug else f"/{url_path}"     # the first page lives at /
@@ -67,6 +67,8 @@ def _visit_all(page, lang: str) -> list[str]:
         page.locator("h1", has_text=t(f"{url_path}.title", lang)).first.wait_for(timeout=60000)
         if url_path == "quiz":
             page.locator("[data-testid=stRadio]").nth(5).wait_for(timeout=60000)     # at least six questions
+        elif url_path == "exercises":                                           # worked by hand: no chart
+            page.locator("[data-testid=stExpander]").nth(4).wait_for(timeout=60000)   # five worked solutions
         else:
             page.locator(".js-plotly-plot").first.wait_for(timeout=90000)
         settle(page, draw_ms=500, timeout=90000)

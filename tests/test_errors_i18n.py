@@ -123,7 +123,7 @@ BAD = [
     (STEPPER, dict(n=0)), (STEPPER, dict(n=-5)), (STEPPER, dict(block_n=20)), (STEPPER, dict(d=300)),
     (STEPPER, dict(scores="1, nan, 2")), (STEPPER, dict(scores="1, x")), (STEPPER, dict(masked="99")),
     (STEPPER, dict(row=40)), (STEPPER, dict(seed=-1)),
-    (BLOCKS, dict(n=0)), (BLOCKS, dict(block_m=17)), (BLOCKS, dict(d=300)),
+    (BLOCKS, dict(n=0)), (BLOCKS, dict(block_m=5000)), (BLOCKS, dict(d=300)),
     (BLOCKS, {"blocks.gpu": "custom", "blocks.sram_kib": 0}), (BLOCKS, {"blocks.batch": 0}),
     (DECODING, dict(n=0)), (DECODING, dict(block_n=0)), (DECODING, dict(d=-1)),
     (SPEED, dict(n=0)), (SPEED, {"speed.batch": 0}),

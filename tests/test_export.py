@@ -25,7 +25,8 @@ from streamlit.testing.v1 import AppTest
 from flashviz import export, images
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY
-from flashviz.ui.pages import PAGES as APP_PAGES, switch
+from flashviz.ui.pages import PAGES as APP_PAGES, scale, switch
+from flashviz.ui.state import SCALES
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -165,7 +166,8 @@ def test_data_formats_of_every_chart_on_every_page(page_charts):
             seen += 1
             assert it.slug and it.slug in it.stem, key
             doc = json.loads(export.to_json(it))
-            assert doc["meta"]["configuration"]["n"] == 16 and doc["meta"]["page"], key
+            want_n = SCALES[scale(path)].n                              # the page's own scale (ui/state.py)
+            assert doc["meta"]["configuration"]["n"] == want_n and doc["meta"]["page"], key
             _, rows = csv_rows(export.to_csv(it))
             for tr in doc["traces"]:                                         # CSV y column == the trace's y
                 y = tr.get("y")

@@ -9,7 +9,8 @@ from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.spec import flops as bench_flops
 from flashviz.errors import InputError
 from flashviz.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows, ridge_point
-from flashviz.roofline import (attainable, measured_points, model_points, naive_memory_bound, time_bounds,
+from flashviz.roofline import (attainable, measured_bytes_points, measured_points, model_points, naive_memory_bound,
+                               roofline_verdict, time_bounds,
                                useful_flops)
 from flashviz.tiling import GPU_PRESETS, make_config
 
@@ -33,10 +34,20 @@ def test_ridge_points_and_ratios_by_hand():
     assert ridge_point("H200") == pytest.approx(206.1, abs=0.1)
     assert capacity_ratio("A100") == pytest.approx(40e9 / (164 * 1024))        # the seed's ~1/200,000
     rows = {r["level"]: r for r in hierarchy_rows("H100")}
-    assert rows["sram"]["capacity_bytes"] == 228 * 1024
-    assert rows["sram_all"]["capacity_bytes"] == 132 * 228 * 1024
+    assert rows["sram"]["per_sm"] == 228 * 1024 and rows["sram"]["total"] == 132 * 228 * 1024
     assert rows["hbm"]["bandwidth"] == 3.35e12 and rows["sram"]["bandwidth"] is None
-    assert {r["level"]: r for r in hierarchy_rows("A100")}["sram_all"]["bandwidth"] == 19e12
+    assert {r["level"]: r for r in hierarchy_rows("A100")}["sram"]["bandwidth"] == 19e12
+
+
+@pytest.mark.parametrize("name", list(HARDWARE))
+def test_the_register_file_is_the_top_level_and_larger_than_shared_memory(name):
+    rows = hierarchy_rows(name)
+    assert [r["level"] for r in rows] == ["registers", "sram", "l2", "hbm"]     # fastest and smallest first
+    g = gpu(name)
+    assert rows[0]["per_sm"] == 256 * 1024 == g["registers_kib_per_sm"] * 1024
+    assert rows[0]["total"] == 256 * 1024 * g["sms"]
+    assert rows[0]["per_sm"] > rows[1]["per_sm"]                              # 256 KiB > 164 or 228 KiB
+    assert rows[2]["per_sm"] is None and rows[3]["total"] == g["hbm_bytes"]
 
 
 def test_model_points_by_hand():
@@ -76,6 +87,7 @@ def test_naive_is_memory_bound_on_every_preset():
         r = naive_memory_bound(name, cfg)
         assert r["below"] and r["bound"] == "memory" and r["intensity"] < r["ridge"]
         assert r["bytes"] == (4 * 4096**2 + 4 * 4096 * 128) * 2 * 128
+        assert r["flops"] == 4 * 4096**2 * 128 * 128 == r["useful"]
         assert r["nn_bytes"] == 4 * 4096**2 * 2 * 128
         assert r["nn_share"] == pytest.approx(4096 / (4096 + 128))
         assert r["t_memory"] == pytest.approx(r["bytes"] / gpu(name)["hbm_bw"])
@@ -128,3 +140,51 @@ def test_the_claims_the_roofline_text_makes():
     b = model_points(make_config(4096, 64, br=64, bc=128, elem_bytes=2))
     assert b["fa1"].intensity > 2 * a["fa1"].intensity
     assert b["fa2"].intensity == pytest.approx(a["fa2"].intensity)
+
+
+def test_under_a_causal_mask_naive_executes_all_4n2d():
+    """Truth 7: naive computes every score and masks afterwards; only the useful count halves."""
+    full = naive_memory_bound("H200", make_config(4096, 128, br=128, bc=64, elem_bytes=2, batch=4, heads=32))
+    causal = naive_memory_bound("H200", make_config(4096, 128, br=128, bc=64, elem_bytes=2, causal=True,
+                                                     batch=4, heads=32))
+    assert causal["flops"] == full["flops"] == 4 * 4096**2 * 128 * 128
+    assert causal["useful"] == full["flops"] / 2
+    assert causal["t_compute"] == pytest.approx(full["t_compute"])
+
+
+def _recordings():
+    from flashviz.bench import hbm_dataset
+    from flashviz.bench.recording import complete_first
+    timing = complete_first([load_dataset(p) for p in list_datasets() if "fwd" in p.name])
+    hbm = hbm_dataset.load_hbm_dataset(hbm_dataset.list_hbm_datasets()[0])
+    return timing, hbm
+
+
+def test_with_measured_bytes_fa2_is_compute_bound_at_about_n_over_e():
+    """Truth 5, from the committed recordings: bytes per head from Nsight, speed from the timing sweep."""
+    timing, hbm = _recordings()
+    cfg = make_config(4096, 128, br=128, bc=64, elem_bytes=2)
+    pts = measured_bytes_points(timing[0], hbm, 4096, 128, False)
+    fast = next(p for p in pts if p["impl"] == "fast")
+    cell = next(c for c in hbm["cells"] if (c["impl"], c["n"], c["d"], c["causal"]) == ("fast", 4096, 128, False))
+    per_head = (cell["read_bytes"] + cell["write_bytes"] + cell["flush_write_bytes"]) / (cell["batch"] * cell["heads"])
+    assert fast["bytes_per_head"] == per_head
+    assert fast["intensity"] == pytest.approx(4 * 4096**2 * 128 / per_head)
+    assert fast["intensity"] == pytest.approx(4096 / 2, rel=0.05)              # about N / e
+    v = roofline_verdict("H200", cfg, pts)
+    assert v["bound"] == "compute" and v["intensity"] > 9 * v["ridge"]
+    # the SRAM-only model puts FA2 under the ridge (K, V re-read Tr = 32 times at Br = 128), a ceiling the
+    # recorded kernel exceeds: that ceiling is no bound, so the page must not call it "the best it could reach"
+    assert v["model_intensity"] == pytest.approx(model_points(cfg)["fa2"].intensity) and v["model_intensity"] < v["ridge"]
+    assert v["beats_model"] == (fast["achieved"] > v["model_ceiling"])
+    assert v["share_of_peak"] == pytest.approx(fast["achieved"] / 989.4e12)
+    naive = next(p for p in pts if p["impl"] == "naive")
+    assert naive["intensity"] < ridge_point("H200")                            # naive stays memory-bound
+
+
+def test_measured_bytes_points_need_the_same_kernel_size_and_dtype():
+    timing, hbm = _recordings()
+    assert measured_bytes_points(timing[0], hbm, 8192, 128, False) == []     # no Nsight cell at N = 8192
+    impls = {p["impl"] for p in measured_bytes_points(timing[0], hbm, 1024, 64, True)}
+    assert impls <= {"naive", "teaching", "fast"} and impls
+    assert roofline_verdict("H200", make_config(8192, 128, br=128, bc=64, elem_bytes=2), []) is None

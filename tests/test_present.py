@@ -58,8 +58,9 @@ def test_presets_set_the_shared_configuration(name, where):
     at = open_app(present="1")
     at.selectbox(key=where).set_value(name).run()
     assert not at.exception
-    for field, value in PRESETS[name].items():
-        assert at.session_state[f"cfg.{field}"] == value, (name, field)
+    from flashviz.ui.state import PRESET_SCALES, canon
+    for field, value in PRESETS[name].items():                        # at the preset's own scale (ui/state.py)
+        assert at.session_state[canon(field, PRESET_SCALES.get(name, "row"))] == value, (name, field)
     assert at.selectbox(key=where).value is None                          # back to the placeholder
 
 

@@ -90,3 +90,18 @@ def test_demo_gradients_and_saved_tensors(dtype):
     naive_new = [s for s in r.saved if s.path == "naive" and s.role == "new"]
     assert {s.kind for s in naive_new} == {"N×N", "N×d", "mask N×N"}           # P, q·scale, the causal mask
     assert r.new_bytes("naive") == 48 * 48 * e + 48 * 16 * e + 48 * 48
+
+
+def test_which_backward_kernel_a_recording_ran():
+    """Read from the recording's provenance rule (flashviz.bench writes it); teaching and fast share it."""
+    from flashviz import recompute as rc
+    new = ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), else fused (5 matmuls) for "
+           "d <= 64, reference (7 matmuls) above, on sm_90")
+    old = "auto: fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90"
+    assert [rc.backward_kernel(new, d) for d in (32, 64, 96, 128, 256)] == ["fused", "ws", "reference", "ws",
+                                                                           "reference"]
+    assert [rc.backward_kernel(old, d) for d in (64, 128)] == ["fused", "reference"]
+    assert rc.backward_kernel(None, 64) is None and rc.backward_kernel("", 64) is None
+    cells = [dict(impl="teaching", status="ok", ms=5.78), dict(impl="fast", status="ok", ms=5.777)]
+    assert rc.same_backward_noise(cells) == pytest.approx(0.003 / 5.777)
+    assert rc.same_backward_noise(cells[:1]) is None

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import app_util
+from flashviz import literal
 from app_util import clean
 
 from flashviz.bench import list_datasets, load_dataset, nearest_config
@@ -92,7 +93,14 @@ def test_renders_with_the_recorded_dataset_and_its_provenance():
     assert body.count("Source: NVIDIA H200") >= 3                        # beside both charts and the table
     assert dataset_shown(at) == f"file:{FWD.name}"
     exported = at.session_state["_export.registry"]["charts"]["speed.rec_perf"].meta   # what the exports carry
-    assert exported["provenance"]["device_name"] == "NVIDIA H200" and exported["recorded_configuration"]["n"] == 1024
+    assert exported["provenance"]["device_name"] == "NVIDIA H200" and exported["recorded_configuration"]["n"] == 4096
+    # it opens on a recorded cell, says so, and says what configuration it shows
+    assert recorded_note(at) == same_note(n=4096, d=128, causal=False, dtype="float16")
+    assert any("N = 4096, d = 128, fp16" in c.value and "H200 recordings" in c.value for c in at.caption)
+    # truth 17: the source line beside every chart carries the whole date (cut before escaping, not after)
+    date = prov["created_utc"][:10]
+    sources = [c.value for c in at.caption if c.value.startswith("Source: NVIDIA H200")]
+    assert len(sources) >= 3 and all(literal.md(date) in c for c in sources)
 
 
 def test_nearest_cell_follows_the_shared_configuration():
@@ -132,9 +140,9 @@ def test_use_the_recorded_configuration_writes_the_shared_one():
     at = open_page(n=100, d=100, dtype="float32", row=99, **{"speed.batch": 2})
     at.button(key="speed.use_recorded").click().run()
     clean(at)
-    ss = at.session_state
-    assert (ss["cfg.n"], ss["cfg.d"], ss["cfg.dtype"], ss["cfg.causal"]) == (1024, 128, "float16", False)
-    assert ss["cfg.row"] == 1023                                          # the last row followed the new last row
+    ss, c = at.session_state, app_util.page_config(at, SPEED)
+    assert (c.n, c.d, c.dtype, c.causal) == (1024, 128, "float16", False)
+    assert c.row == 1023                                                  # the last row followed the new last row
     assert recorded_note(at) == same_note(n=1024, d=128, causal=False, dtype="float16")
     assert ss["speed.batch"] == 4 and ss["speed.heads"] == 32
 
@@ -238,19 +246,22 @@ def test_bad_batch_is_a_message_and_the_page_stays_up():
 # ----------------------------------------------------------------------------- shared configuration
 
 def test_configuration_carries_across_pages():
+    """N, d, Bc carry to the other realistic-size pages; the stepper keeps its own small row; the mask carries."""
     at = open_page()
-    at.number_input(key=W + "n").set_value(32).run()
-    at.number_input(key=W + "block_n").set_value(8).run()
+    at.number_input(key=W + "n").set_value(8192).run()
+    at.number_input(key=W + "block_n").set_value(128).run()
     at.toggle(key=W + "causal").set_value(True).run()
+    switch(at, "backward").run()
+    clean(at)
+    assert at.number_input(key=W + "n").value == 8192
     switch(at, STEPPER).run()
     clean(at)
-    assert at.number_input(key=W + "n").value == 32 and at.number_input(key=W + "block_n").value == 8
+    assert at.number_input(key=W + "n").value == 16 and at.number_input(key=W + "block_n").value == 4
     assert at.toggle(key=W + "causal").value is True
-    assert at.session_state["stepper.n_steps"] == 4
-    at.number_input(key=W + "d").set_value(16).run()                     # and back
+    at.number_input(key=W + "d").set_value(16).run()                     # the stepper's d stays its own
     switch(at, SPEED).run()
     assert not at.exception
-    assert at.number_input(key=W + "d").value == 16 and at.number_input(key=W + "n").value == 32
+    assert at.number_input(key=W + "d").value == 128 and at.number_input(key=W + "n").value == 8192
 
 
 def test_page_values_are_kept_across_pages():
@@ -327,3 +338,29 @@ def test_every_committed_recording_opens_on_the_page(name):
         at.selectbox(key="_w.speed.dataset").set_value(f"file:{name}").run()
         assert not at.exception and not at.error, (name, mode)
         assert dataset_shown(at) == f"file:{name}" and len(at.get("plotly_chart")) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_kernel_line_names_the_launch_plan_and_why_ws_is_not_used(lang):
+    """One line, computed live from the kernels' own answers (here on the CPU interpreter: no CUDA, so tl)."""
+    from flashviz_kernels import api, ws
+
+    from flashviz.ui.speed_live import kernel_line
+    import torch
+    q = torch.empty((1, 1, 4096, 128), dtype=torch.float16)
+    kernel, bm, bn = api.launch_plan(q, q, q, impl="fast", causal=False)
+    line = kernel_line(4096, 128, False, "float16", lang, device="cpu")
+    assert f"**{kernel}**" in line and f"{bm} × {bn}" in line
+    st = ws.status()
+    assert (not st["active"]) and st["reason"].replace("`", "'") in line
+
+
+def test_one_upload_limit_the_readers():
+    """The widget's limit lies above the reader's 5 MiB whichever way Streamlit counts a MB (10^6 or 2^20 bytes),
+    so a file the reader accepts is never refused first, in English, by the widget."""
+    from flashviz.bench.dataset import MAX_BYTES
+    from flashviz.ui import speed
+    assert speed.UPLOAD_MB * 10**6 > MAX_BYTES and speed.UPLOAD_MB * 2**20 > MAX_BYTES
+    with pytest.raises(DatasetError) as e:
+        speed.read_upload(b" " * (MAX_BYTES + 1))
+    assert "MiB" in e.value.localized("zh") and "数据集最大" in e.value.localized("zh")

@@ -1,7 +1,8 @@
-"""Charts of the hardware lessons (blocks page): roofline and measured-vs-formula HBM bytes. No streamlit.
+"""Charts of the hardware page: roofline and measured-vs-formula HBM bytes. No streamlit.
 
-roofline_figure   log-log: the GPU's bandwidth and compute roofs, the ridge point, the model intensities of
-                  naive / FA1 / FA2 (on the roof: the best each could do) and recorded measurements
+roofline_figure   log-log: the GPU's bandwidth and compute roofs, the ridge point, the SRAM-only model's
+                  intensities of naive / FA1 / FA2 (on the roof: the model's ceiling, which the L2 lets a real
+                  kernel pass), and recorded speeds at the intensity of the bytes Nsight measured
 hbm_bytes_figure  per impl: the engine's formula bytes next to the bytes Nsight Compute measured
 """
 from __future__ import annotations
@@ -19,8 +20,9 @@ ALGO_STYLE = {"standard": (P.VERMILLION, "circle"), "fa1": (P.PURPLE, "square"),
 
 
 def roofline_figure(gpu_name: str, points: dict, measured: list[dict], lang: str = "en") -> go.Figure:
-    """points: {algo: roofline.Point}; measured: roofline.measured_points(...). y in TFLOP/s, x in FLOP/byte.
-    fig.data[0] is the roof (x, y); then one trace per algo ("model"), then one per measured impl."""
+    """points: {algo: roofline.Point} (the SRAM-only model); measured: roofline.measured_bytes_points(...) (recorded
+    speed at the intensity of the measured bytes). y in TFLOP/s, x in FLOP/byte. fig.data[0] is the roof (x, y),
+    data[1] the ridge; then one trace per algo (model), then one per measured impl."""
     g = gpu(gpu_name)
     peak, bw = g["peak_fp16"], g["hbm_bw"]
     ridge = peak / bw
@@ -39,7 +41,7 @@ def roofline_figure(gpu_name: str, points: dict, measured: list[dict], lang: str
         color, symbol = ALGO_STYLE[algo]
         y = min(peak, bw * p.intensity) / 1e12
         data.append(go.Scatter(x=[p.intensity], y=[y], mode="markers", name=t(f"hardware.algo_{algo}", lang),
-                               marker=dict(color=color, size=14, symbol=symbol, line=dict(color="#222", width=1)),
+                               marker=dict(color=color, size=12, symbol=symbol + "-open", line=dict(width=2)),
                                hovertemplate=t("hardware.hover_model", lang) + "<extra></extra>",
                                customdata=[[p.flops, p.bytes]]))
     by_impl: dict[str, list[dict]] = {}
@@ -48,11 +50,11 @@ def roofline_figure(gpu_name: str, points: dict, measured: list[dict], lang: str
     for impl, ms in by_impl.items():
         color, symbol, _ = IMPL_STYLE.get(impl, (P.DARK_GREY, "circle", "solid"))
         data.append(go.Scatter(
-            x=[m["intensity"] for m in ms], y=[m["achieved"] / 1e12 for m in ms], mode="markers",
+            x=[m["intensity"] for m in ms], y=[m["achieved"] / 1e12 for m in ms], mode="markers+text",
             name=t("hardware.measured", lang, impl=impl_label(impl, lang)),
-            marker=dict(color=color, size=11, symbol=symbol + ("" if symbol.endswith("open") else "-open"),
-                        line=dict(width=2)),
-            customdata=[[m["dtype"], m["batch"], m["heads"], m["ms"]] for m in ms],
+            text=[impl_label(impl, lang)] * len(ms), textposition="top left",
+            marker=dict(color=color, size=13, symbol=symbol.removesuffix("-open"), line=dict(color="#222", width=1)),
+            customdata=[[m["dtype"], m["batch"], m["heads"], m["ms"], m["bytes_per_head"]] for m in ms],
             hovertemplate=t("hardware.hover_measured", lang) + "<extra></extra>"))
     lay = base_layout(t("hardware.roofline_title", lang, gpu=g["name"]), height=480,
                       xaxis=axis(t("hardware.axis_intensity", lang), type="log"),

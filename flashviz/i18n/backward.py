@@ -8,21 +8,18 @@ STRINGS = {
     "backward.nav": {"en": "Backward and recomputation", "zh": "反向传播与重计算"},
     "backward.title": {"en": "Backward and recomputation", "zh": "反向传播与重计算"},
     "backward.intro": {
-        "en": "Training needs a backward pass, and the backward pass of attention needs the softmax probabilities P. "
-              "Standard attention keeps the N × N matrices of the forward pass in GPU memory (HBM) until the backward "
-              "pass reads them back. FlashAttention keeps only the output O and one number per query row, the "
-              "log-sum-exp L = m + log ℓ of the online-softmax statistics, and **recomputes** S and P tile by tile in "
-              "on-chip SRAM during the backward pass. This page puts numbers on that trade — memory saved, FLOPs "
-              "spent, time measured on a real GPU — and runs our Triton backward kernel for you.",
-        "zh": "训练需要反向传播，而注意力的反向传播要用到 softmax 概率 P。标准注意力把前向传播得到的 N×N 矩阵留在显存（HBM）里，"
-              "等反向传播时再读回来。FlashAttention 只保留输出 O 和每个 query 行的一个数——由在线 softmax 的统计量 m 和 ℓ "
-              "合成的 log-sum-exp L = m + log ℓ，反向传播时在片上 SRAM 中逐块**重计算** S 和 P。本页给这笔交换算账："
-              "省下多少显存、多花多少 FLOPs、在真实 GPU 上测得的时间，并现场运行我们的 Triton 反向传播 kernel。"},
+        "en": "The backward pass of attention needs the probabilities P. Standard attention keeps the N × N matrices "
+              "in HBM until then; FlashAttention keeps the output O and a few numbers per query row, and "
+              "**recomputes** S and P tile by tile in on-chip SRAM (FlashAttention-1 kept m and ℓ, two numbers per "
+              "row; FlashAttention-2 keeps one, the log-sum-exp L = m + log ℓ).",
+        "zh": "注意力的反向传播需要概率 P。标准注意力把 N×N 矩阵一直留在 HBM 里等它来读；FlashAttention 只保留输出 O 和每个 "
+              "query 行的几个数，在片上 SRAM 中逐块**重计算** S 和 P（FlashAttention-1 保存 m 和 ℓ，每行两个数；"
+              "FlashAttention-2 只保存一个，即 log-sum-exp L = m + log ℓ）。"},
     "backward.batch": {"en": "batch B", "zh": "批大小 B"},
     "backward.heads": {"en": "heads H", "zh": "头数 H"},
     "backward.bh_help": {"en": "Memory and FLOPs below count all B × H heads (the recorded GPU datasets use B = 4, "
                                "H = 32).",
-                         "zh": "下面的显存和 FLOPs 按全部 B × H 个头 计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
+                         "zh": "下面的显存和 FLOPs 按全部 B × H 个头计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
     "backward.load_training": {"en": "Use a recorded training size (N = 4096, d = 64, fp16)",
                                "zh": "使用已录制的训练规模（N = 4096，d = 64，fp16）"},
     "backward.load_training_help": {"en": "Sets the shared configuration for every page (the 'long' preset, fp16).",
@@ -34,15 +31,17 @@ STRINGS = {
     "backward.stored_explain": {
         "en": "For each head the forward pass produces S = QKᵀ/√d and P = softmax(S), both N × N. The standard way "
               "keeps them in HBM for the backward pass: 2·N² numbers per head, growing with the square of the "
-              "sequence length. FlashAttention keeps O (N × d, the layer's output, which exists anyway) and the "
-              "log-sum-exp L (N numbers in fp32): O(N) extra memory. The numbers are for the sidebar's N, d and dtype "
+              "sequence length. FlashAttention-2 keeps O (N × d, the layer's output, which exists anyway) and the "
+              "log-sum-exp L (N numbers in fp32): O(N) extra memory. FlashAttention-1 kept the row statistics m and "
+              "ℓ separately (2N numbers); folding them into one L per row is FlashAttention-2's change. The numbers are for the sidebar's N, d and dtype "
               "and this page's B × H heads.",
         "zh": "对每个头，前向传播会产生 S = QKᵀ/√d 和 P = softmax(S)，两者都是 N×N。标准做法把它们存在 HBM 里留给反向传播："
-              "每个头 2·N² 个数，随序列长度的平方增长。FlashAttention 只保存 O（N×d，本来就是这一层的输出）和 "
-              "log-sum-exp L（N 个 fp32 数）：额外显存只有 O(N)。下面的数字按侧边栏的 N、d、dtype 和本页的 B × H 个头 计算。"},
+              "每个头 2·N² 个数，随序列长度的平方增长。FlashAttention-2 只保存 O（N×d，本来就是这一层的输出）和 "
+              "log-sum-exp L（N 个 fp32 数）：额外显存只有 O(N)。FlashAttention-1 把行统计量 m 和 ℓ 分开保存（2N 个数）；"
+              "把它们合成每行一个 L 是 FlashAttention-2 的改动。下面的数字按侧边栏的 N、d、dtype 和本页的 B × H 个头计算。"},
     "backward.metric_naive": {"en": "standard keeps (S, P)", "zh": "标准注意力保存（S、P）"},
     "backward.metric_naive_help": {"en": "2 · B · H · N² · bytes per element", "zh": "2 · B · H · N² · 每个元素的字节数"},
-    "backward.metric_flash": {"en": "FlashAttention keeps (O, LSE)", "zh": "FlashAttention 保存（O、LSE）"},
+    "backward.metric_flash": {"en": "FlashAttention-2 keeps (O, L)", "zh": "FlashAttention-2 保存（O、L）"},
     "backward.metric_flash_help": {"en": "B · H · N · (d · bytes per element + 4)",
                                    "zh": "B · H · N · (d · 每个元素的字节数 + 4)"},
     "backward.metric_ratio": {"en": "ratio", "zh": "比值"},
@@ -60,7 +59,7 @@ STRINGS = {
               "(softmax's backward needs only its output), which halves the standard side but leaves it N² per head. "
               "The demo at the bottom counts what PyTorch autograd really saves.",
         "zh": "无论输入是什么 dtype，L 都是 fp32。上面的描述是保存 S 和 P；细心的 autograd 只保存 P（softmax 的反向只需要它的输出），"
-              "标准一侧减半，但每个头 仍是 N²。页面底部的演示会统计 PyTorch autograd 实际保存了什么。"},
+              "标准一侧减半，但每个头仍是 N²。页面底部的演示会统计 PyTorch autograd 实际保存了什么。"},
     "backward.recompute_explain": {
         "en": "**How recomputation works.** In the backward pass each program loads tiles of Q, K, V, dO and the saved "
               "L into on-chip SRAM and rebuilds its tile of probabilities exactly: P_ij = exp(S_ij − L_i) with "
@@ -94,6 +93,8 @@ STRINGS = {
     "backward.live_press": {"en": "Press the button to measure every implementation at several N (takes a minute).",
                             "zh": "点击按钮，在多个 N 上测量每一种实现（约需一分钟）。"},
     "backward.prov_head": {"en": "Measured on", "zh": "测量环境："},
+    "backward.prov_line": {"en": "Measured on {line}  \nCommand: `{command}`", "zh": "测量环境：{line}  \n命令：`{command}`"},
+    "backward.prov_device_value": {"en": "{name} ({sms} SMs, {gib} GiB)", "zh": "{name}（{sms} 个 SM，{gib} GiB）"},
     "backward.prov_device": {"en": "GPU", "zh": "GPU"},
     "backward.prov_driver": {"en": "driver", "zh": "驱动"},
     "backward.prov_cuda": {"en": "CUDA", "zh": "CUDA"},
@@ -104,16 +105,13 @@ STRINGS = {
     "backward.prov_command": {"en": "Command:", "zh": "命令："},
     "backward.peak_header": {"en": "Peak memory of a training step", "zh": "一个训练步的峰值显存"},
     "backward.peak_explain": {
-        "en": "Peak extra memory of one training step (forward + backward) measured on the GPU — everything "
-              "allocated beyond the inputs — at every recorded N, for the recorded configuration nearest yours "
-              "({config}). Both axes are logarithmic: a slope of 2 means growth with N², a slope of 1 growth with N. "
-              "Naive attention differentiates through autograd and keeps N × N matrices; where it ran out of memory "
-              "(OOM) it is marked on the device's memory line.",
-        "zh": "在 GPU 上测得的一个训练步（前向 + 反向传播）的额外峰值显存——输入之外分配的全部显存——取与你的配置最接近的已录制配置"
-              "（{config}），覆盖所有录制的 N。两条坐标轴都是对数刻度：斜率 2 表示随 N² 增长，斜率 1 表示随 N 增长。"
-              "朴素注意力通过 autograd 求导，要保存 N×N 矩阵；显存不足（OOM）的地方标在设备显存那条线上。"},
-    "backward.peak_table": {"en": "Peak extra memory of a training step, MiB (the numbers of the chart):",
-                            "zh": "训练步的额外峰值显存，单位 MiB（图中的数字）："},
+        "en": "Peak extra memory of one training step measured on the GPU, beyond the inputs, at every recorded N "
+              "({config}). Both axes are logarithmic: slope 2 is growth with N², slope 1 with N. Where naive "
+              "attention ran out of memory (OOM) it is marked on the device's memory line.",
+        "zh": "在 GPU 上测得的一个训练步在输入之外的额外峰值显存，覆盖所有录制的 N（{config}）。两条坐标轴都是对数刻度："
+              "斜率 2 表示随 N² 增长，斜率 1 表示随 N 增长。朴素注意力显存不足（OOM）的地方标在设备显存那条线上。"},
+    "backward.peak_table": {"en": "The chart's numbers: peak extra memory of a training step, MiB",
+                            "zh": "图中的数字：训练步的额外峰值显存，单位 MiB"},
 
     # cost
     "backward.cost_header": {"en": "What recomputation costs, and what it saves", "zh": "重计算的代价与收益"},
@@ -129,7 +127,7 @@ STRINGS = {
               "Triton kernel, or a warp-specialised one): the 5 in one kernel, one program per block of keys, each adding "
               "its share of dQ into a float32 buffer (atomic or TMA reduce-adds); otherwise it runs the teaching "
               "one. The TFLOP/s below use the usual 2.5× count.",
-        "zh": "N×N 块上的每一次矩阵乘法，每个头 花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
+        "zh": "N×N 块上的每一次矩阵乘法，每个头花 2·N²·d FLOPs（因果掩码时减半）。前向传播做 2 次（S = QKᵀ，O = PV）。"
               "从 HBM 读回 P 的反向传播做 4 次（dV、dP、dQ、dK）；重计算 S 和 P 要再做一次 QKᵀ：共 5 次，即常说的"
               "“反向 = 2.5 × 前向”。反向传播的 FLOPs 多 {bwd}，整个训练步多 {step}。我们的教学版反向"
               "把 dK、dV 和 dQ 放在两个独立的 kernel 里计算（不用原子加），两个 kernel 都要重计算 S 和 dP：共 7 次"
@@ -172,23 +170,42 @@ STRINGS = {
     "backward.col_peak": {"en": "step peak MiB", "zh": "训练步峰值 MiB"},
     "backward.col_ref_bwd": {"en": "ours (fast) faster, backward", "zh": "我们（fast）快几倍，反向"},
     "backward.col_ref_step": {"en": "ours (fast) faster, step", "zh": "我们（fast）快几倍，训练步"},
-    "backward.summary_head": {"en": "**Our backward over every recorded configuration** (the other's time ÷ ours: "
-                                    "above 1× ours is faster, below 1× slower):",
-                              "zh": "**我们的反向传播在所有已录制配置上的表现**（对方时间 ÷ 我们的时间：大于 1× 表示我们更快，"
-                                    "小于 1× 表示更慢）："},
+    "backward.summary_head": {"en": "**Our backward over every configuration of this recording** ({date}, timed with "
+                                    "CUDA events; the other's time ÷ ours: above 1× ours is faster, below 1× slower):",
+                              "zh": "**我们的反向传播在这份记录所有配置上的表现**（{date}，用 CUDA 事件计时；对方时间 ÷ 我们的时间："
+                                    "大于 1× 表示我们更快，小于 1× 表示更慢）："},
     "backward.summary_line": {"en": "- d = {d}: {flash} vs SDPA flash · {cudnn} vs SDPA cuDNN · {naive} vs naive",
                               "zh": "- d = {d}：对 SDPA flash {flash} · 对 SDPA cuDNN {cudnn} · 对朴素实现 {naive}"},
     "backward.summary_note": {
-        "en": "These are the numbers as measured. The recording's backward, from its provenance: {kernel}. "
+        "en": "These are the numbers as measured. The backward kernel this recording ran, by head dim: {kernel}. "
               "Recomputation is what makes the memory O(N) whatever the kernel; how fast the recomputing kernel "
               "runs depends on how many matmuls it repeats, its tiles and how it overlaps loads, matmuls and the "
               "dQ sums. The tiles of our backwards were picked by `python -m flashviz_kernels.tune_backward` on "
               "the H200, and which backward autograd runs where follows those measurements.",
-        "zh": "以上就是实测数字。这份记录用的反向 kernel（见其来源信息）：{kernel}。无论哪个 kernel，显存降到 O(N) 靠的都是"
+        "zh": "以上就是实测数字。这份记录按头维度运行的反向 kernel：{kernel}。无论哪个 kernel，显存降到 O(N) 靠的都是"
               "重计算；重计算的 kernel 跑多快，取决于它重复几次矩阵乘法、tile 大小，以及如何让加载、矩阵乘法和 dQ 的累加"
               "互相重叠。我们各个反向 kernel 的 tile 大小都是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
               "挑出来的，autograd 在哪里用哪个反向 kernel 也依据这些实测结果。"},
     "backward.kernel_unknown": {"en": "not recorded (an older file)", "zh": "未记录（较早的文件）"},
+    "backward.kernel_ws": {"en": "ws backward (Gluon, warp-specialised, 5 matmuls)",
+                           "zh": "ws 反向（Gluon，warp 特化，5 次矩阵乘法）"},
+    "backward.kernel_fused": {"en": "fused backward (Triton, 5 matmuls)", "zh": "融合反向（Triton，5 次矩阵乘法）"},
+    "backward.kernel_reference": {"en": "reference backward (Triton, 7 matmuls)",
+                                  "zh": "参考反向（Triton，7 次矩阵乘法）"},
+    "backward.kernel_autograd": {"en": "autograd's backward for our kernels", "zh": "autograd 为我们的 kernel 调用的反向"},
+    "backward.row_teaching": {"en": "ours: teaching forward + {kernel}", "zh": "我们的：教学版前向 + {kernel}"},
+    "backward.row_fast": {"en": "ours: fast forward + {kernel}", "zh": "我们的：fast 前向 + {kernel}"},
+    "backward.same_kernel": {
+        "en": "Both rows of ours ran the same backward kernel ({kernel}); their backward-alone times differ by "
+              "{pct}%, which is run-to-run noise, not a difference between kernels. They differ in their forward "
+              "pass, which the training-step columns include.",
+        "zh": "我们的两行运行的是同一个反向 kernel（{kernel}）；它们单独反向的时间相差 {pct}%，这是多次运行之间的"
+              "波动，而不是 kernel 之间的差别。两者的区别在前向传播，训练步那几列包含了它。"},
+    "backward.regs_other_run": {
+        "en": "This tune file ({date}) is a separate run from the recorded dataset of the times above, with its own "
+              "timer: its ratios to cuDNN are measured within this run. Compare ratios within one run, not across.",
+        "zh": "这份调优文件（{date}）与上面计时所用的录制数据集是不同的两次运行，计时方式也各自不同：其中相对 cuDNN "
+              "的倍数只在这一次运行内部比较。比较倍数时请在同一次运行内部比较，不要跨运行比较。"},
 
     # inside the ws backward: registers (bench/tune_record.py, charts.registers_figure)
     "backward.regs_header": {"en": "Inside our fast backward: what registers cost",

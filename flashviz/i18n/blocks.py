@@ -151,17 +151,19 @@ STRINGS = {
     "blocks.ctr_sofar": {"en": "HBM accesses so far", "zh": "目前的 HBM 访问次数"},
     "blocks.ctr_sofar_help": {"en": "Elements read from plus written to HBM up to and including this step.",
                               "zh": "截至这一步（含）从 HBM 读取与写入 HBM 的元素个数之和。"},
-    "blocks.ctr_total": {"en": "FlashAttention, whole run", "zh": "FlashAttention 全程"},
+    "blocks.ctr_total": {"en": "FlashAttention, whole run (model)", "zh": "FlashAttention 全程（模型）"},
     "blocks.ctr_total_help": {"en": "The same count after the last step, in this loop order.",
                               "zh": "按当前循环顺序，最后一步之后的同一计数。"},
-    "blocks.ctr_standard": {"en": "Standard attention", "zh": "标准注意力"},
+    "blocks.ctr_standard": {"en": "Standard attention (model)", "zh": "标准注意力（模型）"},
     "blocks.ctr_standard_help": {
         "en": "Read Q, K, write S; read S, write P; read P, V, write O: 4N² + 4Nd elements. A causal mask does "
               "not help it: S is still N × N.",
         "zh": "读 Q、K，写 S；读 S，写 P；读 P、V，写 O：共 4N² + 4Nd 个元素。因果掩码对它没有帮助：S 仍是 N × N。"},
-    "blocks.ctr_ratio": {"en": "Standard ÷ flash", "zh": "标准 ÷ flash"},
-    "blocks.ctr_ratio_help": {"en": "How many times more HBM traffic standard attention needs than this run.",
-                              "zh": "标准注意力的 HBM 流量是本次 FlashAttention 的多少倍。"},
+    "blocks.ctr_ratio": {"en": "Standard ÷ flash (model)", "zh": "标准 ÷ flash（模型）"},
+    "blocks.ctr_ratio_help": {"en": "How many times more HBM traffic standard attention needs than this run, in the "
+                                    "SRAM-only model (no L2 cache); the measured ratio is below the grid.",
+                              "zh": "在只建模 SRAM（不含 L2 缓存）的模型里，标准注意力的 HBM 流量是本次 FlashAttention 的"
+                                    "多少倍；实测的比值在网格下方。"},
     "blocks.ctr_bytes": {
         "en": "In bytes: so far {sofar} · whole run {total} · standard {std} ({eb} B per element of Q, K, V, O, S, "
               "P; ℓ, m, L in fp32).",
@@ -257,4 +259,5 @@ STRINGS = {
     "blocks.pit_window": {"en": "Showing the first {k} of {n} tiles.", "zh": "只列出 {n} 个 tile 中的前 {k} 个。"},
     "blocks.decoding_link": {"en": "Flash-decoding and the paged KV cache have their own page: **{page}**.",
                              "zh": "Flash-decoding 与分页 KV 缓存在单独的页面：**{page}**。"},
+    "blocks.orders_header": {"en": "Two loop orders: FA1 (Algorithm 1) and FA2", "zh": "两种循环顺序：FA1（算法 1）与 FA2"},
 }

@@ -10,6 +10,22 @@ STRINGS = {
     "common.nav_blocks": {"en": "Blocks and memory traffic", "zh": "分块与访存流量"},
     "common.nav_backward": {"en": "Backward", "zh": "反向传播"},
     "common.nav_quiz": {"en": "Quiz", "zh": "自测"},
+    "common.nav_hardware": {"en": "Hardware: why bytes matter", "zh": "硬件：为什么字节数要紧"},
+    "common.nav_exercises": {"en": "Exercises", "zh": "动手练习"},
+    "common.not_found_title": {"en": "No such page", "zh": "没有这个页面"},
+    "common.not_found_body": {
+        "en": "There is no page at **{path}**. These are the lessons, in the order of the course:",
+        "zh": "地址 **{path}** 上没有页面。下面是全部课程，按学习顺序排列："},
+    "common.shows_kernel": {
+        "en": "This page shows N = {n}, d = {d}, {dtype}, Br = {br}, Bc = {bc}, {causal}: {why} Change them in the "
+              "sidebar; the pages about traffic, speed, backward and hardware share them, and the stepper keeps its "
+              "own small example (N = {n_row}).",
+        "zh": "本页展示 N = {n}、d = {d}、{dtype}、Br = {br}、Bc = {bc}、{causal}：{why}可在侧边栏修改；访存流量、"
+              "速度、反向传播和硬件这几页共用这组数值，逐块演示页保留它自己的小例子（N = {n_row}）。"},
+    "common.shows_recorded": {"en": "a size the H200 recordings measured.", "zh": "H200 实测记录中的一组规模。"},
+    "common.shows_yours": {"en": "your choice.", "zh": "你选择的规模。"},
+    "common.causal_on": {"en": "causal", "zh": "因果掩码"},
+    "common.causal_off": {"en": "no mask", "zh": "无掩码"},
 
     # chart export
     "common.export_format": {"en": "Chart download format", "zh": "图表下载格式"},

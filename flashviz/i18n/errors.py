@@ -92,6 +92,8 @@ STRINGS = {
     "errors.needs_sweep": {"en": "{what} needs a sweep over {over}", "zh": "{what} 需要一次沿 {over} 的扫描"},
 
     # ---------------------------------------------------------------- flash-decoding and the paged cache
+    "errors.exercise_all_masked": {"en": "Every key of row {row} is masked: there is nothing to attend to.",
+                                   "zh": "第 {row} 行的每个 key 都被掩掉了：没有可以关注的 key。"},
     "errors.nothing_to_merge": {"en": "nothing to merge: give at least one state",
                                 "zh": "没有可合并的内容：请至少给出一个状态"},
     "errors.kv_shapes": {"en": "keys and values must both be (N, d), got {k} and {v}",

@@ -254,4 +254,17 @@ STRINGS = {
     "speed.axis_tflops": {"en": "TFLOP/s: useful FLOPs ÷ time", "zh": "TFLOP/s：有效 FLOPs ÷ 时间"},
     "speed.axis_peak": {"en": "peak extra memory (MiB)", "zh": "额外显存峰值（MiB）"},
     "speed.no_memory": {"en": "no GPU memory recorded (a CPU run)", "zh": "没有记录显存（CPU 上的运行）"},
+    "speed.to_hardware": {
+        "en": "Where these speeds sit against the GPU's roofs, with the HBM bytes measured: {page}",
+        "zh": "这些速度相对于 GPU 屋顶的位置，以及实测的 HBM 字节数：{page}"},
+    "speed.kernel_line": {
+        "en": "impl=\"fast\" ran the **{kernel}** kernel with {bm} × {bn} tiles here; the warp-specialised kernel (ws): "
+              "{why}.",
+        "zh": "在这里，impl=\"fast\" 运行的是 **{kernel}** kernel，tile 为 {bm} × {bn}；warp 特化 kernel（ws）：{why}。"},
+    "speed.ws_used": {"en": "used", "zh": "已使用"},
+    "speed.ws_not_here": {"en": "active, but not chosen at this d, causal and N ({rules})",
+                          "zh": "可用，但在这个 d、因果设置和 N 下未被选用（{rules}）"},
+    "speed.ws_off": {"en": "not used: `{reason}`", "zh": "未使用：`{reason}`"},
+    "speed.upload_too_big": {"en": "Over the limit: datasets are at most {cap} MiB.",
+                             "zh": "超出上限：数据集最大 {cap} MiB。"},
 }

@@ -137,4 +137,29 @@ STRINGS = {
               "标准注意力 {std} GB，FlashAttention {flash} GB，只有前者的 1/{ratio:.1f}。那里的标准注意力还把掩码和 "
               "dropout 作为单独的 kernel 运行，每个都要再读写一遍 N × N 矩阵；上面的计数只包含 S 和 P。"},
     "traffic.seed_load": {"en": "Load this example into the page", "zh": "把这个算例载入页面"},
+
+    # ui/blocks_traffic.py: what the counts model, next to what was measured
+    "traffic.model_label": {
+        "en": "These counts model on-chip SRAM only: every load they count goes to HBM, none is served by the L2 "
+              "cache. They are exact for that model; a real GPU moves fewer bytes.",
+        "zh": "这些计数只建模了片上 SRAM：它们计入的每一次加载都算作访问 HBM，没有一次由 L2 缓存提供。对这个模型"
+              "而言它们是精确的；真实 GPU 搬运的字节更少。"},
+    "traffic.fa1_loses": {
+        "en": "Here Algorithm 1 (FA1 order) moves {ratio}× the bytes of standard attention: it re-reads and rewrites "
+              "O once per K/V block, so it saves traffic only when Bc is above about 3d/4 = {q} (here Bc = {bc}).",
+        "zh": "在这里，算法 1（FA1 顺序）搬运的字节是标准注意力的 {ratio} 倍：它每处理一个 K/V 块就要重读并重写一遍 "
+              "O，所以只有 Bc 大于约 3d/4 = {q} 时它才省流量（这里 Bc = {bc}）。"},
+    "traffic.measured_beside": {
+        "en": "**Measured** (Nsight Compute on the {device}, {date}, N = {n}, d = {d}, per head): naive attention "
+              "moved {naive} MB (model: {naive_model} MB); the fast flash kernel moved {fast} MB, though the model "
+              "counts {fast_model} MB at its {br} × {bc} tiles: the L2 served the K/V re-reads. Measured, flash "
+              "moves **{x}× fewer bytes** than naive.",
+        "zh": "**实测**（{device} 上的 Nsight Compute，{date}，N = {n}，d = {d}，按每个头计）：朴素注意力搬运了 "
+              "{naive} MB（模型：{naive_model} MB）；fast flash kernel 搬运了 {fast} MB，而模型在它的 {br} × {bc} tile "
+              "下算出 {fast_model} MB：K、V 的重读由 L2 提供了。实测下，flash 搬运的字节**只有朴素实现的 1/{x}**。"},
+    "traffic.measured_none": {
+        "en": "No Nsight recording at this N and d; the {device} recording has {have}.",
+        "zh": "这个 N、d 没有 Nsight 记录；{device} 的记录只有 {have}。"},
+    "traffic.to_hardware": {"en": "Measured bytes, the roofline and the memory hierarchy: {page}",
+                            "zh": "实测字节、屋顶线与存储层次：{page}"},
 }

@@ -45,8 +45,9 @@ def fmt(x, spec: str = ".2f") -> str:
 
 def cfg_text(c: dict, lang: str) -> str:
     causal = t("backward.causal_yes" if c["causal"] else "backward.causal_no", lang)
-    return (f"N = {c['n']}, d = {c['d']}, {causal}, {DTYPE_SHORT.get(c['dtype'], c['dtype'])}, "
-            f"B = {c['batch']}, H = {c['heads']}")
+    sep = "、" if lang == "zh" else ", "
+    return sep.join((f"N = {c['n']}", f"d = {c['d']}", causal, DTYPE_SHORT.get(c["dtype"], c["dtype"]),
+                     f"B = {c['batch']}", f"H = {c['heads']}"))
 
 
 # ----------------------------------------------------------------------------- data sources
@@ -95,14 +96,21 @@ def live_source(lang: str) -> dict | None:
 
 
 def provenance(ds: dict, lang: str) -> None:
-    """GPU, driver, CUDA, torch, triton, date, commit and the command, under a chart."""
-    _prov_caption({x["key"]: x["value"] for x in provenance_fields(ds)}, lang)
+    """GPU, driver, CUDA, torch, triton, date, commit and the command, under a chart, in the page's language."""
+    p = ds["provenance"]
+    f = {x["key"]: x["value"] for x in provenance_fields(ds)}
+    if p.get("sm_count") and p.get("total_memory_bytes"):
+        f["device"] = t("backward.prov_device_value", lang, name=p["device_name"], sms=p["sm_count"],
+                        gib=f"{p['total_memory_bytes'] / 2**30:.0f}")
+    f["date"] = str(p.get("created_utc", f["date"]))[:10]
+    _prov_caption(f, lang)
 
 
 def _prov_caption(f: dict, lang: str) -> None:
     """f: PROV_KEYS and "command" -> text; one caption line of them, the command under it."""
-    line = " · ".join(f"{t('backward.prov_' + k, lang)} {f[k]}" for k in PROV_KEYS)
-    st.caption(f"{t('backward.prov_head', lang)} {line}  \n{t('backward.prov_command', lang)} `{f['command']}`")
+    sep = "；" if lang == "zh" else " · "
+    line = sep.join(f"{t('backward.prov_' + k, lang)} {f[k]}" for k in PROV_KEYS)
+    st.caption(t("backward.prov_line", lang, line=line, command=f["command"]))
 
 
 # ----------------------------------------------------------------------------- sections
@@ -120,15 +128,19 @@ def _load_training() -> None:
     state.set_values(dtype="float16")
 
 
-def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
-    st.header(t("backward.stored_header", lang))
-    st.markdown(t("backward.stored_explain", lang))
-    rows = rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h)
-    naive, flash, ratio = rc.stored_totals(rows)
+def headline(cfg: Config, b: int, h: int, lang: str) -> None:
+    """Above the picture: what each side keeps for the backward pass, in bytes."""
+    naive, flash, ratio = rc.stored_totals(rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h))
     m1, m2, m3 = st.columns(3)
     m1.metric(t("backward.metric_naive", lang), fmt_bytes(naive), help=t("backward.metric_naive_help", lang))
     m2.metric(t("backward.metric_flash", lang), fmt_bytes(flash), help=t("backward.metric_flash_help", lang))
     m3.metric(t("backward.metric_ratio", lang), f"{ratio:,.1f}×", help=t("backward.metric_ratio_help", lang))
+
+
+def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
+    st.markdown(t("backward.stored_explain", lang))
+    rows = rc.stored_tensors(cfg.n, cfg.d, cfg.dtype, b, h)
+    ratio = rc.stored_totals(rows)[2]
     yes, no = "✓", ""
     df = pd.DataFrame({t("backward.col_tensor", lang): [r.name for r in rows],
                        t("backward.col_shape", lang): [r.shape for r in rows],
@@ -147,8 +159,7 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
 
 
 def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
-    st.header(t("backward.peak_header", lang))
-    st.markdown(t("backward.peak_explain", lang, config=cfg_text(view["config"], lang)))
+    st.caption(t("backward.peak_explain", lang, config=cfg_text(view["config"], lang)))
     curve = view["curve"]
     dev = ds["provenance"].get("total_memory_bytes")
     ns = sorted({c["n"] for c in curve})
@@ -163,12 +174,11 @@ def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
     df = pd.DataFrame({"N": ns, **{charts.impl_name(i, lang): [txt(cell.get((i, n))) for n in ns] for i in impls},
                        t("backward.ideal_name", lang): [fmt(next(c["ideal_bytes"] for c in curve if c["n"] == n)
                                                             / 2 ** 20, ",.0f") for n in ns]})
-    st.caption(t("backward.peak_table", lang))
-    st.dataframe(df, hide_index=True, key=f"{NS}.peak_table")
+    with st.expander(t("backward.peak_table", lang)):
+        st.dataframe(df, hide_index=True, key=f"{NS}.peak_table")
 
 
-def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int, lang: str) -> None:
-    st.header(t("backward.cost_header", lang))
+def cost_section(cfg: Config, b: int, h: int, lang: str) -> None:
     rows = rc.matmul_rows(cfg.n, cfg.d, cfg.causal, b, h)
     tr = rc.trade(cfg.n, cfg.d, cfg.dtype, cfg.causal, b, h)
     left, right = st.columns([4, 5])
@@ -184,14 +194,28 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
     st.dataframe(df, hide_index=True, key=f"{NS}.flops_table")
     st.markdown(t("backward.trade", lang, flops=f"{tr['extra_flops']:.3g}", io=fmt_bytes(tr["io_bytes"]),
                   fpb=f"{tr['flops_per_byte']:.0f}", extra_ms=f"{tr['extra_ms']:.3g}", io_ms=f"{tr['io_ms']:.3g}"))
-    if ds is None or view is None:
-        return
-    st.subheader(t("backward.times_header", lang))
+
+
+def kernel_label(ds: dict, d: int, lang: str) -> str | None:
+    """The backward kernel the recording ran at d, in words (the recording's own rule, parsed); None if unsaid."""
+    k = rc.backward_kernel(ds.get("provenance", {}).get("backward_kernel"), d)
+    return t(f"backward.kernel_{k}", lang) if k else None
+
+
+def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) -> None:
+    """Recorded times, rows labelled by the backward kernel that ran; teaching and fast share it."""
     c = view["config"]
     st.markdown(t("backward.same" if view["same"] else "backward.nearest", lang, config=cfg_text(c, lang),
                   mine=cfg_text(dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h), lang)))
     tr_rows = rc.times_rows(view["bwd"], view["step"])
-    name = lambda i: charts.impl_name(i, lang)  # noqa: E731
+    kernel = kernel_label(ds, c["d"], lang)
+    ours = {"teaching": t("backward.row_teaching", lang, kernel=kernel),
+            "fast": t("backward.row_fast", lang, kernel=kernel)} if kernel else {}
+    kernel = kernel or t("backward.kernel_autograd", lang)
+    name = lambda i: ours.get(i) or charts.impl_name(i, lang)  # noqa: E731
+    for r in tr_rows:
+        if r["impl"] == "teaching":
+            r["ref_vs_bwd"] = None                 # the same backward kernel as the fast row: no ratio to show
     df = pd.DataFrame({t("backward.col_impl", lang): [name(r["impl"]) for r in tr_rows],
                        t("backward.col_bwd_ms", lang): [fmt(r["bwd_ms"]) for r in tr_rows],
                        t("backward.col_bwd_tflops", lang): [fmt(r["bwd_tflops"], ".0f") for r in tr_rows],
@@ -203,15 +227,18 @@ def cost_section(ds: dict | None, view: dict | None, cfg: Config, b: int, h: int
                        t("backward.col_ref_step", lang): [fmt(r["ref_vs_step"]) + "×" * (r["ref_vs_step"] is not None)
                                                           for r in tr_rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
+    noise = rc.same_backward_noise(view["bwd"])
+    if noise is not None:
+        st.caption(t("backward.same_kernel", lang, kernel=kernel, pct=f"{100 * noise:.1f}"))
     chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
     provenance(ds, lang)
     summary(ds, lang)
+    st.session_state[f"{NS}.times_view"] = dict(kernel=kernel, noise=noise, rows=tr_rows)       # for tests
 
 
 def registers_section(lang: str) -> None:
     """The ws backward's same tiles with lse and delta in registers or starting the accumulators: the committed
     tune file (bench/tune_record.py), read per call (small, not cached, nothing shared to mutate)."""
-    st.header(t("backward.regs_header", lang))
     st.markdown(t("backward.regs_explain", lang, acc128=tune_record.accumulator_registers(128),
                   acc64=tune_record.accumulator_registers(64), budget=tune_record.register_budget()))
     rec = tune_record.load_tune()
@@ -222,7 +249,8 @@ def registers_section(lang: str) -> None:
     f = {k: rec[k] for k in tune_record.PROVENANCE}
     chart(charts.registers_figure(rows, lang), "backward_registers", "ws_h200", key=f"{NS}.registers",
           meta=dict(source=tune_record.DEFAULT.name, **f))
-    _prov_caption(dict(f, commit=f["git_commit"]), lang)
+    _prov_caption(dict(f, commit=f["git_commit"], date=str(f["date"])[:10]), lang)
+    st.caption(t("backward.regs_other_run", lang, date=str(f["date"])[:10]))
 
 
 def summary(ds: dict, lang: str) -> None:
@@ -232,9 +260,10 @@ def summary(ds: dict, lang: str) -> None:
     lines = [t("backward.summary_line", lang, d=d, flash=rng(v.get("flash")), cudnn=rng(v.get("cudnn")),
                naive=rng(v.get("naive"))) for d, v in s.items()]
     if lines:
-        kernel = ds.get("provenance", {}).get("backward_kernel") or t("backward.kernel_unknown", lang)
-        st.markdown(t("backward.summary_head", lang) + "\n" + "\n".join(lines) + "\n\n" +
-                    t("backward.summary_note", lang, kernel=kernel))
+        kernels = "; ".join(f"d = {d}: {kernel_label(ds, d, lang) or t('backward.kernel_unknown', lang)}"
+                            for d in s)
+        st.markdown(t("backward.summary_head", lang, date=str(ds["provenance"].get("created_utc", ""))[:10]) + "\n"
+                    + "\n".join(lines) + "\n\n" + t("backward.summary_note", lang, kernel=kernels))
 
 
 def slug(cfg: Config, b: int, h: int) -> str:
@@ -249,14 +278,14 @@ def cfg_slug(c: dict) -> str:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
+    state.shows_caption(cfg, lang)
     controls(lang)
     bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
     if bh:
         b, h = bh
         with shown_errors(lang, where="stored tensors"):
-            stored_section(cfg, b, h, lang)
+            headline(cfg, b, h, lang)
         ds = view = None
-        st.header(t("backward.measured_header", lang))
         with shown_errors(lang, where="data source"):
             ds = source_picker(lang)
             if ds is not None:
@@ -264,11 +293,16 @@ def render() -> None:
         if view is not None:
             with shown_errors(lang, where="peak memory"):
                 peak_section(ds, view, cfg, lang)
-        with shown_errors(lang, where="recomputation cost"):
-            cost_section(ds, view, cfg, b, h, lang)
+        with st.expander(t("backward.stored_header", lang)), shown_errors(lang, where="stored tensors"):
+            stored_section(cfg, b, h, lang)
+        with st.expander(t("backward.cost_header", lang)), shown_errors(lang, where="recomputation cost"):
+            cost_section(cfg, b, h, lang)
+        if view is not None:
+            with st.expander(t("backward.times_header", lang)), shown_errors(lang, where="recorded times"):
+                times_section(ds, view, cfg, b, h, lang)
     else:
         st.info(t("backward.fix_input", lang), icon=":material/edit:")
-    with shown_errors(lang, where="registers"):
+    with st.expander(t("backward.regs_header", lang)), shown_errors(lang, where="registers"):
         registers_section(lang)
-    with shown_errors(lang, where="demo"):
+    with st.expander(t("backward.demo_header", lang)), shown_errors(lang, where="demo"):
         backward_demo.section(cfg, lang)

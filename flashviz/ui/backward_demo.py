@@ -48,7 +48,6 @@ def params(cfg: Config, device: str) -> tuple:
 
 
 def section(cfg: Config, lang: str) -> None:
-    st.header(t("backward.demo_header", lang))
     device = "cuda" if live.gpu_available() else "cpu"
     cap_n, cap_d = rc.DEMO_CAPS[device]
     st.markdown(t(f"backward.demo_explain_{device}", lang))

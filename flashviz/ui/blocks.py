@@ -1,5 +1,10 @@
 """Page "Blocks and memory traffic": the Tr x Tc grid of score blocks S_ij, step by step, and its HBM traffic.
 
+Above the fold: the idea, the configuration it shows (a realistic size, state.shows_caption), the step grid with
+its counters and, computed, what the counts model and what was measured (ui/blocks_traffic.py). Everything else
+(controls, on-chip budget, loop orders, the NaN pitfall, the launch grid, the sweeps, the lessons, the worked
+example) sits in closed expanders.
+
 Thin: the shared configuration (N, d, Br, Bc, causal, dtype; seed/row/masked/guard for the NaN pitfall; ui/state.py)
 and this page's own controls (SRAM size M, blocks from M or pinned, loop order, batch and heads) go to the engines
 (flashviz.tiling, flashviz.traffic, the one-row online softmax); their results go to charts/blocks.py. What moves
@@ -21,7 +26,7 @@ from flashviz.errors import FlashvizError, check_int
 from flashviz.i18n import t
 from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.traffic import standard_counts, sweep_n, sweep_sram
-from flashviz.ui import blocks_hw, blocks_lessons, blocks_ratio, pages, state, steps
+from flashviz.ui import blocks_lessons, blocks_ratio, blocks_traffic, pages, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
@@ -30,7 +35,7 @@ from flashviz.units import ELEM_BYTES, fmt_bytes
 NS = "blocks"                       # step index and this page's own values live under "blocks."
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "guard")
 GPUS = (*GPU_PRESETS, "custom")
-DEFAULTS = dict(gpu="A100", sram_kib=100, mode="pinned", order="fa1", batch=4, heads=32, unit="elements")
+DEFAULTS = dict(gpu="H200", sram_kib=100, mode="pinned", order="fa2", batch=4, heads=32, unit="elements")
 MAX_DRAWN_CELLS = 512 * 512         # the grid is redrawn every step; above this only the counters follow
 PIT_ROWS = 16                       # tiles listed in the NaN-pitfall table
 THETA_FLASH, THETA_STD = 12, 4      # constants of the exact counts (flashviz/traffic.py docstring)
@@ -133,7 +138,7 @@ def slug(cfg: Config, tcfg: TilingConfig, ch: Choice) -> str:
 def controls(cfg: Config, lang: str) -> Choice:
     """This page's own widgets; returns the current Choice."""
     ss = st.session_state
-    with st.expander(t("blocks.ctl_header", lang), expanded=True):
+    with st.expander(t("blocks.ctl_header", lang), expanded=False):
         c1, c2, c3 = st.columns([5, 4, 3])
         with c1:
             st.segmented_control(t("blocks.ctl_gpu", lang), GPUS, required=True, help=t("blocks.ctl_gpu_help", lang),
@@ -238,7 +243,6 @@ def step_view(sch: Schedule, ch: Choice, name: str, lang: str, step: int) -> Non
 
 def launch_readout(sch: Schedule, ch: Choice, lang: str) -> None:
     c = sch.cfg
-    st.subheader(t("blocks.launch_header", lang))
     causal = t("blocks.launch_causal" if c.causal else "blocks.launch_all", lang)
     st.markdown(t("blocks.launch_fa2", lang, tr=c.tr, bh=c.batch * c.heads, b=c.batch, h=c.heads, programs=c.programs,
                   br=c.br, d=c.d, jmax=t("blocks.launch_jdiag", lang) if c.causal else c.tc - 1, causal=causal))
@@ -252,7 +256,6 @@ def launch_readout(sch: Schedule, ch: Choice, lang: str) -> None:
 
 def sweep_charts(sch: Schedule, ch: Choice, name: str, lang: str) -> None:
     c = sch.cfg
-    st.subheader(t("blocks.charts_header", lang))
     left, right = st.columns(2)
     with left, shown_errors(lang, where="HBM accesses vs M"):
         mine = ch.sram_bytes if ch.gpu == "custom" else None
@@ -264,7 +267,6 @@ def sweep_charts(sch: Schedule, ch: Choice, name: str, lang: str) -> None:
                           None if from_m else c.br, None if from_m else c.bc, ch.unit, lang)
         chart(fig, "traffic_vs_N", name, key=f"{NS}.vs_n")
     st.caption(t("blocks.theta_note", lang))
-    blocks_ratio.ratio_section(sch, ch.sram_bytes, ch.mode == "sram", name, lang)
 
 
 def _style_nan(df: pd.DataFrame) -> pd.DataFrame:
@@ -277,7 +279,6 @@ def _style_nan(df: pd.DataFrame) -> pd.DataFrame:
 
 def pitfall(cfg: Config, tcfg: TilingConfig, lang: str) -> None:
     """The one-row engine on query row cfg.row with this grid's Bc: the fully masked tile, guard off / on."""
-    st.subheader(t("blocks.pit_header", lang))
     tr = cached_trace(replace(cfg, scores="", block_n=tcfg.bc))          # the stepper's cache, same engine
     st.markdown(t("blocks.pit_explain", lang, row=cfg.row, qi=cfg.row // tcfg.br, bc=tcfg.bc))
     a, b = st.columns(2)
@@ -326,11 +327,14 @@ def _focus(sch: Schedule) -> None:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
+    state.shows_caption(cfg, lang)
     ch = controls(cfg, lang)
+    bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)      # B, H within 1..MAX_BH, else a message
 
     tcfg = None
-    with shown_errors(lang, where="configuration"):
-        tcfg = tiling_config(cfg, ch)
+    if bh:
+        with shown_errors(lang, where="configuration"):
+            tcfg = tiling_config(cfg, ch)
     if tcfg is None:
         st.info(t("blocks.fix_input", lang), icon=":material/edit:")
     else:
@@ -338,19 +342,27 @@ def render() -> None:
         name = slug(cfg, tcfg, ch)
         with shown_errors(lang, where="description"):
             describe(cfg, sch, ch, lang)
-            blocks_ratio.budget_section(sch.cfg, ch.sram_bytes, ch.gpu if ch.gpu in GPU_PRESETS else None, lang)
         _focus(sch)
         interval = steps.autoplay_controls(NS, lang)
         with shown_errors(lang, where="steps"):
             steps.stepped(NS, sch.steps, lang, functools.partial(step_view, sch, ch, name, lang), interval=interval)
-        st.markdown(t("blocks.explain_orders", lang))
-        with shown_errors(lang, where="NaN pitfall"):
+        with shown_errors(lang, where="traffic summary"):
+            blocks_traffic.summary(tcfg, lang)
+        with shown_errors(lang, where="description"):
+            blocks_ratio.budget_section(sch.cfg, ch.sram_bytes, ch.gpu if ch.gpu in GPU_PRESETS else None, lang)
+        with st.expander(t("blocks.orders_header", lang)):
+            st.markdown(t("blocks.explain_orders", lang))
+        with st.expander(t("blocks.pit_header", lang)), shown_errors(lang, where="NaN pitfall"):
             pitfall(cfg, tcfg, lang)
-        with shown_errors(lang, where="launch grid"):
+        with st.expander(t("blocks.launch_header", lang)), shown_errors(lang, where="launch grid"):
             launch_readout(sch, ch, lang)
-        sweep_charts(sch, ch, name, lang)
-        blocks_hw.render(cfg, tcfg, ch.gpu, name, lang)     # GPU memory hierarchy, roofline, measured HBM bytes
+        with st.expander(t("blocks.charts_header", lang)):
+            sweep_charts(sch, ch, name, lang)
+        with st.expander(t("traffic.ratio_header", lang)):
+            blocks_ratio.ratio_section(sch, ch.sram_bytes, ch.mode == "sram", name, lang)
         blocks_lessons.render(cfg, tcfg, name, lang)       # fusion and dropout, causal alignment, sizes
-    with shown_errors(lang, where="worked example"):
+    e = blocks_ratio.SEED_EXAMPLE
+    with st.expander(t("traffic.seed_header", lang, n=e["n"], d=e["d"], kib=e["sram_bytes"] // 1024)), \
+            shown_errors(lang, where="worked example"):
         blocks_ratio.seed_section(lang)
     st.caption(t("blocks.decoding_link", lang, page=pages.title("decoding", lang)))

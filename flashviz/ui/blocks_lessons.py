@@ -2,7 +2,8 @@
 when Nq != Nk, and the size of the N x N score matrix next to what the flash kernel keeps.
 
 Thin: numbers from flashviz.lessons (and flashviz.tiling for the fused kernel's traffic), figures from
-charts/lessons.py, strings from i18n/lessons.py. Called from ui/blocks.py once the configuration is valid.
+charts/lessons.py, strings from i18n/lessons.py. Called from ui/blocks.py once the configuration is valid;
+each lesson sits in its own closed expander.
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ def fmt_bin(b: float) -> str:
 
 
 def fusion(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    st.subheader(t("lessons.fusion_header", lang))
     st.markdown(t("lessons.fusion_intro", lang))
     dropout = st.toggle(t("lessons.with_dropout", lang), **state.kept(f"{NS}.dropout", True))
     n, d, e = tcfg.n, tcfg.d, tcfg.elem_bytes
@@ -51,7 +51,6 @@ def fusion(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
 
 
 def alignment(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    st.subheader(t("lessons.align_header", lang))
     st.markdown(t("lessons.align_intro", lang))
     a, b = st.columns(2)
     a.number_input(t("lessons.nq", lang), min_value=1, max_value=MAX_ALIGN_N, step=1,
@@ -85,7 +84,6 @@ def alignment(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
 
 
 def sizes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    st.subheader(t("lessons.size_header", lang))
     rows = size_examples(d=128, elem_bytes=2)
     cur = dict(n=tcfg.n, heads=tcfg.heads, scores=score_matrix_bytes(tcfg.n, tcfg.heads, tcfg.elem_bytes, tcfg.batch),
                kept=flash_kept_bytes(tcfg.n, tcfg.d, tcfg.heads, tcfg.elem_bytes, tcfg.batch))
@@ -110,9 +108,10 @@ def sizes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
 
 
 def render(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    with shown_errors(lang, where="kernel fusion"):
+    """Each lesson in its own expander (closed: the page's one idea stays above the fold)."""
+    with st.expander(t("lessons.fusion_header", lang)), shown_errors(lang, where="kernel fusion"):
         fusion(cfg, tcfg, slug, lang)
-    with shown_errors(lang, where="causal alignment"):
+    with st.expander(t("lessons.align_header", lang)), shown_errors(lang, where="causal alignment"):
         alignment(cfg, tcfg, slug, lang)
-    with shown_errors(lang, where="score matrix sizes"):
+    with st.expander(t("lessons.size_header", lang)), shown_errors(lang, where="score matrix sizes"):
         sizes(cfg, tcfg, slug, lang)

@@ -67,7 +67,6 @@ def cached_seed_example() -> dict:
 def ratio_section(sch: Schedule, sram_bytes: int, from_m: bool, name: str, lang: str) -> None:
     """Both ratio charts and what they show, for this d and element size (non-causal)."""
     c = sch.cfg
-    st.subheader(t("traffic.ratio_header", lang))
     n_max = max(n for n in N_RATIO if n <= MAX_N)
     left, right = st.columns(2)
     with left, shown_errors(lang, where="ratio vs N"):
@@ -129,7 +128,6 @@ def seed_section(lang: str) -> None:
     ex = cached_seed_example()
     c, c2, th_s, th_f, lim = ex["config"], ex["fa2_config"], ex["theta_standard"], ex["theta_flash"], ex["limits"]
     e = SEED_EXAMPLE
-    st.subheader(t("traffic.seed_header", lang, n=e["n"], d=e["d"], kib=e["sram_bytes"] // 1024))
     st.markdown(t("traffic.seed_setup", lang, kib=e["sram_bytes"] // 1024, b=f"{e['sram_bytes']:,}",
                   m=ex["sram_elems"], bc=c.bc, br=c.br, tc=c.tc, tr=c.tr, br2=c2.br, tr2=c2.tr))
     r1, r2 = ex["standard"] / ex["fa1"], ex["standard"] / ex["fa2"]

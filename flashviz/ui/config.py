@@ -76,6 +76,10 @@ class Config:
 
 FIELDS = tuple(f.name for f in fields(Config))
 DEFAULT = Config()
+# The realistic size the traffic, speed, backward and hardware pages open on: a cell of the recorded H200 forward
+# and training sweeps (B = 4, H = 32) and of the Nsight HBM recording (B = 1, H = 16), with the FA2 kernels' own
+# 128 x 64 tiles (flashviz.tiling.fa2_block_sizes).
+KERNEL_DEFAULT = Config(n=4096, d=128, block_m=128, block_n=64, dtype="float16", row=4095)
 
 # Presets write the canonical values. None = keep the current value.
 # "masked_tile": keys 0-3 masked as padding make the first tile of row 9 fully masked (causal alone never can).

@@ -3,6 +3,13 @@
     st.navigation(pages.all_pages(lang))        # app.py
     pages.link("speed", lang)                   # a link to a page; an unknown slug raises KeyError
 
+Every page has its own address, the first one too: "/" and "/stepper" both open the stepper (a hidden alias page
+serves "/stepper", since Streamlit serves its default page at "/" only). An address that names no page opens a
+hidden page of our own that says so in the session's language and links to the lessons, instead of Streamlit's
+English "Page not found" dialog and a silent jump to the first page.
+
+The order is the course's (see LESSON_ORDER_WHY).
+
 A page is a module of flashviz.ui with a render() function. st.Page runs it as a callable, so the module is
 imported once per process and its caches and fragments stay the same objects on every run (a page file
 executed as a script would define them anew each time). The module is looked up when the page runs, not when
@@ -23,21 +30,36 @@ class PageSpec(NamedTuple):
     module: str         # flashviz.ui.<module>, which has render()
     title_key: str      # i18n key of the title in the navigation and on links
     icon: str
+    scale: str = "row"  # which shared configuration it speaks about: the small example or a realistic size (state)
 
 
-PAGES = (                                   # navigation order; the first is the default page, served at /
+PAGES = (                                   # the course's order; the first is the default page, served at /
     PageSpec("stepper", "stepper", "common.nav_stepper", ":material/view_week:"),
-    PageSpec("blocks", "blocks", "common.nav_blocks", ":material/grid_view:"),
+    PageSpec("blocks", "blocks", "common.nav_blocks", ":material/grid_view:", "kernel"),
+    PageSpec("speed", "speed", "common.nav_speed", ":material/speed:", "kernel"),
+    PageSpec("backward", "backward", "backward.nav", ":material/undo:", "kernel"),
     PageSpec("decoding", "decoding", "decoding.nav", ":material/call_split:"),
-    PageSpec("speed", "speed", "common.nav_speed", ":material/speed:"),
-    PageSpec("inside", "inside", "inside.nav", ":material/timeline:"),
-    PageSpec("backward", "backward", "backward.nav", ":material/undo:"),
-    PageSpec("ring", "ring", "ring.nav", ":material/cycle:"),
     PageSpec("variants", "variants", "variants.nav", ":material/tune:"),
+    PageSpec("ring", "ring", "ring.nav", ":material/cycle:"),
+    PageSpec("hardware", "hardware", "common.nav_hardware", ":material/memory:", "kernel"),
+    PageSpec("inside", "inside", "inside.nav", ":material/timeline:"),
+    PageSpec("exercises", "exercises", "common.nav_exercises", ":material/edit_note:"),
     PageSpec("quiz", "quiz", "common.nav_quiz", ":material/quiz:"),
 )
+LESSON_ORDER_WHY = """
+1 stepper: the one new idea (online softmax) on one row, small enough to follow by hand.
+2 blocks: the same recurrence over the whole N x N grid, and what it saves in HBM traffic.
+3 speed: whether the saving shows on a GPU: measured time and memory against naive attention.
+4 backward: training needs the backward pass; recomputation is the second half of the trick.
+5-7 decoding, variants, ring: the same recurrence applied to inference, masks, and many GPUs.
+8 hardware: why bytes mattered (memory hierarchy, roofline) and, with measured bytes, why FA2 then sits under the
+  compute roof: it needs the speeds and traffic of pages 2-3 to read, and it leads into
+9 inside: what the kernel does about that remaining gap (exp on the SFU, overlap, warp specialisation).
+10 exercises, 11 quiz: practice, then a check, once every lesson has been seen.
+"""
 BY_SLUG = {p.slug: p for p in PAGES}
 DEFAULT = PAGES[0].slug
+NOT_FOUND = "not-found"                     # the module flashviz.ui.not_found, for an address that names no page
 
 
 def title(slug: str, lang: str) -> str:
@@ -51,16 +73,55 @@ def _runner(module: str):
     return run
 
 
+def scale(url_path: str | None) -> str:
+    """The configuration scale of the page at `url_path` ("" is the default page; unknown: the row scale)."""
+    spec = BY_SLUG.get(url_path or DEFAULT)
+    return spec.scale if spec else "row"
+
+
 def page(slug: str, lang: str) -> st.Page:
     """The st.Page of `slug` (KeyError if there is none). Built per run, never shared between sessions:
-    st.navigation marks the page it runs."""
+    st.navigation marks the page it runs. The default page's own url_path is "home" (it is served at "/"), so
+    that its slug is free for the alias that serves it at "/stepper" too."""
     spec = BY_SLUG[slug]
-    return st.Page(_runner(spec.module), title=title(slug, lang), icon=spec.icon, url_path=slug,
-                   default=slug == DEFAULT)
+    default = slug == DEFAULT
+    return st.Page(_runner(spec.module), title=title(slug, lang), icon=spec.icon,
+                   url_path="home" if default else slug, default=default)
+
+
+def requested_path() -> str | None:
+    """The page name a browser asked for by address (e.g. "stepper", "nope"), or None when it asked by a page's
+    hash (a click in the navigation) or for "/". Streamlit keeps it in the run's page manager."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        pm = get_script_run_ctx().pages_manager
+        if pm.intended_page_script_hash:
+            return None
+        return pm.intended_page_name or None
+    except Exception:                                   # bare mode, an older Streamlit: no address to answer
+        return None
+
+
+def _not_found_runner(asked: str):
+    def run() -> None:
+        importlib.import_module("flashviz.ui.not_found").render(asked)
+    run.__name__ = "not_found"
+    return run
 
 
 def all_pages(lang: str) -> list[st.Page]:
-    return [page(p.slug, lang) for p in PAGES]
+    """The lessons in order, the hidden alias "/stepper" and, when the address names no page, a hidden page that
+    says so (its url_path is the address asked for, so Streamlit resolves to it and sends no English dialog)."""
+    out = [page(p.slug, lang) for p in PAGES]
+    out.append(st.Page(_runner(BY_SLUG[DEFAULT].module), title=title(DEFAULT, lang), url_path=DEFAULT,
+                       visibility="hidden"))
+    asked = requested_path()
+    if asked and asked not in BY_SLUG and asked != "home":
+        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in asked.strip("/"))[:100] or NOT_FOUND
+        if safe == asked.strip("/"):
+            out.append(st.Page(_not_found_runner(asked), title=t("common.not_found_title", lang), url_path=safe,
+                               visibility="hidden"))
+    return out
 
 
 def link(slug: str, lang: str, *, label: str | None = None, icon: str | None = ":material/arrow_forward:") -> None:
@@ -73,5 +134,5 @@ def switch(at, slug: str):
     AppTest.switch_page finds file-based pages only; Streamlit addresses a callable page by the hash of its
     url_path (st.Page._script_hash), which is what a browser's page request carries too."""
     from streamlit.util import calc_hash
-    at._page_hash = calc_hash(BY_SLUG[slug].slug)
+    at._page_hash = calc_hash("home" if slug == DEFAULT else BY_SLUG[slug].slug)
     return at

@@ -71,8 +71,9 @@ def bench(n: int, tile: int, reruns: int) -> dict:
 
 def bench_blocks(n: int, block: int, order: str, reruns: int, d: int = 64) -> dict:
     """The blocks page at N, Br = Bc = block, d = 64, from the middle of the schedule."""
-    state = {"cfg.n": n, "cfg.d": d, "cfg.block_m": block, "cfg.block_n": block, "cfg.row": n - 1,
-             "blocks.mode": "pinned", "blocks.order": order, "blocks.step": (n // block) ** 2 // 2 + 3}
+    k = "cfg.k."                                   # the blocks page reads the kernel scale's fields (ui/state.py)
+    state = {f"{k}n": n, f"{k}d": d, f"{k}block_m": block, f"{k}block_n": block, f"{k}row": n - 1,
+             f"{k}dtype": "float32", "blocks.mode": "pinned", "blocks.order": order, "blocks.step": (n // block) ** 2 // 2 + 3}
     return dict(n=n, tile=block, order=order, **time_reruns("blocks", state, reruns))
 
 

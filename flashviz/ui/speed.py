@@ -30,7 +30,11 @@ DEFAULTS = dict(batch=4, heads=32, mode="fwd", metric="ms")      # B, H as the r
 MODES = ("fwd", "bwd", "fwd+bwd")
 EXERCISE_NS = (512, 2048, 8192)
 SAME_KEYS = ("n", "d", "causal", "dtype", "batch", "heads")
-UPLOAD_MB = 5
+# One limit: the dataset reader's MAX_BYTES (5 MiB), whose refusal is translated. The widget's own limit is set above
+# it (Streamlit counts MB as 10^6 or 2^20 bytes depending on the browser's platform), so a file the reader accepts is
+# never refused first by the widget in English; a larger one is refused by the widget (its message, on a zh page,
+# is replaced by ours: upload_css).
+UPLOAD_MB = 6
 
 
 def _kept(name: str) -> dict:
@@ -58,6 +62,7 @@ def upload_box(lang: str) -> None:
     ss = st.session_state
     f = st.file_uploader(t("speed.upload", lang), type=["json"], key=f"_w.{NS}.upload", max_upload_size=UPLOAD_MB,
                          help=t("speed.upload_help", lang))
+    upload_css(lang)
     if f is None:
         ss.pop(f"{NS}.upload_msg", None)
         return
@@ -84,6 +89,17 @@ def upload_box(lang: str) -> None:
         st.success(t("speed.upload_accepted", lang, name=name, label=literal.md(raw_msg)), icon=":material/check:")
 
 
+def upload_css(lang: str) -> None:
+    """A file over the widget's limit is refused in the browser, before the page sees it, with Streamlit's English
+    "File must be 6.0MB or smaller" (kept for screen readers): show the reader's one limit, in the page's language,
+    next to the refused file instead."""
+    from flashviz.bench.dataset import MAX_BYTES
+    text = t("speed.upload_too_big", lang, cap=f"{MAX_BYTES / 2**20:.0f}").replace("\\", "").replace('"', "'")
+    st.html(f'<style>.st-key-_w-{NS}-upload [data-testid="stFileChip"][aria-invalid="true"]::after '
+            f'{{content: "{text}"; color: var(--st-red-color, #D55E00); font-size: 0.875rem; margin-left: 0.5rem;}}'
+            "</style>")
+
+
 def _label(key: str, ds: dict, lang: str) -> str:
     extra = t("speed.uploaded", lang) if key.startswith("upload:") else key.removeprefix("file:")
     return f"{dataset_label(ds)} · {extra}"
@@ -105,9 +121,11 @@ def provenance_panel(ds: dict, lang: str) -> None:
 
 def source_line(ds: dict, lang: str) -> str:
     """One line naming where a chart's numbers come from (beside every chart); the dataset's text as plain text."""
-    p = {f["key"]: literal.md(f["value"]) for f in provenance_fields(ds)}
+    raw = {f["key"]: str(f["value"]) for f in provenance_fields(ds)}
+    raw["date"] = raw["date"][:10]                          # cut the text, then escape it (not the other way round)
+    p = {k: literal.md(v) for k, v in raw.items()}
     return t("speed.source", lang, gpu=p["device"], driver=p["driver"], cuda=p["cuda"], torch=p["torch"],
-             triton=p["triton"], date=p["date"][:10], commit=p["commit"])
+             triton=p["triton"], date=p["date"], commit=p["commit"])
 
 
 def _use_recorded(near: dict) -> None:
@@ -251,6 +269,7 @@ def controls(lang: str) -> None:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
+    state.shows_caption(cfg, lang)
     controls(lang)
     bh = state.checked_batch_heads(cfg, NS, DEFAULTS, lang)
     mode = st.session_state[f"{NS}.mode"]
@@ -265,7 +284,7 @@ def render() -> None:
             recorded_section(cfg, batch, heads, mode, lang)
         with st.expander(t("speed.explain_header", lang), expanded=True):
             st.markdown(t("speed.explain", lang))
-            pages.link("blocks", lang, label=t("hardware.to_roofline", lang, page=pages.title("blocks", lang)))
+            pages.link("hardware", lang, label=t("speed.to_hardware", lang, page=pages.title("hardware", lang)))
             pages.link("inside", lang, label=t("inside.to_inside", lang, page=pages.title("inside", lang)))
     else:
         st.info(t("speed.fix_input", lang), icon=":material/edit:")

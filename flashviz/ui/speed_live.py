@@ -151,6 +151,25 @@ def _progress(bar, lang: str):
 
 # ----------------------------------------------------------------------------- the section
 
+def kernel_line(n: int, d: int, causal: bool, dtype: str, lang: str, device: str = "cuda") -> str:
+    """One line, computed live: which kernel impl="fast" launches at this N, d, causal and dtype and with which tiles
+    (flashviz_kernels.api.launch_plan), and whether the warp-specialised kernel is used, or why not
+    (flashviz_kernels.ws.status())."""
+    import torch
+    from flashviz_kernels import api, ws
+    dt = getattr(torch, dtype)
+    q = torch.empty((1, 1, n, d), device=device, dtype=dt)           # the plan depends on N, d, causal and dtype
+    kernel, bm, bn = api.launch_plan(q, q, q, impl="fast", causal=causal)
+    s = ws.status()
+    if kernel == "ws":
+        why = t("speed.ws_used", lang)
+    elif s["active"]:
+        why = t("speed.ws_not_here", lang, rules="; ".join(s["fast_uses_ws"]) or "—")
+    else:
+        why = t("speed.ws_off", lang, reason=str(s["reason"]).replace("`", "'"))
+    return t("speed.kernel_line", lang, kernel=kernel, bm=bm, bn=bn, why=why)
+
+
 def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
     """'Run on GPU' for this configuration and a sweep over N, with results cached per configuration."""
     import torch
@@ -182,6 +201,8 @@ def section(cfg: Config, batch: int, heads: int, mode: str, lang: str) -> None:
             st.subheader(t("speed.live_result", lang, what=family_text(mine, lang)))
             show_ratio_table(res["cells"], lang, key=f"{NS}.live_table")
             st.caption(t("speed.live_when", lang, gpu=gpu, when=res["when"]))
+            with shown_errors(lang, where="kernel plan"):
+                st.caption(kernel_line(cfg.n, cfg.d, cfg.causal, cfg.dtype, lang))
             cell_notes(res["cells"], lang)
 
     with shown_errors(lang, where="GPU sweep"):

@@ -5,6 +5,14 @@ values live in plain keys `cfg.<field>` (never a widget key); each sidebar widge
 `_w.cfg.<field>`, re-seeded from the canonical value before it is drawn and copied back by its
 on_change callback. A page shows any subset of the fields; the rest keep their values.
 
+Two scales. The stepper and the pages that follow one query row speak about a small example (N = 16, fp32); the
+pages about traffic, speed, backward and hardware open on a realistic size that the H200 recordings measured
+(KERNEL_DEFAULT). Each scale keeps its own N, d, Br, Bc, dtype and query row (SCALED: canonical keys `cfg.<f>` for
+the row scale, `cfg.k.<f>` for the kernel scale); the causal mask, seed, masked keys, typed scores and guard are one
+set for both. app.py sets the scale of the page about to run (flashviz.ui.pages, PageSpec.scale), so a change in
+the sidebar carries over to every page of the same scale, and a student who changes N on the blocks page does not
+lose the stepper's small row.
+
 Use:  state.init(); lang = state.lang(); cfg = state.config_sidebar(lang, fields=STEPPER_FIELDS)
 """
 from __future__ import annotations
@@ -14,15 +22,22 @@ import streamlit as st
 from ..errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
 from ..recompute import MAX_BH
-from .config import DEFAULT, DTYPES, FIELDS, PRESETS, Config, follow_row
+from .config import DEFAULT, DTYPES, FIELDS, KERNEL_DEFAULT, PRESETS, Config, follow_row
 
-CANON = "cfg."          # canonical key prefix
+CANON = "cfg."          # canonical key prefix (row scale, and the fields both scales share)
+KERNEL_CANON = "cfg.k."  # canonical key prefix of the kernel scale's own fields
+SCALED = ("n", "d", "block_m", "block_n", "dtype", "row")
+SCALES = {"row": DEFAULT, "kernel": KERNEL_DEFAULT}
+SCALE_KEY = "cfg.scale"
 WIDGET = "_w.cfg."      # widget key prefix
 LANG_KEY, LANG_WIDGET = "lang", "_w.lang"
 FMT_KEY, FMT_WIDGET = "export_fmt", "_w.export_fmt"
 PRESENT_KEY, PRESENT_WIDGET = "present", "_w.present"
 PRESET_WIDGET, PRESET_APPLIED = "_w.preset", "preset.applied"
 PRESET_PAGES = {"h200": "speed"}      # a preset that points to a page (a slug of flashviz.ui.pages)
+PRESET_GPU = {"h200": "H200"}         # a preset measured on a GPU: the pages' own GPU choices follow it
+PRESET_SCALES = {"h200": "kernel"}    # a preset of realistic size: it sets the kernel scale from any page
+GPU_KEYS = ("blocks.gpu", "hardware.gpu")
 EXPORT_FORMATS = ("png", "svg")
 
 ALL_FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "scores", "guard")
@@ -34,10 +49,13 @@ assert set(ALL_FIELDS) == set(FIELDS)
 # ----------------------------------------------------------------------------- canonical values
 
 def init() -> None:
-    """Idempotent: default every canonical key; pick the language once per session."""
+    """Idempotent: default every canonical key (both scales); pick the language once per session."""
     ss = st.session_state
     for name in FIELDS:
         ss.setdefault(CANON + name, getattr(DEFAULT, name))
+    for name in SCALED:
+        ss.setdefault(KERNEL_CANON + name, getattr(KERNEL_DEFAULT, name))
+    ss.setdefault(SCALE_KEY, "row")
     ss.setdefault(FMT_KEY, EXPORT_FORMATS[0])
     if LANG_KEY not in ss:
         ss[LANG_KEY] = _initial_lang()
@@ -80,36 +98,63 @@ def export_format() -> str:
     return st.session_state.get(FMT_KEY) or EXPORT_FORMATS[0]
 
 
-def config() -> Config:
-    """Frozen snapshot of the canonical values (may be invalid: call .check())."""
+def scale() -> str:
+    """The scale of the page this run draws: "row" (small example) or "kernel" (realistic size)."""
+    s = st.session_state.get(SCALE_KEY, "row")
+    return s if s in SCALES else "row"
+
+
+def set_scale(name: str) -> None:
+    """app.py, before the page runs: whose N, d, Br, Bc, dtype and row the sidebar and config() use."""
+    if name not in SCALES:
+        raise KeyError(f"unknown scale {name!r}")
+    st.session_state[SCALE_KEY] = name
+
+
+def canon(name: str, scale_: str | None = None) -> str:
+    """The canonical session key of field `name` at a scale (default: the current page's)."""
+    return (KERNEL_CANON if (scale_ or scale()) == "kernel" and name in SCALED else CANON) + name
+
+
+def config(scale_: str | None = None) -> Config:
+    """Frozen snapshot of the canonical values at a scale, default the current page's (may be invalid: call
+    .check())."""
     ss = st.session_state
-    return Config(**{name: ss.get(CANON + name, getattr(DEFAULT, name)) for name in FIELDS})
+    base = SCALES[scale_ or scale()]
+    return Config(**{name: ss.get(canon(name, scale_), getattr(base, name)) for name in FIELDS})
 
 
 def set_values(**values) -> None:
-    """Write canonical values (from callbacks, presets, buttons); widgets follow on the next run."""
+    """Write canonical values at the current scale (from callbacks, presets, buttons); widgets follow on the next
+    run."""
     for name, v in values.items():
         if name not in FIELDS:
             raise KeyError(f"unknown config field {name!r}")
-        st.session_state[CANON + name] = v
+        st.session_state[canon(name)] = v
 
 
 def apply_preset(name: str) -> None:
-    set_values(**PRESETS[name])
+    """Write a preset's values at its own scale (PRESET_SCALES), else at the current page's."""
+    for field, v in PRESETS[name].items():
+        st.session_state[canon(field, PRESET_SCALES.get(name))] = v
     st.session_state[PRESET_APPLIED] = name
+    if name in PRESET_GPU:
+        for key in GPU_KEYS:
+            st.session_state[key] = PRESET_GPU[name]
 
 
 # ----------------------------------------------------------------------------- callbacks
 
 def _copy(name: str) -> None:
-    st.session_state[CANON + name] = st.session_state[WIDGET + name]
+    st.session_state[canon(name)] = st.session_state[WIDGET + name]
 
 
 def _copy_n() -> None:
     """N changed: a row that followed the last row (or fell off the end) follows the new last row."""
     ss = st.session_state
-    old_n, ss[CANON + "n"] = ss[CANON + "n"], ss[WIDGET + "n"]
-    ss[CANON + "row"] = follow_row(ss[CANON + "row"], old_n, ss[CANON + "n"])
+    n, row = canon("n"), canon("row")
+    old_n, ss[n] = ss[n], ss[WIDGET + "n"]
+    ss[row] = follow_row(ss[row], old_n, ss[n])
 
 
 def _copy_pref(canon: str, widget: str) -> None:
@@ -127,7 +172,7 @@ def _on_preset(key: str = PRESET_WIDGET) -> None:
 
 def _seed(name: str) -> str:
     """Re-seed the widget key from the canonical value; return the widget key."""
-    st.session_state[WIDGET + name] = st.session_state[CANON + name]
+    st.session_state[WIDGET + name] = st.session_state[canon(name)]
     return WIDGET + name
 
 
@@ -181,6 +226,19 @@ def page_start(ns: str, fields: tuple[str, ...] | None = ALL_FIELDS) -> tuple[st
     st.title(t(f"{ns}.title", lg))
     st.markdown(t(f"{ns}.intro", lg))
     return lg, cfg
+
+
+def shows_caption(cfg: Config, lang: str, recorded: bool | None = None) -> None:
+    """On a kernel-scale page: one caption saying which configuration it shows (recorded: whether a recording
+    measured it; None: whether it is still the realistic default)."""
+    from .config import DTYPE_SHORT
+    if recorded is None:
+        recorded = all(getattr(cfg, f) == getattr(KERNEL_DEFAULT, f) for f in ("n", "d", "dtype"))
+    st.caption(t("common.shows_kernel", lang, n=cfg.n, d=cfg.d, dtype=DTYPE_SHORT.get(cfg.dtype, cfg.dtype),
+                 br=cfg.block_m, bc=cfg.block_n, causal=t("common.causal_on" if cfg.causal else "common.causal_off",
+                                                           lang),
+                 why=t("common.shows_recorded" if recorded else "common.shows_yours", lang),
+                 n_row=st.session_state.get(CANON + "n", DEFAULT.n)))
 
 
 def config_sidebar(lang: str, fields: tuple[str, ...] = ALL_FIELDS, presets: bool = True) -> Config:

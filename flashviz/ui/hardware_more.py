@@ -1,9 +1,10 @@
-"""Blocks page sections on the hardware: the GPU's memory hierarchy with sourced numbers, why naive attention is
-memory-bound, the roofline (model intensities and recorded speeds), and measured HBM bytes next to the formula.
+"""The hardware page's deeper sections (each in an expander of ui/hardware.py): the GPU's memory hierarchy with
+sourced numbers (registers on top), why naive attention is memory-bound, and measured HBM bytes next to the
+SRAM-only formula; plus the recordings they read.
 
 Thin: numbers come from flashviz.hardware / roofline / lessons / traffic and from recorded datasets
 (flashviz.bench.dataset for timings, flashviz.bench.hbm_dataset for Nsight Compute bytes); figures from
-charts/roofline.py. Called from ui/blocks.py once the configuration is valid.
+charts/roofline.py.
 """
 from __future__ import annotations
 
@@ -15,16 +16,14 @@ from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.recording import complete_first
 from flashviz.charts import roofline as charts
 from flashviz.errors import DatasetError
-from flashviz.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows
+from flashviz.hardware import capacity_ratio, gpu, hierarchy_rows
 from flashviz.i18n import t
 from flashviz.lessons import fused_compulsory_bytes, unfused_stages
-from flashviz.roofline import attainable, measured_points, model_points, naive_memory_bound
+from flashviz.roofline import model_points, naive_memory_bound
 from flashviz.tiling import Schedule, TilingConfig, make_config
-from flashviz.ui import pages, state
-from flashviz.ui.common import chart, shown_errors
-from flashviz.ui.config import Config
+from flashviz.ui.common import chart
 
-NS = "blocks"
+NS = "hardware"
 ELEM = {"float16": 2, "bfloat16": 2, "float32": 4}
 
 
@@ -92,37 +91,33 @@ def hbm_recordings() -> list[dict]:
     return _load_hbm(_stamped(hbm_dataset.list_hbm_datasets()))
 
 
-def gpu_choice(gpu_preset: str, lang: str) -> str:
-    """The page's GPU preset; with a custom M, a picker (these numbers need a real GPU)."""
-    if gpu_preset in HARDWARE:
-        return gpu_preset
-    st.segmented_control(t("hardware.pick_gpu", lang), tuple(HARDWARE), required=True,
-                         **state.kept(f"{NS}.hw_gpu", "H200"))
-    return st.session_state[f"{NS}.hw_gpu"]
-
-
 # ----------------------------------------------------------------------------- sections
+
+def _capacity(r: dict, g: dict, which: str) -> str:
+    v = r[which]
+    if v is None:
+        return "—"
+    if r["level"] == "l2":
+        return g["l2_label"]
+    if r["level"] == "hbm":
+        return f"{fmt_si(v)} {g['hbm_type']}"
+    return fmt_bin(v)
+
 
 def hierarchy(name: str, lang: str) -> None:
     g = gpu(name)
-    st.subheader(t("hardware.header", lang, gpu=f"{g['name']} ({g['variant']})"))
     rows = hierarchy_rows(name)
+    st.markdown(t("hardware.hier_lead", lang, gpu=f"{g['name']} ({g['variant']})"))
     df = pd.DataFrame({
-        t("hardware.col_level", lang): [t(f"hardware.level_{r['level']}", lang, sms=g["sms"]) for r in rows],
-        t("hardware.col_capacity", lang): [fmt_bin(r["capacity_bytes"]) if r["level"].startswith("sram")
-                                           else (g["l2_label"] if r["level"] == "l2"
-                                                 else f"{fmt_si(r['capacity_bytes'])} {g['hbm_type']}")
-                                           for r in rows],
+        t("hardware.col_level", lang): [t(f"hardware.level_{r['level']}", lang) for r in rows],
+        t("hardware.col_per_sm", lang): [_capacity(r, g, "per_sm") for r in rows],
+        t("hardware.col_total", lang, sms=g["sms"]): [_capacity(r, g, "total") for r in rows],
         t("hardware.col_bandwidth", lang): [fmt_si(r["bandwidth"], "B/s") if r["bandwidth"] else "—" for r in rows],
+        t("hardware.col_holds", lang): [t(f"hardware.holds_{r['level']}", lang) for r in rows],
     })
     st.dataframe(df, hide_index=True, key=f"{NS}.hw_table")
-    c = st.columns(4)
-    c[0].metric(t("hardware.m_sms", lang), g["sms"])
-    c[1].metric(t("hardware.m_peak", lang), fmt_si(g["peak_fp16"], "FLOP/s"))
-    c[2].metric(t("hardware.m_bw", lang), fmt_si(g["hbm_bw"], "B/s"))
-    c[3].metric(t("hardware.m_ridge", lang), f"{g['peak_fp16'] / g['hbm_bw']:,.0f} FLOP/B",
-                help=t("hardware.m_ridge_help", lang))
-    st.markdown(t("hardware.explain", lang, ratio=f"{capacity_ratio(name):,.0f}", smem=g["shared_kib_per_sm"],
+    regs, smem = rows[0]["per_sm"], rows[1]["per_sm"]
+    st.markdown(t("hardware.explain", lang, regs=regs // 1024, smem=smem // 1024, ratio=f"{capacity_ratio(name):,.0f}",
                   hbm=fmt_si(g["hbm_bytes"])))
     if g["sram_bw"]:
         st.markdown(t("hardware.explain_bw", lang, sram=fmt_si(g["sram_bw"], "B/s"), hbm=fmt_si(g["hbm_bw"], "B/s"),
@@ -133,7 +128,6 @@ def hierarchy(name: str, lang: str) -> None:
 
 
 def memory_bound(name: str, tcfg: TilingConfig, dtype: str, lang: str) -> None:
-    st.subheader(t("hardware.mb_header", lang))
     r = naive_memory_bound(name, tcfg)
     fa2 = model_points(tcfg)["fa2"]
     st.markdown(t("hardware.mb_explain", lang, n=tcfg.n, d=tcfg.d, dtype=dtype, bh=tcfg.batch * tcfg.heads,
@@ -141,47 +135,11 @@ def memory_bound(name: str, tcfg: TilingConfig, dtype: str, lang: str) -> None:
                   i=f"{r['intensity']:.1f}", ridge=f"{r['ridge']:.0f}", gpu=gpu(name)["name"],
                   tm=fmt_time(r["t_memory"]), tc=fmt_time(r["t_compute"]), ratio=f"{r['ratio']:.1f}",
                   bound=t(f"hardware.bound_{r['bound']}", lang), i2=f"{fa2.intensity:.1f}"))
+    if tcfg.causal:
+        st.caption(t("hardware.mb_causal", lang, flops=fmt_si(r["flops"], "FLOP"), useful=fmt_si(r["useful"], "FLOP")))
     if tcfg.elem_bytes == 4:
         st.caption(t("hardware.fp32_note", lang))
     st.session_state[f"{NS}.mb_view"] = r
-
-
-def roofline(name: str, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    st.subheader(t("hardware.roof_header", lang))
-    g = gpu(name)
-    pts = model_points(tcfg)
-    measured, elsewhere, ns, ds_ = [], set(), set(), set()
-    taken = set()                                       # one recording per device: the first with these points
-    for ds in timing_datasets():
-        ns |= {c["n"] for c in ds["cells"] if c["mode"] == "fwd"}
-        ds_ |= {c["d"] for c in ds["cells"] if c["mode"] == "fwd"}
-        dev = ds["provenance"]["device_name"]
-        got = measured_points(ds, tcfg)
-        if got and name.lower() in dev.lower() and dev not in taken:
-            measured += got
-            taken.add(dev)
-        elif got and name.lower() not in dev.lower():
-            elsewhere.add(dev)
-    meta = {"gpu": g["name"], "sources": list(g["sources"]), "model_bytes_per_head": {a: p.bytes for a, p in pts.items()}}
-    chart(charts.roofline_figure(name, pts, measured, lang), "roofline", f"{slug}_{name}", key=f"{NS}.roofline",
-          meta=meta)
-    st.markdown(t("hardware.roof_explain", lang, i0=f"{pts['standard'].intensity:.1f}",
-                  i1=f"{pts['fa1'].intensity:.1f}", i2=f"{pts['fa2'].intensity:.1f}", br=tcfg.br, bc=tcfg.bc,
-                  ridge=f"{g['peak_fp16'] / g['hbm_bw']:.0f}"))
-    if measured:
-        st.caption(t("hardware.roof_measured", lang, k=len(measured)))
-        above = sorted({m["impl"] for m in measured if m["achieved"] > attainable(name, m["intensity"])})
-        if above:
-            st.caption(t("hardware.roof_above", lang, impls=", ".join(above), br=tcfg.br))
-    elif elsewhere:
-        st.caption(t("hardware.roof_other_gpu", lang, where=", ".join(sorted(elsewhere))))
-    else:
-        st.caption(t("hardware.roof_none", lang, n=tcfg.n, d=tcfg.d, ns=sorted(ns) or "—", ds=sorted(ds_) or "—",
-                     causal=t("hardware.causal_on" if tcfg.causal else "hardware.causal_off", lang)))
-    pages.link("speed", lang, label=t("hardware.to_speed", lang, page=pages.title("speed", lang)))
-    st.session_state[f"{NS}.roof_view"] = dict(gpu=name, model={a: p.intensity for a, p in pts.items()},
-                                               measured=measured, above=[m["impl"] for m in measured if
-                                                                         m["achieved"] > attainable(name, m["intensity"])])
 
 
 def formula_bytes(c: dict) -> tuple[int, int]:
@@ -195,8 +153,7 @@ def formula_bytes(c: dict) -> tuple[int, int]:
     return Schedule(cfg, "fa2").totals().total_bytes * bh, least
 
 
-def measured_bytes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
-    st.subheader(t("hardware.hbm_header", lang))
+def measured_bytes(tcfg: TilingConfig, slug: str, lang: str) -> None:
     recs = hbm_recordings()
     if not recs:
         bh, e = tcfg.batch * tcfg.heads, tcfg.elem_bytes
@@ -250,17 +207,3 @@ def measured_bytes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> Non
                   flush=fmt_bin(ds["method"]["flush_read_bytes"]),
                   once=", ".join(f"{k} {v:.2f}×" for k, v in once.items()) or "—"))
     st.session_state[f"{NS}.hbm_view"] = dict(rows=rows, reads_over_qkv=once)
-
-
-def render(cfg: Config, tcfg: TilingConfig, gpu_preset: str, slug: str, lang: str) -> None:
-    """All four sections, each failing alone into a message."""
-    with shown_errors(lang, where="GPU choice"):
-        name = gpu_choice(gpu_preset, lang)
-        with shown_errors(lang, where="memory hierarchy"):
-            hierarchy(name, lang)
-        with shown_errors(lang, where="memory-bound"):
-            memory_bound(name, tcfg, cfg.dtype, lang)
-        with shown_errors(lang, where="roofline"):
-            roofline(name, tcfg, slug, lang)
-    with shown_errors(lang, where="measured HBM bytes"):
-        measured_bytes(cfg, tcfg, slug, lang)
