@@ -1,0 +1,59 @@
+# Sourced first by every command sent to the lent GPU machine (the device tool runs it in the checkout's root).
+# That machine has torch and triton but not this project installed, nor streamlit/plotly, and no network: this
+# makes the checkout importable (`flashviz_kernels` is the folder kernels/) and puts packages carried in the
+# ignored folder .whl/ first on PYTHONPATH. Functions:
+#   fv_triton DIR     a trimmed triton build (DIR/triton-X.tar.xz, with its dist-info) instead of the image's
+#   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
+#   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)
+#   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+FV_ROOT=$PWD
+mkdir -p /tmp/fv && ln -sfn "$FV_ROOT/kernels" /tmp/fv/flashviz_kernels
+export PYTHONPATH="$FV_ROOT:/tmp/fv${PYTHONPATH:+:$PYTHONPATH}"
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+
+fv_triton() {
+    local tar; tar=$(ls "$1"/triton-*.tar.xz) || return 1
+    local v; v=$(basename "$tar" .tar.xz); mkdir -p "/tmp/$v"
+    [ -d "/tmp/$v/triton" ] || tar xJf "$tar" -C "/tmp/$v" || return 1
+    export PYTHONPATH="/tmp/$v:$PYTHONPATH"
+}
+
+fv_stash() { mkdir -p /tmp/stash && cp "$1"/* /tmp/stash/; }
+
+fv_fa4() {
+    mkdir -p /tmp/fa4
+    if [ ! -d /tmp/fa4/flash_attn ]; then
+        cat /tmp/stash/fa4part.aa "$1" | xz -dc | tar x -C /tmp/fa4 || return 1
+    fi
+    export PYTHONPATH="/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:/tmp/fa4:$PYTHONPATH"
+}
+
+fv_app() {
+    [ -d /tmp/app/streamlit ] || python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/app \
+        "$1"/*.whl || return 1
+    export PYTHONPATH="$PYTHONPATH:/tmp/app"
+}
+
+fv_versions() {
+    python3 - <<'PY'
+import importlib.metadata as md, torch, triton
+print("torch", torch.__version__, "| triton", triton.__version__, triton.__file__, "| metadata", md.version("triton"))
+print("gpu", torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0))
+for d in ("flash-attn-4", "nvidia-cutlass-dsl", "streamlit", "plotly"):
+    try:
+        print(d, md.version(d))
+    except md.PackageNotFoundError:
+        print(d, "-")
+PY
+}
+
+# fv_suite LABEL [pytest args]: the GPU tests, parallel over the machine's cores, a junit file and a log in $OUT
+fv_suite() {
+    local label=$1; shift
+    timeout "${FV_SUITE_S:-420}" python3 -m pytest -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" \
+        --dist loadfile --continue-on-collection-errors --junitxml="$OUT/$label.xml" "$@" > "$OUT/$label.log" 2>&1
+    echo "exit $?" >> "$OUT/$label.log"
+    python3 tools/device/junit_summary.py "$OUT/$label.xml" > "$OUT/$label.summary.txt" 2>&1
+    tail -4 "$OUT/$label.log"; head -40 "$OUT/$label.summary.txt"
+}
