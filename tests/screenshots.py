@@ -82,7 +82,7 @@ def _variants(page) -> None:
 
 
 def _inside(page) -> None:
-    _heading(page, "inside.rec_header")                        # the recorded timelines, warp by warp
+    _top(page, "h1", offset=60)                                # the opening window: a few iterations, warp by warp
 
 
 def _present(page) -> None:
