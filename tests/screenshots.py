@@ -74,7 +74,8 @@ def _backward(page) -> None:
 
 
 def _ring(page) -> None:
-    _heading(page, "ring.rec_header")                          # the recorded two-GPU run and its speed-up
+    _click(page, ".st-key-ring-steps-next button")             # step 2: the blocks have moved one GPU on
+    _top(page, "h1", offset=60)
 
 
 def _variants(page) -> None:

@@ -1,7 +1,9 @@
 """Page "Ring attention": one sequence over W GPUs, K/V blocks passed around a ring, partial results merged.
 
 Thin: this page's controls (W, layout, causal, chunk length, tracked row; timeline N and overlap; recorded pass
-and mask) go to the numpy simulation flashviz.ring (cached), whose results go to charts/ring.py; the recorded
+and mask) go to the numpy simulation flashviz.ring (cached), whose results go to charts/ring.py. The page opens on
+the ring and the score matrix at one step with one computed sentence; the tracked rows, the causal balance, the
+cost model and the recording are behind expanders named for their reader. The recorded
 two-GPU datasets (assets/benchmarks/ring/*.json, written by `torchrun ... -m flashviz.ring_bench`, validated by
 flashviz.bench.ring_dataset, never executed) go to charts/ring_measured.py. The shared sidebar gives d, dtype
 and seed of the simulated Q, K, V. Strings: flashviz/i18n/ring.py.
@@ -34,6 +36,7 @@ FIELDS = ("d", "dtype", "seed")
 DEFAULTS = dict(world=4, layout="zigzag", causal=True, chunk=4, row=0, tl_n=131072, overlap=True, mode="fwd",
                 mcausal=True, dataset=None)
 MAX_CHUNK = 16
+OPEN_HEIGHT = 430                    # px of the two opening charts: the step's picture above the fold at 1000 px
 TL_NS = (32768, 65536, 131072, 262144, 524288)
 TL_SHAPE = dict(batch=1, heads=32, d=128, dtype="float16")          # the recording's target configuration
 ELEM = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
@@ -99,23 +102,45 @@ def state_table(sim: engine.RingSim, step: int, lang: str) -> pd.DataFrame:
 
 
 def ring_step(sim: engine.RingSim, name: str, lang: str, step: int) -> None:
+    """The opening picture at one step (the ring and the score matrix), and the tracked rows behind an expander."""
     busy = int((sim.work[step] > 0).sum())
     st.markdown(t("ring.step_text", lang, s=step + 1, s0=step, w=sim.world, busy=busy, idle=sim.world - busy))
-    a, b = st.columns([1, 1])
+    a, b = st.columns([5, 6])
     with a:
-        chart(charts.ring_figure(sim, step, lang), "ring", f"{name}_step{step + 1}", key=f"{NS}.ring_chart")
+        chart(charts.ring_figure(sim, step, lang, height=OPEN_HEIGHT), "ring", f"{name}_step{step + 1}",
+              key=f"{NS}.ring_chart")
     with b:
-        chart(charts.matrix_figure(sim, step, lang), "ring_matrix", f"{name}_step{step + 1}", key=f"{NS}.matrix")
-    a, b = st.columns([3, 2])
-    with a:
-        chart(charts.state_figure(sim, step, lang), "ring_state", f"{name}_step{step + 1}", key=f"{NS}.state")
-    with b:
-        st.markdown(t("ring.state_explain", lang))
-        st.dataframe(state_table(sim, step, lang), hide_index=True, key=f"{NS}.table")
+        chart(charts.matrix_figure(sim, step, lang, height=OPEN_HEIGHT, legend_right=True), "ring_matrix",
+              f"{name}_step{step + 1}", key=f"{NS}.matrix")
+    with st.expander(t("ring.row_header", lang)):
+        a, b = st.columns([3, 2])
+        with a:
+            chart(charts.state_figure(sim, step, lang), "ring_state", f"{name}_step{step + 1}", key=f"{NS}.state")
+        with b:
+            st.markdown(t("ring.state_explain", lang))
+            st.dataframe(state_table(sim, step, lang), hide_index=True, key=f"{NS}.table")
 
 
-def ring_section(cfg, lang: str) -> engine.RingSim:
-    st.header(t("ring.sim_header", lang))
+def takeaway(sim: engine.RingSim, lang: str) -> None:
+    """Under the picture: the merged rows equal one pass (the engine's float64 difference), and what the mask and
+    layout do to the work (counted by the engine at this W and N)."""
+    err = sim.max_error()
+    single = float(np.max(np.abs(sim.outputs - np.stack([s.output for s in sim.single]))))
+    diff = max(err, single)
+    if not (err <= 1e-12 and single <= 1e-12):
+        st.error(t("ring.differ", lang, diff=f"{diff:.1e}"), icon=":material/warning:")
+        return
+    w = sim.world
+    n = 2 * w * max(1, sim.n // (2 * w))                # divisible by 2W: both layouts at the same N
+    wc, wz = (engine.work_table(w, n, lay, True) for lay in engine.LAYOUTS)
+    ic, iz = engine.imbalance(wc), engine.imbalance(wz)
+    key = "ring.takeaway_full" if not sim.causal else f"ring.takeaway_{sim.layout}"
+    st.markdown(t(key, lang, w=w, n=sim.n, diff=f"{diff:.0e}", slots=w * w, idle_c=ic["idle"], idle_z=iz["idle"],
+                  crit_c=f"{ic['critical_over_ideal']:.2f}", crit_z=f"{iz['critical_over_ideal']:.2f}"))
+
+
+def opening(cfg, lang: str) -> engine.RingSim:
+    """The ring's controls (one row), the step controls, the picture, one computed sentence."""
     c = st.columns([2, 2, 1, 1, 2], vertical_alignment="bottom")
     c[0].slider(t("ring.world", lang), 1, 8, help=t("ring.world_help", lang), **_kept("world"))
     c[1].segmented_control(t("ring.layout", lang), engine.LAYOUTS, required=True, help=t("ring.layout_help", lang),
@@ -131,24 +156,17 @@ def ring_section(cfg, lang: str) -> engine.RingSim:
     else:
         c[4].caption(t("ring.row_single", lang))
     sim = cached_sim(world, layout, causal, chunk, int(_val("row")), cfg.d, cfg.dtype, cfg.seed)
+    name = f"W{world}_{layout}{'_causal' if causal else ''}_N{sim.n}_row{sim.row}"
+    steps.stepped(f"{NS}.steps", world, lang, functools.partial(ring_step, sim, name, lang))
+    takeaway(sim, lang)
     st.caption(t("ring.describe", lang, n=sim.n, w=world, c=chunk, per=sim.n // world, d=cfg.d, dtype=cfg.dtype,
                  seed=cfg.seed))
-    interval = steps.autoplay_controls(f"{NS}.steps", lang)
-    name = f"W{world}_{layout}{'_causal' if causal else ''}_N{sim.n}_row{sim.row}"
-    steps.stepped(f"{NS}.steps", world, lang, functools.partial(ring_step, sim, name, lang), interval=interval)
-    err = sim.max_error()
-    single = float(np.max(np.abs(sim.outputs - np.stack([s.output for s in sim.single]))))
-    if err <= 1e-12 and single <= 1e-12:
-        st.success(t("ring.same", lang, w=world, diff=f"{max(err, single):.1e}"), icon=":material/check_circle:")
-    else:
-        st.error(t("ring.differ", lang, diff=f"{max(err, single):.1e}"), icon=":material/warning:")
     return sim
 
 
 # ----------------------------------------------------------------------------- section 2: causal balance
 
 def balance_section(sim: engine.RingSim, lang: str) -> None:
-    st.header(t("ring.balance_header", lang))
     w = sim.world
     n = 2 * w * max(1, sim.n // (2 * w))                # divisible by 2W: both layouts at the same N
     wc, wz = (engine.work_table(w, n, lay, True) for lay in engine.LAYOUTS)
@@ -162,7 +180,6 @@ def balance_section(sim: engine.RingSim, lang: str) -> None:
 # ----------------------------------------------------------------------------- section 3: cost-model timeline
 
 def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
-    st.header(t("ring.tl_header", lang))
     st.markdown(t("ring.tl_intro", lang))
     a, b = st.columns([3, 1], vertical_alignment="bottom")
     a.select_slider(t("ring.tl_n", lang), TL_NS, format_func=lambda n: f"{n // 1024}k", **_kept("tl_n"))
@@ -223,6 +240,11 @@ def provenance(ds: dict, lang: str) -> None:
                      hide_index=True, key=f"{NS}.checks")
 
 
+def _ms3(v: float) -> str:
+    """A time in ms to three significant digits, without an exponent: 0.00582, 21.2, 2,287."""
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}" if abs(v) >= 1e-4 else f"{v:.1e}"
+
+
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.2f} %"
 
@@ -246,8 +268,10 @@ def recorded_table(cells: list[dict], mode: str, causal: bool, lang: str) -> pd.
                    t("ring.col_exposed" + sfx, lang): r.get("exposed"),
                    t("ring.col_comm_pct", lang): _pct(r.get("comm_pct")),
                    t("ring.col_exposed_pct", lang): _pct(r.get("exposed_pct"))}
-            if direct:
-                row[t("ring.col_hidden", lang)] = _pct(None if r.get("hidden") is None else 100 * r["hidden"])
+            if direct:                                     # a wait beyond the transfers hides nothing: imbalance
+                waited = r.get("exposed") is not None and r["exposed"] > r["ms_comm"]
+                row[t("ring.col_hidden", lang)] = (t("ring.hidden_imbalance", lang) if waited else
+                                                   _pct(None if r.get("hidden") is None else 100 * r["hidden"]))
             else:
                 row[t("ring.col_spread", lang)] = _pct(r.get("spread_pct"))
             row[t("ring.col_peak", lang)] = None if not c.get("peak_bytes") else c["peak_bytes"] / mcharts.GIB
@@ -263,15 +287,26 @@ def overlap_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
     rows = mcharts.overlap_rows(cells, mode, causal)
     words = dict(pass_=t(f"ring.pass_{mode}", lang), mask=t("ring.mask_causal" if causal else "ring.mask_full", lang))
     if rows and all(r["direct"] for r in rows):
-        hidden = [100 * r["hidden"] for r in rows if r["hidden"] is not None]
-        st.caption(t("ring.overlap_direct", lang, **words,
-                     c_lo=f"{min(r['comm_pct'] for r in rows):.1f}", c_hi=f"{max(r['comm_pct'] for r in rows):.1f}",
-                     e_lo=f"{min(r['exposed'] for r in rows):.3g}", e_hi=f"{max(r['exposed'] for r in rows):.3g}",
-                     h_lo=f"{min(hidden):.1f}" if hidden else "—", h_hi=f"{max(hidden):.1f}" if hidden else "—"))
+        st.caption(t("ring.overlap_direct", lang, **words))
+        for layout, g in mcharts.overlap_by_layout(rows).items():
+            what = t(f"ring.layout_{layout}", lang)
+            if hid := g["hidden"]:
+                st.caption(t("ring.overlap_hidden", lang, layout=what,
+                             c_lo=f"{min(r['comm_pct'] for r in hid):.1f}", c_hi=f"{max(r['comm_pct'] for r in hid):.1f}",
+                             e_lo=_ms3(min(r["exposed"] for r in hid)), e_hi=_ms3(max(r["exposed"] for r in hid)),
+                             h_lo=f"{100 * min(r['hidden'] for r in hid):.1f}",
+                             h_hi=f"{100 * max(r['hidden'] for r in hid):.1f}"))
+            if over := g["over"]:
+                work = engine.imbalance(engine.work_table(over[-1]["world"], over[-1]["n"], layout, causal))
+                busy = work["per_device"].max() / max(work["per_device"].min(), 1)
+                key = "ring.overlap_imbalance" if busy > 1.05 else "ring.overlap_longer"
+                st.caption(t(key, lang, layout=what,
+                             ns=", ".join(f"{r['n'] // 1024}k" for r in over),
+                             w_lo=_ms3(min(r["exposed"] for r in over)), w_hi=_ms3(max(r["exposed"] for r in over)),
+                             t_lo=_ms3(min(r["ms_comm"] for r in over)), t_hi=_ms3(max(r["ms_comm"] for r in over)),
+                             busy=f"{busy:.1f}"))
         if mode == "fwd+bwd":
             st.caption(t("ring.overlap_direct_bwd", lang))
-        elif hidden and min(hidden) < 0:                 # a wait longer than the transfers: imbalance, not the link
-            st.caption(t("ring.overlap_direct_wait", lang))
         return
     spread = sorted(r["spread_pct"] for r in rows if r["spread_pct"] is not None)
     if not rows or not spread:
@@ -313,6 +348,7 @@ def memory_note(ds: dict, causal: bool, lang: str) -> None:
     model = sum(parts.values())
     key = "ring.memory_note" if chunks == 1 else "ring.memory_note_chunked"
     st.caption(t(key, lang, s=chunks, n=f"{n // 1024}k", layout=t(f"ring.layout_{c['layout']}", lang),
+                 frac=f"{model / sum(single.values()):.2f}",
                  mask=t("ring.mask_causal" if causal else "ring.mask_full", lang), peak=gib(c["peak_bytes"]),
                  one=gib(one[n]["peak_bytes"]), ratio=f"{c['peak_bytes'] / one[n]['peak_bytes']:.2f}",
                  inputs=gib(parts["inputs"]), receive=gib(parts["receive"]), acc=gib(parts["accumulator"]),
@@ -323,7 +359,6 @@ def memory_note(ds: dict, causal: bool, lang: str) -> None:
 
 
 def recorded_section(datasets: dict[str, dict], lang: str) -> None:
-    st.header(t("ring.rec_header", lang))
     if not datasets:
         st.info(t("ring.no_recording", lang), icon=":material/folder_off:")
         st.code(COMMAND, language="bash", wrap_lines=True)
@@ -374,17 +409,17 @@ def render() -> None:
         return
     sim = None
     with shown_errors(lang, where="ring simulation"):
-        sim = ring_section(cfg, lang)
+        sim = opening(cfg, lang)
     if sim is None:
         st.info(t("ring.fix_input", lang), icon=":material/edit:")
         return
-    with shown_errors(lang, where="causal balance"):
+    with st.expander(t("ring.balance_header", lang)), shown_errors(lang, where="causal balance"):
         balance_section(sim, lang)
     datasets = {}
     with shown_errors(lang, where="recorded datasets"):
         datasets = ring_datasets(lang)
-    with shown_errors(lang, where="timeline"):
+    with st.expander(t("ring.tl_header", lang)), shown_errors(lang, where="timeline"):
         chosen = datasets.get(st.session_state.get(f"{NS}.dataset")) or next(iter(datasets.values()), None)
         timeline_section(sim, chosen, lang)
-    with shown_errors(lang, where="recorded measurement"):
+    with st.expander(t("ring.rec_header", lang)), shown_errors(lang, where="recorded measurement"):
         recorded_section(datasets, lang)
