@@ -79,7 +79,7 @@ def _ring(page) -> None:
 
 
 def _variants(page) -> None:
-    _heading(page, "variants.map_header")                      # the block map: skipped, partial, full
+    _top(page, "h1", offset=60)                                # the block map: skipped, partial, full
 
 
 def _inside(page) -> None:
