@@ -61,7 +61,7 @@ def _heading(page, key: str, offset: int = 20) -> None:
 
 
 def _decoding(page) -> None:
-    _heading(page, "decoding.split_header")
+    _top(page, "h1", offset=60)
 
 
 def _speed(page) -> None:

@@ -48,7 +48,7 @@ def test_without_a_recording_the_page_says_so_and_shows_the_command(none, lang):
     assert [i.value for i in at.info] == [t("inside.no_recording", lang)]
     assert [c.value for c in at.code] == [inside.COMMAND] and "--preset h200-timeline" in inside.COMMAND
     assert _charts(at) == []
-    assert [e.label for e in at.expander] == [t(f"inside.{k}_header", lang) for k in ("why", "scopes", "can")]
+    assert [e.label for e in at.main.expander] == [t(f"inside.{k}_header", lang) for k in ("why", "scopes", "can")]
 
 
 def _window_takeaway(cell: dict, clock: float, lang: str = "en") -> str:
@@ -76,7 +76,7 @@ def test_the_page_opens_on_a_few_iterations_and_says_what_they_show(recorded):
     assert "90" in md[1] and at.markdown[0].value == t("inside.intro", "en")   # 1800 of 2000 softmax cycles
     assert t("inside.window_caption", "en", fast="128 × 64", ws="128 × 128") in [c.value for c in at.caption]
     # below, behind expanders: the whole CTA of each kernel, then the shares
-    assert [e.label for e in at.expander] == [t(f"inside.{k}_header", "en")
+    assert [e.label for e in at.main.expander] == [t(f"inside.{k}_header", "en")
                                               for k in ("why", "cta", "shares", "scopes", "can")]
     titles = [c["layout"]["title"]["text"] for c in charts[1:]]
     assert titles == [t("inside.gantt_title", "en", impl="fast"), t("inside.gantt_title", "en", impl="ws"),

@@ -95,7 +95,7 @@ def test_default_page_shows_the_ring_its_balance_and_no_recording(no_recordings)
     assert said == t("ring.takeaway_zigzag", "en", w=4, n=32, diff=diff, slots=16, idle_c=6, idle_z=0,
                      crit_c=f"{wc.max(1).sum() / ideal:.2f}", crit_z=f"{wz.max(1).sum() / ideal:.2f}")
     # the opening picture, then everything else behind expanders named for their reader
-    assert [e.label for e in at.expander] == [t(f"ring.{k}_header", "en") for k in ("row", "balance", "tl", "rec")]
+    assert [e.label for e in at.main.expander] == [t(f"ring.{k}_header", "en") for k in ("row", "balance", "tl", "rec")]
     assert any(t("ring.no_recording", "en")[:40] in i.value for i in at.info)
     assert any("torchrun --nproc-per-node 2 -m flashviz.ring_bench" in c.value for c in at.code)
     assert len(at.get("plotly_chart")) == 5                     # ring, matrix, state, work, timeline

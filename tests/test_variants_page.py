@@ -201,7 +201,7 @@ def test_the_page_opens_on_the_map_and_keeps_the_rest_behind_expanders(no_record
     clean(at)
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert titles[0].startswith("causal + window (64, 0): 21 of 64 blocks run")         # the picture comes first
-    assert [e.label for e in at.expander] == [t(f"variants.{k}_header", "en")
+    assert [e.label for e in at.main.expander] == [t(f"variants.{k}_header", "en")
                                               for k in ("cfg", "row", "save", "gqa", "rec")]
     assert t("variants.shown", "en", label="causal + window (64, 0)", n=256, br=32, bc=32) in \
         [c.value for c in at.caption]
