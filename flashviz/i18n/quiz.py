@@ -261,7 +261,7 @@ STRINGS = {
     "quiz.ringmem_a": {"en": "Exactly half, since each GPU holds half of q, k, v and the output and nothing else",
                        "zh": "正好一半，因为每块 GPU 只持有一半的 q、k、v 和输出，别的什么都没有"},
     "quiz.ringmem_b": {"en": "A quarter, because K and V are passed on", "zh": "四分之一，因为 K 和 V 被传走了"},
-    "quiz.ringmem_c": {"en": "More than half: {ring_frac}× at least", "zh": "不止一半：至少 {ring_frac} 倍"},
+    "quiz.ringmem_c": {"en": "More than half: {ring_frac}× at least", "zh": "多于一半：不低于单 GPU 的 {ring_frac} 倍"},
     "quiz.ringmem_d": {"en": "Twice as much", "zh": "两倍"},
     "quiz.ringmem_why": {
         "en": "One GPU holds q, k, v and the output. A ring GPU holds its half of q, k, v, and also the K/V block "
