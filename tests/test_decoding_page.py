@@ -56,3 +56,10 @@ def test_the_page_opens_on_the_programs_against_the_sms(lang):
     clean(at)
     assert at.markdown[1].value == t("decoding.grid", lang, b=1, h=32, gpu="H200", sms=132, p1=32, s1="24", w=7,
                                      pw=224, sw="100")
+
+
+def test_the_chinese_page_has_no_english_prose():
+    from zh_util import english_on_a_chinese_page
+    at = open_page(PAGE, lang="zh")
+    clean(at)
+    assert not english_on_a_chinese_page(at)

@@ -176,6 +176,8 @@ def test_the_committed_chinese_page_has_no_english_prose():
     english = [m.group(0) for x in prose for m in LATIN_RUN.finditer(x)]
     assert not english, english
     assert not any("k cycles" in x or "内核" in x for x in prose)
+    from zh_util import english_on_a_chinese_page
+    assert not english_on_a_chinese_page(at)
 
 
 def test_a_broken_file_is_a_warning_and_the_good_one_still_shows(recorded, tmp_path):

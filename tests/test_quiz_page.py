@@ -268,3 +268,11 @@ def test_fa1_writes_m_and_l_per_row_fa2_one_log_sum_exp():
     assert fa2.writes["L"] == 256 and fa2.writes["m"] == fa2.writes["l"] == 0
     why = quiz.text("memory_why", "en")
     assert "FlashAttention-1 writes both" in why and "FlashAttention-2 writes one" in why
+
+
+def test_the_chinese_page_has_no_english_prose():
+    from zh_util import english_on_a_chinese_page
+    at = _open_seeded(3, "zh")
+    for q in quiz.QUESTIONS:                                     # every explanation shown
+        at = answer(at, q.id, q.correct)
+    assert not english_on_a_chinese_page(at)

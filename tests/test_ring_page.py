@@ -421,3 +421,11 @@ def test_readme_ring_tables_are_printed_from_the_files():
     readme = (RING_DIR.parents[2] / "README.md").read_text()
     for path in (RECORDING, COMPARE):
         assert ring_dataset.markdown_table(ring_dataset.load_ring_dataset(path)) in readme, path.name
+
+
+@pytest.mark.parametrize("values", [{}, {"ring.mode": "fwd+bwd", "ring.mcausal": False}])
+def test_the_chinese_page_has_no_english_prose(values):
+    from zh_util import english_on_a_chinese_page
+    at = open_page(PAGE, lang="zh", **values)
+    clean(at)
+    assert not english_on_a_chinese_page(at)

@@ -242,3 +242,10 @@ def test_chinese_ratios_say_which_is_larger():
     zh = STRINGS["variants.window_account"]["zh"]
     assert "相差" not in zh and "是窗口的 {useful} 倍" in zh and "稠密因果的 **{speed} 倍**" in zh
     assert "Gemma 2" in STRINGS["variants.intro"]["en"] and "Mistral, Gemma)" not in STRINGS["variants.intro"]["en"]
+
+
+def test_the_chinese_page_has_no_english_prose():
+    from zh_util import english_on_a_chinese_page
+    at = open_page(PAGE, lang="zh", **{"variants.alibi": True, "variants.group": 4, "variants.use_softcap": True})
+    clean(at)
+    assert not english_on_a_chinese_page(at)

@@ -215,6 +215,8 @@ STRINGS = {
     "ring.prov_commit": {"en": "Commit", "zh": "提交"},
     "ring.prov_timer": {"en": "Timer", "zh": "计时方式"},
     "ring.prov_shape": {"en": "Shape", "zh": "形状"},
+    "ring.prov_timer_events": {"en": "CUDA events per repetition, barrier before each, slowest rank, median",
+                               "zh": "每次重复用 CUDA 事件计时，开始前先同步所有进程，取最慢的进程，报告中位数"},
     "ring.prov_command": {"en": "Re-run with:", "zh": "复现命令："},
     "ring.chk_world": {"en": "GPUs", "zh": "GPU 数"},
     "ring.chk_ring": {"en": "ring: max error vs float64", "zh": "环：相对 float64 的最大误差"},

@@ -36,6 +36,7 @@ FIELDS = ("d", "dtype", "seed")
 DEFAULTS = dict(world=4, layout="zigzag", causal=True, chunk=4, row=0, tl_n=131072, overlap=True, mode="fwd",
                 mcausal=True, dataset=None)
 MAX_CHUNK = 16
+RING_TIMER = "CUDA events per repetition, barrier before each, slowest rank"   # flashviz.ring_bench's timer
 OPEN_HEIGHT = 430                    # px of the two opening charts: the step's picture above the fold at 1000 px
 TL_NS = (32768, 65536, 131072, 262144, 524288)
 TL_SHAPE = dict(batch=1, heads=32, d=128, dtype="float16")          # the recording's target configuration
@@ -215,6 +216,14 @@ def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
 
 # ----------------------------------------------------------------------------- section 4: the recording
 
+def _timer(timer: str, lang: str) -> str | None:
+    """The recording's timer in the page's language: its own words in English; in Chinese the benchmark's one
+    method said in Chinese, or nothing when the file names another (its English stays off a Chinese page)."""
+    if lang == "en":
+        return timer
+    return t("ring.prov_timer_events", lang) if timer.startswith(RING_TIMER) else None
+
+
 def provenance(ds: dict, lang: str) -> None:
     p = ds["provenance"]
     items = [("ring.prov_gpus", p.get("gpu_names")), ("ring.prov_backend", p["backend"]),
@@ -222,12 +231,12 @@ def provenance(ds: dict, lang: str) -> None:
              ("ring.prov_driver", p.get("driver_version")), ("ring.prov_cuda", p.get("cuda_version")),
              ("ring.prov_torch", p["torch"]), ("ring.prov_triton", p.get("triton")),
              ("ring.prov_date", p["created_utc"]), ("ring.prov_commit", p["git_commit"]),
-             ("ring.prov_timer", p["timer"]), ("ring.prov_shape", "B={batch} H={heads} d={d} {dtype}, {impl}"
-                                                .format(**ds["config"]))]
+             ("ring.prov_timer", _timer(p["timer"], lang)),
+             ("ring.prov_shape", "B={batch} H={heads} d={d} {dtype}, {impl}".format(**ds["config"]))]
     with st.container(border=True):
         st.markdown(t("ring.prov_header", lang))
         cols = st.columns(4)
-        for i, (k, v) in enumerate(items):
+        for i, (k, v) in enumerate((k, v) for k, v in items if v is not None or lang == "en"):
             cols[i % 4].caption(f"**{t(k, lang)}** · {'unknown' if v is None else v}")
         st.caption(t("ring.prov_command", lang))
         st.code(p["command"], language="bash", wrap_lines=True)
