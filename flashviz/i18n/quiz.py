@@ -8,10 +8,10 @@ rarely the longest (tests/test_quiz_page.py measures it in both languages), and 
 STRINGS = {
     "quiz.title": {"en": "Quiz: check what stuck", "zh": "自测：检验一下学到了什么"},
     "quiz.intro": {
-        "en": "Questions on what the other pages show, from the online softmax to the hardware. Pick an answer to "
+        "en": "Questions on what the other pages show, from the online softmax to the hardware: pick an answer to "
               "see at once whether it is right, why, and which page shows it. Change your answer as often as you "
               "like; the score counts the answers that are right now.",
-        "zh": "题目都来自其他页面，从在线 softmax 一直到硬件。选一个答案，立刻就能看到对错、原因，以及哪个页面演示了它。"
+        "zh": "题目都来自其他页面，从在线 softmax 一直到硬件：选一个答案，立刻就能看到对错、原因，以及哪个页面演示了它。"
               "答案可以随时修改；得分按当前答对的题数计算。"},
     "quiz.score": {"en": "Score: {right} / {total} · answered {answered}",
                    "zh": "得分：{right} / {total} · 已作答 {answered} 题"},

@@ -37,7 +37,7 @@ DEFAULTS = dict(world=4, layout="zigzag", causal=True, chunk=4, row=0, tl_n=1310
                 mcausal=True, dataset=None)
 MAX_CHUNK = 16
 RING_TIMER = "CUDA events per repetition, barrier before each, slowest rank"   # flashviz.ring_bench's timer
-OPEN_HEIGHT = 430                    # px of the two opening charts: the step's picture above the fold at 1000 px
+OPEN_HEIGHT = 400                    # px of the two opening charts: the step's picture above the fold at 1000 px
 TL_NS = (32768, 65536, 131072, 262144, 524288)
 TL_SHAPE = dict(batch=1, heads=32, d=128, dtype="float16")          # the recording's target configuration
 ELEM = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
