@@ -109,13 +109,19 @@ class Grid:
         return self.busy / self.sms
 
 
-def decode_grid(batch: int, heads: int, sms: int, *, workers: int = 1, queries: int = 1, block_m: int = 128) -> Grid:
+def decode_grid(batch: int, heads: int, gpu: str = "H200", *, workers: int = 1, queries: int = 1,
+                block_m: int = 128) -> Grid:
     """The decode step's launch: ceil(queries / block_m) query blocks x B x H programs (FlashAttention-2's grid),
-    times W when flash-decoding splits the keys over W workers; on `sms` SMs, counting one program per SM at a
-    time (an SM may hold more if they fit: this counts SMs given work, not occupancy)."""
+    times W when flash-decoding splits the keys over W workers; on the SMs of a GPU preset (flashviz.tiling),
+    counting one program per SM at a time (an SM may hold more if they fit: this counts SMs given work, not
+    occupancy)."""
+    from .tiling import GPU_PRESETS
+    if gpu not in GPU_PRESETS:
+        raise InputError(key="errors.unknown_preset", got=repr(gpu), choices=", ".join(GPU_PRESETS))
     b, h = check_int("batch B", batch, 1, 1 << 20), check_int("heads H", heads, 1, 1 << 16)
-    sms, w = check_int("SMs", sms, 1, 1 << 16), check_int("number of workers W", workers, 1, 1 << 16)
-    q, bm = check_int("queries", queries, 1, 1 << 24), check_int("block_m", block_m, 1, 1 << 16)
+    w = check_int("number of workers W", workers, 1, 1 << 16)
+    q, bm = check_int("Nq", queries, 1, 1 << 24), check_int("block_m", block_m, 1, 1 << 16)
+    sms = GPU_PRESETS[gpu]["sms"]
     programs = -(-q // bm) * b * h * w
     return Grid(programs, sms, min(programs, sms), -(-programs // sms))
 

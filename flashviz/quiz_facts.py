@@ -29,8 +29,8 @@ NAIVE = dict(n=4096, d=128, elem_bytes=2)                   # fp16, as the speed
 def facts() -> dict[str, str]:
     g = GPU_PRESETS[GPU]
     sms = g["sms"]
-    one = decode_grid(DECODE["batch"], DECODE["heads"], sms)
-    split = decode_grid(DECODE["batch"], DECODE["heads"], sms, workers=DECODE["workers"])
+    one = decode_grid(DECODE["batch"], DECODE["heads"], GPU)
+    split = decode_grid(DECODE["batch"], DECODE["heads"], GPU, workers=DECODE["workers"])
     n = 2 * RING_W * 4
     idle = {lay: int((ring.work_table(RING_W, n, lay, True) == 0).sum()) for lay in ring.LAYOUTS}
     one_gpu = sum(ring.forward_memory(1, RING_MEM["n"], "contiguous", True, **_shape()).values())

@@ -23,7 +23,7 @@ def _programs(batch, heads, workers, queries=1, block_m=128):
 @pytest.mark.parametrize("batch,heads,workers", [(1, 32, 1), (1, 32, 4), (1, 32, 5), (4, 32, 1), (64, 32, 8),
                                                  (1, 8, 16)])
 def test_decode_grid_counts_programs_and_sms(batch, heads, workers):
-    g = decode_grid(batch, heads, 132, workers=workers)
+    g = decode_grid(batch, heads, "H200", workers=workers)
     p = _programs(batch, heads, workers)
     assert g.programs == p and g.busy == min(p, 132) and g.waves == math.ceil(p / 132)
     assert g.busy_share == min(p, 132) / 132
@@ -31,12 +31,14 @@ def test_decode_grid_counts_programs_and_sms(batch, heads, workers):
 
 def test_the_issues_example_and_prefill_for_contrast():
     assert GPU_PRESETS["H200"]["sms"] == GPU_PRESETS["H100"]["sms"] == 132
-    one = decode_grid(1, 32, 132)
-    assert (one.programs, round(100 * one.busy_share)) == (32, 24)          # B = 1, H = 32: 32 CTAs on 132 SMs
-    assert decode_grid(1, 32, 132, workers=4).programs == 128
-    assert decode_grid(1, 32, 132, queries=4096).programs == 32 * 32        # prefill: 32 query blocks per head
-    with pytest.raises(InputError):
-        decode_grid(0, 32, 132)
+    one = decode_grid(1, 32, "H200")
+    assert (one.programs, one.sms, round(100 * one.busy_share)) == (32, 132, 24)   # B = 1, H = 32: 32 CTAs, 132 SMs
+    assert decode_grid(1, 32, "H200", workers=4).programs == 128
+    assert decode_grid(1, 32, "H100", queries=4096).programs == 32 * 32          # prefill: 32 query blocks per head
+    assert decode_grid(1, 32, "A100").busy == 32 and decode_grid(8, 32, "A100").busy == 108
+    for bad in (dict(batch=0, heads=32), dict(batch=1, heads=32, gpu="B200")):
+        with pytest.raises(InputError):
+            decode_grid(**bad)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -112,7 +112,7 @@ def _nan_red(df: pd.DataFrame) -> pd.DataFrame:
 def grid_line(workers: int, lang: str) -> None:
     """The one number the idea rests on: programs of a decode step against the SMs, without and with the split."""
     sms = GPU_PRESETS[GPU]["sms"]
-    one, split = (decode_grid(DECODE_B, DECODE_H, sms, workers=w) for w in (1, workers))
+    one, split = (decode_grid(DECODE_B, DECODE_H, GPU, workers=w) for w in (1, workers))
     st.markdown(t("decoding.grid", lang, b=DECODE_B, h=DECODE_H, gpu=GPU, sms=sms, p1=one.programs,
                   s1=f"{100 * one.busy_share:.0f}", w=workers, pw=split.programs, sw=f"{100 * split.busy_share:.0f}"))
 
@@ -151,13 +151,13 @@ def merge_section(res: DecodeResult, lang: str) -> None:
 
 def grid_table(lang: str) -> pd.DataFrame:
     """Programs and SMs given work for a few batch sizes and splits (H = DECODE_H, on GPU)."""
-    sms = GPU_PRESETS[GPU]["sms"]
     rows = []
     for b in GRID_BATCHES:
         for w in GRID_WORKERS:
-            g = decode_grid(b, DECODE_H, sms, workers=w)
+            g = decode_grid(b, DECODE_H, GPU, workers=w)
             rows.append({"B": b, "W": w, t("decoding.col_programs", lang): g.programs,
-                         t("decoding.col_busy", lang): f"{100 * g.busy_share:.0f} %", t("decoding.col_waves", lang): g.waves})
+                         t("decoding.col_busy", lang): f"{100 * g.busy_share:.0f} %",
+                         t("decoding.col_waves", lang): g.waves})
     return pd.DataFrame(rows)
 
 
