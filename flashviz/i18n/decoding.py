@@ -59,7 +59,7 @@ STRINGS = {
     "decoding.col_keys": {"en": "keys", "zh": "key 范围"},
     "decoding.col_m": {"en": "m_w (its max)", "zh": "m_w（该段最大值）"},
     "decoding.col_l": {"en": "ℓ_w (its sum)", "zh": "ℓ_w（该段求和）"},
-    "decoding.col_alpha": {"en": "rescale e^(m_w − m)", "zh": "重缩放系数 e^(m_w − m)"},
+    "decoding.col_alpha": {"en": "rescale e^(m_w − m)", "zh": "修正系数 e^(m_w − m)"},
     "decoding.col_share": {"en": "share of the mass", "zh": "所占份额"},
     "decoding.col_m_run": {"en": "m after merging 0…w", "zh": "合并 0…w 后的 m"},
     "decoding.col_l_run": {"en": "ℓ after merging 0…w", "zh": "合并 0…w 后的 ℓ"},
