@@ -11,6 +11,11 @@ two of them computes exp(-inf - -inf) = NaN unless guarded: guard=True uses 0 in
 so the empty state is the identity of the merge. The merge is commutative (bit for bit) and
 associative up to rounding, so the W partial states can be combined in any order or as a tree.
 
+Why split at all (decode_grid): FlashAttention-2 launches one program per (query block, batch, head). At decode
+time each sequence has one new query, so that is B·H programs, far fewer than a GPU's SMs (B = 1, H = 32: 32
+programs for the 132 SMs of an H100/H200); splitting the keys over W workers launches B·H·W programs (and a small
+merge).
+
 Paged: the keys and values live in fixed-size physical blocks in any order; a block table maps logical
 block b (keys b*Bs .. b*Bs + Bs - 1) to its physical block. The loop walks the logical blocks, fetches
 each through the table (one indirection) and feeds the recurrence one block per tile, so it gives the
@@ -90,6 +95,35 @@ def split_keys(n: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
     sizes[: n % workers] += 1                           # the first N mod W workers take one more key
     stops = np.cumsum(sizes)
     return stops - sizes, stops
+
+
+@dataclass(frozen=True)
+class Grid:
+    programs: int               # thread blocks (CTAs) the attention launch starts
+    sms: int
+    busy: int                   # SMs with a program on the first wave: min(programs, SMs)
+    waves: int                  # ceil(programs / SMs), one program per SM at a time
+
+    @property
+    def busy_share(self) -> float:
+        return self.busy / self.sms
+
+
+def decode_grid(batch: int, heads: int, gpu: str = "H200", *, workers: int = 1, queries: int = 1,
+                block_m: int = 128) -> Grid:
+    """The decode step's launch: ceil(queries / block_m) query blocks x B x H programs (FlashAttention-2's grid),
+    times W when flash-decoding splits the keys over W workers; on the SMs of a GPU preset (flashviz.tiling),
+    counting one program per SM at a time (an SM may hold more if they fit: this counts SMs given work, not
+    occupancy)."""
+    from .tiling import GPU_PRESETS
+    if gpu not in GPU_PRESETS:
+        raise InputError(key="errors.unknown_preset", got=repr(gpu), choices=", ".join(GPU_PRESETS))
+    b, h = check_int("batch B", batch, 1, 1 << 20), check_int("heads H", heads, 1, 1 << 16)
+    w = check_int("number of workers W", workers, 1, 1 << 16)
+    q, bm = check_int("Nq", queries, 1, 1 << 24), check_int("block_m", block_m, 1, 1 << 16)
+    sms = GPU_PRESETS[gpu]["sms"]
+    programs = -(-q // bm) * b * h * w
+    return Grid(programs, sms, min(programs, sms), -(-programs // sms))
 
 
 @dataclass(frozen=True, eq=False)

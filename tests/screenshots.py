@@ -60,7 +60,7 @@ def _heading(page, key: str, offset: int = 20) -> None:
 
 
 def _decoding(page) -> None:
-    _heading(page, "decoding.split_header")
+    _top(page, "h1", offset=60)
 
 
 def _speed(page) -> None:
@@ -72,15 +72,16 @@ def _backward(page) -> None:
 
 
 def _ring(page) -> None:
-    _heading(page, "ring.rec_header")                          # the recorded two-GPU run and its speed-up
+    _click(page, ".st-key-ring-steps-next button")             # step 2: the blocks have moved one GPU on
+    _top(page, "h1", offset=60)
 
 
 def _variants(page) -> None:
-    _heading(page, "variants.map_header")                      # the block map: skipped, partial, full
+    _top(page, "h1", offset=60)                                # the block map: skipped, partial, full
 
 
 def _inside(page) -> None:
-    _heading(page, "inside.rec_header")                        # the recorded timelines, warp by warp
+    _top(page, "h1", offset=60)                                # the opening window: a few iterations, warp by warp
 
 
 def _present(page) -> None:

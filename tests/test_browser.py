@@ -258,7 +258,8 @@ def test_quiz_feedback(browser, app_url):
     second.get_by_text(t("quiz.alpha_a", "en"), exact=True).click()          # not the right answer (c)
     page.get_by_text(t("quiz.wrong", "en"), exact=False).first.wait_for(timeout=30000)
     settle(page, draw_ms=200)
-    expect_some(page.get_by_text(t("quiz.score", "en", right=1, total=8, answered=2), exact=True))
+    from flashviz.ui.quiz import QUESTIONS
+    expect_some(page.get_by_text(t("quiz.score", "en", right=1, total=len(QUESTIONS), answered=2), exact=True))
     expect_some(page.locator("[data-testid=stAlertContentSuccess]"))
     expect_some(page.locator("[data-testid=stAlertContentError]"))
     expect_count(page.locator(EXCEPTION), 0)

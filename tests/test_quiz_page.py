@@ -1,13 +1,17 @@
-"""AppTest of the quiz page: at least six questions, right and wrong answers give feedback with a link to the
-page that shows it, the score counts (and resets), answers survive page switches, Chinese renders."""
+"""AppTest of the quiz page: at least twelve questions over every lesson, right and wrong answers give feedback with a
+link to the page that shows it, the score counts (and resets), answers survive page switches, options shuffle per
+session from one seed (and the checking follows the shuffle), the right option is rarely the longest, Chinese
+renders; every number an explanation states is the engines' and is checked here against a count of its own."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from flashviz.i18n import t
+from flashviz.quiz_facts import facts
 from flashviz.ui import pages, quiz
 from flashviz.ui.pages import switch
 
@@ -40,13 +44,18 @@ def shown_score(at: AppTest, right: int, answered: int) -> bool:
     return at.caption[0].value == want and at.subheader[-1].value == want
 
 
-def test_at_least_six_questions_unanswered_at_first():
+def test_at_least_twelve_questions_over_every_lesson_unanswered_at_first():
     at = open_app(QUIZ)
     assert at.title[0].value == "Quiz: check what stuck"
-    assert len(quiz.QUESTIONS) >= 6 and len(at.radio) == len(quiz.QUESTIONS)
+    assert len(quiz.QUESTIONS) >= 12 and len(at.radio) == len(quiz.QUESTIONS)
     assert all(r.value is None for r in at.radio)
     assert not at.success and not at.error and not links(at)
     assert shown_score(at, right=0, answered=0)
+    covered = {q.page for q in quiz.QUESTIONS}
+    assert {"decoding", "variants", "ring", "inside"} <= covered
+    hardware = [q for q in quiz.QUESTIONS if q.pages[0] == "hardware"]
+    assert {q.id for q in hardware} == {"regs", "membound", "roofline"}          # hierarchy, memory-bound, roofline
+    assert all(q.page == ("hardware" if "hardware" in pages.BY_SLUG else "blocks") for q in hardware)
 
 
 @pytest.mark.parametrize("q", quiz.QUESTIONS, ids=lambda q: q.id)
@@ -131,7 +140,7 @@ def test_q1_counts_the_same_flops_as_the_speed_page():
     assert "2·N²·d multiply-adds per head" in text and "4·N²·d FLOPs" in text and "same N²·d" not in text
 
 
-def test_q5_one_log_sum_exp_per_row_as_the_kernels_store():
+def test_q5_our_kernels_store_one_log_sum_exp_per_row_as_fa2_does():
     import torch
     import flashviz_kernels as fk
     from flashviz.bench.spec import ideal_bytes
@@ -141,5 +150,129 @@ def test_q5_one_log_sum_exp_per_row_as_the_kernels_store():
     ref = torch.logsumexp((q.double() @ k.double().transpose(-1, -2)) / 4.0, dim=-1)
     torch.testing.assert_close(lse.double(), ref, rtol=1e-5, atol=1e-5)
     assert ideal_bytes(64, 16, "float32", 1, 2) == 1 * 2 * 64 * 16 * 4 + 1 * 2 * 64 * 4
-    assert "one log-sum-exp per query row" in quiz_text("memory_b")
-    assert "two numbers" not in quiz_text("memory_why") and "每行两个数" not in quiz_text("memory_why", "zh")
+    why = quiz.text("memory_why", "en")
+    assert "FlashAttention-1 writes both to HBM, two numbers per row" in why       # m and ℓ: tiling's FA1 count
+    assert "每行两个数" in quiz.text("memory_why", "zh") and "只写一个" in quiz.text("memory_why", "zh")
+
+
+# ----------------------------------------------------------------------------- the shuffle and the longest option
+
+def _open_seeded(seed: int, lang: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if lang:
+        at.query_params["lang"] = lang
+    at.session_state[quiz.SEED_KEY] = seed
+    switch(at, QUIZ).run()
+    assert not at.exception
+    return at
+
+
+def test_options_shuffle_from_the_sessions_seed_and_the_checking_follows():
+    at = _open_seeded(11)
+    shown = [tuple(r.options) for r in at.radio]
+    want = [tuple(quiz.text(f"{q.id}_{o}", "en") for o in quiz.order(q, 11)) for q in quiz.QUESTIONS]
+    assert shown == want
+    at.run()
+    assert [tuple(r.options) for r in at.radio] == shown                     # the same order on a rerun
+    other = _open_seeded(12)
+    assert [tuple(r.options) for r in other.radio] != shown                  # another session may differ
+    assert quiz.order(quiz.QUESTIONS[0], 11) == quiz.order(quiz.QUESTIONS[0], 11)
+    assert sorted(quiz.order(quiz.QUESTIONS[0], 11)) == list(quiz.OPTIONS)
+    moved = [q for q in quiz.QUESTIONS if quiz.order(q, 11).index(q.correct) != quiz.OPTIONS.index(q.correct)]
+    assert moved                                                              # some right answers changed place
+    for q in moved[:3]:
+        at = answer(at, q.id, q.correct)
+        assert at.success[-1].value.startswith("Right.")
+    first_seed = AppTest.from_file(APP, default_timeout=60)
+    switch(first_seed, QUIZ).run()
+    seed = first_seed.session_state[quiz.SEED_KEY]
+    assert isinstance(seed, int)
+    switch(first_seed, "stepper").run()
+    switch(first_seed, QUIZ).run()
+    assert first_seed.session_state[quiz.SEED_KEY] == seed                    # drawn once per session
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_right_option_is_the_longest_in_at_most_a_third_of_the_questions(lang):
+    longest = [q.id for q in quiz.QUESTIONS
+               if len(quiz.text(f"{q.id}_{q.correct}", lang)) == max(len(quiz.text(f"{q.id}_{o}", lang))
+                                                                      for o in quiz.OPTIONS)]
+    assert len(longest) <= len(quiz.QUESTIONS) / 3, longest
+    at = _open_seeded(5, lang)                                                # measured on what the page shows
+    for q, r in zip(quiz.QUESTIONS, at.radio):
+        right = quiz.text(f"{q.id}_{q.correct}", lang)
+        assert right in r.options and len(r.options) == 4
+
+
+# ----------------------------------------------------------------------------- the numbers the explanations state
+
+def test_decoding_numbers_are_flash_attention_2s_grid():
+    f = facts()
+    b, h, sms = 1, 32, 132
+    assert (f["dec_b"], f["dec_h"], f["sms"]) == (b, h, sms)
+    assert f["dec_p"] == b * h == 32 and f["dec_pct"] == f"{100 * 32 / 132:.0f}" == "24"
+    assert f["dec_pw"] == b * h * f["dec_w"] == 128 and f["dec_pwpct"] == f"{100 * 128 / 132:.0f}"
+    assert "32" in quiz.text("decode_why", "en") and "24 %" in quiz.text("decode_why", "en")
+
+
+def test_ring_numbers_are_counted_here():
+    f = facts()
+    w, c = 4, 4                                          # four GPUs, chunks of four tokens (causal)
+    pairs = lambda qi, kj: 0 if kj > qi else c * c if kj < qi else c * (c + 1) // 2       # noqa: E731
+    owned = {"contiguous": [[r] for r in range(w)], "zigzag": [[r, 2 * w - 1 - r] for r in range(w)]}
+    for lay, idle in (("contiguous", f["idle_c"]), ("zigzag", f["idle_z"])):
+        work = [[sum(pairs(qi, kj) for qi in owned[lay][r] for kj in owned[lay][(r - s) % w]) for r in range(w)]
+                for s in range(w)]
+        assert idle == sum(x == 0 for row in work for x in row)
+    assert (f["idle_c"], f["idle_z"], f["ring_slots"], f["ring_last"]) == (6, 0, 16, 7)
+    # two GPUs, plain ring: one GPU holds q, k, v, o (8 shards of half the sequence); a ring GPU its q, k, v (3),
+    # the K/V block in flight (2), an output accumulator (1), one block's output (1), zigzag-causal slices (1);
+    # the float32 log-sum-exps add 4 bytes a row against 256 bytes a row of a d = 128 fp16 shard
+    lse = 4 / (128 * 2)
+    assert f["ring_frac"] == f"{(7 + 2 * lse) / (8 + 2 * lse):.2f}" == "0.88"
+    assert f["ring_frac_z"] == f"{(8 + 2 * lse) / (8 + 2 * lse):.2f}" == "1.00"
+
+
+def test_gqa_and_the_block_map_claims():
+    from flashviz import variants as V
+    f = facts()
+    assert f["gqa_ratio"] == f"{f['gqa_h'] / f['gqa_hkv']:g}" == "4"
+    causal = V.block_map(V.make_variant(causal=True), 256, 32, 32).kind
+    for var in (dict(softcap=0.5), dict(alibi=True, heads=8), dict(heads=8, group=4)):
+        assert np.array_equal(V.block_map(V.make_variant(causal=True, **var), 256, 32, 32).kind, causal), var
+    window = V.block_map(V.make_variant(causal=True, window=(64, 0)), 256, 32, 32)
+    docs = V.block_map(V.make_variant(causal=True, doc_lens=(96, 64, 96)), 256, 32, 32)
+    full = V.block_map(V.make_variant(causal=True), 256, 32, 32)
+    assert window.run.sum() < full.run.sum() and docs.run.sum() < full.run.sum()
+
+
+def test_hardware_numbers():
+    from flashviz.tiling import GPU_PRESETS
+    f = facts()
+    assert (f["regs"], f["smem"]) == (GPU_PRESETS["H200"]["registers_kib_per_sm"],
+                                      GPU_PRESETS["H200"]["shared_kib_per_sm"]) == (256, 228)
+    assert f["ridge"] == f"{989.4e12 / 4.8e12:.0f}" == "206"                 # H200: peak fp16 over HBM bandwidth
+    n, d = 4096, 128
+    flop, elems = 4 * n * n * d, 4 * n * n + 4 * n * d                        # S, P written and read; Q, K, V, O
+    assert f["naive_int"] == f"{flop / (2 * elems):.0f}" == "62" and int(f["naive_int"]) < int(f["ridge"])
+    assert (f["tc"], f["sfu"], f["r128"], f["r64"]) == ("4,096", 16, "0.5", "1")
+
+
+def test_fa1_writes_m_and_l_per_row_fa2_one_log_sum_exp():
+    """The memory question's explanation: FlashAttention-1 stores m and ℓ for every row, FlashAttention-2 one L."""
+    from flashviz.tiling import make_config
+    from flashviz.traffic import closed_form
+    cfg = make_config(256, 16, br=32, bc=32)
+    fa1, fa2 = closed_form(cfg, "fa1"), closed_form(cfg, "fa2")
+    assert fa1.writes["m"] >= 256 and fa1.writes["l"] >= 256 and fa1.writes["L"] == 0
+    assert fa2.writes["L"] == 256 and fa2.writes["m"] == fa2.writes["l"] == 0
+    why = quiz.text("memory_why", "en")
+    assert "FlashAttention-1 writes both" in why and "FlashAttention-2 writes one" in why
+
+
+def test_the_chinese_page_has_no_english_prose():
+    from zh_util import english_on_a_chinese_page
+    at = _open_seeded(3, "zh")
+    for q in quiz.QUESTIONS:                                     # every explanation shown
+        at = answer(at, q.id, q.correct)
+    assert not english_on_a_chinese_page(at)

@@ -194,3 +194,58 @@ def test_the_window_account_under_the_table_is_the_recordings(lang):
              eff=f"{acc['efficiency']:.0%}")
     assert any(m.value == want for m in at.markdown), [m.value[:60] for m in at.markdown]
     assert variants_dataset.window_account(vb.run("cpu-variants", variants=("dense-causal", "window")), 48) is None
+
+
+def test_the_page_opens_on_the_map_and_keeps_the_rest_behind_expanders(no_recordings):
+    at = open_page(PAGE)
+    clean(at)
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert titles[0].startswith("causal + window (64, 0): 21 of 64 blocks run")         # the picture comes first
+    assert [e.label for e in at.main.expander] == [t(f"variants.{k}_header", "en")
+                                              for k in ("cfg", "row", "save", "gqa", "rec")]
+    assert t("variants.shown", "en", label="causal + window (64, 0)", n=256, br=32, bc=32) in \
+        [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("values,window", [({}, (64, 0)), ({"variants.use_window": False}, None)])
+def test_the_running_max_moves_where_a_tile_raises_it_and_l_and_o_are_rescaled(no_recordings, values, window):
+    """"m moves up at k of its tiles": counted here in float64 from the row's scores (a tile whose max exceeds
+    every earlier visible score, after the first visible tile); at each of those tiles ℓ is multiplied by
+    α = exp(m_old − m_new) < 1 before the tile's own sum is added."""
+    from flashviz.online_softmax import variant_trace
+    at = open_page(PAGE, d=16, seed=3, **values)
+    clean(at)
+    q, k, v = make_qkv(256, 16, 3)
+    s = k @ q[200] / 4.0
+    keys = np.arange(256)
+    vis = keys <= 200
+    if window:
+        vis &= keys >= 200 - window[0]
+    def moves(scores):
+        count, m = 0, -np.inf
+        for a in range(0, 256, 32):
+            tile = scores[a:a + 32].max()
+            count += int(m > -np.inf and tile > m)
+            m = max(m, tile)
+        return count
+    plain, moved = moves(s), moves(np.where(vis, s, -np.inf))        # plain: every key, no mask
+    text = " ".join(m_.value for m_ in at.markdown)
+    assert f"moves up at {moved} of its tiles ({plain} in plain attention)" in text
+    tr = variant_trace(q, k, v, 200, 32, causal=True, window=window)
+    for i in np.flatnonzero(tr.rescaled):
+        assert tr.alpha[i] < 1 and tr.l[i] == pytest.approx(tr.alpha[i] * tr.l[i - 1] + tr.tile_sum[i])
+
+
+def test_chinese_ratios_say_which_is_larger():
+    """No "相差 x 倍" / "快 x×" on the page: a ratio says which side is the larger."""
+    from flashviz.i18n.variants import STRINGS
+    zh = STRINGS["variants.window_account"]["zh"]
+    assert "相差" not in zh and "是窗口的 {useful} 倍" in zh and "稠密因果的 **{speed} 倍**" in zh
+    assert "Gemma 2" in STRINGS["variants.intro"]["en"] and "Mistral, Gemma)" not in STRINGS["variants.intro"]["en"]
+
+
+def test_the_chinese_page_has_no_english_prose():
+    from zh_util import english_on_a_chinese_page
+    at = open_page(PAGE, lang="zh", **{"variants.alibi": True, "variants.group": 4, "variants.use_softcap": True})
+    clean(at)
+    assert not english_on_a_chinese_page(at)

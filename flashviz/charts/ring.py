@@ -47,7 +47,7 @@ def _legend(name: str, color: str, symbol: str = "square") -> dict:
 
 # ----------------------------------------------------------------------------- the ring
 
-def ring_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
+def ring_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 520) -> go.Figure:
     """fig.data[0]: one marker per device (customdata: [device, block held, work]); one arrow annotation per
     transfer in flight (none at the last step)."""
     w = sim.world
@@ -56,6 +56,7 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
     held = sim.held[step]
     work = sim.work[step]
     colors = [BUSY if work[r] > 0 else IDLE for r in range(w)]
+    short = height < 500                                 # a short figure: its labels in the hover only
     text = [t("ring.device_label", lang, r=r, q=_chunks(r, w, sim.layout), src=int(held[r]),
               k=_chunks(int(held[r]), w, sim.layout),
               work=t("ring.idle", lang) if work[r] == 0 else t("ring.pairs", lang, n=int(work[r])))
@@ -67,7 +68,7 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
                customdata=np.stack([np.arange(w), held, work], axis=1), hovertext=text,
                hovertemplate="%{hovertext}<extra></extra>", showlegend=False)
     notes = []
-    for r in range(w):                                   # the label outside its device, away from the centre
+    for r in range(w) if not short else ():             # the label outside its device (a short figure: hover only)
         side = "left" if x[r] > 0.3 else "right" if x[r] < -0.3 else "center"
         vert = "bottom" if side == "center" and y[r] > 0 else "top" if side == "center" else "middle"
         dx = 0.28 if side == "left" else -0.28 if side == "right" else 0.0
@@ -94,9 +95,10 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
     data = [dev, _legend(t("ring.busy", lang), BUSY, "circle"), _legend(t("ring.idle", lang), IDLE, "circle"),
             dict(type="scatter", x=[None], y=[None], mode="lines", name=t("ring.in_flight", lang),
                  line=dict(color=P.BLUE, width=3))]
-    lay = base_layout(t("ring.ring_title", lang, s=step + 1, w=w), height=520,
-                      xaxis=dict(visible=False, range=[-2.6, 2.6]),
-                      yaxis=dict(visible=False, range=[-1.8, 1.8], scaleanchor="x"),
+    lay = base_layout(t("ring.ring_title", lang, s=step + 1, w=w), height=height,
+                      xaxis=dict(visible=False, range=[-1.9, 1.9] if short else [-2.6, 2.6]),
+                      # a short figure keeps the x range (the labels) and lets y follow the aspect ratio
+                      yaxis=dict(visible=False, scaleanchor="x", **({} if short else {"range": [-1.8, 1.8]})),
                       annotations=arrows + notes, margin=dict(l=10, r=10, t=50, b=60))
     lay["legend"].update(y=-0.02)
     return go.Figure(data=data, layout=lay)
@@ -104,8 +106,10 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
 
 # ----------------------------------------------------------------------------- the score matrix
 
-def matrix_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
-    """fig.data[0].z: CELL_* codes (queries by row, keys by column); fig.data[1]: each row's owner."""
+def matrix_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 560,
+                  legend_right: bool = False) -> go.Figure:
+    """fig.data[0].z: CELL_* codes (queries by row, keys by column); fig.data[1]: each row's owner. legend_right:
+    the legend in a column right of the matrix (a short figure keeps its plot square)."""
     n, w = sim.n, sim.world
     z = matrix_states(w, n, sim.layout, sim.causal, step)
     scale = []
@@ -128,12 +132,15 @@ def matrix_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
     data += [_legend(f"GPU {r}", device_color(r)) for r in range(w)]
     data += [dict(type="scatter", x=[None], y=[None], mode="lines", name=t("ring.tracked_rows", lang),
                   line=dict(color=P.BLUE, width=2))]
-    lay = base_layout(t("ring.matrix_title", lang, s=step + 1, w=w), height=560, shapes=shapes,
+    lay = base_layout(t("ring.matrix_title", lang, s=step + 1, w=w), height=height, shapes=shapes,
                       plot_bgcolor="#E3E3E3",
                       xaxis=axis(t("ring.axis_key", lang), side="top", range=[-2.5, n - 0.5], showgrid=False,
                                  zeroline=False),
                       yaxis=axis(t("ring.axis_query", lang), range=[n - 0.5, -0.5], showgrid=False, zeroline=False),
                       margin=dict(l=70, r=20, t=90, b=130))
+    if legend_right:
+        lay.update(margin=dict(l=60, r=10, t=105, b=10), title=dict(lay["title"], y=0.99, yanchor="top"),
+                   legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"))
     return go.Figure(data=data, layout=lay)
 
 

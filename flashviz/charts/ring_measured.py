@@ -116,6 +116,18 @@ def overlap_rows(cells: list[dict], mode: str, causal: bool) -> list[dict]:
     return out
 
 
+def overlap_by_layout(rows: list[dict]) -> dict[str, dict[str, list[dict]]]:
+    """overlap_rows' directly timed rows per layout (a hidden share only means something per layout), split into
+    "hidden": the cells whose waits stayed within the transfers alone, and "over": the cells that waited longer
+    than the transfers take, a wait no link explains (the neighbour still computing: load imbalance)."""
+    out: dict[str, dict[str, list[dict]]] = {}
+    for r in rows:
+        if r["direct"]:
+            g = out.setdefault(r["layout"], dict(hidden=[], over=[]))
+            g["hidden" if r["exposed"] <= r["ms_comm"] else "over"].append(r)
+    return out
+
+
 def overlap_figure(cells: list[dict], lang: str, *, mode: str, causal: bool, title: str = "") -> go.Figure:
     """Per (W, layout): the transfers alone as % of the compute (line), and the exposed time as % of it
     (markers: the timed waits; for a schema-1 recording t - t_compute with error bars where the ring time's

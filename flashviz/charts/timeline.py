@@ -2,15 +2,18 @@
 
 gantt_figure   one CTA of one kernel: a row per warp, a horizontal bar per scope occurrence (colour = scope),
                time from the CTA's first recorded event; µs at the recorded SM clock, else thousands of cycles
+window_figure  a few loop iterations of each kernel (flashviz.kernel_timeline.window), one row per warp role
 shares_figure  per implementation and warp role: the share of the CTA's time spent inside each scope (mean over
                all CTAs), and the rest ("outside any scope") in grey
 Times in the dataset are SM cycles; every number drawn comes from the cell.
 """
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
-from ..i18n import t
+from .. import kernel_timeline as kt
+from ..i18n import STRINGS, t
 from . import palette as P
 from .common import axis, base_layout, figure
 
@@ -59,33 +62,98 @@ def role_label(role: str, lang: str) -> str:
     return role
 
 
+def scope_label(scope: str, lang: str) -> str:
+    """A scope's name in words (inside.scope_<name>), else the name itself."""
+    key = f"inside.scope_{scope}"
+    return t(key, lang) if key in STRINGS else scope
+
+
+def _bars(rows: list, div: float, shift: float = 0.0) -> dict:
+    """x (duration), base (start) and customdata [warp, start, duration, cycles] as float32 arrays (Plotly 7 sends
+    numpy arrays as compact binary): a whole CTA is thousands of bars."""
+    a = np.asarray([(r[0], r[2], r[3]) for r in rows], dtype=np.float64).reshape(-1, 3)
+    start, dur = (a[:, 1] - shift) / div, a[:, 2] / div
+    return dict(x=dur.astype(np.float32), base=start.astype(np.float32),
+                customdata=np.stack([a[:, 0], start, dur, a[:, 2]], axis=1).astype(np.float32))
+
+
 def gantt_figure(cell: dict, lang: str, *, clock_mhz: float | None, title: str = "", x_max: float | None = None
                  ) -> go.Figure:
-    """The kept CTA's scopes per warp. x_max (in the displayed unit) lets two figures share one time axis."""
+    """The kept CTA's scopes per warp. x_max (in the displayed unit) lets two figures share one time axis.
+    Rows are numbered (one label per warp on the axis), so the thousands of bars carry no repeated strings."""
     div, unit = time_unit(clock_mhz)
-    labels = {w: warp_label(w, r, lang) for w, r in zip(cell["warps"], cell["roles"])}
+    order = {w: i for i, w in enumerate(cell["warps"])}
+    labels = [warp_label(w, r, lang) for w, r in zip(cell["warps"], cell["roles"])]
     data = []
     for i, scope in enumerate(cell["scopes"]):
         rows = [r for r in cell["timeline"] if r[1] == i]
         if not rows:
             continue
         data.append(dict(
-            type="bar", orientation="h", name=scope, y=[labels[r[0]] for r in rows], x=[r[3] / div for r in rows],
-            base=[r[2] / div for r in rows], marker=dict(_marker(scope, cell["scopes"]), line=dict(width=0)),
-            customdata=[[r[0], r[2] / div, r[3] / div, r[3]] for r in rows],
-            hovertemplate=t(f"inside.hover_{unit}", lang) + "<extra></extra>"))
-    order = [labels[w] for w in cell["warps"]]
+            type="bar", orientation="h", name=scope_label(scope, lang), y=np.asarray([order[r[0]] for r in rows],
+                                                                                      dtype=np.int16),
+            marker=dict(_marker(scope, cell["scopes"]), line=dict(width=0)), **_bars(rows, div),
+            hovertemplate=t(f"inside.hover_{unit}", lang) + "<extra></extra>", meta=scope))
     span = cell["cta"]["span_cycles"] / div
     xaxis = axis(t(f"inside.axis_{unit}", lang, clock=f"{clock_mhz:g}" if clock_mhz else ""),
                  range=[0, (x_max or span) * 1.01])
     top, bottom = 50, 80 + _legend_px(len(data))
-    height = max(300, top + bottom + 26 * len(order))
+    height = max(300, top + bottom + 26 * len(labels))
     below = -70 / (height - top - bottom)            # the legend 70 px under the plot, clear of the axis title
-    return figure(data, base_layout(title, height=height, barmode="overlay", bargap=0.25,
-                                    xaxis=xaxis, yaxis=axis("", type="category", categoryorder="array",
-                                                            categoryarray=order, autorange="reversed"),
+    yaxis = axis("", tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed", showgrid=False)
+    return figure(data, base_layout(title, height=height, barmode="overlay", bargap=0.25, xaxis=xaxis, yaxis=yaxis,
                                     legend=dict(orientation="h", yanchor="top", y=below, xanchor="left", x=0.0),
                                     margin=dict(l=150, r=20, t=top, b=bottom)))
+
+
+def window_figure(panels: list[tuple[dict, kt.Window]], lang: str, *, clock_mhz: float | None,
+                  title: str = "") -> go.Figure:
+    """A few loop iterations of each kernel, one row per warp role (its first warp speaks for the warpgroup), on one
+    time scale: each kernel's rows start at its own window's start; the axis spans the longest window. Dotted lines
+    mark where each Q·Kᵀ of the first consumer warpgroup begins (one per key tile)."""
+    div, unit = time_unit(clock_mhz)
+    length = max((w.end - w.start for _, w in panels), default=0) / div
+    labels, data, shapes, seen = [], [], [], set()
+    for cell, win in panels:
+        lead = kt.lead_warps(cell)
+        roles = (["producer"] if "producer" in lead else []) + kt.consumer_roles(cell)
+        top = len(labels)
+        for role in roles:
+            warp, y = lead[role], len(labels)
+            labels.append(t("inside.window_row", lang, impl=cell["impl"], role=role_label(role, lang), w=warp))
+            for i, scope in enumerate(cell["scopes"]):
+                rows = [r for r in cell["timeline"] if r[0] == warp and r[1] == i
+                        and r[2] + r[3] > win.start and r[2] < win.start + length * div]
+                if not rows:
+                    continue
+                name = scope_label(scope, lang)
+                data.append(dict(type="bar", orientation="h", name=name, legendgroup=name, showlegend=name not in seen,
+                                 y=np.full(len(rows), y, dtype=np.int16), meta=scope,
+                                 marker=dict(_marker(scope, cell["scopes"]), line=dict(width=0)),
+                                 **_bars(rows, div, shift=win.start),
+                                 hovertemplate=t(f"inside.hover_{unit}", lang) + "<extra></extra>"))
+                seen.add(name)
+        consumers = kt.consumer_roles(cell)
+        if consumers:
+            marks = kt.intervals(cell, lead[consumers[0]], (kt.TILE_MARK,))[:, 0]
+            for m in marks[(marks >= win.start) & (marks <= win.start + length * div)]:
+                x = (m - win.start) / div
+                shapes.append(dict(type="line", x0=x, x1=x, y0=top - 0.5, y1=len(labels) - 0.5, xref="x", yref="y",
+                                   line=dict(color=P.DARK_GREY, width=1, dash="dot")))
+        if top and roles:
+            shapes.append(dict(type="line", xref="paper", x0=0, x1=1, y0=top - 0.5, y1=top - 0.5, yref="y",
+                               line=dict(color=P.BLACK, width=1)))
+    top_px, bottom = 50, 80 + _legend_px(len(seen))
+    height = max(260, top_px + bottom + 38 * len(labels))
+    xaxis = axis(t(f"inside.axis_window_{unit}", lang, clock=f"{clock_mhz:g}" if clock_mhz else ""),
+                 range=[0, length])
+    yaxis = axis("", tickvals=list(range(len(labels))), ticktext=labels, range=[len(labels) - 0.5, -0.5],
+                 showgrid=False)
+    return figure(data, base_layout(title, height=height, barmode="overlay", bargap=0.3, xaxis=xaxis, yaxis=yaxis,
+                                    shapes=shapes, legend=dict(orientation="h", yanchor="top",
+                                                               y=-70 / (height - top_px - bottom), xanchor="left",
+                                                               x=0.0),
+                                    margin=dict(l=230, r=20, t=top_px, b=bottom)))
 
 
 def share_rows(cells: list[dict]) -> list[tuple[str, str, dict[str, float]]]:
@@ -109,7 +177,8 @@ def shares_figure(cells: list[dict], lang: str, *, title: str = "") -> go.Figure
         xs = [100 * shares.get(scope, 0.0) for _, _, shares in rows]
         if not any(xs):
             continue
-        data.append(dict(type="bar", orientation="h", name=scope, y=ys, x=xs, marker=_marker(scope, scopes),
+        data.append(dict(type="bar", orientation="h", name=scope_label(scope, lang), y=ys, x=xs, meta=scope,
+                         marker=_marker(scope, scopes),
                          hovertemplate=t("inside.hover_share", lang) + "<extra></extra>"))
     rest = [max(0.0, 100 * (1 - sum(shares.values()))) for _, _, shares in rows]
     data.append(dict(type="bar", orientation="h", name=t("inside.outside", lang), y=ys, x=rest,

@@ -5,14 +5,31 @@ STRINGS = {
     "decoding.nav": {"en": "Flash-decoding and paging", "zh": "Flash-decoding 与分页"},
     "decoding.title": {"en": "Flash-decoding and paging", "zh": "Flash-decoding 与分页"},
     "decoding.intro": {
-        "en": "At decode time a batch of one has a single query, so there is no parallelism along the queries. "
-              "Flash-decoding splits the **keys** over W workers (thread blocks) instead: each runs the same online "
-              "softmax recurrence over its chunk and ends with a partial state (m, ℓ, o); the states are then "
-              "merged with the very rescale the recurrence uses. The same recurrence, unrolled over processors "
-              "instead of over time.",
-        "zh": "解码时 batch 为 1，只有一个 query，沿 query 的并行度就消失了。Flash-decoding 改为把 **key** 切分给 W 个 "
-              "worker（线程块）：每个 worker 在自己那一段上跑同一个在线 softmax 递推，得到部分状态 (m, ℓ, o)；最后用"
-              "递推里同样的重缩放把这些状态合并。同一条递推式，只是沿处理器而不是沿时间展开。"},
+        "en": "At decode time each sequence brings one new query, so FlashAttention-2's grid, one program per "
+              "query block and head, launches only B·H programs: far fewer than a GPU's SMs. Flash-decoding also "
+              "splits the keys over W workers, each running the online softmax on its chunk, and merges their "
+              "(m, ℓ, o) with the recurrence's own rescale: more programs, the same answer.",
+        "zh": "解码时每条序列只带来一个新 query，所以 FlashAttention-2 的网格（每个 query 块、每个头一个 program）只启动 "
+              "B·H 个 program，远少于 GPU 的 SM 数。Flash-decoding 再把 key 切给 W 个 worker，每个 worker 在自己那段上跑"
+              "在线 softmax，最后用递推本身的重缩放合并它们的 (m, ℓ, o)：program 更多，答案不变。"},
+    "decoding.grid": {
+        "en": "**B = {b}, H = {h} on an {gpu} ({sms} SMs): {p1} programs, {s1} % of the SMs given work.** Split over "
+              "W = {w} workers: {pw} programs, {sw} % (more programs than SMs run in waves).",
+        "zh": "**{gpu}（{sms} 个 SM）上 B = {b}、H = {h}：{p1} 个 program，只有 {s1} % 的 SM 有活干。**切给 W = {w} 个 "
+              "worker：{pw} 个 program，{sw} %（program 多于 SM 时分几轮执行）。"},
+    "decoding.merge_header": {"en": "For students: the merge, worker by worker", "zh": "给学生：逐个 worker 看合并"},
+    "decoding.grid_header": {"en": "For kernel engineers: programs against SMs at other batch sizes",
+                             "zh": "给 kernel 工程师：其他批大小下 program 数与 SM 数的对比"},
+    "decoding.grid_text": {
+        "en": "A decode step with H = {h} heads on an {gpu} ({sms} SMs), one query per sequence: FlashAttention-2 "
+              "launches B·H programs, flash-decoding B·H·W (plus a small merge). Larger batches fill the GPU by "
+              "themselves, and a split that makes more programs than SMs only adds waves.",
+        "zh": "在 {gpu}（{sms} 个 SM）上、H = {h} 个头、每条序列一个 query 的解码步：FlashAttention-2 启动 B·H 个 "
+              "program，flash-decoding 启动 B·H·W 个（外加一次很小的合并）。批更大时 GPU 自然会被填满；切分得到的 program "
+              "多于 SM 时只会多出几轮。"},
+    "decoding.col_programs": {"en": "programs", "zh": "program 数"},
+    "decoding.col_busy": {"en": "SMs given work", "zh": "有活干的 SM"},
+    "decoding.col_waves": {"en": "waves", "zh": "轮数"},
     "decoding.fix_input": {"en": "Correct the value and this section comes back.", "zh": "改正这个值，这一部分就会恢复。"},
     "decoding.describe": {
         "en": "Query row {row} · N = {n} keys · d = {d} · each worker streams its keys in tiles of up to {tile} · "
@@ -26,7 +43,6 @@ STRINGS = {
               "value 由种子 {seed} 生成并舍入到 {dtype}。"},
 
     # flash-decoding
-    "decoding.split_header": {"en": "Split the keys, merge the states", "zh": "切分 key，合并状态"},
     "decoding.workers": {"en": "Workers W", "zh": "worker 数 W"},
     "decoding.workers_help": {"en": "Contiguous chunks of keys, sizes differing by at most one (W must not exceed N).",
                               "zh": "把 key 切成连续的若干段，各段长度最多相差 1（W 不能超过 N）。"},
@@ -43,7 +59,7 @@ STRINGS = {
     "decoding.col_keys": {"en": "keys", "zh": "key 范围"},
     "decoding.col_m": {"en": "m_w (its max)", "zh": "m_w（该段最大值）"},
     "decoding.col_l": {"en": "ℓ_w (its sum)", "zh": "ℓ_w（该段求和）"},
-    "decoding.col_alpha": {"en": "rescale e^(m_w − m)", "zh": "重缩放系数 e^(m_w − m)"},
+    "decoding.col_alpha": {"en": "rescale e^(m_w − m)", "zh": "修正系数 e^(m_w − m)"},
     "decoding.col_share": {"en": "share of the mass", "zh": "所占份额"},
     "decoding.col_m_run": {"en": "m after merging 0…w", "zh": "合并 0…w 后的 m"},
     "decoding.col_l_run": {"en": "ℓ after merging 0…w", "zh": "合并 0…w 后的 ℓ"},
@@ -54,15 +70,16 @@ STRINGS = {
     "decoding.ctr_exact": {"en": "Merged vs exact", "zh": "合并结果 vs 精确解"},
     "decoding.ctr_exact_help": {"en": "max |o/ℓ merged − softmax(s)·V computed the textbook way|.",
                                 "zh": "|合并后的 o/ℓ − 按教科书方式算出的 softmax(s)·V| 的最大值。"},
-    "decoding.same": {"en": "Merged == single pass: max difference {diff} (floating-point rounding only).",
-                      "zh": "合并结果 == 单趟计算：最大差 {diff}（只来自浮点舍入）。"},
+    "decoding.same": {"en": "Merged == single pass: max difference {diff} (floating-point rounding only); against the "
+                            "textbook softmax: {exact}.",
+                      "zh": "合并结果 == 单趟计算：最大差 {diff}（只来自浮点舍入）；与教科书式 softmax 相比：{exact}。"},
     "decoding.differ": {"en": "Merged and single pass differ (max difference {diff}): look for NaN from a fully "
                               "masked worker with the guard off.",
                         "zh": "合并结果与单趟计算不一致（最大差 {diff}）：检查防护关闭时是否有整段被掩掉的 worker 产生了 NaN。"},
 
     # paged
-    "decoding.paged_header": {"en": "Paged KV cache: the same loop with one indirection",
-                              "zh": "分页 KV 缓存：同一个循环，多一次间接寻址"},
+    "decoding.paged_header": {"en": "For inference engineers: a paged KV cache, the same loop with one indirection",
+                              "zh": "给推理工程师：分页 KV 缓存，同一个循环多一次间接寻址"},
     "decoding.paged_intro": {
         "en": "The keys and values live in fixed-size physical blocks scattered anywhere in memory (as vLLM "
               "allocates them); a block table maps each logical block to its physical block. Since the loop "

@@ -3,23 +3,41 @@ Terms: 环形注意力 (ring attention), 分片 (shard), 之字形 (zigzag), 重
 
 STRINGS = {
     "ring.nav": {"en": "Ring attention", "zh": "环形注意力"},
-    "ring.title": {"en": "Ring attention: one sequence over several GPUs", "zh": "环形注意力：一条序列分布在多块 GPU 上"},
+    "ring.title": {"en": "Ring attention: K and V travel, queries stay", "zh": "环形注意力：K、V 绕环传递，query 留在原地"},
     "ring.intro": {
-        "en": "A sequence too long for one GPU can be cut into W shards, one per GPU. Ring attention keeps each "
-              "GPU's queries at home and sends the keys and values around a ring: at every step each GPU computes "
-              "its queries against the K/V block it holds while passing that block on to its neighbour. Each query "
-              "row folds the block's partial result into its running (m, ℓ, o) with the same merge flash-decoding "
-              "uses, so after W steps it has seen every key and the answer equals one pass over the whole "
-              "sequence. With a causal mask, how the sequence is cut decides who waits; the zigzag layout fixes that.",
-        "zh": "一条序列太长、一块 GPU 放不下时，可以把它切成 W 个分片，每块 GPU 一片。环形注意力让每块 GPU 的 query "
-              "留在本地，把 key 和 value 沿一个环传递：每一步，每块 GPU 一边用自己的 query 计算手上这块 K/V，一边把这块 "
-              "K/V 传给下一块 GPU。每个 query 行用与 flash-decoding 相同的合并规则，把这一块的部分结果并入它的 (m, ℓ, o)；"
-              "W 步之后它见过了所有 key，结果与对整条序列一次算完完全相同。加上因果掩码后，序列怎么切决定了谁在等待；"
-              "之字形（zigzag）切分解决了这个问题。"},
+        "en": "Ring attention cuts one long sequence into W shards, one per GPU: each GPU keeps its queries and, at "
+              "every step, computes them against the K/V block it holds while passing that block on to the next "
+              "GPU, folding the result into each row's (m, ℓ, o) with flash-decoding's merge. After W steps every "
+              "query has met every key; under a causal mask, giving each GPU one early and one late chunk (zigzag) "
+              "keeps all of them busy.",
+        "zh": "环形注意力把一条长序列切成 W 个分片，每块 GPU 一片：每块 GPU 留着自己的 query，每一步都用它们计算手上"
+              "这块 K/V，同时把这块 K/V 传给下一块 GPU，并用 flash-decoding 的合并规则把结果并入每行的 (m, ℓ, o)。"
+              "W 步之后每个 query 都见过了所有 key；加上因果掩码时，让每块 GPU 拿一早一晚两段（之字形）能让所有 GPU "
+              "都不闲着。"},
+    "ring.takeaway_zigzag": {
+        "en": "After {w} steps every GPU's rows equal one pass over all {n} keys (max difference {diff}). Causal "
+              "and zigzag: {idle_z} of the {slots} GPU-steps are idle; cut contiguously, {idle_c} would be, and the "
+              "ring would take {crit_c}× the ideal time instead of {crit_z}×.",
+        "zh": "{w} 步之后，每块 GPU 的行都与一次遍历全部 {n} 个 key 的结果相同（最大差 {diff}）。因果加之字形：{slots} 个"
+              "（GPU，步）中有 {idle_z} 个空闲；若连续切分，会有 {idle_c} 个空闲，整个环的用时是理想值的 {crit_c} 倍，"
+              "而不是 {crit_z} 倍。"},
+    "ring.takeaway_contiguous": {
+        "en": "After {w} steps every GPU's rows equal one pass over all {n} keys (max difference {diff}). Causal "
+              "and contiguous: {idle_c} of the {slots} GPU-steps are idle and the ring takes {crit_c}× the ideal "
+              "time; zigzag would leave {idle_z} idle ({crit_z}×).",
+        "zh": "{w} 步之后，每块 GPU 的行都与一次遍历全部 {n} 个 key 的结果相同（最大差 {diff}）。因果加连续切分："
+              "{slots} 个（GPU，步）中有 {idle_c} 个空闲，整个环的用时是理想值的 {crit_c} 倍；之字形只有 {idle_z} 个"
+              "空闲（{crit_z} 倍）。"},
+    "ring.takeaway_full": {
+        "en": "After {w} steps every GPU's rows equal one pass over all {n} keys (max difference {diff}). Without "
+              "a mask every GPU computes a whole block at every step; turn the causal mask on to see who waits.",
+        "zh": "{w} 步之后，每块 GPU 的行都与一次遍历全部 {n} 个 key 的结果相同（最大差 {diff}）。不加掩码时，每块 GPU "
+              "每一步都算一整块；打开因果掩码，看看谁在等待。"},
     "ring.fix_input": {"en": "Correct the value and the page comes back.", "zh": "改正这个值，页面就会恢复。"},
 
     # section 1
-    "ring.sim_header": {"en": "The ring, step by step", "zh": "环，一步一步"},
+    "ring.row_header": {"en": "For students: follow one query row's m and ℓ around the ring",
+                        "zh": "给学生：跟着一个 query 行的 m 和 ℓ 绕环一周"},
     "ring.world": {"en": "GPUs W", "zh": "GPU 数 W"},
     "ring.world_help": {"en": "Virtual devices in the ring (1 to 8). W = 1 is plain attention on one GPU.",
                         "zh": "环上的虚拟设备数（1 到 8）。W = 1 就是单 GPU 上的普通注意力。"},
@@ -51,20 +69,18 @@ STRINGS = {
         "en": "Each GPU follows one of its own query rows (the same local row on every GPU, outlined in the matrix). "
               "After each step its running maximum m and sum ℓ include the block it just saw; a block wholly in the "
               "row's future (causal) leaves them unchanged. The diamonds are one pass over all keys.",
-        "zh": "每块 GPU 跟踪自己的一个 query 行（各 GPU 的本地编号相同，矩阵里用框标出）。每一步之后，它的运行最大值 m "
-              "和运行求和 ℓ 就包含了刚看过的那一块；整块都在该行“未来”的块（因果）不改变它们。菱形是对所有 key 一次算完的结果。"},
+        "zh": "每块 GPU 跟踪自己的一个 query 行（各 GPU 的本地编号相同，矩阵里用框标出）。每一步之后，它的滚动最大值 m "
+              "和滚动求和 ℓ 就包含了刚看过的那一块；整块都在该行“未来”的块（因果）不改变它们。菱形是对所有 key 一次算完的结果。"},
     "ring.col_device": {"en": "GPU", "zh": "GPU"},
     "ring.col_row": {"en": "tracked row (global)", "zh": "跟踪的行（全局位置）"},
     "ring.col_block": {"en": "K/V block held", "zh": "手上的 K/V 块"},
     "ring.col_seen": {"en": "keys seen in it", "zh": "其中可见的 key 数"},
-    "ring.same": {"en": "After {w} steps every GPU's merged o/ℓ equals one pass over all keys (max difference {diff}, "
-                        "float64 rounding).",
-                  "zh": "{w} 步之后，每块 GPU 合并得到的 o/ℓ 与一次遍历全部 key 的结果相同（最大差 {diff}，float64 舍入）。"},
     "ring.differ": {"en": "The merged rows differ from one pass (max difference {diff}).",
                     "zh": "合并后的行与一次遍历的结果不一致（最大差 {diff}）。"},
 
     # section 2
-    "ring.balance_header": {"en": "Causal: who works when", "zh": "因果掩码：谁在什么时候干活"},
+    "ring.balance_header": {"en": "For students: under a causal mask, who works when (contiguous against zigzag)",
+                            "zh": "给学生：因果掩码下谁在什么时候干活（连续切分与之字形对比）"},
     "ring.balance_text": {
         "en": "With a causal mask a key chunk later than a query chunk is skipped. **Contiguous** (GPU r owns chunk "
               "r): {idle} of {slots} (GPU, step) slots are idle, the busiest GPU does {busy}× the work of the least "
@@ -77,8 +93,8 @@ STRINGS = {
               "为理想值的 {crit_z} 倍。（W = {w}，N = {n}；工作量 = 可见的 (query, key) 对数。）"},
 
     # section 3
-    "ring.tl_header": {"en": "Compute and transfer: a cost model at full size",
-                       "zh": "计算与传输：全尺寸下的成本模型"},
+    "ring.tl_header": {"en": "For systems engineers: compute and transfers at full size, a cost model",
+                       "zh": "给系统工程师：全尺寸下的计算与传输（成本模型）"},
     "ring.tl_intro": {
         "en": "The same ring at the size of the recording. Per step, a GPU's compute is its visible pairs × 4·d·B·H "
               "FLOP divided by its attention throughput, plus merging the block's result (HBM traffic); one transfer "
@@ -134,7 +150,7 @@ STRINGS = {
         "zh": "HBM：{v} TB/s。假设值：在 H200 上实测的显存到显存拷贝带宽（数据手册：4.8 TB/s）。"},
 
     # section 4
-    "ring.rec_header": {"en": "Recorded on two GPUs", "zh": "两块 GPU 上的实测"},
+    "ring.rec_header": {"en": "For systems engineers: measured on two H200 GPUs", "zh": "给系统工程师：两块 H200 GPU 上的实测"},
     "ring.no_recording": {
         "en": "No recording yet: the benchmark has not been run on two GPUs for this app. The command below, on a "
               "machine with two GPUs, writes one; once the app ships it, it appears here "
@@ -199,6 +215,8 @@ STRINGS = {
     "ring.prov_commit": {"en": "Commit", "zh": "提交"},
     "ring.prov_timer": {"en": "Timer", "zh": "计时方式"},
     "ring.prov_shape": {"en": "Shape", "zh": "形状"},
+    "ring.prov_timer_events": {"en": "CUDA events per repetition, barrier before each, slowest rank, median",
+                               "zh": "每次重复用 CUDA 事件计时，开始前先同步所有进程，取最慢的进程，报告中位数"},
     "ring.prov_command": {"en": "Re-run with:", "zh": "复现命令："},
     "ring.chk_world": {"en": "GPUs", "zh": "GPU 数"},
     "ring.chk_ring": {"en": "ring: max error vs float64", "zh": "环：相对 float64 的最大误差"},
@@ -225,9 +243,9 @@ STRINGS = {
     "ring.axis_key": {"en": "key position", "zh": "key 位置"},
     "ring.axis_query": {"en": "query position (left strip: its GPU)", "zh": "query 位置（左侧色条：所在 GPU）"},
     "ring.state_title": {"en": "Running m and ℓ of each GPU's tracked row, after step {s} of {w}",
-                         "zh": "各 GPU 跟踪行的运行 m 与 ℓ，第 {s} / {w} 步之后"},
-    "ring.state_m": {"en": "m (running max)", "zh": "m（运行最大值）"},
-    "ring.state_l": {"en": "ℓ (running sum)", "zh": "ℓ（运行求和）"},
+                         "zh": "各 GPU 跟踪行的滚动最大值 m 与滚动求和 ℓ，第 {s} / {w} 步之后"},
+    "ring.state_m": {"en": "m (running max)", "zh": "m（滚动最大值）"},
+    "ring.state_l": {"en": "ℓ (running sum)", "zh": "ℓ（滚动求和）"},
     "ring.state_row": {"en": "GPU {r}, row {i}", "zh": "GPU {r}，第 {i} 行"},
     "ring.hover_state": {"en": "after step %{x}: %{y:.4g}", "zh": "第 %{x} 步之后：%{y:.4g}"},
     "ring.hover_single": {"en": "one pass over all keys: %{y:.4g}", "zh": "一次遍历全部 key：%{y:.4g}"},
@@ -270,49 +288,61 @@ STRINGS = {
     "ring.col_compute_direct": {"en": "compute: ring − waits (ms)", "zh": "计算：环 − 等待（ms）"},
     "ring.col_exposed_direct": {"en": "waits for transfers (ms)", "zh": "等待传输（ms）"},
     "ring.col_hidden": {"en": "transfer hidden", "zh": "被掩盖的传输"},
+    "ring.hidden_imbalance": {"en": "none: waits > transfers (load imbalance)", "zh": "无：等待 > 传输（负载不均）"},
     "ring.col_peak": {"en": "peak per GPU (GiB)", "zh": "每块 GPU 峰值（GiB）"},
     "ring.col_peak_ratio": {"en": "÷ one GPU's peak", "zh": "÷ 单 GPU 峰值"},
     "ring.overlap_direct": {
-        "en": "Transfers next to compute, timed directly. Each ring step starts sending the K/V block it holds, "
-              "computes, then waits for the next block; CUDA events around that wait give the transfer time the "
-              "compute did not hide (the slowest GPU's sum per call). In this recording ({pass_}, {mask}) the "
-              "transfers alone take {c_lo}–{c_hi} % of the compute, the GPUs waited {e_lo}–{e_hi} ms per call, "
-              "so {h_lo}–{h_hi} % of the transfer time was hidden under compute.",
-        "zh": "传输与计算并排看，直接计时。环的每一步先把手里的 K/V 块发出去，然后计算，再等下一块到达；在这段等待前后"
-              "记录的 CUDA 事件给出计算没能掩盖的传输时间（每次调用取最慢那块 GPU 的总和）。本记录（{pass_}，{mask}）中，"
-              "只传不算的时间是计算的 {c_lo}–{c_hi} %，GPU 每次调用等待 {e_lo}–{e_hi} ms，所以传输时间的 "
+        "en": "Transfers next to compute, timed directly ({pass_}, {mask}). Each ring step starts sending the K/V "
+              "block it holds, computes, then waits for the next block; CUDA events around that wait give the "
+              "transfer time the compute did not hide (the slowest GPU's sum per call). A hidden share only means "
+              "something per layout:",
+        "zh": "传输与计算并排看，直接计时（{pass_}，{mask}）。环的每一步先把手里的 K/V 块发出去，然后计算，再等下一块"
+              "到达；在这段等待前后记录的 CUDA 事件给出计算没能掩盖的传输时间（每次调用取最慢那块 GPU 的总和）。被掩盖的"
+              "比例只能按切分方式分别来看："},
+    "ring.overlap_hidden": {
+        "en": "{layout}: the transfers alone take {c_lo}–{c_hi} % of the compute and the GPUs waited {e_lo}–{e_hi} "
+              "ms per call: {h_lo}–{h_hi} % of the transfer time was hidden under compute.",
+        "zh": "{layout}：只传不算的时间是计算的 {c_lo}–{c_hi} %，GPU 每次调用等待 {e_lo}–{e_hi} ms：传输时间的 "
               "{h_lo}–{h_hi} % 被计算掩盖了。"},
-    "ring.overlap_direct_wait": {
-        "en": "Where a share is below 0, the GPUs waited longer than the transfers alone take: a GPU that finishes "
-              "its part of a step early waits for its neighbour, which sends the next block (or sub-chunk) only after "
-              "its own compute. With the contiguous causal layout that neighbour is the busy one, so the wait "
-              "measures the imbalance, not the link.",
-        "zh": "比例小于 0 的地方，GPU 的等待比只传不算的时间还长：一块 GPU 先算完自己这一步的部分，就要等邻居；邻居算完"
-              "自己的部分才发出下一个块（或子块）。连续切分加因果掩码时，这个邻居正是最忙的那块，所以这段等待衡量的是"
-              "负载不均，而不是链路。"},
+    "ring.overlap_longer": {
+        "en": "{layout} at N = {ns}: the GPUs waited {w_lo}–{w_hi} ms per call, longer than the transfers alone "
+              "take ({t_lo}–{t_hi} ms): the wait includes a neighbour still computing what it sends (the work is "
+              "balanced, {busy}× between the busiest and the least busy GPU), so no hidden share is given for these "
+              "cells.",
+        "zh": "{layout}，N = {ns}：GPU 每次调用等待 {w_lo}–{w_hi} ms，比只传不算的时间（{t_lo}–{t_hi} ms）还长：这段"
+              "等待包含了邻居仍在计算它要发出的数据（工作量是均衡的，最忙与最闲的 GPU 之比为 {busy}），所以这些格子不给出"
+              "被掩盖的比例。"},
+    "ring.overlap_imbalance": {
+        "en": "{layout} at N = {ns}: the GPUs waited {w_lo}–{w_hi} ms per call, longer than the transfers alone "
+              "take ({t_lo}–{t_hi} ms). That wait is load imbalance, not the link: the busiest GPU does {busy}× the "
+              "least busy one's work, and a GPU that finishes its part waits for a neighbour that sends the next "
+              "block only after its own compute. No hidden share is given for these cells.",
+        "zh": "{layout}，N = {ns}：GPU 每次调用等待 {w_lo}–{w_hi} ms，比只传不算的时间（{t_lo}–{t_hi} ms）还长。"
+              "这段等待是负载不均，而不是链路：最忙的 GPU 的工作量是最闲的 {busy} 倍，先算完自己部分的 GPU 要等邻居，"
+              "而邻居算完自己的部分才发出下一个块。这些格子不给出被掩盖的比例。"},
     "ring.overlap_direct_bwd": {
         "en": "In the backward a wait also covers the neighbour still computing the gradients it sends: dK and "
               "dV travel with their block and leave only after it is computed, the last hop overlaps nothing, and "
               "with the contiguous causal layout the busy last GPU keeps the others waiting. So this pass's share "
-              "measures waiting, not the link alone, and can fall below 0.",
+              "measures waiting, not the link alone.",
         "zh": "反向传播中，一次等待还包括邻居仍在计算它要发来的梯度：dK、dV 随各自的块传递，算完才出发；最后一跳没有计算"
               "可以重叠；在连续切分加因果掩码时，最忙的最后一块 GPU 让其他 GPU 等着。所以这一过程的比例衡量的是等待，"
-              "不只是链路，可能小于 0。"},
+              "不只是链路。"},
     "ring.memory_note": {
         "en": "Memory per GPU at N = {n} ({layout}, {mask}, forward): measured {peak} GiB, {ratio}× one GPU's {one} "
-              "GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, the K/V block arriving while it "
-              "computes {receive} GiB, the output accumulator {acc} GiB, one block's output {blk} GiB{slices}; "
-              "together {model} GiB, {gap} MiB under the measurement (scratch this account leaves out). One GPU "
-              "holds q, k, v and the output, {one_model} GiB. This recording ran the plain ring, which sends whole "
-              "blocks: half of one GPU's memory would leave no room for the arriving one, the buffer that lets the "
-              "transfer run under the compute. The chunked forward (asked for with chunks='auto' or a number) sends "
-              "each block in sub-chunks to keep that buffer small.",
+              "GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, a second K/V block in flight (the one "
+              "arriving while it computes on the one it holds) {receive} GiB, the output accumulator {acc} GiB, one "
+              "block's output {blk} GiB{slices}; together {model} GiB, {gap} MiB under the measurement (scratch "
+              "this account leaves out). One GPU holds q, k, v and the output, {one_model} GiB: a ring GPU needs "
+              "{frac}× that, far more than the half its shards alone would suggest, because the block in flight and "
+              "the accumulators come on top. The chunked forward (asked for with chunks='auto' or a number) sends "
+              "each block in sub-chunks to keep the block in flight small.",
         "zh": "N = {n} 时每块 GPU 的显存（{layout}，{mask}，前向）：实测 {peak} GiB，是单 GPU {one} GiB 的 {ratio} 倍。"
-              "环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，计算时正在到达的 K/V 块 {receive} GiB，输出累加器 "
-              "{acc} GiB，一个块的输出 {blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB（此处未计入的临时空间）。"
-              "单 GPU 持有 q、k、v 和输出，共 {one_model} GiB。这份记录运行的是整块发送的普通环：若只用单 GPU 的一半显存，"
-              "就放不下正在到达的块，而正是这块缓冲让传输能在计算时进行。分块前向（用 chunks='auto' 或一个数开启）把每个块分成"
-              "子块发送，使这块缓冲保持很小。"},
+              "环中一块 GPU 持有：自己的 q、k、v 分片 {inputs} GiB，第二个在途的 K/V 块（计算手上这块时正在到达的那块）"
+              "{receive} GiB，输出累加器 {acc} GiB，一个块的输出 {blk} GiB{slices}；合计 {model} GiB，比实测少 {gap} MiB"
+              "（此处未计入的临时空间）。单 GPU 持有 q、k、v 和输出，共 {one_model} GiB：环中一块 GPU 需要它的 {frac} 倍，"
+              "远不止分片本身所暗示的一半，因为在途的块和累加器都要另算。分块前向（用 chunks='auto' 或一个数开启）把每个块"
+              "分成子块发送，让在途的块保持很小。"},
     "ring.memory_note_chunked": {
         "en": "Memory per GPU at N = {n} ({layout}, {mask}, forward, each K/V block sent in {s} sub-chunks): measured "
               "{peak} GiB, {ratio}× one GPU's {one} GiB. What a ring GPU holds: its q, k, v shards {inputs} GiB, "
@@ -331,7 +361,7 @@ STRINGS = {
               "一次一个子块：链路上的字节是 {s} 倍，换来很小的到达缓冲，每次传输都与前一个子块的计算同时进行。"},
     "ring.memory_slices_chunked": {"en": ", the contiguous copies the kernel takes of a piece's q rows (and K/V "
                                          "rows) {slices} GiB",
-                                   "zh": "，内核所用计算片的 q 行（及 K/V 行）的连续副本 {slices} GiB"},
+                                   "zh": "，kernel 所用计算片的 q 行（及 K/V 行）的连续副本 {slices} GiB"},
     "ring.memory_slices": {"en": ", the contiguous copies of the half-shard slices zigzag computes on {slices} GiB",
                            "zh": "，zigzag 计算所用半个分片切片的连续副本 {slices} GiB"},
     "ring.hover_time": {"en": "N = %{x:,}: %{y:.4g} ms (%{customdata[0]} runs, p20–p80 %{customdata[1]:.4g}–"

@@ -3,24 +3,28 @@ Terms: 滑动窗口 (sliding window), 软上限 softcap, 分组查询注意力 G
 
 STRINGS = {
     "variants.nav": {"en": "Variants", "zh": "注意力变体"},
-    "variants.title": {"en": "Variants: windows, softcap, ALiBi, GQA, packed documents",
-                       "zh": "注意力变体：滑动窗口、softcap、ALiBi、GQA、打包文档"},
+    "variants.title": {"en": "Attention variants: which keys, what scores",
+                       "zh": "注意力变体：看哪些 key，怎么打分"},
     "variants.intro": {
-        "en": "Real models rarely run plain attention. A sliding window (Mistral, Gemma) or packed documents decide "
-              "which keys a query may see, so whole Br × Bc blocks can be skipped; a softcap (Gemma 2) squeezes every "
-              "score into (−c, c); ALiBi (BLOOM, MPT) lowers a score the farther the key is; grouped-query attention "
-              "(Llama) lets several query heads share one K/V head. Pick a variant: the block map, the work and bytes "
-              "saved, one query row's running max and the K/V bytes below are computed live by the engine.",
-        "zh": "真实的模型很少使用最朴素的注意力。滑动窗口（Mistral、Gemma）和打包文档规定了每个 query 能看到哪些 key，"
-              "于是整块 Br × Bc 的计算可以直接跳过；softcap（Gemma 2）把每个分数压进 (−c, c) 区间；ALiBi（BLOOM、MPT）"
-              "让距离越远的 key 分数越低；分组查询注意力 GQA（Llama）让几个 query 头共用同一个 K/V 头。选一个变体，"
-              "下面的块图、省下的计算量和字节数、某一行的运行最大值以及 K/V 字节数都由引擎实时算出。"},
+        "en": "A variant either limits which keys a query may see (a causal bound, a sliding window as in Mistral 7B "
+              "and Gemma 2 and 3, packed documents), so that whole Br × Bc blocks are skipped, or changes the score "
+              "itself (a softcap as in Gemma 2, ALiBi as in BLOOM and MPT, grouped-query attention as in Llama 2 70B "
+              "and Llama 3), which skips no block. The same online softmax runs on the blocks that remain, and a "
+              "kernel saves time only in whole blocks.",
+        "zh": "一种变体要么限制 query 能看到哪些 key（因果约束；滑动窗口，如 Mistral 7B 和 Gemma 2、3；打包文档），"
+              "于是整块 Br × Bc 可以跳过；要么改变分数本身（softcap，如 Gemma 2；ALiBi，如 BLOOM 和 MPT；分组查询注意力"
+              " GQA，如 Llama 2 70B 和 Llama 3），这类变体不跳过任何块。剩下的块上跑的是同一个在线 softmax，而 kernel 只能"
+              "按整块省时间。"},
+    "variants.shown": {
+        "en": "Shown: {label}, N = {n} in blocks of Br × Bc = {br} × {bc} (change the variant below).",
+        "zh": "图中：{label}，N = {n}，块大小 Br × Bc = {br} × {bc}（可在下方修改变体）。"},
     "variants.fix_input": {"en": "Correct the value and the page comes back.", "zh": "改正这个值，页面就会恢复。"},
     "variants.bad_file": {"en": "{name} is not a valid variants recording and is skipped: {msg}",
                           "zh": "{name} 不是有效的变体测量文件，已跳过：{msg}"},
 
     # controls
-    "variants.cfg_header": {"en": "The variant", "zh": "选择变体"},
+    "variants.cfg_header": {"en": "Change the variant: mask, window, documents, softcap, ALiBi, GQA, sizes",
+                            "zh": "修改变体：掩码、窗口、文档、softcap、ALiBi、GQA、尺寸"},
     "variants.n_help": {"en": "Sequence length, 16 to {hi} (queries = keys).", "zh": "序列长度，16 到 {hi}（query 数等于 key 数）。"},
     "variants.br_help": {"en": "Query rows per block (1 to N).", "zh": "每个块的 query 行数（1 到 N）。"},
     "variants.bc_help": {"en": "Keys per block, also the tile of the row below (1 to N).",
@@ -58,7 +62,8 @@ STRINGS = {
     "variants.l_dense": {"en": "dense", "zh": "稠密"},
 
     # blocks and savings
-    "variants.map_header": {"en": "Which blocks run", "zh": "哪些块需要计算"},
+    "variants.save_header": {"en": "For students: the work and the HBM traffic this variant saves",
+                             "zh": "给学生：这个变体省下的计算量与 HBM 读写"},
     "variants.batch": {"en": "batch B (for the byte and FLOP counts)", "zh": "批大小 B（用于字节数和 FLOPs）"},
     "variants.batch_help": {"en": "1 to 1024.", "zh": "1 到 1024。"},
     "variants.map_text": {
@@ -67,7 +72,9 @@ STRINGS = {
         "zh": "**{total} 个块中有 {run} 个需要计算**（{partial} 个部分可见，{full} 个完全可见）；其余 {skipped} 个块"
               "连数据都不用加载。每个 program（一个 Q 块）要处理的 K/V 块在 {lo} 到 {hi} 个之间（共 {tc} 个）。"},
     "variants.met_flops": {"en": "Executed FLOPs vs dense", "zh": "实际执行的 FLOPs 占稠密的比例"},
-    "variants.met_bytes": {"en": "HBM bytes vs dense (FA2 order)", "zh": "HBM 字节数占稠密的比例（FA2 顺序）"},
+    "variants.met_bytes": {"en": "HBM bytes vs dense", "zh": "HBM 字节数占稠密的比例"},
+    "variants.met_bytes_help": {"en": "Reads and writes of Q, K, V and O in FlashAttention-2's loop order.",
+                                "zh": "按 FlashAttention-2 的循环顺序读写 Q、K、V 和 O 的字节数。"},
     "variants.cost_text": {
         "en": "B = {b}, H = {h}, d = {d}, {dtype}: dense {dense} GFLOP, executed (whole run blocks) {exec} GFLOP, useful "
               "(visible pairs only) {useful} GFLOP; HBM {dbytes} dense vs {vbytes}.",
@@ -84,14 +91,17 @@ STRINGS = {
                              "zh": "逐步查看块调度及其 HBM 读写"},
 
     # one row
-    "variants.row_header": {"en": "One query row under the variant", "zh": "变体下的一行 query"},
+    "variants.row_header": {"en": "For students: one query row under the variant, tile by tile",
+                            "zh": "给学生：变体下的一行 query，逐个 tile 看"},
     "variants.row": {"en": "query row i", "zh": "query 行 i"},
     "variants.head": {"en": "head h (ALiBi slope)", "zh": "头 h（决定 ALiBi 斜率）"},
     "variants.row_tiles": {
         "en": "Row {row} streams {tc} tiles; {empty} of them hold no visible key (the first visible key is {lo}; "
-              "{vis} keys are visible). The running max m is rescaled {resc} times here, {resc0} times in plain attention.",
+              "{vis} keys are visible). After its first visible tile the running max m moves up at {resc} of its "
+              "tiles ({resc0} in plain attention); each move multiplies ℓ and o by α = exp(m_old − m_new).",
         "zh": "第 {row} 行依次处理 {tc} 个 tile，其中 {empty} 个 tile 里没有任何可见的 key（第一个可见的 key 是 {lo}，"
-              "共 {vis} 个可见）。运行最大值 m 在这里被重缩放 {resc} 次，普通注意力中为 {resc0} 次。"},
+              "共 {vis} 个可见）。在第一个有可见 key 的 tile 之后，滚动最大值 m 在其中 {resc} 个 tile 上变大（普通注意力中为 "
+              "{resc0} 个）；每变一次，ℓ 和 o 都要乘以修正系数 α = exp(m_old − m_new)。"},
     "variants.row_softcap": {"en": "Softcap c = {c}: the largest m of this row is {m} and can never exceed c; "
                                    "without the cap it reaches {m0}.",
                              "zh": "softcap c = {c}：这一行的 m 最大为 {m}，永远不会超过 c；不加上限时 m 可以达到 {m0}。"},
@@ -112,7 +122,8 @@ STRINGS = {
     "variants.link_stepper": {"en": "The online softmax of one row, tile by tile", "zh": "逐个 tile 查看单行的在线 softmax"},
 
     # GQA
-    "variants.gqa_header": {"en": "GQA: K/V bytes against MHA", "zh": "GQA：与 MHA 相比的 K/V 字节数"},
+    "variants.gqa_header": {"en": "For model builders: GQA's K/V bytes against MHA",
+                            "zh": "给模型设计者：GQA 与 MHA 相比的 K/V 字节数"},
     "variants.met_cache_mha": {"en": "K/V cache, MHA", "zh": "K/V 缓存（MHA）"},
     "variants.met_cache_gqa": {"en": "K/V cache, H_kv = {hkv}", "zh": "K/V 缓存（H_kv = {hkv}）"},
     "variants.met_reads": {"en": "K/V reads, one program per group", "zh": "K/V 读取（每组一个 program）"},
@@ -130,8 +141,8 @@ STRINGS = {
     "variants.link_decoding": {"en": "Decoding reads the K/V cache once per token", "zh": "解码时每个 token 都要读一遍 K/V 缓存"},
 
     # the recording
-    "variants.rec_header": {"en": "Recorded measurements: ours vs FlexAttention vs SDPA",
-                            "zh": "实测记录：我们的内核、FlexAttention 与 SDPA 对比"},
+    "variants.rec_header": {"en": "For kernel engineers: ours against FlexAttention and SDPA, measured on an H200",
+                            "zh": "给 kernel 工程师：我们的 kernel 与 FlexAttention、SDPA 在 H200 上的实测对比"},
     "variants.no_recording": {
         "en": "No recorded measurement yet: this app has no variants dataset. One is recorded on a GPU machine with:",
         "zh": "还没有实测数据：本应用中还没有变体的测量数据集。可以在 GPU 机器上用下面的命令录制："},
@@ -143,7 +154,7 @@ STRINGS = {
                                  "it every call.",
                            "zh": "B = {b}，H = {h}，d = {d}，{dtype}；所有变体都带因果掩码；窗口左宽 {w}，softcap {c}，"
                                  "GQA H_kv = {hkv}。flex 的编译时间不计入计时；双方根据文档 id 只建一次的块级表"
-                                 "（flex 的 block mask、我们内核的 tile 表）也不计入；“每次新 seq_ids”一列是我们每次"
+                                 "（flex 的 block mask、我们 kernel 的 tile 表）也不计入；“每次新 seq_ids”一列是我们每次"
                                  "调用都重建该表时的耗时。"},
     "variants.prov": {"en": "Device {device} · torch {torch} · triton {triton} · {date} · commit {commit} · timer {timer}",
                       "zh": "设备 {device} · torch {torch} · triton {triton} · {date} · 提交 {commit} · 计时 {timer}"},
@@ -158,16 +169,16 @@ STRINGS = {
     "variants.col_err": {"en": "rel. error", "zh": "相对误差"},
     "variants.col_msg": {"en": "message", "zh": "说明"},
     "variants.window_account": {
-        "en": "**Window {w} against dense causal at N = {n}**: ours ran **{speed}×** faster. The visible (query, key) "
-              "pairs differ {useful}×, but a kernel works in tiles: at the {br} × {bc} tiles it ran, the tiles differ "
-              "{exec}× (each query block still runs the partly visible tiles at both edges of its band), and the "
-              "band's short loops reached {eff} of dense causal's executed TFLOP/s. A mask saves whole tiles, not "
-              "pairs.",
-        "zh": "**窗口 {w} 与稠密因果在 N = {n} 时对比**：我们的内核快 **{speed}×**。可见的 (query, key) 对相差 {useful}×，"
-              "但内核按块计算：按它实际使用的 {br} × {bc} 分块，要算的块相差 {exec}×（每个 query 块仍要计算带状区域两端"
-              "只部分可见的块），而带状区域里较短的循环只达到稠密因果实际执行 TFLOP/s 的 {eff}。掩码省下的是整块，"
-              "而不是单个的对。"},
-    "variants.link_speed": {"en": "Dense timings of every kernel", "zh": "各内核在稠密注意力下的计时"},
+        "en": "**Window {w} against dense causal at N = {n}**: ours ran **{speed}×** faster. Dense causal has "
+              "{useful}× the visible (query, key) pairs, but a kernel works in tiles: at the {br} × {bc} tiles it "
+              "ran, it has {exec}× the tiles (each query block still runs the partly visible tiles at both edges of "
+              "its band), and the band's short loops reached {eff} of dense causal's executed TFLOP/s. A mask saves "
+              "whole tiles, not pairs.",
+        "zh": "**窗口 {w} 与稠密因果在 N = {n} 时对比**：我们的 kernel 速度是稠密因果的 **{speed} 倍**。稠密因果可见的 "
+              "(query, key) 对是窗口的 {useful} 倍，但 kernel 按块计算：按它实际使用的 {br} × {bc} 分块，稠密因果要算的块"
+              "是窗口的 {exec} 倍（每个 query 块仍要计算带状区域两端只部分可见的块），而带状区域里较短的循环只达到稠密因果"
+              "实际执行 TFLOP/s 的 {eff}。掩码省下的是整块，而不是单个的对。"},
+    "variants.link_speed": {"en": "Dense timings of every kernel", "zh": "各 kernel 在稠密注意力下的计时"},
 
     # charts
     "variants.kind_full": {"en": "full (no mask needed)", "zh": "完全可见（无需掩码）"},
@@ -186,8 +197,8 @@ STRINGS = {
     "variants.raw": {"en": "score q·k/√d", "zh": "原始分数 q·k/√d"},
     "variants.modified": {"en": "score under the variant", "zh": "变体处理后的分数"},
     "variants.masked": {"en": "masked key (−∞)", "zh": "被掩掉的 key（−∞）"},
-    "variants.m_variant": {"en": "running max m (variant)", "zh": "运行最大值 m（变体）"},
-    "variants.m_plain": {"en": "running max m (plain)", "zh": "运行最大值 m（普通注意力）"},
+    "variants.m_variant": {"en": "running max m (variant)", "zh": "滚动最大值 m（变体）"},
+    "variants.m_plain": {"en": "running max m (plain)", "zh": "滚动最大值 m（普通注意力）"},
     "variants.row_title": {"en": "One row, key by key, in tiles of Bc = {bc}", "zh": "单行逐个 key 查看，每个 tile 有 Bc = {bc} 个 key"},
     "variants.axis_key": {"en": "key j", "zh": "key j"},
     "variants.axis_score": {"en": "score", "zh": "分数"},

@@ -1,5 +1,9 @@
 """Page "Flash-decoding and paging": one query, keys split over W workers and merged; then a paged KV cache.
 
+Opens on the number the idea rests on (a decode step's programs against the SMs, flashviz.decoding.decode_grid)
+and the split-and-merge picture; the merge worker by worker, the grid at other batch sizes and the paged cache are
+behind expanders named for their reader.
+
 Thin: the shared configuration (ui/state.py) gives the query row (seeded or typed scores, causal, masks, guard);
 this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.decoding, whose
 results go to charts/blocks.py (decoding_figure, paged_figure). The paged walk is stepped with ui/steps.py.
@@ -18,10 +22,12 @@ import streamlit as st
 from flashviz.cache import MiB, memo
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
-from flashviz.decoding import DecodeResult, PagedResult, build_paged_cache, flash_decode, paged_attention
+from flashviz.decoding import (DecodeResult, PagedResult, build_paged_cache, decode_grid, flash_decode,
+                               paged_attention)
 from flashviz.errors import check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import online_softmax_trace
+from flashviz.tiling import GPU_PRESETS
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, config_ok, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem
@@ -33,6 +39,8 @@ DEFAULTS = dict(workers=4, tree=False, bs=4, free=3, pseed=0)
 MAX_W = 64
 TABLE_ROWS = 64
 SAME_TOL = 1e-12                     # merged vs single pass: float64 rounding only
+DECODE_B, DECODE_H, GPU = 1, 32, "H200"          # the decode step the page counts: one sequence, 32 heads
+GRID_BATCHES, GRID_WORKERS = (1, 4, 16, 64), (1, 2, 4, 8)
 
 
 def _kept(name: str) -> dict:
@@ -101,30 +109,61 @@ def _nan_red(df: pd.DataFrame) -> pd.DataFrame:
                         index=df.index, columns=df.columns)
 
 
-def split_section(cfg: Config, lang: str) -> None:
-    st.subheader(t("decoding.split_header", lang))
+def grid_line(workers: int, lang: str) -> None:
+    """The one number the idea rests on: programs of a decode step against the SMs, without and with the split."""
+    sms = GPU_PRESETS[GPU]["sms"]
+    one, split = (decode_grid(DECODE_B, DECODE_H, GPU, workers=w) for w in (1, workers))
+    st.markdown(t("decoding.grid", lang, b=DECODE_B, h=DECODE_H, gpu=GPU, sms=sms, p1=one.programs,
+                  s1=f"{100 * one.busy_share:.0f}", w=workers, pw=split.programs, sw=f"{100 * split.busy_share:.0f}"))
+
+
+def opening(cfg: Config, lang: str) -> DecodeResult:
+    """W and the tree switch, the programs against the SMs, the picture, and the check under it."""
     a, b = st.columns([2, 1], vertical_alignment="bottom")
     a.slider(t("decoding.workers", lang), 1, MAX_W, help=t("decoding.workers_help", lang), **_kept("workers"))
     b.toggle(t("decoding.tree", lang), help=t("decoding.tree_help", lang), **_kept("tree"))
+    grid_line(int(_val("workers")), lang)
     res = cached_decode(cfg, _val("workers"), _val("tree"))
+    name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
+    chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
+    diff, exact = _diff(res.output, res.single.output), _diff(res.output, res.exact)
+    if diff <= SAME_TOL:
+        st.success(t("decoding.same", lang, diff=_shown(diff), exact=_shown(exact)), icon=":material/check_circle:")
+    else:
+        st.error(t("decoding.differ", lang, diff=_shown(diff)), icon=":material/warning:")
     key = "decoding.describe_typed" if cfg.typed else "decoding.describe"
     st.caption(t(key, lang, row=cfg.row, n=res.single.n, d=res.single.d, tile=cfg.block_n, seed=cfg.seed,
                  dtype=cfg.dtype))
+    return res
+
+
+def merge_section(res: DecodeResult, lang: str) -> None:
     diff, exact = _diff(res.output, res.single.output), _diff(res.output, res.exact)
+    st.markdown(t("decoding.merge_rule", lang))
     c = st.columns(3)
     c[0].metric(t("decoding.ctr_workers", lang), res.workers)
     c[1].metric(t("decoding.ctr_diff", lang), _shown(diff), help=t("decoding.ctr_diff_help", lang))
     c[2].metric(t("decoding.ctr_exact", lang), _shown(exact), help=t("decoding.ctr_exact_help", lang))
-    if diff <= SAME_TOL:
-        st.success(t("decoding.same", lang, diff=_shown(diff)), icon=":material/check_circle:")
-    else:
-        st.error(t("decoding.differ", lang, diff=_shown(diff)), icon=":material/warning:")
-    name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
-    chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
-    st.markdown(t("decoding.merge_rule", lang))
     df = partials_table(res, lang)
     st.dataframe(df.style.apply(_nan_red, axis=None), hide_index=True, key=f"{NS}.table",
                  height=min(38 + 35 * len(df), 400))
+
+
+def grid_table(lang: str) -> pd.DataFrame:
+    """Programs and SMs given work for a few batch sizes and splits (H = DECODE_H, on GPU)."""
+    rows = []
+    for b in GRID_BATCHES:
+        for w in GRID_WORKERS:
+            g = decode_grid(b, DECODE_H, GPU, workers=w)
+            rows.append({"B": b, "W": w, t("decoding.col_programs", lang): g.programs,
+                         t("decoding.col_busy", lang): f"{100 * g.busy_share:.0f} %",
+                         t("decoding.col_waves", lang): g.waves})
+    return pd.DataFrame(rows)
+
+
+def grid_section(lang: str) -> None:
+    st.markdown(t("decoding.grid_text", lang, h=DECODE_H, gpu=GPU, sms=GPU_PRESETS[GPU]["sms"]))
+    st.dataframe(grid_table(lang), hide_index=True, key=f"{NS}.grid")
 
 
 # ----------------------------------------------------------------------------- paged
@@ -150,7 +189,6 @@ def block_table(res: PagedResult, lang: str) -> pd.DataFrame:
 
 
 def paged_section(cfg: Config, lang: str) -> None:
-    st.subheader(t("decoding.paged_header", lang))
     st.markdown(t("decoding.paged_intro", lang))
     st.code(t("decoding.paged_code", lang), language="python")
     c = st.columns(3)
@@ -182,7 +220,13 @@ def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
     if not config_ok(cfg, NS, lang):
         return
+    res = None
     with shown_errors(lang, where="flash-decoding"):
-        split_section(cfg, lang)
-    with shown_errors(lang, where="paged cache"):
+        res = opening(cfg, lang)
+    if res is not None:
+        with st.expander(t("decoding.merge_header", lang)), shown_errors(lang, where="merge"):
+            merge_section(res, lang)
+    with st.expander(t("decoding.grid_header", lang)), shown_errors(lang, where="grid"):
+        grid_section(lang)
+    with st.expander(t("decoding.paged_header", lang)), shown_errors(lang, where="paged cache"):
         paged_section(cfg, lang)

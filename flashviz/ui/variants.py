@@ -4,7 +4,8 @@ Thin: this page's controls (N, Br, Bc, the variant, the tracked row, B, H) go to
 (block map, FLOPs and HBM bytes vs dense, GQA's K/V bytes) and online_softmax.variant_trace (one row), whose results
 go to charts/variants.py; the recorded measurements (assets/benchmarks/variants/*.json, written by
 `python -m flashviz.bench --preset h200-variants`, validated by flashviz.bench.variants_dataset, never executed)
-go to a table and a chart with their provenance. The shared sidebar gives d, dtype and seed. Strings:
+go to a table and a chart with their provenance. The page opens on the block map and what it saves; the controls,
+the row, the savings, GQA and the recording are behind expanders. The shared sidebar gives d, dtype and seed. Strings:
 flashviz/i18n/variants.py. Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
@@ -67,10 +68,10 @@ def variants_datasets(lang: str) -> dict[str, dict]:
     return committed_recordings(list_variants_datasets(), load_variants_dataset, lang, "variants.bad_file")
 
 
-# ----------------------------------------------------------------------------- section 1: the variant
+# ----------------------------------------------------------------------------- the variant: widgets and values
 
-def variant_controls(lang: str) -> tuple[engine.Variant, int, int, int]:
-    st.header(t("variants.cfg_header", lang))
+def variant_widgets(lang: str) -> None:
+    """Every control of the variant (drawn in an expander under the picture; the picture reads their values)."""
     c = st.columns(4)
     c[0].number_input("N", step=16, help=t("variants.n_help", lang, hi=MAX_N), **_kept("n"))
     c[1].number_input("Br", step=8, help=t("variants.br_help", lang), **_kept("br"))
@@ -89,17 +90,23 @@ def variant_controls(lang: str) -> tuple[engine.Variant, int, int, int]:
                       disabled=not _val("use_softcap"), **_kept("softcap"))
     c[2].number_input(t("variants.heads", lang), step=1, help=t("variants.heads_help", lang), **_kept("heads"))
     c[3].number_input(t("variants.group", lang), step=1, help=t("variants.group_help", lang), **_kept("group"))
-    c = st.columns([1, 3], vertical_alignment="bottom")
+    c = st.columns([1, 2, 1], vertical_alignment="bottom")
     c[0].toggle(t("variants.use_docs", lang), **_kept("use_docs"))
     c[1].text_input(t("variants.docs", lang), help=t("variants.docs_help", lang), disabled=not _val("use_docs"),
                     **_kept("docs"))
+    c[2].number_input(t("variants.batch", lang), step=1, help=t("variants.batch_help", lang), **_kept("batch"))
+
+
+def read_variant() -> tuple[engine.Variant, int, int, int, int]:
+    """(variant, N, Br, Bc, B) from the page's values; bad input raises InputError (shown as a message)."""
     n = check_int("N", _val("n"), 16, MAX_N)
     br, bc = check_int("block size Br", _val("br"), 1, n), check_int("block size Bc", _val("bc"), 1, n)
+    batch = check_int("batch B", _val("batch"), 1, 1024)
     v = engine.make_variant(
         causal=bool(_val("causal")), window=(_val("left"), _val("right")) if _val("use_window") else None,
         softcap=_val("softcap") if _val("use_softcap") else None, alibi=bool(_val("alibi")), heads=_val("heads"),
         group=_val("group"), doc_lens=parse_doc_lens(_val("docs")) if _val("use_docs") else None, n=n)
-    return v, n, br, bc
+    return v, n, br, bc, batch
 
 
 def label(v: engine.Variant, lang: str) -> str:
@@ -117,19 +124,20 @@ def label(v: engine.Variant, lang: str) -> str:
     return " + ".join(parts) or t("variants.l_dense", lang)
 
 
-# ----------------------------------------------------------------------------- section 2: blocks and savings
+# ----------------------------------------------------------------------------- the opening: which blocks run
 
-def blocks_section(v, n, br, bc, cfg, lang: str) -> dict:
-    st.header(t("variants.map_header", lang))
-    a, b = st.columns([3, 2])
-    b.number_input(t("variants.batch", lang), step=1, help=t("variants.batch_help", lang), **_kept("batch"))
-    batch = check_int("batch B", _val("batch"), 1, 1024)
+def _name(v, n, br, bc) -> str:
+    return f"N{n}_Br{br}_Bc{bc}_{re.sub(r'[^A-Za-z0-9]+', '-', label(v, 'en'))}"
+
+
+def opening(v, n, br, bc, batch, cfg, lang: str) -> dict:
+    """The block map, what runs and what it saves, one caption on what is shown."""
     costs = cached_costs(v, n, cfg.d, br, bc, batch, ELEM_BYTES[cfg.dtype])
     bm = costs["blocks"]
-    name = f"N{n}_Br{br}_Bc{bc}_{re.sub(r'[^A-Za-z0-9]+', '-', label(v, 'en'))}"
+    a, b = st.columns([3, 2])
     with a:
-        chart(charts.block_map_figure(bm, lang, label=label(v, lang)), "variants_blocks", name, key=f"{NS}.map",
-              meta=dict(variant=label(v, "en"), n=n, br=br, bc=bc))
+        chart(charts.block_map_figure(bm, lang, label=label(v, lang)), "variants_blocks", _name(v, n, br, bc),
+              key=f"{NS}.map", meta=dict(variant=label(v, "en"), n=n, br=br, bc=bc))
     runs = bm.run_per_row
     with b:
         st.markdown(t("variants.map_text", lang, run=int(bm.run.sum()), total=bm.tr * bm.tc, skipped=bm.count("skipped"),
@@ -137,21 +145,25 @@ def blocks_section(v, n, br, bc, cfg, lang: str) -> dict:
                       tc=bm.tc))
         c = st.columns(2)
         c[0].metric(t("variants.met_flops", lang), f"{100 * costs['executed_flops'] / costs['dense_flops']:.1f} %")
-        c[1].metric(t("variants.met_bytes", lang), f"{100 * costs['variant_bytes'] / costs['dense_bytes']:.1f} %")
-        st.caption(t("variants.cost_text", lang, b=batch, h=v.heads, d=cfg.d, dtype=cfg.dtype,
-                     dense=f"{costs['dense_flops'] / 1e9:,.2f}", exec=f"{costs['executed_flops'] / 1e9:,.2f}",
-                     useful=f"{costs['useful_flops'] / 1e9:,.2f}", dbytes=fmt_bytes(costs["dense_bytes"]),
-                     vbytes=fmt_bytes(costs["variant_bytes"])))
-    chart(charts.savings_figure(costs, lang), "variants_savings", name, key=f"{NS}.savings")
-    st.caption(t("variants.same_blocks", lang))
-    pages.link("blocks", lang, label=t("variants.link_blocks", lang))
+        c[1].metric(t("variants.met_bytes", lang), f"{100 * costs['variant_bytes'] / costs['dense_bytes']:.1f} %",
+                    help=t("variants.met_bytes_help", lang))
+        st.caption(t("variants.same_blocks", lang))
+        st.caption(t("variants.shown", lang, label=label(v, lang), n=n, br=br, bc=bc))
     return costs
+
+
+def savings_section(v, n, br, bc, batch, costs: dict, cfg, lang: str) -> None:
+    st.caption(t("variants.cost_text", lang, b=batch, h=v.heads, d=cfg.d, dtype=cfg.dtype,
+                 dense=f"{costs['dense_flops'] / 1e9:,.2f}", exec=f"{costs['executed_flops'] / 1e9:,.2f}",
+                 useful=f"{costs['useful_flops'] / 1e9:,.2f}", dbytes=fmt_bytes(costs["dense_bytes"]),
+                 vbytes=fmt_bytes(costs["variant_bytes"])))
+    chart(charts.savings_figure(costs, lang), "variants_savings", _name(v, n, br, bc), key=f"{NS}.savings")
+    pages.link("blocks", lang, label=t("variants.link_blocks", lang))
 
 
 # ----------------------------------------------------------------------------- section 3: one row
 
 def row_section(v, n, bc, cfg, lang: str) -> None:
-    st.header(t("variants.row_header", lang))
     a, b = st.columns([3, 1])
     st.session_state[f"{NS}.row"] = min(max(int(_val("row") or 0), 0), n - 1)
     a.slider(t("variants.row", lang), 0, n - 1, **_kept("row"))
@@ -206,7 +218,6 @@ def row_step(plain, var, softcap, name: str, meta: dict, lang: str, step: int) -
 # ----------------------------------------------------------------------------- section 4: GQA
 
 def gqa_section(v, costs: dict, lang: str) -> None:
-    st.header(t("variants.gqa_header", lang))
     c = st.columns(3)
     c[0].metric(t("variants.met_cache_mha", lang), fmt_bytes(costs["kv_cache_mha"]))
     c[1].metric(t("variants.met_cache_gqa", lang, hkv=v.kv_heads), fmt_bytes(costs["kv_cache_gqa"]))
@@ -244,7 +255,6 @@ def measured_table(cells: list[dict], n: int, lang: str) -> pd.DataFrame:
 
 
 def recorded_section(datasets: dict[str, dict], lang: str) -> None:
-    st.header(t("variants.rec_header", lang))
     if not datasets:
         st.info(t("variants.no_recording", lang), icon=":material/folder_off:")
         st.code(COMMAND, language="bash", wrap_lines=True)
@@ -284,23 +294,28 @@ def render() -> None:
     lang, cfg = state.page_start(NS, fields=FIELDS)
     if not config_ok(cfg, NS, lang):
         return
-    chosen = None
+    chosen = costs = None
     with shown_errors(lang, where="variant"):
-        chosen = variant_controls(lang)
-    if chosen is None:
+        chosen = read_variant()
+    if chosen is not None:
+        v, n, br, bc, batch = chosen
+        with shown_errors(lang, where="block map"):
+            costs = opening(v, n, br, bc, batch, cfg, lang)
+    else:
         st.info(t("variants.fix_input", lang), icon=":material/edit:")
+    with st.expander(t("variants.cfg_header", lang), expanded=chosen is None):
+        variant_widgets(lang)
+    if chosen is None:
         return
-    v, n, br, bc = chosen
-    costs = None
-    with shown_errors(lang, where="block map"):
-        costs = blocks_section(v, n, br, bc, cfg, lang)
-    with shown_errors(lang, where="one row"):
+    with st.expander(t("variants.row_header", lang)), shown_errors(lang, where="one row"):
         row_section(v, n, bc, cfg, lang)
     if costs is not None:
-        with shown_errors(lang, where="gqa"):
+        with st.expander(t("variants.save_header", lang)), shown_errors(lang, where="savings"):
+            savings_section(v, n, br, bc, batch, costs, cfg, lang)
+        with st.expander(t("variants.gqa_header", lang)), shown_errors(lang, where="gqa"):
             gqa_section(v, costs, lang)
     datasets = {}
     with shown_errors(lang, where="recorded datasets"):
         datasets = variants_datasets(lang)
-    with shown_errors(lang, where="recorded measurement"):
+    with st.expander(t("variants.rec_header", lang)), shown_errors(lang, where="recorded measurement"):
         recorded_section(datasets, lang)
