@@ -101,8 +101,7 @@ def test_chinese_uses_one_term_each():
 
 I18N_MODULES = sorted(p.stem for p in (ROOT / "flashviz" / "i18n").glob("*.py") if p.stem not in ("__init__", "glossary"))
 # Modules another helper rewrites (their pages' terms are fixed on that branch): expected to fail here until merged.
-OTHERS_ZH = {m: "terms fixed on the helper's branch that rewrites this page" for m in ("decoding", "inside", "ring",
-                                                                                      "variants")}
+OTHERS_ZH: dict[str, str] = {}        # modules whose terms are still being fixed elsewhere (none)
 
 
 @pytest.mark.parametrize("module", [pytest.param(m, marks=[pytest.mark.xfail(strict=True, reason=OTHERS_ZH[m])]

@@ -50,7 +50,7 @@ STRINGS = {
     "inside.takeaway_fast": {
         "en": "**What the recording shows** (fast): each warp runs load K → Q·Kᵀ → softmax → P·V in turn, and "
               "{share} % of every iteration is its softmax.",
-        "zh": "**录制结果显示**（fast）：每个 warp 依次执行 加载 K → Q·Kᵀ → softmax → P·V，每次迭代中有 {share} % 的"
+        "zh": "**录制结果显示**（fast）：每个 warp 依次执行「加载 K → Q·Kᵀ → softmax → P·V」，每次迭代中有 {share} % 的"
               "时间在做 softmax。"},
     "inside.sched_overlap+pingpong": {"en": "softmax of tile j overlapped with P·V of tile j−1, and ping-pong",
                                       "zh": "tile j 的 softmax 与 tile j−1 的 P·V 重叠，并且乒乓调度"},

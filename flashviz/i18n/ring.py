@@ -52,7 +52,7 @@ STRINGS = {
                          "zh": "每个 query 只能看到位置不晚于自己的 key。"},
     "ring.chunk": {"en": "Tokens per chunk", "zh": "每段 token 数"},
     "ring.chunk_help": {"en": "1 to 16. N = chunk × W (contiguous) or chunk × 2W (zigzag).",
-                        "zh": "1 到 16。N = 段长 × W（连续切分）或 段长 × 2W（之字形）。"},
+                        "zh": "1 到 16。N = 段长 × W（连续切分），或 N = 段长 × 2W（之字形）。"},
     "ring.row": {"en": "Tracked query row (local)", "zh": "跟踪的 query 行（本地编号）"},
     "ring.row_help": {"en": "Every GPU follows its own row with this local index.",
                       "zh": "每块 GPU 跟踪自己分片里这个本地编号的行。"},
