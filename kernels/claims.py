@@ -37,8 +37,9 @@ class Faster:
 
 @dataclass(frozen=True)
 class Fastest:
-    """`a` against every other record matching `among` (each a distinct candidate: its name and schedule fields), as
-    Faster against each one (geomean=True: by geometric mean over the cells, as the tune runs pick their winners)."""
+    """`a` against every other record matching `among` (each a distinct candidate: its name and schedule fields): a
+    < within * the candidate in every cell (geomean=True: in geometric mean over the cells, as the tune runs pick
+    their winners); within > 1 reads "at most that much slower than the fastest"."""
     file: str
     a: dict
     among: dict
@@ -70,10 +71,12 @@ class NotFaster:
 @dataclass(frozen=True)
 class Ran:
     """The recording was made with this triton on a GPU of this compute capability (its provenance), and every
-    record matching `a` ran and, where the file checks results, was correct."""
+    record matching `a` ran and, where the file checks results, was correct (a tune run's maxerr against its
+    reference at most max_err)."""
     file: str
     a: dict
     where: dict = field(default_factory=dict)
+    max_err: float = 0.05
 
     def __post_init__(self):
         for name in ("a", "where"):

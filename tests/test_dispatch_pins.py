@@ -101,7 +101,7 @@ def setup(monkeypatch):
         monkeypatch.setattr(api, "validate", validate)
         rec = _Recorder()
         monkeypatch.setitem(sys.modules, f"{ws.__package__}._ws_gluon", types.SimpleNamespace(ws_fwd=rec))
-        monkeypatch.setattr(ws, "_descs", lambda *a: ("dq", "dk", "dv", "do"))
+        monkeypatch.setattr(ws, "descriptors", lambda *a: ("dq", "dk", "dv", "do"))
         monkeypatch.setattr(ws, "_sm_count", lambda index: 132)
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
         tl_calls = []

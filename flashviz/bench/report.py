@@ -1,4 +1,9 @@
-"""Plain-text table of a dataset: one block per configuration, one aligned row per impl."""
+"""Plain-text table of a dataset: one block per configuration, one aligned row per impl; its Markdown tables; and
+(`--benchmarks`) docs/BENCHMARKS.md, every long table of the recordings (flashviz/bench/benchmarks_doc.py).
+
+    python -m flashviz.bench.report FILE [--markdown [--n N ...]]
+    python -m flashviz.bench.report --benchmarks [--check]
+"""
 from __future__ import annotations
 
 from .spec import config_key
@@ -97,7 +102,7 @@ def progress_line(done: int, total: int, c: dict) -> str:
             f"{c['dtype']} B={c['batch']} H={c['heads']} {c['mode']}: {what}")
 
 
-# ------------------------------------------------------------------------- the README's tables, from the file
+# ------------------------------------------------------------------------- Markdown tables, from the file
 
 MD_BASE = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
 MD_NAMES = {"naive": "naive", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN", "teaching": "teaching",
@@ -109,8 +114,8 @@ def _gib(b) -> str:
 
 
 def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) -> str:
-    """TFLOP/s per impl and fast's ratios, one row per (N, d, causal) of `mode` and `dtype`, as Markdown: the
-    README's tables are printed from the recorded file (`python -m flashviz.bench.report FILE --markdown`).
+    """TFLOP/s per impl and fast's ratios, one row per (N, d, causal) of `mode` and `dtype`, as Markdown: the tables
+    of docs/BENCHMARKS.md are printed from the recorded file (`python -m flashviz.bench.report FILE --markdown`).
     Forward tables add the CUDA-graph ratio (launch cost removed) where the file has it, and peak memory."""
     rows: dict[tuple, dict] = {}
     for c in dataset["cells"]:
@@ -141,18 +146,31 @@ def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) 
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
     import argparse
 
     from .dataset import load_dataset
-    ap = argparse.ArgumentParser(description="Print a recorded speed dataset (plain text, or the README's tables).")
-    ap.add_argument("file")
-    ap.add_argument("--markdown", action="store_true", help="the README's Markdown tables, per mode")
+    ap = argparse.ArgumentParser(description="Print a recorded speed dataset (plain text or Markdown tables), or "
+                                             "write docs/BENCHMARKS.md from every recording.")
+    ap.add_argument("file", nargs="?")
+    ap.add_argument("--markdown", action="store_true", help="Markdown tables, per mode")
     ap.add_argument("--n", type=int, nargs="+", help="only these N (Markdown)")
-    a = ap.parse_args()
+    ap.add_argument("--benchmarks", action="store_true", help="write docs/BENCHMARKS.md from assets/ and the tables")
+    ap.add_argument("--check", action="store_true", help="--benchmarks: only say whether it is in step (exit 1 if not)")
+    a = ap.parse_args(argv)
+    if a.benchmarks:
+        from .benchmarks_doc import write
+        return write(check=a.check)
+    if not a.file:
+        ap.error("give a FILE, or --benchmarks")
     data = load_dataset(a.file)
     if not a.markdown:
         print(table(data))
     else:
         for m in dict.fromkeys(c["mode"] for c in data["cells"]):
             print(f"\n{m}:\n" + markdown(data, m, ns=a.n))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,7 +11,7 @@ from pathlib import Path
 from flashviz_kernels import ws_bwd
 
 from ..errors import DatasetError
-from . import dataset as _ds
+from . import schema as sc
 
 DEFAULT = Path(__file__).resolve().parents[2] / "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"
 PROVENANCE = ("device", "driver", "cuda", "torch", "triton", "date", "git_commit", "command")
@@ -61,7 +61,7 @@ def validate_tune(rec) -> dict:
 
 def load_tune(source=DEFAULT) -> dict:
     """A path or bytes -> the validated record (DatasetError for an unreadable, non-JSON or malformed file)."""
-    return validate_tune(_ds.read_json(_ds.read_source(source)))
+    return validate_tune(sc.read_json(sc.read_source(source)))
 
 
 def register_rows(rec: dict) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Where the time goes for short kernels: `python -m flashviz_kernels.launch_overhead` (GPU only).
+"""Where the time goes for short kernels: `python -m tools.launch_overhead` (GPU only, from the repository root).
 
 For each implementation it prints three numbers at B=4, H=32, fp16:
   per-call  triton.testing.do_bench median, one call per timing, L2 cleared before each (what
@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 import triton
 
-from . import api
+from flashviz_kernels import api
 
 
 def _sdpa_cudnn(q, k, v, causal):
