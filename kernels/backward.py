@@ -16,8 +16,7 @@ dlse is the gradient reaching the log-sum-exp output (zero when only O is used):
 P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
 Why it exists: the teaching reference, and the one backward that takes every variant (softcap, ALiBi, windows,
 documents, GQA) and every GPU. When it runs: where kernels/backward_table.py names no faster backward (its tiles:
-that table's REFERENCE_LAUNCHES); on the H200 1.16-1.24x SDPA flash's backward at d = 128
-(assets/benchmarks/nvidia-h200-train-2026-11-30.json).
+that table's REFERENCE_LAUNCHES; its speed against SDPA's: docs/BENCHMARKS.md).
 
 Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, variant, sm_scale,
 dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.

@@ -13,8 +13,8 @@ rows -> zeros), minus the trace. What makes it fast:
   - tile shapes, warps and stages per head dim / causal / dtype from kernels/forward_table.py's TL_LAUNCHES.
 Why it exists: it runs every variant on every GPU Triton compiles for (and on CPU in the interpreter); peak extra
 memory is exactly the output + LSE. When it runs: impl="fast" wherever kernels/forward_table.py's ROUTES do not
-send the call to the warp-specialised ws kernel (kernels/ws.py) or ws cannot run here; on the H200 0.79-0.94x
-SDPA cuDNN at d = 128 (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, pinned with FLASHVIZ_FAST_TL=1).
+send the call to the warp-specialised ws kernel (kernels/ws.py) or ws cannot run here (its speed pinned against
+ws and cuDNN: assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, run with FLASHVIZ_FAST_TL=1).
 At N=1024 a call's host-side launch is about as long as the kernel (`python -m tools.launch_overhead`): the
 recorded datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,

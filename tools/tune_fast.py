@@ -87,7 +87,7 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
 
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
-    ws kernel's (as impl="ws" picks it: CONFIGS, or WINDOW_SCHEDULE for a window or documents; then one tile per
+    ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
     program vs persistent, two vs three consumers and OVERLAP off / on by ws's env switches) and dense causal over
     each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731

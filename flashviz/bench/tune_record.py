@@ -1,5 +1,5 @@
 """The ws backward's tune files (assets/benchmarks/tune/nvidia-h200-backward-ws-*.json, written by `python -m
-flashviz_kernels.tune_backward --kind ws --out FILE`): read, validate, and the one comparison the Backward page draws
+tools.tune_backward --kind ws --out FILE`): read, validate, and the one comparison the Backward page draws
 from them: the same ws tiles with each query row's lse and delta held in registers ("acc=0") or starting the two
 MMAs' accumulators ("acc=1"), per recorded cell, against SDPA cuDNN's backward timed in the same run. No UI.
 """
