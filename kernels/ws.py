@@ -129,49 +129,11 @@ def status() -> dict:
     verified (each (triton, GPU) row of kernels/gates.py with its evidence file), fast_uses_ws, persistent (the
     launches that run PERSISTENT unless told), consumers (NC per launch), overlap (the launches that run OVERLAP
     unless told)."""
+    from . import ws_status
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON), verified=gates.describe(GATE),
-                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(),
-                persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
-
-
-def _switch(env: str, describe) -> str:
-    """One status line: describe() (the launches a switch applies to by default) and whether env decided it."""
-    try:
-        text = describe()
-    except KernelInputError as e:
-        return str(e)
-    return f"{text} ({f'{env}={os.environ[env]}' if os.environ.get(env) else 'CONFIGS'})"
-
-
-def _band_dims() -> list[int]:
-    return sorted({r.d[0] for r in forward_table.WS_LAUNCHES if r.variant == "window"})
-
-
-def _consumers_status() -> str:
-    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window)."""
-    return _switch(CONSUMERS_ENV, lambda: ", ".join(
-        [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
-        + [f"d={d} window: {consumers_default(d, True, window=True)}" for d in _band_dims()]))
-
-
-def _overlap_status() -> str:
-    """Which (d, causal) launches run OVERLAP by default here (and the ALiBi launches that do not)."""
-    def describe():
-        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if overlap_default(d, c)]
-        alibi = sorted({r.d[0] for r in forward_table.WS_LAUNCHES if r.variant == "alibi"})
-        off = [f"d={d} ALiBi" for d in alibi if overlap_default(d, True) and not overlap_default(d, True, alibi=True)]
-        text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
-        return f"{text}{' but ' + ', '.join(off) if off else ''}"
-    return _switch(OVERLAP_ENV, describe)
-
-
-def _persistent_status() -> str:
-    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here."""
-    return _switch(PERSISTENT_ENV, lambda: ", ".join(
-        [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
-        + [f"d={d} window" for d in _band_dims() if persistent_default(d, True, window=True)]) or "none")
+                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(), **ws_status.schedule_lines())
 
 
 def takes(var) -> bool:
