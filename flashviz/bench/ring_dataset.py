@@ -174,8 +174,8 @@ list_ring_datasets = SCHEMA.list           # committed files, newest name first
 
 
 def markdown_table(data: dict) -> str:
-    """The README's table of a recording: per pass, mask, layout and N, 1 vs 2 GPUs, the transfer times and memory.
-    `python -m flashviz.bench.ring_dataset FILE` prints it (so the README's numbers come from the file)."""
+    """docs/BENCHMARKS.md's table of a recording: per pass, mask, layout and N, 1 vs 2 GPUs, transfers and memory.
+    `python -m flashviz.bench.ring_dataset FILE` prints it (so the document's numbers come from the file)."""
     ok = [c for c in data["cells"] if c["status"] == "ok"]
     one = {(c["n"], c["causal"], c["mode"]): c for c in ok if c["world"] == 1}
     lines = ["| pass | N | causal | layout | 1 GPU | 2 GPUs | speed-up | transfers alone | waited for them | hidden "

@@ -152,8 +152,8 @@ def window_account(ds: dict, n: int, impl: str = "fast") -> dict | None:
 
 
 def markdown_table(data: dict) -> str:
-    """The README's table of a recording: per variant and N, ms of each impl and ours (fast) over FlexAttention.
-    `python -m flashviz.bench.variants_dataset FILE` prints it (so the README's numbers come from the file)."""
+    """docs/BENCHMARKS.md's table of a recording: per variant and N, ms of each impl and ours (fast) over Flex.
+    `python -m flashviz.bench.variants_dataset FILE` prints it (so the document's numbers come from the file)."""
     cells = data["cells"]
     impls = list(dict.fromkeys(c["impl"] for c in cells))
     keys = list(dict.fromkeys((c["variant"], c["n"]) for c in cells))
