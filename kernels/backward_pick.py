@@ -119,7 +119,8 @@ def triton_choice(q, simple: bool = True) -> tuple[str, str]:
     cannot = backward_fused.supported(q)
     if cannot:
         return "reference", cannot
-    setup = gates.why_not("fused-backward", ws.triton_version(), torch.cuda.get_device_capability(q.device))
+    setup = gates.why_not(backward_table.GATES["fused"], ws.triton_version(),
+                          torch.cuda.get_device_capability(q.device))
     if setup:
         fallback.note("autograd runs the 7-matmul backward, not the fused one", setup)
         return "reference", setup
@@ -149,7 +150,7 @@ def backward_label(device="cuda") -> str:
         f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}, "
         "else ")
     fused_max = max(d for d in range(1, 257) if table_says("fused", d)[0])
-    if gates.why_not("fused-backward", ws.triton_version(), cc) is None:
+    if gates.why_not(backward_table.GATES["fused"], ws.triton_version(), cc) is None:
         return (f"auto: {ws_text}fused (5 matmuls) for d <= {fused_max}, reference (7 matmuls) above, on "
                 f"sm_{cc[0]}{cc[1]}")
     return f"auto: {ws_text}reference (7 matmuls) on sm_{cc[0]}{cc[1]}"

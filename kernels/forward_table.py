@@ -29,6 +29,9 @@ ALIBI = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt"
 ALIBI_B = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt"
 DOCS = "assets/benchmarks/tune/nvidia-h200-docs-2026-12-01.txt"
 
+# the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
+GATES = {"ws": "ws-forward"}
+
 WS, TL = dict(name="ws"), dict(name="fast")       # in WS_RUN and FWD_1130, "fast" is the tl kernel (pinned or
 PICKED, BAND = dict(name="ws as picked"), dict(name="ws persistent=1 NC=2")   # below its ws threshold then)
 

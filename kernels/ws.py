@@ -31,7 +31,7 @@ from . import fallback, forward_table, gates, tables
 from .errors import KernelInputError, KernelUnavailable
 from .numerics import LOG2E
 
-GATE = "ws-forward"
+GATE = forward_table.GATES["ws"]
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)

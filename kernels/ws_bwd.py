@@ -64,7 +64,7 @@ SMEM_BYTES = ws.SMEM_BYTES
 # ~1e-37 (a denormal sm_scale); the bound keeps a wide margin, and below it the kernel holds them in registers as
 # before (exact, only slower)
 STATS_ACC_MIN_SCALE = 1e-20
-GATE = "ws-backward"
+GATE = backward_table.GATES["ws"]
 
 
 _failed: dict = {"reason": None}          # set once by disable(): "auto" stops picking ws in this process

@@ -55,11 +55,20 @@ def _causal(r) -> str:
     return "both" if r.causal is None else ("yes" if r.causal else "no")
 
 
-def _routes(rows) -> list[str]:
-    out = ["| variant | d | causal | N | kernel | why | what the file shows |", "|---|---|---|---|---|---|---|"]
+def _setup(path: str | None) -> str:
+    """The (triton, GPU) pairs kernels/gates.py verifies for a path; "any" for a kernel without a gate."""
+    if path is None:
+        return "any"
+    return ", ".join(f"triton {r.triton}x on sm_{r.capability[0]}{r.capability[1]}" for r in gates.rows(path))
+
+
+def _routes(rows, gate_of) -> list[str]:
+    out = ["| variant | d | causal | N | GPU, triton | kernel | why | what the file shows |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n = f"{r.n[0]}–{r.n[1]}" if r.n[1] else f"≥ {r.n[0]}"
-        out.append(f"| {r.variant} | {_d(r)} | {_causal(r)} | {n} | {r.kernel} | {r.why} | {_cells(r)} |")
+        out.append(f"| {r.variant} | {_d(r)} | {_causal(r)} | {n} | {_setup(gate_of.get(r.kernel))} | {r.kernel} | "
+                   f"{r.why} | {_cells(r)} |")
     return out
 
 
@@ -147,7 +156,7 @@ def render() -> str:
         "row names runs the tl kernel. Each row's claim is checked against its file by",
         "tests/test_dispatch_evidence.py.",
         "",
-        *_routes(forward_table.ROUTES),
+        *_routes(forward_table.ROUTES, forward_table.GATES),
         "",
         "The ws kernel's schedule (a variant's row changes only the fields it names):",
         "",
@@ -160,7 +169,7 @@ def render() -> str:
         "Backward (`kernels/backward_table.py`): what autograd's \"auto\" runs; the 7-matmul reference everywhere",
         "else.",
         "",
-        *_routes(backward_table.ROUTES),
+        *_routes(backward_table.ROUTES, backward_table.GATES),
         "",
         *_launches((*backward_table.WS_BWD_LAUNCHES, *backward_table.FUSED_LAUNCHES,
                     *backward_table.REFERENCE_LAUNCHES)),
