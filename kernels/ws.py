@@ -35,11 +35,9 @@ GATE = forward_table.GATES["ws"]
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
-CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
+from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, consumers_default,  # noqa: E402,F401
+                          overlap_default, persistent_default, schedule)
 
-PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
-CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
-OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -129,11 +127,11 @@ def status() -> dict:
     verified (each (triton, GPU) row of kernels/gates.py with its evidence file), fast_uses_ws, persistent (the
     launches that run PERSISTENT unless told), consumers (NC per launch), overlap (the launches that run OVERLAP
     unless told)."""
-    from . import ws_status
+    from .ws_schedule import schedule_lines
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON), verified=gates.describe(GATE),
-                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(), **ws_status.schedule_lines())
+                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(), **schedule_lines())
 
 
 def takes(var) -> bool:
@@ -205,18 +203,6 @@ def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = Fals
     return unsupported(q) is None
 
 
-def schedule(d: int, causal: bool, *, window: bool = False, docs: bool = False, alibi: bool = False) -> dict:
-    """The forward table's ws schedule for a launch (block_n, stages, overlap, pingpong, persistent, consumers):
-    the dense row of (d, causal), then a band's (window, else docs) persistent and consumers, then ALiBi's
-    overlap. KeyError where the kernel has no schedule (d not in HEAD_DIMS)."""
-    out = forward_table.ws_dense(d, causal)
-    for on, variant in ((docs and not window, "docs"), (window, "window"), (alibi, "alibi")):
-        row = forward_table.ws_rows(variant, d, causal) if on else None
-        if row is not None:
-            out.update(row.fields)
-    return out
-
-
 def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False,
                 docs: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
@@ -237,26 +223,6 @@ def _check_tile(bm, bn) -> None:
                                f"block_n 64 or 128; got {bm} x {bn}")
 
 
-def consumers_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> int:
-    """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else the
-    forward table's schedule (window / docs: a causal window's or packed documents' launch)."""
-    env = _env_switch(CONSUMERS_ENV, ("2", "3"), "2 or 3 (consumer warpgroups)")
-    if env is None:
-        return schedule(d, causal, window=window, docs=docs)["consumers"]
-    return int(env)
-
-
-def _env_switch(name: str, allowed: tuple, what: str) -> str | None:
-    """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
-    None: the launch's own default."""
-    env = os.environ.get(name, "")
-    if env == "":
-        return None
-    if env not in allowed:
-        raise KernelInputError(f"{name} must be {what}, not {env!r}")
-    return env
-
-
 @functools.lru_cache(maxsize=None)
 def _smem_layout(rows: int, d: int, fp16: bool):
     from triton.experimental.gluon import language as gl
@@ -274,28 +240,6 @@ def descriptors(q, k, v, o, m_wg: int, bn: int):
         x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
-
-
-def persistent_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
-    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else the forward table's
-    schedule (window / docs: a causal window's or packed documents' launch)."""
-    env = _env_switch(PERSISTENT_ENV, ("0", "1"), "1 (persistent) or 0 (one tile per program)")
-    if env is None:
-        return schedule(d, causal, window=window, docs=docs)["persistent"]
-    return env == "1"
-
-
-def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int = 2, persistent: bool = False,
-                    window: bool = False) -> bool:
-    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else the forward table's (ALiBi's row
-    where it has one; windows keep their (d, causal) row's); never at three consumers walking tiles persistently or
-    a window: their 160 registers spill with it (tools/compile_check.py --ws shows the bytes)."""
-    env = _env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
-    if env is None:
-        if consumers == 3 and (persistent or window):
-            return False
-        return schedule(d, causal, alibi=alibi)["overlap"]
-    return env == "1"
 
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = True, pingpong: bool = True,

@@ -19,7 +19,7 @@ import datetime
 import sys
 from pathlib import Path
 
-from .jsonio import write_json  # noqa: F401 (variants_bench still imports it from here: see jsonio)
+from .jsonio import write_json
 from .spec import ALL_IMPLS, DTYPES, MODES, PRESETS, preset_spec
 
 CAUSAL = {"on": (True,), "off": (False,), "both": (False, True), "true": (True,), "false": (False,),

@@ -15,7 +15,7 @@ from flashviz_kernels import backward_table, forward_table, gates
 
 from . import evidence
 from .dataset import load_dataset
-from .report import markdown
+from .markdown_tables import markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "BENCHMARKS.md"

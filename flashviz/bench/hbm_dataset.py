@@ -100,9 +100,21 @@ def validate_hbm_dataset(obj) -> dict:
 
 
 SCHEMA = sc.Schema(validate_hbm_dataset, lambda: DEFAULT_DIR)
-parse_hbm_dataset = SCHEMA.parse          # bytes -> validated recording (never evaluated)
-load_hbm_dataset = SCHEMA.load            # a path or bytes -> validated recording
-list_hbm_datasets = SCHEMA.list           # committed files, newest name first
+
+
+def parse_hbm_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_hbm_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_hbm_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def cell_key(c: dict) -> tuple:

@@ -168,9 +168,21 @@ def validate_ring_dataset(obj) -> dict:
 
 
 SCHEMA = sc.Schema(validate_ring_dataset, lambda: DEFAULT_DIR)
-parse_ring_dataset = SCHEMA.parse          # bytes -> validated recording (never evaluated)
-load_ring_dataset = SCHEMA.load            # a path or bytes -> validated recording
-list_ring_datasets = SCHEMA.list           # committed files, newest name first
+
+
+def parse_ring_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_ring_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_ring_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def markdown_table(data: dict) -> str:

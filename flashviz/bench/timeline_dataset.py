@@ -206,9 +206,21 @@ def validate_timeline_dataset(obj) -> dict:
 
 
 SCHEMA = sc.Schema(validate_timeline_dataset, lambda: DEFAULT_DIR)
-parse_timeline_dataset = SCHEMA.parse          # bytes -> validated recording (never evaluated)
-load_timeline_dataset = SCHEMA.load            # a path or bytes -> validated recording
-list_timeline_datasets = SCHEMA.list           # committed files, newest name first
+
+
+def parse_timeline_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_timeline_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_timeline_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 # ---- helpers for the page -------------------------------------------------------------------------------------

@@ -123,9 +123,21 @@ def validate_variants_dataset(obj) -> dict:
 
 
 SCHEMA = sc.Schema(validate_variants_dataset, lambda: DEFAULT_DIR)
-parse_variants_dataset = SCHEMA.parse          # bytes -> validated recording (never evaluated)
-load_variants_dataset = SCHEMA.load            # a path or bytes -> validated recording
-list_variants_datasets = SCHEMA.list           # committed files, newest name first
+
+
+def parse_variants_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_variants_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_variants_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
