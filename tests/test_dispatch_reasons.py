@@ -91,3 +91,18 @@ def test_backward_plan_names_the_kernel_and_why(monkeypatch):
     pretend_hopper(monkeypatch, version="3.8.0")
     plan = api.backward_plan(m32, m32, m32)
     assert plan.kernel == "reference" and "3.8.0" in plan.reason  # the fused backward's gate: verified on 3.6
+
+
+def test_the_unverified_switch_opens_the_version_gate_only(monkeypatch):
+    """FLASHVIZ_UNVERIFIED=1 (a verification run on the GPU) lets every gated path run on a triton no row names; the
+    device checks stay (another GPU, the interpreter)."""
+    from flashviz_kernels import gates
+    pretend_hopper(monkeypatch, version="3.8.0")
+    assert not ws.status()["active"] and gates.why_not("fused-backward", "3.8.0", (9, 0))
+    monkeypatch.setenv(gates.UNVERIFIED_ENV, "1")
+    assert ws.status()["active"] and ws_bwd.unavailable() is None
+    assert all(gates.why_not(p, "3.8.0", (9, 0)) is None for p in gates.PATHS)
+    assert "8.0 is not sm_90" in gates.why_not("ws-forward", "3.8.0", (8, 0))
+    assert "interpreter" in gates.why_not("timeline", "3.8.0", (9, 0), interpret=True)
+    monkeypatch.setenv(gates.UNVERIFIED_ENV, "0")
+    assert not ws.status()["active"]
