@@ -301,7 +301,7 @@ def _slug(data: dict) -> str:
 
 
 def _write(data: dict, out: Path) -> None:
-    from flashviz.bench.__main__ import write_json
+    from flashviz.bench.jsonio import write_json
     write_json(data, out)
 
 

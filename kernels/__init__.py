@@ -11,6 +11,7 @@ import importlib
 _HOME = {
     "attention": "api", "attention_trace": "api", "attention_with_lse": "api", "attention_backward": "api",
     "validate": "api", "KernelTrace": "api", "IMPLS": "api", "SDPA_BACKENDS": "api", "launch_plan": "api",
+    "backward_plan": "api", "LaunchPlan": "api", "BackwardPlan": "api",
     "naive_attention": "naive",
     "HAS_CUDA": "_env", "INTERPRET": "_env", "LAUNCH_LOCK": "_env",
     "KernelError": "errors", "KernelInputError": "errors", "KernelTypeError": "errors",

@@ -6,21 +6,10 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
-if hasattr(tma, "async_atomic_add"):                  # Gluon's own name for it (after 3.6)
-    _tma_add = tma.async_atomic_add
-else:                                                 # triton 3.6: the op is there, the Gluon wrapper is not
-    from triton._C.libtriton import ir
-    from triton.experimental.gluon.language._core import builtin
-
-    @builtin
-    def _tma_add(tensor_desc, coord, src, _semantic=None):
-        """TMA reduce-add (cp.reduce.async.bulk.tensor .add) of shared-memory src into tensor_desc's box at coord."""
-        coord = _semantic._convert_to_ir_values(coord, require_i64=False)
-        _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, tensor_desc.handle, coord, src.handle)
-
+from .gluon_shims import tma_add
 
 @gluon.jit
-def _dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
+def dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
     """Issue dQ_i[:, col0 : col0 + DP] = dS (BM x 128) K[:, those columns] of the dS^T slot as two chained async MMAs,
     one per consumer's 64 keys (not one over a [128, x] view: see the module docstring); returns their token."""
     k0 = k_smem.index(0).slice(col0, DP, dim=1)       # these columns of both consumers' 64 keys
@@ -30,7 +19,7 @@ def _dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
 
 
 @gluon.jit
-def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
+def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
     """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
     [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
@@ -43,12 +32,12 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
     slot = c % NSLOT
     mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
-        dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
+        dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
         if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
-            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
+            dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             ptrs = row_ptr + gl.expand_dims(CID * (D // 2) + h * DP + dcols, 0)
             if DQ_MODE == 1:
@@ -58,7 +47,7 @@ def _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl
 
 
 @gluon.jit
-def _dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
+def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
     """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this
     consumer's shared buffer (DQ_MODE 5: two, used in turn) into the fp32 dQ buffer by one TMA reduce-add."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
@@ -70,7 +59,7 @@ def _dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.cons
     buf.store(dq)
     fence_async_shared()
     if n_dq > 0:                                      # (0: timing without the adds)
-        _tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+        tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
 
 
 @gluon.jit

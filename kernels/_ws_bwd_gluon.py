@@ -41,8 +41,8 @@ dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two s
 the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1.
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
-then live in registers only until the MMAs are issued, not through the softmax: at d = 128 ptxas spilled 572-688 B
-per thread holding them and 108-124 B this way, and the kernel ran 0.76x -> 0.95x cuDNN. ws_bwd.backward turns it
+then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills
+at d = 128 (`python -m tools.compile_check --ws-bwd --stats-acc 0 1` prints both). ws_bwd.backward turns it
 off at sm_scale 0, where there is no 1 / qk_scale, and at scales so small that -lse2 / qk_scale would overflow
 (ws_bwd.stats_acc_on).
 GQA/MQA: program (j, bh) loads the K/V of query head bh's K/V head (bh // H * H_kv + bh % H // (H / H_kv)) and
@@ -64,7 +64,8 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
-from ._ws_bwd_dq import _dq_mmas, _dq_split, _dq_tma_add
+from ._ws_bwd_dq import dq_mmas, dq_split, dq_tma_add
+from .gluon_shims import tma_load, tma_store
 
 
 @gluon.jit
@@ -207,12 +208,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
         if EARLY_DQ:                                  # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
-            dq_tok = _dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
+            dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
-            _dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
+            dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay this consumer's own
@@ -226,7 +227,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
                     dq = warpgroup_mma_wait(0, deps=(dq_tok,))
                     gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
             else:
-                _dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
+                dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
     return dk, dv
 
 
@@ -271,8 +272,8 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     v_buf.store(dv.to(desc_dv.dtype))
     fence_async_shared()
     bh = gl.program_id(1)
-    tma.async_copy_shared_to_global(desc_dk, [bh, start_k + CID * 64, 0], k_buf.reshape([1, 64, D]))
-    tma.async_copy_shared_to_global(desc_dv, [bh, start_k + CID * 64, 0], v_buf.reshape([1, 64, D]))
+    tma_store(desc_dk, [bh, start_k + CID * 64, 0], k_buf.reshape([1, 64, D]))
+    tma_store(desc_dv, [bh, start_k + CID * 64, 0], v_buf.reshape([1, 64, D]))
     tma.store_wait(0)
 
 
@@ -304,9 +305,9 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
     if GQA:                                           # query head bh's K/V head
         kv_bh = (bh // n_heads) * (n_heads // groups) + (bh % n_heads) // groups
     for c in gl.static_range(2):
-        tma.async_copy_global_to_shared(desc_k, [kv_bh, start_k + c * 64, 0], kv_bar,
+        tma_load(desc_k, [kv_bh, start_k + c * 64, 0], kv_bar,
                                         k_smem.index(c).reshape([1, 64, D]))
-        tma.async_copy_global_to_shared(desc_v, [kv_bh, start_k + c * 64, 0], kv_bar,
+        tma_load(desc_v, [kv_bh, start_k + c * 64, 0], kv_bar,
                                         v_smem.index(c).reshape([1, 64, D]))
     lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
     n_masked = (full - lo + end - hi) // BM
@@ -330,8 +331,8 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
         bar = ready.index(st)
         mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
         start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
-        tma.async_copy_global_to_shared(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
-        tma.async_copy_global_to_shared(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
+        tma_load(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
+        tma_load(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
 
 
 @gluon.jit

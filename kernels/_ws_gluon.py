@@ -1,14 +1,13 @@
 """The Gluon kernel behind impl="ws": a warp-specialised FlashAttention-3-style forward for Hopper.
 
-Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, same run as SDPA cuDNN, with the
-schedule switches ws.CONFIGS sets: OVERLAP on; PINGPONG at d=128 causal; persistent at d=128 without a mask; NC=3
-at d=64): d=128 1.02-1.11x cuDNN (1.16-1.29x our tl fast kernel); d=64 1.03-1.17x cuDNN (1.07-1.20x tl).
-kernels/ws.py has the tuning runs behind the switches, the version gate and when impl="fast" uses it.
+kernels/ws.py says what it is, why it exists and when it runs; kernels/forward_table.py holds its schedule switches
+with their evidence (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json for its speed).
 
-Imported only by ws.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
-and 3.8), or directly by the CPU compile test. A program works on NC*M_WG-row query tiles of one head each
-(NC = 2 or 3 consumer warpgroups; kernels/_ws_tile.py holds the per-tile code). Variants: GQA/MQA (query head h
-of H reads key/value head h // (H / H_kv): the producer's TMA coordinates, no copies) and, with CAUSAL, a
+Imported only by ws.py after it checked the gate (Gluon is experimental: its API moved between 3.6 and 3.8;
+kernels/gluon_shims.py absorbs the differences), or directly by tools/compile_check.py. A program works on
+NC*M_WG-row query tiles of one head each (NC = 2 or 3 consumer warpgroups; kernels/_ws_tile.py holds the
+per-tile code). Variants: GQA/MQA (query head h of H reads key/value head h // (H / H_kv): the producer's TMA
+coordinates, no copies) and, with CAUSAL, a
 sliding window's left side (WINDOW: tiles left of the band are never loaded, key_range; the band's left edge
 is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_tile._alibi_cols);
 packed documents (SEQ: each query tile's key tiles, which of them need no mask, and each row's visible keys come
@@ -24,7 +23,7 @@ L2-sized groups, inside a group the longest causal tiles first). All three parti
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
 while tile t is computed, and a consumer waits for tile t's O store only after tile t+1's Q arrived.
-ws.CONFIGS turns it on where it measured faster (d=128 without a mask); the timings are there.
+The forward table turns it on where it measured faster (d=128 without a mask).
 
 Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA
 bytes of K_j / V_j landed (expect-tx); empty[s] takes one arrive from each of the NC consumers once its Q·K_jᵀ
@@ -43,6 +42,8 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from ._ws_tile import attend, block_tiles, load_kv, persistent_tile, store_out
+from .gluon_shims import tma_load
+from .numerics import LOG2E_C
 
 
 @gluon.jit
@@ -70,7 +71,7 @@ def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
     """ALiBi: query head bh's slope (SLOPES (1 or B, H), batch stride slopes_b) in log2 units; 0.0 without."""
     slope2 = 0.0
     if ALIBI:
-        slope2 = gl.load(slopes + (bh // n_heads) * slopes_b + bh % n_heads) * 1.4426950408889634
+        slope2 = gl.load(slopes + (bh // n_heads) * slopes_b + bh % n_heads) * LOG2E_C
     return slope2
 
 
@@ -140,7 +141,7 @@ def _load_q(desc_q, q_smem, bar, slot, bh, start_q, NC: gl.constexpr, M_WG: gl.c
     """One M_WG-row box per consumer; a box wholly past n_q lands as zeros and still counts its bytes."""
     mbarrier.expect(bar, NC * desc_q.block_type.nbytes)
     for c in gl.static_range(NC):
-        tma.async_copy_global_to_shared(desc_q, [bh, start_q + c * M_WG, 0], bar,
+        tma_load(desc_q, [bh, start_q + c * M_WG, 0], bar,
                                         q_smem.index(NC * slot + c).reshape([1, M_WG, D]))
 
 

@@ -7,7 +7,7 @@ With kv = 0 (one tile per program) these are the per-tile formulas. Imported by 
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
 try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
@@ -21,7 +21,8 @@ except ImportError:                                   # a triton without proton:
     def exit_scope(name: gl.constexpr):
         pass
 
-LN2 = gl.constexpr(0.6931471805599453)
+from .gluon_shims import tma_load, tma_store  # noqa: E402
+from .numerics import LN2_C  # noqa: E402
 
 
 @gluon.jit
@@ -288,8 +289,8 @@ def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constex
     out = acc / gl.expand_dims(gl.convert_layout(l_safe, orow_l), 1)
     q_buf.store(out.to(desc_o.dtype))
     fence_async_shared()
-    tma.async_copy_shared_to_global(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
-    lse = gl.where(l == 0.0, float("-inf"), (m + gl.log2(l_safe)) * LN2)
+    tma_store(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
+    lse = gl.where(l == 0.0, float("-inf"), (m + gl.log2(l_safe)) * LN2_C)
     gl.store(LSE + bh.to(gl.int64) * n_q + rows, lse, mask=rows < n_q)
 
 
@@ -309,7 +310,7 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, 
         exit_scope("tma_wait_slot")
         enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
         mbarrier.expect(ready.index(st), desc_k.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_k, [kv_bh, k0, 0], ready.index(st),
+        tma_load(desc_k, [kv_bh, k0, 0], ready.index(st),
                                         k_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue")
         enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
@@ -317,6 +318,6 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, 
         exit_scope("tma_wait_slot_v")
         enter_scope("tma_issue_v")                    # the copy of V_j
         mbarrier.expect(ready.index(STAGES + st), desc_v.block_type.nbytes)
-        tma.async_copy_global_to_shared(desc_v, [kv_bh, k0, 0], ready.index(STAGES + st),
+        tma_load(desc_v, [kv_bh, k0, 0], ready.index(STAGES + st),
                                         v_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue_v")

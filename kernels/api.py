@@ -8,6 +8,9 @@
                     softcap=None, seq_ids=None) -> (out, KernelTrace)
     attention_backward(q, k, v, o, lse, do, *, causal=False, sm_scale=None, dlse=None, config=None, kind=None,
                        window=None, alibi_slopes=None, softcap=None, seq_ids=None) -> (dq, dk, dv)   Triton backward
+    launch_plan(q, k, v, *, impl="fast", causal, window, alibi_slopes, softcap, seq_ids) -> LaunchPlan
+                    (kernel, block_m, block_n) with .reason: which forward kernel such a call runs, and why
+    backward_plan(q, k, v, *, causal, window, alibi_slopes, softcap, seq_ids, kind=None) -> BackwardPlan(kernel, reason)
     backward_pick.BACKWARD_KIND ("auto" | "fused" | "reference" | "ws"): which backward autograd, attention_backward run
 
 Inputs, options and tiles are checked here, once, for every kernel (the checks: kernels/checks.py, re-exported
@@ -19,9 +22,9 @@ N x N), "sdpa" (torch.nn.functional.scaled_dot_product_attention; "sdpa-flash", 
 "sdpa-efficient", "sdpa-math" pin its backend), "teaching" and "fast" (the Triton kernels; on a
 machine without CUDA they run in Triton's interpreter on CPU tensors), "ws" (the warp-specialised Gluon
 forward, Hopper + verified triton only; plain, causal, a causal sliding window, causal ALiBi, packed documents and
-GQA/MQA: kernels/ws.py). "fast" with no pinned launch and a variant ws takes runs "ws" where its dispatch tables
-(kernels/ws_tables.py) say it measured faster and it can run here; otherwise, or after a Gluon failure, the tl
-kernel (warning once; ws.status() says why).
+GQA/MQA: kernels/ws.py). "fast" with no pinned launch and a variant ws takes runs "ws" where the forward table
+(kernels/forward_table.py) says it measured faster and it can run here; otherwise, or after a Gluon failure, the tl
+kernel (logged once per reason on the logger "flashviz_kernels"; launch_plan(...).reason and ws.status() say why).
 
 Variants (flash-attn's semantics, defined once in flashviz_kernels.variants; None = off; every impl):
   window=(left, right)  query i sees key j iff i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 = unbounded
@@ -45,11 +48,11 @@ from typing import NamedTuple
 
 import torch
 
-from . import _env, variants
-from .backward_pick import (BACKWARD_KINDS, FUSED_AUTO_MAX_D, FUSED_MAX_D, FUSED_VERIFIED,  # noqa: F401 (API)
-                            backward_kind, backward_label, backward_launch, triton_auto, ws_fallback)
-from .checks import (IMPLS, KERNEL_DTYPES, MAX_HEAD_DIM, TRITON_IMPLS, _check_block,  # noqa: F401 (API)
-                     _check_launch, _options, validate)
+from . import _env, variants, ws
+from .backward_pick import (BACKWARD_KINDS, FUSED_MAX_D, backward_kind, backward_label,  # noqa: F401 (API)
+                            backward_launch, choose, triton_auto, ws_fallback)
+from .checks import (IMPLS, KERNEL_DTYPES, MAX_HEAD_DIM, TRITON_IMPLS, check_block,  # noqa: F401 (API)
+                     check_launch, options, validate)
 from .errors import KernelInputError, KernelOutOfMemory, KernelResourceError, KernelUnavailable
 from .naive import naive_attention
 from .sdpa import SDPA_BACKENDS, sdpa_attention
@@ -72,12 +75,12 @@ class KernelTrace(NamedTuple):
 
 def _check_tiles(impl: str, q, k, var: Variant, block_m, block_n, num_warps, num_stages) -> tuple[int, ...]:
     """The kernel's (block_m, block_n, num_warps, num_stages): the given values checked, the rest its own pick."""
-    bm, bn = (None if x is None else _check_block(name, x, impl) for name, x in (("block_m", block_m),
-                                                                               ("block_n", block_n)))
-    ws_kw = dict(window=_ws_banded(var)) if impl == "ws" else {}           # ws: a window's (documents') schedule
+    bm, bn = (None if x is None else check_block(name, x, impl) for name, x in (("block_m", block_m),
+                                                                              ("block_n", block_n)))
+    ws_kw = _ws_band(var) if impl == "ws" else {}                        # ws: a window's (documents') schedule
     picked = _kernel(impl).pick_config(q, k, causal=var.right == 0, block_m=bm, block_n=bn, **ws_kw)
-    warps = picked[2] if num_warps is None else _check_launch("num_warps", num_warps, 32, pow2=True)
-    stages = picked[3] if num_stages is None else _check_launch("num_stages", num_stages, 8)
+    warps = picked[2] if num_warps is None else check_launch("num_warps", num_warps, 32, pow2=True)
+    stages = picked[3] if num_stages is None else check_launch("num_stages", num_stages, 8)
     return picked[0], picked[1], warps, stages
 
 
@@ -118,41 +121,32 @@ def _interpreter_bf16(fn):
     return wrapped
 
 
-def _ws_takes(var: Variant) -> bool:
-    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), ALiBi on
-    causal ones, packed documents, any of them with GQA/MQA; no softcap."""
-    return (var.softcap is None and (var.slopes is None or var.right == 0)
-            and (var.right == 0 or (var.right == -1 and var.left == -1)))
-
-
-def _ws_tiles(q, k, var: Variant) -> tuple[int, int, int, int] | None:
-    """impl="fast" with nothing pinned: the ws kernel's launch when the dispatch sends this call there (a variant ws
-    takes, ws.fast_should_use), else None (the tl kernel)."""
-    if not _ws_takes(var):
+def _ws_launch(q, k, var: Variant) -> tuple[int, int, int, int] | None:
+    """impl="fast" with nothing pinned: the ws kernel's launch when the forward table sends this call there and it
+    can run here (ws.takes, ws.fast_should_use), else None (the tl kernel)."""
+    if not ws.takes(var):
         return None
-    from . import ws
     if not ws.fast_should_use(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None,
                               docs=var.seq_ids is not None):
         return None
-    return ws.pick_config(q, k, causal=var.right == 0, window=_ws_banded(var))
+    return ws.pick_config(q, k, causal=var.right == 0, **_ws_band(var))
 
 
-def _ws_banded(var: Variant) -> bool:
-    """Does a ws launch of this variant take WINDOW_SCHEDULE (query tiles that each run about as many key tiles: a
-    causal window, packed documents) rather than its (d, causal) CONFIGS entry?"""
-    return var.left >= 0 or var.seq_ids is not None
+def _ws_band(var: Variant) -> dict:
+    """The ws launch's band keywords: a causal window's left side, packed documents (their schedule, not the (d,
+    causal) one: query tiles that each run about as many key tiles)."""
+    return dict(window=var.left >= 0, docs=var.seq_ids is not None)
 
 
 @_interpreter_bf16
 def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_run=None, pinned=True):
     """One launch of the teaching, fast or ws forward with checked tiles (block_m, block_n, num_warps, num_stages).
-    impl="fast" with nothing pinned and a variant ws takes (_ws_takes) runs the Gluon ws kernel where
+    impl="fast" with nothing pinned and a variant ws takes (ws.takes) runs the Gluon ws kernel where
     ws.fast_should_use says so; if that kernel fails to compile or launch, ws is switched off for the process (one
     warning) and the tl kernel runs."""
     if impl == "fast" and not pinned and trace is None:
-        wt = _ws_tiles(q, k, var)
+        wt = _ws_launch(q, k, var)
         if wt is not None:
-            from . import ws
             try:
                 return _forward(q, k, v, impl="ws", var=var, sm_scale=sm_scale, tiles=wt)
             except KernelOutOfMemory:
@@ -173,18 +167,65 @@ def _forward(q, k, v, *, impl, var: Variant, sm_scale, tiles, trace=None, tiles_
                                                   num_warps=warps, num_stages=stages, **extra), config)
 
 
+class LaunchPlan(tuple):
+    """(kernel, block_m, block_n), compared and unpacked as that tuple, plus .reason: why this kernel runs (the
+    forward table's row, or why ws cannot run here)."""
+
+    def __new__(cls, kernel: str, block_m: int, block_n: int, reason: str = ""):
+        self = super().__new__(cls, (kernel, block_m, block_n))
+        self.reason = reason
+        return self
+
+    def __getnewargs__(self):
+        return (*self, self.reason)
+
+    kernel = property(lambda self: self[0])
+    block_m = property(lambda self: self[1])
+    block_n = property(lambda self: self[2])
+
+
+class BackwardPlan(NamedTuple):
+    kernel: str          # "ws", "fused" or "reference"
+    reason: str
+
+
 def launch_plan(q, k, v, *, impl: str = "fast", causal: bool = False, window=None, alibi_slopes=None,
-                softcap=None, seq_ids=None) -> tuple[str, int, int]:
+                softcap=None, seq_ids=None) -> LaunchPlan:
     """(kernel, block_m, block_n) that attention(q, k, v, impl=impl, ...) with no pinned launch runs: kernel "ws" or
-    "tl" for impl="fast" (the dispatch above), else impl. Benchmarks count executed FLOPs with these tiles."""
+    "tl" for impl="fast" (the forward table, then whether ws can run here), else impl; .reason says why.
+    Benchmarks count executed FLOPs with these tiles."""
     if impl not in TRITON_IMPLS:
         raise KernelInputError(f"launch_plan takes a Triton impl ({', '.join(TRITON_IMPLS)}), got {impl!r}")
     var, _ = _prepare(q, k, v, impl, causal, None, window, alibi_slopes, softcap, seq_ids)
-    wt = _ws_tiles(q, k, var) if impl == "fast" else None
+    wt = _ws_launch(q, k, var) if impl == "fast" else None
     if wt is not None:
-        return "ws", wt[0], wt[1]
+        return LaunchPlan("ws", wt[0], wt[1], _forward_reason(q, k, var))
     bm, bn = _check_tiles(impl, q, k, var, None, None, None, None)[:2]
-    return ("tl" if impl == "fast" else impl), bm, bn
+    if impl != "fast":
+        return LaunchPlan(impl, bm, bn, f"impl={impl!r} asked for")
+    return LaunchPlan("tl", bm, bn, _forward_reason(q, k, var))
+
+
+def _forward_reason(q, k, var: Variant) -> str:
+    """Why impl="fast" runs the kernel it runs for these inputs."""
+    if not ws.takes(var):
+        return "the ws kernel does not take this variant (softcap, or ALiBi or a window with a right side)"
+    kernel, why = ws.fast_route(q, k, var.right == 0, window=var.left >= 0, alibi=var.slopes is not None,
+                                docs=var.seq_ids is not None)
+    if kernel != "ws":
+        return f"the forward table: {why}"
+    cannot = ws.unsupported(q)
+    return f"the forward table names ws ({why}), but it cannot run here: {cannot}" if cannot else \
+        f"the forward table: {why}"
+
+
+def backward_plan(q, k, v, *, causal: bool = False, window=None, alibi_slopes=None, softcap=None, seq_ids=None,
+                  kind: str | None = None) -> BackwardPlan:
+    """Which backward autograd runs after attention(q, k, v, ...) with these keywords, and why (kind: as
+    attention_backward's; None: backward_pick.BACKWARD_KIND)."""
+    var, _ = _prepare(q, k, v, "teaching", causal, None, window, alibi_slopes, softcap, seq_ids)
+    qq = q.float() if _env.INTERPRET and q.dtype == torch.bfloat16 else q
+    return BackwardPlan(*choose(qq, kind, None, var))
 
 
 class _FlashFunction(torch.autograd.Function):
@@ -251,12 +292,12 @@ def _prepare(q, k, v, impl, causal, sm_scale, window=None, alibi_slopes=None, so
     """Validation every entry point shares: inputs, causal, sm_scale (the fast kernel's exp2 trick needs it > 0),
     the variant keywords (flashviz_kernels.variants.parse)."""
     validate(q, k, v, impl)
-    causal, scale = _options(q, causal, sm_scale)
+    causal, scale = options(q, causal, sm_scale)
     if impl in ("fast", "ws") and not scale > 0:
         raise KernelInputError(f"the {impl} kernel needs a positive sm_scale, got {scale}")
     var = variants.parse(q, k, causal=causal, window=window, alibi_slopes=alibi_slopes, softcap=softcap,
                          seq_ids=seq_ids)
-    if impl == "ws" and not _ws_takes(var):
+    if impl == "ws" and not ws.takes(var):
         raise KernelUnavailable("impl='ws' takes plain or causal attention, a causal sliding window, causal ALiBi, "
                                 "packed documents and GQA/MQA only; use impl='fast' for other windows, softcap or "
                                 "other ALiBi")
@@ -330,7 +371,7 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
                        seq_ids: torch.Tensor | None = None):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
     gradient reaching lse, or None). kind: "fused", "reference", "ws" or "auto" (None: backward_pick.BACKWARD_KIND).
-    config pins the launch (kernels/tune_backward.py times candidates so); None: the kernel's pick. The reference's
+    config pins the launch (tools/tune_backward.py times candidates so); None: the kernel's pick. The reference's
     config is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n,
     block_m, num_warps, num_stages, rotate).
     """
@@ -346,7 +387,7 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
             raise KernelInputError(f"config must be 5 (fused) or 6 (reference) numbers (see the docstring), "
                                    f"got {config!r}")
         blocks = 2 if len(config) == 5 else 4
-        config = (*(_check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:blocks])),
-                  _check_launch("num_warps", config[blocks], 32, pow2=True),
-                  _check_launch("num_stages", config[blocks + 1], 8), *(bool(x) for x in config[blocks + 2:]))
+        config = (*(check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:blocks])),
+                  check_launch("num_warps", config[blocks], 32, pow2=True),
+                  check_launch("num_stages", config[blocks + 1], 8), *(bool(x) for x in config[blocks + 2:]))
     return _backward(q, k, v, o, lse, do, dlse, var=var, sm_scale=scale, config=config, lock=True, kind=kind)

@@ -14,10 +14,9 @@ Recomputing S costs one extra Q K^T per tile (the usual backward = 2.5x forward 
 the O(N) memory.
 dlse is the gradient reaching the log-sum-exp output (zero when only O is used): since d lse_i / d S_ij =
 P_ij, it adds dlse_i * P_ij to dS_ij, which is the same as subtracting it from delta_i.
-Measured on the H200 (assets/benchmarks/nvidia-h200-train-2026-11-30.json, fp16, B=4, H=32, backward alone,
-N 4096, 8192 and 16384, causal on/off): d=128 (this kernel) 1.16-1.24x SDPA flash's backward, 0.69-0.73x SDPA
-cuDNN's. d=64 runs the fused 5-matmul kernel by default there (kernels/backward_fused.py: 1.15-1.31x flash,
-0.75-0.82x cuDNN in the same run). The d=128 tiles below took it from 0.51-0.59x flash (untuned) to that.
+Why it exists: the teaching reference, and the one backward that takes every variant (softcap, ALiBi, windows,
+documents, GQA) and every GPU. When it runs: where kernels/backward_table.py names no faster backward (its tiles:
+that table's REFERENCE_LAUNCHES; its speed against SDPA's: docs/BENCHMARKS.md).
 
 Contract (as the forward kernels'): pick_config(q) then backward(q, k, v, o, lse, do, *, variant, sm_scale,
 dlse=None, config) -> (dq, dk, dv), inputs checked by flashviz_kernels.api.
@@ -28,17 +27,13 @@ from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imp
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from . import variants  # noqa: E402
+from . import backward_table, variants  # noqa: E402
+from .numerics import LOG2E, LOG2E_C  # noqa: E402
 from .variants import load_range, modify, visible  # noqa: E402
 
-LOG2E = 1.4426950408889634
-
-# head dim upper bound -> (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages). 128 was picked
-# by `python -m flashviz_kernels.tune_backward --d 128 --n 4096 8192 16384` on the H200 (best of 12 in all six
-# N x causal rows, 1.14-1.26x flash); 64 checked the same way at N=8192 (within 2% of the best of 12);
-# 32 and 256 are untuned.
-BWD_CONFIGS = {32: (64, 128, 128, 64, 4, 3), 64: (64, 128, 128, 64, 8, 3),
-               128: (64, 128, 128, 64, 8, 3), 256: (32, 32, 32, 32, 4, 2)}
+# head dim upper bound -> (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages) of fp16/bf16 inputs:
+# kernels/backward_table.py's REFERENCE_LAUNCHES, read live
+BWD_CONFIGS = backward_table.by_bound(backward_table.REFERENCE_LAUNCHES, "reference", backward_table.REFERENCE_NAMES)
 
 
 @triton.jit
@@ -53,13 +48,13 @@ def _tile(start, n, bh, D: tl.constexpr, BLOCK: tl.constexpr, BLOCK_D: tl.conste
 @triton.jit
 def _row_stats(LSE, DELTA, bh, rows, n_q):
     """lse in log2 units (+inf past n_q, so P = 0 there) and delta of the query rows."""
-    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+    lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * LOG2E_C
     delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
     return lse, delta
 
 
 @triton.jit
-def _bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
+def bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
                HAS_DLSE: tl.constexpr):
     bh = tl.program_id(1).to(tl.int64)
     rows, base, ok = _tile(tl.program_id(0) * BLOCK_M, n_q, bh, D, BLOCK_M, BLOCK_D)
@@ -72,7 +67,7 @@ def _bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, 
 
 
 @triton.jit
-def _dot(a, b, IEEE: tl.constexpr):
+def dot(a, b, IEEE: tl.constexpr):
     if IEEE:
         return tl.dot(a, b, input_precision="ieee")
     return tl.dot(a, b)
@@ -84,11 +79,11 @@ def _probs(a, b_t, rows, cols, lse, qk_scale, sm_scale, n_q, n_k, offset, left, 
            SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, IEEE: tl.constexpr):
     """P = exp(S - lse) recomputed for a tile (rows, cols and lse broadcast to it: either layout), and
     dS_out/dS_in of the softcap (1.0 without it). lse is in log2 units."""
-    qk = _dot(a, b_t, IEEE)
+    qk = dot(a, b_t, IEEE)
     grad = tl.zeros_like(qk) + 1.0
     if MODS:                                                                    # softcap, ALiBi: natural units
         s, grad = modify(qk * sm_scale, rows, cols, offset, slope, softcap, SOFTCAP, ALIBI)
-        p = tl.math.exp2(s * 1.4426950408889634 - lse)
+        p = tl.math.exp2(s * LOG2E_C - lse)
     else:
         p = tl.math.exp2(qk * qk_scale - lse)
     if MASKED:
@@ -109,12 +104,12 @@ def _dkdv_stage(dk, dv, k, v, Q, DO, LSE, DELTA, ROWB, rowb0, bh, cols, lo, hi, 
         p_t, grad = _probs(k, tl.trans(q), rows[None, :], cols[:, None], lse[None, :], qk_scale, sm_scale, n_q, n_k,
                            offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
                            SOFTCAP, ALIBI, IEEE)                                 # P^T: (BLOCK_N, BLOCK_M)
-        dv += _dot(p_t.to(do.dtype), do, IEEE)                                   # dV += P^T dO
-        dp_t = _dot(v, tl.trans(do), IEEE)                                      # dP^T = V dO^T
+        dv += dot(p_t.to(do.dtype), do, IEEE)                                   # dV += P^T dO
+        dp_t = dot(v, tl.trans(do), IEEE)                                      # dP^T = V dO^T
         ds_t = p_t * (dp_t - delta[None, :])                                     # dS^T
         if SOFTCAP:
             ds_t = ds_t * grad                                                   # through c tanh(s / c)
-        dk += _dot(ds_t.to(q.dtype), q, IEEE)                                    # dK += dS^T Q
+        dk += dot(ds_t.to(q.dtype), q, IEEE)                                    # dK += dS^T Q
     return dk, dv
 
 
@@ -171,11 +166,11 @@ def _dq_stage(dq, q, do, lse, delta, K, V, kvh, rows, ROWB, rowb0, lo, hi, qk_sc
         p, grad = _probs(q, tl.trans(k), rows[:, None], cols[None, :], lse[:, None], qk_scale, sm_scale, n_q, n_k,
                          offset, left, right, slope, softcap, ROWB, rowb0, MASKED, LEFT, RIGHT, SEQ, MODS,
                          SOFTCAP, ALIBI, IEEE)                                   # P: (BLOCK_M, BLOCK_N)
-        dp = _dot(do, tl.trans(v), IEEE)                                        # dP = dO V^T
+        dp = dot(do, tl.trans(v), IEEE)                                        # dP = dO V^T
         ds = p * (dp - delta[:, None])                                           # dS
         if SOFTCAP:
             ds = ds * grad
-        dq += _dot(ds.to(k.dtype), k, IEEE)                                      # dQ += dS K
+        dq += dot(ds.to(k.dtype), k, IEEE)                                      # dQ += dS K
     return dq
 
 
@@ -217,9 +212,7 @@ def pick_config(q) -> tuple[int, int, int, int, int, int]:
     """(dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages) for these inputs."""
     if _env.INTERPRET:
         return 32, 32, 32, 32, 4, 2
-    if q.element_size() == 4:                                                   # fp32: smaller tiles fit
-        return 32, 64, 64, 32, 4, 2
-    return BWD_CONFIGS[next(x for x in (32, 64, 128, 256) if q.shape[3] <= x)]
+    return backward_table.reference_tiles(q.shape[3], q.element_size())
 
 
 def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config):
@@ -240,7 +233,7 @@ def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config
     if dlse is not None:
         dlse = torch.where(dead, torch.zeros_like(lse), dlse.to(torch.float32)).contiguous()
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
+    bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
                                                D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
     flags = dict(H=h, GROUPS=variant.groups, D=d, BLOCK_D=block_d, **variant.flags(), IEEE=ieee, num_warps=warps,
                  num_stages=stages)

@@ -2,7 +2,7 @@
 
 The 7-matmul backward (kernels/backward.py, the teaching reference) recomputes S = Q K^T and P twice: once
 in its dK/dV kernel and again in its dQ kernel (plus dP = dO V^T twice). Here every tile is visited once:
-    pre-pass      delta_i = rowsum(dO_i * O_i) - dlse_i                      (backward._bwd_delta)
+    pre-pass      delta_i = rowsum(dO_i * O_i) - dlse_i                      (backward.bwd_delta)
     main kernel   one program per K/V block j, looping over the query blocks i that see it:
                   S_ij = Q_i K_j^T, P_ij = exp(S_ij - lse_i)                 1  (recomputed from the saved lse)
                   dV_j += P_ij^T dO_i                                        2
@@ -23,13 +23,10 @@ Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse with dea
 and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes, as big as dQ, dK
 and dV together in fp16), i.e. 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); the test
 tests/test_backward_fused_gpu.py measures it.
-Measured on the H200 (2026-11-30, triton 3.6.0, torch 2.11; backward alone, fp16, B=4, H=32, N 4096-16384,
-causal both; `python -m flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384 --rep 60`,
-assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json): d=64 with (64, 64, 4 warps, 3 stages) 306-348
-TFLOP/s = 0.77-0.81x SDPA cuDNN, 1.18-1.32x SDPA flash, 1.02-1.17x the 7-matmul reference; d=128 at best
-0.58-0.67x cuDNN, *slower* than the reference (0.71-0.73x): the fp32 dQ reduce-add and the register pressure of
-five accumulating matmuls (spills at d=128) cost more than the two matmuls saved. So api's "auto" uses it for
-d <= 64 only. The 0.85x-cuDNN target is not reached. tests/test_backward_fused_gpu.py passed on the H200.
+Why it exists: two matmuls fewer per tile than the reference. When it runs: "auto" at d <= 64 for plain or causal
+attention where the ws backward cannot (kernels/backward_table.py: faster than the reference there, slower at
+d = 128, assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json), on a (triton, GPU) pair kernels/gates.py
+verifies for "fused-backward" (the TMA reduction); its tiles: that table's FUSED_LAUNCHES.
 
 Calling contract: pick_config(q) then backward(q, k, v, o, lse, do, *, causal, sm_scale, dlse=None, config)
 -> (dq, dk, dv); inputs checked by flashviz_kernels.api.
@@ -40,16 +37,13 @@ from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imp
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from .backward import LOG2E, _bwd_delta, _dot  # noqa: E402
+from . import backward_table  # noqa: E402
+from .backward import bwd_delta, dot  # noqa: E402
+from .numerics import LOG2E, LOG2E_C  # noqa: E402
 
-# head dim upper bound -> (BLOCK_N keys per program, BLOCK_M query rows per step, num_warps, num_stages, ROTATE)
-# Not timed yet (no GPU run so far): picked from `python -m flashviz_kernels.compile_check` with triton 3.6 for
-# sm_90 as the tiles that spill least (d=64 (128, 64, 8, 3): no stack; d=128 (64, 64, 8, 2): 40-64 bytes, the
-# other d=128 candidates 368-776, like the reference's dK/dV kernel's 728). `python -m
-# flashviz_kernels.tune_backward --kind fused --d 64 128 --n 4096 8192 16384` times them against cuDNN.
-CONFIGS = {32: (64, 64, 4, 3, True), 64: (64, 64, 4, 3, True), 128: (64, 64, 8, 2, True),
-           256: (64, 32, 4, 2, True)}
-FP32_CONFIG = (32, 32, 4, 2, True)      # fp32 dots are exact (no tensor cores): (64, 32) spilled 4-12 KB at d=64
+# head dim upper bound -> (BLOCK_N keys per program, BLOCK_M query rows per step, num_warps, num_stages, ROTATE) of
+# fp16/bf16 inputs: kernels/backward_table.py's FUSED_LAUNCHES, read live (fp32 has its own row there)
+CONFIGS = backward_table.by_bound(backward_table.FUSED_LAUNCHES, "fused", backward_table.FUSED_NAMES)
 INTERPRET_CONFIG = (32, 32, 4, 2, True)
 
 
@@ -70,19 +64,19 @@ def _stage(dk, dv, k, v, desc_q, desc_do, desc_dq, DQ, LSE, DELTA, bh, row0, col
         rows = start + tl.arange(0, BLOCK_M)
         q = desc_q.load([row0 + start, 0])                                       # Q_i, dO_i: (BLOCK_M, BLOCK_D)
         do = desc_do.load([row0 + start, 0])
-        lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * 1.4426950408889634
+        lse = tl.load(LSE + bh * n_q + rows, mask=rows < n_q, other=float("inf")) * LOG2E_C
         delta = tl.load(DELTA + bh * n_q + rows, mask=rows < n_q, other=0.0)
-        p_t = tl.math.exp2(_dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])  # 1. P^T: (BLOCK_N, BLOCK_M)
+        p_t = tl.math.exp2(dot(k, tl.trans(q), IEEE) * qk_scale - lse[None, :])  # 1. P^T: (BLOCK_N, BLOCK_M)
         if MASKED:
             seen = cols[:, None] < n_k
             if CAUSAL:
                 seen = seen & (cols[:, None] <= rows[None, :] + offset)
             p_t = tl.where(seen, p_t, 0.0)
-        dv += _dot(p_t.to(do.dtype), do, IEEE)                                   # 2. dV += P^T dO
-        dp_t = _dot(v, tl.trans(do), IEEE)                                       # 3. dP^T = V dO^T
+        dv += dot(p_t.to(do.dtype), do, IEEE)                                   # 2. dV += P^T dO
+        dp_t = dot(v, tl.trans(do), IEEE)                                       # 3. dP^T = V dO^T
         ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)                       # dS^T
-        dk += _dot(ds_t, q, IEEE)                                                # 4. dK += dS^T Q
-        dq = _dot(tl.trans(ds_t), k, IEEE)                                       # 5. dQ_i += dS K (partial)
+        dk += dot(ds_t, q, IEEE)                                                # 4. dK += dS^T Q
+        dq = dot(tl.trans(ds_t), k, IEEE)                                       # 5. dQ_i += dS K (partial)
         # Rows past n_q belong to the next head (their dS is 0: lse = +inf there, so they add 0). The pointer
         # path clips only where the TMA reduction clips, at the end of the buffer, so the interpreter tests
         # check these cross-head zero adds too.
@@ -96,7 +90,7 @@ def _stage(dk, dv, k, v, desc_q, desc_do, desc_dq, DQ, LSE, DELTA, bh, row0, col
 
 
 @triton.jit
-def _bwd_fused(desc_q, desc_do, desc_dq, K, V, DQ, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
+def bwd_fused(desc_q, desc_do, desc_dq, K, V, DQ, LSE, DELTA, DK, DV, qk_scale, sm_scale, n_q, n_k,
                D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                CAUSAL: tl.constexpr, IEEE: tl.constexpr, TMA_DQ: tl.constexpr, ROTATE: tl.constexpr):
     pid = tl.program_id(0)                                   # causal: block 0 is seen by the most rows, so the
@@ -130,7 +124,7 @@ def _bwd_fused(desc_q, desc_do, desc_dq, K, V, DQ, LSE, DELTA, DK, DV, qk_scale,
 
 
 @triton.jit
-def _dq_cast(ACC, DQ, total, sm_scale, BLOCK: tl.constexpr):
+def dq_cast(ACC, DQ, total, sm_scale, BLOCK: tl.constexpr):
     """dQ = sm_scale * buffer, in DQ's dtype (the buffer summed dS K in fp32)."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(ACC + offs, mask=offs < total, other=0.0)
@@ -154,9 +148,22 @@ def pick_config(q) -> tuple[int, int, int, int, bool]:
     """(BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) for these inputs."""
     if _env.INTERPRET:
         return INTERPRET_CONFIG
-    if q.element_size() == 4:
-        return FP32_CONFIG
-    return CONFIGS[next(x for x in (32, 64, 128, 256) if q.shape[3] <= x)]
+    return backward_table.fused_tiles(q.shape[3], q.element_size())
+
+
+def compile_spec(d: int, causal: bool, config, dtype: str = "fp16"):
+    """(jit function, signature, constexprs, options) of the fused kernel for one config (BLOCK_N, BLOCK_M, warps,
+    stages, rotate), for triton.compile with an ASTSource and a GPU target (tools/compile_check.py); the dQ add as a
+    TMA reduction, as on Hopper. Call it with TRITON_INTERPRET=0."""
+    bn, bm, warps, stages, rot = config
+    bd = max(16, 1 << (d - 1).bit_length())
+    sig = dict(desc_q=f"tensordesc<{dtype}[{bm}, {bd}]>", desc_do=f"tensordesc<{dtype}[{bm}, {bd}]>",
+               desc_dq=f"tensordesc<fp32[{bm}, {bd}]>", K=f"*{dtype}", V=f"*{dtype}", DQ="*fp32", LSE="*fp32",
+               DELTA="*fp32", DK=f"*{dtype}", DV=f"*{dtype}", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32")
+    consts = dict(D=d, BLOCK_D=bd, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=dtype == "fp32", TMA_DQ=True,
+                  ROTATE=bool(rot))
+    sig.update({k: "constexpr" for k in consts})
+    return bwd_fused, sig, consts, dict(num_warps=warps, num_stages=stages)
 
 
 def row_stats(o, do, lse, dlse, block_d: int, lse_scale: float = 1.0):
@@ -172,7 +179,7 @@ def row_stats(o, do, lse, dlse, block_d: int, lse_scale: float = 1.0):
     lse.masked_fill_(dead, float("inf"))                     # in place: no second temporary
     del dead
     delta = torch.empty_like(lse)
-    _bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
+    bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
                                                D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
     return lse, delta
 
@@ -199,11 +206,11 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, c
     desc_q = TensorDescriptor.from_tensor(q.view(b * h * n_q, d), [block_m, block_d])
     desc_do = TensorDescriptor.from_tensor(do.view(b * h * n_q, d), [block_m, block_d])
     desc_dq = TensorDescriptor.from_tensor(dq_acc, [block_m, block_d])
-    _bwd_fused[(triton.cdiv(n_k, block_n), b * h)](
+    bwd_fused[(triton.cdiv(n_k, block_n), b * h)](
         desc_q, desc_do, desc_dq, k, v, dq_acc, lse, delta, dk, dv, sm_scale * LOG2E, sm_scale, n_q, n_k,
         D=d, BLOCK_D=block_d, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal, IEEE=ieee,
         TMA_DQ=tma_reduce_available(q.device), ROTATE=rotate, num_warps=warps, num_stages=stages)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
-    _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
+    dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
     return dq, dk, dv

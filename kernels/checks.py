@@ -1,8 +1,8 @@
 """The checks every entry point of kernels/api.py runs before any kernel: the impl names (IMPLS, TRITON_IMPLS),
 the dtypes and head dims the Triton kernels take (KERNEL_DTYPES, MAX_HEAD_DIM), validate (q, k, v shapes, dtypes
 and devices against the impl; KernelTypeError / KernelInputError / KernelUnavailable with a readable message),
-_options (causal a real bool, sm_scale None or a finite number) and the single tile and launch values
-(_check_block by flashviz_kernels.rules, _check_launch). kernels/api.py calls them and re-exports every name.
+options (causal a real bool, sm_scale None or a finite number) and the single tile and launch values
+(check_block by flashviz_kernels.rules, check_launch). kernels/api.py calls them and re-exports every name.
 """
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def validate(q, k, v, impl: str) -> None:
         raise KernelUnavailable(f"{impl} needs CUDA tensors; on CPU use impl='sdpa' or 'sdpa-math'")
 
 
-def _options(q, causal, sm_scale) -> tuple[bool, float]:
+def options(q, causal, sm_scale) -> tuple[bool, float]:
     """causal must be a bool (a string like "no" would otherwise count as True); sm_scale None (1/sqrt(d))
     or a finite real number."""
     if not isinstance(causal, bool):
@@ -88,7 +88,7 @@ def _options(q, causal, sm_scale) -> tuple[bool, float]:
     return causal, scale
 
 
-def _check_block(name: str, value, impl: str) -> int:
+def check_block(name: str, value, impl: str) -> int:
     """One tile rule for every Triton kernel (flashviz_kernels.rules): an integer in 1..MAX_TILE, a power of two
     >= 16 when compiled; the fast kernel's TMA blocks are powers of two in the interpreter too."""
     v = rules.check_int(name, value, 1, rules.MAX_TILE, error=KernelInputError)
@@ -98,8 +98,11 @@ def _check_block(name: str, value, impl: str) -> int:
     return v
 
 
-def _check_launch(name: str, value, hi: int, pow2: bool = False) -> int:
+def check_launch(name: str, value, hi: int, pow2: bool = False) -> int:
     v = rules.check_int(name, value, 1, hi, error=KernelInputError)
     if pow2 and v & (v - 1):
         raise KernelInputError(f"{name} must be a power of two, got {v}")
     return v
+
+
+_options = options        # the name kernels/ring.py imports (its owner moves it to `options`)

@@ -1,25 +1,22 @@
-"""The fast flash-attention forward kernel (Triton), tuned for Hopper (H100/H200).
+"""The fast flash-attention forward kernel (Triton "tl"), tuned for Hopper (H100/H200).
 
 Same contract as the teaching kernel (out + log-sum-exp, the variants of flashviz_kernels.variants:
 window / causal bottom-right aligned, packed documents, ALiBi, softcap, GQA; ragged N, fully masked
 rows -> zeros), minus the trace. What makes it fast:
-  - log2(e) folded into the softmax scale so every exponential is a bare exp2;
+  - log2(e) folded into the softmax scale so every exponential is a bare exp2 (kernels/numerics.py);
   - K/V tiles arrive through tensor descriptors (TMA on Hopper), software-pipelined num_stages deep;
   - the key loop runs only the tiles some row of the Q block sees (variants.tile_ranges), in three
     stages: tiles every row fully sees run with no mask at all; only the band before them (a window's
     or document's left edge) and after them (causal diagonal, right edge, ragged last tile) pay for
     masking and the guard;
   - causal programs are launched heaviest-first (last Q block first) to balance the tail;
-  - tile shapes, warps and stages picked per head dim / causal / dtype by kernels/tune_fast.py.
-Measured on the H200 (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, fp16, B=4, H=32, N 4096-16384, causal
-and not, this kernel pinned with FLASHVIZ_FAST_TL=1, same run as SDPA cuDNN): d=128 474-525 TFLOP/s = 0.79-0.94x
-cuDNN; d=64 377-433 TFLOP/s = 0.90-1.03x cuDNN. Peak extra memory = output + LSE exactly. At N=1024 a call's
-host-side launch is about as long as the kernel (python -m flashviz_kernels.launch_overhead): the recorded
-datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
-Through flashviz_kernels.api, impl="fast" with no pinned launch, and no variant but a causal window (d=128) or GQA,
-runs the Gluon ws kernel (kernels/ws.py) instead of this one where ws.FAST_USES_WS says it measured faster (on the
-H200: d=128 from N = 1024, d=64 from N = 4096) and it can run here (triton 3.6.x, sm_90); everywhere else, and after
-any Gluon failure, this kernel runs (warned once, ws.status()).
+  - tile shapes, warps and stages per head dim / causal / dtype from kernels/forward_table.py's TL_LAUNCHES.
+Why it exists: it runs every variant on every GPU Triton compiles for (and on CPU in the interpreter); peak extra
+memory is exactly the output + LSE. When it runs: impl="fast" wherever kernels/forward_table.py's ROUTES do not
+send the call to the warp-specialised ws kernel (kernels/ws.py) or ws cannot run here (its speed pinned against
+ws and cuDNN: assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, run with FLASHVIZ_FAST_TL=1).
+At N=1024 a call's host-side launch is about as long as the kernel (`python -m tools.launch_overhead`): the
+recorded datasets carry a CUDA-graph column (graph_ms) next to the per-call one.
 The calling contract is the teaching kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), inputs checked by flashviz_kernels.api.
 """
@@ -27,14 +24,15 @@ from . import _env  # noqa: F401  (decides TRITON_INTERPRET before triton is imp
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
+from . import forward_table, variants  # noqa: E402
+from .numerics import LN2_C, LOG2E, LOG2E_C  # noqa: E402
 from .variants import load_range, modify, visible  # noqa: E402
-from . import variants  # noqa: E402
 from .scopes import enter_scope, exit_scope  # noqa: E402
 
 import threading  # noqa: E402
 
 # Host TMA descriptors cached per input tensor: building three TensorDescriptors is a visible part of a short
-# call's launch cost (python -m flashviz_kernels.launch_overhead). The cache is keyed weakly by the tensor
+# call's launch cost (python -m tools.launch_overhead). The cache is keyed weakly by the tensor
 # object (torch.utils.weak.WeakIdKeyDictionary): an entry dies with its tensor, so it never outlives the memory
 # it describes and never keeps that memory alive longer than the caller does (the descriptor holds a view of a
 # detached alias, not the tensor itself). Each entry also stores data_ptr, shape, strides, dtype and block, and
@@ -73,22 +71,9 @@ def _descriptor(x, rows: int, d: int, block: list):
     return desc
 
 
-LOG2E = 1.4426950408889634
-LN2 = 0.6931471805599453
-
-# (head dim upper bound, causal, element bytes) -> (BLOCK_M, BLOCK_N, num_warps, num_stages)
-# fp16 d = 64 and 128 picked on the H200 (2026-11-29) by `python -m flashviz_kernels.tune_fast --quick`
-# (B=4, H=32, N=8192; figures below from that run); the rest are sized to fit shared memory, not tuned.
-CONFIGS = {
-    (32, False, 2): (128, 128, 4, 3), (32, True, 2): (128, 128, 4, 3),      # d <= 32: as d = 64 (untuned)
-    (64, False, 2): (128, 128, 4, 3), (64, True, 2): (128, 128, 4, 3),      # tuned: 428 / 405 TFLOP/s
-    (128, False, 2): (128, 64, 4, 2), (128, True, 2): (128, 64, 4, 2),      # tuned: 521 / 481 TFLOP/s
-    (256, False, 2): (64, 64, 4, 2), (256, True, 2): (64, 64, 4, 2),        # sized to fit (untuned)
-    (32, False, 4): (64, 64, 4, 2), (32, True, 4): (64, 64, 4, 2),          # fp32: sized to fit
-    (64, False, 4): (64, 64, 4, 2), (64, True, 4): (64, 64, 4, 2),
-    (128, False, 4): (64, 32, 4, 2), (128, True, 4): (64, 32, 4, 2),
-    (256, False, 4): (32, 32, 4, 2), (256, True, 4): (32, 32, 4, 2),
-}
+# (head dim upper bound, causal, element bytes) -> (BLOCK_M, BLOCK_N, num_warps, num_stages): kernels/forward_table.py's
+# TL_LAUNCHES, read live
+CONFIGS = forward_table.tl_configs()
 
 
 @triton.jit
@@ -114,7 +99,7 @@ def _stage(acc, l, m, q, desc_k, desc_v, kv_row0, lo, hi, rows, qk_scale, sm_sca
         cols = start + tl.arange(0, BLOCK_N)
         if MODS:                                                    # s in natural units, then to log2 units
             s, _ = modify(qk * sm_scale, rows[:, None], cols[None, :], offset, slope, softcap, SOFTCAP, ALIBI)
-            qk = s * 1.4426950408889634
+            qk = s * LOG2E_C
             scale = 1.0
         else:
             scale = qk_scale
@@ -195,16 +180,14 @@ def _fast_fwd(desc_q, desc_k, desc_v, O, LSE, ROWB, TILES, SLOPES, qk_scale, sm_
     row_ok = rows < n_q
     o_ptr = O + bh.to(tl.int64) * so_bh + rows[:, None] * so_n + dims[None, :]
     tl.store(o_ptr, out.to(O.dtype.element_ty), mask=row_ok[:, None] & (dims[None, :] < D))
-    lse = tl.where(l == 0.0, float("-inf"), (m + tl.math.log2(l_safe)) * 0.6931471805599453)  # natural log
+    lse = tl.where(l == 0.0, float("-inf"), (m + tl.math.log2(l_safe)) * LN2_C)  # natural log
     tl.store(LSE + bh.to(tl.int64) * n_q + rows, lse, mask=row_ok)
 
 
 def pick_config(q, k, *, causal: bool = False, block_m=None, block_n=None) -> tuple[int, int, int, int]:
-    """(block_m, block_n, num_warps, num_stages) from CONFIGS, keeping the given blocks; in the interpreter 64 x 64
-    (few, large blocks: it pays per tile, not per lane)."""
-    d = q.shape[3]
-    bound = next(x for x in (32, 64, 128, 256) if d <= x)              # api.validate caps d at 256
-    bm, bn, warps, stages = CONFIGS[(bound, causal, 4 if q.element_size() == 4 else 2)]
+    """(block_m, block_n, num_warps, num_stages) from the forward table, keeping the given blocks; in the
+    interpreter 64 x 64 (few, large blocks: it pays per tile, not per lane)."""
+    bm, bn, warps, stages = forward_table.tl_tiles(q.shape[3], causal, q.element_size())  # api caps d at 256
     if _env.INTERPRET:
         bm = bn = 64
     return (bm if block_m is None else block_m), (bn if block_n is None else block_n), warps, stages

@@ -13,10 +13,10 @@ and the number of key tiles each program ran.
 
 Tiles need not be powers of two: the tile of Br x Bc is computed inside power-of-two blocks with
 the spare lanes masked (the interpreter accepts any tile; on a GPU the API asks for powers of two
->= 16, so no lane is wasted there). Measured on the H200 with trace off, default 128 x 64 tiles
-(assets/benchmarks/nvidia-h200-fwd-2026-11-29.json, fp16, B=4, H=32): d=128, N 4096-16384: 273-329
-TFLOP/s = 0.55-0.58x SDPA cuDNN; d=64: 0.43-0.52x (before the variants). The price of readability:
-natural exp, one loop over the tiles it runs, plain pointer loads.
+>= 16, so no lane is wasted there). Why it exists: the page's own numbers from a real kernel. When it runs:
+impl="teaching" and attention_trace. Its speed (about half of SDPA cuDNN's on the H200: docs/BENCHMARKS.md, from
+assets/benchmarks/nvidia-h200-fwd-2026-12-01b.json) is the price of readability: natural exp, one loop over the
+tiles it runs, plain pointer loads.
 
 The calling contract is the fast kernel's: pick_config(...) then forward(q, k, v, *, variant, sm_scale,
 block_m, block_n, num_warps, num_stages) -> (out, lse), with inputs already checked by flashviz_kernels.api.

@@ -1,4 +1,4 @@
-"""impl="ws": a warp-specialised, FlashAttention-3-style forward written in Gluon, for Hopper (sm_90) only.
+"""impl="ws": a warp-specialised, FlashAttention-3-style attention forward in Gluon, for Hopper (sm_90) only.
 
 What it is: per 128-row (NC = 2) or 192-row (NC = 3) query block, a 1-warp producer streams K_j/V_j by TMA into a
 STAGES-deep shared-memory ring guarded by mbarriers; each consumer warpgroup owns 64 rows and runs Q·Kᵀ and P·V
@@ -7,23 +7,15 @@ the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); 
 to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
 Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
 Variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band are not
-loaded), causal ALiBi and packed documents (docs: the host's tables decide each tile's keys and mask);
-impl="fast" sends here what the tables of kernels/ws_tables.py say measured faster (FAST_USES_WS per (d,
-causal) and N, windows, ALiBi and documents at the head dims listed there); softcap, ALiBi without causal and
-windows with a right side run the tl kernel.
-Measured on the H200 (2026-12-01, triton 3.6.0, fp16, B=4, H=32, N 4096-16384, causal and not, one run with the
-tl fast kernel and SDPA cuDNN; assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json, commit b0ba43b):
-  d=128: 1.02-1.11x cuDNN (550-677 TFLOP/s), 1.16-1.29x the tl fast kernel;  d=64 (three consumers): 1.03-1.17x
-  cuDNN, 1.07-1.20x tl.
-Schedule switches (ws_tables.CONFIGS, with the runs behind each): OVERLAP on everywhere but where three consumers'
-160 registers spill with it (ALiBi at d=64, persistent or window launches at NC = 3); PERSISTENT (one program per
-SM walking tiles, causal ones longest first) at d=128 without a mask and for causal windows; NC = 3 at d=64.
-OVERLAP_ENV, PERSISTENT_ENV and CONSUMERS_ENV switch every launch (tests run both sides).
-
-Portability: Gluon is experimental and its API changed between triton 3.6 and 3.8, so the Gluon kernel runs
-only on the versions in VERIFIED_TRITON and on compute capability VERIFIED_CAPABILITY. Anywhere else, and after
-any compile or launch failure, impl="fast" keeps using the tl kernel (kernels/fast.py), warns once per process
-and says why in status(); impl="ws" asked for explicitly raises KernelUnavailable with that reason.
+loaded), causal ALiBi and packed documents (docs: the host's tables decide each tile's keys and mask).
+Why it exists: the tl kernel (kernels/fast.py) cannot overlap one warpgroup's softmax with another's MMAs; this
+one can, and is the project's fastest forward (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json).
+When it runs: impl="ws", or impl="fast" where kernels/forward_table.py's ROUTES say it measured faster; its
+schedule switches come from that table's WS_LAUNCHES (schedule()); OVERLAP_ENV, PERSISTENT_ENV and CONSUMERS_ENV
+switch every launch (tests run both sides). Only on a (triton, GPU) pair kernels/gates.py verifies for
+"ws-forward" (Gluon's API moved between 3.6 and 3.8; kernels/gluon_shims.py holds the differences); elsewhere, and
+after any compile or launch failure, impl="fast" runs the tl kernel and says why once (logger "flashviz_kernels",
+status()); impl="ws" asked for explicitly raises KernelUnavailable with that reason.
 Importing this module never imports Gluon (kernels/_ws_gluon.py is loaded on first use).
 """
 from __future__ import annotations
@@ -35,18 +27,17 @@ import os
 import threading
 import warnings
 
+from . import fallback, forward_table, gates, tables
 from .errors import KernelInputError, KernelUnavailable
-from .ws_tables import (ALIBI_OVERLAP, ALIBI_WS_DIMS, CONFIGS, DOCS_WS_DIMS, FAST_USES_WS,  # noqa: F401 (read here)
-                        WINDOW_SCHEDULE, WINDOW_WS_DIMS)
+from .numerics import LOG2E
 
-VERIFIED_TRITON = ("3.6.",)            # version prefixes the Gluon kernel was compiled, run and checked on
-VERIFIED_CAPABILITY = (9, 0)           # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
+GATE = forward_table.GATES["ws"]
+VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
+VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
-LOG2E = 1.4426950408889634
+from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, consumers_default,  # noqa: E402,F401
+                          overlap_default, persistent_default, schedule)
 
-PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
-CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
-OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -59,10 +50,8 @@ CONSUMER_REGS, PRODUCER_REGS, MAXNREG = REGS[2]
 PIN_TL_ENV = "FLASHVIZ_FAST_TL"          # measurement: set to 1 and impl="fast" never picks this kernel
 
 
-def _uses_ws() -> dict:
-    """The dispatch table in force: FAST_USES_WS, or nothing while PIN_TL_ENV pins fast to the tl kernel (to
-    time the two against each other; bench provenance then records fast_uses_ws "none")."""
-    return {} if os.environ.get(PIN_TL_ENV, "") not in ("", "0") else FAST_USES_WS
+def _pinned_tl() -> bool:
+    return os.environ.get(PIN_TL_ENV, "") not in ("", "0")
 
 
 _lock = threading.Lock()
@@ -95,6 +84,11 @@ def _capability():
     return _device_capability()
 
 
+def capability():
+    """This process's GPU compute capability, (9, 0) on an H200; None without CUDA."""
+    return _capability()
+
+
 @functools.lru_cache(maxsize=None)
 def _gluon_import_error() -> str | None:
     try:
@@ -104,77 +98,58 @@ def _gluon_import_error() -> str | None:
     return None
 
 
+def gate_reason(path: str = GATE) -> str | None:
+    """Why `path` (a kernels/gates.py path) cannot run in this process: its gate for this triton and GPU, or the
+    interpreter (None when it can)."""
+    from . import _env
+    return gates.why_not(path, triton_version(), _capability(), interpret=_env.INTERPRET)
+
+
 def _reason_unavailable() -> str | None:
     """Why the Gluon kernel cannot run in this process, or None when it can."""
-    from . import _env
-    version = triton_version()
     if _state["failed"]:
         return _state["failed"]
-    if not any(version.startswith(p) for p in VERIFIED_TRITON):
-        return (f"triton {version} is not a version the Gluon kernel was verified on "
-                f"({', '.join(p + 'x' for p in VERIFIED_TRITON)})")
-    if _env.INTERPRET:
-        return "Triton runs in interpreter mode here, which cannot run Gluon kernels"
-    cap = _capability()
-    if cap is None:
-        return "no CUDA device"
-    if cap != VERIFIED_CAPABILITY:
-        return f"compute capability {cap[0]}.{cap[1]} is not sm_90 (Hopper), the only one the kernel targets"
-    return _gluon_import_error()
+    return gate_reason() or _gluon_import_error()
+
+
+def unavailable() -> str | None:
+    """Why the Gluon forward cannot run in this process at all (None: it can)."""
+    return _reason_unavailable()
+
+
+def runtime_failure() -> str | None:
+    """A failure that switched the Gluon kernels off in this process, or Gluon failing to import (None: neither)."""
+    return _state["failed"] or _gluon_import_error()
 
 
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
-    fast_uses_ws, persistent (the launches that run PERSISTENT unless told), consumers (NC per launch), overlap
-    (the launches that run OVERLAP unless told)."""
+    verified (each (triton, GPU) row of kernels/gates.py with its evidence file), fast_uses_ws, persistent (the
+    launches that run PERSISTENT unless told), consumers (NC per launch), overlap (the launches that run OVERLAP
+    unless told)."""
+    from .ws_schedule import schedule_lines
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
-                verified_triton=list(VERIFIED_TRITON),
-                fast_uses_ws=sorted(f"d={d} causal={c} N>={n}" for (d, c), n in _uses_ws().items()),
-                persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
+                verified_triton=list(VERIFIED_TRITON), verified=gates.describe(GATE),
+                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(), **schedule_lines())
 
 
-def _switch(env: str, describe) -> str:
-    """One status line: describe() (the launches a switch applies to by default) and whether env decided it."""
-    try:
-        text = describe()
-    except KernelInputError as e:
-        return str(e)
-    return f"{text} ({f'{env}={os.environ[env]}' if os.environ.get(env) else 'CONFIGS'})"
-
-
-def _consumers_status() -> str:
-    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window)."""
-    return _switch(CONSUMERS_ENV, lambda: ", ".join(
-        [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
-        + [f"d={d} window: {consumers_default(d, True, window=True)}" for d in sorted(WINDOW_SCHEDULE)]))
-
-
-def _overlap_status() -> str:
-    """Which (d, causal) launches run OVERLAP by default here (and the ALiBi launches that do not, ALIBI_OVERLAP)."""
-    def describe():
-        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if overlap_default(d, c)]
-        off = [f"d={d} ALiBi" for d in sorted(ALIBI_OVERLAP)
-               if overlap_default(d, True) and not overlap_default(d, True, alibi=True)]
-        text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
-        return f"{text}{' but ' + ', '.join(off) if off else ''}"
-    return _switch(OVERLAP_ENV, describe)
-
-
-def _persistent_status() -> str:
-    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here."""
-    return _switch(PERSISTENT_ENV, lambda: ", ".join(
-        [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
-        + [f"d={d} window" for d in sorted(WINDOW_SCHEDULE) if persistent_default(d, True, window=True)]) or "none")
+def takes(var) -> bool:
+    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), ALiBi on
+    causal ones, packed documents, any of them with GQA/MQA; no softcap."""
+    return (var.softcap is None and (var.slopes is None or var.right == 0)
+            and (var.right == 0 or (var.right == -1 and var.left == -1)))
 
 
 def unsupported(q, what: str = "kernel") -> str | None:
-    """Why the Gluon kernel (what: "kernel", or "backward" for kernels/ws_bwd.py, same gate) cannot take these
-    inputs or run here at all, None when it can."""
+    """Why the Gluon kernel cannot take these inputs or run here at all, None when it can."""
+    return _reason_unavailable() or input_problem(q, what)
+
+
+def input_problem(q, what: str = "kernel") -> str | None:
+    """Why the Gluon kernel (what: "kernel", or "backward" for kernels/ws_bwd.py, same input rules) cannot take these
+    inputs (CUDA, fp16/bf16, d 64 or 128), None when it can."""
     import torch
-    why = _reason_unavailable()
-    if why:
-        return why
     if q.device.type != "cuda":
         return f"q is on {q.device}; the Gluon {what} needs CUDA tensors"
     if q.dtype not in (torch.float16, torch.bfloat16):
@@ -189,48 +164,57 @@ def disable(reason: str) -> None:
     with _lock:
         if _state["failed"] is None:
             _state["failed"] = reason
-    warn_fallback(reason)
+        first, _state["warned"] = not _state["warned"], True
+    fallback.note("impl='fast' runs the tl kernel, not the Gluon 'ws' kernel", reason)
+    if first:
+        warnings.warn(f"flashviz_kernels: impl='fast' uses the tl kernel, not the Gluon 'ws' kernel: {reason}",
+                      RuntimeWarning, stacklevel=3)
 
 
-def warn_fallback(reason: str) -> None:
-    with _lock:
-        if _state["warned"]:
-            return
-        _state["warned"] = True
-    warnings.warn(f"flashviz_kernels: impl='fast' uses the tl kernel, not the Gluon 'ws' kernel: {reason}",
-                  RuntimeWarning, stacklevel=3)
+def fast_route(q, k, causal: bool, window: bool = False, alibi: bool = False, docs: bool = False) -> tuple:
+    """(kernel, why): the kernel kernels/forward_table.py's ROUTES name for impl="fast" on these shapes and variants
+    ("ws" or "tl"), before asking whether ws can run here, and the row's reason."""
+    if _pinned_tl():
+        return "tl", f"{PIN_TL_ENV}=1 pins impl='fast' to the tl kernel"
+    if q.dtype.itemsize != 2:
+        return "tl", "the ws kernel takes float16 or bfloat16 only"
+    d, n = q.shape[3], min(q.shape[2], k.shape[2])
+    row = tables.route(forward_table.ROUTES, "dense", d, causal, n)
+    if row is None or row.kernel != "ws":
+        return "tl", row.why if row else f"no row of the forward table sends d={d}, N={n} to ws"
+    for on, variant in ((window, "window"), (alibi, "alibi"), (docs, "docs")):
+        if on:
+            other = tables.route(forward_table.ROUTES, variant, d, causal, n)
+            if other is None or other.kernel != "ws":
+                return "tl", (other.why if other else f"no row of the forward table sends {variant} at d={d} to ws")
+    return "ws", row.why
 
 
 def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = False, docs: bool = False) -> bool:
-    """True when impl="fast" (tiles not pinned) should run this kernel: the dispatch table says it measured
-    faster for (d, causal) at this N (a causal window: also d in WINDOW_WS_DIMS; ALiBi: in ALIBI_WS_DIMS; packed
-    documents: in DOCS_WS_DIMS) and it can run here. When the table says so but it cannot run: warn once (CUDA
-    tensors only: on CPU the tl kernel in the interpreter is the design, not a fallback), False."""
-    least = _uses_ws().get((q.shape[3], bool(causal)))
-    if least is None or min(q.shape[2], k.shape[2]) < least or q.dtype.itemsize != 2:
+    """True when impl="fast" (tiles not pinned) should run this kernel: the forward table names ws for these shapes
+    and variants (fast_route) and it can run here. When the table says so but this setup cannot run it (the gate, an
+    earlier failure): say why once per reason (CUDA tensors only: on CPU the tl kernel in the interpreter is the
+    design, not a fallback), False."""
+    if fast_route(q, k, causal, window, alibi, docs)[0] != "ws":
         return False
-    if any(on and q.shape[3] not in dims for on, dims in ((window, WINDOW_WS_DIMS), (alibi, ALIBI_WS_DIMS),
-                                                         (docs, DOCS_WS_DIMS))):
-        return False
-    why = unsupported(q)
-    if why:
-        if q.device.type == "cuda":
-            warn_fallback(why)
-        return False
-    return True
+    setup = _reason_unavailable()                     # this machine or process, not these inputs: said once
+    if setup and q.device.type == "cuda":
+        fallback.note("impl='fast' runs the tl kernel, not the Gluon 'ws' kernel", setup)
+    return unsupported(q) is None
 
 
-def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False) -> tuple[int, int, int, int]:
+def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False,
+                docs: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
-    64 x consumers_default unless given (window: a causal window's or packed documents' launch, WINDOW_SCHEDULE)."""
+    64 x consumers_default unless given (window / docs: a causal window's or packed documents' launch)."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
-    bn, stages = CONFIGS[(d, bool(causal))][1:3]
-    bm = 64 * consumers_default(d, causal, window) if block_m is None else block_m
-    bn = bn if block_n is None else block_n
+    s = schedule(d, causal)
+    bm = 64 * consumers_default(d, causal, window, docs=docs) if block_m is None else block_m
+    bn = s["block_n"] if block_n is None else block_n
     _check_tile(bm, bn)
-    return bm, bn, 4, stages
+    return bm, bn, 4, s["stages"]
 
 
 def _check_tile(bm, bn) -> None:
@@ -239,34 +223,15 @@ def _check_tile(bm, bn) -> None:
                                f"block_n 64 or 128; got {bm} x {bn}")
 
 
-def consumers_default(d: int, causal: bool, window: bool = False) -> int:
-    """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else
-    WINDOW_SCHEDULE for a causal window or packed documents (window=True), else CONFIGS."""
-    env = _env_switch(CONSUMERS_ENV, ("2", "3"), "2 or 3 (consumer warpgroups)")
-    if env is None:
-        return WINDOW_SCHEDULE[d][1] if window else CONFIGS[(d, bool(causal))][6]
-    return int(env)
-
-
-def _env_switch(name: str, allowed: tuple, what: str) -> str | None:
-    """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
-    None: the launch's own default."""
-    env = os.environ.get(name, "")
-    if env == "":
-        return None
-    if env not in allowed:
-        raise KernelInputError(f"{name} must be {what}, not {env!r}")
-    return env
-
-
 @functools.lru_cache(maxsize=None)
 def _smem_layout(rows: int, d: int, fp16: bool):
     from triton.experimental.gluon import language as gl
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def _descs(q, k, v, o, m_wg: int, bn: int):
-    """Gluon TMA descriptors over 3-D views (B*H, N, d), K/V (B*H_kv, Nk, d): the box stops at each head's end."""
+def descriptors(q, k, v, o, m_wg: int, bn: int):
+    """Gluon TMA descriptors over 3-D views (B*H, N, d), K/V (B*H_kv, Nk, d): the box stops at each head's end.
+    (tools/compile_check.py builds the kernel's signature from them.)"""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     d = q.shape[3]
     fp16 = str(q.dtype) == "torch.float16"
@@ -277,27 +242,27 @@ def _descs(q, k, v, o, m_wg: int, bn: int):
     return desc(q, m_wg), desc(k, bn), desc(v, bn), desc(o, m_wg)
 
 
-def persistent_default(d: int, causal: bool, window: bool = False) -> bool:
-    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else WINDOW_SCHEDULE for a
-    causal window or packed documents (window=True), else CONFIGS."""
-    env = _env_switch(PERSISTENT_ENV, ("0", "1"), "1 (persistent) or 0 (one tile per program)")
-    if env is None:
-        return WINDOW_SCHEDULE[d][0] if window else CONFIGS[(d, bool(causal))][5]
-    return env == "1"
-
-
-def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int = 2, persistent: bool = False,
-                    window: bool = False) -> bool:
-    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else ALIBI_OVERLAP for ALiBi, else
-    CONFIGS (windows take their (d, causal) row's); never at three consumers walking tiles persistently or a
-    window: there the 160 registers spill with it (ptxas, triton 3.6: 8-308 B) and persistent NC = 3 measured
-    mixed (tune/nvidia-h200-ws-overlap-2026-12-01.json)."""
-    env = _env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
-    if env is None:
-        if consumers == 3 and (persistent or window):
-            return False
-        return ALIBI_OVERLAP.get(d, CONFIGS[(d, bool(causal))][3]) if alibi else CONFIGS[(d, bool(causal))][3]
-    return env == "1"
+def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = True, pingpong: bool = True,
+                 block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
+                 window: bool = False, alibi: bool = False, docs: bool = False):
+    """(jit function, signature, constexprs, options) of one launch configuration, for triton.compile with a
+    GluonASTSource and a GPU target: how tools/compile_check.py builds the sm_90 kernel on a machine without a GPU.
+    Call it in a process with TRITON_INTERPRET=0 (jit functions made under the interpreter cannot be compiled)."""
+    import torch
+    from triton.runtime.jit import mangle_type
+    mod = importlib.import_module(f"{__package__}._ws_gluon")
+    x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
+    sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"),
+                                             descriptors(x, x, x, x, 64, block_n))}
+    sig.update(LSE="*fp32", SLOPES="*fp32", ROWB="*i32", TILES="*i32", qk_scale="fp32", n_q="i32", n_k="i32",
+               n_bh="i32", head_group="i32", left="i32", n_heads="i32", groups="i32", slopes_b="i32", rowb_b="i32",
+               tiles_b="i32")
+    creg, preg, maxnreg = REGS[consumers]
+    consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
+                  OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+    sig.update({k: "constexpr" for k in consts})
+    return mod.ws_fwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
 
 def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
@@ -375,11 +340,12 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
     rowb, tiles = _check_docs(docs, b, n_q, n_k, block_m)
-    band = window_left >= 0 or rowb is not None                    # WINDOW_SCHEDULE: a window's or documents' launch
-    pers = persistent_default(d, causal, band) if persistent is None else bool(persistent)
+    band = window_left >= 0 or rowb is not None                    # a window's or documents' launch
+    pers = persistent_default(d, causal, window_left >= 0, docs=rowb is not None) if persistent is None \
+        else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
-    pp = CONFIGS[(d, bool(causal))][4] if pingpong is None else pingpong
+    pp = schedule(d, causal)["pingpong"] if pingpong is None else pingpong
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
@@ -395,7 +361,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     q, k, v = tma_ready(q), tma_ready(k), tma_ready(v)
     o = torch.empty_like(q)
     lse = torch.empty((b, h, n_q), dtype=torch.float32, device=q.device)
-    dq, dk, dv, do = _descs(q, k, v, o, 64, block_n)
+    dq, dk, dv, do = descriptors(q, k, v, o, 64, block_n)
     n_blocks = (n_q + block_m - 1) // block_m
     if pers:
         sms = programs or _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())

@@ -2,65 +2,44 @@
 (sm_90) only.
 
 What it is: one program per 128-key block of one head. A 1-warp producer loads the block's K and V once by TMA,
-then streams Q_i and dO_i (block_m-row query blocks, CONFIGS) into a STAGES-deep shared-memory ring guarded by
-mbarriers; two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query
-block as asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
+then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers;
+two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
+asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
 (dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
 (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
 (half the adds, as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
 shared memory, so the consumers issue no atomics at all; "tma2", the default, is "tma" with two dS slots, so the
 two consumers wait for each other one block later. A last pass scales and casts the fp32 buffer. dK and dV stay in
-registers for the whole key block (fp32) and leave by TMA. The producer gives its registers to the consumers
-(setmaxnreg, REGS). kernels/_ws_bwd_gluon.py holds the kernel and the exact recurrences.
+registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
+(STATS_ACC), so they take no registers through the softmax. kernels/_ws_bwd_gluon.py holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
 program reads its query head's K/V head and writes dK/dV per query head into (B, H, Nk, d) buffers, which are then
-summed over each group in float32 (dK/dV take 2 * B*H*Nk*d*elem instead of 2 * B*H_kv*Nk*d*elem, plus the
-sums). Masks beyond causal (sliding windows, packed documents: variant=) read the host's by-key tables
-(variants.tables); softcap and ALiBi are not taken.
-dQ is not bitwise reproducible from run to run (the adds' order), dK and dV are.
-Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse in log2 units with dead rows patched,
-delta, and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes), i.e.
-3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); tests/test_ws_bwd_gpu.py measures it. Windows and
-packed documents (variant=): 0.69-0.74x the 7-matmul reference's time at d 64 and 128, N 4096 and 16384, and
-0.60-0.83x FlexAttention's backward at d=128 (kernels/backward_pick.py WS_MASK_AUTO_DIMS has the runs), so "auto"
-runs them here too.
-Measured on the H200 (triton 3.6.0, backward alone, fp16, B=4, H=32, N 4096-16384, causal both, same run as SDPA
-cuDNN; `python -m flashviz_kernels.tune_backward --kind ws --d 128 64 --n 4096 8192 16384 --dq-mode tma2 --rep 60`):
-CONFIGS run 0.92-0.98x cuDNN at d=128 (1.55-1.63x SDPA flash; assets/benchmarks/tune/
-nvidia-h200-backward-ws-2026-12-01d.json, commit b289532) and 0.89-0.95x at d=64 (1.37-1.49x; ...-2026-12-01e.json,
-commit 6b5082d; a second run, 2026-12-01f at commit e30eda7: 0.94-0.97x and 0.91-0.96x), against 0.72-0.79x /
-0.84-0.88x for the same kernel holding lse and delta in registers, the fused Triton backward 0.38-0.42x /
-0.75-0.80x and the 7-matmul one 0.69-0.74x / 0.76-0.81x in the same runs: the fastest of ours in every cell, so
-"auto" runs it (kernels/backward_pick.py); neither early_dq nor "tma3" (two dQ staging buffers) measured faster
-(CONFIGS' comment). What moved d=128 from 0.76x to 0.95x was registers: holding the row statistics through the
-softmax made ptxas spill 572-688 B per thread in the loop; starting the accumulators from them leaves 108-124 B
-(STATS_ACC in _ws_bwd_gluon.py). The dQ adds still cost
-(d=128, N=8192, non-causal): 22.75 ms with them, 21.16 ms with them skipped, cuDNN 20.9 ms (2026-12-01d). The way
-there, every earlier file holding lse and delta in registers: "partial" with scalar atomics 0.51-0.55x at d=128,
-"split" (FlashAttention-3's halving) 0.64-0.72x, "tma" 0.69-0.75x (2026-12-01b, commit 9715178, every mode), "tma2"
-0.73-0.78x (2026-12-01c, commit 81c60c2); "partial" alone with its adds off 25.4 vs 42.4 ms, the scalar atomics
-40 % (assets/benchmarks/tune/nvidia-h200-backward-ws-nodq-2026-12-01.txt).
-tests/test_ws_bwd_gpu.py passed on the H200 for every mode ("tma": commit 9715178, "tma2": 81c60c2; lse and delta
-starting the accumulators, both schedules and sm_scale 0 / negative: b289532 and 6b5082d; the whole -m gpu suite
-at CONFIGS: ae9624e; N=16384: ea31615; "tma3": e30eda7; sm_scale 1e-30 with STATS_ACC_MIN_SCALE: 59f1c03).
-
-Portability: as kernels/ws.py (whose gate it reuses): only on the triton versions in ws.VERIFIED_TRITON and on
-compute capability ws.VERIFIED_CAPABILITY: there "auto" runs it (backward_pick.ws_auto); asked for anywhere else it
-raises KernelInputError with the reason. Importing this module never imports Gluon.
+summed over each group in float32. Masks beyond causal (sliding windows, packed documents: variant=) read the
+host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is not bitwise reproducible from run to
+run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse);
+tests/test_ws_bwd_gpu.py measures it.
+Why it exists: the fastest of our backwards in every H200 cell (assets/benchmarks/tune/
+nvidia-h200-backward-ws-2026-12-01d.json and -01e.json); the Triton ones cannot overlap dQ's reduction with the
+next block's MMAs this way.
+When it runs: kind="ws", or "auto" where kernels/backward_table.py's ROUTES say it measured faster (plain or causal,
+windows, documents and GQA at d 64 and 128), with that table's WS_BWD_LAUNCHES; only on a (triton, GPU) pair
+kernels/gates.py verifies for "ws-backward"; if it fails to compile or launch, autograd says so once and runs the
+Triton backwards (disable). Importing this module never imports Gluon.
 """
 from __future__ import annotations
 
 import functools
 import importlib
+import threading
 
-from . import variants, ws
+from . import backward_table, variants, ws
 from .errors import KernelInputError
+from .numerics import LOG2E
 
-LOG2E = 1.4426950408889634
-HEAD_DIMS = ws.HEAD_DIMS          # the forward's: supported() is its gate
+HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
 # "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
@@ -72,21 +51,10 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5}
 TMA_MODES = ("tma", "tma2", "tma3")
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
-# MMAs, rotate: each key block starts its unmasked query blocks at a different one, spreading the dQ adds as
-# backward_fused's ROTATE, dq_mode: DQ_MODES' key). Picked by geometric mean of the ratio to cuDNN per cell (N
-# 4096-16384, causal both) with lse and delta starting the accumulators: 2026-12-01d (commit b289532): d=128
-# (64, 2, 1, tma2) 0.947x, with 3 stages 0.929x, early_dq 0.908x / 0.922x, the same tiles holding lse and delta in
-# registers 0.757x; 2026-12-01e (6b5082d): d=64 (128, 2, 1, tma2) 0.930x, early_dq 0.924x, (64, 4, 1, tma2)
-# 0.900x / early 0.890x, (64, 3, 1, tma2) 0.860x, holding them in registers 0.857x. Earlier files (lse and delta in
-# registers): 2026-12-01c tma2 0.860x / 0.761x, tma 0.854x / 0.751x; 2026-12-01b split 0.78-0.80x / 0.58-0.68x,
-# partial <= 0.644x / 0.533x. Compile check (`python -m flashviz_kernels.compile_check --ws-bwd`, triton 3.6,
-# sm_90): d=128 "tma2" spills 108-124 B (572-688 B with lse and delta in registers), d=64 block_m 128 96-176 B.
-# "tma3" against "tma2" (2026-12-01f, commit e30eda7, same command with --dq-mode tma2 tma3): 0.913x vs 0.954x at
-# d=128, 0.950x vs 0.941x at d=64 (within run-to-run spread), so "tma2" stays: 32 KB less shared memory.
-CONFIGS = {64: (128, 2, 1, True, "tma2"), 128: (64, 2, 1, True, "tma2")}
-# d -> early_dq (TMA_MODES only): each consumer issues dQ_i's two MMAs right behind dV's and dK's instead of
-# waiting for those to finish first. Measured no faster (above), so off; ws_bwd.backward(early_dq=True) times it.
-EARLY_DQ = {64: False, 128: False}
+# MMAs, rotate: each key block starts its unmasked query blocks at a different one, dq_mode: DQ_MODES' key) and
+# d -> early_dq (TMA modes: dQ's two MMAs issued right behind dV's and dK's): kernels/backward_table.py, read live
+CONFIGS = backward_table.ws_configs()
+EARLY_DQ = backward_table.ws_early()
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -96,21 +64,23 @@ SMEM_BYTES = ws.SMEM_BYTES
 # ~1e-37 (a denormal sm_scale); the bound keeps a wide margin, and below it the kernel holds them in registers as
 # before (exact, only slower)
 STATS_ACC_MIN_SCALE = 1e-20
+GATE = backward_table.GATES["ws"]
 
 
 _failed: dict = {"reason": None}          # set once by disable(): "auto" stops picking ws in this process
+_lock = threading.Lock()
 
 
 def unavailable() -> str | None:
-    """Why the ws backward cannot run here at all (None: it can): the ws forward's device and version gate, or the
-    failure that switched it off in this process."""
-    return _failed["reason"] or ws._reason_unavailable()
+    """Why the ws backward cannot run here at all (None: it can): the failure that switched it off in this process,
+    its gate (kernels/gates.py "ws-backward"), or the Gluon kernels' failure or import error."""
+    return _failed["reason"] or ws.gate_reason(GATE) or ws.runtime_failure()
 
 
 def supported(q) -> str | None:
     """Why the ws backward cannot take these inputs or run here (None: it can): unavailable(), then the ws
-    forward's input gate."""
-    return unavailable() or ws.unsupported(q, "backward")
+    forward's input rules."""
+    return unavailable() or ws.input_problem(q, "backward")
 
 
 def disable(reason: str) -> None:
@@ -118,10 +88,13 @@ def disable(reason: str) -> None:
     A failure that depends on the inputs alone would repeat with the same inputs (Gluon compiles per shape class),
     so it is not retried; kind="ws" asked explicitly still raises the error itself."""
     import warnings
-    with ws._lock:
+
+    from . import fallback
+    with _lock:
         if _failed["reason"] is not None:
             return
         _failed["reason"] = reason
+    fallback.note("autograd runs a Triton backward, not the Gluon 'ws' one", reason)
     warnings.warn(f"flashviz_kernels: autograd uses the Triton backward, not the Gluon 'ws' one: {reason}",
                   RuntimeWarning, stacklevel=3)
 
@@ -178,7 +151,7 @@ def _smem_layout(rows: int, d: int, fp16: bool):
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def _descs(q, do, k, v, dk, dv, dq_acc, block_m: int):
+def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int):
     """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores and adds
     clip); dq_acc's (fp32, B*H*Nq rows) boxes are one consumer's d / 2 columns of block_m rows ("tma" mode)."""
     from triton.experimental.gluon import language as gl
@@ -195,6 +168,29 @@ def _descs(q, do, k, v, dk, dv, dq_acc, block_m: int):
     return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64), dq_desc
 
 
+def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
+                 rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True, early_dq: bool = False,
+                 table: bool = False, gqa: bool = False):
+    """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
+    triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
+    launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
+    import torch
+    from triton.runtime.jit import mangle_type
+    mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
+    x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
+    names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
+    acc = torch.empty((2 * 256, d), dtype=torch.float32)
+    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m))}
+    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
+               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32", groups="i32")
+    creg, preg, maxnreg = REGS
+    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
+                  EARLY_DQ=early_dq, TABLE=table, GQA=gqa)
+    sig.update({k: "constexpr" for k in consts})
+    return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
+
+
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
@@ -203,15 +199,15 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
-    lse and delta in registers as before commit b289532 instead of starting S^T's and dP^T's accumulators at -lse2 /
-    qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
+    lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
+    at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only). variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed
     documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or
     causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
     import triton
 
-    from .backward_fused import _dq_cast, row_stats
+    from .backward_fused import dq_cast, row_stats
     from .fast import tma_ready
     why = supported(q)
     if why:
@@ -239,7 +235,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
-    *descs, dq_desc = _descs(q, do, k, v, dk, dv, dq_acc, bm)
+    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm)
     if table:                                         # per key its query rows (1 or B, Nk, 2), per key block its
         keyb = variants.key_bounds(variant, n_q, n_k, q.device)         # query-block ranges (1 or B, Tk, 4)
         tiles = variants.tables(variant, n_q, n_k, q.device, bm, BLOCK_N, by_key=True)[1]
@@ -255,7 +251,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()
-    _dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
+    dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
     if h_kv != h:                                     # GQA: each K/V head's gradient is its group's sum
         dk, dv = (x.view(b, h_kv, h // h_kv, n_k, d).sum(2, dtype=torch.float32).to(k.dtype) for x in (dk, dv))
     return dq, dk, dv

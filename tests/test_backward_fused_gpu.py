@@ -36,13 +36,15 @@ def test_fused_with_dlse():
 
 
 def test_auto_picks_fused_where_verified_and_faster():
-    """auto: ws where it can run (Hopper, verified triton; test_ws_bwd_gpu.py tests it), else fused on a verified GPU
-    up to the head dim where it measured faster (d <= 64), the reference above."""
-    from flashviz_kernels import ws_bwd
-    verified = torch.cuda.get_device_capability() in api.FUSED_VERIFIED
+    """auto: ws where it can run (Hopper, verified triton; test_ws_bwd_gpu.py tests it), else fused where
+    kernels/gates.py verifies it (this triton, this GPU) up to the head dim where it measured faster (the backward
+    table's fused row, d <= 64), the reference above."""
+    from flashviz_kernels import backward_table, gates, ws, ws_bwd
+    verified = gates.why_not("fused-backward", ws.triton_version(), torch.cuda.get_device_capability()) is None
+    fused_max = max(r.d[1] for r in backward_table.ROUTES if r.kernel == "fused")
     for d in (64, 128):
         q = torch.zeros(1, 1, 64, d, device="cuda", dtype=torch.float16)
-        want = "fused" if verified and d <= api.FUSED_AUTO_MAX_D else "reference"
+        want = "fused" if verified and d <= fused_max else "reference"
         assert api.backward_kind(q) == ("ws" if ws_bwd.supported(q) is None else want)
         assert backward_pick.triton_auto(q) == want
 

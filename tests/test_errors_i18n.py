@@ -53,9 +53,9 @@ def test_typed_errors_carry_a_known_key(path):
         assert key in STRINGS, f"{path.name}:{call.lineno} unknown key {key}"
         fields = {f for _, f, _, _ in string.Formatter().parse(STRINGS[key]["en"]) if f}
         assert fields == set(kw) - {"key"}, f"{path.name}:{call.lineno} {key}: {fields} vs {set(kw)}"
-    if path.name == "dataset.py":                 # _fail(where, "<what>", **params) -> errors.ds_<what>
+    if path.name == "dataset.py":                 # fail(where, "<what>", **params) -> errors.ds_<what>
         for call in _calls(path):
-            if _name(call) == "_fail":
+            if _name(call) in ("_fail", "fail"):
                 assert f"errors.ds_{call.args[1].value}" in STRINGS, f"dataset.py:{call.lineno}"
 
 

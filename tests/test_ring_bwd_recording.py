@@ -58,10 +58,3 @@ def test_plain_backward_holds_one_gpus_memory_and_chunked_about_six_tenths():
             continue
         assert 0.9 <= p["peak_bytes"] / one["peak_bytes"] <= 1.0                # 0.935x, 0.996x zigzag causal
         assert 0.55 <= ch["peak_bytes"] / one["peak_bytes"] <= 0.65              # 0.60-0.64x
-
-
-def test_readme_backward_tables_are_printed_from_the_files():
-    """The README's two backward tables are `python -m flashviz.bench.ring_dataset FILE` of these files, verbatim."""
-    readme = (RING_DIR.parents[2] / "README.md").read_text()
-    for path in (PLAIN, CHUNKED):
-        assert ring_dataset.markdown_table(ring_dataset.load_ring_dataset(path)) in readme, path.name

@@ -291,7 +291,7 @@ def test_the_recording_is_drawn_from_the_file(lang, mode, causal):
 
 
 def test_the_recording_hides_the_forward_transfers_and_its_memory_is_what_the_ring_holds():
-    """What the page and README say, checked on the file: in the forward every plain-ring 2-GPU cell (S = 1) waited
+    """What the page says, checked on the file: in the forward every plain-ring 2-GPU cell (S = 1) waited
     for less than 1 % of its transfer time, every chunked one without a mask for less than 5 %; and every forward
     cell's measured peak is the engine's account of what a GPU holds for the S it ran plus at most the merge's
     scratch (three 64 MiB slabs), never less."""
@@ -309,7 +309,7 @@ def test_the_recording_hides_the_forward_transfers_and_its_memory_is_what_the_ri
 
 
 def test_plain_ring_against_chunked_at_512k_is_a_trade_of_speed_for_memory():
-    """The README's comparison, on the two files: the same commit and machine ran the plain ring (S = 1) at
+    """The comparison the page draws, on the two files: the same commit and machine ran the plain ring (S = 1) at
     N = 512k; it was faster than the default chunked forward in every cell, and held more memory per GPU; both
     peaks are the engine's account (the plain one to the byte plus nothing, the chunked one plus its 32 MiB)."""
     plain = ring_dataset.load_ring_dataset(COMPARE)                            # a valid recording
@@ -414,13 +414,6 @@ def test_a_chunked_recording_is_told_as_chunked(no_recordings):
                  model=g(sum(parts.values())), gap=f"{(c2['peak_bytes'] - sum(parts.values())) / 2 ** 20:.0f}",
                  one_model=g(sum(ring.forward_memory(1, 8192, "contiguous", True, **shape).values())))
         assert want in [c.value for c in at.caption]
-
-
-def test_readme_ring_tables_are_printed_from_the_files():
-    """The README's two ring tables are `python -m flashviz.bench.ring_dataset FILE` of the committed files, verbatim."""
-    readme = (RING_DIR.parents[2] / "README.md").read_text()
-    for path in (RECORDING, COMPARE):
-        assert ring_dataset.markdown_table(ring_dataset.load_ring_dataset(path)) in readme, path.name
 
 
 @pytest.mark.parametrize("values", [{}, {"ring.mode": "fwd+bwd", "ring.mcausal": False}])

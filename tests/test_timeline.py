@@ -266,7 +266,7 @@ def test_a_cell_that_fails_the_schema_becomes_an_error_cell_not_a_lost_run():
     bad["shares"][0]["share"] = 0.99                              # e.g. nested scopes: more than the warp's time
     out = timeline.checked(bad)
     assert out["status"] == "error" and "add up to more" in out["message"] and "timeline" not in out
-    td._cell(0, out)                                               # what is left is a valid cell
+    td.check_cell(0, out)                                               # what is left is a valid cell
 
 
 def test_a_ws_cell_records_the_schedule_it_launches_with():

@@ -19,7 +19,7 @@ def test_fast_kernel_timeline_small():
     [fast], _ = timeline.available_impls(("fast",))
     cfg = timeline.PRESETS["timeline-small"][0]
     cell = timeline.measure(fast, cfg, timeline.ClockSampler(), None)
-    timeline_dataset._cell(0, cell)
+    timeline_dataset.check_cell(0, cell)
     assert cell["status"] == "ok", cell.get("message")
     assert cell["scopes"] == ["load_k", "qk", "softmax", "load_v_pv"] and cell["roles"] == ["warpgroup 0"] * 4
     grid = cell["grid"][0] * cell["grid"][1]

@@ -66,7 +66,7 @@ def test_registers_figure(lang):
 
 def _doc(**over):
     rec = {"device": "NVIDIA H200", "driver": "580", "cuda": "13.0", "torch": "2.11", "triton": "3.6.0",
-           "date": "2026-12-01", "git_commit": "abc", "command": "python -m flashviz_kernels.tune_backward",
+           "date": "2026-12-01", "git_commit": "abc", "command": "python -m tools.tune_backward",
            "rows": [{"d": 128, "n": 4096, "causal": False, "impls": {
                "sdpa-cudnn": {"ms": 2.0}, "ws(64, 2, 1, True) tma2 acc=0 early=0": {"ms": 4.0},
                "ws(64, 2, 1, True) tma2 acc=1 early=0": {"ms": 2.5}, "fused": {"error": "OutOfMemoryError"}}}]}

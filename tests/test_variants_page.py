@@ -11,7 +11,7 @@ pytest.importorskip("streamlit")
 from app_util import array, clean, open_page  # noqa: E402
 from flashviz import variants as V  # noqa: E402
 from flashviz.bench import variants_bench as vb, variants_dataset  # noqa: E402
-from flashviz.bench.__main__ import write_json  # noqa: E402
+from flashviz.bench.jsonio import write_json  # noqa: E402
 from flashviz.charts.common import fmt_num  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 from flashviz.online_softmax import make_qkv  # noqa: E402

@@ -8,13 +8,15 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import attention_rows
-from flashviz_kernels import _env, ws
+from dispatch_util import fast_routes
+from flashviz_kernels import _env, fallback, forward_table, ws
 
 
 @pytest.fixture(autouse=True)
 def _fresh_state(monkeypatch):
     """Each test starts as a fresh process would: no recorded failure, nothing warned yet."""
     monkeypatch.setattr(ws, "_state", {"failed": None, "warned": False})
+    fallback.forget()
 
 
 def _qkv(n=64, d=64, dtype=torch.float16, seed=0):
@@ -68,7 +70,8 @@ def test_explicit_ws_raises_unavailable_with_the_reason(monkeypatch):
 
 
 def test_ws_refuses_other_dtypes_and_head_dims(monkeypatch):
-    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    _pretend_hopper(monkeypatch)
+    monkeypatch.setattr(ws, "_gluon_import_error", lambda: None)
     q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
     assert "CUDA" in ws.unsupported(q)
     monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")), raising=False)
@@ -81,7 +84,7 @@ def test_ws_refuses_other_dtypes_and_head_dims(monkeypatch):
 
 def test_fast_without_ws_runs_the_tl_kernel_silently_on_cpu(monkeypatch):
     """In the dispatch table but not runnable here: fast is the tl kernel; no warning for CPU tensors."""
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 1})
+    fast_routes(monkeypatch, {(64, False): 1})
     q, k, v = _qkv()
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message="flashviz_kernels")
@@ -100,7 +103,7 @@ def test_gluon_failure_falls_back_once_and_is_reported(monkeypatch):
         calls.append(1)
         raise RuntimeError("PassManager::run failed (simulated)")
 
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1})
+    fast_routes(monkeypatch, {(64, True): 1})
     monkeypatch.setattr(ws, "unsupported", lambda q: ws._state["failed"])
     monkeypatch.setattr(ws, "forward", broken)
     q, k, v = _qkv(n=96)
@@ -144,7 +147,7 @@ spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
 COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
-from flashviz_kernels.compile_check import compile_sm90
+from tools.compile_check import compile_sm90
 bn, stages, _, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
 overlap = ws.overlap_default({d}, {causal}, consumers={nc}, persistent={persistent}, window={window})   # as forward
 k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
@@ -192,7 +195,7 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs)
 
 def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 8192})
+    fast_routes(monkeypatch, {(64, False): 8192})
     meta = lambda n, d=64, dt=torch.float16: torch.empty((1, 1, n, d), dtype=dt, device="meta")  # noqa: E731
     assert ws.fast_should_use(meta(8192), meta(8192), False)
     assert ws.fast_should_use(meta(9000), meta(16384), False)
@@ -206,7 +209,7 @@ def test_pinning_fast_to_tl_for_measurement(monkeypatch):
     """FLASHVIZ_FAST_TL=1 (a benchmark timing fast's tl kernel against ws) empties the table in force, and
     status() says so, so the recording's provenance shows fast_uses_ws 'none'."""
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, False): 8192})
+    fast_routes(monkeypatch, {(64, False): 8192})
     q = torch.empty((1, 1, 8192, 64), dtype=torch.float16, device="meta")
     assert ws.fast_should_use(q, q, False) and ws.status()["fast_uses_ws"] == ["d=64 causal=False N>=8192"]
     monkeypatch.setenv(ws.PIN_TL_ENV, "1")
@@ -216,9 +219,14 @@ def test_pinning_fast_to_tl_for_measurement(monkeypatch):
 
 
 def test_dispatch_table_names_only_cells_ws_can_run():
-    for (d, causal), least in ws.FAST_USES_WS.items():
-        assert d in ws.HEAD_DIMS and isinstance(causal, bool) and isinstance(least, int) and least >= 1
-        assert (d, causal) in ws.CONFIGS
+    """Every row sending calls to ws names a head dim the kernel takes and has a launch row for it."""
+    for r in forward_table.ROUTES:
+        assert r.kernel in ("ws", "tl") and r.n[0] >= 1 and (r.n[1] is None or r.n[1] >= r.n[0])
+        if r.kernel == "ws":
+            assert r.d[0] == r.d[1] and r.d[0] in ws.HEAD_DIMS
+            for c in ((False, True) if r.causal is None else (r.causal,)):
+                assert (r.d[0], c) in ws.CONFIGS
+                assert r.variant == "dense" or forward_table.ws_rows(r.variant, r.d[0], c) is not None
 
 
 class _Ptr:
@@ -303,7 +311,8 @@ def test_overlap_switch_env(monkeypatch):
     monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
     for (d, causal), cfg in ws.CONFIGS.items():
         assert ws.overlap_default(d, causal) is cfg[3]
-    assert [ws.overlap_default(d, True, alibi=True) for d in (64, 128)] == [ws.ALIBI_OVERLAP[64], ws.ALIBI_OVERLAP[128]]
+    assert [ws.overlap_default(d, True, alibi=True) for d in (64, 128)] == \
+        [forward_table.ws_rows("alibi", d, True).fields["overlap"] for d in (64, 128)]
     for pers, window in ((True, False), (False, True)):           # three consumers' 160 registers spill with it
         assert ws.overlap_default(64, True, consumers=3, persistent=pers, window=window) is False
     assert ws.overlap_default(64, True, consumers=2, persistent=True, window=True) is ws.CONFIGS[(64, True)][3]
@@ -396,10 +405,10 @@ def test_status_says_which_launches_run_persistent(monkeypatch):
 def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
     """tune_ws's summary: persistent / one-tile of the same switches and N, the spread over rounds."""
     pytest.importorskip("triton")
-    from flashviz_kernels import tune_ws
+    from tools import tune_ws
     base = dict(n=8192, d=128, causal=True, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.0,
                 fast_ms=4.4, groups=None)
-    tune_ws._report([dict(base, persistent=False, ms=4.0, ms_all=[4.0, 4.2]),
+    tune_ws.report([dict(base, persistent=False, ms=4.0, ms_all=[4.0, 4.2]),
                      dict(base, persistent=True, ms=3.6, ms_all=[3.5, 3.6, 3.7]),
                      dict(base, pingpong=True, persistent=True, ms=3.0, ms_all=[3.0])])
     out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
@@ -411,10 +420,10 @@ def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
 def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
     """tune_ws --variants consumers: each NC=3 row over the fastest NC=2 row of its cell and schedule."""
     pytest.importorskip("triton")
-    from flashviz_kernels import tune_ws
+    from tools import tune_ws
     base = dict(n=8192, d=64, causal=False, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.8,
                 fast_ms=5.2, groups=None, persistent=False)
-    tune_ws._report([dict(base, consumers=2, ms=5.0, ms_all=[5.0]),
+    tune_ws.report([dict(base, consumers=2, ms=5.0, ms_all=[5.0]),
                      dict(base, consumers=2, stages=3, ms=4.0, ms_all=[4.0]),
                      dict(base, consumers=3, ms=4.4, ms_all=[4.4]),
                      dict(base, consumers=3, persistent=True, ms=4.2, ms_all=[4.2])])

@@ -10,21 +10,21 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from flashviz_kernels import api, backward_pick, ws, ws_bwd
+from dispatch_util import backward_routes, pretend_hopper
+from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
 from test_ws import PTXAS, _host, _Ptr
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
-    """Off a GPU "auto" is a Triton backward; where the ws gate passes (patched open here), plain or causal attention
-    at d 64/128 runs ws, windows and documents at WS_MASK_AUTO_DIMS too, and every other variant, head dim or dtype
-    a Triton backward."""
+    """Off a GPU "auto" is a Triton backward; where the ws gate passes (a verified Hopper pretended here), plain or
+    causal attention at d 64/128 runs ws, windows and documents where the table's mask rows say so too, and every
+    other variant, head dim or dtype a Triton backward."""
     assert "ws" in api.BACKWARD_KINDS and backward_pick.BACKWARD_KIND == "auto"
-    assert backward_pick.WS_AUTO_DIMS == (64, 128) == ws_bwd.HEAD_DIMS
+    assert {r.d[0] for r in backward_table.ROUTES if r.kernel == "ws"} == set(ws_bwd.HEAD_DIMS)
     q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
     assert api.backward_kind(q) in ("fused", "reference")
-    from flashviz_kernels import _env, variants
-    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
-    monkeypatch.setattr(_env, "INTERPRET", False)
+    from flashviz_kernels import variants
+    pretend_hopper(monkeypatch)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
     monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")))
     meta = lambda d=64, dt=torch.float16: torch.empty((1, 1, 8, d), dtype=dt, device="meta")  # noqa: E731
@@ -33,17 +33,17 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
         for var in (None, variants.PLAIN, variants.CAUSAL):
             assert api.backward_kind(meta(d), var=var) == "ws"
         assert api.backward_kind(meta(d, torch.bfloat16)) == "ws"
-        assert api.backward_kind(meta(d), var=win) == "ws"              # masks: at WS_MASK_AUTO_DIMS
+        assert api.backward_kind(meta(d), var=win) == "ws"              # masks: where the table's rows say
         assert api.backward_kind(meta(d), "fused") == "fused"
-    monkeypatch.setattr(backward_pick, "WS_MASK_AUTO_DIMS", (128,))
+    backward_routes(monkeypatch, masks=(128,))
     capped = variants.parse(torch.empty((1, 1, 8, 64)), torch.empty((1, 1, 8, 64)), causal=True, softcap=5.0)
     assert api.backward_kind(meta(128), var=win) == "ws" and api.backward_kind(meta(64), var=win) == "reference"
     assert api.backward_kind(meta(128), var=capped) == "reference"
     x, kv = torch.empty((1, 4, 8, 64)), torch.empty((1, 2, 8, 64))
     gqa, gqa_win = variants.parse(x, kv, causal=True), variants.parse(x, kv, causal=True, window=(16, 0))
-    monkeypatch.setattr(backward_pick, "WS_GQA_AUTO_DIMS", ())
-    assert api.backward_kind(meta(128), var=gqa) == "reference"                 # GQA: only at WS_GQA_AUTO_DIMS
-    monkeypatch.setattr(backward_pick, "WS_GQA_AUTO_DIMS", (64, 128))
+    backward_routes(monkeypatch, masks=(128,), gqa=())
+    assert api.backward_kind(meta(128), var=gqa) == "reference"                 # GQA: only where a gqa row says
+    backward_routes(monkeypatch, masks=(128,), gqa=(64, 128))
     assert api.backward_kind(meta(64), var=gqa) == "ws" and api.backward_kind(meta(128), var=gqa_win) == "ws"
     assert api.backward_kind(meta(64), var=gqa_win) == "reference"              # both lists must name d
     assert api.backward_kind(meta(32)) == "fused" and api.backward_kind(meta(96)) == "reference"
@@ -56,13 +56,11 @@ def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
 def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     """The provenance field every dataset records (backward_label): ws first where it can run, never after it was
     switched off, nor off CUDA."""
-    from flashviz_kernels import _env
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert backward_pick.backward_label().startswith("auto: reference (7 matmuls) off CUDA")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(_env, "INTERPRET", False)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
-    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    pretend_hopper(monkeypatch)
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
     assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), "
                                               "windows/documents d in (64, 128), GQA d in (64, 128), else fused "
@@ -70,9 +68,12 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
-    monkeypatch.setattr(ws, "_reason_unavailable", lambda: "compute capability 8.0 is not sm_90")
+    pretend_hopper(monkeypatch, cap=(8, 0))
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
     assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_80"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))    # an unverified triton: the
+    pretend_hopper(monkeypatch, version="3.8.0")                                    # Triton gates say no too
+    assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_90"
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="runs the kernels on CPU tensors, in the interpreter")
@@ -142,7 +143,7 @@ def test_ws_kind_off_gpu_raises_with_the_reason():
 
 def test_ws_kind_reasons(monkeypatch):
     """Each input the ws backward cannot take names itself once the device gate passes."""
-    monkeypatch.setattr(ws, "_reason_unavailable", lambda: None)
+    pretend_hopper(monkeypatch)
     meta = lambda d=64, dt=torch.float16, dev="meta": torch.empty((1, 1, 8, d), dtype=dt, device=dev)  # noqa: E731
     assert ws_bwd.supported(meta()) == "q is on meta; the Gluon backward needs CUDA tensors"
     monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")))
@@ -216,17 +217,17 @@ def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
 def test_tune_candidates_take_both_modes():
     """tune_backward's ws candidates: CONFIGS first (its no-dQ-adds row times the default), "split" among them, all
     valid; names stay the recorded files' for "partial" and say the mode otherwise."""
-    from flashviz_kernels import tune_backward as tb
+    from tools import tune_backward as tb
     for d, cands in tb.WS_CANDIDATES.items():
         assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split", "tma"}
-        assert tb._switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d]))
-        assert any(tb._switches(c) == dict(stats_acc=False, early_dq=False) for c in cands)   # the old schedule
+        assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d]))
+        assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False) for c in cands)   # the old schedule
         for c in cands:
             ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
-        assert len({tb._name("ws", c) for c in cands}) == len(cands)
-    assert tb._name("ws", (64, 2, 1, True, "tma2", True, False)) == "ws(64, 2, 1, True) tma2 acc=1 early=0"
-    assert tb._name("ws", (64, 2, 1, True, "partial")) == "ws(64, 2, 1, True)"
-    assert tb._name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
+        assert len({tb.candidate_name("ws", c) for c in cands}) == len(cands)
+    assert tb.candidate_name("ws", (64, 2, 1, True, "tma2", True, False)) == "ws(64, 2, 1, True) tma2 acc=1 early=0"
+    assert tb.candidate_name("ws", (64, 2, 1, True, "partial")) == "ws(64, 2, 1, True)"
+    assert tb.candidate_name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
 
 
 @pytest.fixture(scope="module")
@@ -311,7 +312,7 @@ import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import _env
 _env.INTERPRET = False
 from flashviz_kernels import ws_bwd
-from flashviz_kernels.compile_check import compile_sm90_bwd
+from tools.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
                      early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa})
@@ -359,70 +360,6 @@ def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
     assert table["ptxas_spills"][0] <= SPILL_BOUND_TABLE and plain["ptxas_spills"][0] <= SPILL_BOUND_DEFAULT
 
 
-def test_mask_auto_dims_are_the_recorded_runs():
-    """backward_pick.WS_MASK_AUTO_DIMS is read off the committed window and documents runs: a head dim is in it iff
-    the ws backward took less time than the 7-matmul reference in every row of both files, each gradient within
-    the tolerance of the reference's; the comment quotes every ratio (and FlexAttention's, where timed); the files
-    carry their provenance."""
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
-    src = " ".join((root / "kernels/backward_pick.py").read_text().replace("#", " ").split())
-    won, all_ref, all_flex = {}, [], []
-    for variant in ("window", "docs"):
-        for d in (128, 64):
-            data = json.loads((root / f"assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-01.json")
-                              .read_text())
-            assert data["device"] == "NVIDIA H200" and data["triton"].startswith("3.6.") and data["git_commit"]
-            assert data["variant"] == variant and f"--variant {variant}" in data["command"]
-            rows = sorted(data["rows"], key=lambda r: r["n"])
-            assert [r["n"] for r in rows] == [4096, 16384] and all(r["d"] == d for r in rows)
-            ratios = [r["impls"]["ws"]["ms"] / r["impls"]["reference"]["ms"] for r in rows]
-            assert all(r["impls"]["ws"]["maxerr"] < 1e-2 for r in rows)
-            won.setdefault(d, []).extend(x < 1 for x in ratios)
-            all_ref += ratios
-            line = src[src.index(f" {variant} d=128 "):][:110]            # this variant's line of the comment
-            assert f"d={d} " + " / ".join(f"{x:.2f}" for x in ratios) in line, (variant, d, ratios, line)
-            if "flex" in rows[0]["impls"]:
-                flex = [r["impls"]["ws"]["ms"] / r["impls"]["flex"]["ms"] for r in rows]
-                assert f"(FlexAttention's backward: {flex[0]:.2f} / {flex[1]:.2f})" in line, line
-                all_flex += flex
-    assert {d for d, w in won.items() if all(w)} == set(backward_pick.WS_MASK_AUTO_DIMS)
-    readme = " ".join((root / "README.md").read_text().split())
-    assert (f"it took {min(all_ref):.2f}–{max(all_ref):.2f}x the time of the 7-matmul backward that ran them before "
-            f"and {min(all_flex):.2f}–{max(all_flex):.2f}x FlexAttention's compiled backward (d = 128)") in readme
-
-
-def test_gqa_auto_dims_are_the_recorded_runs():
-    """backward_pick.WS_GQA_AUTO_DIMS is read off the committed GQA runs as WS_MASK_AUTO_DIMS is off the masks'; the
-    comment quotes the ratios to the reference, to FlexAttention's backward and to the ws backward on MHA."""
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
-    src = " ".join((root / "kernels/backward_pick.py").read_text().replace("#", " ").split())
-    won, mha, all_ref = {}, {}, []
-    for d in (128, 64):
-        data = json.loads((root / f"assets/benchmarks/tune/nvidia-h200-backward-ws-gqa-d{d}-2026-12-01.json")
-                          .read_text())
-        assert data["device"] == "NVIDIA H200" and data["triton"].startswith("3.6.") and data["variant"] == "gqa"
-        rows = sorted(data["rows"], key=lambda r: r["n"])
-        t = lambda r, k: r["impls"][k]["ms"]  # noqa: E731
-        ratios = [t(r, "ws") / t(r, "reference") for r in rows]
-        assert all(r["impls"]["ws"]["maxerr"] < 2e-2 for r in rows)
-        won[d] = all(x < 1 for x in ratios)
-        all_ref += ratios
-        assert " / ".join(f"{x:.2f}" for x in ratios) in src, (d, ratios)
-        mha[d] = " / ".join(f"{t(r, 'ws') / t(r, 'ws dense causal'):.2f}x" for r in rows)
-        if "flex" in rows[0]["impls"]:
-            flex = " / ".join(f"{t(r, 'ws') / t(r, 'flex'):.2f}" for r in rows)
-            assert f"(FlexAttention's backward: {flex})" in src
-    assert {d for d, w in won.items() if w} == set(backward_pick.WS_GQA_AUTO_DIMS)
-    assert f"it took {mha[128]} (d=128) and {mha[64]} (d=64) the time" in src
-    both = [float(x.rstrip("x")) for x in (mha[128] + " / " + mha[64]).split(" / ")]
-    readme = " ".join((root / "README.md").read_text().split())
-    assert f"and {min(both):.2f}–{max(both):.2f}x the time of the same backward on MHA" in readme
-    assert (f"with H_kv = 8 causal it took {min(all_ref):.2f}–{max(all_ref):.2f}x the 7-matmul backward's time"
-            in readme)
-
-
 @pytest.mark.parametrize("causal", [False, True])
 def test_row_statistics_in_registers_spill_at_d128(causal):
     """What the Backward page says: holding lse and delta in registers through the softmax makes ptxas spill at
@@ -460,62 +397,6 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     else:                                              # half the adds, two columns each
         assert got["atom"] == 0 and got["red_v2"] == adds // 4
         assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
-
-
-def test_recorded_figures_are_the_files():
-    """The ws backward's figures in the README and in kernels/ws_bwd.py are the committed H200 tune files': per head
-    dim the cuDNN and flash ratio ranges of CONFIGS' tiles over every cell (2026-12-01d for d=128, -01e for d=64),
-    CONFIGS the fastest ws timed there and faster than both Triton backwards in every cell, the old schedule's range,
-    and the times without the dQ adds."""
-    import json
-    import math
-    import re
-    from pathlib import Path
-
-    from flashviz_kernels import ws_bwd
-    root = Path(__file__).parents[1]
-    tune = root / "assets/benchmarks/tune"
-    readme = " ".join((root / "README.md").read_text().split())
-    doc = " ".join(ws_bwd.__doc__.split())
-    from flashviz_kernels.tune_backward import _name
-    files = {128: ("nvidia-h200-backward-ws-2026-12-01d.json", "b289532"),
-             64: ("nvidia-h200-backward-ws-2026-12-01e.json", "6b5082d")}
-    for d, (fname, commit) in files.items():
-        data = json.loads((tune / fname).read_text())
-        assert data["triton"] == "3.6.0" and data["device"] == "NVIDIA H200" and "--kind ws" in data["command"]
-        assert data["git_commit"].startswith(commit) and f"{fname[-8:-5]}.json, commit {commit}" in doc.replace(
-            "nvidia-h200-backward-ws-2026-12-", "")
-        name = _name("ws", (*ws_bwd.CONFIGS[d], True, ws_bwd.EARLY_DQ[d]))    # the defaults' switches
-        rows = [r["impls"] for r in data["rows"] if r["d"] == d]
-        assert len(rows) == 6                                     # N 4096, 8192, 16384 x causal both
-        span = lambda peer, who=name: (lambda r: f"{min(r):.2f}–{max(r):.2f}x")(  # noqa: E731
-            [x[peer]["ms"] / x[who]["ms"] for x in rows])
-        assert span("sdpa-cudnn") in readme and span("sdpa-cudnn").replace("–", "-") in doc, (d, span("sdpa-cudnn"))
-        assert span("sdpa-flash").replace("–", "-") in doc, (d, span("sdpa-flash"))
-        held = next(k for k in rows[0] if k.endswith("acc=0 early=0"))       # lse and delta held in registers
-        assert span("sdpa-cudnn", held).replace("–", "-")[:-1] in doc, (d, held)
-        cands = {k for k in rows[0] if k.startswith("ws(") and "no dQ" not in k}
-        geo = {k: math.prod(r[k]["ms"] for r in rows) ** (1 / len(rows)) for k in cands}
-        assert geo[name] <= 1.01 * min(geo.values()), (d, geo)  # the default tiles: the fastest ws timed (1 %)
-        for other in ("fused", "reference"):                     # why "auto" runs it: faster in every cell
-            assert all(r[name]["ms"] < r[other]["ms"] for r in rows), (d, other)
-            assert span("sdpa-cudnn", other).replace("–", "-")[:-1] in doc, (d, other)
-    data = json.loads((tune / files[128][0]).read_text())
-    cell = next(r["impls"] for r in data["rows"] if (r["d"], r["n"], r["causal"]) == (128, 8192, False))
-    name = _name("ws", (*ws_bwd.CONFIGS[128], True, False))
-    for t in (f"{cell[name]['ms']:.2f} ms with them, {cell[name + ' no dQ adds']['ms']:.2f} ms with them skipped, "
-              f"cuDNN {cell['sdpa-cudnn']['ms']:.1f} ms",):
-        assert t in doc, t
-    old = json.loads((tune / "nvidia-h200-backward-ws-2026-12-01b.json").read_text())     # every mode, one run
-    assert old["git_commit"].startswith("9715178")
-    nodq = (tune / "nvidia-h200-backward-ws-nodq-2026-12-01.txt").read_text()
-    assert "triton 3.6.0" in nodq.splitlines()[0]
-    block = nodq[nodq.index("d=128 N=8192 causal=False"):nodq.index("d=128 N=8192 causal=True")]
-    ms = {k.strip(): float(v) for k, v in re.findall(r"^  (.+?)\s+([\d.]+) ms", block, re.M)}
-    with_adds, without = ms["ws(64, 2, 2, True)"], ms["ws(64, 2, 2, True) no dQ adds"]
-    for t in (f"{without:.1f} ms without them against {with_adds:.1f} ms", f"cuDNN {ms['sdpa-cudnn']:.1f} ms",
-              f"take {1 - without / with_adds:.0%}".replace("%", " %")):
-        assert t in readme, t
 
 
 def test_stats_acc_only_where_the_start_cannot_overflow():

@@ -34,10 +34,9 @@ CASES = {
 
 @pytest.fixture(params=["default", "partial"])
 def dq_mode(request, monkeypatch):
-    from flashviz_kernels import ws_bwd
+    from dispatch_util import ws_bwd_launch
     if request.param != "default":
-        for d, cfg in list(ws_bwd.CONFIGS.items()):
-            monkeypatch.setitem(ws_bwd.CONFIGS, d, (*cfg[:4], request.param))
+        ws_bwd_launch(monkeypatch, dq_mode=request.param)
     return request.param
 
 
@@ -91,10 +90,11 @@ def test_ws_backward_masks_against_float64(name, dq_mode, with_dlse):
 
 
 def test_auto_takes_ws_for_masks_at_its_dims(monkeypatch):
-    """With WS_MASK_AUTO_DIMS naming d, autograd through impl="fast" runs the ws backward for a window and for
-    documents (the launch is seen), and the gradients match float64."""
-    from flashviz_kernels import backward_pick, ws_bwd
-    monkeypatch.setattr(backward_pick, "WS_MASK_AUTO_DIMS", (128,))
+    """With the backward table's mask rows naming d, autograd through impl="fast" runs the ws backward for a window
+    and for documents (the launch is seen), and the gradients match float64."""
+    from dispatch_util import backward_routes
+    from flashviz_kernels import ws_bwd
+    backward_routes(monkeypatch, masks=(128,))
     seen = []
     real = ws_bwd.backward
     monkeypatch.setattr(ws_bwd, "backward", lambda *a, **kw: seen.append(kw["variant"].describe()) or real(*a, **kw))

@@ -115,8 +115,8 @@ def _clean_head_stays_clean(d: int, poisoned: int, label: str, poison_q: bool = 
 
 
 def test_fast_dispatches_to_ws_and_pinned_tiles_do_not(monkeypatch):
-    from flashviz_kernels import ws
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(128, False): 1})
+    from dispatch_util import fast_routes
+    fast_routes(monkeypatch, {(128, False): 1})
     q, k, v = make(2, 4, 1024, 1024, 128, torch.float16, seed=9)
     o_ws, _ = fk.attention_with_lse(q, k, v, impl="ws")
     o_tl, _ = fk.attention_with_lse(q, k, v, impl="fast", block_m=128, block_n=64)

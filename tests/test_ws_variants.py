@@ -1,6 +1,6 @@
 """impl="ws" variants without a GPU: the kernel's own key-tile range for a causal sliding window and for packed
 documents (read from the host's table) against the mask built from the definition, which calls impl="fast" sends to
-ws (causal windows at WINDOW_WS_DIMS, documents at DOCS_WS_DIMS, GQA/MQA) and which stay on the tl kernel, and
+ws (the forward table's window, documents and dense rows; GQA/MQA) and which stay on the tl kernel, and
 ws.forward's typed errors for windows, document tables and head counts. On the GPU: tests/test_ws_variants_gpu.py."""
 import sys
 import types
@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
+from dispatch_util import fast_routes, ws_launch
 from flashviz_kernels import ws
 from test_ws import _Ptr, _fresh_state, _host  # noqa: F401  (_fresh_state: autouse, each test as a fresh process)
 
@@ -43,7 +44,7 @@ def test_window_key_range_is_exactly_the_tiles_some_row_sees(key_range, bm, bn, 
 
 
 def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
-    """impl="fast" hands a causal window (left, 0) at a head dim in WINDOW_WS_DIMS, causal ALiBi and GQA/MQA to ws
+    """impl="fast" hands a causal window (left, 0) at a head dim a window row names, causal ALiBi and GQA/MQA to ws
     (with the window's left side, the slopes as float32 (1 or B, H) and k's heads); windows at other head dims,
     softcap, ALiBi without causal, documents and windows with a right side stay on the tl kernel; impl="ws" refuses
     those variants."""
@@ -59,9 +60,7 @@ def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
                                            num_stages=2)
 
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (64, False): 1, (128, True): 1})
-    monkeypatch.setattr(ws, "WINDOW_WS_DIMS", (128,))
-    monkeypatch.setattr(ws, "ALIBI_WS_DIMS", (128,))
+    fast_routes(monkeypatch, {(64, True): 1, (64, False): 1, (128, True): 1}, window=(128,), alibi=(128,))
     monkeypatch.setattr(ws, "forward", spy)
     g = torch.Generator().manual_seed(1)
     q, q128 = torch.randn((1, 4, 64, 64), generator=g).half(), torch.randn((1, 4, 64, 128), generator=g).half()
@@ -70,7 +69,7 @@ def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
     fk.attention(q128, *kv128, impl="fast", causal=True, window=(10, 0))
     fk.attention(q128, *kv128, impl="fast", window=(10, 0))            # right side 0: a causal window, no flag
     fk.attention(q, *kv, impl="fast")                                    # GQA, no mask
-    fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))      # d = 64: not in WINDOW_WS_DIMS
+    fk.attention(q, *kv, impl="fast", causal=True, window=(10, 0))      # d = 64: no window row
     fk.attention(q128, *kv128, impl="fast", causal=True, alibi_slopes=torch.ones(4, dtype=torch.float64))
     fk.attention(q128, *kv128, impl="fast", window=(7, 0), alibi_slopes=torch.ones((1, 4)))
     assert seen == [(128, 2, True, 10, None), (128, 2, True, 10, None), (64, 2, False, -1, None),
@@ -91,8 +90,7 @@ def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
 
 def test_documents_go_to_ws_with_their_tables(monkeypatch):
     """Packed documents: impl="ws" takes them (causal or not, with a causal window, causal ALiBi, GQA) and passes
-    the tables of variants.tables for its own tiles; impl="fast" sends them there only at DOCS_WS_DIMS."""
-    from flashviz_kernels import api
+    the tables of variants.tables for its own tiles; impl="fast" sends them there only where a docs row says so."""
     got = []
 
     def spy(q, k, v, **kw):
@@ -100,16 +98,15 @@ def test_documents_go_to_ws_with_their_tables(monkeypatch):
         return torch.zeros_like(q), torch.zeros(q.shape[:3])
 
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(128, True): 1, (128, False): 1})
     monkeypatch.setattr(ws, "forward", spy)
     g = torch.Generator().manual_seed(2)
     q, k, v = (torch.randn((2, 4, 300, 128), generator=g).half() for _ in range(3))
     ids = torch.tensor([0] * 100 + [1] * 5 + [2] * 195)[None].repeat(2, 1)
     ids[1, 250:] = 3
-    monkeypatch.setattr(ws, "DOCS_WS_DIMS", ())
+    fast_routes(monkeypatch, {(128, True): 1, (128, False): 1})
     fk.attention(q, k, v, impl="fast", causal=True, seq_ids=ids)
     assert got == [] and fk.launch_plan(q, k, v, causal=True, seq_ids=ids)[0] == "tl"
-    monkeypatch.setattr(ws, "DOCS_WS_DIMS", (128,))
+    fast_routes(monkeypatch, {(128, True): 1, (128, False): 1}, docs=(128,), window=(128,), alibi=(128,))
     assert fk.launch_plan(q, k, v, causal=True, seq_ids=ids)[0] == "ws"
     for kw in (dict(causal=True), dict(), dict(causal=True, window=(40, 0)),
                dict(causal=True, alibi_slopes=torch.ones(4))):
@@ -187,10 +184,9 @@ def test_ws_forward_checks_window_and_heads(monkeypatch):
 
 
 def test_window_launch_takes_its_own_schedule(monkeypatch):
-    """A causal window's (and packed documents') ws launch runs WINDOW_SCHEDULE (persistent, NC), not the CONFIGS
-    entry: in the tiles impl="fast" picks (launch_plan), in what ws.forward launches, and in status(); the env
-    switches still override both."""
-    from flashviz_kernels import api
+    """A causal window's (and packed documents') ws launch runs its own row's schedule (persistent, NC), not the
+    dense (d, causal) row's: in the tiles impl="fast" picks (launch_plan), in what ws.forward launches, in
+    status(); the env switches still override both."""
     launched = []
 
     class FakeKernel:
@@ -202,9 +198,10 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
     monkeypatch.delenv(ws.CONSUMERS_ENV, raising=False)
-    monkeypatch.setattr(ws, "WINDOW_SCHEDULE", {64: (True, 2), 128: (True, 2)})
-    monkeypatch.setattr(ws, "WINDOW_WS_DIMS", (64, 128))
-    monkeypatch.setattr(ws, "FAST_USES_WS", {(64, True): 1, (128, True): 1})
+    for variant in ("window", "docs"):
+        for d in (64, 128):
+            ws_launch(monkeypatch, variant, d, persistent=True, consumers=2)
+    fast_routes(monkeypatch, {(64, True): 1, (128, True): 1}, window=(64, 128))
     assert ws.CONFIGS[(64, True)][6] == 3 and ws.CONFIGS[(64, True)][5] is False     # what a window must not take
     for d in (64, 128):
         q = torch.zeros((1, 2, 512, d), dtype=torch.float16)
@@ -218,7 +215,7 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     assert "d=64 window: 2" in ws.status()["consumers"] and "d=64 window" in ws.status()["persistent"]
     monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
     monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
-    monkeypatch.setattr(ws, "_descs", lambda *a: (None,) * 4)
+    monkeypatch.setattr(ws, "descriptors", lambda *a: (None,) * 4)
     q = torch.zeros((1, 2, 512, 64), dtype=torch.float16)
     ws.forward(q, q, q, causal=True, window_left=100, sm_scale=0.1, block_m=128, block_n=128, num_warps=4,
                num_stages=3)
@@ -227,12 +224,12 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     ws.forward(q, q, q, causal=False, docs=fk.variants.tables(var, 512, 512, "cpu", 128, 128), sm_scale=0.1,
                block_m=128, block_n=128, num_warps=4, num_stages=3)
     assert launched == [((min(132, 4 * 2),), 2, True, True), ((3, 2), 3, False, False),
-                        ((min(132, 4 * 2),), 2, True, False)]              # documents: persistent (WINDOW_SCHEDULE)
+                        ((min(132, 4 * 2),), 2, True, False)]              # documents: persistent (their row)
     monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
     monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
     assert ws.persistent_default(64, True, window=True) is False
     assert ws.pick_config(q, q, causal=True, window=True)[0] == 192
-    assert api._ws_tiles(q, q, fk.variants.parse(q, q, causal=True, window=(100, 0)))[0] == 192
+    assert fk.launch_plan(q, q, q, causal=True, window=(100, 0)).block_m == 192
 
 
 def test_document_launch_passes_its_tables(monkeypatch):
@@ -247,7 +244,7 @@ def test_document_launch_passes_its_tables(monkeypatch):
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
     monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
     monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
-    monkeypatch.setattr(ws, "_descs", lambda *a: (None,) * 4)
+    monkeypatch.setattr(ws, "descriptors", lambda *a: (None,) * 4)
     q = torch.zeros((2, 2, 512, 64), dtype=torch.float16)
     var = fk.variants.parse(q, q, causal=True, seq_ids=torch.zeros((2, 512), dtype=torch.int64))
     rowb, tiles = fk.variants.tables(var, 512, 512, "cpu", 128, 128)

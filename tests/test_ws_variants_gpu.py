@@ -118,13 +118,14 @@ def test_ws_gqa_poisoned_kv_head_stays_in_its_group(schedule):
 @pytest.mark.parametrize("variant", ["window", "alibi", "alibi+window", "docs", "docs+window"])
 def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch, variant):
     """impl="fast" at a size the dispatch table gives ws (d = 128, N = 2048) takes the window, causal ALiBi, packed
-    documents (DOCS_WS_DIMS set here) and GQA to it; the backward then matches float64 too."""
+    documents (a docs row at d = 128 set here) and GQA to it; the backward then matches float64 too."""
     from flashviz_kernels import ws
     if schedule != "one-tile":
         pytest.skip("the dispatch, once")
     calls = []
     real = ws.forward
-    monkeypatch.setattr(ws, "DOCS_WS_DIMS", (128,))
+    from dispatch_util import ws_from_table
+    ws_from_table(monkeypatch, docs=(128,))
     monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append((kw["window_left"],
                                                                       kw["alibi_slopes"] is not None))
                         or real(*a, **kw))

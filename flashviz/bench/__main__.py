@@ -16,11 +16,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
-import json
-import os
 import sys
 from pathlib import Path
 
+from .jsonio import write_json
 from .spec import ALL_IMPLS, DTYPES, MODES, PRESETS, preset_spec
 
 CAUSAL = {"on": (True,), "off": (False,), "both": (False, True), "true": (True,), "false": (False,),
@@ -71,14 +70,6 @@ def build_spec(args):
     if fields:
         spec = dataclasses.replace(spec, grids=tuple(dataclasses.replace(g, **fields) for g in spec.grids))
     return spec
-
-
-def write_json(data: dict, path: Path) -> None:
-    """Atomic write (temporary file + rename); NaN/inf can never reach the file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _preset_in(raw: list[str], names) -> bool:

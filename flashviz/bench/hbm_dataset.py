@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from . import dataset as _ds
+from . import schema as sc
 from .recording import check_object, check_top
 from .spec import DTYPES
 
@@ -34,7 +34,7 @@ METHOD_INTS = ("l2_bytes", "flush_read_bytes", "flush_programs")
 METHOD_STRS = ("nvtx_range", "cache_control", "clock_control", "ncu_command")
 CELL_KEYS = ("impl", "n", "d", "causal", "dtype", "batch", "heads", "block_m", "block_n", "kernels", "read_bytes",
              "write_bytes", "flush_write_bytes", "flush_read_bytes")
-_fail = _ds._fail
+_fail = sc.fail
 
 
 def _method(m):
@@ -44,9 +44,9 @@ def _method(m):
                                                                          for x in mets):
         _fail("method.metrics", "must be a list of 1 to 8 metric names")
     for k in METHOD_INTS:
-        _ds._int_in(f"method.{k}", m.get(k), 0, BIG)
+        sc.int_in(f"method.{k}", m.get(k), 0, BIG)
     for k in METHOD_STRS:
-        _ds._str(f"method.{k}", m.get(k), 1000, null=k == "ncu_command")
+        sc.text(f"method.{k}", m.get(k), 1000, null=k == "ncu_command")
 
 
 def _cell(i, c):
@@ -56,15 +56,15 @@ def _cell(i, c):
         _fail(f"{w}.impl", f"must be one of {', '.join(HBM_IMPLS)}, got {str(c['impl'])[:40]!r}")
     if c["dtype"] not in DTYPES:
         _fail(f"{w}.dtype", f"must be one of {', '.join(DTYPES)}, got {str(c['dtype'])[:40]!r}")
-    _ds._bool(f"{w}.causal", c["causal"])
+    sc.boolean(f"{w}.causal", c["causal"])
     for k, hi in (("n", 1 << 22), ("d", 4096), ("batch", 1 << 16), ("heads", 1 << 16)):
-        _ds._int_in(f"{w}.{k}", c[k], 1, hi)
+        sc.int_in(f"{w}.{k}", c[k], 1, hi)
     for k in ("block_m", "block_n"):
-        _ds._int_in(f"{w}.{k}", c[k], 1, 1024, null=True)
+        sc.int_in(f"{w}.{k}", c[k], 1, 1024, null=True)
     if (c["impl"] == "naive") != (c["block_m"] is None) or (c["block_m"] is None) != (c["block_n"] is None):
         _fail(f"{w}.block_m", "the flash kernels record their Br and Bc; naive records none")
     for k in ("read_bytes", "write_bytes", "flush_write_bytes", "flush_read_bytes"):
-        _ds._int_in(f"{w}.{k}", c[k], 0, BIG)
+        sc.int_in(f"{w}.{k}", c[k], 0, BIG)
     ks = c["kernels"]
     if not isinstance(ks, list) or not 1 <= len(ks) <= MAX_KERNELS:
         _fail(f"{w}.kernels", f"must be a list of 1 to {MAX_KERNELS} kernels")
@@ -72,9 +72,9 @@ def _cell(i, c):
         wk = f"{w}.kernels[{j}]"
         if not isinstance(k, dict) or set(k) != {"name", "read_bytes", "write_bytes"}:
             _fail(wk, "must be an object with name, read_bytes and write_bytes")
-        _ds._str(f"{wk}.name", k["name"], 200)
-        _ds._int_in(f"{wk}.read_bytes", k["read_bytes"], 0, BIG)
-        _ds._int_in(f"{wk}.write_bytes", k["write_bytes"], 0, BIG)
+        sc.text(f"{wk}.name", k["name"], 200)
+        sc.int_in(f"{wk}.read_bytes", k["read_bytes"], 0, BIG)
+        sc.int_in(f"{wk}.write_bytes", k["write_bytes"], 0, BIG)
     for k in ("read_bytes", "write_bytes"):
         if c[k] != sum(x[k] for x in ks):
             _fail(f"{w}.{k}", "is not the sum over the call's kernels")
@@ -84,7 +84,7 @@ def validate_hbm_dataset(obj) -> dict:
     """Check a parsed measured-HBM dataset; returns it unchanged or raises DatasetError."""
     check_top(obj, kind=DATASET_KIND, about="a measured-HBM dataset", versions=(SCHEMA_VERSION,), keys=TOP_KEYS,
                   required=("provenance", "method", "cells"))
-    _ds._provenance(obj["provenance"])
+    sc.provenance(obj["provenance"])
     _method(obj["method"])
     cells = obj["cells"]
     if not isinstance(cells, list) or not 1 <= len(cells) <= 4096:
@@ -99,24 +99,26 @@ def validate_hbm_dataset(obj) -> dict:
     return obj
 
 
-def cell_key(c: dict) -> tuple:
-    return (c["impl"], c["n"], c["d"], c["causal"], c["dtype"], c["batch"], c["heads"])
+SCHEMA = sc.Schema(validate_hbm_dataset, lambda: DEFAULT_DIR)
 
 
 def parse_hbm_dataset(data: bytes) -> dict:
-    """Bytes of a file -> validated dataset: the timing datasets' guarded JSON reading (flashviz.bench.dataset),
-    then this schema; nothing is ever evaluated."""
-    return validate_hbm_dataset(_ds.read_json(data))
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
 
 
 def load_hbm_dataset(source) -> dict:
-    """A path or bytes -> validated dataset."""
-    return parse_hbm_dataset(_ds.read_source(source))
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
 
 
-def list_hbm_datasets(directory=None) -> list[Path]:
-    """Recorded measured-HBM datasets (*.json), newest name first; [] while none is recorded."""
-    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+def list_hbm_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
+
+
+def cell_key(c: dict) -> tuple:
+    return (c["impl"], c["n"], c["d"], c["causal"], c["dtype"], c["batch"], c["heads"])
 
 
 def matching_cells(dataset: dict, *, n: int, d: int, causal: bool) -> list[dict]:

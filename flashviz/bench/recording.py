@@ -2,26 +2,26 @@
 and the one order in which pages offer recordings (complete_first).
 
 Their schemas speak plain English (nobody uploads them), unlike the timing datasets' translated messages in
-flashviz/bench/dataset.py, whose guarded reading and field checks they share.
+flashviz/bench/dataset.py; both are made of flashviz/bench/schema.py's guarded reading and field checks.
 """
 from __future__ import annotations
 
 from flashviz.errors import DatasetError
 
-from . import dataset as _ds
+from . import schema as sc
 
 
 def check_object(where: str, obj, keys, required=()) -> None:
     """A nested object of a recording (a cell, its config or method), the same for every kind: an object, no field
     the schema does not name, the required ones present."""
     if not isinstance(obj, dict):
-        _ds._fail(where, "must be an object")
+        sc.fail(where, "must be an object")
     for k in obj:
         if k not in keys:
-            _ds._fail(f"{where}.{str(k)[:40]}", "is not a field of the schema")
+            sc.fail(f"{where}.{str(k)[:40]}", "is not a field of the schema")
     for k in required:
         if k not in obj:
-            _ds._fail(where, f"missing required field {k!r}")
+            sc.fail(where, f"missing required field {k!r}")
 
 
 def check_top(obj, *, kind: str, about: str, versions: tuple, keys, required) -> None:
@@ -29,23 +29,23 @@ def check_top(obj, *, kind: str, about: str, versions: tuple, keys, required) ->
     deep, its kind and schema version, no unknown and no missing keys, and the run's complete / elapsed_s / stopped."""
     if not isinstance(obj, dict):
         raise DatasetError(key="errors.ds_top_object")
-    if _ds._depth(obj) > _ds.MAX_DEPTH:
-        raise DatasetError(key="errors.ds_too_deep", max=_ds.MAX_DEPTH)
+    if sc.depth(obj) > sc.MAX_DEPTH:
+        raise DatasetError(key="errors.ds_too_deep", max=sc.MAX_DEPTH)
     if obj.get("kind") != kind:
-        _ds._fail("kind", f"must be {kind!r} ({about})")
+        sc.fail("kind", f"must be {kind!r} ({about})")
     v = obj.get("schema_version")
     if isinstance(v, bool) or v not in versions:
-        _ds._fail("schema_version", f"{str(v)[:20]} is not supported (this version reads "
+        sc.fail("schema_version", f"{str(v)[:20]} is not supported (this version reads "
                                     f"{' and '.join(str(x) for x in versions)})")
     for k in obj:
         if k not in keys:
-            _ds._fail(str(k)[:40], "is not a field of the schema")
+            sc.fail(str(k)[:40], "is not a field of the schema")
     for k in required:
         if k not in obj:
-            _ds._fail(k, "missing")
-    _ds._bool("complete", obj.get("complete"), null=True)
-    _ds._number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
-    _ds._str("stopped", obj.get("stopped"), 300, null=True)
+            sc.fail(k, "missing")
+    sc.boolean("complete", obj.get("complete"), null=True)
+    sc.number("elapsed_s", obj.get("elapsed_s"), bound=1e7)
+    sc.text("stopped", obj.get("stopped"), 300, null=True)
 
 
 def complete_first(recordings):

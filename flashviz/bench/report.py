@@ -1,6 +1,12 @@
-"""Plain-text table of a dataset: one block per configuration, one aligned row per impl."""
+"""Plain-text table of a dataset: one block per configuration, one aligned row per impl; its Markdown tables; and
+(`--benchmarks`) docs/BENCHMARKS.md, every long table of the recordings (flashviz/bench/benchmarks_doc.py).
+
+    python -m flashviz.bench.report FILE [--markdown [--n N ...]]
+    python -m flashviz.bench.report --benchmarks [--check]
+"""
 from __future__ import annotations
 
+from .markdown_tables import MD_BASE, MD_NAMES, markdown  # noqa: F401 (API: the Markdown tables)
 from .spec import config_key
 
 MIB = 1024 ** 2
@@ -97,62 +103,31 @@ def progress_line(done: int, total: int, c: dict) -> str:
             f"{c['dtype']} B={c['batch']} H={c['heads']} {c['mode']}: {what}")
 
 
-# ------------------------------------------------------------------------- the README's tables, from the file
-
-MD_BASE = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
-MD_NAMES = {"naive": "naive", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN", "teaching": "teaching",
-            "fast": "fast"}
-
-
-def _gib(b) -> str:
-    return "—" if b is None else (f"{b / MIB / 1024:.1f} GiB" if b >= 1024 * MIB else f"{b / MIB:.0f} MiB")
-
-
-def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) -> str:
-    """TFLOP/s per impl and fast's ratios, one row per (N, d, causal) of `mode` and `dtype`, as Markdown: the
-    README's tables are printed from the recorded file (`python -m flashviz.bench.report FILE --markdown`).
-    Forward tables add the CUDA-graph ratio (launch cost removed) where the file has it, and peak memory."""
-    rows: dict[tuple, dict] = {}
-    for c in dataset["cells"]:
-        if c["mode"] == mode and c["dtype"] == dtype and (ns is None or c["n"] in ns):
-            rows.setdefault((c["n"], c["d"], c["causal"]), {})[c["impl"]] = c
-    impls = [i for i in MD_BASE if any(i in by for by in rows.values())]
-    graph = mode == "fwd" and any(c.get("graph_ms") is not None for by in rows.values() for c in by.values())
-
-    def tf(c):
-        if c is None:
-            return "—"
-        return f"{c['tflops']:.0f}" if c["status"] == "ok" else {"oom": "OOM"}.get(c["status"], c["status"])
-
-    def ratio(a, b, key="ms"):
-        ok = a is not None and b is not None and a["status"] == b["status"] == "ok" and a.get(key) and b.get(key)
-        return f"{b[key] / a[key]:.2f}x" if ok else "—"
-    head = [MD_NAMES[i] for i in impls] + ["fast / cuDNN", "fast / flash"]
-    head += ["fast / cuDNN, CUDA graph"] if graph else []
-    head += ["naive peak", "fast peak"] if mode == "fwd" else []
-    lines = ["| N | d | causal | " + " | ".join(head) + " |", "|---|---|---|" + "---|" * len(head)]
-    for (n, d, causal), by in sorted(rows.items()):
-        f, cu, fl = by.get("fast"), by.get("sdpa-cudnn"), by.get("sdpa-flash")
-        cols = [tf(by.get(i)) for i in impls] + [ratio(f, cu), ratio(f, fl)]
-        cols += [ratio(f, cu, "graph_ms")] if graph else []
-        if mode == "fwd":
-            cols += [_gib((by.get(i) or {}).get("peak_extra_bytes")) for i in ("naive", "fast")]
-        lines.append(f"| {n} | {d} | {'yes' if causal else 'no'} | " + " | ".join(cols) + " |")
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
+def main(argv=None) -> int:
     import argparse
 
     from .dataset import load_dataset
-    ap = argparse.ArgumentParser(description="Print a recorded speed dataset (plain text, or the README's tables).")
-    ap.add_argument("file")
-    ap.add_argument("--markdown", action="store_true", help="the README's Markdown tables, per mode")
+    ap = argparse.ArgumentParser(description="Print a recorded speed dataset (plain text or Markdown tables), or "
+                                             "write docs/BENCHMARKS.md from every recording.")
+    ap.add_argument("file", nargs="?")
+    ap.add_argument("--markdown", action="store_true", help="Markdown tables, per mode")
     ap.add_argument("--n", type=int, nargs="+", help="only these N (Markdown)")
-    a = ap.parse_args()
+    ap.add_argument("--benchmarks", action="store_true", help="write docs/BENCHMARKS.md from assets/ and the tables")
+    ap.add_argument("--check", action="store_true", help="--benchmarks: only say whether it is in step (exit 1 if not)")
+    a = ap.parse_args(argv)
+    if a.benchmarks:
+        from .benchmarks_doc import write
+        return write(check=a.check)
+    if not a.file:
+        ap.error("give a FILE, or --benchmarks")
     data = load_dataset(a.file)
     if not a.markdown:
         print(table(data))
     else:
         for m in dict.fromkeys(c["mode"] for c in data["cells"]):
             print(f"\n{m}:\n" + markdown(data, m, ns=a.n))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -35,10 +35,10 @@ Dataset JSON, kind "flashviz-ring", schema_version 2 (1 is still read: it has no
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 
 from . import dataset as _ds
+from . import schema as sc
 from .recording import check_object, check_top
 from .spec import DTYPES, flops
 
@@ -49,7 +49,7 @@ LAYOUTS = ("contiguous", "zigzag")
 MODES = ("fwd", "fwd+bwd")
 STATUSES = ("ok", "oom", "error", "skipped")
 DEFAULT_DIR = _ds.DEFAULT_DIR / "ring"
-STD_PROV = set(_ds.PROV_REQUIRED) | set(_ds.PROV_INTS) | set(_ds.PROV_BOOLS) | {
+STD_PROV = set(sc.PROV_REQUIRED) | set(sc.PROV_INTS) | set(sc.PROV_BOOLS) | {
     "sm_count", "compute_capability", "driver_version", "cuda_version", "cudnn_version", "triton", "numpy",
     "source_sha256", "flashviz",
     "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws", "ws_schedule"}   # added to provenance.collect later
@@ -65,82 +65,82 @@ CHECK_KEYS = {"world", "layout", "causal", "n", "err_ring", "err_single", "ok"}
 
 def _provenance(p) -> None:
     if not isinstance(p, dict):
-        _ds._fail("provenance", "must be an object")
-    _ds._provenance({k: v for k, v in p.items() if k in STD_PROV})
-    _ds._str("provenance.backend", p.get("backend"), 20)
+        sc.fail("provenance", "must be an object")
+    sc.provenance({k: v for k, v in p.items() if k in STD_PROV})
+    sc.text("provenance.backend", p.get("backend"), 20)
     if p["backend"] not in ("nccl", "gloo"):
-        _ds._fail("provenance.backend", "must be 'nccl' or 'gloo'")
-    _ds._str("provenance.nccl_version", p.get("nccl_version"), 40, null=True)
-    _ds._int_in("provenance.world_size", p.get("world_size"), 1, 1 << 12)
-    _ds._str("provenance.gpu_names", p.get("gpu_names"), 2000, null=True)
-    _ds._str("provenance.ring_merge", p.get("ring_merge"), 200, null=True)      # optional: later recordings
+        sc.fail("provenance.backend", "must be 'nccl' or 'gloo'")
+    sc.text("provenance.nccl_version", p.get("nccl_version"), 40, null=True)
+    sc.int_in("provenance.world_size", p.get("world_size"), 1, 1 << 12)
+    sc.text("provenance.gpu_names", p.get("gpu_names"), 2000, null=True)
+    sc.text("provenance.ring_merge", p.get("ring_merge"), 200, null=True)      # optional: later recordings
     extra = set(p) - STD_PROV - {"backend", "nccl_version", "world_size", "gpu_names", "ring_merge"}
     if extra:
-        _ds._fail(f"provenance.{sorted(extra)[0][:40]}", "is not a field of the schema")
+        sc.fail(f"provenance.{sorted(extra)[0][:40]}", "is not a field of the schema")
 
 
 def _config(c) -> None:
     check_object("config", c, (*CONFIG_INTS, "dtype", "impl", "rep_s", "budget_s", "overlap", "compute_only",
                                "chunks"))
     for k, (lo, hi) in CONFIG_INTS.items():
-        _ds._int_in(f"config.{k}", c.get(k), lo, hi)
+        sc.int_in(f"config.{k}", c.get(k), lo, hi)
     if c.get("dtype") not in DTYPES:
-        _ds._fail("config.dtype", f"must be one of {', '.join(DTYPES)}")
-    _ds._str("config.impl", c.get("impl"), 40)
+        sc.fail("config.dtype", f"must be one of {', '.join(DTYPES)}")
+    sc.text("config.impl", c.get("impl"), 40)
     if not _ds.IMPL_RE.match(c["impl"]):
-        _ds._fail("config.impl", "is not a plain implementation name")
-    _ds._number("config.rep_s", c.get("rep_s"), bound=1e6)
-    _ds._number("config.budget_s", c.get("budget_s"), bound=1e7)
-    _ds._bool("config.overlap", c.get("overlap"))
-    _ds._bool("config.compute_only", c.get("compute_only"), null=True)
+        sc.fail("config.impl", "is not a plain implementation name")
+    sc.number("config.rep_s", c.get("rep_s"), bound=1e6)
+    sc.number("config.budget_s", c.get("budget_s"), bound=1e7)
+    sc.boolean("config.overlap", c.get("overlap"))
+    sc.boolean("config.compute_only", c.get("compute_only"), null=True)
     if c.get("chunks") != "auto":
-        _ds._int_in("config.chunks", c.get("chunks"), 1, 1 << 26, null=True)
+        sc.int_in("config.chunks", c.get("chunks"), 1, 1 << 26, null=True)
 
 
 def _cell(i: int, c, cfg: dict) -> None:
     w = f"cells[{i}]"
     check_object(w, c, CELL_KEYS, ("n", "world", "layout", "causal", "mode", "status", "flops"))
     if c["layout"] not in LAYOUTS:
-        _ds._fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
+        sc.fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
     if c["mode"] not in MODES:
-        _ds._fail(f"{w}.mode", f"must be one of {', '.join(MODES)}")
+        sc.fail(f"{w}.mode", f"must be one of {', '.join(MODES)}")
     if c["status"] not in STATUSES:
-        _ds._fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}")
-    _ds._bool(f"{w}.causal", c["causal"])
-    _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+        sc.fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}")
+    sc.boolean(f"{w}.causal", c["causal"])
+    sc.text(f"{w}.message", c.get("message"), 2000, null=True)
     for k, (lo, hi) in CELL_INTS.items():
-        _ds._int_in(f"{w}.{k}", c.get(k), lo, hi, null=k not in ("n", "world"))
+        sc.int_in(f"{w}.{k}", c.get(k), lo, hi, null=k not in ("n", "world"))
     for k in CELL_NUMBERS:
-        _ds._number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e7)
+        sc.number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e7)
     h = c.get("hidden")
     if h is not None and (isinstance(h, bool) or not isinstance(h, (int, float)) or not math.isfinite(h)
                           or abs(h) > 1e6):
-        _ds._fail(f"{w}.hidden", "must be a finite number or null")
+        sc.fail(f"{w}.hidden", "must be a finite number or null")
     if not math.isclose(c["flops"], flops(c["n"], cfg["d"], c["causal"], cfg["batch"], cfg["heads"], c["mode"]),
                         rel_tol=1e-9):
-        _ds._fail(f"{w}.flops", "is not 4*B*H*N^2*d (halved when causal, x3.5 for fwd+bwd)")
+        sc.fail(f"{w}.flops", "is not 4*B*H*N^2*d (halved when causal, x3.5 for fwd+bwd)")
     if c["status"] == "ok":
         for k in ("ms", "tflops"):
             if c.get(k) is None:
-                _ds._fail(f"{w}.{k}", "is required when status is 'ok'")
+                sc.fail(f"{w}.{k}", "is required when status is 'ok'")
         if not math.isclose(c["tflops"], c["flops"] / (c["ms"] * 1e9), rel_tol=1e-6):
-            _ds._fail(f"{w}.tflops", "does not equal flops / time")
+            sc.fail(f"{w}.tflops", "does not equal flops / time")
     elif c.get("ms") is not None:
-        _ds._fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+        sc.fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
 
 
 def _check(i: int, c) -> None:
     w = f"checks[{i}]"
     if not isinstance(c, dict) or set(c) != CHECK_KEYS:
-        _ds._fail(w, f"must be an object with exactly {', '.join(sorted(CHECK_KEYS))}")
-    _ds._int_in(f"{w}.world", c["world"], 1, 1 << 12)
-    _ds._int_in(f"{w}.n", c["n"], 1, 1 << 26)
+        sc.fail(w, f"must be an object with exactly {', '.join(sorted(CHECK_KEYS))}")
+    sc.int_in(f"{w}.world", c["world"], 1, 1 << 12)
+    sc.int_in(f"{w}.n", c["n"], 1, 1 << 26)
     if c["layout"] not in LAYOUTS:
-        _ds._fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
+        sc.fail(f"{w}.layout", f"must be one of {', '.join(LAYOUTS)}")
     for k in ("causal", "ok"):
-        _ds._bool(f"{w}.{k}", c[k])
+        sc.boolean(f"{w}.{k}", c[k])
     for k in ("err_ring", "err_single"):
-        _ds._number(f"{w}.{k}", c[k], bound=1e30)
+        sc.number(f"{w}.{k}", c[k], bound=1e30)
 
 
 def validate_ring_dataset(obj) -> dict:
@@ -151,40 +151,43 @@ def validate_ring_dataset(obj) -> dict:
     _config(obj["config"])
     checks = obj.get("checks", [])
     if not isinstance(checks, list) or len(checks) > 1000:
-        _ds._fail("checks", "must be a list of at most 1000 checks")
+        sc.fail("checks", "must be a list of at most 1000 checks")
     for i, c in enumerate(checks):
         _check(i, c)
     cells = obj["cells"]
     if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
-        _ds._fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
+        sc.fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
     seen = set()
     for i, c in enumerate(cells):
         _cell(i, c, obj["config"])
         key = (c["n"], c["world"], c["layout"], c["causal"], c["mode"])
         if key in seen:
-            _ds._fail(f"cells[{i}]", "duplicates an earlier cell (same N, world, layout, causal, mode)")
+            sc.fail(f"cells[{i}]", "duplicates an earlier cell (same N, world, layout, causal, mode)")
         seen.add(key)
     return obj
 
 
+SCHEMA = sc.Schema(validate_ring_dataset, lambda: DEFAULT_DIR)
+
+
 def parse_ring_dataset(data: bytes) -> dict:
-    """Bytes of a file -> validated dataset: the timing datasets' guarded JSON reading (flashviz.bench.dataset),
-    then this schema; nothing is ever evaluated."""
-    return validate_ring_dataset(_ds.read_json(data))
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
 
 
 def load_ring_dataset(source) -> dict:
-    """A path or bytes -> validated dataset."""
-    return parse_ring_dataset(_ds.read_source(source))
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
 
 
-def list_ring_datasets(directory=None) -> list[Path]:
-    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+def list_ring_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def markdown_table(data: dict) -> str:
-    """The README's table of a recording: per pass, mask, layout and N, 1 vs 2 GPUs, the transfer times and memory.
-    `python -m flashviz.bench.ring_dataset FILE` prints it (so the README's numbers come from the file)."""
+    """docs/BENCHMARKS.md's table of a recording: per pass, mask, layout and N, 1 vs 2 GPUs, transfers and memory.
+    `python -m flashviz.bench.ring_dataset FILE` prints it (so the document's numbers come from the file)."""
     ok = [c for c in data["cells"] if c["status"] == "ok"]
     one = {(c["n"], c["causal"], c["mode"]): c for c in ok if c["world"] == 1}
     lines = ["| pass | N | causal | layout | 1 GPU | 2 GPUs | speed-up | transfers alone | waited for them | hidden "

@@ -19,7 +19,7 @@ What a kernel needs to appear: proton scopes (kernels/scopes.py, or triton.profi
 warp enters once per key tile, so the trip count predicts the events (fast: load_k, qk, softmax, load_v_pv in its
 key loop). A warp whose scopes all start with "tma" or "producer" is drawn as the producer; other warps by their
 warpgroup (warp // 4). The ws kernel has them: tma_wait_slot and tma_issue (K), tma_wait_slot_v and tma_issue_v
-(V) per tile in its producer (one pair before commit c8de8f7); wait_kv, wait_turn, qk, softmax, pv in its
+(V) per tile in its producer (one pair in recordings made before that split); wait_kv, wait_turn, qk, softmax, pv in its
 consumers' loop (the overlapped last P·V counts as one pv).
 No streamlit, no plotly.
 """
@@ -86,6 +86,13 @@ class Impl:
             kw = dict(variant=variants.CAUSAL if causal else variants.PLAIN)
         return lambda: self.module.forward(q, k, v, sm_scale=scale, block_m=bm, block_n=bn, num_warps=warps,
                                            num_stages=stages, **kw)
+
+
+def unverified() -> str | None:
+    """Why proton's intra-kernel instrumentation may not be trusted here (kernels/gates.py "timeline": the (triton,
+    GPU) pairs a recording was checked on; FLASHVIZ_UNVERIFIED=1 records anyway, to verify a new pair), else None."""
+    from flashviz_kernels import ws
+    return ws.gate_reason("timeline")
 
 
 def available_impls(wanted=IMPLS) -> tuple[list[Impl], list[str]]:
@@ -247,9 +254,9 @@ def checked(cell: dict) -> dict:
     the same cell without the parsed trace, status "error", saying why: one odd kernel must not lose the run."""
     from flashviz.errors import DatasetError
 
-    from .timeline_dataset import PARSED_KEYS, _cell
+    from .timeline_dataset import PARSED_KEYS, check_cell
     try:
-        _cell(0, cell)
+        check_cell(0, cell)
         return cell
     except DatasetError as e:
         out = {k: v for k, v in cell.items() if k not in PARSED_KEYS}
@@ -309,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     if not torch.cuda.is_available():
         raise SystemExit("the timeline needs a CUDA GPU (proton instruments compiled kernels, not the interpreter)")
+    why = unverified()
+    if why:
+        raise SystemExit(f"the proton timeline recording is not verified here: {why}")
     import triton.profiler.language as pl
     pl.enable_semantic("triton")                  # the tl kernel's scopes; Gluon's are on by default
     from . import provenance as prov

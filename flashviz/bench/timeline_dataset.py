@@ -28,10 +28,10 @@ kind "flashviz-timeline", schema_version 1:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 
 from . import dataset as _ds
+from . import schema as sc
 from .recording import check_object, check_top
 from .spec import DTYPES
 
@@ -60,14 +60,14 @@ def schedule_name(overlap: bool, pingpong: bool) -> str:
     """The SCHEDULES name of the ws kernel's two switches."""
     return {(True, True): "overlap+pingpong", (True, False): "overlap", (False, True): "pingpong",
             (False, False): "plain"}[(bool(overlap), bool(pingpong))]
-_fail = _ds._fail
+_fail = sc.fail
 
 
 def _method(m) -> None:
     check_object("method", m, (*METHOD_STRS, "clock_mhz"))
     for k in METHOD_STRS:
-        _ds._str(f"method.{k}", m.get(k), 2000)
-    _ds._number("method.clock_mhz", m.get("clock_mhz"), "pos", 1e5)
+        sc.text(f"method.{k}", m.get(k), 2000)
+    sc.number("method.clock_mhz", m.get("clock_mhz"), "pos", 1e5)
 
 
 def _names(where: str, v, limit: int) -> None:
@@ -81,24 +81,24 @@ def _parsed(w: str, c: dict) -> None:
         if k not in c:
             _fail(w, f"missing required field {k!r} (status 'ok')")
     for k in PARSED_INTS:
-        _ds._int_in(f"{w}.{k}", c[k], 1, BIG)
+        sc.int_in(f"{w}.{k}", c[k], 1, BIG)
     for k in ("ctas_expected", "events_expected"):
-        _ds._int_in(f"{w}.{k}", c[k], 1, BIG, null=True)
+        sc.int_in(f"{w}.{k}", c[k], 1, BIG, null=True)
     if c["events_per_cta_min"] > c["events_per_cta_max"] or c["events_per_cta_max"] > c["events"]:
         _fail(f"{w}.events_per_cta_min", "must be <= events_per_cta_max <= events")
     cta = c["cta"]
     if not isinstance(cta, dict) or set(cta) != {"id", "core", "span_cycles", "rank", "rule"}:
         _fail(f"{w}.cta", "must be an object with id, core, span_cycles, rank and rule")
     for k in ("id", "core", "span_cycles", "rank"):
-        _ds._int_in(f"{w}.cta.{k}", cta[k], 0, BIG)
+        sc.int_in(f"{w}.cta.{k}", cta[k], 0, BIG)
     if cta["rank"] >= c["ctas"]:
         _fail(f"{w}.cta.rank", "must be below ctas")
-    _ds._str(f"{w}.cta.rule", cta["rule"], 40)
+    sc.text(f"{w}.cta.rule", cta["rule"], 40)
     sp = c["span_cycles"]
     if not isinstance(sp, dict) or set(sp) != {"min", "median", "max", "mean"}:
         _fail(f"{w}.span_cycles", "must be an object with min, median, max and mean")
     for k in sp:
-        _ds._number(f"{w}.span_cycles.{k}", sp[k], "nonneg", 1e15, null=False)
+        sc.number(f"{w}.span_cycles.{k}", sp[k], "nonneg", 1e15, null=False)
     if not sp["min"] <= sp["median"] <= sp["max"] or not sp["min"] <= sp["mean"] <= sp["max"]:
         _fail(f"{w}.span_cycles", "must have min <= median, mean <= max")
     if not sp["min"] <= cta["span_cycles"] <= sp["max"]:
@@ -110,7 +110,7 @@ def _parsed(w: str, c: dict) -> None:
     if not isinstance(warps, list) or not 1 <= len(warps) <= 64 or len(set(map(str, warps))) != len(warps):
         _fail(f"{w}.warps", "must be a list of 1 to 64 distinct warp ids")
     for i, x in enumerate(warps):
-        _ds._int_in(f"{w}.warps[{i}]", x, 0, 63)
+        sc.int_in(f"{w}.warps[{i}]", x, 0, 63)
     _names(f"{w}.roles", roles, 64)
     if len(roles) != len(warps):
         _fail(f"{w}.roles", "must give one role per warp")
@@ -121,12 +121,12 @@ def _parsed(w: str, c: dict) -> None:
         wr = f"{w}.timeline[{i}]"
         if not isinstance(r, list) or len(r) != 4:
             _fail(wr, "must be [warp, scope index, start, duration]")
-        _ds._int_in(wr + "[0]", r[0], 0, 63)
+        sc.int_in(wr + "[0]", r[0], 0, 63)
         if r[0] not in warps:
             _fail(wr, "names a warp that is not in warps")
-        _ds._int_in(wr + "[1]", r[1], 0, len(c["scopes"]) - 1)
-        _ds._int_in(wr + "[2]", r[2], 0, BIG)
-        _ds._int_in(wr + "[3]", r[3], 0, BIG)
+        sc.int_in(wr + "[1]", r[1], 0, len(c["scopes"]) - 1)
+        sc.int_in(wr + "[2]", r[2], 0, BIG)
+        sc.int_in(wr + "[3]", r[3], 0, BIG)
         if r[2] + r[3] > cta["span_cycles"]:
             _fail(wr, "ends after the CTA's span")
     shares = c["shares"]
@@ -141,45 +141,45 @@ def _parsed(w: str, c: dict) -> None:
             _fail(f"{ws}.role", "is not one of the roles")
         if s["scope"] not in c["scopes"]:
             _fail(f"{ws}.scope", "is not one of the scopes")
-        _ds._number(f"{ws}.share", s["share"], "nonneg", 1.0 + 1e-9, null=False)
-        _ds._number(f"{ws}.mean_cycles", s["mean_cycles"], "nonneg", 1e15, null=False)
-        _ds._int_in(f"{ws}.count", s["count"], 1, BIG)
+        sc.number(f"{ws}.share", s["share"], "nonneg", 1.0 + 1e-9, null=False)
+        sc.number(f"{ws}.mean_cycles", s["mean_cycles"], "nonneg", 1e15, null=False)
+        sc.int_in(f"{ws}.count", s["count"], 1, BIG)
         total[s["role"]] = total.get(s["role"], 0.0) + s["share"]
     for r, v in total.items():
         if v > 1.0 + 1e-6:
             _fail(f"{w}.shares", f"the shares of {r!r} add up to more than the CTA's time ({v:.4f})")
 
 
-def _cell(i: int, c) -> None:
+def check_cell(i: int, c) -> None:
     w = f"cells[{i}]"
     check_object(w, c, CELL_KEYS, ("impl", "kernel", "status", "dtype", "causal", "grid", "buffer", *CONFIG_INTS,
                                    *MS_KEYS))
-    _ds._str(f"{w}.impl", c["impl"], 40)
+    sc.text(f"{w}.impl", c["impl"], 40)
     if not _ds.IMPL_RE.match(c["impl"]):
         _fail(f"{w}.impl", "is not a plain implementation name")
-    _ds._str(f"{w}.kernel", c["kernel"], 200)
+    sc.text(f"{w}.kernel", c["kernel"], 200)
     if c["status"] not in STATUSES:
         _fail(f"{w}.status", f"must be one of {', '.join(STATUSES)}")
     if c["dtype"] not in DTYPES:
         _fail(f"{w}.dtype", f"must be one of {', '.join(DTYPES)}")
     if c["buffer"] not in BUFFERS:
         _fail(f"{w}.buffer", f"must be one of {', '.join(BUFFERS)}")
-    _ds._bool(f"{w}.causal", c["causal"])
-    _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+    sc.boolean(f"{w}.causal", c["causal"])
+    sc.text(f"{w}.message", c.get("message"), 2000, null=True)
     if c.get("schedule") is not None and c["schedule"] not in SCHEDULES:
         _fail(f"{w}.schedule", f"must be null or one of {', '.join(SCHEDULES)}")
     for k, (lo, hi) in CONFIG_INTS.items():
-        _ds._int_in(f"{w}.{k}", c[k], lo, hi)
+        sc.int_in(f"{w}.{k}", c[k], lo, hi)
     g = c["grid"]
     if not isinstance(g, list) or len(g) != 2:
         _fail(f"{w}.grid", "must be [programs along N, batch x heads]")
-    _ds._int_in(f"{w}.grid[0]", g[0], 1, BIG)
-    _ds._int_in(f"{w}.grid[1]", g[1], 1, BIG)
+    sc.int_in(f"{w}.grid[0]", g[0], 1, BIG)
+    sc.int_in(f"{w}.grid[1]", g[1], 1, BIG)
     if g[1] != c["batch"] * c["heads"] or g[0] != -(-c["n"] // c["block_m"]):
         _fail(f"{w}.grid", "is not [ceil(N / block_m), batch x heads]")
     for k in MS_KEYS:
-        _ds._number(f"{w}.{k}", c[k], "pos", 1e7)
-    _ds._int_in(f"{w}.reps_kernel", c.get("reps_kernel"), 1, 10 ** 6, null=True)
+        sc.number(f"{w}.{k}", c[k], "pos", 1e7)
+    sc.int_in(f"{w}.reps_kernel", c.get("reps_kernel"), 1, 10 ** 6, null=True)
     if c["status"] == "ok":
         _parsed(w, c)
     elif any(k in c for k in PARSED_KEYS):
@@ -190,14 +190,14 @@ def validate_timeline_dataset(obj) -> dict:
     """Check a parsed timeline dataset; returns it unchanged or raises DatasetError."""
     check_top(obj, kind=KIND, about="an intra-kernel timeline recording", versions=(SCHEMA_VERSION,),
                   keys=TOP_KEYS, required=("provenance", "method", "cells"))
-    _ds._provenance(obj["provenance"])
+    sc.provenance(obj["provenance"])
     _method(obj["method"])
     cells = obj["cells"]
     if not isinstance(cells, list) or not 1 <= len(cells) <= 256:
         _fail("cells", "must be a list of 1 to 256 cells")
     seen = set()
     for i, c in enumerate(cells):
-        _cell(i, c)
+        check_cell(i, c)
         key = (c["impl"], *config_key(c))
         if key in seen:
             _fail(f"cells[{i}]", "duplicates an earlier cell (same impl and configuration)")
@@ -205,17 +205,22 @@ def validate_timeline_dataset(obj) -> dict:
     return obj
 
 
+SCHEMA = sc.Schema(validate_timeline_dataset, lambda: DEFAULT_DIR)
+
+
 def parse_timeline_dataset(data: bytes) -> dict:
-    return validate_timeline_dataset(_ds.read_json(data))
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
 
 
 def load_timeline_dataset(source) -> dict:
-    """A path or bytes -> validated dataset."""
-    return parse_timeline_dataset(_ds.read_source(source))
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
 
 
-def list_timeline_datasets(directory=None) -> list[Path]:
-    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+def list_timeline_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 # ---- helpers for the page -------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The ws backward's tune files (assets/benchmarks/tune/nvidia-h200-backward-ws-*.json, written by `python -m
-flashviz_kernels.tune_backward --kind ws --out FILE`): read, validate, and the one comparison the Backward page draws
+tools.tune_backward --kind ws --out FILE`): read, validate, and the one comparison the Backward page draws
 from them: the same ws tiles with each query row's lse and delta held in registers ("acc=0") or starting the two
 MMAs' accumulators ("acc=1"), per recorded cell, against SDPA cuDNN's backward timed in the same run. No UI.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 from flashviz_kernels import ws_bwd
 
 from ..errors import DatasetError
-from . import dataset as _ds
+from . import schema as sc
 
 DEFAULT = Path(__file__).resolve().parents[2] / "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"
 PROVENANCE = ("device", "driver", "cuda", "torch", "triton", "date", "git_commit", "command")
@@ -61,7 +61,7 @@ def validate_tune(rec) -> dict:
 
 def load_tune(source=DEFAULT) -> dict:
     """A path or bytes -> the validated record (DatasetError for an unreadable, non-JSON or malformed file)."""
-    return validate_tune(_ds.read_json(_ds.read_source(source)))
+    return validate_tune(sc.read_json(sc.read_source(source)))
 
 
 def register_rows(rec: dict) -> list[dict]:

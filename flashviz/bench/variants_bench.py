@@ -291,7 +291,7 @@ def main(argv: list[str]) -> int:
     import argparse
     import sys
 
-    from .__main__ import write_json
+    from .jsonio import write_json
     from .variants_dataset import validate_variants_dataset
     p = argparse.ArgumentParser(prog="python -m flashviz.bench", description="attention variants: ours vs flex vs sdpa")
     p.add_argument("--preset", choices=sorted(PRESETS), required=True)

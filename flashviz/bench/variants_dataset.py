@@ -24,10 +24,11 @@ Dataset JSON, kind "flashviz-variants", schema_version 1
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
+from flashviz_kernels.rules import as_int
 
 from . import dataset as _ds
+from . import schema as sc
 from .recording import check_object, check_top
 from .ring_dataset import STD_PROV
 from .variants_spec import IMPLS, KIND, SCHEMA_VERSION, STATUSES, VARIANTS, cell_flops, doc_lens
@@ -47,17 +48,17 @@ CELL_KEYS = {*CELL_NUMBERS, "variant", "impl", "n", "status", "message", "reps",
 def _config(c) -> None:
     check_object("config", c, CONFIG_KEYS)
     for k, (lo, hi) in CONFIG_INTS.items():
-        _ds._int_in(f"config.{k}", c.get(k), lo, hi)
+        sc.int_in(f"config.{k}", c.get(k), lo, hi)
     if c["heads"] % c["kv_heads"]:
-        _ds._fail("config.kv_heads", "must divide heads")
+        sc.fail("config.kv_heads", "must divide heads")
     if c.get("dtype") not in ("float16", "bfloat16", "float32"):
-        _ds._fail("config.dtype", "must be float16, bfloat16 or float32")
-    _ds._number("config.softcap", c.get("softcap"), "pos", 1e6, null=False)
-    _ds._str("config.preset", c.get("preset"), 40)
+        sc.fail("config.dtype", "must be float16, bfloat16 or float32")
+    sc.number("config.softcap", c.get("softcap"), "pos", 1e6, null=False)
+    sc.text("config.preset", c.get("preset"), 40)
     for k in ("ns", "impls", "variants"):
         if not isinstance(c.get(k), list) or not 1 <= len(c[k]) <= 64:
-            _ds._fail(f"config.{k}", "must be a list of 1 to 64 values")
-    _ds._bool("config.compile", c.get("compile"))
+            sc.fail(f"config.{k}", "must be a list of 1 to 64 values")
+    sc.boolean("config.compile", c.get("compile"))
 
 
 def _cell(i: int, c, cfg: dict) -> None:
@@ -65,39 +66,39 @@ def _cell(i: int, c, cfg: dict) -> None:
     check_object(w, c, CELL_KEYS, ("variant", "impl", "n", "status", "flops_useful"))
     for k, allowed in (("variant", VARIANTS), ("impl", IMPLS), ("status", STATUSES)):
         if c[k] not in allowed:
-            _ds._fail(f"{w}.{k}", f"must be one of {', '.join(allowed)}")
-    _ds._int_in(f"{w}.n", c["n"], 1, 1 << 22)
-    _ds._int_in(f"{w}.reps", c.get("reps"), 1, 10 ** 7, null=True)
-    _ds._str(f"{w}.message", c.get("message"), 2000, null=True)
+            sc.fail(f"{w}.{k}", f"must be one of {', '.join(allowed)}")
+    sc.int_in(f"{w}.n", c["n"], 1, 1 << 22)
+    sc.int_in(f"{w}.reps", c.get("reps"), 1, 10 ** 7, null=True)
+    sc.text(f"{w}.message", c.get("message"), 2000, null=True)
     for k in ("compiled", "correct"):
-        _ds._bool(f"{w}.{k}", c.get(k), null=True)
+        sc.boolean(f"{w}.{k}", c.get(k), null=True)
     for k in CELL_NUMBERS:
-        _ds._number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e9)
+        sc.number(f"{w}.{k}", c.get(k), "pos" if k == "ms" else "nonneg", 1e9)
     tiles = c.get("tiles")
     if tiles is not None and not (isinstance(tiles, list) and len(tiles) == 2 and all(
-            _ds.as_int(x) is not None and 1 <= x <= c["n"] for x in tiles)):
-        _ds._fail(f"{w}.tiles", "must be null or [Br, Bc], each in 1..N")
+            as_int(x) is not None and 1 <= x <= c["n"] for x in tiles)):
+        sc.fail(f"{w}.tiles", "must be null or [Br, Bc], each in 1..N")
     if c["impl"] == "naive" and tiles is not None:
-        _ds._fail(f"{w}.tiles", "must be null for naive (it computes every pair)")
+        sc.fail(f"{w}.tiles", "must be null for naive (it computes every pair)")
     useful, executed, _ = cell_flops(c["variant"], c["impl"], c["n"], cfg, tiles=tiles or None)
     if tiles is None and c["impl"] != "naive":
         executed = None
     if not math.isclose(c["flops_useful"], useful, rel_tol=1e-9):
-        _ds._fail(f"{w}.flops_useful", "is not 4·d·B·H times the visible pairs of the variant")
+        sc.fail(f"{w}.flops_useful", "is not 4·d·B·H times the visible pairs of the variant")
     if (executed is None) != (c.get("flops_executed") is None) or (
             executed is not None and not math.isclose(c["flops_executed"], executed, rel_tol=1e-9)):
-        _ds._fail(f"{w}.flops_executed", "is not the FLOPs of the run blocks at the cell's tiles")
+        sc.fail(f"{w}.flops_executed", "is not the FLOPs of the run blocks at the cell's tiles")
     if c["variant"] == "docs" and c.get("doc_lens") != list(doc_lens(c["n"])):
-        _ds._fail(f"{w}.doc_lens", "are not the benchmark's packed documents for this N")
+        sc.fail(f"{w}.doc_lens", "are not the benchmark's packed documents for this N")
     if c["status"] == "ok":
         if c.get("ms") is None:
-            _ds._fail(f"{w}.ms", "is required when status is 'ok'")
+            sc.fail(f"{w}.ms", "is required when status is 'ok'")
         for f, t in (("flops_useful", "tflops_useful"), ("flops_executed", "tflops_executed")):
             if c.get(f) is not None and (c.get(t) is None or not math.isclose(c[t], c[f] / (c["ms"] * 1e9),
                                                                               rel_tol=1e-6)):
-                _ds._fail(f"{w}.{t}", "does not equal flops / time")
+                sc.fail(f"{w}.{t}", "does not equal flops / time")
     elif c.get("ms") is not None:
-        _ds._fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
+        sc.fail(f"{w}.ms", f"must be null when status is {c['status']!r}")
 
 
 def validate_variants_dataset(obj) -> dict:
@@ -105,29 +106,38 @@ def validate_variants_dataset(obj) -> dict:
                   keys=TOP, required=("provenance", "config", "cells"))
     p = obj["provenance"]
     if not isinstance(p, dict):
-        _ds._fail("provenance", "must be an object")
-    _ds._provenance({k: v for k, v in p.items() if k in STD_PROV})
+        sc.fail("provenance", "must be an object")
+    sc.provenance({k: v for k, v in p.items() if k in STD_PROV})
     _config(obj["config"])
     cells = obj["cells"]
     if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
-        _ds._fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
+        sc.fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
     seen = set()
     for i, c in enumerate(cells):
         _cell(i, c, obj["config"])
         key = (c["variant"], c["impl"], c["n"])
         if key in seen:
-            _ds._fail(f"cells[{i}]", "duplicates an earlier cell (same variant, impl, N)")
+            sc.fail(f"cells[{i}]", "duplicates an earlier cell (same variant, impl, N)")
         seen.add(key)
     return obj
 
 
+SCHEMA = sc.Schema(validate_variants_dataset, lambda: DEFAULT_DIR)
+
+
+def parse_variants_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
 def load_variants_dataset(source) -> dict:
-    """A path or bytes -> validated dataset (never evaluated)."""
-    return validate_variants_dataset(_ds.read_json(_ds.read_source(source)))
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
 
 
-def list_variants_datasets(directory=None) -> list[Path]:
-    return _ds.list_json(Path(directory) if directory is not None else DEFAULT_DIR)
+def list_variants_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
@@ -154,8 +164,8 @@ def window_account(ds: dict, n: int, impl: str = "fast") -> dict | None:
 
 
 def markdown_table(data: dict) -> str:
-    """The README's table of a recording: per variant and N, ms of each impl and ours (fast) over FlexAttention.
-    `python -m flashviz.bench.variants_dataset FILE` prints it (so the README's numbers come from the file)."""
+    """docs/BENCHMARKS.md's table of a recording: per variant and N, ms of each impl and ours (fast) over Flex.
+    `python -m flashviz.bench.variants_dataset FILE` prints it (so the document's numbers come from the file)."""
     cells = data["cells"]
     impls = list(dict.fromkeys(c["impl"] for c in cells))
     keys = list(dict.fromkeys((c["variant"], c["n"]) for c in cells))

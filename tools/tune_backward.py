@@ -1,30 +1,30 @@
-"""Time candidate tile configs of the backward kernels: `python -m flashviz_kernels.tune_backward`.
+"""Time candidate tile configs of the backward kernels: `python -m tools.tune_backward` (from the repository root).
 
 `--kind fused` times the 5-matmul backward (kernels/backward_fused.py) instead: every FUSED_CANDIDATES entry
 next to the 7-matmul reference (its own pick), SDPA cuDNN's and SDPA flash's backward on the same inputs, in
 one run; it ends with each candidate's geometric-mean ratio to cuDNN per head dim and can write every
 number to --out (JSON). `--warm-only` just compiles (run several in parallel to fill triton's cache).
-`--kind ws` does the same for the Gluon ws backward (kernels/ws_bwd.py, sm_90 + triton 3.6): every WS_CANDIDATES
-entry next to the fused backward's pick, the reference, SDPA cuDNN and SDPA flash.
+`--kind ws` does the same for the Gluon ws backward (kernels/ws_bwd.py, where kernels/gates.py verifies it): every
+WS_CANDIDATES entry next to the fused backward's pick, the reference, SDPA cuDNN and SDPA flash.
 
 Forward once with the fast kernel, then triton.testing.do_bench (median) of the backward alone per
 candidate (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages), next to SDPA flash's
 backward on the same inputs; each candidate's gradients are checked against SDPA's. Over several
 N and both causal settings it ends with each candidate's geometric-mean ratio to flash, which is
-how backward.BWD_CONFIGS is picked (the winner must also be best or near it in every row).
+how the reference's tiles (kernels/backward_table.py, REFERENCE_LAUNCHES) are picked (the winner must also be best
+or near it in every row). `--variant window|docs|gqa` times the ws backward on a mask (tools/tune_backward_masks.py).
 """
 import argparse
 import functools
 import json
 import math
-import os
-import time
 
 import torch
 import torch.nn.functional as F
 import triton
 
-from . import api
+from flashviz_kernels import api
+from tools.tune_record import record_header
 
 CANDIDATES = [(64, 128, 128, 64, 8, 2), (64, 128, 128, 64, 8, 3), (64, 128, 128, 64, 4, 2), (32, 64, 64, 32, 4, 3),
               (32, 128, 128, 32, 4, 2), (32, 128, 128, 32, 8, 2), (64, 64, 64, 64, 8, 2), (64, 64, 64, 64, 4, 3),
@@ -70,13 +70,12 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
                     128: [(128, 64, 8, 2, True), (128, 64, 8, 2, False), (64, 64, 8, 2, True), (128, 32, 8, 2, True)]}
 
 
-# (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: ws_bwd.CONFIGS first, then tiles that
-# compiled for sm_90 under triton 3.6 (`python -m flashviz_kernels.compile_check --ws-bwd`); "split" halves the dQ
+# (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: the backward table's launch first, then
+# tiles that compiled for sm_90 under triton 3.6 (`python -m tools.compile_check --ws-bwd`); "split" halves the dQ
 # atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by TMA reduce-add (32 KB
 # more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers. A 7-tuple adds (stats_acc,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
-# EARLY_DQ); (..., False, False) is the schedule before 2026-12-01d, which held lse and delta in registers. Spills:
-# ws_bwd.CONFIGS' comment.
+# EARLY_DQ); (..., False, False) is the schedule that held lse and delta in registers.
 WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma3", True, False),
                       (128, 2, 1, True, "tma2", True, True),
                       (64, 4, 1, True, "tma2", True, False), (64, 4, 1, True, "tma2", True, True),
@@ -94,7 +93,7 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, 
                        (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"), (64, 3, 2, True, "partial")]}
 
 
-def _name(kind, c):
+def candidate_name(kind, c):
     """"ws(64, 2, 1, True)" for a "partial" ws candidate (the name the recorded files use), "ws(64, 2, 1, True)
     split" for another dq_mode; fused candidates as their tuple."""
     if kind == "ws" and len(c) > 4:
@@ -103,7 +102,7 @@ def _name(kind, c):
     return f"{kind}{tuple(c)}"
 
 
-def _switches(c) -> dict:
+def switches(c) -> dict:
     """ws_bwd.backward's stats_acc / early_dq from a 7-tuple candidate ({} for a 5-tuple: its defaults)."""
     return dict(zip(("stats_acc", "early_dq"), c[5:]))
 
@@ -128,20 +127,21 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     flops = 2.5 * 4 * shape[0] * shape[1] * shape[2] ** 2 * d * (0.5 if causal else 1)
     o, lse = api.attention_with_lse(q, k, v, causal=causal, impl="fast")
     if kind == "ws":
-        from . import ws_bwd
-        runs = {_name("ws", c): functools.partial(ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale,
-                                                  block_m=c[0], stages=c[1], dq_split=c[2], rotate=c[3],
-                                                  dq_mode=c[4], **_switches(c))
+        from flashviz_kernels import ws_bwd
+        runs = {candidate_name("ws", c): functools.partial(
+                    ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale, block_m=c[0], stages=c[1],
+                    dq_split=c[2], rotate=c[3], dq_mode=c[4], **switches(c))
                 for c in candidates}
         c = candidates[0]                              # the default's time without its dQ adds: what they cost
-        runs[_name("ws", c) + " no dQ adds"] = functools.partial(
+        runs[candidate_name("ws", c) + " no dQ adds"] = functools.partial(
             ws_bwd.backward, q, k, v, o, lse, do, causal=causal, sm_scale=scale, block_m=c[0], stages=c[1],
-            dq_split=c[2], rotate=c[3], dq_mode=c[4], dq_adds=False, **_switches(c))
+            dq_split=c[2], rotate=c[3], dq_mode=c[4], dq_adds=False, **switches(c))
         runs["fused"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="fused")
     else:
-        runs = {_name("fused", c): functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
-                                                     sm_scale=scale, config=tuple(c), kind="fused")
+        runs = {candidate_name("fused", c): functools.partial(api.attention_backward, q, k, v, o, lse, do,
+                                                              causal=causal, sm_scale=scale, config=tuple(c),
+                                                              kind="fused")
                 for c in candidates}
     runs["reference"] = functools.partial(api.attention_backward, q, k, v, o, lse, do, causal=causal,
                                           sm_scale=scale, kind="reference")
@@ -172,24 +172,9 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     return rows
 
 
-def _driver():
-    from .tune_ws import _driver as driver
-    return driver()
-
-
-def record_header(args, **extra) -> dict:
-    """A tune file's provenance (command, device, torch, triton, driver, CUDA, commit, date), its shape and timer,
-    extra fields, and the rows to fill."""
-    return dict(command="python -m flashviz_kernels.tune_backward " + " ".join(args.argv),
-                device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
-                driver=_driver(), cuda=torch.version.cuda, git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
-                date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32, dtype="float16", **extra,
-                timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
-
-
 def main_fused(args):
     """Time fused (or ws) candidates vs reference, cuDNN, flash; print ratios; write --out."""
-    record = record_header(args)
+    record = record_header("tune_backward", args.argv)
     for d in args.d:
         cands = (WS_CANDIDATES if args.kind == "ws" else FUSED_CANDIDATES)[d]
         if args.kind == "ws" and args.dq_mode:
@@ -205,7 +190,7 @@ def main_fused(args):
         mine = [r for r in record["rows"] if r["d"] == d]
         print(f"\nd={d}: ratio to SDPA cuDNN's backward (geomean over N, causal), then per row")
         extra = ["fused"] if args.kind == "ws" else []
-        for name in [_name(args.kind, c) for c in cands] + extra + ["reference", "sdpa-flash"]:
+        for name in [candidate_name(args.kind, c) for c in cands] + extra + ["reference", "sdpa-flash"]:
             rs = [r["impls"]["sdpa-cudnn"]["ms"] / r["impls"][name]["ms"] if "ms" in r["impls"].get(name, {})
                   and "ms" in r["impls"].get("sdpa-cudnn", {}) else None for r in mine]
             gm = math.exp(sum(map(math.log, rs)) / len(rs)) if rs and all(rs) else 0.0
@@ -233,8 +218,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
     if args.variant:
-        from .tune_backward_masks import main_masks
-        return main_masks(args)
+        from tools.tune_backward_masks import main_masks
+        return main_masks(args, record_header("tune_backward", args.argv, variant=args.variant,
+                                              window=args.window if args.variant == "window" else None))
     if args.kind in ("fused", "ws"):
         return main_fused(args)
     for d in args.d:

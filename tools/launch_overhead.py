@@ -1,4 +1,4 @@
-"""Where the time goes for short kernels: `python -m flashviz_kernels.launch_overhead` (GPU only).
+"""Where the time goes for short kernels: `python -m tools.launch_overhead` (GPU only, from the repository root).
 
 For each implementation it prints three numbers at B=4, H=32, fp16:
   per-call  triton.testing.do_bench median, one call per timing, L2 cleared before each (what
@@ -7,13 +7,8 @@ For each implementation it prints three numbers at B=4, H=32, fp16:
             i.e. GPU time alone
   enqueue   wall time per call of 300 back-to-back calls without a sync: the Python-side cost
 When enqueue >= graph the implementation is launch-bound at that size and per-call timings
-understate its kernel. Measured on the H200 at 3ffd4d7 (fp16, B=4, H=32), N=1024: fast 94 / 74 us
-on the GPU (d=64, causal off / on) against 79 / 126 us to enqueue (three TMA descriptors + Triton's
-launcher), so causal N=1024 is launch-bound; cuDNN 89 / 60 us with 40-44 us to enqueue. From
-N=4096 every implementation is GPU-bound (per-call within 8% of graph). Against the recorded
-sweep's N=1024 cells this run's per-call numbers agree for some (teaching; d=128 non-causal) and are
-up to 2x higher for others (d=128 causal: fast 292 vs 138, cuDNN 381 vs 193 TFLOP/s): short calls
-in a long sweep are fragile, worth their own look.
+understate its kernel (on the H200 that happened at N = 1024, not from N = 4096: why the recorded datasets carry
+graph_ms beside ms; the forward table decides below N = 4096 by graph_ms). Its output is printed, not recorded.
 """
 import argparse
 import time
@@ -22,7 +17,7 @@ import torch
 import torch.nn.functional as F
 import triton
 
-from . import api
+from flashviz_kernels import api
 
 
 def _sdpa_cudnn(q, k, v, causal):

@@ -1,18 +1,20 @@
 """Compile the fused backward (or with --ws the Gluon ws forward, --ws-bwd the Gluon ws backward) for a Hopper GPU
-without one: `python -m flashviz_kernels.compile_check [--ws | --ws-bwd]`.
+without one: `python -m tools.compile_check [--ws | --ws-bwd]` (from the repository root).
 
 For each tile config (BLOCK_N, BLOCK_M, num_warps, num_stages, rotate) and causal off/on, triton.compile builds
-the sm_90 cubin of backward_fused._bwd_fused on this machine (CPU only is fine: no kernel runs) and prints what
-ptxas made of it: registers, stack (spilled registers land there), shared memory, the number of wgmma
-instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor). Use the
-triton version of the GPU machine (3.6 there) to see what it will compile, e.g. with that wheel unpacked into
-a folder on PYTHONPATH. It catches compile errors and the worst-spilling tiles before any device time is spent.
+the sm_90 cubin of the fused backward (backward_fused.compile_spec) on this machine (CPU only is fine: no kernel
+runs) and prints what ptxas made of it: registers, stack (spilled registers land there), shared memory, the
+number of wgmma instructions and whether the dQ reduce-add became a TMA reduction (cp.reduce.async.bulk.tensor).
+Use the triton version of the GPU machine to see what it will compile (a venv per version; PLATFORM.md). It
+catches compile errors and the worst-spilling tiles before any device time is spent.
 --ws: every (consumers, d, causal, causal window, causal ALiBi, packed documents, persistent) of the ws kernel at
-its CONFIGS switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the registers the
-SASS uses under it.
---ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at its
-CONFIGS (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial" and "split"): the same report plus
-the number of dQ atomic adds in the PTX (scalar atom.global and red.global.add.v2.f32 column pairs).
+the forward table's switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the
+registers the SASS uses under it.
+--ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at
+the backward table's launch (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial", "split",
+"tma", "tma2"): the same report plus the number of dQ atomic adds in the PTX (scalar atom.global and
+red.global.add.v2.f32 column pairs) and TMA reduce-adds.
+Only public hooks of the kernels are used (ws.compile_spec, ws_bwd.compile_spec, backward_fused.compile_spec).
 """
 import argparse
 import os
@@ -20,7 +22,7 @@ import re
 import subprocess
 import tempfile
 
-os.environ.setdefault("TRITON_INTERPRET", "0")          # compile for real even without a GPU
+os.environ["TRITON_INTERPRET"] = "0"          # compile for real even without a GPU (before triton is imported)
 
 
 def _usage(cubin: bytes, cuobjdump: str) -> str:
@@ -63,68 +65,47 @@ def _per_budget(sass: str) -> dict:
     return dict(sorted(out.items()))
 
 
+def _compile(spec, gluon: bool, warp_size: int = 32):
+    """triton.compile of a kernel's (fn, signature, constexprs, options) for sm_90, without a GPU."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    fn, sig, consts, options = spec
+    if gluon:
+        from triton.experimental.gluon._runtime import GluonASTSource
+        src = GluonASTSource(fn, sig, constexprs=consts)
+    else:
+        from triton.compiler import ASTSource
+        src = ASTSource(fn, sig, consts)
+    return triton.compile(src, target=GPUTarget("cuda", 90, warp_size), options=options)
+
+
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
                  window: bool = False, alibi: bool = False, docs: bool = False):
-    """Compile the Gluon kernel for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
+    """Compile the Gluon forward for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
     a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
     compiled."""
-    import torch
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.runtime.jit import mangle_type
-    from . import _ws_gluon as mod
-    from .ws import REGS, _descs
-    tdt = dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype]
-    x = torch.empty((1, 2, 256, d), dtype=tdt)
-    descs = _descs(x, x, x, x, 64, block_n)
-    sig = {n: mangle_type(t) for n, t in zip(("desc_q", "desc_k", "desc_v", "desc_o"), descs)}
-    sig.update(LSE="*fp32", SLOPES="*fp32", ROWB="*i32", TILES="*i32", qk_scale="fp32", n_q="i32", n_k="i32",
-               n_bh="i32", head_group="i32", left="i32", n_heads="i32", groups="i32", slopes_b="i32", rowb_b="i32",
-               tiles_b="i32")
-    creg, preg, maxnreg = REGS[consumers]
-    consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
-                  OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
-    sig.update({k: "constexpr" for k in consts})
-    src = GluonASTSource(mod.ws_fwd, sig, constexprs=consts)
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
+    from flashviz_kernels import ws
+    return _compile(ws.compile_spec(d, causal, dtype, overlap=overlap, pingpong=pingpong, block_n=block_n,
+                                    stages=stages, persistent=persistent, consumers=consumers, window=window,
+                                    alibi=alibi, docs=docs), gluon=True)
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
                      early_dq: bool = False, table: bool = False, gqa: bool = False):
-    """The ws backward (kernels/_ws_bwd_gluon.py) compiled for sm_90 without a GPU, like compile_sm90; table: a
-    window's or packed documents' launch (the host's by-key tables)."""
-    import torch
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.runtime.jit import mangle_type
-    from . import _ws_bwd_gluon as mod
-    from .ws_bwd import DQ_MODES, REGS, _descs
-    x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
-    names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
-    acc = torch.empty((2 * 256, d), dtype=torch.float32)
-    sig = {n: mangle_type(t) for n, t in zip(names, _descs(x, x, x, x, x, x, acc, block_m))}
-    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
-               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
-               groups="i32")
-    creg, preg, maxnreg = REGS
-    consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
-                  EARLY_DQ=early_dq, TABLE=table, GQA=gqa)
-    sig.update({k: "constexpr" for k in consts})
-    src = GluonASTSource(mod.ws_bwd, sig, constexprs=consts)
-    return triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=maxnreg))
+    """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
+    launch (the host's by-key tables)."""
+    from flashviz_kernels import ws_bwd
+    return _compile(ws_bwd.compile_spec(d, causal, dtype, block_m, stages, dq_split, rotate, dq_mode, stats_acc,
+                                        early_dq, table, gqa), gluon=True)
 
 
 def ws_bwd_main(args):
     import itertools
 
     import triton
-    from . import ws_bwd
+    from flashviz_kernels import ws_bwd
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
@@ -151,7 +132,7 @@ def ws_main(args):
     import itertools
 
     import triton
-    from . import ws
+    from flashviz_kernels import ws
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws kernel, {args.dtype}; REGS (consumer, producer, launch) "
           f"{ws.REGS}")
@@ -161,9 +142,9 @@ def ws_main(args):
               (True, True, True, True)]
     for nc, d, (causal, window, alibi, docs), pers in itertools.product(args.consumers, args.ws_d, shapes,
                                                                         (False, True)):
-        bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]
+        bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]                  # the forward table's dense row
         bn, stages = args.block_n or bn, args.stages or stages
-        ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window)   # as forward picks
+        ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window or docs)  # as forward
         name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} docs={int(docs)} " \
                f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}:"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
@@ -203,35 +184,22 @@ def main(argv=None):
                     help="--ws-bwd: both = fp16 and bf16")
     ap.add_argument("--config", nargs="+", default=None, help="BLOCK_N,BLOCK_M,warps,stages,rotate (rotate 0/1)")
     args = ap.parse_args(argv)
-    from . import _env
-    _env.INTERPRET = False
     if args.ws:
         return ws_main(args)
     if args.ws_bwd:
         return ws_bwd_main(args)
     import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    from . import backward_fused as bf
-    from .tune_backward import FUSED_CANDIDATES
+    from flashviz_kernels import backward_fused as bf
+    from tools.tune_backward import FUSED_CANDIDATES
     configs = ([tuple(int(x) for x in c.split(",")) for c in args.config] if args.config
                else FUSED_CANDIDATES.get(args.d, [bf.CONFIGS[128]]))
     cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
-    bd = max(16, 1 << (args.d - 1).bit_length())
     print(f"triton {triton.__version__}, sm_90, d={args.d}, {args.dtype}")
-    for bn, bm, warps, stages, rot in configs:
+    for config in configs:
         for causal in (False, True):
-            sig = dict(desc_q=f"tensordesc<{args.dtype}[{bm}, {bd}]>", desc_do=f"tensordesc<{args.dtype}[{bm}, {bd}]>",
-                       desc_dq=f"tensordesc<fp32[{bm}, {bd}]>", K=f"*{args.dtype}", V=f"*{args.dtype}", DQ="*fp32",
-                       LSE="*fp32", DELTA="*fp32", DK=f"*{args.dtype}", DV=f"*{args.dtype}", qk_scale="fp32",
-                       sm_scale="fp32", n_q="i32", n_k="i32")
-            consts = dict(D=args.d, BLOCK_D=bd, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, IEEE=args.dtype == "fp32",
-                          TMA_DQ=True, ROTATE=bool(rot))
-            sig.update({k: "constexpr" for k in consts})
-            name = f"  {(bn, bm, warps, stages, bool(rot))} causal={causal}:"
+            name = f"  {(*config[:4], bool(config[4]))} causal={causal}:"
             try:
-                k = triton.compile(ASTSource(bf._bwd_fused, sig, consts), target=GPUTarget("cuda", 90, 128),
-                                   options=dict(num_warps=warps, num_stages=stages))
+                k = _compile(bf.compile_spec(args.d, causal, config, args.dtype), gluon=False, warp_size=128)
             except Exception as e:  # noqa: BLE001
                 print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
                 continue

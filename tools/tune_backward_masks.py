@@ -1,5 +1,5 @@
-"""Time the ws backward on variants: `python -m flashviz_kernels.tune_backward --kind ws --variant window` (or
-`docs`, `gqa`), called from tune_backward's main.
+"""Time the ws backward on variants: `python -m tools.tune_backward --kind ws --variant window` (or `docs`, `gqa`),
+called from tune_backward's main (which passes the record header; this module imports no other tool).
 
 Per (d, N): a causal sliding window (left = --window), causal packed documents (lengths N/4, N/8, N/2 and the
 rest, as the variants bench) or causal GQA (H_kv = 8), B=4, H=32, fp16. Forward once with the fast kernel, then
@@ -14,7 +14,7 @@ import time
 import torch
 import triton
 
-from . import api
+from flashviz_kernels import api
 
 
 def _mask_kw(variant: str, n: int, window: int, batch: int) -> dict:
@@ -98,9 +98,8 @@ def bench(d, n, variant, window, rep, flex):
     return rows
 
 
-def main_masks(args):
-    from .tune_backward import record_header
-    record = record_header(args, variant=args.variant, window=args.window if args.variant == "window" else None)
+def main_masks(args, record: dict):
+    """Time every (d, N) of args and write record (a tune file header with empty rows) to --out."""
     for d in args.d:
         for n in args.n:
             print(f"d={d} N={n} {args.variant}", flush=True)

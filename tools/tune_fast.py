@@ -1,9 +1,9 @@
-"""Pick the fast kernel's tile shapes on the GPU at hand: `python -m flashviz_kernels.tune_fast`.
+"""Pick the fast kernel's tile shapes on the GPU at hand: `python -m tools.tune_fast` (from the repository root).
 
 For each (head dim, causal) it times every candidate (BLOCK_M, BLOCK_N, num_warps, num_stages)
 with triton.testing.do_bench (median) at B=4, H=32, N=8192, fp16, checks each against SDPA, and
-prints the best next to SDPA's flash and cuDNN backends measured in the same run. The winners go
-into fast.CONFIGS by hand, with the run's output kept in the commit message.
+prints the best next to SDPA's flash and cuDNN backends measured in the same run. A winner becomes a row of
+kernels/forward_table.py (TL_LAUNCHES) whose claim names the output kept under assets/benchmarks/tune/.
 """
 import argparse
 import itertools
@@ -14,7 +14,8 @@ import torch
 import torch.nn.functional as F
 import triton
 
-from . import api, ws
+from flashviz_kernels import api, ws
+from tools.tune_record import text_header
 
 
 def _sdpa_ms(q, k, v, causal, backend):
@@ -84,24 +85,13 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
                      (128, 128, 8, 3), (64, 64, 4, 3), (64, 128, 4, 2), (128, 32, 4, 3))
 
 
-def _provenance(argv) -> str:
-    """The '#' header of a recorded tune output: device, driver, CUDA, torch, triton, commit, date, command."""
-    import time
-
-    from .tune_ws import _driver
-    return (f"# {torch.cuda.get_device_name(0)} (driver {_driver()}, CUDA {torch.version.cuda}), torch "
-            f"{torch.__version__}, triton {triton.__version__}, commit {os.environ.get('FLASHVIZ_GIT_COMMIT', '?')}, "
-            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())};\n# python -m flashviz_kernels.tune_fast "
-            + " ".join(argv))
-
-
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
-    ws kernel's (as impl="ws" picks it: CONFIGS, or WINDOW_SCHEDULE for a window or documents; then one tile per
+    ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
     program vs persistent, two vs three consumers and OVERLAP off / on by ws's env switches) and dense causal over
     each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
-    print(_provenance(args.argv))
+    print(text_header("tune_fast", args.argv))
     for d in args.d:
         shape = (args.batch, args.heads, args.n, d)
         q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))

@@ -1,21 +1,22 @@
-"""Time the ws (Gluon) kernel's schedules on the GPU at hand: `python -m flashviz_kernels.tune_ws`.
+"""Time the ws (Gluon) kernel's schedules on the GPU at hand: `python -m tools.tune_ws` (from the repository root).
 
 For each (head dim, causal) and N it times every candidate (block_n, num_stages, OVERLAP, PINGPONG) with
 triton.testing.do_bench (median), checks each against SDPA (max abs error printed), and prints them next to
-the tl fast kernel (fast.CONFIGS, pinned so it cannot dispatch to ws) and SDPA cuDNN timed in the same run.
+the tl fast kernel (its tiles from the forward table, pinned so it cannot dispatch to ws) and SDPA cuDNN timed in
+the same run.
 --persistent both times each candidate one tile per program and persistent (--groups: the causal head groups
 to try, "auto" = ws.head_group), --rounds repeats the candidates interleaved (to see the run-to-run spread),
 and a summary per cell ends the output (--json writes it too). --consumers runs each candidate with 2 and/or 3
-consumer warpgroups (block_m 128 / 192); --variants consumers times NC=2 at ws.CONFIGS' switches against NC=3
-at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule).
-Winners go into ws.CONFIGS and the measured-faster cells into ws.FAST_USES_WS by hand, with the output kept.
+consumer warpgroups (block_m 128 / 192); --variants consumers times NC=2 at the forward table's switches against
+NC=3 at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule).
+A winner becomes a row of kernels/forward_table.py (WS_LAUNCHES, or ROUTES for where fast runs ws) whose claim
+names the --json file kept under assets/benchmarks/tune/; tests/test_dispatch_evidence.py checks it there.
 """
 import argparse
 import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -23,30 +24,21 @@ import torch
 import torch.nn.functional as F
 import triton
 
-from . import api, fast, ws
+from flashviz_kernels import api, fast, ws
+from tools.tune_record import driver
 
 # d -> NC=3 (block_n, stages, OVERLAP, PINGPONG) for --variants consumers. OVERLAP only at bn=64: at 160 registers
 # per consumer bn=128 spills with it (ptxas, triton 3.6: 0.8-1.2 KB at d=64). d=128 only at bn=64: bn=128 spills.
 NC3_CANDIDATES = {64: [(128, 2, False, False), (128, 2, False, True), (128, 3, False, False), (128, 3, False, True),
                        (64, 3, False, False), (64, 3, True, True)],
                   128: [(64, 2, False, False), (64, 2, False, True), (64, 3, False, False)]}
-# d -> (NC, (block_n, stages, OVERLAP, PINGPONG)) for --variants overlap: ws.CONFIGS' schedule against FA3's
+# d -> (NC, (block_n, stages, OVERLAP, PINGPONG)) for --variants overlap: the table's schedule against FA3's
 # intra-warpgroup overlap (split K/V barriers, P converted right after its softmax), with 2 and 3 stages.
 OVERLAP_CANDIDATES = {64: [(3, (128, 3, False, False)), (3, (128, 3, True, False)), (3, (128, 3, True, True)),
                            (2, (128, 3, True, True)), (2, (128, 3, True, False))],
                       128: [(2, (128, 2, False, True)), (2, (128, 2, False, False)), (2, (128, 2, True, True)),
                             (2, (128, 2, True, False)), (2, (128, 3, True, True)), (2, (128, 3, True, False)),
                             (2, (128, 3, False, True))]}
-
-
-def _driver() -> str | None:
-    """The NVIDIA driver version for the record (None where nvidia-smi cannot say)."""
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def main(argv=None):
@@ -60,10 +52,10 @@ def main(argv=None):
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep budget (ms)")
     ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers", "overlap"))
     ap.add_argument("--consumers", default=["config"], nargs="+", choices=("config", "2", "3"),
-                    help="consumer warpgroups per candidate: ws.CONFIGS' (or the env switch), 2, 3 (not with "
+                    help="consumer warpgroups per candidate: the table's (or the env switch), 2, 3 (not with "
                          "--variants consumers, which picks its own)")
     ap.add_argument("--persistent", default="config", choices=("config", "off", "on", "both"),
-                    help="PERSISTENT per candidate: ws.CONFIGS' (or the env switch), off, on, or each both ways")
+                    help="PERSISTENT per candidate: the table's (or the env switch), off, on, or each both ways")
     ap.add_argument("--groups", nargs="+", default=["auto"], help="causal persistent head groups: auto or ints")
     ap.add_argument("--rounds", type=int, default=1, help="time every candidate this many times, interleaved")
     ap.add_argument("--json", default=None, help="also write the summary rows to this file")
@@ -138,14 +130,14 @@ def main(argv=None):
         torch.cuda.empty_cache()
         if args.json:                                  # after every cell: a run cut short keeps what it timed
             with open(args.json, "w") as f:
-                json.dump(dict(status=ws.status(), argv=argv, command="python -m flashviz_kernels.tune_ws " +
+                json.dump(dict(status=ws.status(), argv=argv, command="python -m tools.tune_ws " +
                                " ".join(argv), device=torch.cuda.get_device_name(0), torch=torch.__version__,
-                               driver=_driver(), git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
+                               driver=driver(), git_commit=os.environ.get("FLASHVIZ_GIT_COMMIT"),
                                date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), rows=summary), f, indent=1)
-    _report(summary)
+    report(summary)
 
 
-def _report(rows):
+def report(rows):
     """Per cell: each schedule's median ms against cuDNN, persistent / one-tile for the same switches, and NC=3
     against the fastest NC=2 of the same cell and schedule."""
     print("\nsummary (median ms over rounds; x = cuDNN ms / ws ms; pers/one = persistent ms / one-tile ms; "

@@ -1,0 +1,240 @@
+"""docs/BENCHMARKS.md, generated: every long table of measurements, printed from the recordings under assets/ and
+from the dispatch tables (with what each row's evidence file shows), so no number there is typed by hand.
+
+    python -m flashviz.bench.report --benchmarks            # rewrite docs/BENCHMARKS.md
+    python -m flashviz.bench.report --benchmarks --check    # exit 1 if it is out of step with the files
+
+tests/test_benchmarks_doc.py fails when the document and the files disagree (re-run the first command and commit).
+No torch, no plotly: the dispatch tables are plain data (flashviz_kernels.forward_table, .backward_table, .gates).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flashviz_kernels import backward_table, forward_table, gates
+
+from . import evidence
+from .dataset import load_dataset
+from .markdown_tables import markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+BENCH = ROOT / "assets" / "benchmarks"
+
+
+def _newest(pattern: str, where: Path = BENCH) -> Path:
+    files = sorted(where.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"no recording matches {where / pattern}")
+    return files[-1]
+
+
+def _rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def _prov(data: dict) -> str:
+    p = data["provenance"]
+    return (f"{p['device_name']}, torch {p['torch']}, triton {p['triton']}, commit {str(p['git_commit'])[:7]}, "
+            f"{p['created_utc'][:10]}; `{p['command'].split(' --out')[0]}`")
+
+
+def _cells(row) -> str:
+    """What a row's evidence files show, one verdict per claim."""
+    if not row.evidence:
+        return "—"
+    return "<br>".join(f"{evidence.check(c).text} (`{c.file.removeprefix('assets/benchmarks/')}`)"
+                       for c in row.evidence)
+
+
+def _d(r) -> str:
+    return str(r.d[0]) if r.d[0] == r.d[1] else f"{r.d[0]}–{r.d[1]}"
+
+
+def _causal(r) -> str:
+    return "both" if r.causal is None else ("yes" if r.causal else "no")
+
+
+def _setup(path: str | None) -> str:
+    """The (triton, GPU) pairs kernels/gates.py verifies for a path; "any" for a kernel without a gate."""
+    if path is None:
+        return "any"
+    return ", ".join(f"triton {r.triton}x on sm_{r.capability[0]}{r.capability[1]}" for r in gates.rows(path))
+
+
+def _routes(rows, gate_of) -> list[str]:
+    out = ["| variant | d | causal | N | GPU, triton | kernel | why | what the file shows |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        n = f"{r.n[0]}–{r.n[1]}" if r.n[1] else f"≥ {r.n[0]}"
+        out.append(f"| {r.variant} | {_d(r)} | {_causal(r)} | {n} | {_setup(gate_of.get(r.kernel))} | {r.kernel} | "
+                   f"{r.why} | {_cells(r)} |")
+    return out
+
+
+def _launches(rows) -> list[str]:
+    out = ["| kernel | variant | d | causal | launch | why | what the file shows |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        key = "".join(f", {k} {v}" for k, v in r.key.items())
+        fields = ", ".join(f"{k}={v}" for k, v in r.fields.items())
+        out.append(f"| {r.kernel}{key} | {r.variant} | {_d(r)} | {_causal(r)} | {fields} | {r.why} | {_cells(r)} |")
+    return out
+
+
+def _gates() -> list[str]:
+    out = ["| path | triton | GPU | evidence | what it shows |", "|---|---|---|---|---|"]
+    for r in gates.VERIFIED:
+        out.append(f"| {r.path} | {r.triton}x | sm_{r.capability[0]}{r.capability[1]} | `{r.evidence.file}` | "
+                   f"{evidence.check(r.evidence).text} |")
+    return out
+
+
+def _ws_vs_tl(data: dict) -> list[str]:
+    """The ws file: ws and the tl kernel (fast pinned to it) against cuDNN, ms and ratios."""
+    by = {(c["impl"], c["n"], c["d"], c["causal"]): c for c in data["cells"] if c["status"] == "ok"}
+    keys = sorted({k[1:] for k in by})
+    out = ["| N | d | causal | ws ms | tl ms | cuDNN ms | ws / cuDNN | tl / cuDNN | ws / tl |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for n, d, causal in keys:
+        w, t, c = (by.get((i, n, d, causal)) for i in ("ws", "fast", "sdpa-cudnn"))
+        if not (w and t and c):
+            continue
+        out.append(f"| {n} | {d} | {'yes' if causal else 'no'} | {w['ms']:.3f} | {t['ms']:.3f} | {c['ms']:.3f} | "
+                   f"{c['ms'] / w['ms']:.2f}x | {c['ms'] / t['ms']:.2f}x | {t['ms'] / w['ms']:.2f}x |")
+    return out
+
+
+def _hbm(data: dict) -> list[str]:
+    """DRAM bytes of one forward call (read + written + the dirty lines a flush pushes out), MB, per impl."""
+    impls = list(dict.fromkeys(c["impl"] for c in data["cells"]))
+    keys = list(dict.fromkeys((c["n"], c["d"], c["causal"], c["batch"], c["heads"]) for c in data["cells"]))
+    by = {(c["n"], c["d"], c["causal"], c["batch"], c["heads"], c["impl"]): c for c in data["cells"]}
+    out = ["| N | d | causal | B × H | Q, K, V once | " + " | ".join(impls) + " |", "|---|---|---|---|---|" +
+           "---|" * len(impls)]
+    for n, d, causal, b, h in keys:
+        once = 3 * b * h * n * d * 2 / 1e6
+        cols = []
+        for i in impls:
+            c = by.get((n, d, causal, b, h, i))
+            moved = None if c is None else c["read_bytes"] + c["write_bytes"] + c["flush_write_bytes"]
+            cols.append("—" if c is None else f"{moved / 1e6:.1f}")
+        out.append(f"| {n} | {d} | {'yes' if causal else 'no'} | {b} × {h} | {once:.1f} | " + " | ".join(cols) + " |")
+    return out
+
+
+def _timeline(data: dict) -> list[str]:
+    """Each ok cell's per-scope share of one CTA's time, per role (warpgroup or producer)."""
+    out = ["| impl | N | d | causal | role | shares |", "|---|---|---|---|---|---|"]
+    for c in data["cells"]:
+        if c["status"] != "ok":
+            continue
+        roles = list(dict.fromkeys(s["role"] for s in c["shares"]))
+        for role in roles:
+            shares = ", ".join(f"{s['scope']} {s['share']:.0%}" for s in c["shares"] if s["role"] == role)
+            out.append(f"| {c['impl']} | {c['n']} | {c['d']} | {'yes' if c['causal'] else 'no'} | {role} | {shares} |")
+    return out
+
+
+def render() -> str:
+    from . import ring_dataset, timeline_dataset, variants_dataset
+    from .hbm_dataset import load_hbm_dataset
+    fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
+    fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
+    var_p = _newest("variants/*.json")
+    tl_p = _newest("timeline/*.json")
+    hbm_p = _newest("*.json", ROOT / "assets" / "hbm")
+    parts = [
+        "# Measurements",
+        "",
+        "Generated by `python -m flashviz.bench.report --benchmarks` from the recordings under `assets/` and the",
+        "dispatch tables in `kernels/`; do not edit by hand (tests/test_benchmarks_doc.py keeps it in step). Each",
+        "recording carries its provenance (GPU, driver, CUDA, torch, triton, date, git commit, command).",
+        "",
+        "## Which kernel runs, and the evidence",
+        "",
+        "Forward (`kernels/forward_table.py`): where `impl=\"fast\"` runs the warp-specialised ws kernel; anything no",
+        "row names runs the tl kernel. Each row's claim is checked against its file by",
+        "tests/test_dispatch_evidence.py.",
+        "",
+        *_routes(forward_table.ROUTES, forward_table.GATES),
+        "",
+        "The ws kernel's schedule (a variant's row changes only the fields it names):",
+        "",
+        *_launches(forward_table.WS_LAUNCHES),
+        "",
+        "The tl kernel's tiles (by head dim, element bytes):",
+        "",
+        *_launches(forward_table.TL_LAUNCHES),
+        "",
+        "Backward (`kernels/backward_table.py`): what autograd's \"auto\" runs; the 7-matmul reference everywhere",
+        "else.",
+        "",
+        *_routes(backward_table.ROUTES, backward_table.GATES),
+        "",
+        *_launches((*backward_table.WS_BWD_LAUNCHES, *backward_table.FUSED_LAUNCHES,
+                    *backward_table.REFERENCE_LAUNCHES)),
+        "",
+        "Where the GPU-only paths were verified (`kernels/gates.py`); elsewhere they fall back and say why:",
+        "",
+        *_gates(),
+        "",
+        "## Forward, H200",
+        "",
+        f"fp16, TFLOP/s (4·B·H·N²·d, halved when causal), `{_rel(fwd_p)}` ({_prov(fwd)}). `fast` is what",
+        "`impl=\"fast\"` ran (the table above).",
+        "",
+        markdown(fwd, "fwd", "float16"),
+        "",
+        f"The kernels alone, pinned (`{_rel(ws_p)}`, {_prov(wsd)}):",
+        "",
+        *_ws_vs_tl(wsd),
+        "",
+        "## Backward and training steps, H200",
+        "",
+        f"fp16, TFLOP/s (2.5 × forward FLOPs), `{_rel(train_p)}` ({_prov(train)}); `fast` and `teaching` share one",
+        "backward. Backward alone:",
+        "",
+        markdown(train, "bwd", "float16"),
+        "",
+        "Whole training steps (forward + backward):",
+        "",
+        markdown(train, "fwd+bwd", "float16"),
+        "",
+        "## HBM traffic (Nsight Compute)",
+        "",
+        f"MB per forward call, fp16, `{_rel(hbm_p)}`:",
+        "",
+        *_hbm(load_hbm_dataset(hbm_p)),
+        "",
+        "## Attention variants against FlexAttention",
+        "",
+        f"`{_rel(var_p)}` (`python -m flashviz.bench.variants_dataset FILE` prints this table):",
+        "",
+        variants_dataset.markdown_table(variants_dataset.load_variants_dataset(var_p)),
+        "",
+        "## Inside one CTA (proton)",
+        "",
+        f"`{_rel(tl_p)}`:",
+        "",
+        *_timeline(timeline_dataset.load_timeline_dataset(tl_p)),
+        "",
+        "## Ring attention on two H200s",
+        "",
+    ]
+    for p in sorted((BENCH / "ring").rglob("*.json")):
+        parts += [f"`{_rel(p)}` (`python -m flashviz.bench.ring_dataset FILE`):", "",
+                  ring_dataset.markdown_table(ring_dataset.load_ring_dataset(p)), ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def write(check: bool = False) -> int:
+    """Rewrite docs/BENCHMARKS.md (or, with check, say whether it is in step: 0 yes, 1 no)."""
+    text = render()
+    if check:
+        same = DOC.is_file() and DOC.read_text(encoding="utf-8") == text
+        print(f"{DOC} is {'in step with' if same else 'OUT OF STEP with'} the recordings")
+        return 0 if same else 1
+    DOC.parent.mkdir(exist_ok=True)
+    DOC.write_text(text, encoding="utf-8")
+    print(f"wrote {DOC} ({len(text.splitlines())} lines)")
+    return 0

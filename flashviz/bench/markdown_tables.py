@@ -1,0 +1,48 @@
+"""Markdown tables of a recorded speed dataset: TFLOP/s per impl and fast's ratios per (N, d, causal) of one mode
+and dtype (`python -m flashviz.bench.report FILE --markdown`; docs/BENCHMARKS.md prints them from the newest
+recordings). A leaf of the measurement room: report.py and benchmarks_doc.py both import it."""
+from __future__ import annotations
+
+MIB = 1024 ** 2
+
+
+MD_BASE = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
+MD_NAMES = {"naive": "naive", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN", "teaching": "teaching",
+            "fast": "fast"}
+
+
+def _gib(b) -> str:
+    return "—" if b is None else (f"{b / MIB / 1024:.1f} GiB" if b >= 1024 * MIB else f"{b / MIB:.0f} MiB")
+
+
+def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) -> str:
+    """TFLOP/s per impl and fast's ratios, one row per (N, d, causal) of `mode` and `dtype`, as Markdown: the tables
+    of docs/BENCHMARKS.md are printed from the recorded file (`python -m flashviz.bench.report FILE --markdown`).
+    Forward tables add the CUDA-graph ratio (launch cost removed) where the file has it, and peak memory."""
+    rows: dict[tuple, dict] = {}
+    for c in dataset["cells"]:
+        if c["mode"] == mode and c["dtype"] == dtype and (ns is None or c["n"] in ns):
+            rows.setdefault((c["n"], c["d"], c["causal"]), {})[c["impl"]] = c
+    impls = [i for i in MD_BASE if any(i in by for by in rows.values())]
+    graph = mode == "fwd" and any(c.get("graph_ms") is not None for by in rows.values() for c in by.values())
+
+    def tf(c):
+        if c is None:
+            return "—"
+        return f"{c['tflops']:.0f}" if c["status"] == "ok" else {"oom": "OOM"}.get(c["status"], c["status"])
+
+    def ratio(a, b, key="ms"):
+        ok = a is not None and b is not None and a["status"] == b["status"] == "ok" and a.get(key) and b.get(key)
+        return f"{b[key] / a[key]:.2f}x" if ok else "—"
+    head = [MD_NAMES[i] for i in impls] + ["fast / cuDNN", "fast / flash"]
+    head += ["fast / cuDNN, CUDA graph"] if graph else []
+    head += ["naive peak", "fast peak"] if mode == "fwd" else []
+    lines = ["| N | d | causal | " + " | ".join(head) + " |", "|---|---|---|" + "---|" * len(head)]
+    for (n, d, causal), by in sorted(rows.items()):
+        f, cu, fl = by.get("fast"), by.get("sdpa-cudnn"), by.get("sdpa-flash")
+        cols = [tf(by.get(i)) for i in impls] + [ratio(f, cu), ratio(f, fl)]
+        cols += [ratio(f, cu, "graph_ms")] if graph else []
+        if mode == "fwd":
+            cols += [_gib((by.get(i) or {}).get("peak_extra_bytes")) for i in ("naive", "fast")]
+        lines.append(f"| {n} | {d} | {'yes' if causal else 'no'} | " + " | ".join(cols) + " |")
+    return "\n".join(lines)

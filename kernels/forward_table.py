@@ -1,0 +1,196 @@
+"""The forward family's dispatch table: which kernel impl="fast" runs and how each kernel launches.
+
+  ROUTES       (variant, d, causal, N = min(Nq, Nk)) -> "ws" (kernels/ws.py) or "tl" (kernels/fast.py)
+  WS_LAUNCHES  (variant, d, causal) -> the ws kernel's schedule: block_n, stages, overlap, pingpong, persistent,
+               consumers (NC warpgroups of 64 query rows: block_m = 64 NC)
+  TL_LAUNCHES  (d up to, causal, element bytes) -> the tl kernel's block_m, block_n, num_warps, num_stages
+A call's variants: "dense" (plain or causal; GQA/MQA read K/V heads in place and follow it), plus "window" (a causal
+window's left side), "alibi" (causal ALiBi), "docs" (packed documents). impl="fast" with no pinned launch runs ws
+only where the dense row for its (d, causal, N) and the row of each other variant it has at d say "ws", ws takes
+the inputs (ws.takes: no softcap; ALiBi and windows causal only; fp16/bf16, d 64 or 128) and kernels/gates.py
+verifies this (triton, GPU) for "ws-forward" (triton 3.6.x on sm_90 today); otherwise, and for anything no row
+names, the tl kernel. A ws launch takes its dense row's schedule, then a band's (window, else docs) persistent and
+consumers, then ALiBi's overlap (ws.schedule; at three consumers a persistent or banded launch runs without
+OVERLAP: ws.overlap_default). Every claim (kernels/claims.py) is checked against its file by
+tests/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures its file holds.
+"""
+from __future__ import annotations
+
+from .claims import Faster, Fastest, NotFaster
+from .tables import ANY, Launch, Route, View, dims
+
+WS_RUN = "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json"          # ws and tl (pinned) against cuDNN
+FWD_1130 = "assets/benchmarks/nvidia-h200-fwd-2026-11-30.json"          # CUDA-graph times below N = 4096
+NC3 = "assets/benchmarks/tune/nvidia-h200-ws-nc3-2026-12-01.json"
+OVERLAP = "assets/benchmarks/tune/nvidia-h200-ws-overlap-2026-12-01.json"
+WINDOW_B = "assets/benchmarks/tune/nvidia-h200-window-2026-12-01b.txt"
+WINDOW_C = "assets/benchmarks/tune/nvidia-h200-window-2026-12-01c.txt"
+ALIBI = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt"
+ALIBI_B = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt"
+DOCS = "assets/benchmarks/tune/nvidia-h200-docs-2026-12-01.txt"
+
+# the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
+GATES = {"ws": "ws-forward"}
+
+WS, TL = dict(name="ws"), dict(name="fast")       # in WS_RUN and FWD_1130, "fast" is the tl kernel (pinned or
+PICKED, BAND = dict(name="ws as picked"), dict(name="ws persistent=1 NC=2")   # below its ws threshold then)
+
+
+def _dense_ws(d, causal):
+    return Faster(WS_RUN, WS, TL, dict(d=d, causal=causal))
+
+
+def _graph_ws(d, causal):
+    return Faster(FWD_1130, WS, TL, dict(d=d, causal=causal, n=(1024, 2048)), metric="graph_ms")
+
+
+ROUTES = (
+    Route("dense", dims(64), False, (4096, None), "ws", "ws (three consumers) faster than tl at every N timed",
+          (_dense_ws(64, False),)),
+    Route("dense", dims(64), True, (4096, None), "ws", "ws (three consumers) faster than tl at every N timed",
+          (_dense_ws(64, True),)),
+    Route("dense", dims(64), ANY, (1024, 4095), "tl", "launch-bound sizes: tl's CUDA-graph time as low or lower",
+          (NotFaster(FWD_1130, WS, TL, dict(d=64, n=(1024, 2048)), metric="graph_ms"),)),
+    Route("dense", dims(128), False, (4096, None), "ws", "ws faster than tl at every N timed",
+          (_dense_ws(128, False),)),
+    Route("dense", dims(128), True, (4096, None), "ws", "ws faster than tl at every N timed",
+          (_dense_ws(128, True),)),
+    Route("dense", dims(128), False, (1024, 4095), "ws", "launch-bound sizes: ws's CUDA-graph time below tl's",
+          (_graph_ws(128, False),)),
+    Route("dense", dims(128), True, (1024, 4095), "ws", "launch-bound sizes: ws's CUDA-graph time below tl's",
+          (_graph_ws(128, True),)),
+    Route("window", dims(64), True, (1, None), "ws",
+          "ws (its band schedule) faster than tl as fast ran it then; tl's best tile won the later run (c)",
+          (Faster(WINDOW_B, PICKED, dict(name="fast dispatched"), dict(d=64)),)),
+    Route("window", dims(128), True, (1, None), "ws", "ws (its band schedule) faster than tl's (128, 64) tile",
+          (Faster(WINDOW_B, PICKED, dict(name="tl (128, 64, 4, 2)"), dict(d=128)),
+           Faster(WINDOW_C, PICKED, dict(name="tl (128, 64, 4, 2)"), dict(d=128)))),
+    Route("alibi", dims(64), True, (1, None), "ws", "ws faster than every tl tile timed",
+          (Faster(ALIBI, PICKED, dict(name="tl (*"), dict(d=64)),)),
+    Route("alibi", dims(128), True, (1, None), "ws", "ws faster than every tl tile timed",
+          (Faster(ALIBI, PICKED, dict(name="tl (*"), dict(d=128)),)),
+    Route("docs", dims(128), ANY, (1, None), "ws", "ws (band schedule) faster than tl as fast ran it, N 4096 and 16384",
+          (Faster(DOCS, BAND, dict(name="fast dispatched"), dict(d=128)),)),
+    Route("docs", dims(64), ANY, (1, None), "tl", "ws not faster than tl as fast ran it at N = 4096",
+          (NotFaster(DOCS, BAND, dict(name="fast dispatched"), dict(d=64)),)),
+)
+
+
+def _ws(block_n, stages, overlap, pingpong, persistent, consumers):
+    return dict(block_n=block_n, stages=stages, overlap=overlap, pingpong=pingpong, persistent=persistent,
+                consumers=consumers)
+
+
+_D64 = _ws(128, 3, True, False, False, 3)
+_D128 = _ws(128, 2, True, False, True, 2)
+_D128C = _ws(128, 2, True, True, False, 2)
+
+
+def _overlap_on(fields, d, causal, within):
+    return Faster(OVERLAP, dict(fields, overlap=True), dict(fields, overlap=False), dict(d=d, causal=causal),
+                  within=within)
+
+
+def _nc3(causal):
+    return Faster(NC3, dict(consumers=3, block_n=128, stages=3, overlap=False, pingpong=False), dict(consumers=2),
+                  dict(d=64, causal=causal), within=0.93)
+
+
+WS_LAUNCHES = (
+    Launch("ws", "dense", dims(64), False, _D64, "three consumers (192-row tiles) at least 7 % faster than two; "
+           "OVERLAP never 1 % slower and faster overall", (_nc3(False), _overlap_on(_D64, 64, False, 1.01))),
+    Launch("ws", "dense", dims(64), True, _D64, "three consumers at least 7 % faster than two; OVERLAP never 1 % "
+           "slower and faster overall", (_nc3(True), _overlap_on(_D64, 64, True, 1.01))),
+    Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N; persistent faster than "
+           "one tile per program", (_overlap_on(_D128, 128, False, 0.98),
+                                    Faster(OVERLAP, _D128, dict(_D128, persistent=False), dict(d=128, causal=False)))),
+    Launch("ws", "dense", dims(128), True, _D128C, "OVERLAP at least 2 % faster at every N; with PINGPONG, one tile "
+           "per program", (_overlap_on(_D128C, 128, True, 0.98),
+                           Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
+                           Faster(OVERLAP, _D128C, dict(_D128C, persistent=True), dict(d=128, causal=True)))),
+    Launch("ws", "window", dims(64), True, dict(persistent=True, consumers=2),
+           "persistent with two consumers: the fastest ws schedule timed, before and after OVERLAP",
+           tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=64)) for f in (WINDOW_B, WINDOW_C))),
+    Launch("ws", "window", dims(128), True, dict(persistent=True, consumers=2),
+           "persistent: the fastest ws schedule timed, before and after OVERLAP",
+           tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))),
+    Launch("ws", "docs", dims(128), ANY, dict(persistent=True, consumers=2),
+           "a window's schedule: within 3 % of the fastest ws schedule timed",
+           (Fastest(DOCS, BAND, dict(name="ws persistent=*"), dict(d=128), within=1.03),)),
+    Launch("ws", "docs", dims(64), ANY, dict(persistent=True, consumers=2),
+           "a window's schedule, as at d=128; one tile per program was faster at N = 4096 (kept: impl=\"fast\" runs "
+           "d=64 documents on tl, so only impl=\"ws\" takes this row)",
+           (NotFaster(DOCS, BAND, dict(name="ws persistent=*"), dict(d=64)),)),
+    Launch("ws", "alibi", dims(64), True, dict(overlap=False),
+           "OVERLAP off: faster without it (three consumers' 160 registers spill with it)",
+           (Faster(ALIBI_B, dict(name="ws overlap=0"), dict(name="ws overlap=1"), dict(d=64)),)),
+    Launch("ws", "alibi", dims(128), True, dict(overlap=True), "OVERLAP on: faster with it",
+           (Faster(ALIBI_B, dict(name="ws overlap=1"), dict(name="ws overlap=0"), dict(d=128)),)),
+)
+
+_TUNED = ("tuned by `tune_fast --quick` on the H200 (2026-11-29, commit fdf04d8): its output is in that commit's "
+          "message, not recorded in a file")
+_FIT = "untuned: sized to fit shared memory"
+TL_LAUNCHES = tuple(
+    Launch("tl", "dense", (lo, hi), causal, dict(block_m=bm, block_n=bn, num_warps=w, num_stages=s),
+           why, key=dict(itemsize=size))
+    for size, rows in ((2, (((1, 32), (128, 128, 4, 3), _FIT + " (as d = 64)"), ((33, 64), (128, 128, 4, 3), _TUNED),
+                            ((65, 128), (128, 64, 4, 2), _TUNED), ((129, 256), (64, 64, 4, 2), _FIT))),
+                       (4, (((1, 32), (64, 64, 4, 2), _FIT), ((33, 64), (64, 64, 4, 2), _FIT),
+                            ((65, 128), (64, 32, 4, 2), _FIT), ((129, 256), (32, 32, 4, 2), _FIT))))
+    for (lo, hi), (bm, bn, w, s), why in rows for causal in (False, True))
+
+
+def ws_thresholds() -> list[str]:
+    """"d=128 causal=False N>=1024", ...: from which N the dense rows send each (d, causal) to ws (ws.status())."""
+    least = {}
+    for r in ROUTES:
+        if r.variant == "dense" and r.kernel == "ws":
+            for c in ((False, True) if r.causal is ANY else (r.causal,)):
+                least[(r.d[0], c)] = min(least.get((r.d[0], c), r.n[0]), r.n[0])
+    return sorted(f"d={d} causal={c} N>={n}" for (d, c), n in least.items())
+
+
+def ws_rows(variant: str, d: int, causal: bool) -> Launch | None:
+    return next((r for r in WS_LAUNCHES if r.covers("ws", variant, d, causal)), None)
+
+
+def ws_dense(d: int, causal: bool) -> dict:
+    """The dense schedule of (d, causal): KeyError where the ws kernel has none (d not 64 or 128)."""
+    row = ws_rows("dense", d, causal)
+    if row is None:
+        raise KeyError((d, causal))
+    return dict(row.fields)
+
+
+def ws_keys() -> list[tuple[int, bool]]:
+    return [(r.d[0], c) for r in WS_LAUNCHES if r.variant == "dense"
+            for c in ((False, True) if r.causal is ANY else (r.causal,))]
+
+
+def ws_configs() -> View:
+    """{(d, causal): (block_m, block_n, stages, overlap, pingpong, persistent, consumers)}: the dense rows, read
+    live (ws.CONFIGS, for the pages and tools that show the schedule)."""
+    def value(key):
+        f = ws_dense(*key)
+        return (64 * f["consumers"], f["block_n"], f["stages"], f["overlap"], f["pingpong"], f["persistent"],
+                f["consumers"])
+    return View(ws_keys, value)
+
+
+def tl_tiles(d: int, causal: bool, itemsize: int) -> tuple[int, int, int, int]:
+    """The tl kernel's (block_m, block_n, num_warps, num_stages) for head dim d (d <= 256)."""
+    row = next(r for r in TL_LAUNCHES if r.covers("tl", "dense", d, causal, itemsize=4 if itemsize == 4 else 2))
+    f = row.fields
+    return f["block_m"], f["block_n"], f["num_warps"], f["num_stages"]
+
+
+def tl_configs() -> View:
+    """{(d bound, causal, element bytes): tiles} (fast.CONFIGS), read live."""
+    keys = lambda: [(r.d[1], r.causal, r.key["itemsize"]) for r in TL_LAUNCHES]  # noqa: E731
+    return View(keys, lambda key: tl_tiles(key[0], key[1], key[2]))
+
+
+def all_rows():
+    """Every row of the family, for the evidence test and the generated document."""
+    return (*ROUTES, *WS_LAUNCHES, *TL_LAUNCHES)

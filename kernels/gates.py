@@ -1,0 +1,94 @@
+"""Where each GPU-only path was verified: one row per (path, triton version, compute capability), with its evidence.
+
+The Gluon kernels (ws forward, ws backward), the fused Triton backward (TMA reductions) and the proton timeline
+recording use Triton features that moved between versions (Gluon is experimental; see kernels/gluon_shims.py), so
+each runs only on a (triton, GPU) pair a row below names. Elsewhere the callers fall back (impl="fast": the tl
+kernel; autograd: the 7-matmul backward; the timeline: refuses) and say why (why_not).
+
+Widening a gate is one row plus its evidence file: run the GPU suite on that setup with FLASHVIZ_UNVERIFIED=1
+(which opens the version gate for that run only), summarise it with `python -m tools.suite_summary` into
+assets/verified/<gpu>-triton-<version>.json, and add
+    Verified("ws-forward", "3.8.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.8.0.json")),
+tests/test_dispatch_evidence.py checks every row against its file. The 3.6 rows cite recordings made there (their
+provenance names the triton and the GPU, their cells ran and were checked); no suite summary was kept then.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .claims import Ran, Suite
+
+UNVERIFIED_ENV = "FLASHVIZ_UNVERIFIED"     # "1": run GPU paths on an unverified triton (to verify it; never default)
+PATHS = ("ws-forward", "ws-backward", "fused-backward", "timeline")
+_NAMES = {"ws-forward": "Gluon kernel", "ws-backward": "Gluon backward", "fused-backward": "fused Triton backward",
+          "timeline": "proton timeline recording"}
+
+WS_RUN = "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json"
+WS_BWD_RUN = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"
+FUSED_RUN = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
+TIMELINE_RUN = "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json"
+
+
+@dataclass(frozen=True)
+class Verified:
+    path: str                       # one of PATHS
+    triton: str                     # a version prefix ("3.6." matches 3.6.0, 3.6.1, ...)
+    capability: tuple[int, int]     # compute capability of the GPU it ran on
+    evidence: Ran | Suite
+
+
+VERIFIED = (
+    Verified("ws-forward", "3.6.", (9, 0), Ran(WS_RUN, dict(name="ws"))),
+    Verified("ws-backward", "3.6.", (9, 0), Ran(WS_BWD_RUN, dict(name="ws(*", dq_adds=True))),
+    Verified("fused-backward", "3.6.", (9, 0), Ran(FUSED_RUN, dict(name="fused(*"))),
+    Verified("timeline", "3.6.", (9, 0), Ran(TIMELINE_RUN, dict(name=("fast", "ws")))),
+)
+
+
+def rows(path: str) -> tuple[Verified, ...]:
+    if path not in PATHS:
+        raise ValueError(f"unknown GPU path {path!r}; one of {PATHS}")
+    return tuple(r for r in VERIFIED if r.path == path)
+
+
+def versions(path: str) -> tuple[str, ...]:
+    """The triton version prefixes `path` was verified on, oldest first."""
+    return tuple(dict.fromkeys(r.triton for r in rows(path)))
+
+
+def capabilities(path: str) -> tuple[tuple[int, int], ...]:
+    return tuple(dict.fromkeys(r.capability for r in rows(path)))
+
+
+def unverified_allowed() -> bool:
+    return os.environ.get(UNVERIFIED_ENV, "") not in ("", "0")
+
+
+def why_not(path: str, triton_version: str, capability, interpret: bool = False) -> str | None:
+    """Why `path` may not run with this triton on a GPU of this capability (None: a row verifies the pair, or
+    UNVERIFIED_ENV opens the version check for a verification run; the device checks stay). interpret: Triton
+    interprets on CPU here."""
+    mine = rows(path)
+    if not any(triton_version.startswith(r.triton) for r in mine) and not unverified_allowed():
+        known = ", ".join(v + "x" for v in versions(path))
+        return (f"triton {triton_version} is not a version the {_NAMES[path]} was verified on ({known}; "
+                f"{UNVERIFIED_ENV}=1 runs it anyway, to verify it)")
+    if interpret:
+        return f"Triton runs in interpreter mode here, which cannot run the {_NAMES[path]}"
+    if capability is None:
+        return "no CUDA device"
+    cap = tuple(capability)
+    if not any(r.capability == cap for r in mine):
+        names = " or ".join(f"sm_{a}{b}" for a, b in capabilities(path))
+        return (f"compute capability {cap[0]}.{cap[1]} is not {names} (Hopper), the only one the {_NAMES[path]} was "
+                f"verified on")
+    if not any(r.capability == cap and triton_version.startswith(r.triton) for r in mine) \
+            and not unverified_allowed():
+        return f"triton {triton_version} was not verified with the {_NAMES[path]} on sm_{cap[0]}{cap[1]}"
+    return None
+
+
+def describe(path: str) -> list[str]:
+    """One line per row: 'triton 3.6.x on sm_90 (FILE)'."""
+    return [f"triton {r.triton}x on sm_{r.capability[0]}{r.capability[1]} ({r.evidence.file})" for r in rows(path)]

@@ -1,0 +1,114 @@
+"""The ws forward's schedule for a launch: the forward table's rows (kernels/forward_table.py WS_LAUNCHES) resolved
+for (d, causal, window, documents, ALiBi), the environment switches that override them for every launch
+(PERSISTENT_ENV, CONSUMERS_ENV, OVERLAP_ENV; tests run both sides), and ws.status()'s lines saying which launches run
+what and who decided it (the bench records them in every dataset's provenance). kernels/ws.py launches with it."""
+from __future__ import annotations
+
+import os
+
+from . import forward_table
+from .errors import KernelInputError
+
+PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
+CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
+OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
+
+CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
+
+
+def schedule(d: int, causal: bool, *, window: bool = False, docs: bool = False, alibi: bool = False) -> dict:
+    """The forward table's ws schedule for a launch (block_n, stages, overlap, pingpong, persistent, consumers):
+    the dense row of (d, causal), then a band's (window, else docs) persistent and consumers, then ALiBi's
+    overlap. KeyError where the kernel has no schedule (d not in HEAD_DIMS)."""
+    out = forward_table.ws_dense(d, causal)
+    for on, variant in ((docs and not window, "docs"), (window, "window"), (alibi, "alibi")):
+        row = forward_table.ws_rows(variant, d, causal) if on else None
+        if row is not None:
+            out.update(row.fields)
+    return out
+
+
+def consumers_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> int:
+    """Consumer warpgroups (NC) for a launch that does not pass block_m: CONSUMERS_ENV when set (2 or 3), else the
+    forward table's schedule (window / docs: a causal window's or packed documents' launch)."""
+    env = env_switch(CONSUMERS_ENV, ("2", "3"), "2 or 3 (consumer warpgroups)")
+    if env is None:
+        return schedule(d, causal, window=window, docs=docs)["consumers"]
+    return int(env)
+
+
+def env_switch(name: str, allowed: tuple, what: str) -> str | None:
+    """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
+    None: the launch's own default."""
+    env = os.environ.get(name, "")
+    if env == "":
+        return None
+    if env not in allowed:
+        raise KernelInputError(f"{name} must be {what}, not {env!r}")
+    return env
+
+
+def persistent_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+    """PERSISTENT for a launch that does not say: PERSISTENT_ENV when set (1 or 0), else the forward table's
+    schedule (window / docs: a causal window's or packed documents' launch)."""
+    env = env_switch(PERSISTENT_ENV, ("0", "1"), "1 (persistent) or 0 (one tile per program)")
+    if env is None:
+        return schedule(d, causal, window=window, docs=docs)["persistent"]
+    return env == "1"
+
+
+def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int = 2, persistent: bool = False,
+                    window: bool = False) -> bool:
+    """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else the forward table's (ALiBi's row
+    where it has one; windows keep their (d, causal) row's); never at three consumers walking tiles persistently or
+    a window: their 160 registers spill with it (tools/compile_check.py --ws shows the bytes)."""
+    env = env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
+    if env is None:
+        if consumers == 3 and (persistent or window):
+            return False
+        return schedule(d, causal, alibi=alibi)["overlap"]
+    return env == "1"
+
+
+def schedule_lines() -> dict:
+    """{"persistent": ..., "consumers": ..., "overlap": ...} for ws.status()."""
+    return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
+
+
+def switch_line(env: str, describe) -> str:
+    """One status line: describe() (the launches a switch applies to by default) and whether env decided it."""
+    try:
+        text = describe()
+    except KernelInputError as e:
+        return str(e)
+    return f"{text} ({f'{env}={os.environ[env]}' if os.environ.get(env) else 'CONFIGS'})"
+
+
+def _band_dims() -> list[int]:
+    return sorted({r.d[0] for r in forward_table.WS_LAUNCHES if r.variant == "window"})
+
+
+def _consumers_status() -> str:
+    """Consumer warpgroups per (d, causal) launch that does not pass block_m (and per causal window)."""
+    return switch_line(CONSUMERS_ENV, lambda: ", ".join(
+        [f"d={d} causal={c}: {consumers_default(d, c)}" for d, c in sorted(CONFIGS)]
+        + [f"d={d} window: {consumers_default(d, True, window=True)}" for d in _band_dims()]))
+
+
+def _overlap_status() -> str:
+    """Which (d, causal) launches run OVERLAP by default here (and the ALiBi launches that do not)."""
+    def describe():
+        on = [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if overlap_default(d, c)]
+        alibi = sorted({r.d[0] for r in forward_table.WS_LAUNCHES if r.variant == "alibi"})
+        off = [f"d={d} ALiBi" for d in alibi
+               if overlap_default(d, True) and not overlap_default(d, True, alibi=True)]
+        text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
+        return f"{text}{' but ' + ', '.join(off) if off else ''}"
+    return switch_line(OVERLAP_ENV, describe)
+
+
+def _persistent_status() -> str:
+    """Which (d, causal) launches (and causal windows) run PERSISTENT by default here."""
+    return switch_line(PERSISTENT_ENV, lambda: ", ".join(
+        [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
+        + [f"d={d} window" for d in _band_dims() if persistent_default(d, True, window=True)]) or "none")

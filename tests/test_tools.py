@@ -1,0 +1,59 @@
+"""The developer tools (tools/) on this machine: the GPU-suite summary's counting and schema, and the count of
+`_`-names crossing module boundaries, which stays at the few left in files other rooms own."""
+import json
+
+from flashviz.bench import evidence
+from tools import private_names, suite_summary
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="2"
+skipped="5" tests="40" time="12.0"></testsuite></testsuites>"""
+
+
+def test_the_suite_summary_counts_what_pytest_reported(tmp_path):
+    xml = tmp_path / "j.xml"
+    xml.write_text(JUNIT)
+    got = suite_summary.counts(str(xml))
+    assert got == dict(passed=32, failed=2, skipped=5, errors=1)
+    data = suite_summary.summary(["-m", "gpu"], got)
+    assert evidence.suite_problems(json.loads(json.dumps(data))) == []
+    assert data["command"] == "python -m pytest -m gpu" and data["versions"]["triton"]
+
+
+def test_the_suite_summary_writes_a_file_the_evidence_check_reads(tmp_path, monkeypatch):
+    """main() with a fake pytest run: the file it writes is a Suite claim's file; failures make it refuse."""
+    def fake_call(cmd, cwd=None):
+        path = next(a.split("=", 1)[1] for a in cmd if a.startswith("--junitxml="))
+        open(path, "w").write(JUNIT.replace('failures="2"', 'failures="0"').replace('errors="1"', 'errors="0"'))
+        return 0
+    monkeypatch.setattr(suite_summary.subprocess, "call", fake_call)
+    out = tmp_path / "s.json"
+    assert suite_summary.main(["--out", str(out), "--", "-m", "gpu", "-q"]) == 0
+    from flashviz_kernels.claims import Suite
+    verdict = evidence.check(Suite(str(out)))
+    assert verdict.ok and "35 passed, 0 failed" in verdict.text
+
+
+# crossings left in files other helpers or the lead own (issue 29, later phases): kernels/ring*.py,
+# flashviz/bench/variants_bench.py -> measure.py, flashviz/charts/blocks_ratio.py
+ALLOWED = {("kernels/ring.py", "_options"), ("kernels/ring.py", "_mark"), ("kernels/ring.py", "_check_layout"),
+           ("kernels/ring_block.py", "_backward"), ("kernels/ring_chunked_bwd.py", "_mark"),
+           ("flashviz/charts/blocks_ratio.py", "_axis"), ("flashviz/charts/blocks_ratio.py", "_layout"),
+           *(("flashviz/bench/variants_bench.py", n) for n in ("_classify", "_free", "_quantile", "_short", "_sync",
+                                                               "_time"))}
+
+
+def test_no_private_name_crosses_a_module_boundary_in_the_library():
+    rows = private_names.scan(["flashviz", "kernels", "tools"])
+    names = {(f, n) for kind, f, _, n, _ in rows if kind == "name"}
+    assert names <= ALLOWED, sorted(names - ALLOWED)
+
+
+def test_the_scan_sees_a_crossing(tmp_path, monkeypatch):
+    pkg = tmp_path / "kernels"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("def _hidden():\n    pass\n")
+    (pkg / "b.py").write_text("from .a import _hidden\nfrom . import a\nx = a._hidden\n")
+    monkeypatch.setattr(private_names, "ROOT", tmp_path)
+    monkeypatch.setitem(private_names.PACKAGES, "flashviz_kernels", pkg)
+    rows = private_names.scan([str(pkg)])
+    assert sorted((k, t, n) for k, _, t, n, _ in rows) == [("name", "flashviz_kernels.a", "_hidden")] * 2

@@ -1,0 +1,82 @@
+"""Run the GPU test suite and keep its summary as evidence for a gate row (kernels/gates.py):
+
+    FLASHVIZ_UNVERIFIED=1 python -m tools.suite_summary                 # = python -m pytest -m gpu, then the file
+    FLASHVIZ_UNVERIFIED=1 python -m tools.suite_summary -- -m gpu tests/test_ws_gpu.py tests/test_ws_bwd_gpu.py
+
+FLASHVIZ_UNVERIFIED=1 lets the Gluon kernels, the fused backward and the timeline run on a triton no row verifies
+yet, so the suite tests them there (without it they fall back and their GPU tests skip or test the fallback). The
+summary goes to assets/verified/<gpu>-triton-<version>.json (flashviz.bench.evidence.SUITE_FIELDS: versions, the
+suite command, passed / failed / skipped / errors, commit, date); a row
+    Verified("ws-forward", "3.8.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.8.0.json")),
+in kernels/gates.py then widens the gate, and tests/test_dispatch_evidence.py checks the file (nothing failed).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def counts(junit_xml: str) -> dict:
+    """passed / failed / skipped / errors of a pytest --junitxml file (its testsuite elements summed)."""
+    root = ET.parse(junit_xml).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    total = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
+    return dict(passed=total["tests"] - total["failures"] - total["errors"] - total["skipped"],
+                failed=total["failures"], skipped=total["skipped"], errors=total["errors"])
+
+
+def summary(pytest_args: list[str], result: dict) -> dict:
+    """The summary file's fields (flashviz.bench.evidence.SUITE_FIELDS) for a finished run."""
+    import torch
+    import triton
+
+    from tools.tune_record import commit
+    cap = torch.cuda.get_device_capability(0) if torch.cuda.is_available() else None
+    return dict(kind="flashviz-gpu-suite", schema_version=1,
+                gpu=torch.cuda.get_device_name(0) if cap else "no CUDA device",
+                capability=f"{cap[0]}.{cap[1]}" if cap else "0.0",
+                versions=dict(triton=triton.__version__, torch=torch.__version__, python=platform.python_version(),
+                              cuda=str(torch.version.cuda)),
+                command=" ".join(["python -m pytest", *pytest_args]),
+                unverified_env=os.environ.get("FLASHVIZ_UNVERIFIED", ""), **result, commit=commit() or "unknown",
+                date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="summary path (default assets/verified/<gpu>-triton-<version>.json)")
+    ap.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: -m gpu -q)")
+    args = ap.parse_args(argv)
+    pytest_args = args.pytest_args or ["-m", "gpu", "-q"]
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = os.path.join(tmp, "junit.xml")
+        rc = subprocess.call([sys.executable, "-m", "pytest", *pytest_args, f"--junitxml={xml}"], cwd=ROOT)
+        if not os.path.exists(xml):
+            raise SystemExit(f"pytest wrote no report (exit {rc})")
+        data = summary(pytest_args, counts(xml))
+    from flashviz.bench.evidence import suite_problems
+    problems = suite_problems(data)
+    if problems:
+        raise SystemExit(f"the summary does not follow its schema: {problems}")
+    slug = "".join(ch if ch.isalnum() else "-" for ch in data["gpu"].lower()).strip("-")
+    name = f"{slug}-triton-{data['versions']['triton']}.json"
+    out = Path(args.out) if args.out else ROOT / "assets" / "verified" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}: {data['passed']} passed, {data['failed']} failed, {data['errors']} errors, "
+          f"{data['skipped']} skipped (pytest exit {rc})")
+    return 0 if data["failed"] == data["errors"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
