@@ -36,15 +36,17 @@ from __future__ import annotations
 from .errors import InputError, check_int
 from .ring import MAX_TIMELINE_N, check, chunks_of
 
-FUSED_MAX_D = 64            # kernels/backward_pick.py's FUSED_AUTO_MAX_D: the fused backward runs for d <= 64 on Hopper
-WS_DIMS = (64, 128)         # kernels/backward_pick.py's WS_AUTO_DIMS: the ws backward runs there on Hopper
 KERNELS = ("reference", "fused", "ws")
 STATS = {"reference": 9, "fused": 9, "ws": 8}       # row-statistics bytes per query row of one call (see above)
 
 
 def kernel_on_h200(d: int) -> str:
-    """The per-block backward autograd runs on an H200 (sm_90, verified triton) at head dim d."""
-    return "ws" if d in WS_DIMS else "fused" if d <= FUSED_MAX_D else "reference"
+    """The per-block backward autograd runs on an H200 (sm_90, verified triton) at head dim d: the backward
+    dispatch table's row for plain or causal attention (kernels/backward_table.py), the reference where none."""
+    from flashviz_kernels.backward_table import ROUTES
+    from flashviz_kernels.tables import route
+    row = route(ROUTES, "dense", d, True, 1)
+    return row.kernel if row is not None else "reference"
 
 
 def _pieces(rank: int, src: int, world: int, layout: str, causal: bool, c: int) -> list[tuple[int, int]]:

@@ -368,9 +368,11 @@ def attention_with_lse(q, k, v, *, causal: bool = False, sm_scale: float | None 
 def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: float | None = None, dlse=None,
                        config: tuple | None = None, kind: str | None = None, window: tuple[int, int] | None = None,
                        alibi_slopes: torch.Tensor | None = None, softcap: float | None = None,
-                       seq_ids: torch.Tensor | None = None):
+                       seq_ids: torch.Tensor | None = None, lock: bool = True):
     """(dq, dk, dv) of the Triton backward for a forward's (o, lse) and the output gradient do (dlse: the
     gradient reaching lse, or None). kind: "fused", "reference", "ws" or "auto" (None: backward_pick.BACKWARD_KIND).
+    lock: take LAUNCH_LOCK around the launch; False where this runs on autograd's device thread while the caller
+    may hold it (the ring's per-block backward: then only the interpreter, which is not thread-safe, needs it).
     config pins the launch (tools/tune_backward.py times candidates so); None: the kernel's pick. The reference's
     config is (dkdv block_m, block_n, dq block_m, block_n, num_warps, num_stages), the fused one's (block_n,
     block_m, num_warps, num_stages, rotate).
@@ -390,4 +392,4 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
         config = (*(check_block(f"config[{i}]", x, "fast") for i, x in enumerate(config[:blocks])),
                   check_launch("num_warps", config[blocks], 32, pow2=True),
                   check_launch("num_stages", config[blocks + 1], 8), *(bool(x) for x in config[blocks + 2:]))
-    return _backward(q, k, v, o, lse, do, dlse, var=var, sm_scale=scale, config=config, lock=True, kind=kind)
+    return _backward(q, k, v, o, lse, do, dlse, var=var, sm_scale=scale, config=config, lock=lock, kind=kind)

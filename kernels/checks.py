@@ -105,4 +105,3 @@ def check_launch(name: str, value, hi: int, pow2: bool = False) -> int:
     return v
 
 
-_options = options        # the name kernels/ring.py imports (its owner moves it to `options`)

@@ -42,13 +42,13 @@ import math
 import torch
 import torch.distributed as dist
 
-from .checks import _options, validate                 # the one home of the input and option checks
+from .checks import options, validate                  # the one home of the input and option checks
 from .errors import KernelInputError
 from .ring_block import (TRITON_IMPLS, acc_dtype, block_backward, block_forward, check_impl, delta_of, flash_block,
                          merge)
-from .ring_chunked import CHUNK_BYTES, TAG_KV, _mark, chunk_count, forward_chunked  # noqa: F401
+from .ring_chunked import CHUNK_BYTES, TAG_KV, mark, chunk_count, forward_chunked  # noqa: F401
 from .ring_chunked_bwd import BWD_CHUNK_BYTES, TAG_DKV, backward_count  # noqa: F401
-from .ring_plan import (LAYOUTS, Piece, _check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
+from .ring_plan import (LAYOUTS, Piece, check_layout, chunks_of, key_rows, plan, positions, shard,  # noqa: F401
                         unshard, within)
 MODES = ("both", "compute", "comm")     # measurement only: "compute" = the same loop without sends
 
@@ -157,10 +157,10 @@ def forward_loop(q, k, v, *, causal, sm_scale, impl, layout, ring: Ring, mode: s
                         out, lse = _empty_result(q, acc_t)
                     merge(out[:, :, p.q_lo:p.q_hi], lse[:, :, p.q_lo:p.q_hi], o_b, l_b)
                 del o_b, l_b
-        _mark(probe, "computed")
+        mark(probe, "computed")
         for w in works or ():
             w.wait()
-        _mark(probe, "received")
+        mark(probe, "received")
         if nxt is not None:
             held = (nxt[0], nxt[1])
     if out is None:                                             # mode "comm": nothing computed
@@ -235,7 +235,7 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
                 del gk, gv
         if s + 1 == w and mode != "compute":
             held = nxt = None                                   # the last K/V block is dead: free it before waiting
-        _mark(probe, "computed")
+        mark(probe, "computed")
         for x in dworks or ():
             x.wait()
         arrived = sending if mode == "compute" else (None if sending is None else sending[1])
@@ -254,16 +254,16 @@ def backward_loop(q, k, v, o, lse, do, dlse, *, causal, sm_scale, impl, layout, 
             sending = sums
         for x in works or ():
             x.wait()
-        _mark(probe, "received")
+        mark(probe, "received")
         if nxt is not None:
             held = (nxt[0], nxt[1])
     if dq is None:                                              # mode "comm": nothing computed
         dq = torch.zeros(q.shape, dtype=acc_t, device=q.device)
     if mode != "compute":
-        _mark(probe, "computed")                                # the last hop of dK, dV overlaps nothing
+        mark(probe, "computed")                                # the last hop of dK, dV overlaps nothing
         for x in dworks:
             x.wait()
-        _mark(probe, "received")
+        mark(probe, "received")
         done = sending[1]
     else:
         done = sending
@@ -311,11 +311,11 @@ class _RingFunction(torch.autograd.Function):
 def prepare(q, k, v, *, causal, sm_scale, group, layout, impl):
     """Validate once (the same checks on every rank, so all raise together) -> (causal, scale, Ring)."""
     check_impl(impl)
-    _check_layout(layout)
+    check_layout(layout)
     validate(q, k, v, impl)
     if q.shape != k.shape:
         raise KernelInputError(f"ring attention shards Q, K and V alike: q {tuple(q.shape)} vs k {tuple(k.shape)}")
-    causal, scale = _options(q, causal, sm_scale)
+    causal, scale = options(q, causal, sm_scale)
     ring = Ring(group)
     ring.check_same(list(q.shape), q.device)
     if layout == "zigzag" and q.shape[2] % 2:

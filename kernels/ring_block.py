@@ -180,15 +180,13 @@ def flash_kind(q) -> str:
 
 
 def _flash_backward(q, k, v, o, lse, do, dlse, causal: bool, sm_scale: float):
-    from .api import _backward
-    if _env.INTERPRET and q.dtype == torch.bfloat16:                # the interpreter's bf16 dot is wrong
-        q, k, v, o, do = (x.float() for x in (q, k, v, o, do))
+    from .api import attention_backward
     q, k, v, o = (x.contiguous() for x in (q, k, v, o))
     # The launch lock only in the interpreter (not thread-safe); compiled launches may run on autograd's device
     # thread while the caller holds the lock, as in attention()'s own backward. kind None: "auto", with its
     # fallback from a failed ws launch to the Triton backwards.
-    return _backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), None if dlse is None else dlse.contiguous(),
-                     causal=causal, sm_scale=sm_scale, config=None, lock=_env.INTERPRET, kind=None)
+    return attention_backward(q, k, v, o, lse.contiguous(), do.to(q.dtype), causal=causal, sm_scale=sm_scale,
+                              dlse=None if dlse is None else dlse.contiguous(), lock=_env.INTERPRET)
 
 
 def delta_of(o, do) -> torch.Tensor:

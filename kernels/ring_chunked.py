@@ -21,7 +21,7 @@ CHUNK_BYTES = 256 << 20  # K and V bytes of one sub-chunk at most, when S is cho
 TAG_KV = 1
 
 
-def _mark(probe, what: str) -> None:
+def mark(probe, what: str) -> None:
     if probe is not None:
         probe(what)
 
@@ -137,10 +137,10 @@ def forward_chunked(q, k, v, *, causal, sm_scale, impl, layout, ring, mode, prob
                             acc.fold(off + p.q_lo - lo, off + p.q_hi - lo, o_b, l_b)
                             del o_b, l_b
                         off += hi - lo
-                _mark(probe, "computed")
+                mark(probe, "computed")
                 for x in works or ():
                     x.wait()
-                _mark(probe, "received")
+                mark(probe, "received")
                 if works is not None:
                     held, spare = spare, held
         a_out, a_lse = acc.finish()

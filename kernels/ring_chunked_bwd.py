@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from .ring_block import acc_dtype, block_backward
-from .ring_chunked import TAG_KV, _mark, chunk_count
+from .ring_chunked import TAG_KV, mark, chunk_count
 from .ring_plan import chunks_of, key_rows, plan, within
 
 BWD_CHUNK_BYTES = 64 << 20  # K and V bytes of one backward sub-chunk at most, when S is chosen automatically
@@ -139,7 +139,7 @@ def backward_chunked(q, k, v, o, lse, do, delta, dlse, *, causal, sm_scale, impl
                         acc[0, :, :, p.k_lo:p.k_hi] += gk
                         acc[1, :, :, p.k_lo:p.k_hi] += gv
                         del gq, gk, gv
-            _mark(probe, "computed")
+            mark(probe, "computed")
             if mode != "compute":
                 for x in sums.works or ():
                     x.wait()                                    # the previous hop: sent, and its sums are in
@@ -156,16 +156,16 @@ def backward_chunked(q, k, v, o, lse, do, delta, dlse, *, causal, sm_scale, impl
                     home = (sums.recv, segs)
             for x in works or ():
                 x.wait()
-            _mark(probe, "received")
+            mark(probe, "received")
             if works is not None:
                 held, spare = spare, held
         if mode == "compute":
             unpack(0, segs)                                     # this rank's part only (timing, not values)
     if mode != "compute":
-        _mark(probe, "computed")                                # the last hop of the last pass overlaps nothing
+        mark(probe, "computed")                                # the last hop of the last pass overlaps nothing
         for x in sums.works:
             x.wait()
-        _mark(probe, "received")
+        mark(probe, "received")
         unpack(*home)
     del sums, kv
     if dq.dtype != q.dtype:

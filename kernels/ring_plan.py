@@ -23,7 +23,7 @@ LAYOUTS = ("contiguous", "zigzag")
 
 # ----------------------------------------------------------------------------- layouts
 
-def _check_layout(layout) -> str:
+def check_layout(layout) -> str:
     if layout not in LAYOUTS:
         raise KernelInputError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     return layout
@@ -31,12 +31,12 @@ def _check_layout(layout) -> str:
 
 def chunks_of(rank: int, world: int, layout: str) -> tuple[int, ...]:
     """The global chunk indices rank holds, in local order (W chunks when contiguous, 2W when zigzag)."""
-    return (rank,) if _check_layout(layout) == "contiguous" else (rank, 2 * world - 1 - rank)
+    return (rank,) if check_layout(layout) == "contiguous" else (rank, 2 * world - 1 - rank)
 
 
 def _check_split(n: int, world: int, layout: str) -> int:
     """Chunk length; KernelInputError when N does not split evenly."""
-    parts = world if _check_layout(layout) == "contiguous" else 2 * world
+    parts = world if check_layout(layout) == "contiguous" else 2 * world
     if n % parts:
         raise KernelInputError(f"N = {n} does not split into {parts} equal chunks "
                                f"({layout} layout over W = {world} ranks needs N divisible by {parts})")
@@ -93,7 +93,7 @@ def key_rows(n_local: int, layout: str, part: tuple[int, int] = (0, 1)) -> list[
     need not divide c (sizes differ by at most one row); it is the same on every rank, so a sub-chunk has one
     shape around the ring. Taking the same slice of each chunk keeps zigzag's per-step balance in every pass."""
     i, s = part
-    per = 1 if _check_layout(layout) == "contiguous" else 2
+    per = 1 if check_layout(layout) == "contiguous" else 2
     c = n_local // per
     if not (isinstance(s, int) and 1 <= s <= max(1, c) and isinstance(i, int) and 0 <= i < s):
         raise KernelInputError(f"key sub-chunk {part!r}: need 0 <= i < S <= {max(1, c)} (the rows of one layout chunk)")

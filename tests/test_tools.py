@@ -33,13 +33,7 @@ def test_the_suite_summary_writes_a_file_the_evidence_check_reads(tmp_path, monk
     assert verdict.ok and "35 passed, 0 failed" in verdict.text
 
 
-# crossings left in files other helpers or the lead own (issue 29, later phases): kernels/ring*.py,
-# flashviz/bench/variants_bench.py -> measure.py, flashviz/charts/blocks_ratio.py
-ALLOWED = {("kernels/ring.py", "_options"), ("kernels/ring.py", "_mark"), ("kernels/ring.py", "_check_layout"),
-           ("kernels/ring_block.py", "_backward"), ("kernels/ring_chunked_bwd.py", "_mark"),
-           ("flashviz/charts/blocks_ratio.py", "_axis"), ("flashviz/charts/blocks_ratio.py", "_layout"),
-           *(("flashviz/bench/variants_bench.py", n) for n in ("_classify", "_free", "_quantile", "_short", "_sync",
-                                                               "_time"))}
+ALLOWED: set = set()         # no private name crosses a module boundary in the library
 
 
 def test_no_private_name_crosses_a_module_boundary_in_the_library():

@@ -49,24 +49,24 @@ def device_kind() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _sync(device: str) -> None:
+def sync(device: str) -> None:
     if device == "cuda":
         torch.cuda.synchronize()
 
 
-def _free(device: str) -> None:
+def free_memory(device: str) -> None:
     gc.collect()
     if device == "cuda":
         torch.cuda.empty_cache()
 
 
-def _short(e: BaseException, limit: int = 500) -> str:
+def short_error(e: BaseException, limit: int = 500) -> str:
     lines = str(e).strip().splitlines()
     first = lines[0] if lines else ""
     return (first if isinstance(e, fk.KernelError) and first else f"{type(e).__name__}: {first}")[:limit]
 
 
-def _classify(e: BaseException) -> str:
+def classify_error(e: BaseException) -> str:
     if isinstance(e, (torch.cuda.OutOfMemoryError, fk.KernelOutOfMemory, MemoryError)):
         return "oom"
     if isinstance(e, (fk.KernelUnavailable, ImportError)):
@@ -170,7 +170,7 @@ def _runner(impl: str, x: dict, cfg: dict, blocks: dict):
     return bwd
 
 
-def _time(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_ms: float) -> list[float]:
+def time_calls(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_ms: float) -> list[float]:
     """Timed runs in ms (each one call of fn)."""
     if device == "cuda":
         from triton.testing import do_bench
@@ -187,7 +187,7 @@ def _time(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_m
     return times
 
 
-def _quantile(xs: list[float], p: float) -> float:
+def quantile(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     i = p * (len(xs) - 1)
     lo = int(i)
@@ -219,12 +219,12 @@ def _graph(cell: dict, fn, device: str, rep_ms: float) -> None:
         if not ms > 0:
             raise RuntimeError(f"median replay time {ms} ms is not positive")
     except Exception as e:                               # noqa: BLE001 - a failed capture is a recorded fact
-        cell.update(graph_ms=None, graph_tflops=None, graph_message="graph capture failed: " + _short(e, 400))
+        cell.update(graph_ms=None, graph_tflops=None, graph_message="graph capture failed: " + short_error(e, 400))
         try:                                             # a capture that failed midway must not leak into the next
             torch.cuda.synchronize()
         except Exception:                                # noqa: BLE001
             pass
-        _free(device)                                    # e.g. an OOM inside the capture: give its pool back
+        free_memory(device)                                    # e.g. an OOM inside the capture: give its pool back
     else:
         cell.update(graph_ms=ms, graph_tflops=cell["flops"] / (ms * 1e9), graph_message=None)
 
@@ -251,7 +251,7 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness
-            _sync(device)
+            sync(device)
             if ref is not None:
                 max_abs, rel = _errors(r, ref, cfg)
                 ok = math.isfinite(max_abs) and math.isfinite(rel)
@@ -266,28 +266,28 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
                 base = torch.cuda.memory_allocated()
             t0 = time.perf_counter()
             r = fn()
-            _sync(device)
+            sync(device)
             est_ms = (time.perf_counter() - t0) * 1e3
             if device == "cuda":
                 cell["peak_extra_bytes"] = int(torch.cuda.max_memory_allocated() - base)
             del r
-            times = _time(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
+            times = time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
     except Exception as e:                               # noqa: BLE001 - every failure becomes a cell
-        cell.update(status=_classify(e), message=_short(e))
+        cell.update(status=classify_error(e), message=short_error(e))
         cell.update(ms=None, peak_extra_bytes=None)
     else:
         ms = statistics.median(times)
         if not ms > 0:                                   # below the timer's resolution: no honest number
             cell.update(status="error", message=f"median time {ms} ms is not positive (timer resolution)")
             return cell
-        cell.update(status="ok", ms=ms, ms_p20=_quantile(times, 0.2), ms_p80=_quantile(times, 0.8),
+        cell.update(status="ok", ms=ms, ms_p20=quantile(times, 0.2), ms_p80=quantile(times, 0.8),
                     reps=len(times), tflops=cell["flops"] / (ms * 1e9))
         if cell["peak_extra_bytes"] is not None:
             cell["peak_over_ideal"] = cell["peak_extra_bytes"] / cell["ideal_bytes"]
         _graph(cell, fn, device, rep_ms)                 # 4. graph replays
     getattr(fn, "saved", {}).clear()                     # bwd mode: drop the forward's graph
     if cell["status"] == "oom":
-        _free(device)
+        free_memory(device)
     return cell
 
 
@@ -331,9 +331,9 @@ def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, 
         with fk.LAUNCH_LOCK:
             x = make_inputs(cfg, seed, device)
     except Exception as e:                               # noqa: BLE001 - inputs alone do not fit
-        status, msg = _classify(e), "inputs: " + _short(e)
+        status, msg = classify_error(e), "inputs: " + short_error(e)
         del e
-        _free(device)
+        free_memory(device)
         for impl in impls:
             cells.append(dict(blank_cell(impl, cfg), status=status, message=msg))
             if progress_callback:
@@ -345,9 +345,9 @@ def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, 
             with fk.LAUNCH_LOCK:
                 ref = reference(x, cfg)
         except Exception as e:                           # noqa: BLE001 - measure anyway, unchecked
-            note = "reference skipped: " + _short(e)
+            note = "reference skipped: " + short_error(e)
             del e
-            _free(device)
+            free_memory(device)
     for impl in impls:
         cell = _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks)
         if note and cell["message"] is None:
@@ -356,7 +356,7 @@ def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, 
         if progress_callback:
             progress_callback(len(cells), len(impls), cell)
     del x, ref
-    _free(device)
+    free_memory(device)
     return add_ratios(cells)
 
 

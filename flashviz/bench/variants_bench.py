@@ -29,7 +29,7 @@ import torch
 from flashviz.errors import InputError
 
 from . import peers, provenance
-from .measure import _classify, _free, _quantile, _short, _sync, _time, device_kind
+from .measure import classify_error, device_kind, free_memory, quantile, short_error, sync, time_calls
 from .variants_spec import (FLEX_BLOCK, IMPLS, KIND, OURS, PRESETS, REL_TOL, SCHEMA_VERSION, VARIANTS, cell_flops,
                             doc_lens, variant_of)
 
@@ -105,7 +105,7 @@ def _flex_runner(x: dict, compile_: bool, cell: dict):
         score_mod = lambda s, b, h, q, kv: s - slopes[h] * (q - kv).abs()                 # noqa: E731
     t0 = time.perf_counter()
     bm = create_block_mask(mask_mod, None, None, n, n, device=x["q"].device.type, BLOCK_SIZE=FLEX_BLOCK)
-    _sync(x["q"].device.type)
+    sync(x["q"].device.type)
     cell["block_mask_s"] = time.perf_counter() - t0
     if compile_:      # a fresh compile per cell: past dynamo's recompile limit (8) flex silently runs eager,
         torch._dynamo.reset()   # materialising N x N scores (an H200 run ran out of memory at N = 16384 so)
@@ -211,28 +211,28 @@ def measure_impl(impl: str, x: dict, ref: dict, cfg: dict, spec: dict, device: s
             raise InputError(key="errors.one_of", name="impl", choices=", ".join(IMPLS), got=repr(impl))
         t0 = time.perf_counter()
         out = fn()                                       # compiles (flex under torch.compile, Triton kernels)
-        _sync(device)
+        sync(device)
         if impl == "flex":
             cell["compile_s"] = time.perf_counter() - t0
         cell["max_abs_err"], cell["rel_err"] = _errors(out, ref)
         cell["correct"] = cell["rel_err"] <= REL_TOL[cfg["dtype"]]
         est = (time.perf_counter() - t0) * 1e3 if impl != "flex" else 1.0
-        times = _time(fn, device, spec["warmup_ms"], spec["rep_ms"], spec["min_reps"], est)
-        ms = float(_quantile(times, 0.5))
-        cell.update(status="ok", ms=ms, ms_p20=float(_quantile(times, 0.2)), ms_p80=float(_quantile(times, 0.8)),
+        times = time_calls(fn, device, spec["warmup_ms"], spec["rep_ms"], spec["min_reps"], est)
+        ms = float(quantile(times, 0.5))
+        cell.update(status="ok", ms=ms, ms_p20=float(quantile(times, 0.2)), ms_p80=float(quantile(times, 0.8)),
                     reps=len(times), tflops_useful=cell["flops_useful"] / (ms * 1e9))
         if cell["flops_executed"] is not None:
             cell["tflops_executed"] = cell["flops_executed"] / (ms * 1e9)
         if impl in OURS and x["ids"] is not None:       # the tables' cost, as flex's block_mask_s is its mask's
-            fresh = _time(_ours_runner(x, impl, new_ids=True), device, spec["warmup_ms"], spec["rep_ms"],
+            fresh = time_calls(_ours_runner(x, impl, new_ids=True), device, spec["warmup_ms"], spec["rep_ms"],
                           spec["min_reps"], est)
-            cell["ms_new_ids"] = float(_quantile(fresh, 0.5))
+            cell["ms_new_ids"] = float(quantile(fresh, 0.5))
     except TypeError as e:                               # a keyword this impl does not take (yet)
-        cell.update(status="unavailable", message=f"{impl} does not support this variant yet: {_short(e)}")
+        cell.update(status="unavailable", message=f"{impl} does not support this variant yet: {short_error(e)}")
     except Exception as e:                               # noqa: BLE001 - recorded in the cell, never raised
-        cell.update(status=_classify(e), message=_short(e))
+        cell.update(status=classify_error(e), message=short_error(e))
         if cell["status"] == "oom":
-            _free(device)
+            free_memory(device)
     return cell
 
 
@@ -272,7 +272,7 @@ def run(preset: str, *, out: Path | None = None, budget_s: float | None = None, 
                 if progress:
                     progress(data["cells"][-1])
             del x
-            _free(device)
+            free_memory(device)
             add_speedups(data["cells"])
             data["elapsed_s"] = time.perf_counter() - t_start
             if on_partial:

@@ -34,7 +34,7 @@ MAX_HOVER_CELLS = 1 << 14      # per-cell hover text up to this many blocks
 MAX_PARTIAL_POINTS = 4096      # per-worker markers in the decoding chart up to W x d points
 
 
-def _layout(title: str, *, height: int = 420, **kw) -> dict:
+def block_layout(title: str, *, height: int = 420, **kw) -> dict:
     lay = dict(template="none", title=dict(text=title, x=0.01, xanchor="left", font=dict(size=15)),
                font=dict(family=FONT, size=13, color="#222222"), height=height, paper_bgcolor="white",
                plot_bgcolor="white", margin=dict(l=70, r=20, t=60, b=150),
@@ -43,7 +43,7 @@ def _layout(title: str, *, height: int = 420, **kw) -> dict:
     return lay
 
 
-def _axis(title: str = "", **kw) -> dict:
+def axis_style(title: str = "", **kw) -> dict:
     return dict(title=dict(text=title), gridcolor="#E6E6E6", linecolor="#999999", showline=True,
                 ticks="outside", **kw)
 
@@ -93,11 +93,11 @@ def grid_figure(schedule: Schedule, step: int, lang: str = "en") -> go.Figure:
     order = t("blocks.order_fa1" if schedule.order == "fa1" else "blocks.order_fa2", lang)
     c = schedule.cfg
     plot_h = int(min(560, max(240, 26 * tr)))                          # rows get ~26 px while they fit
-    lay = _layout(t("blocks.grid_title", lang, i=step + 1, n=schedule.steps, order=order), height=plot_h + 280,
+    lay = block_layout(t("blocks.grid_title", lang, i=step + 1, n=schedule.steps, order=order), height=plot_h + 280,
                   shapes=shapes, plot_bgcolor="#E3E3E3",              # gaps show between white (skipped) cells
-                  xaxis=_axis(t("blocks.axis_kv", lang, bc=c.bc), side="top", range=[-0.5, tc - 0.5],
+                  xaxis=axis_style(t("blocks.axis_kv", lang, bc=c.bc), side="top", range=[-0.5, tc - 0.5],
                               showgrid=False, zeroline=False),
-                  yaxis=_axis(t("blocks.axis_q", lang, br=c.br), range=[tr - 0.5, -0.5], showgrid=False,
+                  yaxis=axis_style(t("blocks.axis_q", lang, br=c.br), range=[tr - 0.5, -0.5], showgrid=False,
                               zeroline=False),
                   margin=dict(l=70, r=20, t=120, b=150), legend=dict(orientation="h", y=-0.03, x=0, yanchor="top"))
     lay["title"].update(y=0.985, yref="container", yanchor="top")
@@ -134,9 +134,9 @@ def traffic_bars_figure(sofar: IOCounts, total: IOCounts, standard: IOCounts, la
                            marker_color=color, hovertemplate="%{y}: %{x:,}<extra>" + t(key, lang) + "</extra>"))
     title = t("blocks.bars_title", lang, sofar=_human(_unit_total(sofar, unit)),
               total=_human(_unit_total(total, unit)), std=_human(_unit_total(standard, unit)))
-    lay = _layout(title, height=420, barmode="group",
-                  xaxis=_axis(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang)),
-                  yaxis=_axis(t("blocks.axis_tensor", lang), autorange="reversed"))
+    lay = block_layout(title, height=420, barmode="group",
+                  xaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang)),
+                  yaxis=axis_style(t("blocks.axis_tensor", lang), autorange="reversed"))
     return go.Figure(data=data, layout=lay)
 
 
@@ -178,9 +178,9 @@ def traffic_vs_m_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
                            line=dict(color=P.DARK_GREY, width=1, dash="dot")))
         notes.append(dict(x=float(np.log10(b / 1024)), xref="x", y=1.0, yref="paper", text=label, showarrow=False,
                           textangle=-90, xanchor="right", yanchor="top", font=dict(size=11, color=P.DARK_GREY)))
-    lay = _layout(t("blocks.vs_m_title", lang, n=sw.n, d=sw.d), height=480, shapes=shapes, annotations=notes,
-                  xaxis=_axis(t("blocks.axis_m", lang), type="log"),
-                  yaxis=_axis(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
+    lay = block_layout(t("blocks.vs_m_title", lang, n=sw.n, d=sw.d), height=480, shapes=shapes, annotations=notes,
+                  xaxis=axis_style(t("blocks.axis_m", lang), type="log"),
+                  yaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
     return go.Figure(data=_sweep_traces(sw, kib, lang, unit, theta_scale, std_scale), layout=lay)
 
 
@@ -194,9 +194,9 @@ def traffic_vs_n_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
         blocks = t("blocks.blocks_from_m", lang, m=f"{sw.sram_bytes / 1024:g}")
     else:
         blocks = t("blocks.blocks_pinned", lang, br=int(sw.br[-1]), bc=int(sw.bc[-1]))
-    lay = _layout(t("blocks.vs_n_title", lang, d=sw.d, blocks=blocks), height=480,
-                  xaxis=_axis(t("blocks.axis_n", lang), type="log"),
-                  yaxis=_axis(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
+    lay = block_layout(t("blocks.vs_n_title", lang, d=sw.d, blocks=blocks), height=480,
+                  xaxis=axis_style(t("blocks.axis_n", lang), type="log"),
+                  yaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
     return go.Figure(data=_sweep_traces(sw, sw.x, lang, unit, theta_scale, std_scale), layout=lay)
 
 
@@ -232,7 +232,7 @@ def decoding_figure(res: DecodeResult, lang: str = "en") -> go.Figure:
                   row=1, col=2)
     with np.errstate(invalid="ignore"):
         diff = float(np.max(np.abs(res.output - res.single.output)))
-    fig.update_layout(**_layout(t("blocks.dec_title", lang, w=w, diff=f"{diff:.1e}"), height=460, barmode="overlay"))
+    fig.update_layout(**block_layout(t("blocks.dec_title", lang, w=w, diff=f"{diff:.1e}"), height=460, barmode="overlay"))
     fig.update_xaxes(title_text=t("blocks.dec_worker", lang), row=1, col=1)
     fig.update_yaxes(title_text=t("blocks.dec_share", lang), range=[0, 1.15], row=1, col=1)
     fig.update_xaxes(title_text=t("blocks.dec_dim", lang), row=1, col=2)
@@ -276,8 +276,8 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
                                name=t("blocks.paged_now", lang),
                                line=dict(color=P.ORANGE, width=3),
                                marker=dict(symbol="square-open", size=size + 6, color=P.ORANGE, line=dict(width=3))))
-    lay = _layout(t("blocks.paged_title", lang, bs=c.block_size, n=c.seq_len), height=300,
-                  xaxis=_axis("", range=[-1, big], showgrid=False, zeroline=False),
+    lay = block_layout(t("blocks.paged_title", lang, bs=c.block_size, n=c.seq_len), height=300,
+                  xaxis=axis_style("", range=[-1, big], showgrid=False, zeroline=False),
                   yaxis=dict(range=[-0.5, 1.5], tickvals=[0, 1], fixedrange=True, showgrid=False, zeroline=False,
                              ticktext=[t("blocks.paged_physical", lang), t("blocks.paged_logical", lang)]),
                   margin=dict(l=170, r=20, t=60, b=70), legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"))

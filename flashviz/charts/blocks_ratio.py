@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..i18n import t
 from ..traffic import Sweep
 from . import palette as P
-from .blocks import _axis, _layout
+from .blocks import axis_style, block_layout
 
 SERIES = (("fa1", "traffic.series_fa1", P.BLUE), ("fa2", "traffic.series_fa2", P.GREEN))
 
@@ -62,9 +62,9 @@ def ratio_vs_n_figure(sw: Sweep, limits: dict, lang: str = "en", *, mark_n: int 
         blocks = t("blocks.blocks_from_m", lang, m=f"{sw.sram_bytes / 1024:g}")
     else:
         blocks = t("blocks.blocks_pinned", lang, br=int(sw.br[-1]), bc=int(sw.bc[-1]))
-    lay = _layout(t("traffic.vs_n_title", lang, d=sw.d, blocks=blocks), height=460, shapes=shapes,
-                  annotations=notes, xaxis=_axis(t("blocks.axis_n", lang), type="log"),
-                  yaxis=_axis(t("traffic.axis_ratio", lang), type="log"))
+    lay = block_layout(t("traffic.vs_n_title", lang, d=sw.d, blocks=blocks), height=460, shapes=shapes,
+                  annotations=notes, xaxis=axis_style(t("blocks.axis_n", lang), type="log"),
+                  yaxis=axis_style(t("traffic.axis_ratio", lang), type="log"))
     return go.Figure(data=_ratio_traces(sw, sw.x, lang), layout=lay)
 
 
@@ -85,7 +85,7 @@ def ratio_vs_m_figure(sw: Sweep, lang: str = "en") -> go.Figure:
              dict(x=float(np.log10(whole)), xref="x", y=0.0, yref="paper", text=t("traffic.whole", lang),
                   showarrow=False, textangle=-90, xanchor="right", yanchor="bottom",
                   font=dict(size=11, color=P.DARK_GREY))]
-    lay = _layout(t("traffic.vs_m_title", lang, n=sw.n, d=sw.d), height=460, shapes=shapes, annotations=notes,
-                  xaxis=_axis(t("blocks.axis_m", lang), type="log"),
-                  yaxis=_axis(t("traffic.axis_ratio", lang), type="log"))
+    lay = block_layout(t("traffic.vs_m_title", lang, n=sw.n, d=sw.d), height=460, shapes=shapes, annotations=notes,
+                  xaxis=axis_style(t("blocks.axis_m", lang), type="log"),
+                  yaxis=axis_style(t("traffic.axis_ratio", lang), type="log"))
     return go.Figure(data=_ratio_traces(sw, sw.x / 1024, lang), layout=lay)

@@ -180,11 +180,11 @@ STRINGS = {
         "en": "These are the numbers as measured. The backward kernel this recording ran, by head dim: {kernel}. "
               "Recomputation is what makes the memory O(N) whatever the kernel; how fast the recomputing kernel "
               "runs depends on how many matmuls it repeats, its tiles and how it overlaps loads, matmuls and the "
-              "dQ sums. The tiles of our backwards were picked by `python -m flashviz_kernels.tune_backward` on "
+              "dQ sums. The tiles of our backwards were picked by `python -m tools.tune_backward` on "
               "the H200, and which backward autograd runs where follows those measurements.",
         "zh": "以上就是实测数字。这份记录按头维度运行的反向 kernel：{kernel}。无论哪个 kernel，显存降到 O(N) 靠的都是"
               "重计算；重计算的 kernel 跑多快，取决于它重复几次矩阵乘法、tile 大小，以及如何让加载、矩阵乘法和 dQ 的累加"
-              "互相重叠。我们各个反向 kernel 的 tile 大小都是在 H200 上用 `python -m flashviz_kernels.tune_backward` "
+              "互相重叠。我们各个反向 kernel 的 tile 大小都是在 H200 上用 `python -m tools.tune_backward` "
               "挑出来的，autograd 在哪里用哪个反向 kernel 也依据这些实测结果。"},
     "backward.kernel_unknown": {"en": "not recorded (an older file)", "zh": "未记录（较早的文件）"},
     "backward.kernel_ws": {"en": "ws backward (Gluon, warp-specialised, 5 matmuls)",
