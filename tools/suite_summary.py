@@ -16,6 +16,8 @@ import argparse
 import json
 import os
 import platform
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,18 @@ def counts(junit_xml: str) -> dict:
     total = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
     return dict(passed=total["tests"] - total["failures"] - total["errors"] - total["skipped"],
                 failed=total["failures"], skipped=total["skipped"], errors=total["errors"])
+
+
+def failures(junit_xml: str, lines: int = 3) -> list[str]:
+    """'FAILURE|ERROR test id: first lines of the message' for each test that did not pass."""
+    out = []
+    for case in ET.parse(junit_xml).getroot().iter("testcase"):
+        bad = next((c for c in case if c.tag in ("failure", "error")), None)
+        if bad is not None:
+            text = (bad.get("message") or bad.text or "").strip().splitlines()[:lines]
+            out.append(f"{bad.tag.upper()} {case.get('classname', '')}::{case.get('name', '')}: "
+                       f"{' | '.join(text)[:400]}")
+    return out
 
 
 def summary(pytest_args: list[str], result: dict) -> dict:
@@ -55,19 +69,29 @@ def summary(pytest_args: list[str], result: dict) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="summary path (default assets/verified/<gpu>-triton-<version>.json)")
+    ap.add_argument("--junit", help="also keep pytest's junit report here")
+    ap.add_argument("--timeout-s", type=float, help="interrupt pytest after this long (it still writes its report)")
     ap.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: -m gpu -q)")
     args = ap.parse_args(argv)
     pytest_args = args.pytest_args or ["-m", "gpu", "-q"]
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "junit.xml")
-        rc = subprocess.call([sys.executable, "-m", "pytest", *pytest_args, f"--junitxml={xml}"], cwd=ROOT)
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args, f"--junitxml={xml}"], cwd=ROOT)
+        try:
+            rc = proc.wait(args.timeout_s)
+        except subprocess.TimeoutExpired:                # an interrupted run still reports what it ran
+            proc.send_signal(signal.SIGINT)
+            rc = proc.wait()
         if not os.path.exists(xml):
             raise SystemExit(f"pytest wrote no report (exit {rc})")
         data = summary(pytest_args, counts(xml))
+        bad = failures(xml)
+        if args.junit:
+            shutil.copy(xml, args.junit)
     from flashviz.bench.evidence import suite_problems
-    problems = suite_problems(data)
-    if problems:
-        raise SystemExit(f"the summary does not follow its schema: {problems}")
+    wrong = suite_problems(data)
+    if wrong:
+        raise SystemExit(f"the summary does not follow its schema: {wrong}")
     slug = "".join(ch if ch.isalnum() else "-" for ch in data["gpu"].lower()).strip("-")
     name = f"{slug}-triton-{data['versions']['triton']}.json"
     out = Path(args.out) if args.out else ROOT / "assets" / "verified" / name
@@ -75,6 +99,7 @@ def main(argv=None) -> int:
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}: {data['passed']} passed, {data['failed']} failed, {data['errors']} errors, "
           f"{data['skipped']} skipped (pytest exit {rc})")
+    print("\n".join(bad))
     return 0 if data["failed"] == data["errors"] == 0 else 1
 
 

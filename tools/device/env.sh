@@ -48,12 +48,13 @@ for d in ("flash-attn-4", "nvidia-cutlass-dsl", "streamlit", "plotly"):
 PY
 }
 
-# fv_suite LABEL [pytest args]: the GPU tests, parallel over the machine's cores, a junit file and a log in $OUT
+# fv_suite LABEL [pytest args]: the GPU tests in parallel over the machine's cores (pytest-xdist is in its image),
+# interrupted after FV_SUITE_S seconds; the summary (tools/suite_summary.py) and the junit report go to $OUT
 fv_suite() {
     local label=$1; shift
-    timeout "${FV_SUITE_S:-420}" python3 -m pytest -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" \
-        --dist loadfile --continue-on-collection-errors --junitxml="$OUT/$label.xml" "$@" > "$OUT/$label.log" 2>&1
+    python3 -m tools.suite_summary --out "$OUT/$label.json" --junit "$OUT/$label.xml" \
+        --timeout-s "${FV_SUITE_S:-420}" -- -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" --dist loadfile \
+        --continue-on-collection-errors "$@" > "$OUT/$label.log" 2>&1
     echo "exit $?" >> "$OUT/$label.log"
-    python3 tools/device/junit_summary.py "$OUT/$label.xml" > "$OUT/$label.summary.txt" 2>&1
-    tail -4 "$OUT/$label.log"; head -40 "$OUT/$label.summary.txt"
+    tail -25 "$OUT/$label.log"
 }
