@@ -21,13 +21,17 @@ def test_the_suite_summary_counts_what_pytest_reported(tmp_path):
 
 def test_the_suite_summary_writes_a_file_the_evidence_check_reads(tmp_path, monkeypatch):
     """main() with a fake pytest run: the file it writes is a Suite claim's file; failures make it refuse."""
-    def fake_call(cmd, cwd=None):
-        path = next(a.split("=", 1)[1] for a in cmd if a.startswith("--junitxml="))
-        open(path, "w").write(JUNIT.replace('failures="2"', 'failures="0"').replace('errors="1"', 'errors="0"'))
-        return 0
-    monkeypatch.setattr(suite_summary.subprocess, "call", fake_call)
-    out = tmp_path / "s.json"
-    assert suite_summary.main(["--out", str(out), "--", "-m", "gpu", "-q"]) == 0
+    class FakePytest:                                  # writes its report and exits 0, as a passing run would
+        def __init__(self, args):
+            path = next(a.split("=", 1)[1] for a in args if a.startswith("--junitxml="))
+            open(path, "w").write(JUNIT.replace('failures="2"', 'failures="0"').replace('errors="1"', 'errors="0"'))
+
+        def wait(self, timeout=None):
+            return 0
+    monkeypatch.setattr(suite_summary, "start_pytest", FakePytest)
+    out, junit = tmp_path / "s.json", tmp_path / "kept.xml"
+    assert suite_summary.main(["--out", str(out), "--junit", str(junit), "--", "-m", "gpu", "-q"]) == 0
+    assert suite_summary.counts(str(junit))["passed"] == 35                  # the report kept beside it
     from flashviz_kernels.claims import Suite
     verdict = evidence.check(Suite(str(out)))
     assert verdict.ok and "35 passed, 0 failed" in verdict.text

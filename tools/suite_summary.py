@@ -66,6 +66,11 @@ def summary(pytest_args: list[str], result: dict) -> dict:
                 date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
 
+def start_pytest(args: list[str]) -> subprocess.Popen:
+    """`python -m pytest ARGS` in the checkout's root, started."""
+    return subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=ROOT)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="summary path (default assets/verified/<gpu>-triton-<version>.json)")
@@ -76,7 +81,7 @@ def main(argv=None) -> int:
     pytest_args = args.pytest_args or ["-m", "gpu", "-q"]
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "junit.xml")
-        proc = subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args, f"--junitxml={xml}"], cwd=ROOT)
+        proc = start_pytest([*pytest_args, f"--junitxml={xml}"])
         try:
             rc = proc.wait(args.timeout_s)
         except subprocess.TimeoutExpired:                # an interrupted run still reports what it ran
