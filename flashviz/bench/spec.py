@@ -124,6 +124,12 @@ PRESETS = {
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
              impls=("sdpa-cudnn", "fast", "ws", "fa4"), mode=("fwd", "bwd")),
     ), warmup_ms=25.0, rep_ms=100.0),
+    # What a triton version gives (kernels/gates.py's evidence beside its suite summary): the Hopper kernels
+    # against cuDNN, forward and backward alone, at realistic sizes.
+    "h200-versions": dict(grids=(
+        Grid(n=(4096, 8192), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
+             impls=("sdpa-cudnn", "fast", "ws"), mode=("fwd", "bwd")),
+    ), warmup_ms=25.0, rep_ms=100.0),
     # A quick GPU look (< 1 min incl. compiles).
     "gpu-small": dict(grids=(
         Grid(n=(1024, 4096), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
