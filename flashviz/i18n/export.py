@@ -7,6 +7,7 @@ STRINGS = {
               "offline (HTML), or its data (CSV, JSON). File names carry the configuration.",
         "zh": "把这张图下载为图片（PNG 适合幻灯片，SVG 为矢量图）、可离线打开的交互网页（HTML），"
               "或其数据（CSV、JSON）。文件名中带有当前配置。"},
+    "export.chart": {"en": "Chart", "zh": "图表"},
     "export.file": {"en": "File: `{stem}`", "zh": "文件名：`{stem}`"},
     "export.fmt_png": {"en": "PNG image (2560 px wide)", "zh": "PNG 图片（宽 2560 像素）"},
     "export.fmt_svg": {"en": "SVG image (scalable)", "zh": "SVG 矢量图"},

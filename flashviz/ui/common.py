@@ -63,7 +63,9 @@ def begin_run(title: str = "", url_path: str = "") -> None:
 
 
 def registry() -> dict:
-    return st.session_state.setdefault(REGISTRY, {"page": {"title": "", "url_path": ""}, "charts": {}})
+    reg = st.session_state.setdefault(REGISTRY, {"page": {"title": "", "url_path": ""}, "charts": {}})
+    reg.setdefault("files", {})
+    return reg
 
 
 def _meta(extra: dict | None) -> dict:
@@ -92,11 +94,12 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
         export_menu(item, lang, key=key)
 
 
-def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) -> None:
-    """A small popover of download buttons; each generates its file only when clicked."""
+def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, popover: bool = True) -> None:
+    """A small popover of download buttons (or the buttons alone); each generates its file only when clicked."""
     ok, why = export.image_status()
-    with st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
-                    help=t("export.menu_help", lang)):
+    box = st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
+                     help=t("export.menu_help", lang)) if popover else contextlib.nullcontext()
+    with box:
         st.caption(t("export.file", lang, stem=item.stem))
         for fmt in export.FORMATS:
             off = fmt in export.IMAGE_FORMATS and not ok
@@ -110,10 +113,35 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) 
             st.caption(t("export.image_failed", lang, why=failed))
 
 
+def register_export(items: list, files: list, lang: str, *, title: str, note: str = "", extra_labels=None,
+                    key: str) -> None:
+    """For charts a page draws in the browser (the stepper): register `items` (export.ChartExport, their figures
+    made only when exported) and `files` (export.FileExport) for the page's zip, and draw one Export popover with
+    the files and, for a chart picked there, its formats. Nothing is generated until a button is clicked."""
+    reg = registry()
+    for item in items:
+        reg["charts"][f"{key}.{item.name}"] = item
+    for f in files:
+        reg["files"][f.name] = f
+    labels = extra_labels or {}
+    with st.popover(title, icon=":material/download:", type="tertiary", help=t("export.menu_help", lang)):
+        for f in files:
+            label, help_ = labels.get(f.name, (f.name, None))
+            st.download_button(label, data=f.make, file_name=f.name, mime=f.mime, on_click="ignore",
+                               key=f"{key}.file.{f.name}", icon=ICONS["html"], help=help_, width="stretch")
+        if note:
+            st.caption(note)
+        names = [item.name for item in items]
+        pick = st.segmented_control(t("export.chart", lang), names, key=f"{key}.pick", default=names[0])
+        for item in items:
+            if item.name == (pick or names[0]):
+                export_menu(item, lang, key=f"{key}.{item.name}", popover=False)
+
+
 # ----------------------------------------------------------------------------- the page's zip
 
 def _zip(reg: dict, manifest: dict) -> bytes:
-    return export.to_zip(list(reg["charts"].values()), manifest)
+    return export.to_zip(list(reg["charts"].values()), manifest, files=list(reg.get("files", {}).values()))
 
 
 def export_sidebar(lang: str) -> None:
@@ -121,7 +149,7 @@ def export_sidebar(lang: str) -> None:
     with shown_errors(lang, where="export"):
         state.export_format_switch()
         reg = registry()
-        n = len(reg["charts"])
+        n = len(reg["charts"]) + len(reg["files"])
         page = reg["page"]["url_path"] or "page"
         cfg = state.config()
         try:
