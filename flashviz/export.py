@@ -43,13 +43,11 @@ last_image_failure = images.last_failure                # why the last image fai
 
 @dataclass
 class ChartExport:
-    """One chart as the page drew it: the figure (or a function that builds it, called on the first export: a page
-    whose chart is drawn in the browser registers it without building it on every run), its name and
-    configuration slug, and metadata."""
+    """One chart as the page drew it: the figure, its name and configuration slug, and metadata."""
 
     name: str
     slug: str
-    fig: object                                   # plotly.graph_objects.Figure, or a callable returning one
+    fig: object                                   # plotly.graph_objects.Figure (or a LazyFigure)
     meta: dict = field(default_factory=dict)
     height: int | None = None                     # export height (px) as the modebar uses it
 
@@ -58,10 +56,26 @@ class ChartExport:
         return file_stem(self.name, self.slug)
 
     def figure(self):
-        """The figure, built now if it was given as a function (once)."""
-        if callable(self.fig) and not hasattr(self.fig, "to_dict"):
-            self.fig = self.fig()
-        return self.fig
+        """The figure (a LazyFigure is built now, once)."""
+        return self.fig.figure() if isinstance(self.fig, LazyFigure) else self.fig
+
+
+class LazyFigure:
+    """A figure made on first use: what a page registers for export when it draws the chart in the browser (the
+    stepper), so that no figure is built on a run that exports nothing. Every attribute is the built figure's."""
+
+    def __init__(self, build):
+        self._build, self._fig = build, None
+
+    def figure(self):
+        if self._fig is None:
+            self._fig = self._build()
+        return self._fig
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.figure(), name)
 
 
 @dataclass
@@ -255,7 +269,7 @@ def export(item: ChartExport, fmt: str) -> bytes:
 
 
 def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bool = True,
-           files: list[FileExport] = ()) -> bytes:
+           extra_files: list[FileExport] = ()) -> bytes:
     """Every chart as HTML, CSV, JSON and (when a browser works) PNG and SVG, plus manifest.json listing the files
     each chart really has and, for any that is missing, why. After the first image that fails, the remaining
     images are skipped with that reason: a dead browser costs one image's timeout, not one per chart."""
@@ -289,7 +303,7 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
             charts.append({"chart": item.name, "title": _meta_doc(item)["title"], "files": files,
                            **({"errors": errors} if errors else {}), "meta": plain(item.meta, json_safe=True)})
         extra = []
-        for f in files:                                                 # whole files: the stepper's offline page
+        for f in extra_files:                                           # whole files: the stepper's offline page
             try:
                 zf.writestr(safe(f.name), f.make())
                 extra.append({"file": safe(f.name)})
@@ -297,7 +311,7 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
                 extra.append({"file": safe(f.name), "error": f"{type(e).__name__}: {e}"})
         wanted = len(IMAGE_FORMATS) * len(items)
         reason = reasons[0] if reasons else why if not ok else "see each chart's errors"
-        if not items and not files:
+        if not items and not extra_files:
             summary = "no charts"
         elif not items:
             summary = "no charts: files only"
@@ -310,7 +324,8 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
         doc = {"app": "flashviz", "version": __version__,
                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                **plain(manifest or {}, json_safe=True), "images": summary,
-               "seconds": round(time.monotonic() - started, 2), "charts": charts, **({"files": extra} if files else {})}
+               "seconds": round(time.monotonic() - started, 2), "charts": charts,
+               **({"files": extra} if extra_files else {})}
         zf.writestr("manifest.json", json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1))
     return buf.getvalue()
 

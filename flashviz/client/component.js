@@ -81,5 +81,5 @@ export default function (component) {
     const box = host.querySelector("[data-fv=notes]");
     if (box && s.P) box.insertAdjacentHTML("beforeend", `<div class="fv-note fv-error">${P.md(s.P.text["stepper.no_plotly"])}</div>`);
   });
-  return () => { undo(); if (head.part === "main") P.stop(s); };
+  return undo;                        // autoplay goes on across reruns; a new configuration stops it
 }

@@ -256,7 +256,7 @@ FV.player = (function () {
   }
 
   function vec(P, arr, step) {
-    const ds = P.ds, xs = Array.from(arr.subarray(step * ds, (step + 1) * ds)).map(F.fmtNum);
+    const ds = P.ds, xs = Array.from(arr.subarray(step * ds, (step + 1) * ds), v => F.fmtNum(v));
     return "[" + xs.join(", ") + (P.d > ds ? ", …" : "") + "]";
   }
 

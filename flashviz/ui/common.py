@@ -120,6 +120,7 @@ def register_export(items: list, files: list, lang: str, *, title: str, note: st
     the files and, for a chart picked there, its formats. Nothing is generated until a button is clicked."""
     reg = registry()
     for item in items:
+        item.meta = _meta(item.meta)
         reg["charts"][f"{key}.{item.name}"] = item
     for f in files:
         reg["files"][f.name] = f
@@ -141,7 +142,7 @@ def register_export(items: list, files: list, lang: str, *, title: str, note: st
 # ----------------------------------------------------------------------------- the page's zip
 
 def _zip(reg: dict, manifest: dict) -> bytes:
-    return export.to_zip(list(reg["charts"].values()), manifest, files=list(reg.get("files", {}).values()))
+    return export.to_zip(list(reg["charts"].values()), manifest, extra_files=list(reg.get("files", {}).values()))
 
 
 def export_sidebar(lang: str) -> None:

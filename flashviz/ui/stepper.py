@@ -9,11 +9,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from flashviz import export
 from flashviz.cache import MiB, memo
 from flashviz.charts import stepper as charts
+from flashviz.charts import stepper_payload
 from flashviz.charts.common import fmt_num
 from flashviz.i18n import t
 from flashviz.online_softmax import Trace
@@ -23,12 +25,35 @@ from flashviz.ui.common import register_export, shown_errors
 from flashviz.ui.config import Config, row_problem
 
 NS = "stepper"            # session-state namespace of this page
-SEEN = "stepper.seen"     # (N, row) of the last run: says so when a change of N moved the row
+SEEN = "stepper.seen"     # the configuration of the last run: says so when a change of N moved the row
+
+
+TABLE_ROWS = stepper_payload.TABLE_ROWS
 
 
 def cached_trace(cfg: Config) -> Trace:
     """The engine's FA2 trace of this configuration (shared read-only by every session)."""
     return stepper_view.trace(cfg, "fa2")
+
+
+def recurrence_table(tr: Trace, step: int, lang: str) -> pd.DataFrame:
+    """The stepper's table as data (other pages show it): tiles 1..step+1 (the last TABLE_ROWS of them) with tile,
+    keys, tile max, m, α, ℓ, rescale; numbers as the page prints them (NaN and −∞ spelled out)."""
+    lo = max(0, step + 1 - TABLE_ROWS)
+    rows = slice(lo, step + 1)
+
+    def fmt(a: np.ndarray) -> list[str]:
+        return [fmt_num(float(v)) for v in a]
+
+    return pd.DataFrame({
+        t("stepper.col_tile", lang): np.arange(lo + 1, step + 2),
+        t("stepper.col_keys", lang): [f"{a}–{b - 1}" for a, b in zip(tr.start[rows], tr.stop[rows])],
+        t("stepper.col_tile_max", lang): fmt(tr.tile_max[rows]),
+        "m": fmt(tr.m[rows]),
+        "α": fmt(tr.alpha[rows]),
+        "ℓ": fmt(tr.l[rows]),
+        t("stepper.col_rescale", lang): np.where(tr.rescaled[rows], t("stepper.yes", lang), ""),
+    })
 
 
 def _describe(cfg: Config, tr: Trace, lang: str) -> None:
@@ -38,14 +63,15 @@ def _describe(cfg: Config, tr: Trace, lang: str) -> None:
 
 
 def _row_note(cfg: Config, lang: str) -> None:
-    """A change of N keeps the query row (config.follow_row); when the row no longer exists, say where it went."""
+    """A change of N keeps the query row (config.follow_row); when the row no longer exists, say where it went. The
+    note stays until the next change of the configuration."""
     ss = st.session_state
-    seen, now = ss.get(SEEN), (cfg.n, cfg.row)
-    ss[SEEN] = now
-    if seen and seen[0] != cfg.n and seen[1] != cfg.row and isinstance(seen[1], int) and seen[1] >= cfg.n:
-        ss[f"{NS}.row_note"] = t("stepper.row_moved", lang, old=seen[1], n=cfg.n, row=cfg.row)
-    elif seen and seen != now:
-        ss.pop(f"{NS}.row_note", None)
+    seen = ss.get(SEEN)
+    ss[SEEN] = cfg
+    if seen is not None and seen != cfg:
+        moved = (seen.n != cfg.n and seen.row != cfg.row and isinstance(seen.row, int) and isinstance(cfg.n, int)
+                 and seen.row >= cfg.n)
+        ss[f"{NS}.row_note"] = t("stepper.row_moved", lang, old=seen.row, n=cfg.n, row=cfg.row) if moved else None
     if ss.get(f"{NS}.row_note"):
         st.info(ss[f"{NS}.row_note"], icon=":material/swap_vert:")
 
@@ -137,7 +163,7 @@ def offline_html(cfg: Config, lang: str) -> bytes:
 def _exports(cfg: Config, lang: str) -> None:
     slug = f"{cfg.slug()}_step{cached_trace(cfg).steps}"
     heights = {"strip": 360}
-    items = [export.ChartExport(name=name, slug=slug, fig=make, height=heights.get(name))
+    items = [export.ChartExport(name=name, slug=slug, fig=export.LazyFigure(make), height=heights.get(name))
              for name, make in _final_figures(cfg, lang).items()]
     player = export.FileExport(f"flashviz_stepper_{cfg.slug()}.html", functools.partial(offline_html, cfg, lang))
     register_export(items, [player], lang, title=t("stepper.export", lang), note=t("stepper.export_charts", lang),
