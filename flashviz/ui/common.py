@@ -15,7 +15,7 @@ import logging
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import export, literal
+from .. import export, literal, runlog
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config
 from ..errors import DatasetError, FlashvizError
@@ -59,6 +59,7 @@ def config_ok(cfg, ns: str, lang: str) -> bool:
 
 def begin_run(title: str = "", url_path: str = "") -> None:
     """A full run starts: a fresh registry (the zip button of the previous run keeps the old one)."""
+    runlog.begin(url_path)
     st.session_state[REGISTRY] = {"page": {"title": title, "url_path": url_path}, "charts": {}}
 
 
@@ -168,6 +169,7 @@ def export_sidebar(lang: str) -> None:
             st.sidebar.caption(t("export.zip_no_images", lang, why=why))
         elif n and (failed := export.last_image_failure()):
             st.sidebar.caption(t("export.image_failed", lang, why=failed))
+    runlog.end()                                               # app.py's last call: the run's server time
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
