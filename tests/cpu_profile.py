@@ -33,7 +33,8 @@ import browser_util as bu  # noqa: E402
 
 QUIET_S = 0.4                   # no CPU tick for this long after the run finished: the server is done
 SETTLE_CAP_S = 30.0
-STEP_BUTTONS = (".st-key-stepper-next button", "[data-fv-act=next]")
+STEP_BUTTONS = (".st-key-stepper-next button",              # a server-side step button (other pages)
+                "[data-fv-act=prev]:not([disabled]), [data-fv-act=next]:not([disabled])")   # the browser's stepper
 
 
 def cpu_s(pid: int) -> float:
@@ -130,7 +131,7 @@ def profile_page(browser, url: str, pid: int, slug: str, repeat: int, seeds) -> 
             if btn.count() and btn.first.is_enabled():
                 runs = 1 if sel.startswith(".st-key") else 0          # a client-side step runs no script
                 row["step_ms"] = 1e3 * statistics.median(
-                    measure(pid, page, wire, lambda b=btn.first: b.click(), runs=runs) for _ in range(repeat))
+                    measure(pid, page, wire, lambda: page.locator(sel).first.click(), runs=runs) for _ in range(repeat))
                 break
         row["rss_mb"] = rss_mb(pid)
     finally:

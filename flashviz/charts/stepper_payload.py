@@ -60,16 +60,34 @@ STEPPED = {"strip": {0: ("z", "customdata")}, "rec": {i: ("x", "y", "text") for 
            "acc": {0: ("y",), 2: ("x", "y", "text")}, "err": {0: ("x", "y", "customdata"), 1: ("x", "y", "text")}}
 
 
-def _fig_json(name: str, fig) -> str:
-    """The figure as plotly.js reads it, its stepped fields empty. Its template 'none' is empty for plotly.js
-    (plotly.js has no built-in template), so it is left out rather than sent by name."""
-    import plotly.io as pio
-    d = fig.to_dict()
-    d.get("layout", {}).pop("template", None)
+def _plain(v):
+    """JSON-ready: numpy arrays and scalars as lists and numbers, NaN and ±∞ as null (plotly.js draws a gap)."""
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind == "f":
+            return [None if not np.isfinite(x) else x for x in v.tolist()] if not np.isfinite(v).all() else v.tolist()
+        return _plain(v.tolist()) if v.dtype == object else v.tolist()
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v
+
+
+def _fig_json(name: str, raw: tuple[list, dict]) -> str:
+    """The figure as plotly.js reads it, from the builder's plain dicts, its stepped fields empty. Its template
+    'none' is empty for plotly.js (plotly.js has no built-in template), so it is left out rather than named."""
+    data, lay = raw
+    data = [dict(tr) for tr in data]
     for i, fields in STEPPED[name].items():
         for f in fields:
-            d["data"][i][f] = []
-    return pio.to_json(d, validate=False, remove_uids=True)
+            data[i][f] = []
+    lay = {k: v for k, v in lay.items() if k != "template"}
+    return json.dumps({"data": _plain(data), "layout": _plain(lay)}, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":"))
 
 
 def build(fa2: Trace, fa1: Trace, lang: str, *, key: str, slug: str, typed: bool = False) -> bytes:
@@ -88,8 +106,10 @@ def build(fa2: Trace, fa1: Trace, lang: str, *, key: str, slug: str, typed: bool
                   o_norm=fa2.o_normalised[:, :dk], exact=fa2.exact[:dk], o2=fa2.o[:, :ds], pv=fa2.tile_pv[:, :ds],
                   o1=fa1.o[:, :ds], out2=fa2.o_normalised[:, :ds])
     cut = types.SimpleNamespace(d=dk, steps=tc, o_normalised=fa2.o_normalised[:, :dk], exact=fa2.exact[:dk])
-    figs = {"strip": charts.strip_figure(fa2, last, lang), "rec": charts.recurrence_figure(fa2, last, lang),
-            "acc": charts.accumulator_figure(cut, last, lang), "err": charts.error_figure(fa2, last, lang)}
+    figs = {"strip": charts.strip_figure(fa2, last, lang, raw=True),
+            "rec": charts.recurrence_figure(fa2, last, lang, raw=True),
+            "acc": charts.accumulator_figure(cut, last, lang, raw=True),
+            "err": charts.error_figure(fa2, last, lang, raw=True)}
     meta = dict(v=1, id=key, lang=lang, slug=slug, n=n, d=d, tile=fa2.tile_size, steps=tc, ds=ds, dk=dk,
                 guard=bool(fa2.guard), typed=typed, naive=f"{compact(n)} / {compact(n * n)}",
                 colors=dict(blue=P.BLUE, sky=P.SKY_BLUE), present_fonts=list(PRESENT_FONTS),

@@ -57,15 +57,24 @@ def payload(cfg: Config, lang: str) -> bytes:
                                  slug=cfg.slug(), typed=cfg.typed)
 
 
+_served: dict = {}
+
+
 def _asset_urls() -> dict:
-    """URLs of plotly.js (gzip and plain) on this server; registers the folder as a static component route."""
+    """URLs of plotly.js (gzip and plain) on this server; the folder is registered once per runtime as a static
+    component route (a Streamlit v1 component that is never drawn, only serves files)."""
     from streamlit import config
     from streamlit.components.v1 import declare_component
-    folder, gz, plain = client.plotly_assets()
-    declare_component(ASSETS, path=str(folder))             # this module's name + "." + ASSETS
-    base = "/" + config.get_option("server.baseUrlPath").strip("/")
-    root = f"{base.rstrip('/')}/component/{__name__}.{ASSETS}"
-    return {"gz": f"{root}/{gz}", "js": f"{root}/{plain}", "version": client.plotly_version()}
+    from streamlit.runtime import Runtime
+    runtime = id(Runtime.instance()) if Runtime.exists() else None
+    if _served.get("runtime") != runtime or "urls" not in _served:
+        folder, gz, plain = client.plotly_assets()
+        declare_component(ASSETS, path=str(folder))             # this module's name + "." + ASSETS
+        base = "/" + config.get_option("server.baseUrlPath").strip("/")
+        root = f"{base.rstrip('/')}/component/{__name__}.{ASSETS}"
+        _served.update(runtime=runtime, urls={"gz": f"{root}/{gz}", "js": f"{root}/{plain}",
+                                              "version": client.plotly_version()})
+    return _served["urls"]
 
 
 def request_step(i: int) -> None:
