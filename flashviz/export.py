@@ -38,6 +38,8 @@ MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "csv": 
 DATA_KEYS = ("x", "y", "z", "text", "customdata")       # what CSV / JSON carry per trace
 MAX_STEM = 150
 image_status = images.status                            # (True, browser) or (False, why); instant
+image_check = images.check                              # the same, and is the browser answering? (<= 1.5 s)
+IMAGE_HUNG = images.HUNG                                # check()'s reason when the browser did not answer
 last_image_failure = images.last_failure                # why the last image failed, if it did lately
 
 

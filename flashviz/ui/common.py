@@ -70,11 +70,15 @@ def registry() -> dict:
 
 
 def _meta(extra: dict | None) -> dict:
-    """What every export carries: page, language, the shared configuration; then the page's own `meta`
-    (e.g. device or dataset provenance), which wins on a clash."""
-    page = registry()["page"]
-    return {"page": page["url_path"] or page["title"], "language": state.lang(),
-            "configuration": state.config().to_dict(), **(extra or {})}
+    """What every export carries: page, language, the shared configuration (read once per run); then the page's
+    own `meta` (e.g. device or dataset provenance), which wins on a clash."""
+    reg = registry()
+    base = reg.get("meta")
+    if base is None:
+        page = reg["page"]
+        base = reg["meta"] = {"page": page["url_path"] or page["title"], "language": state.lang(),
+                              "configuration": state.config().to_dict()}
+    return {**base, **(extra or {})}
 
 
 # ----------------------------------------------------------------------------- charts
@@ -103,9 +107,11 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, 
     with box:
         st.caption(t("export.file", lang, stem=item.stem))
         for fmt in export.FORMATS:
-            off = fmt in export.IMAGE_FORMATS and not ok
+            image = fmt in export.IMAGE_FORMATS
+            off = image and not ok
+            click = functools.partial(image_clicked, fmt, lang) if image else "ignore"
             st.download_button(t(f"export.fmt_{fmt}", lang), data=functools.partial(export.export, item, fmt),
-                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click="ignore",
+                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click=click,
                                key=f"{key}.export.{fmt}" if key else None, icon=ICONS[fmt], disabled=off,
                                help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:
@@ -138,6 +144,20 @@ def register_export(items: list, files: list, lang: str, *, title: str, note: st
         for item in items:
             if item.name == (pick or names[0]):
                 export_menu(item, lang, key=f"{key}.{item.name}", popover=False)
+
+
+def image_clicked(fmt: str, lang: str) -> None:
+    """A PNG or SVG button was clicked (a callback: it runs at the click, beside the download it starts). A browser
+    that cannot make the image now, hung or not there, is a message at once, in the page's language, instead of a
+    download that never comes (the download itself restarts a hung browser and tries once more)."""
+    ok, why = export.image_check()
+    if ok:
+        return
+    if why == export.IMAGE_HUNG:
+        msg = t("export.image_hung_browser", lang, fmt=fmt.upper(), s=f"{export.images.PING_TIMEOUT_S:g}")
+    else:
+        msg = t("export.image_hung", lang, fmt=fmt.upper(), why=why)
+    st.toast(msg, icon=":material/error:", duration="long")
 
 
 # ----------------------------------------------------------------------------- the page's zip
