@@ -132,8 +132,10 @@ class Cluster:
             raise RuntimeError("haproxy not found (Debian: apt-get install haproxy)")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         secret = secrets.token_hex(16)
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "STREAMLIT_SERVER_COOKIE_SECRET": secret,
-               **self.env}
+        # One core per process: no thread pools fighting over the cores; few malloc arenas: a process serving many
+        # sessions' threads keeps less freed memory (flashviz.cache hands it back after large evictions).
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2",
+               "STREAMLIT_SERVER_COOKIE_SECRET": secret, **self.env}
         try:
             for i in range(self.procs):
                 port = free_port()
