@@ -393,7 +393,8 @@ def run(server, sessions: int | None = None, budget_s: float = BUDGET_S, *, thin
     for kind, acts in KINDS.items():
         walls = [w for a in acts for w, _ in by_action.get(a, [])]
         cpus = [c for a in acts for _, c in by_action.get(a, [])]
-        run_ms[kind] = {"n": len(walls), "p50": _pct(walls, 0.5), "p95": _pct(walls, 0.95), "max": max(walls, default=None)}
+        run_ms[kind] = {"n": len(walls), "p50": _pct(walls, 0.5), "p95": _pct(walls, 0.95),
+                        "max": max(walls, default=None)}
         run_cpu_ms[kind] = _pct(cpus, 0.5)
     client = [x for r in results for x in r.reruns]
     client_ms = {k: {"p50": ms(_pct(_of(client, a), 0.5)), "p95": ms(_pct(_of(client, a), 0.95))}

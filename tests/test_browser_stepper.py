@@ -61,7 +61,8 @@ def test_numbers_are_formatted_exactly_as_python_formats_them(browser):
     page = browser.new_page()
     page.add_script_tag(content=client.read("fmt.js"))
     got = page.evaluate("""vals => ({num: vals.map(v => FV.fmt.fmtNum(v)), f2: vals.map(v => FV.fmt.pyF(v, 2)),
-        e2: vals.map(v => FV.fmt.pyE(v, 2)), e1: vals.map(v => FV.fmt.pyE(v, 1)), g4: vals.map(v => FV.fmt.pyG(v, 4))})""",
+        e2: vals.map(v => FV.fmt.pyE(v, 2)), e1: vals.map(v => FV.fmt.pyE(v, 1)),
+        g4: vals.map(v => FV.fmt.pyG(v, 4))})""",
                         vals)
     page.close()
     assert got["num"] == [fmt_num(v) for v in vals]
@@ -180,9 +181,11 @@ def test_formulas_carry_each_steps_numbers_and_wrap(browser, app_url, lang):
     box = page.evaluate("""() => { const el = document.querySelector('[data-fv=formula]');
         const lines = [...el.querySelectorAll('.fv-line')];
         return {scroll: el.scrollWidth, client: el.clientWidth,
-                over: lines.map(l => l.scrollWidth - l.clientWidth), right: Math.max(...lines.map(l => l.getBoundingClientRect().right)),
+                over: lines.map(l => l.scrollWidth - l.clientWidth),
+                right: Math.max(...lines.map(l => l.getBoundingClientRect().right)),
                 main: document.querySelector('[data-testid=stMain]').getBoundingClientRect().right,
-                oHeight: lines[3].getBoundingClientRect().height, mHeight: lines[0].getBoundingClientRect().height}; }""")
+                oHeight: lines[3].getBoundingClientRect().height,
+                mHeight: lines[0].getBoundingClientRect().height}; }""")
     assert box["scroll"] <= box["client"] and max(box["over"]) <= 0, box        # no horizontal overflow ...
     assert box["right"] <= box["main"], box
     assert box["oHeight"] > 1.5 * box["mHeight"], box                           # ... because o_new wraps

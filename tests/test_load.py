@@ -2,7 +2,8 @@
 `python -m tests.loadtest`). Each session steps the stepper, changes its seed and tile and runs the Triton kernel
 trace (the steps in the browser, sending the server nothing); every state it sees is checked against the numpy
 engine. The number of sessions follows the machine (4 per core) and no action has a time limit: the test fails on
-wrong numbers, an error on a page, a dead or hung server, never on a slow or busy machine. Timings and the server's CPU cost per action are printed, never asserted.
+wrong numbers, an error on a page, a dead or hung server, never on a slow or busy machine. Timings and the
+server's CPU cost per action are printed, never asserted.
 """
 from __future__ import annotations
 

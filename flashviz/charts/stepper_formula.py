@@ -24,7 +24,8 @@ TEMPLATES = {
         [M_NEW, f"max(<i>m</i>, rowmax({S_J}))", "max({m_prev}, {tile_max})", "{m}"],
         ["<i>α</i>", f"exp(<i>m</i> − {M_NEW})", "exp({m_prev} − {m})", "{alpha}"],
         ["<i>ℓ</i><sub>new</sub>", f"<i>α</i>·<i>ℓ</i> + rowsum({P_J})", "{alpha} · {l_prev} + {tile_sum}", "{l}"],
-        ["<i>o</i><sub>new</sub>", f"<i>α</i>·<i>o</i> + {P_J}·<i>V</i><sub>j</sub>", "{alpha} · {o_prev} + {pv}", "{o}"],
+        ["<i>o</i><sub>new</sub>", f"<i>α</i>·<i>o</i> + {P_J}·<i>V</i><sub>j</sub>", "{alpha} · {o_prev} + {pv}",
+         "{o}"],
         ["out", "<i>o</i> / <i>ℓ</i>", "{o} / {l}", "{out}"],
     ],
     "fa1": [

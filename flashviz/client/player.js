@@ -97,7 +97,8 @@ FV.player = (function () {
   // ------------------------------------------------------------------ keys (one listener per page)
 
   function typing(t) {
-    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.getAttribute("role") === "slider" && !t.closest(".fv-stepper"));
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) ||
+                 (t.getAttribute("role") === "slider" && !t.closest(".fv-stepper")));
   }
 
   if (typeof document !== "undefined" && !G.keys) {
@@ -292,7 +293,8 @@ FV.player = (function () {
       const form = s.form, v = values(P, step, form);
       for (const b of forms.children) b.setAttribute("aria-pressed", b.dataset.fvForm === form ? "true" : "false");
       lines.innerHTML = P.formula[form].map(line =>
-        '<div class="fv-line">' + line.map(seg => `<span class="fv-seg">${F.tmpl(seg, v)}</span>`).join('<span class="fv-eq"> = </span>') + "</div>").join("");
+        '<div class="fv-line">' + line.map(seg => `<span class="fv-seg">${F.tmpl(seg, v)}</span>`)
+          .join('<span class="fv-eq"> = </span>') + "</div>").join("");
       const notes = [];
       if (P.d > P.ds) notes.push(F.tmpl(t["recurrence.dims"], { k: P.ds, d: P.d }));
       if (P.guard && P.a.m[step] === -Infinity) notes.push(t["recurrence.guarded"]);
