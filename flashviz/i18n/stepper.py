@@ -238,6 +238,10 @@ STRINGS = {
               "in any browser with no server and no network — for slides or a course site.",
         "zh": "把这个配置的完整过程放进一个文件（约 5 MB，内含 plotly.js）：在任何浏览器里无需服务器、无需网络，"
               "用按钮、滑块和按键逐步播放——适合放进幻灯片或课程网站。"},
+    "stepper.chart_strip": {"en": "Scores", "zh": "分数"},
+    "stepper.chart_recurrence": {"en": "m, α, ℓ", "zh": "m、α、ℓ"},
+    "stepper.chart_accumulator": {"en": "o/ℓ", "zh": "o/ℓ"},
+    "stepper.chart_error": {"en": "Error", "zh": "误差"},
     "stepper.export_charts": {
         "en": "The four charts below are exported at the last step (the complete run). Each chart's camera button "
               "saves the step on screen, made in your browser.",

@@ -121,7 +121,7 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, 
 
 
 def register_export(items: list, files: list, lang: str, *, title: str, note: str = "", extra_labels=None,
-                    key: str) -> None:
+                    chart_labels=None, key: str) -> None:
     """For charts a page draws in the browser (the stepper): register `items` (export.ChartExport, their figures
     made only when exported) and `files` (export.FileExport) for the page's zip, and draw one Export popover with
     the files and, for a chart picked there, its formats. Nothing is generated until a button is clicked."""
@@ -140,7 +140,8 @@ def register_export(items: list, files: list, lang: str, *, title: str, note: st
         if note:
             st.caption(note)
         names = [item.name for item in items]
-        pick = st.segmented_control(t("export.chart", lang), names, key=f"{key}.pick", default=names[0])
+        pick = st.segmented_control(t("export.chart", lang), names, key=f"{key}.pick", default=names[0],
+                                    format_func=lambda n: (chart_labels or {}).get(n, n))
         for item in items:
             if item.name == (pick or names[0]):
                 export_menu(item, lang, key=f"{key}.{item.name}", popover=False)

@@ -168,7 +168,7 @@ def _exports(cfg: Config, lang: str) -> None:
     player = export.FileExport(f"flashviz_stepper_{cfg.slug()}.html", functools.partial(offline_html, cfg, lang))
     register_export(items, [player], lang, title=t("stepper.export", lang), note=t("stepper.export_charts", lang),
                     extra_labels={player.name: (t("stepper.export_html", lang), t("stepper.export_html_help", lang))},
-                    key=f"{NS}.export")
+                    chart_labels={i.name: t(f"stepper.chart_{i.name}", lang) for i in items}, key=f"{NS}.export")
 
 
 def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
