@@ -73,9 +73,13 @@ NICE = 19                       # the browsers' priority: the lowest
 
 
 def niced_chromium(folder: Path) -> str:
-    """A wrapper that runs Debian's chromium at nice NICE (Playwright launches it; `exec` keeps its pid)."""
+    """A wrapper that runs Debian's chromium at nice NICE (Playwright launches it; `exec` keeps its pid). Run as
+    root, Chromium raises its browser and GPU processes back to nice -8 by itself: setpriv takes away the
+    capability to do so (CAP_SYS_NICE), so every Chromium process stays at NICE."""
+    import shutil
     path = folder / "chromium-nice"
-    path.write_text(f'#!/bin/sh\nexec nice -n {NICE} {bu.chromium_path()} "$@"\n')
+    drop = "setpriv --bounding-set -sys_nice --inh-caps -sys_nice " if shutil.which("setpriv") else ""
+    path.write_text(f'#!/bin/sh\nexec {drop}nice -n {NICE} {bu.chromium_path()} "$@"\n')
     path.chmod(0o755)
     return str(path)
 
