@@ -11,9 +11,9 @@ What it measures, for every page of flashviz.ui.pages (or --pages), in one fresh
   step     the stepper's Next (and any page's `<ns>.next` button): median of --repeat
 For each: the server process's CPU seconds (utime + stime of all its threads, /proc/<pid>/stat) from just before
 the action until the server is quiet again after the script run the action caused (its websocket's
-script_finished, then no CPU tick for QUIET_S), and the process's RSS at the end. The browser and this client run at
-the lowest CPU priority (nice 19), so on a busy machine the server is not starved by its own measurement; CPU seconds
-are the server's own either way (wall time is not reported: it depends on the machine's load).
+script_finished, then no CPU tick for QUIET_S), and the process's RSS at the end. The browser runs at the lowest CPU
+priority (nice 19, tests/loadtest.niced_chromium), so on a busy machine the server is not starved by its own
+measurement; CPU seconds are the server's own either way (wall time is not reported: it depends on the machine's load).
 
 Against a server already running (e.g. one backend of `python -m flashviz.serve`): --server URL --pid PID.
 """
