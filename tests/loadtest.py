@@ -236,6 +236,23 @@ class Wire:
         return None if done is None else done - sent
 
 
+async def _open_kernel_panel(page, tries: int = 6) -> None:
+    """Open the expander of the kernel panel until its Run button shows (a click during a redraw can be lost, or
+    open and close it again); then the panel is there to click."""
+    summary = page.locator("[data-testid=stExpander] summary", has_text=i18n("stepper.exp_kernel", "en"))
+    button = page.locator(".st-key-kernel-run button")
+    for _ in range(tries):
+        if await button.is_visible():
+            return
+        await summary.click(timeout=60000)
+        try:
+            await button.wait_for(state="visible", timeout=20000)
+            return
+        except Exception:                                       # not open yet: look again, click again
+            continue
+    raise AssertionError("the kernel panel's expander did not open")
+
+
 async def run_session(browser, url: str, p: Plan, watch: Watch, *, think_s: float = 0.0) -> Session:
     """One student on the stepper; never raises (the result says what failed). think_s: mean pause between
     actions (uniform in 0.5..1.5 of it, seeded by the session's index)."""
@@ -287,8 +304,7 @@ async def run_session(browser, url: str, p: Plan, watch: Watch, *, think_s: floa
             step += delta
             await act(name, lambda n=name: page.locator(f"[data-fv-act={n}]").click(),
                       lambda s, k=step: step_problems(s, mine, k, p.seed))
-        expander = page.locator("[data-testid=stExpander] summary", has_text=i18n("stepper.exp_kernel", "en"))
-        await watch.guard(expander.click(), "open the kernel panel")       # depth behind an expander
+        await watch.guard(_open_kernel_panel(page), "open the kernel panel")   # depth behind an expander
         snap = await act("kernel", lambda: page.locator(".st-key-kernel-run button").click(),
                          lambda s: kernel_problems(s, mine)[0] + step_problems(s, mine, step, p.seed))
         res.max_diff = kernel_problems(snap, mine)[1]
