@@ -19,22 +19,34 @@ them. Two rules follow, and this module is the one place that keeps them:
 
 Concurrent callers with the same key wait for one computation (a per-key lock) instead of repeating it;
 different keys compute in parallel. A computation that raises is not cached.
+
+One process, one budget: besides each cache's own, all caches together hold at most TOTAL_BUDGET bytes
+(FLASHVIZ_CACHE_MIB, default 256 MiB): past it the least recently used entry of the fullest cache goes first.
+After large evictions the C heap's free memory is handed back to the system (glibc malloc_trim), so a process
+that once held a big configuration does not keep its pages for good (what tests/memory_curve.py measures).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import functools
 import json
+import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 from types import MappingProxyType
 
 import numpy as np
 
 MiB = 1 << 20
+TOTAL_BUDGET = int(float(os.environ.get("FLASHVIZ_CACHE_MIB", "256")) * MiB)   # every cache of the process
+TRIM_AFTER = 16 * MiB           # evictions of this many bytes hand the heap's free pages back (malloc_trim)
 _CACHES: dict[str, "ByteLRU"] = {}                     # by name: a page script re-run re-declares its caches
 _CACHES_LOCK = threading.Lock()
+_freed = {"bytes": 0, "at": 0.0}
 
 
 # ----------------------------------------------------------------------------- sizes and freezing
@@ -147,17 +159,36 @@ class ByteLRU:
                 with self._lock:
                     if self._computing.get(key) is key_lock:
                         del self._computing[key]
+            _keep_total(self, key)
             return value
 
     def _put(self, key, value, size: int) -> None:
-        if size > self.budget:                           # would evict everything and still not fit
+        if size > min(self.budget, TOTAL_BUDGET):        # would evict everything and still not fit
             return
         self._items[key] = (value, size)
         self.held_bytes += size
         while self.held_bytes > self.budget:
-            _, (_, old) = self._items.popitem(last=False)
-            self.held_bytes -= old
-            self.evictions += 1
+            self._evict_oldest()
+
+    def _evict_oldest(self) -> int:
+        """Drop the least recently used entry (the caller holds the lock); its size."""
+        _, (_, old) = self._items.popitem(last=False)
+        self.held_bytes -= old
+        self.evictions += 1
+        _freed["bytes"] += old
+        return old
+
+    def _evict_one(self, keep) -> bool:
+        """Drop the least recently used entry other than `keep` (takes the lock); False when there is none."""
+        with self._lock:
+            for key in self._items:
+                if key != keep:
+                    _, old = self._items.pop(key)
+                    self.held_bytes -= old
+                    self.evictions += 1
+                    _freed["bytes"] += old
+                    return True
+        return False
 
     def clear(self) -> None:
         with self._lock:
@@ -215,6 +246,41 @@ def figure_memo(name: str, budget: int):
         fresh.cache = text.cache
         return fresh
     return wrap
+
+
+def _keep_total(current: ByteLRU, keep) -> None:
+    """All caches within TOTAL_BUDGET: evict from the fullest cache (never `keep` of `current`, just stored)."""
+    while held_bytes() > TOTAL_BUDGET:
+        for cache in sorted(caches(), key=lambda c: c.held_bytes, reverse=True):
+            if cache._evict_one(keep if cache is current else object()):
+                break
+        else:
+            break
+    trim_heap()
+
+
+_libc = None
+
+
+def trim_heap(force: bool = False) -> bool:
+    """Hand the C heap's free pages back to the system (glibc malloc_trim) once TRIM_AFTER bytes were evicted
+    since the last time, at most every 2 s; True if it ran. A no-op where there is no glibc."""
+    global _libc
+    if not force and (_freed["bytes"] < TRIM_AFTER or time.monotonic() - _freed["at"] < 2.0):
+        return False
+    _freed.update(bytes=0, at=time.monotonic())
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        except (OSError, AttributeError):
+            _libc = False
+    if not _libc:
+        return False
+    import gc
+    gc.collect()
+    _libc.malloc_trim(0)
+    return True
 
 
 def caches() -> list[ByteLRU]:

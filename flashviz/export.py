@@ -19,6 +19,7 @@ import csv
 import io
 import json
 import math
+import re
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "csv": 
 DATA_KEYS = ("x", "y", "z", "text", "customdata")       # what CSV / JSON carry per trace
 MAX_STEM = 150
 image_status = images.status                            # (True, browser) or (False, why); instant
+image_check = images.check                              # the same, and is the browser answering? (<= 1.5 s)
+IMAGE_HUNG = images.HUNG                                # check()'s reason when the browser did not answer
 last_image_failure = images.last_failure                # why the last image failed, if it did lately
 
 
@@ -46,13 +49,45 @@ class ChartExport:
 
     name: str
     slug: str
-    fig: object                                   # plotly.graph_objects.Figure
+    fig: object                                   # plotly.graph_objects.Figure (or a LazyFigure)
     meta: dict = field(default_factory=dict)
     height: int | None = None                     # export height (px) as the modebar uses it
 
     @property
     def stem(self) -> str:
         return file_stem(self.name, self.slug)
+
+    def figure(self):
+        """The figure (a LazyFigure is built now, once)."""
+        return self.fig.figure() if isinstance(self.fig, LazyFigure) else self.fig
+
+
+class LazyFigure:
+    """A figure made on first use: what a page registers for export when it draws the chart in the browser (the
+    stepper), so that no figure is built on a run that exports nothing. Every attribute is the built figure's."""
+
+    def __init__(self, build):
+        self._build, self._fig = build, None
+
+    def figure(self):
+        if self._fig is None:
+            self._fig = self._build()
+        return self._fig
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.figure(), name)
+
+
+@dataclass
+class FileExport:
+    """A whole file a page offers besides its charts (the stepper's offline page): its name and a function that
+    makes its bytes when asked (a click, a zip)."""
+
+    name: str
+    make: object                                  # () -> bytes
+    mime: str = "text/html"
 
 
 # ----------------------------------------------------------------------------- names
@@ -173,7 +208,7 @@ def fig_dict(fig) -> dict:
 
 def _meta_doc(item: ChartExport) -> dict:
     return {"app": "flashviz", "version": __version__, "chart": item.name, "file": item.stem,
-            "title": _title(item.fig.to_dict().get("layout", {})), **plain(item.meta, json_safe=True)}
+            "title": _title(item.figure().to_dict().get("layout", {})), **plain(item.meta, json_safe=True)}
 
 
 def to_csv(item: ChartExport) -> bytes:
@@ -183,14 +218,14 @@ def to_csv(item: ChartExport) -> bytes:
         buf.write(f"# {k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v}\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for tr in traces(item.fig):
+    for tr in traces(item.figure()):
         w.writerows([[_cell(c) for c in r] for r in rows(tr)])
     return buf.getvalue().encode("utf-8")
 
 
 def to_json(item: ChartExport) -> bytes:
     """{'meta': ..., 'axes': ..., 'traces': [...]}; strict JSON (NaN and ±∞ as null)."""
-    doc = {"meta": _meta_doc(item), "axes": axes(item.fig), "traces": traces(item.fig, json_safe=True),
+    doc = {"meta": _meta_doc(item), "axes": axes(item.figure()), "traces": traces(item.figure(), json_safe=True),
            "notes": "NaN and ±infinity are null here; the CSV keeps them as nan / inf / -inf."}
     return json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1).encode("utf-8")
 
@@ -201,7 +236,7 @@ def to_html(item: ChartExport) -> bytes:
     doc = _meta_doc(item)
     import plotly.io as pio
 
-    html = pio.to_html(fig_dict(item.fig), include_plotlyjs=True, full_html=True, validate=False,
+    html = pio.to_html(fig_dict(item.figure()), include_plotlyjs=True, full_html=True, validate=False,
                        config=plotly_config(item.stem, "png", height=item.height))
     meta = json.dumps(doc, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
     head = (f'<head>\n    <title>{_escape(doc["title"] or item.name)}</title>\n'
@@ -225,7 +260,7 @@ def to_image(item: ChartExport, fmt: str) -> bytes:
         raise ValueError(f"unknown image format {fmt!r}")
     w, h = image_size(item)
     opts = dict(format=fmt, width=w, height=h, scale=EXPORT_SCALE if fmt == "png" else 1)
-    return images.render(fig_dict(item.fig), opts)
+    return images.render(fig_dict(item.figure()), opts)
 
 
 def export(item: ChartExport, fmt: str) -> bytes:
@@ -235,7 +270,8 @@ def export(item: ChartExport, fmt: str) -> bytes:
     return {"html": to_html, "csv": to_csv, "json": to_json}[fmt](item)
 
 
-def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bool = True) -> bytes:
+def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bool = True,
+           extra_files: list[FileExport] = ()) -> bytes:
     """Every chart as HTML, CSV, JSON and (when a browser works) PNG and SVG, plus manifest.json listing the files
     each chart really has and, for any that is missing, why. After the first image that fails, the remaining
     images are skipped with that reason: a dead browser costs one image's timeout, not one per chart."""
@@ -268,10 +304,19 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
                     errors[fmt] = f"{type(e).__name__}: {e}"
             charts.append({"chart": item.name, "title": _meta_doc(item)["title"], "files": files,
                            **({"errors": errors} if errors else {}), "meta": plain(item.meta, json_safe=True)})
+        extra = []
+        for f in extra_files:                                           # whole files: the stepper's offline page
+            try:
+                zf.writestr(safe(f.name), f.make())
+                extra.append({"file": safe(f.name)})
+            except Exception as e:
+                extra.append({"file": safe(f.name), "error": f"{type(e).__name__}: {e}"})
         wanted = len(IMAGE_FORMATS) * len(items)
         reason = reasons[0] if reasons else why if not ok else "see each chart's errors"
-        if not items:
+        if not items and not extra_files:
             summary = "no charts"
+        elif not items:
+            summary = "no charts: files only"
         elif made == wanted:
             summary = "png and svg included"
         elif made == 0:
@@ -281,6 +326,89 @@ def to_zip(items: list[ChartExport], manifest: dict | None = None, *, images: bo
         doc = {"app": "flashviz", "version": __version__,
                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                **plain(manifest or {}, json_safe=True), "images": summary,
-               "seconds": round(time.monotonic() - started, 2), "charts": charts}
+               "seconds": round(time.monotonic() - started, 2), "charts": charts,
+               **({"files": extra} if extra_files else {})}
         zf.writestr("manifest.json", json.dumps(doc, ensure_ascii=False, allow_nan=False, indent=1))
     return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------- the offline stepper
+
+OFFLINE_PAGE = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<meta name="generator" content="flashviz {version}" />
+<title>{title}</title>
+<style>
+body {{ font-family: "Source Sans Pro", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", Arial, sans-serif;
+        color: #1F2328; max-width: 1200px; margin: 1.5rem auto; padding: 0 1rem; }}
+h1 {{ font-size: 2rem; margin: 0 0 0.5rem; }} h2 {{ font-size: 1.4rem; margin: 1.5rem 0 0.5rem; }}
+.fv-meta {{ font-size: 0.85rem; opacity: 0.7; }}
+{css}
+</style>
+<script type="application/json" id="flashviz-metadata">{meta}</script>
+<script type="application/json" id="flashviz-payload">{payload}</script>
+<script>{plotly}</script>
+<script>{player}</script>
+</head>
+<body>
+<h1>{title}</h1>
+<p>{intro}</p>
+<p class="fv-meta">{describe} {keys}</p>
+<div id="fv-main"></div>
+<h2>{formula}</h2>
+<div id="fv-formula"></div>
+<h2>{acc}</h2>
+<div id="fv-acc"></div>
+<p class="fv-meta">{note}</p>
+<script>
+(function () {{
+  var V = FV.player, P = V.decode(JSON.parse(document.getElementById("flashviz-payload").textContent));
+  var s = V.store("offline");
+  V.setPayload(s, P, {{ nonce: 0, goto: 0, present: false, fmt: "png" }});
+  [["fv-main", "main"], ["fv-formula", "formula"], ["fv-acc", "acc"]].forEach(function (x) {{
+    V.mount(document.getElementById(x[0]), x[1], s, P.id);
+  }});
+  V.schedule(s);
+}})();
+</script>
+</body>
+</html>
+"""
+
+
+def _json_in_script(text: str) -> str:
+    """JSON that cannot end the <script> element it sits in ("<\\/" is "</" in JSON)."""
+    return text.replace("</", "<\\/")
+
+
+def _js_in_script(text: str) -> str:
+    """JavaScript that cannot end its <script> element: only "</script" can, and only inside a string there."""
+    return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE)
+
+
+def _md(text: str) -> str:
+    """HTML of the few Markdown marks the app's strings use (**bold**, *italic*, `code`), escaped."""
+    out = _escape(str(text))
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    out = re.sub(r"\*(.+?)\*", r"<i>\1</i>", out)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+
+
+def stepper_html(payload: bytes, texts: dict, lang: str, *, meta: dict | None = None) -> bytes:
+    """One self-contained page that steps through a configuration with no server and no network: plotly.js
+    inlined (the installed plotly package's copy, as write_html(include_plotlyjs=True) does), the stepper's
+    script (flashviz/client) and the configuration's payload (flashviz/charts/stepper_payload.py). `texts`:
+    title, intro, describe, keys, formula, acc, note in the page's language."""
+    from plotly.offline import get_plotlyjs
+
+    from . import client
+    doc = {"app": "flashviz", "version": __version__, "file": "offline stepper", **plain(meta or {}, json_safe=True)}
+    fields = {k: _md(v) for k, v in texts.items()}
+    html = OFFLINE_PAGE.format(lang=_escape(lang), version=__version__, css=client.css(),
+                               meta=_json_in_script(json.dumps(doc, ensure_ascii=False, allow_nan=False)),
+                               payload=_json_in_script(payload.decode("utf-8")), plotly=_js_in_script(get_plotlyjs()),
+                               player=_js_in_script(client.player_js()), **fields)
+    return html.encode("utf-8")

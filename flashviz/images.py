@@ -3,8 +3,11 @@
 One browser per server process, started on the first image and shared by every session, one image at a time.
 A browser is a helper process that can die or hang; that must cost one image, never the server's images for good:
 
-* Before each image the browser is checked (its launcher and Chromium under it still running); a dead one is
-  replaced. If an image fails because the browser died on the way, it is made again once on a fresh browser.
+* Before each image the browser is checked (its launcher and Chromium under it still running, not stopped) and
+  pinged over DevTools (PING_TIMEOUT_S); a dead or hung one is replaced at once. If an image fails because the
+  browser died on the way, it is made again once on a fresh browser.
+* `check()` is that test alone, for the page at the click (ui/common.py): a hung browser is a message there
+  within PING_TIMEOUT_S, in the page's language, not a download that never comes.
 * Every image has IMAGE_TIMEOUT_S; a browser that overran it is killed (its whole process group) and replaced
   on the next image.
 * A browser that fails to start is tried again later, after a back-off (RETRY_S), never remembered forever.
@@ -27,6 +30,8 @@ from .errors import FlashvizError
 START_TIMEOUT_S = 20.0          # a cold start takes 3-10 s on a busy 2-core machine
 IMAGE_TIMEOUT_S = 8.0           # one image; a warm browser needs ~0.3 s
 QUEUE_TIMEOUT_S = 30.0          # waiting for other sessions' images before giving up on this one
+PING_TIMEOUT_S = 1.5            # a DevTools round trip to a healthy browser takes milliseconds
+HUNG = f"the export browser did not answer within {PING_TIMEOUT_S:g} s; it is restarted"
 RETRY_S = (5.0, 15.0, 60.0, 300.0)      # after the 1st, 2nd, 3rd, later failed start
 FIND_TTL_S = 60.0               # the browser search is repeated this often (one may be installed meanwhile)
 FAILURE_SHOWN_S = 300.0         # how long the last failed image is reported
@@ -96,12 +101,21 @@ def _children(pid: int) -> list[int] | None:
     return out
 
 
-def _running(pid: int) -> bool:
+def _proc_state(pid: int) -> str:
+    """The process's state letter from /proc ("" when it is gone)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
+        return ""
+
+
+def _running(pid: int) -> bool:
+    return _proc_state(pid) not in ("", "Z", "X")
+
+
+def _stopped(pid: int) -> bool:
+    """Stopped (SIGSTOP) or traced: it will not answer until someone continues it."""
+    return _proc_state(pid) in ("T", "t")
 
 
 class _Renderer:
@@ -135,12 +149,24 @@ class _Renderer:
         return getattr(self.k, "subprocess", None)
 
     def alive(self) -> bool:
-        """The loop runs, the launcher runs and (where /proc tells) a Chromium under it runs."""
+        """The loop runs, the launcher runs and (where /proc tells) every Chromium process under it runs."""
         proc = self.process
         if not self.thread.is_alive() or proc is None or proc.poll() is not None:
             return False
         kids = _children(proc.pid)
-        return kids is None or any(map(_running, kids))
+        if kids is None:
+            return True
+        return not _stopped(proc.pid) and not any(map(_stopped, kids)) and any(map(_running, kids))
+
+    def answers(self, timeout: float = PING_TIMEOUT_S) -> bool:
+        """Chromium answers a DevTools command (Browser.getVersion) within `timeout` seconds."""
+        fut = asyncio.run_coroutine_threadsafe(self.k.send_command("Browser.getVersion"), self.loop)
+        try:
+            fut.result(timeout)
+            return True
+        except BaseException:
+            fut.cancel()
+            return False
 
     def render(self, fig: dict, opts: dict, timeout: float) -> bytes:
         fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
@@ -217,6 +243,26 @@ def _get() -> _Renderer:
     return r
 
 
+def _hung(r: _Renderer) -> str:
+    """Forget a browser that does not answer (killed in the background) and say so."""
+    _drop(r)
+    with _lock:
+        _state["last_failure"] = (time.monotonic(), HUNG)
+    return HUNG
+
+
+def check(timeout: float = PING_TIMEOUT_S) -> tuple[bool, str]:
+    """(True, browser) if images can be made now, else (False, why) within about `timeout` seconds. A browser that
+    is running but does not answer (hung, stopped) is dropped here, so the next image starts a fresh one."""
+    with _lock:
+        r = _state["renderer"]
+    if r is None:
+        return status()
+    if not r.alive() or not r.answers(timeout):
+        return False, _hung(r)
+    return True, r.path
+
+
 def render(fig: dict, opts: dict) -> bytes:
     """Image bytes of the figure dict `fig` with kaleido's `opts` (format, width, height, scale)."""
     if not _render_lock.acquire(timeout=QUEUE_TIMEOUT_S):
@@ -224,6 +270,9 @@ def render(fig: dict, opts: dict) -> bytes:
     try:
         for attempt in (1, 2):
             r = _get()
+            if not r.answers():                                      # hung: a fresh browser, at once
+                _hung(r)
+                r = _get()
             try:
                 out = r.render(fig, opts, IMAGE_TIMEOUT_S)
             except ImageFailed as e:

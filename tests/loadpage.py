@@ -12,16 +12,20 @@ TILES = (2, 3, 5, 1)            # Tc = 8, 6, 4, 16 (ragged last tiles for 3 and 
 KERNEL_TOL = 1e-5
 KERNEL_ROWS_IN_VIEW = 10       # rows of the kernel table glide draws without scrolling (of 16 at tile 1)
 
-# What the page shows, read in one evaluate: the step label, the two tables (glide's accessible <table>), the
-# metrics, captions, and whether a script run is still going (status widget, stale elements).
+# What the page shows, read in one evaluate: the step label, the tables (the stepper's own table, drawn in the browser
+# by flashviz/client/player.js, and glide's accessible <table> of the kernel panel), the counters (the stepper's and
+# Streamlit's metrics), captions, and whether a script run is still going (status widget, stale elements).
 SNAPSHOT_JS = """() => {
   const txt = e => (e ? e.textContent : null);
   const texts = sel => [...document.querySelectorAll(sel)].map(e => e.textContent.slice(0, 300));
-  const label = [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
-      .map(p => p.textContent).find(t => /^(Step \\d+ of \\d+|第 \\d+ \\/ \\d+ 步) · /.test(t)) || null;
-  const tables = [...document.querySelectorAll('[data-testid=stDataFrame] table')].map(t =>
+  const own = document.querySelector('[data-fv=label]');
+  const label = own ? own.textContent : ([...document.querySelectorAll('[data-testid=stMarkdownContainer] p')]
+      .map(p => p.textContent).find(t => /^(Step \\d+ of \\d+|第 \\d+ \\/ \\d+ 步) · /.test(t)) || null);
+  const tables = [...document.querySelectorAll('[data-fv=table] table, [data-testid=stDataFrame] table')].map(t =>
       [...t.querySelectorAll('tr')].map(r => [...r.children].map(c => c.textContent)));
   const metrics = {};
+  for (const m of document.querySelectorAll('[data-fv-metric]'))
+    metrics[txt(m.querySelector('.fv-metric-label'))] = txt(m.querySelector('.fv-metric-value'));
   for (const m of document.querySelectorAll('[data-testid=stMetric]'))
     metrics[txt(m.querySelector('[data-testid=stMetricLabel]'))] = txt(m.querySelector('[data-testid=stMetricValue]'));
   const captions = [...document.querySelectorAll('[data-testid=stCaptionContainer]')].map(e => e.textContent);
@@ -74,14 +78,15 @@ def _table(snap: dict, ncols: int) -> list[list[str]] | None:
     return None
 
 
-def step_problems(snap: dict, tr, step: int, seed: int) -> list[str]:
-    """Why the snapshot is not the page of (seed, tile) at `step`; [] when it is."""
+def step_problems(snap: dict, tr, step: int, seed: int, *, caption: bool = True) -> list[str]:
+    """Why the snapshot is not the page of (seed, tile) at `step`; [] when it is. caption=False: a page without the
+    server's description of the configuration (the offline stepper)."""
     out = []
     lo, hi = int(tr.start[step]), int(tr.stop[step])
     want = f"Step {step + 1} of {tr.steps} · keys {lo}–{hi - 1} are in SRAM"
     if snap["label"] != want:
         out.append(f"label {snap['label']!r} != {want!r}")
-    if not any(f"from seed {seed}," in c and f"Bc = {tr.tile_size} →" in c for c in snap["captions"]):
+    if caption and not any(f"from seed {seed}," in c and f"Bc = {tr.tile_size} →" in c for c in snap["captions"]):
         out.append(f"no caption with seed {seed} and Bc = {tr.tile_size}")
     table = _table(snap, 7)
     rows = expected_rows(tr, step)

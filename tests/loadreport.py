@@ -62,14 +62,22 @@ class Report:
     cpus: int
     loadavg: tuple
     per_session: list
+    procs: int = 1                  # server processes (more than one: flashviz.serve behind HAProxy)
+    rss_each_mb: list | None = None # RSS of each server process after the load
+    run_ms: dict | None = None      # kind -> {"n", "p50", "p95", "max"}: wall ms of its script runs, from the server
+    run_cpu_ms: dict | None = None  # kind -> median CPU ms of its script runs' thread, from the server
+    client_ms: dict | None = None   # kind -> {"p50", "p95"}: click -> the page shows the new, checked state
+    step_requests: int = 0          # rerun requests the steps sent (they run in the browser: 0)
 
     def text(self) -> str:
         f = lambda x, spec: "-" if x is None else format(x, spec)      # noqa: E731
         pace = "lockstep, no pauses" if not self.think_s else f"a pause of ~{self.think_s:g} s between actions"
+        where = ("one `streamlit run app.py`" if self.procs <= 1 else
+                 f"{self.procs} server processes behind HAProxy (flashviz.serve)")
         lines = [
-            f"load test: {self.sessions} concurrent sessions against one `streamlit run app.py` ({self.cpus} CPU "
-            f"cores, load average {self.loadavg[0]:.1f} at the start; one headless chromium, a context per session; "
-            f"{pace}, arrivals over {self.ramp_s:g} s)",
+            f"load test: {self.sessions} concurrent sessions against {where} ({self.cpus} CPU "
+            f"cores, load average {self.loadavg[0]:.1f} at the start; one headless chromium at nice 19, a context per "
+            f"session; {pace}, arrivals over {self.ramp_s:g} s)",
             f"  sessions ok        {self.succeeded} / {self.sessions}, failures {len(self.failures)}",
             f"  requests           {self.requests} (page loads {self.sessions}, reruns {self.reruns}, kernel runs "
             f"{self.kernel_runs}); on the websocket {self.ws_reruns} rerun requests, {self.ws_finished} runs finished",
@@ -77,9 +85,21 @@ class Report:
             f"first page load p50 {f(self.load_p50_s, '.1f')} s, max {f(self.load_max_s, '.1f')} s "
             f"(click -> the page shows the new state, browsers' drawing included)",
         ]
+        for kind, x in (self.run_ms or {}).items():
+            if not x["n"] and kind == "step":
+                lines.append(f"  server run   {kind:<14} none: {self.step_requests} requests sent (the browser steps)")
+                continue
+            lines.append(f"  server run   {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms, "
+                         f"max {f(x['max'], '.0f')} ms, CPU p50 {f((self.run_cpu_ms or {}).get(kind), '.0f')} ms "
+                         f"({x['n']} script runs, timed by the server: flashviz.runlog)")
         for kind, x in self.server_ms.items():
-            lines.append(f"  server time  {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms, "
-                         f"max {f(x['max'], '.0f')} ms (rerun request -> script_finished, on the websocket)")
+            if kind == "step":
+                continue
+            lines.append(f"  on the wire  {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms, "
+                         f"max {f(x['max'], '.0f')} ms (rerun request -> script_finished, seen by the browser)")
+        for kind, x in (self.client_ms or {}).items():
+            lines.append(f"  client       {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms "
+                         f"(click -> the page shows the new, checked numbers)")
         lines += [
             f"  cold start         {f(self.cold_start_s, '.1f')} s (the first page load of a fresh server: imports)",
             f"  kernel-trace run   p50 {f(self.kernel_p50_s, '.2f')} s, max {f(self.kernel_max_s, '.2f')} s (click -> "
@@ -94,9 +114,10 @@ class Report:
             lines.append(f"    {kind:<14} {f(self.solo_cpu_ms.get(kind), '.0f'):>6} ms CPU, "
                          f"{f(self.solo_server_ms.get(kind), '.0f'):>6} ms on the wire -> "
                          f"{f(self.students_per_core.get(kind), '.0f')} students per core")
+        each = ", ".join(f(x, ".0f") for x in (self.rss_each_mb or [self.server_rss_mb]))
         lines.append(f"  after the load     health {'ok' if self.health_after else 'FAILED'}, "
                      f"{len(self.solo_sessions)} fresh sessions {'ok' if self.solo_ok else 'FAILED'}, "
-                     f"server RSS {f(self.server_rss_mb, '.0f')} MB")
+                     f"server RSS {each} MB (per process)")
         lines += [f"  FAILED session {x['index']} (seed {x['seed']}, tile {x['tile']}): {x['error']}"
                   for x in self.failures + [s for s in self.solo_sessions if not s["ok"]]]
         return "\n".join(lines)

@@ -4,6 +4,9 @@ in this one process (as many classroom sessions would on one server) and prints 
 
     python -m tests.memory_curve [--configs 200] [--every 20]
 
+The caches together hold at most flashviz.cache.TOTAL_BUDGET (FLASHVIZ_CACHE_MIB); the last lines are the process
+at rest (after handing the heap's free pages back) and the peak.
+
 The configurations cycle over the pages whose caches depend on the configuration (stepper, blocks,
 flash-decoding) and over N, d, Bc, Br, causal, dtype and the seed, so no two are alike. The first few are
 the lesson-sized defaults the app opens with.
@@ -50,7 +53,8 @@ def held() -> str:
         from flashviz import cache
     except ImportError:
         return ""
-    return f"  caches {cache.held_bytes() / 2**20:7.1f} MiB of {cache.total_budget() / 2**20:.0f} MiB"
+    budget = min(cache.total_budget(), getattr(cache, "TOTAL_BUDGET", cache.total_budget()))
+    return f"  caches {cache.held_bytes() / 2**20:7.1f} MiB of {budget / 2**20:.0f} MiB"
 
 
 def run(count: int, every: int) -> list[tuple[int, float]]:
@@ -67,6 +71,14 @@ def run(count: int, every: int) -> list[tuple[int, float]]:
             curve.append((k, rss_mib()))
             print(f"configs {k:4d}  RSS {curve[-1][1]:7.1f} MiB  ({time.monotonic() - t0:5.0f} s){held()}",
                   flush=True)
+    try:                                       # what the process keeps once the lecture is over
+        from flashviz import cache
+        cache.trim_heap(force=True)
+        print(f"at rest      RSS {rss_mib():7.1f} MiB  (the heap's free pages handed back){held()}", flush=True)
+    except ImportError:
+        pass
+    peak = max(r for _, r in curve)
+    print(f"peak RSS {peak:.0f} MiB over {count} configurations (goal: under 1024 MiB per process)", flush=True)
     return curve
 
 

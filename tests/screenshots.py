@@ -38,10 +38,11 @@ def _top(page, selector: str, offset: int = 70) -> None:
 
 
 # What each page shows: (query, a function putting the page in its state; None = as it opens)
-def _stepper(page) -> None:
+def _stepper(page) -> None:                                  # the stepper steps in the browser (flashviz/client)
+    page.locator("[data-fv-chart=strip].js-plotly-plot").wait_for(timeout=90000)
     for _ in range(2):
-        _click(page, ".st-key-stepper-next button")
-    _top(page, ".st-key-stepper-first")
+        _click(page, "[data-fv-act=next]")
+    _top(page, "h1", offset=60)
 
 
 def _blocks(page) -> None:
@@ -85,8 +86,9 @@ def _inside(page) -> None:
 
 
 def _present(page) -> None:
+    page.locator("[data-fv-chart=strip].js-plotly-plot").wait_for(timeout=90000)
     for _ in range(2):
-        _click(page, ".st-key-stepper-next button")          # from the top: the presenter bar, larger text
+        _click(page, "[data-fv-act=next]")                   # from the top: the presenter bar, larger text
 
 
 def _quiz(page) -> None:

@@ -95,33 +95,70 @@ def test_every_page_renders_in_both_languages(browser, app_url):
 
 # ----------------------------------------------------------------------------- the stepper
 
+def _reruns(page) -> list:
+    """Rerun requests this page sends on its websocket (BackMsg rerun_script), appended as they go out."""
+    sent = []
+
+    def attach(ws):
+        if "_stcore/stream" in ws.url:
+            def on_sent(payload):
+                from streamlit.proto.BackMsg_pb2 import BackMsg
+                if isinstance(payload, bytes) and BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
+                    sent.append(time.monotonic())
+            ws.on("framesent", on_sent)
+    page.on("websocket", attach)
+    return sent
+
+
 def test_stepper_tile_buttons_keys_and_language(browser, app_url, tmp_path):
-    page = _open(browser, app_url)
+    page = browser.new_page(viewport={"width": 1400, "height": 900}, locale="en-US")
+    sent = _reruns(page)
+    page.goto(f"{app_url}/?lang=en")
     _at_step(page, loadtest.engine(12, 4), 0)
     tr = loadtest.engine(12, 2)                                     # tile 2: Tc = 8
     box = page.locator(".st-key-_w-cfg-block_n input")
     box.fill("2")
     box.press("Enter")
-    _at_step(page, tr, 0)
-    page.locator(".st-key-stepper-next button").click()             # the button
+    _at_step(page, tr, 0)                                           # a configuration change: a server run
+    before = len(sent)
+    page.locator("[data-fv-act=next]").click()                      # the button
     _at_step(page, tr, 1)
     page.locator("h1").first.click()                                # focus on the page, not an input
     for key, step in (("ArrowRight", 2), ("ArrowRight", 3), ("ArrowLeft", 2), ("End", 7), ("Home", 0)):
-        page.keyboard.press(key)                                    # the buttons' shortcuts (steps.SHORTCUTS)
+        page.keyboard.press(key)                                    # ← → Home End (flashviz/client/player.js)
         _at_step(page, tr, step)
-    page.locator(".st-key-stepper-last button").click()
+    page.locator("[data-fv-act=slider]").fill("6")                  # the slider scrubs
+    _at_step(page, tr, 5)
+    page.locator("[data-fv-act=last]").click()
     snap = _at_step(page, tr, 7)                                    # the last step: error vs exact shown too
     assert snap["metrics"]["Max error vs exact"] == f"{tr.error(7):.2e}"
+    page.wait_for_timeout(500)
+    assert len(sent) == before                                      # stepping asked the server for nothing
 
-    page.locator(".st-key-_w-lang button", has_text="中文").click()   # the sidebar switch keeps the state
+    page.locator(".st-key-_w-lang button", has_text="中文").click()   # the sidebar switch keeps the step
     page.get_by_text("第 8 / 8 步", exact=False).first.wait_for(timeout=30000)
     settle(page, draw_ms=300)
     expect_text(page.locator("h1"), t("stepper.title", "zh"))
     assert "lang=zh" in page.url
     expect_count(page.get_by_text(t("stepper.rec_header", "zh"), exact=True), 1)
-    expect_some(page.get_by_text(t("common.step_next", "zh"), exact=True))
+    expect(page.locator("[data-fv-act=next]")).to_contain_text(t("common.step_next", "zh"))
     no_exception(page)
     page.screenshot(path=str(tmp_path / "stepper_zh_switched.png"))
+    page.close()
+
+
+def test_fast_key_presses_all_count(browser, app_url):
+    """Ten → presses with no pause move ten steps (the server's reruns used to coalesce them)."""
+    page = _open(browser, app_url)
+    box = page.locator(".st-key-_w-cfg-block_n input")
+    box.fill("1")
+    box.press("Enter")
+    tr = loadtest.engine(12, 1)                                     # 16 steps
+    _at_step(page, tr, 0)
+    page.locator("h1").first.click()
+    for _ in range(10):
+        page.keyboard.press("ArrowRight", delay=0)
+    _at_step(page, tr, 10)
     page.close()
 
 
@@ -141,20 +178,23 @@ def test_lang_query_parameter_gives_chinese(browser, app_url):
 
 
 def test_autoplay_advances_then_stops(browser, app_url):
-    page = _open(browser, app_url, height=1200)
-    page.get_by_text("0.5 s / step").click()
-    page.wait_for_timeout(500)
-    toggle = page.locator("[data-testid=stMain] [data-testid=stCheckbox] input").first   # Autoplay
-    page.get_by_text("Autoplay").first.click()
+    page = browser.new_page(viewport={"width": 1400, "height": 1200}, locale="en-US")
+    sent = _reruns(page)
+    page.goto(f"{app_url}/?lang=en")
+    page.locator("[data-fv-speed='0.5']").click()
+    play = page.locator("[data-fv-act=play]")
+    before = len(sent)
+    play.click()
     page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
-    expect(toggle).to_be_checked(timeout=15000)
-    for want in (3, 4):                                 # the fragment's run_every timer moves it
+    expect(play).to_have_attribute("aria-pressed", "true")
+    for want in (3, 4):                                 # the browser's timer moves it
         page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=15000)
-    expect(toggle).not_to_be_checked(timeout=30000)     # stopped at the end, toggle back off (a full rerun) ...
-    page.wait_for_timeout(1500)                         # ... and a late timer tick neither restarts nor rewinds
-    assert not toggle.is_checked()
+    expect(play).to_have_attribute("aria-pressed", "false", timeout=5000)   # stopped at the end ...
+    page.wait_for_timeout(1500)                         # ... and it stays there
     expect_some(page.get_by_text("Step 4 of 4"))
-    expect_count(page.get_by_text("Step 1 of 4"), 0)
+    assert len(sent) == before                          # autoplay ran no script on the server
+    play.click()                                        # playing from the end starts over
+    page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
     page.close()
 
 
@@ -169,15 +209,20 @@ def _download(page, scope, label: str, dest) -> tuple[str, bytes]:
     return d.suggested_filename, path.read_bytes()
 
 
+def _stepper_export(page):
+    page.locator("[data-testid=stPopover]", has_text=t("stepper.export", "en")).first.locator("button").first.click()
+    menu = page.locator("[data-testid=stPopoverBody]")
+    menu.wait_for(timeout=10000)
+    return menu
+
+
 def test_chart_export_png_svg_html(browser, app_url, tmp_path):
     from flashviz.charts.common import fmt_num
     page = _open(browser, app_url)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
     settle(page)
-    page.locator("[data-testid=stPopover]").first.locator("button").first.click()      # the strip chart's Export
-    menu = page.locator("[data-testid=stPopoverBody]")
-    menu.wait_for(timeout=10000)
-    stem = "flashviz_strip_N16_d4_Br4_Bc4_fp32_seed12_row15_step1"
+    menu = _stepper_export(page)                                             # the strip chart is picked first
+    stem = "flashviz_strip_N16_d4_Br4_Bc4_fp32_seed12_row15_step4"           # at the last step: the whole run
 
     name, png = _download(page, menu, t("export.fmt_png", "en"), tmp_path)
     assert name == f"{stem}.png"
@@ -197,7 +242,7 @@ def test_chart_export_png_svg_html(browser, app_url, tmp_path):
     assert "plotly.js v" in text and "Plotly.newPlot(" in text and len(html) > 3_000_000     # offline bundle
     assert "<title>Scores q·k/√d · 16 keys, tile = 4</title>" in text
     tr = loadtest.engine(12, 4)
-    for j in range(4):                                                       # the current tile's scores
+    for j in range(12, 16):                                                  # the last tile's scores
         assert f'["{fmt_num(float(tr.scores[j]))}","current tile (on-chip SRAM)"]' in text
     no_exception(page)
     page.close()
@@ -205,7 +250,7 @@ def test_chart_export_png_svg_html(browser, app_url, tmp_path):
 
 def test_page_zip_and_manifest(browser, app_url, tmp_path):
     page = _open(browser, app_url)
-    page.locator(".js-plotly-plot").nth(3).wait_for(timeout=60000)           # the stepper's four charts
+    page.locator("[data-fv-chart=recurrence].js-plotly-plot").wait_for(timeout=60000)
     settle(page)
     name, data = _download(page, page.locator(".st-key-_export-zip"), t("export.zip", "en"), tmp_path)
     assert name.startswith("flashviz_stepper_N16_") and name.endswith(".zip")
@@ -222,6 +267,9 @@ def test_page_zip_and_manifest(browser, app_url, tmp_path):
         assert {f.rsplit(".", 1)[1] for f in c["files"]} == {"html", "csv", "json", "png", "svg"}
         assert set(c["files"]) <= names
         assert zf.read(next(f for f in c["files"] if f.endswith(".png")))[:4] == b"\x89PNG"
+    offline = "flashviz_stepper_N16_d4_Br4_Bc4_fp32_seed12_row15.html"       # the offline stepper
+    assert manifest["files"] == [{"file": offline}] and offline in names
+    assert b'id="flashviz-payload"' in zf.read(offline)
     page.close()
 
 

@@ -89,3 +89,32 @@ def test_memo_keys_on_arguments_and_a_name_is_one_cache():
     assert calls == [(1, 1), (1, 2), (1.0, 1), (True, 1)]
     assert fc.named("test.memo", 1) is f.cache                 # a page script re-run finds the same cache
     assert f.cache in fc.caches() and fc.held_bytes() >= f.cache.held_bytes > 0
+
+
+def test_all_caches_together_stay_within_the_process_budget(monkeypatch):
+    """Each cache within its own budget is not enough: 9 caches of 32-128 MiB could hold more than a 1 GB process
+    can spare. Together they hold at most TOTAL_BUDGET; the fullest one gives up its oldest entry first, and the
+    value just computed is kept."""
+    from flashviz import cache as fc
+    monkeypatch.setattr(fc, "TOTAL_BUDGET", 12 * fc.MiB)
+    monkeypatch.setattr(fc, "_CACHES", {})
+    a, b = fc.named("t.a", 10 * fc.MiB), fc.named("t.b", 10 * fc.MiB)
+    block = lambda mib: np.ones(mib * fc.MiB // 8)                       # noqa: E731
+    a.get("a1", lambda: block(4))
+    a.get("a2", lambda: block(4))
+    b.get("b1", lambda: block(3))
+    assert fc.held_bytes() <= 12 * fc.MiB
+    b.get("b2", lambda: block(3))                                        # 14 MiB asked: the oldest of a goes
+    assert fc.held_bytes() <= 12 * fc.MiB
+    assert "a1" not in a and "a2" in a and "b1" in b and "b2" in b
+    assert a.evictions == 1 and b.evictions == 0
+
+
+def test_the_heap_is_handed_back_after_large_evictions(monkeypatch):
+    from flashviz import cache as fc
+    monkeypatch.setattr(fc, "_freed", {"bytes": 0, "at": 0.0})
+    assert fc.trim_heap() is False                                       # nothing evicted: nothing to do
+    fc._freed["bytes"] = fc.TRIM_AFTER
+    import ctypes.util
+    assert fc.trim_heap() is (ctypes.util.find_library("c") is not None)  # glibc: it ran
+    assert fc._freed["bytes"] == 0

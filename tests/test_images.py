@@ -96,14 +96,36 @@ def test_a_killed_browser_is_replaced_on_the_next_export(fresh, spy):
 
 
 @pytest.mark.timeout(60)
-def test_a_hung_browser_costs_one_timeout_and_the_zip_says_so(fresh, spy, monkeypatch):
-    monkeypatch.setattr(images, "IMAGE_TIMEOUT_S", 2.0)
+def test_a_hung_browser_is_replaced_before_an_image_waits_for_it(fresh, spy):
+    """A browser that runs but never answers (stopped) is seen before any image is sent to it: no timeout waited,
+    one new start, and the zip holds every image."""
     export.to_image(item(), "png")
     hung = images._state["renderer"]
     for pid in chromium():
         os.kill(pid, signal.SIGSTOP)                               # alive, but never answers
     data = export.to_zip([item(0), item(1), item(2)], {"page": {"url_path": "test"}})
-    assert spy["renders"] == ["ok", "timeout"]                     # one image's timeout, not one per chart
+    assert spy["starts"] == 2 and "timeout" not in spy["renders"]
+    man = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))
+    assert man["images"] == "png and svg included"
+    assert hung.process.wait(10) is not None                       # the hung browser was killed, group and all
+
+
+@pytest.mark.timeout(60)
+def test_a_browser_hung_mid_image_costs_one_timeout_and_the_zip_says_so(fresh, spy, monkeypatch):
+    """Hung while making an image (it answered the check just before): one image's timeout, not one per chart, and
+    the page then says why, in words."""
+    monkeypatch.setattr(images, "IMAGE_TIMEOUT_S", 2.0)
+    export.to_image(item(), "png")
+    hung = images._state["renderer"]
+    render = images._Renderer.render
+
+    def stop_then_render(self, fig, opts, timeout):                # the browser stops after the check
+        for pid in images._children(self.process.pid) or []:
+            os.kill(pid, signal.SIGSTOP)
+        return render(self, fig, opts, timeout)
+    monkeypatch.setattr(images._Renderer, "render", stop_then_render)
+    data = export.to_zip([item(0), item(1), item(2)], {"page": {"url_path": "test"}})
+    assert spy["renders"] == ["ok", "timeout"] and hung.process.wait(10) is not None
     z = zipfile.ZipFile(io.BytesIO(data))
     man = json.loads(z.read("manifest.json"))
     assert "png and svg not included" in man["images"] and "within 2 s" in man["images"]
@@ -111,12 +133,44 @@ def test_a_hung_browser_costs_one_timeout_and_the_zip_says_so(fresh, spy, monkey
         assert [n for n in c["files"] if n.endswith((".png", ".svg"))] == []
         assert set(c["errors"]) == {"png", "svg"} and all("not included" in e for e in c["errors"].values())
     assert sorted(z.namelist()) == sorted([f for c in man["charts"] for f in c["files"]] + ["manifest.json"])
-    assert hung.process.wait(10) is not None                       # the hung browser was killed, group and all
-
+    monkeypatch.setattr(images._Renderer, "render", render)
     at = AppTest.from_file(APP, default_timeout=120).run()         # the page says why, in words
     assert any("The last PNG or SVG failed" in c.value and "within 2 s" in c.value for c in at.caption)
     assert export.to_image(item(), "png").startswith(PNG)          # the next image: a fresh browser
-    assert export.last_image_failure() is None and spy["starts"] == 2
+    assert export.last_image_failure() is None
+
+
+CLICK = """
+import streamlit as st
+from flashviz.ui import common
+common.image_clicked("png", st.query_params.get("lang", "en"))
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("lang, words", [("en", "did not answer within 1.5 s"), ("zh", "1.5 秒内没有响应")])
+def test_a_hung_browser_is_a_message_at_the_click_in_the_pages_language(fresh, lang, words):
+    """Clicking PNG with the browser hung: the click's own callback checks it (a DevTools ping) and says so at
+    once, in the page's language; the hung browser is dropped, so the download itself starts a fresh one."""
+    export.to_image(item(), "png")
+    hung = images._state["renderer"]
+    for pid in chromium():
+        os.kill(pid, signal.SIGSTOP)
+    at = AppTest.from_string(CLICK, default_timeout=60)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception
+    [toast] = at.toast
+    assert words in toast.value and "PNG" in toast.value
+    assert images._state["renderer"] is None and hung.process.wait(10) is not None
+    assert export.to_image(item(), "png").startswith(PNG)          # the next image works again
+
+
+def test_a_healthy_browser_gives_no_message_at_the_click(fresh):
+    export.to_image(item(), "png")
+    assert images.check() == (True, images._state["renderer"].path)
+    at = AppTest.from_string(CLICK, default_timeout=60).run()
+    assert not at.exception and not at.toast
 
 
 @pytest.mark.timeout(60)

@@ -59,7 +59,8 @@ def test_small_fp32_case_agrees_and_shows_the_engine_values():
         np.testing.assert_allclose(df[f"{sym} kernel"].astype(float), arr, atol=1e-5, rtol=1e-5)
     for f, arr in (("m", tr.m), ("l", tr.l), ("alpha", tr.alpha)):
         np.testing.assert_allclose(view["kernel"][f], arr, atol=1e-5, rtol=1e-5)
-    assert len(at.get("plotly_chart")) == 5                                # the stepper's 4 + the overlay
+    assert len(at.get("plotly_chart")) == 1                                # the overlay (the stepper draws its
+    assert len(at.get("bidi_component")) == 3                              # charts in the browser: 3 parts)
 
 
 @INTERP
@@ -147,7 +148,23 @@ def test_a_kernel_error_is_a_readable_message(monkeypatch):
     assert not at.exception
     assert len(at.error) == 1 and "KernelResourceError" in at.error[0].value
     assert "on-chip resources" in at.error[0].value
-    assert len(at.get("plotly_chart")) == 4                              # the stepper itself is intact
+    assert len(at.get("bidi_component")) == 3                            # the stepper itself is intact
+
+
+@INTERP
+def test_br_is_set_on_the_panel_and_does_not_change_the_rows_numbers():
+    """Br picks the program that computes the row (and how many rows share its loads), not the row's recurrence."""
+    at, view4 = run_panel()
+    assert any("row 15 is computed by program 3 (rows 12–15)" in c.value for c in at.caption)
+    at.number_input(key="_w.kernel.br").set_value(8).run()
+    assert at.session_state["cfg.block_m"] == 8
+    at.button(key="kernel.run").click().run()
+    view8 = kernel_panel_view(at)
+    assert any("row 15 is computed by program 1 (rows 8–15)" in c.value for c in at.caption)
+    tr = engine(Config())
+    for f, arr in (("m", tr.m), ("l", tr.l), ("alpha", tr.alpha)):
+        np.testing.assert_allclose(view8["kernel"][f], arr, atol=1e-5, rtol=1e-5)
+        np.testing.assert_allclose(view8["kernel"][f], view4["kernel"][f], atol=1e-5, rtol=1e-5)
 
 
 def test_chinese_panel():

@@ -65,12 +65,13 @@ def test_fmt_bytes():
 
 
 @pytest.mark.parametrize("row,old_n,new_n,want", [
-    (15, 16, 64, 63),          # followed the last row: follows the new last row
-    (3, 16, 64, 3),            # any other row stays
-    (40, 64, 16, 15),          # would fall off the end
+    (15, 16, 64, 15),          # a row that still exists stays where it was (the last row too)
+    (3, 16, 64, 3),
+    (40, 64, 16, 15),          # would fall off the end: the new last row (the stepper says so)
     (15, 16, 0, 15),           # an invalid N leaves the row alone (the config check reports N)
     (15, 16, None, 15),
-    (np.int64(15), 16, np.int64(32), 31),
+    (np.int64(15), 16, np.int64(32), 15),
+    (np.int64(40), 64, np.int64(32), 31),
     ("x", 16, 32, "x"),
 ])
 def test_row_follows_n(row, old_n, new_n, want):

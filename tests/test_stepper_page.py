@@ -1,6 +1,10 @@
-"""AppTest of app.py with the page "Online softmax, tile by tile": what a student clicks, what the page shows."""
+"""AppTest of app.py with the page "Online softmax, tile by tile": what a student changes on the server and what the
+page sends the browser (the stepper's payload: every step of the engine's trace, flashviz/charts/stepper_payload.py).
+What the browser does with it is tests/test_browser*.py's."""
 from __future__ import annotations
 
+import base64
+import json
 import math
 from pathlib import Path
 
@@ -18,28 +22,58 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 W = "_w.cfg."                                             # widget keys of the shared configuration
 
 
-def engine(at: AppTest):
+def engine(at: AppTest, form: str = "fa2"):
     c = Config(**{f: at.session_state[f"cfg.{f}"] for f in Config.__dataclass_fields__})
     s, v = row_problem(c)
-    return online_softmax_trace(s, v, c.tile, guard=c.guard)
+    return online_softmax_trace(s, v, c.tile, guard=c.guard, form=form)
 
 
-def metric(at: AppTest, i: int) -> str:
-    return at.metric[i].value
+def parts(at: AppTest) -> list[dict]:
+    """The stepper component's parts on the page: each one's header (and, for the main part, its payload)."""
+    out = []
+    for el in at.get("bidi_component"):
+        head, _, body = el.proto.bytes.partition(b"\n")
+        out.append({"head": json.loads(head), "payload": json.loads(body) if body else None})
+    return out
 
 
-def table(at: AppTest):
-    return at.dataframe[0].value
+def payload(at: AppTest) -> dict:
+    [main] = [p for p in parts(at) if p["head"]["part"] == "main"]
+    doc = main["payload"]
+    doc["a"] = {k: np.frombuffer(base64.b64decode(v), dtype="<f8") for k, v in doc["arrays"].items()}
+    doc["head"] = main["head"]
+    return doc
 
 
 def test_renders_with_defaults():
     at = run_app()
     clean(at)
     assert at.title[0].value == "Online softmax, tile by tile"
-    assert any("Step 1 of 4" in m.value for m in at.markdown)
-    assert len(at.get("plotly_chart")) == 4
-    assert metric(at, 0) == "4 / 16" and metric(at, 1) == "16 / 256" and metric(at, 3) == "—"
-    assert len(table(at)) == 1
+    assert [p["head"]["part"] for p in parts(at)] == ["main", "formula", "acc"]
+    assert not at.get("plotly_chart")                         # the stepper draws its charts in the browser
+    doc = payload(at)
+    assert (doc["n"], doc["d"], doc["tile"], doc["steps"]) == (16, 4, 4, 4)
+    assert at.session_state["stepper.n_steps"] == 4
+
+
+def test_the_payload_carries_every_step_of_the_engine_exactly():
+    """Bit for bit: what the browser steps through is the engine's trace (FA2 and Algorithm 1), float64."""
+    at = run_app(n=37, d=6, block_n=5, seed=4, row=20, causal=True)
+    clean(at)
+    fa2, fa1, doc = engine(at), engine(at, "fa1"), payload(at)
+    a = doc["a"]
+    assert doc["steps"] == fa2.steps == 8 and doc["ds"] == 4 and doc["dk"] == 6
+    for name in ("m", "alpha", "l", "tile_max", "tile_sum"):
+        np.testing.assert_array_equal(a[name], getattr(fa2, name))
+    np.testing.assert_array_equal(a["scores"], fa2.scores)                   # −∞ where masked survives
+    np.testing.assert_array_equal(a["rescaled"], fa2.rescaled.astype(float))
+    np.testing.assert_array_equal(a["o_norm"].reshape(8, 6), fa2.o_normalised)
+    np.testing.assert_array_equal(a["o2"].reshape(8, 4), fa2.o[:, :4])
+    np.testing.assert_array_equal(a["o1"].reshape(8, 4), fa1.o[:, :4])
+    np.testing.assert_array_equal(a["pv"].reshape(8, 4), fa2.tile_pv[:, :4])
+    np.testing.assert_array_equal(a["err"], [fa2.error(k) for k in range(8)])
+    np.testing.assert_array_equal(a["gap"], np.abs(fa2.o_normalised - fa1.o_normalised).max(axis=1))
+    assert a["fin"].tolist() == [float(np.max(np.abs(x.output - x.exact))) for x in (fa2, fa1)]
 
 
 @pytest.mark.parametrize("tile", [1, 3, 5, 16])
@@ -48,43 +82,34 @@ def test_tile_size_sets_the_number_of_steps(tile):
     at.number_input(key=W + "block_n").set_value(tile).run()
     clean(at)
     n_steps = math.ceil(16 / tile)
-    assert at.session_state["stepper.n_steps"] == n_steps
-    if n_steps > 1:
-        at.button(key="stepper.last").click().run()
-    assert len(table(at)) == n_steps
-    assert any(f"Step {n_steps} of {n_steps}" in m.value for m in at.markdown)
-    if n_steps > 1:
-        assert at.slider(key="_w.stepper.slider").max == n_steps
+    assert at.session_state["stepper.n_steps"] == n_steps == payload(at)["steps"]
+    assert any(f"Bc = {tile} → Tc = {n_steps} steps" in c.value for c in at.caption)
 
 
-def test_next_and_previous_move_the_table():
+def test_the_part_headers_name_the_main_payload():
+    """The formula and accumulator parts carry only the id of the payload the main part brings (sent once)."""
     at = run_app()
-    tr = engine(at)
-    for want in (2, 3, 2, 1, 2):
-        key = "stepper.next" if want > len(table(at)) else "stepper.prev"
-        at.button(key=key).click().run()
-        df = table(at)
-        assert len(df) == want
-        last = df.iloc[-1]                                 # what the page shows: the engine's values, 4 decimals
-        assert (last["m"], last["α"], last["ℓ"]) == tuple(fmt_num(a[want - 1]) for a in (tr.m, tr.alpha, tr.l))
-        assert float(last["ℓ"]) == pytest.approx(tr.l[want - 1], abs=5e-5)
+    ps = parts(at)
+    assert {p["head"]["id"] for p in ps} == {payload(at)["id"]}
+    assert all(p["payload"] is None for p in ps[1:])
+    at.number_input(key=W + "seed").set_value(13).run()
+    assert {p["head"]["id"] for p in parts(at)} == {payload(at)["id"]} != {ps[0]["head"]["id"]}
 
 
-def test_slider_scrubs_and_step_survives_reruns():
+def test_plotly_js_is_served_from_the_installed_package():
+    """The page loads plotly.js from this server (the installed package's copy), never from a CDN."""
+    import gzip
+
+    import plotly
+
+    from flashviz import client
     at = run_app()
-    at.slider(key="_w.stepper.slider").set_value(3).run()
-    assert len(table(at)) == 3
-    at.run().run()
-    assert len(table(at)) == 3 and at.session_state["stepper.step"] == 2
-
-
-def test_last_step_error_is_zero():
-    at = run_app()
-    at.button(key="stepper.last").click().run()
-    clean(at)
-    tr = engine(at)
-    assert float(metric(at, 3)) < 1e-12 and metric(at, 3) == f"{tr.error(tr.steps - 1):.2e}"
-    assert int(metric(at, 2)) == int(engine(at).rescaled.sum())
+    src = parts(at)[0]["head"]["plotly"]
+    assert src["gz"].startswith("/component/") and src["js"].startswith("/component/")
+    folder, gz, plain = client.plotly_assets()
+    assert src["gz"].endswith("/" + gz) and src["js"].endswith("/" + plain)
+    original = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_bytes()
+    assert gzip.decompress((folder / gz).read_bytes()) == original == (folder / plain).read_bytes()
 
 
 BAD = [
@@ -111,46 +136,48 @@ def test_bad_input_shows_the_engine_message_and_recovers(field, value, message):
     widget.set_value(value).run()
     assert not at.exception
     assert len(at.error) == 1 and message in at.error[0].value
-    assert not at.get("plotly_chart")
+    assert not at.get("bidi_component")
     widget = at.text_input(key=W + field) if isinstance(value, str) else at.number_input(key=W + field)
     widget.set_value(good).run()
     clean(at)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("bidi_component")) == 3
 
 
 def test_typed_scores_replace_the_row():
     at = run_app()
     at.text_input(key=W + "scores").set_value("0.86, 0.45, 1.45, 0.10, -inf").run()
     clean(at)
-    assert at.session_state["stepper.n_steps"] == 2
-    at.button(key="stepper.last").click().run()
-    assert float(metric(at, 3)) < 1e-12 and metric(at, 0) == "1 / 5"
+    doc = payload(at)
+    assert at.session_state["stepper.n_steps"] == 2 == doc["steps"] and doc["n"] == 5
+    assert doc["a"]["scores"].tolist() == [0.86, 0.45, 1.45, 0.10, -np.inf]
+    assert doc["a"]["err"][-1] < 1e-12
 
 
 def test_guard_off_with_a_fully_masked_first_tile_shows_nan():
     at = run_app()
+    nonce = parts(at)[0]["head"]["opts"]["nonce"]
     at.button(key="stepper.pitfall").click().run()
     assert not at.exception
     assert at.session_state["cfg.guard"] is False and at.session_state["cfg.masked"] == "0-3"
-    assert any("NaN" in e.value and "exp(−∞ − (−∞))" in e.value for e in at.error)
-    assert table(at).iloc[0]["ℓ"] == "NaN" and table(at).iloc[0]["α"] == "NaN" and table(at).iloc[0]["m"] == "−∞"
-    at.button(key="stepper.last").click().run()
-    assert metric(at, 3) == "NaN"
+    doc = payload(at)
+    assert doc["head"]["opts"]["goto"] == 0 and doc["head"]["opts"]["nonce"] == nonce + 1   # back to step 1
+    a = doc["a"]
+    assert np.isnan(a["l"][0]) and np.isnan(a["alpha"][0]) and a["m"][0] == -np.inf and np.isnan(a["err"][-1])
+    assert "NaN" in doc["text"]["stepper.nan_now"] and "exp(−∞ − (−∞))" in doc["text"]["stepper.nan_now"]
     at.toggle(key=W + "guard").set_value(True).run()          # the guard repairs it
     clean(at)
-    assert float(metric(at, 3)) < 1e-12
-    assert any("guard handles it" in i.value for i in at.info)
+    a = payload(at)["a"]
+    assert a["err"][-1] < 1e-12 and a["l"][0] == 0.0 and a["alpha"][0] == 0.0
 
 
 def test_try_tile_one_gives_more_steps_and_rescales():
     at = run_app()
-    at.button(key="stepper.last").click().run()
-    rescales4 = int(metric(at, 2))
+    rescales4 = int(payload(at)["a"]["rescaled"].sum())
     at.button(key="stepper.tile1").click().run()
-    at.button(key="stepper.last").click().run()
     clean(at)
-    assert at.session_state["stepper.n_steps"] == 16 and float(metric(at, 3)) < 1e-12
-    assert int(metric(at, 2)) > rescales4
+    a = payload(at)["a"]
+    assert at.session_state["stepper.n_steps"] == 16 and a["err"][-1] < 1e-12
+    assert int(a["rescaled"].sum()) > rescales4
 
 
 def test_preset_writes_the_shared_config():
@@ -162,13 +189,18 @@ def test_preset_writes_the_shared_config():
     assert at.selectbox(key="_w.preset").value is None          # back to the placeholder
 
 
-def test_changing_n_moves_the_default_row_and_clamps_the_step():
+def test_changing_n_keeps_a_valid_row_and_says_when_it_cannot():
     at = run_app()
-    at.button(key="stepper.last").click().run()
-    at.number_input(key=W + "n").set_value(8).run()
+    at.number_input(key=W + "n").set_value(32).run()           # row 15 still exists: it stays, silently
+    clean(at)
+    assert at.session_state["cfg.row"] == 15 and not at.info
+    at.number_input(key=W + "n").set_value(8).run()            # row 15 does not: the last row, and a note
     clean(at)
     assert at.session_state["cfg.row"] == 7 and at.session_state["stepper.n_steps"] == 2
-    assert at.session_state["stepper.step"] == 1
+    assert [i.value for i in at.info] == ["Query row 15 does not exist at N = 8, so the stepper now follows row 7, "
+                                          "the last one."]
+    at.number_input(key=W + "seed").set_value(3).run()          # the next change clears the note
+    assert not at.info
 
 
 def test_config_persists_across_reruns():
@@ -176,12 +208,13 @@ def test_config_persists_across_reruns():
     at.number_input(key=W + "n").set_value(32).run()
     at.number_input(key=W + "block_n").set_value(8).run()
     at.toggle(key=W + "causal").set_value(True).run()
-    at.button(key="stepper.next").click().run()
     for _ in range(3):
         at.run()
     clean(at)
-    assert [at.session_state[f"cfg.{k}"] for k in ("n", "block_n", "causal", "row")] == [32, 8, True, 31]
-    assert at.number_input(key=W + "n").value == 32 and at.session_state["stepper.step"] == 1
+    assert [at.session_state[f"cfg.{k}"] for k in ("n", "block_n", "causal", "row")] == [32, 8, True, 15]
+    doc = payload(at)
+    assert at.number_input(key=W + "n").value == 32 and doc["steps"] == 4
+    assert np.isneginf(doc["a"]["scores"][16:]).all() and np.isfinite(doc["a"]["scores"][:16]).all()   # causal
 
 
 PAGE_SWITCH = '''
@@ -216,9 +249,10 @@ def test_language_switch_renders_chinese():
     at.segmented_control(key="_w.lang").set_value("zh").run()
     assert not at.exception
     assert at.title[0].value == "在线 softmax，逐块推进"
-    assert at.button(key="stepper.next").label == "下一步"
-    assert any("第 1 / 4 步" in m.value for m in at.markdown)
-    assert at.metric[2].label == "目前的重缩放次数"
+    doc = payload(at)
+    assert doc["lang"] == "zh" and doc["text"]["common.step_next"] == "下一步"
+    assert doc["text"]["stepper.step_label"] == "**第 {i} / {n} 步** · key {lo}–{hi} 位于 SRAM"
+    assert doc["text"]["stepper.ctr_rescales"] == "目前的重缩放次数"
     assert at.query_params.get("lang") == "zh"
 
 
@@ -231,18 +265,6 @@ def test_language_defaults_from_query_or_browser(how):
         at.context["locale"] = "zh-CN"
     at.run()
     assert at.title[0].value == "在线 softmax，逐块推进"
-
-
-def test_autoplay_from_the_end_starts_over_and_tick_stops_at_the_end():
-    at = run_app()
-    at.button(key="stepper.last").click().run()
-    at.toggle(key="_w.stepper.play").set_value(True).run()
-    assert not at.exception
-    assert at.session_state["stepper.play"] is True and at.session_state["stepper.step"] == 0
-    at.segmented_control(key="_w.stepper.speed").set_value(0.5).run()
-    assert at.session_state["stepper.speed"] == 0.5
-    at.toggle(key="_w.stepper.play").set_value(False).run()
-    assert at.session_state["stepper.play"] is False
 
 
 TICK = '''
@@ -296,4 +318,66 @@ def test_a_bug_in_an_optional_panel_is_a_message_not_a_traceback(monkeypatch):
     at = run_app()
     assert not at.exception
     assert len(at.error) == 1 and "kernel exploded" in at.error[0].value and "RuntimeError" in at.error[0].value
-    assert len(at.get("plotly_chart")) == 4                 # the rest of the page is intact
+    assert len(at.get("bidi_component")) == 3               # the rest of the page is intact
+
+
+# ----------------------------------------------------------------------------- the lesson's statements, checked
+
+CASES = [dict(), dict(seed=3), dict(block_n=1), dict(n=64, d=8, block_n=8, row=40, seed=9),
+         dict(n=33, block_n=5, causal=True, row=20, seed=21)]
+
+
+@pytest.mark.parametrize("values", CASES, ids=str)
+def test_the_caption_on_alpha_and_l_is_true_for_this_configuration(values):
+    from flashviz.ui.stepper import why_notes
+    at = run_app(**values)
+    clean(at)
+    tr = engine(at)
+    notes = why_notes(tr, "en")
+    caption = " ".join(notes)
+    assert any(caption in c.value for c in at.caption)
+    assert tr.alpha[0] == 0 and notes[0].startswith("On tile 1, α = 0")     # nothing seen before tile 1
+    fell = [k for k in range(1, tr.steps) if tr.l[k] < tr.l[k - 1]]
+    assert all(tr.rescaled[k] and tr.alpha[k] < 1 for k in fell)           # ℓ falls only at a rescale
+    if fell:
+        k = fell[0]
+        assert f"ℓ fell at tile {k + 1} ({fmt_num(tr.l[k - 1])} → {fmt_num(tr.l[k])})" in caption
+        assert f"α = {fmt_num(tr.alpha[k])}" in caption
+        assert tr.alpha[k] * tr.l[k - 1] + tr.tile_sum[k] == pytest.approx(tr.l[k], rel=1e-12)
+    else:
+        assert "Here ℓ never fell" in caption
+
+
+def test_l_falls_somewhere_among_the_seeds():
+    """The caption's first case is not hypothetical: with tile = 1 it happens for the lesson's row."""
+    cfg = Config(block_n=1)
+    s, v = row_problem(cfg)
+    tr = online_softmax_trace(s, v, 1)
+    assert any(tr.l[k] < tr.l[k - 1] for k in range(1, tr.steps))
+
+
+@pytest.mark.parametrize("values", CASES, ids=str)
+def test_the_python_loop_on_the_page_runs_and_equals_the_engine(values):
+    """The code the page shows (st.code), executed as it stands, gives the engine's answer on the page's row."""
+    at = run_app(**values)
+    [code] = [c for c in at.code if "def online_softmax" in c.value]
+    namespace = {}
+    exec(compile(code.value, "<page>", "exec"), namespace)
+    c = Config(**{f: at.session_state[f"cfg.{f}"] for f in Config.__dataclass_fields__})
+    s, v = row_problem(c)
+    got = namespace["online_softmax"](s, v, c.tile)
+    want = engine(at).output
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-13)
+    assert len(code.value.strip().splitlines()) <= 18                       # a dozen lines of loop
+    assert any("largest difference" in x.value for x in at.caption)
+
+
+def test_the_loop_without_a_guard_gives_nan_and_the_page_says_so():
+    at = run_app(causal=True, row=9, masked="0-3")
+    [code] = [c for c in at.code if "def online_softmax" in c.value]
+    namespace = {}
+    exec(compile(code.value, "<page>", "exec"), namespace)
+    s, v = row_problem(Config(causal=True, row=9, masked="0-3"))
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(namespace["online_softmax"](s, v, 4)).all()
+    assert any("gives NaN" in x.value for x in at.caption)

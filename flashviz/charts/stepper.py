@@ -7,7 +7,7 @@ error_figure        max |o/l - exact| per tile up to the current step (log scale
 
 Every label goes through t(key, lang). Non-finite values (−∞ from masking, NaN from the unguarded
 pitfall) cannot be drawn, so they leave a gap and get a text marker instead. Traces are plain dicts
-(see common.figure): these figures are rebuilt on every step.
+(see common.figure); raw=True returns them without a Figure (the browser's copy, charts/stepper_payload.py).
 """
 from __future__ import annotations
 
@@ -35,12 +35,18 @@ def key_states(n: int, lo: int, hi: int) -> np.ndarray:
     return np.where(j < lo, DISCARDED, np.where(j < hi, ON_CHIP, NOT_LOADED)).astype(np.int8)
 
 
+def _out(data: list[dict], lay: dict, raw: bool):
+    """A Figure, or with raw=True the plain (data, layout) dicts it would hold (flashviz/charts/stepper_payload.py
+    serialises those for the browser without building a Figure)."""
+    return (data, lay) if raw else figure(data, lay)
+
+
 def _legend_square(name: str, color: str) -> dict:
     return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
                 marker=dict(symbol="square", size=13, color=color, line=dict(color="#444444", width=1)))
 
 
-def strip_figure(tr: Trace, step: int, lang: str) -> go.Figure:
+def strip_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
     """One cell per key, coloured by where the key is at `step`. data[0].z[0] = states, data[4].x = masked keys."""
     n, lo, hi = tr.n, int(tr.start[step]), int(tr.stop[step])
     states = key_states(n, lo, hi)
@@ -84,7 +90,7 @@ def strip_figure(tr: Trace, step: int, lang: str) -> go.Figure:
                       yaxis=dict(visible=False, range=[-0.5, 1.2], fixedrange=True),
                       annotations=notes, margin=dict(l=20, r=20, t=80, b=45),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0))
-    return figure(data, lay)
+    return _out(data, lay, raw)
 
 
 def _series(x, y, name: str, color: str, yaxis: str, mark_y: float = 0.0) -> list[dict]:
@@ -100,7 +106,7 @@ def _series(x, y, name: str, color: str, yaxis: str, mark_y: float = 0.0) -> lis
     return [line, marks]
 
 
-def recurrence_figure(tr: Trace, step: int, lang: str) -> go.Figure:
+def recurrence_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
     """Three stacked panels over tiles 1..Tc, filled up to `step`: data[0].y = m, data[2].y = α, data[4].y = ℓ;
     data[6] marks the rescale steps."""
     k = step + 1
@@ -123,10 +129,10 @@ def recurrence_figure(tr: Trace, step: int, lang: str) -> go.Figure:
                       yaxis3=axis("m", domain=[0.72, 1.0]),
                       shapes=[dict(type="line", xref="x", yref="paper", x0=k, x1=k, y0=0, y1=1,
                                    line=dict(color=P.ORANGE, width=2, dash="dot"))])
-    return figure(data, lay)
+    return _out(data, lay, raw)
 
 
-def accumulator_figure(tr: Trace, step: int, lang: str) -> go.Figure:
+def accumulator_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
     """Bars o/ℓ per output dim after tile `step` (data[0].y); green ticks at the exact answer (data[1].y)."""
     d, final = tr.d, step == tr.steps - 1
     x = np.arange(d, dtype=np.int32)
@@ -147,7 +153,7 @@ def accumulator_figure(tr: Trace, step: int, lang: str) -> go.Figure:
                       xaxis=axis(t("stepper.axis_dim", lang), tickmode="array" if few else "auto",
                                  tickvals=x if few else None, ticktext=[f"o[{i}]" for i in x] if few else None),
                       yaxis=axis(t("stepper.axis_value", lang)))
-    return figure(data, lay)
+    return _out(data, lay, raw)
 
 
 def step_errors(tr: Trace) -> np.ndarray:
@@ -155,7 +161,7 @@ def step_errors(tr: Trace) -> np.ndarray:
     return np.abs(tr.o_normalised - tr.exact[None, :]).max(axis=1)
 
 
-def error_figure(tr: Trace, step: int, lang: str) -> go.Figure:
+def error_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
     """Max |o/ℓ - exact| after each tile up to `step`, log scale. data[0].y = errors floored at ERR_FLOOR,
     data[0].customdata = the errors themselves."""
     k = step + 1
@@ -173,4 +179,4 @@ def error_figure(tr: Trace, step: int, lang: str) -> go.Figure:
                       annotations=[dict(xref="paper", x=1, y=float(np.log10(EPS64)), yref="y", xanchor="right",
                                         yanchor="bottom", showarrow=False, text=t("stepper.err_eps", lang),
                                         font=dict(color="#00684C", size=12))])
-    return figure(data, lay)
+    return _out(data, lay, raw)

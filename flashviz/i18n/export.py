@@ -7,6 +7,7 @@ STRINGS = {
               "offline (HTML), or its data (CSV, JSON). File names carry the configuration.",
         "zh": "把这张图下载为图片（PNG 适合幻灯片，SVG 为矢量图）、可离线打开的交互网页（HTML），"
               "或其数据（CSV、JSON）。文件名中带有当前配置。"},
+    "export.chart": {"en": "Chart", "zh": "图表"},
     "export.file": {"en": "File: `{stem}`", "zh": "文件名：`{stem}`"},
     "export.fmt_png": {"en": "PNG image (2560 px wide)", "zh": "PNG 图片（宽 2560 像素）"},
     "export.fmt_svg": {"en": "SVG image (scalable)", "zh": "SVG 矢量图"},
@@ -28,6 +29,16 @@ STRINGS = {
                              "zh": "每条曲线的 x、y、z、文本和名称，以及配置。NaN 与 ±∞ 记为 null。"},
     "export.no_browser": {"en": "PNG and SVG are not available on this server: {why}. HTML, CSV and JSON still work.",
                           "zh": "此服务器无法生成 PNG 和 SVG：{why}。HTML、CSV 和 JSON 仍可下载。"},
+    "export.image_hung": {
+        "en": "{fmt} cannot be made right now: {why}. Try again in a few seconds, or use the camera button in the "
+              "chart's toolbar, which makes the image in your browser.",
+        "zh": "现在无法生成 {fmt}：{why}。请几秒后重试，或使用图表工具栏里的相机按钮，它在你的浏览器里生成图片。"},
+    "export.image_hung_browser": {
+        "en": "{fmt} cannot be made right now: the server's export browser did not answer within {s} s. It is being "
+              "restarted; the download follows if the new one starts. Meanwhile the camera button in the chart's "
+              "toolbar makes the image in your browser.",
+        "zh": "现在无法生成 {fmt}：服务器上用于导出的浏览器在 {s} 秒内没有响应，正在重启；新浏览器启动后下载会继续。"
+              "在此期间，图表工具栏里的相机按钮可以在你的浏览器里生成图片。"},
     "export.image_failed": {"en": "The last PNG or SVG failed: {why}. HTML, CSV and JSON are not affected.",
                             "zh": "上一次生成 PNG 或 SVG 失败：{why}。HTML、CSV 和 JSON 不受影响。"},
 

@@ -3,13 +3,12 @@
 STRINGS = {
     "stepper.title": {"en": "Online softmax, tile by tile", "zh": "在线 softmax，逐块推进"},
     "stepper.intro": {
-        "en": "Follow one query row while its attention is computed the FlashAttention way. Keys arrive in tiles; "
-              "each tile is scored inside on-chip SRAM, folded into a running max **m**, a running sum **ℓ** and an "
-              "output accumulator **o**, and then thrown away. Step through it and watch the result land exactly "
-              "on the textbook answer.",
-        "zh": "跟着一个查询行，看它的注意力如何按 FlashAttention 的方式算出来。key 按 tile 分批到来；每个 tile 在"
-              "片上 SRAM 里算出分数，并入滚动最大值 **m**、滚动求和 **ℓ** 和输出累加器 **o**，随后就被丢弃。"
-              "一步一步往前走，看结果如何精确地落在教科书答案上。"},
+        "en": "Softmax over a row of scores can be computed one tile of keys at a time: keep a running max **m** and "
+              "a running sum **ℓ**, and when a tile brings a larger score, multiply what was summed so far by "
+              "**α** = exp(m_old − m_new). Only one tile of scores is ever on chip, and the answer is exact.",
+        "zh": "一行分数的 softmax 可以按 key 的 tile 逐块计算：维护滚动最大值 **m** 和滚动求和 **ℓ**；某个 tile "
+              "带来更大的分数时，把此前累积的量乘上修正系数 **α** = exp(m_old − m_new)。片上始终只有一个 tile 的"
+              "分数，而结果是精确的。"},
     "stepper.fix_input": {"en": "Correct the value in the sidebar and the page comes back.",
                           "zh": "在侧边栏改正这个值，页面就会恢复。"},
     "stepper.describe": {
@@ -124,11 +123,14 @@ STRINGS = {
     "stepper.explain_tile": {
         "en": "The tile size only decides how many scores have to fit in on-chip SRAM at once. Set it to 1: the "
               "algorithm still works, with the same arithmetic and the same answer — the max simply moves more "
-              "often, so there are more rescales. Real kernels take the largest tile that fits (64 or 128 keys) "
-              "to keep the hardware busy.",
+              "often, so there are more rescales. Real kernels pick their tiles for the hardware, not for the "
+              "softmax: the registers each thread has, how many thread blocks fit on a multiprocessor at once, and "
+              "how many tiles are loaded ahead while another is computed (FlashAttention-3 at d = 128 uses "
+              "128 × 176 tiles without a mask).",
         "zh": "tile 大小决定的只是「片上 SRAM 一次要装下多少个分数」。把它设成 1：算法照样成立，算术和答案都不变，"
-              "只是滚动最大值移动得更频繁，重缩放次数更多。真实 kernel 会选能装下的最大 tile（64 或 128 个 key），"
-              "让硬件保持忙碌。"},
+              "只是滚动最大值移动得更频繁，重缩放次数更多。真实 kernel 的 tile 是为硬件选的，而不是为 softmax 选的："
+              "每个线程可用的寄存器、一个多处理器上能同时驻留多少个线程块，以及计算一个 tile 时提前载入多少个 tile"
+              "（FlashAttention-3 在 d = 128、无掩码时用 128 × 176 的 tile）。"},
     "stepper.try_tile1": {"en": "Try tile = 1", "zh": "试试 tile = 1"},
     "stepper.explain_nan": {
         "en": "**The exp(−∞ − (−∞)) pitfall.** Masked keys have score −∞. If a whole tile is masked before any "
@@ -158,4 +160,93 @@ STRINGS = {
               "guard off in the sidebar to see what happens without it.",
         "zh": "第一个 tile 被整块掩掉（分数全是 −∞）。防护处理了它：在还没见到任何可见 key 时，指数里用 0 代替 "
               "−∞ 的最大值，因此这个 tile 什么也不贡献。在侧边栏关闭防护，看看没有它会怎样。"},
+
+    # the client-side stepper (flashviz/client/player.js)
+    "stepper.key_first": {"en": "First step (Home)", "zh": "第一步（Home 键）"},
+    "stepper.key_prev": {"en": "Previous step (←)", "zh": "上一步（← 键）"},
+    "stepper.key_next": {"en": "Next step (→)", "zh": "下一步（→ 键）"},
+    "stepper.key_last": {"en": "Last step (End)", "zh": "最后一步（End 键）"},
+    "stepper.pause": {"en": "Pause", "zh": "暂停"},
+    "stepper.acc_dims": {"en": "At this size the chart shows the first {k} of the d = {d} dimensions of o; the error "
+                               "chart and the counters use all of them.",
+                         "zh": "在这个规模下，图中只画出 o 的 d = {d} 个维度中的前 {k} 个；误差图和计数器用的是全部维度。"},
+    "stepper.no_plotly": {"en": "The charts could not be drawn: this browser could not load plotly.js from the server. "
+                                "The numbers above are still right; reload the page to try again.",
+                          "zh": "图表无法绘制：浏览器没能从服务器载入 plotly.js。上面的数字依然正确；刷新页面可重试。"},
+    "stepper.keys_hint": {"en": "Keys: ← / → step, Home / End first / last. Stepping runs in your browser.",
+                          "zh": "按键：← / → 逐步，Home / End 跳到第一步 / 最后一步。逐步演示在浏览器里运行。"},
+
+    # why ℓ can fall, why α = 0 on the first tile (computed from this configuration's trace)
+    "stepper.alpha_first": {
+        "en": "On tile 1, α = 0: before it nothing was seen (m = −∞, ℓ = 0, o = 0), so α = exp(−∞ − m) = 0 "
+              "multiplies nothing and loses nothing.",
+        "zh": "第 1 个 tile 的 α = 0：在它之前什么也没见过（m = −∞，ℓ = 0，o = 0），所以 α = exp(−∞ − m) = 0 "
+              "乘的是零，什么也不丢。"},
+    "stepper.l_fell": {
+        "en": "ℓ fell at tile {k} ({a} → {b}): ℓ sums exp(s − m) against the current max, so when the max rose the "
+              "old sum was multiplied by α = {alpha}, and this tile added only {add}.",
+        "zh": "ℓ 在第 {k} 个 tile 变小了（{a} → {b}）：ℓ 累加的是相对于当前最大值的 exp(s − m)，最大值上升时，"
+              "旧的和要乘上 α = {alpha}，而这个 tile 只加了 {add}。"},
+    "stepper.l_never_fell": {
+        "en": "Here ℓ never fell. It can, at a rescale: when α·ℓ + this tile's sum < ℓ (try tile = 1 or another seed).",
+        "zh": "这里 ℓ 从未变小。它在重缩放时可能变小：当 α·ℓ + 本 tile 的和 < ℓ 时（试试 tile = 1 或换个种子）。"},
+    "stepper.row_moved": {
+        "en": "Query row {old} does not exist at N = {n}, so the stepper now follows row {row}, the last one.",
+        "zh": "N = {n} 时不存在查询行 {old}，所以逐块演示改为跟踪最后一行，即第 {row} 行。"},
+
+    # depth, behind expanders
+    "stepper.exp_formula": {"en": "The recurrence with this step's numbers (FA2 and the first paper's Algorithm 1)",
+                            "zh": "代入本步数值的递推式（FA2 与第一篇论文的算法 1）"},
+    "stepper.exp_acc": {"en": "The output accumulator o/ℓ and why the loop cannot stop early",
+                        "zh": "输出累加器 o/ℓ，以及循环为何不能提前退出"},
+    "stepper.exp_code": {"en": "The whole algorithm in a dozen lines of Python", "zh": "十几行 Python 写出整个算法"},
+    "stepper.exp_why": {"en": "Why this saves memory, and why it is exact", "zh": "为什么省显存，又为什么是精确的"},
+    "stepper.exp_tile": {"en": "What the tile size decides", "zh": "tile 大小决定了什么"},
+    "stepper.exp_nan": {"en": "The exp(−∞ − (−∞)) pitfall of masked tiles", "zh": "被掩掉的 tile 与 exp(−∞ − (−∞)) 陷阱"},
+    "stepper.exp_kernel": {"en": "For kernel engineers: the Triton kernel's own m, ℓ, α", "zh": "写 kernel 的人看：Triton kernel 自己的 m、ℓ、α"},
+    "stepper.code_intro": {
+        "en": "The recurrence the page animates, for one query row. It has no guard, so a fully masked first tile "
+              "gives NaN (see the pitfall below).",
+        "zh": "页面演示的递推，针对一个查询行。它没有防护，所以首个 tile 被整块掩掉时会得到 NaN（见下方的陷阱）。"},
+    "stepper.code_result": {
+        "en": "This code on the row above: `{got}`; the engine: `{want}`; largest difference {diff}.",
+        "zh": "这段代码在上面这一行上的结果：`{got}`；引擎的结果：`{want}`；最大差异 {diff}。"},
+    "stepper.code_nan": {
+        "en": "This code on the row above gives NaN: its first tile is fully masked and the loop has no guard. The "
+              "engine, guarded, gives `{want}`.",
+        "zh": "这段代码在上面这一行上得到 NaN：首个 tile 被整块掩掉，而循环没有防护。带防护的引擎给出 `{want}`。"},
+
+    # the kernel panel's Br
+    "stepper.br_label": {"en": "Query block Br of the kernel", "zh": "kernel 的 query 块大小 Br"},
+    "stepper.br_help": {
+        "en": "The kernel gives each program Br query rows; the simulator above follows one row, so it has no Br.",
+        "zh": "kernel 让每个 program 负责 Br 个查询行；上面的模拟器只跟踪一行，所以没有 Br。"},
+    "stepper.br_explain": {
+        "en": "Br = {br}: the kernel splits the N = {n} queries into {tr} programs of Br rows; row {row} is computed "
+              "by program {i} (rows {lo}–{hi}), together with the other rows of its block, which share every K, V "
+              "tile it loads. Br decides which program computes the row and how many rows share a load; the row's "
+              "own recurrence over the tiles of Bc = {bc} keys is the same for every Br.",
+        "zh": "Br = {br}：kernel 把 N = {n} 个查询分成 {tr} 个 program，每个负责 Br 行；第 {row} 行由第 {i} 个 "
+              "program（第 {lo}–{hi} 行）计算，它与同块的其他行共享每一个载入的 K、V tile。Br 决定由哪个 program "
+              "计算这一行、多少行共享一次载入；这一行自己在 Bc = {bc} 个 key 的 tile 上的递推，对任何 Br 都一样。"},
+
+    # the stepper's exports
+    "stepper.export": {"en": "Export the stepper", "zh": "导出逐块演示"},
+    "stepper.export_html": {"en": "Offline stepper (one HTML file, every step)", "zh": "离线逐块演示（单个 HTML 文件，包含每一步）"},
+    "stepper.export_html_help": {
+        "en": "This configuration's whole run in one file (~5 MB, plotly.js inside): buttons, slider and keys step it "
+              "in any browser with no server and no network — for slides or a course site.",
+        "zh": "把这个配置的完整过程放进一个文件（约 5 MB，内含 plotly.js）：在任何浏览器里无需服务器、无需网络，"
+              "用按钮、滑块和按键逐步播放——适合放进幻灯片或课程网站。"},
+    "stepper.chart_strip": {"en": "Scores", "zh": "分数"},
+    "stepper.chart_recurrence": {"en": "m, α, ℓ", "zh": "m、α、ℓ"},
+    "stepper.chart_accumulator": {"en": "o/ℓ", "zh": "o/ℓ"},
+    "stepper.chart_error": {"en": "Error", "zh": "误差"},
+    "stepper.export_charts": {
+        "en": "The four charts below are exported at the last step (the complete run). Each chart's camera button "
+              "saves the step on screen, made in your browser.",
+        "zh": "下面四张图按最后一步（完整过程）导出。每张图工具栏上的相机按钮保存屏幕上的这一步，在你的浏览器里生成。"},
+    "stepper.offline_note": {
+        "en": "Made by flashviz {version} from this configuration; it runs with no server.",
+        "zh": "由 flashviz {version} 根据此配置生成；无需服务器即可运行。"},
 }

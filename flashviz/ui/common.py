@@ -15,7 +15,7 @@ import logging
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import export, literal
+from .. import export, literal, runlog
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config
 from ..errors import DatasetError, FlashvizError
@@ -59,19 +59,26 @@ def config_ok(cfg, ns: str, lang: str) -> bool:
 
 def begin_run(title: str = "", url_path: str = "") -> None:
     """A full run starts: a fresh registry (the zip button of the previous run keeps the old one)."""
+    runlog.begin(url_path)
     st.session_state[REGISTRY] = {"page": {"title": title, "url_path": url_path}, "charts": {}}
 
 
 def registry() -> dict:
-    return st.session_state.setdefault(REGISTRY, {"page": {"title": "", "url_path": ""}, "charts": {}})
+    reg = st.session_state.setdefault(REGISTRY, {"page": {"title": "", "url_path": ""}, "charts": {}})
+    reg.setdefault("files", {})
+    return reg
 
 
 def _meta(extra: dict | None) -> dict:
-    """What every export carries: page, language, the shared configuration; then the page's own `meta`
-    (e.g. device or dataset provenance), which wins on a clash."""
-    page = registry()["page"]
-    return {"page": page["url_path"] or page["title"], "language": state.lang(),
-            "configuration": state.config().to_dict(), **(extra or {})}
+    """What every export carries: page, language, the shared configuration (read once per run); then the page's
+    own `meta` (e.g. device or dataset provenance), which wins on a clash."""
+    reg = registry()
+    base = reg.get("meta")
+    if base is None:
+        page = reg["page"]
+        base = reg["meta"] = {"page": page["url_path"] or page["title"], "language": state.lang(),
+                              "configuration": state.config().to_dict()}
+    return {**base, **(extra or {})}
 
 
 # ----------------------------------------------------------------------------- charts
@@ -92,16 +99,19 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
         export_menu(item, lang, key=key)
 
 
-def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) -> None:
-    """A small popover of download buttons; each generates its file only when clicked."""
+def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, popover: bool = True) -> None:
+    """A small popover of download buttons (or the buttons alone); each generates its file only when clicked."""
     ok, why = export.image_status()
-    with st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
-                    help=t("export.menu_help", lang)):
+    box = st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
+                     help=t("export.menu_help", lang)) if popover else contextlib.nullcontext()
+    with box:
         st.caption(t("export.file", lang, stem=item.stem))
         for fmt in export.FORMATS:
-            off = fmt in export.IMAGE_FORMATS and not ok
+            image = fmt in export.IMAGE_FORMATS
+            off = image and not ok
+            click = functools.partial(image_clicked, fmt, lang) if image else "ignore"
             st.download_button(t(f"export.fmt_{fmt}", lang), data=functools.partial(export.export, item, fmt),
-                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click="ignore",
+                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click=click,
                                key=f"{key}.export.{fmt}" if key else None, icon=ICONS[fmt], disabled=off,
                                help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:
@@ -110,10 +120,51 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None) 
             st.caption(t("export.image_failed", lang, why=failed))
 
 
+def register_export(items: list, files: list, lang: str, *, title: str, note: str = "", extra_labels=None,
+                    chart_labels=None, key: str) -> None:
+    """For charts a page draws in the browser (the stepper): register `items` (export.ChartExport, their figures
+    made only when exported) and `files` (export.FileExport) for the page's zip, and draw one Export popover with
+    the files and, for a chart picked there, its formats. Nothing is generated until a button is clicked."""
+    reg = registry()
+    for item in items:
+        item.meta = _meta(item.meta)
+        reg["charts"][f"{key}.{item.name}"] = item
+    for f in files:
+        reg["files"][f.name] = f
+    labels = extra_labels or {}
+    with st.popover(title, icon=":material/download:", type="tertiary", help=t("export.menu_help", lang)):
+        for f in files:
+            label, help_ = labels.get(f.name, (f.name, None))
+            st.download_button(label, data=f.make, file_name=f.name, mime=f.mime, on_click="ignore",
+                               key=f"{key}.file.{f.name}", icon=ICONS["html"], help=help_, width="stretch")
+        if note:
+            st.caption(note)
+        names = [item.name for item in items]
+        pick = st.segmented_control(t("export.chart", lang), names, key=f"{key}.pick", default=names[0],
+                                    format_func=lambda n: (chart_labels or {}).get(n, n))
+        for item in items:
+            if item.name == (pick or names[0]):
+                export_menu(item, lang, key=f"{key}.{item.name}", popover=False)
+
+
+def image_clicked(fmt: str, lang: str) -> None:
+    """A PNG or SVG button was clicked (a callback: it runs at the click, beside the download it starts). A browser
+    that cannot make the image now, hung or not there, is a message at once, in the page's language, instead of a
+    download that never comes (the download itself restarts a hung browser and tries once more)."""
+    ok, why = export.image_check()
+    if ok:
+        return
+    if why == export.IMAGE_HUNG:
+        msg = t("export.image_hung_browser", lang, fmt=fmt.upper(), s=f"{export.images.PING_TIMEOUT_S:g}")
+    else:
+        msg = t("export.image_hung", lang, fmt=fmt.upper(), why=why)
+    st.toast(msg, icon=":material/error:", duration="long")
+
+
 # ----------------------------------------------------------------------------- the page's zip
 
 def _zip(reg: dict, manifest: dict) -> bytes:
-    return export.to_zip(list(reg["charts"].values()), manifest)
+    return export.to_zip(list(reg["charts"].values()), manifest, extra_files=list(reg.get("files", {}).values()))
 
 
 def export_sidebar(lang: str) -> None:
@@ -121,7 +172,7 @@ def export_sidebar(lang: str) -> None:
     with shown_errors(lang, where="export"):
         state.export_format_switch()
         reg = registry()
-        n = len(reg["charts"])
+        n = len(reg["charts"]) + len(reg["files"])
         page = reg["page"]["url_path"] or "page"
         cfg = state.config()
         try:
@@ -139,6 +190,7 @@ def export_sidebar(lang: str) -> None:
             st.sidebar.caption(t("export.zip_no_images", lang, why=why))
         elif n and (failed := export.last_image_failure()):
             st.sidebar.caption(t("export.image_failed", lang, why=failed))
+    runlog.end()                                               # app.py's last call: the run's server time
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

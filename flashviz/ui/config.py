@@ -97,13 +97,13 @@ PRESETS: dict[str, dict] = {
 
 
 def follow_row(row, old_n, new_n):
-    """The query row once N changes from old_n to new_n: a row that followed the last row (old_n - 1), or that
-    would fall off the end, follows the new last row; any other row stays. Values that are not integers stay as
-    they are (Config.check reports them)."""
-    r, old, new = as_int(row), as_int(old_n), as_int(new_n)
+    """The query row once N changes from old_n to new_n: it stays where it was while it exists (0 <= row < new_n);
+    a row past the new end becomes the new last row (the stepper page says so). Values that are not integers
+    stay as they are (Config.check reports them). old_n is kept for the callers' signature."""
+    r, new = as_int(row), as_int(new_n)
     if r is None or new is None or new < 1:
         return row
-    return new - 1 if (old is not None and r == old - 1) or r >= new else row
+    return new - 1 if r >= new else row
 
 
 def with_preset(cfg: Config, name: str) -> Config:

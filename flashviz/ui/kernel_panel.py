@@ -213,10 +213,30 @@ def _wait_for(key: tuple, mode: str, lang: str) -> dict:
     return fut.result()
 
 
+def _copy_br() -> None:
+    state.set_values(block_m=st.session_state["_w.kernel.br"])
+
+
+def _br(cfg: Config, lang: str) -> None:
+    """Br, which the stepper's simulator does not have: set here, and what it decides for this row."""
+    st.session_state["_w.kernel.br"] = cfg.block_m
+    st.number_input(t("stepper.br_label", lang), step=1, key="_w.kernel.br", help=t("stepper.br_help", lang),
+                    on_change=_copy_br)
+    try:
+        cfg.check()
+    except Exception:                                  # the configuration's own message is shown by the panel
+        return
+    if 0 <= cfg.row < cfg.n:
+        i, lo, hi = block_span(cfg)
+        st.caption(t("stepper.br_explain", lang, br=cfg.block_m, n=cfg.n, tr=math.ceil(cfg.n / cfg.block_m),
+                     row=cfg.row, i=i, lo=lo, hi=hi - 1, bc=cfg.block_n))
+
+
 def render(cfg: Config, tr: Trace, lang: str) -> None:
     """Draw the panel for the stepper's configuration `cfg` and its engine trace `tr` (same row, same Bc)."""
     st.subheader(t("kernel.header", lang))
     st.markdown(t("kernel.intro", lang))
+    _br(cfg, lang)
     mode = kernel_mode()
     _explain_mode(mode, lang)
     reason = why_not(cfg, mode)

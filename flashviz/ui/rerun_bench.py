@@ -1,13 +1,14 @@
-"""Server-side time of one page rerun after a step change (a measurement, not a test).
+"""Server-side time of one page rerun (a measurement, not a test).
 
     python -m flashviz.ui.rerun_bench [--reruns 20] [--sizes 16 1024 4096] [--tiles 4 64]
     python -m flashviz.ui.rerun_bench --page blocks [--sizes 4096 16384] [--tiles 64] [--orders fa2 fa1]
 
-For each configuration: an AppTest of app.py on that page, one warm-up run, then `--reruns` clicks
-of Next/Previous (the stepper starts at its last step, where the charts hold the most points; the
-blocks page in the middle of its schedule); prints the median and p95 wall time of AppTest.run()
-(the whole script — a browser reruns only the step fragment, so this is an upper bound) and the
-median time inside the page's render(). Target: < 100 ms at N = 4096 (blocks: Br = Bc = 64).
+For each configuration: an AppTest of app.py on that page, one warm-up run, then `--reruns` runs. The stepper
+steps in the browser (flashviz/client): a step runs nothing here, so its reruns are configuration changes (a new
+seed each time: the trace, the payload for the browser and the page are computed anew). The blocks page clicks
+Next/Previous in the middle of its schedule. Prints the median and p95 wall time of AppTest.run() (the whole
+script) and the median time inside the page's render(). For the server's CPU per page and action in a real
+server process, with a real browser, see `python -m tests.cpu_profile`.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 def time_reruns(page: str, state: dict, reruns: int) -> dict:
-    """Click Next/Previous `reruns` times on `page` ("stepper" or "blocks") started from `state`."""
+    """`reruns` runs of `page` started from `state`: new seeds on the stepper, Next/Previous on the blocks page."""
     from streamlit import logger
     from streamlit.testing.v1 import AppTest
 
@@ -48,9 +49,13 @@ def time_reruns(page: str, state: dict, reruns: int) -> dict:
             pages.switch(at, page).run()
         times, direction = [], "prev"
         inside.clear()
-        for _ in range(reruns + 1):                     # the first click is a second warm-up
+        for k in range(reruns + 1):                     # the first run is a second warm-up
             t0 = time.perf_counter()
-            at.button(key=f"{page}.{direction}").click().run()
+            if page == "stepper":
+                at.session_state["cfg.seed"] = 10_000 + k
+                at.run()
+            else:
+                at.button(key=f"{page}.{direction}").click().run()
             times.append(time.perf_counter() - t0)
             direction = "next" if direction == "prev" else "prev"
         if at.exception or at.error:
@@ -64,8 +69,8 @@ def time_reruns(page: str, state: dict, reruns: int) -> dict:
 
 
 def bench(n: int, tile: int, reruns: int) -> dict:
-    """The stepper at N keys, tile Bc, from its last step."""
-    state = {"cfg.n": n, "cfg.block_n": tile, "cfg.row": n - 1, "stepper.step": 10**9}   # clamped to the end
+    """The stepper at N keys, tile Bc: configuration changes (the browser steps)."""
+    state = {"cfg.n": n, "cfg.block_n": tile, "cfg.row": n - 1}
     return dict(n=n, tile=tile, **time_reruns("stepper", state, reruns))
 
 

@@ -1,6 +1,7 @@
 """Page "Online softmax, tile by tile": one query row streamed through the online-softmax recurrence.
 
-Thin: read the shared config, get the cached trace from the engine, hand (trace, step) to chart builders.
+Its idea and its picture first (the stepper, flashviz/ui/stepper_view.py: stepping, scrubbing, autoplay and the
+keys run in the browser from the configuration's whole trace); depth behind expanders named for their reader.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
@@ -11,30 +12,33 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from flashviz import export
 from flashviz.cache import MiB, memo
 from flashviz.charts import stepper as charts
-from flashviz.charts.common import compact, fmt_num
+from flashviz.charts import stepper_payload
+from flashviz.charts.common import fmt_num
 from flashviz.i18n import t
-from flashviz.online_softmax import Trace, online_softmax_trace
-from flashviz.ui import state, stepper_formula, steps
-from flashviz.ui.common import chart, shown_errors
+from flashviz.online_softmax import Trace
+from flashviz.softmax_loop import LOOP_SOURCE, online_softmax
+from flashviz.ui import state, stepper_view
+from flashviz.ui.common import register_export, shown_errors
 from flashviz.ui.config import Config, row_problem
 
-NS = "stepper"            # session-state namespace of this page's step index
-TABLE_ROWS = 32           # the table shows at most the last 32 tiles (the chart shows them all)
+NS = "stepper"            # session-state namespace of this page
+SEEN = "stepper.seen"     # the configuration of the last run: says so when a change of N moved the row
 
 
-@memo("stepper.trace", 128 * MiB)
+TABLE_ROWS = stepper_payload.TABLE_ROWS
+
+
 def cached_trace(cfg: Config) -> Trace:
-    """The engine's trace for this configuration (keyed on every field of the frozen config); shared by every
-    session, read-only. At N = 16384, d = 256 one trace holds up to ~100 MiB: the budget is in bytes."""
-    scores, values = row_problem(cfg)
-    return online_softmax_trace(scores, values, cfg.tile, guard=cfg.guard)
+    """The engine's FA2 trace of this configuration (shared read-only by every session)."""
+    return stepper_view.trace(cfg, "fa2")
 
 
 def recurrence_table(tr: Trace, step: int, lang: str) -> pd.DataFrame:
-    """Rows for tiles 1..step+1 (the last TABLE_ROWS of them): tile, keys, tile max, m, α, ℓ, rescale.
-    Numbers are formatted text (4 decimals; NaN and −∞ spelled out, which a numeric column would hide)."""
+    """The stepper's table as data (other pages show it): tiles 1..step+1 (the last TABLE_ROWS of them) with tile,
+    keys, tile max, m, α, ℓ, rescale; numbers as the page prints them (NaN and −∞ spelled out)."""
     lo = max(0, step + 1 - TABLE_ROWS)
     rows = slice(lo, step + 1)
 
@@ -52,100 +56,119 @@ def recurrence_table(tr: Trace, step: int, lang: str) -> pd.DataFrame:
     })
 
 
-def _show_table(df: pd.DataFrame, lang: str) -> None:
-    resc = df.columns[-1]
-
-    def highlight(d: pd.DataFrame) -> pd.DataFrame:   # rescale rows light vermillion, NaN cells vermillion text
-        css = np.where((d[resc] != "").to_numpy()[:, None], "background-color: #F7D9C4;", "")
-        css = np.char.add(np.broadcast_to(css, d.shape).astype(str),
-                          np.where(d.to_numpy() == "NaN", "color: #D55E00; font-weight: bold;", ""))
-        return pd.DataFrame(css, index=d.index, columns=d.columns)
-
-    helps = {"m": "stepper.col_m", "α": "stepper.col_alpha", "ℓ": "stepper.col_l"}
-    cfg = {c: st.column_config.TextColumn(c, help=t(helps[c], lang)) for c in helps}
-    st.dataframe(df.style.apply(highlight, axis=None), hide_index=True, column_config=cfg,
-                 height=min(38 + 35 * len(df), 400), key=f"{NS}.table")
-
-
-def _counters(cfg: Config, tr: Trace, step: int, lang: str) -> None:
-    n, last = tr.n, step == tr.steps - 1
-    err = tr.error(step)
-    c = st.columns(4)
-    c[0].metric(t("stepper.ctr_resident", lang), f"{int(tr.stop[step] - tr.start[step])} / {n}",
-                help=t("stepper.ctr_resident_help", lang))
-    c[1].metric(t("stepper.ctr_naive", lang), f"{compact(n)} / {compact(n * n)}", help=t("stepper.ctr_naive_help", lang))
-    c[2].metric(t("stepper.ctr_rescales", lang), int(tr.rescaled[:step + 1].sum()),
-                help=t("stepper.ctr_rescales_help", lang))
-    shown = ("NaN" if np.isnan(err) else f"{err:.2e}") if last else "—"
-    c[3].metric(t("stepper.ctr_error", lang), shown, help=t("stepper.ctr_error_help", lang))
-    if not last:
-        st.caption(t("stepper.ctr_err_pending", lang))
-
-
-def _pitfall_notes(tr: Trace, step: int, lang: str) -> None:
-    seen_nan = bool(np.isnan(tr.l[:step + 1]).any())
-    if seen_nan:
-        st.error(t("stepper.nan_now", lang), icon=":material/warning:")
-    elif tr.guard and tr.m[0] == -np.inf:
-        st.info(t("stepper.guard_saved", lang), icon=":material/shield:")
-
-
-def step_view(cfg: Config, tr: Trace, lang: str, step: int) -> None:
-    """Everything that changes with the step (drawn inside the step fragment, so errors are caught here)."""
-    slug = f"{cfg.slug()}_step{step + 1}"
-    lo, hi = int(tr.start[step]), int(tr.stop[step])
-    st.markdown(t("stepper.step_label", lang, i=step + 1, n=tr.steps, lo=lo, hi=hi - 1))
-    with shown_errors(lang, where="score strip"):
-        chart(charts.strip_figure(tr, step, lang), "strip", slug, height=360, key=f"{NS}.strip")
-    with shown_errors(lang, where="counters"):
-        _pitfall_notes(tr, step, lang)
-        _counters(cfg, tr, step, lang)
-    st.caption(t("stepper.explain_io", lang))
-
-    st.subheader(t("stepper.rec_header", lang))
-    left, right = st.columns([1, 1])
-    with left, shown_errors(lang, where="recurrence table"):
-        if step + 1 > TABLE_ROWS:
-            st.caption(t("stepper.table_window", lang, k=TABLE_ROWS, n=step + 1))
-        _show_table(recurrence_table(tr, step, lang), lang)
-    with right, shown_errors(lang, where="recurrence chart"):
-        chart(charts.recurrence_figure(tr, step, lang), "recurrence", slug, key=f"{NS}.rec")
-    st.markdown(t("stepper.explain_alpha", lang))
-    with shown_errors(lang, where="recurrence formulas"):
-        stepper_formula.render(cfg, tr, lang, step)       # the recurrence with this step's numbers, FA2 / FA1
-
-    st.subheader(t("stepper.acc_header", lang))
-    left, right = st.columns(2)
-    with left, shown_errors(lang, where="accumulator chart"):
-        chart(charts.accumulator_figure(tr, step, lang), "accumulator", slug, key=f"{NS}.acc")
-    with right, shown_errors(lang, where="error chart"):
-        chart(charts.error_figure(tr, step, lang), "error", slug, key=f"{NS}.err")
-    st.markdown(t("stepper.explain_no_early_exit", lang))
-
-
 def _describe(cfg: Config, tr: Trace, lang: str) -> None:
     key = "stepper.describe_typed" if cfg.typed else "stepper.describe"
     st.caption(t(key, lang, row=cfg.row, n=tr.n, d=tr.d, tile=tr.tile_size, tc=tr.steps, dtype=cfg.dtype,
-                 seed=cfg.seed))
+                 seed=cfg.seed) + " " + t("stepper.keys_hint", lang))
 
 
-def _tile_lesson(cfg: Config, tr: Trace, lang: str) -> None:
-    st.subheader(t("stepper.tile_header", lang))
-    st.markdown(t("stepper.explain_tile", lang))
-    if cfg.tile != 1:
-        st.button(t("stepper.try_tile1", lang), key=f"{NS}.tile1", icon=":material/grid_on:",
-                  on_click=state.set_values, kwargs=dict(block_n=1))
-    st.markdown(t("stepper.explain_nan", lang))
-    if cfg.guard:
-        st.button(t("stepper.try_pitfall", lang), key=f"{NS}.pitfall", icon=":material/science:",
-                  on_click=_show_pitfall)
+def _row_note(cfg: Config, lang: str) -> None:
+    """A change of N keeps the query row (config.follow_row); when the row no longer exists, say where it went. The
+    note stays until the next change of the configuration."""
+    ss = st.session_state
+    seen = ss.get(SEEN)
+    ss[SEEN] = cfg
+    if seen is not None and seen != cfg:
+        moved = (seen.n != cfg.n and seen.row != cfg.row and isinstance(seen.row, int) and isinstance(cfg.n, int)
+                 and seen.row >= cfg.n)
+        ss[f"{NS}.row_note"] = t("stepper.row_moved", lang, old=seen.row, n=cfg.n, row=cfg.row) if moved else None
+    if ss.get(f"{NS}.row_note"):
+        st.info(ss[f"{NS}.row_note"], icon=":material/swap_vert:")
+
+
+def why_notes(tr: Trace, lang: str) -> list[str]:
+    """True statements about this trace: α on the first tile, and where ℓ fell (at a rescale) or that it never did."""
+    out = []
+    if tr.alpha[0] == 0:
+        out.append(t("stepper.alpha_first", lang))
+    with np.errstate(invalid="ignore"):
+        fell = np.flatnonzero(tr.l[1:] < tr.l[:-1]) + 1
+    if fell.size:
+        k = int(fell[0])
+        out.append(t("stepper.l_fell", lang, k=k + 1, a=fmt_num(tr.l[k - 1]), b=fmt_num(tr.l[k]),
+                     alpha=fmt_num(tr.alpha[k]), add=fmt_num(tr.tile_sum[k])))
+    elif np.isfinite(tr.l).all():
+        out.append(t("stepper.l_never_fell", lang))
+    return out
+
+
+@memo("stepper.loop", 8 * MiB)
+def loop_answer(cfg: Config) -> np.ndarray:
+    """What the page's dozen-line loop (flashviz.softmax_loop) returns on this configuration's row."""
+    scores, values = row_problem(cfg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return online_softmax(scores, values, cfg.tile)
+
+
+def _vec(v: np.ndarray) -> str:
+    return "[" + ", ".join(fmt_num(float(x)) for x in v[:4]) + (", …" if v.size > 4 else "") + "]"
+
+
+def _code(cfg: Config, tr: Trace, lang: str) -> None:
+    st.caption(t("stepper.code_intro", lang))
+    st.code(LOOP_SOURCE, language="python")
+    got, want = loop_answer(cfg), tr.output
+    if np.isnan(got).any():
+        st.caption(t("stepper.code_nan", lang, want=_vec(want)))
+    else:
+        st.caption(t("stepper.code_result", lang, got=_vec(got), want=_vec(want),
+                     diff=f"{float(np.max(np.abs(got - want))):.1e}"))
 
 
 def _show_pitfall() -> None:
     """Preset 'causal with a fully masked tile', guard off: the first tile is all -inf."""
     state.apply_preset("masked_tile")
     state.set_values(guard=False)
-    steps.go(NS, 0)
+    stepper_view.request_step(0)
+
+
+def _lessons(cfg: Config, tr: Trace, lang: str) -> None:
+    with st.expander(t("stepper.exp_why", lang)):
+        st.markdown(t("stepper.explain_io", lang))
+        st.markdown(t("stepper.explain_alpha", lang))
+    with st.expander(t("stepper.exp_tile", lang)):
+        st.markdown(t("stepper.explain_tile", lang))
+        if cfg.tile != 1:
+            st.button(t("stepper.try_tile1", lang), key=f"{NS}.tile1", icon=":material/grid_on:",
+                      on_click=state.set_values, kwargs=dict(block_n=1))
+    with st.expander(t("stepper.exp_nan", lang)):
+        st.markdown(t("stepper.explain_nan", lang))
+        if cfg.guard:
+            st.button(t("stepper.try_pitfall", lang), key=f"{NS}.pitfall", icon=":material/science:",
+                      on_click=_show_pitfall)
+
+
+def _final_figures(cfg: Config, lang: str) -> dict:
+    """The four charts at the last step, built only when an export asks for them."""
+    def make(builder):
+        def build():
+            tr = cached_trace(cfg)
+            return builder(tr, tr.steps - 1, lang)
+        return build
+    return {"strip": make(charts.strip_figure), "recurrence": make(charts.recurrence_figure),
+            "accumulator": make(charts.accumulator_figure), "error": make(charts.error_figure)}
+
+
+def offline_html(cfg: Config, lang: str) -> bytes:
+    tr = cached_trace(cfg)
+    key = "stepper.describe_typed" if cfg.typed else "stepper.describe"
+    texts = dict(title=t("stepper.title", lang), intro=t("stepper.intro", lang),
+                 describe=t(key, lang, row=cfg.row, n=tr.n, d=tr.d, tile=tr.tile_size, tc=tr.steps, dtype=cfg.dtype,
+                            seed=cfg.seed), keys=t("stepper.keys_hint", lang),
+                 formula=t("stepper.exp_formula", lang), acc=t("stepper.exp_acc", lang),
+                 note=t("stepper.offline_note", lang, version=export.__version__))
+    return export.stepper_html(stepper_view.payload(cfg, lang), texts, lang, meta=dict(configuration=cfg.to_dict()))
+
+
+def _exports(cfg: Config, lang: str) -> None:
+    slug = f"{cfg.slug()}_step{cached_trace(cfg).steps}"
+    heights = {"strip": 360}
+    items = [export.ChartExport(name=name, slug=slug, fig=export.LazyFigure(make), height=heights.get(name))
+             for name, make in _final_figures(cfg, lang).items()]
+    player = export.FileExport(f"flashviz_stepper_{cfg.slug()}.html", functools.partial(offline_html, cfg, lang))
+    register_export(items, [player], lang, title=t("stepper.export", lang), note=t("stepper.export_charts", lang),
+                    extra_labels={player.name: (t("stepper.export_html", lang), t("stepper.export_html_help", lang))},
+                    chart_labels={i.name: t(f"stepper.chart_{i.name}", lang) for i in items}, key=f"{NS}.export")
 
 
 def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
@@ -157,19 +180,29 @@ def kernel_panel(cfg: Config, tr: Trace, lang: str) -> None:
 
 def render() -> None:
     lang, cfg = state.page_start(NS, fields=state.STEPPER_FIELDS)
-
+    _row_note(cfg, lang)
     tr = None
     with shown_errors(lang, where="trace"):
         tr = cached_trace(cfg)
     if tr is None:
         st.info(t("stepper.fix_input", lang), icon=":material/edit:")
         return
+    st.session_state[f"{NS}.n_steps"] = tr.steps
     _describe(cfg, tr, lang)
-
-    interval = steps.autoplay_controls(NS, lang)
     with shown_errors(lang, where="steps"):
-        steps.stepped(NS, tr.steps, lang, functools.partial(step_view, cfg, tr, lang), interval=interval)
-    with shown_errors(lang, where="tile lesson"):
-        _tile_lesson(cfg, tr, lang)
-    with shown_errors(lang, where="kernel panel"):
-        kernel_panel(cfg, tr, lang)       # the real kernel's m, l, alpha beside the simulator's
+        stepper_view.main(cfg, lang)            # the picture: every step, stepped in the browser
+    with shown_errors(lang, where="notes"):
+        st.caption(" ".join(why_notes(tr, lang)))
+    with shown_errors(lang, where="export"):
+        _exports(cfg, lang)
+    with st.expander(t("stepper.exp_formula", lang)), shown_errors(lang, where="recurrence formulas"):
+        stepper_view.part("formula", cfg, lang)
+    with st.expander(t("stepper.exp_acc", lang)), shown_errors(lang, where="accumulator"):
+        stepper_view.part("acc", cfg, lang)
+        st.markdown(t("stepper.explain_no_early_exit", lang))
+    with st.expander(t("stepper.exp_code", lang)), shown_errors(lang, where="python loop"):
+        _code(cfg, tr, lang)
+    with shown_errors(lang, where="lessons"):
+        _lessons(cfg, tr, lang)
+    with st.expander(t("stepper.exp_kernel", lang)), shown_errors(lang, where="kernel panel"):
+        kernel_panel(cfg, tr, lang)             # the real kernel's m, l, alpha beside the simulator's
