@@ -32,6 +32,10 @@ PRESETS = {
     "h200-variants": dict(ns=(4096, 16384), batch=4, heads=32, d=128, dtype="float16", window=1024, softcap=50.0,
                           kv_heads=8, impls=("fast", "teaching", "flex", "sdpa", "fa4"), compile=True, warmup_ms=25.0,
                           rep_ms=100.0, min_reps=5),
+    # Level with FlashAttention-4: N = 16384 only, ours against FA4 and FlexAttention (same shape as h200-variants).
+    "h200-variants-fa4": dict(ns=(16384,), batch=4, heads=32, d=128, dtype="float16", window=1024, softcap=50.0,
+                              kv_heads=8, impls=("fast", "fa4", "flex"), compile=True, warmup_ms=25.0, rep_ms=100.0,
+                              min_reps=5),
     # Tiny, for tests on CPU: eager flex (no compiler), naive as "ours".
     "cpu-variants": dict(ns=(32, 48), batch=1, heads=2, d=16, dtype="float32", window=8, softcap=5.0, kv_heads=1,
                          impls=("naive", "flex", "sdpa"), compile=False, warmup_ms=0.0, rep_ms=1.0, min_reps=2),
