@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .online_softmax import MAX_D, MAX_N, Trace, apply_mask, online_softmax_trace
 
 MAX_PHYSICAL = 1 << 16          # physical blocks in a paged cache

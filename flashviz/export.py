@@ -1,6 +1,6 @@
 """Chart export, pure (no streamlit): a Plotly figure in, file bytes out.
 
-    png / svg   kaleido driving the system Chromium (flashviz.images: one browser per process, replaced when
+    png / svg   kaleido driving the system Chromium (flashviz.infra.images: one browser per process, replaced when
                 it dies or hangs, a failed start tried again later)
     html        self-contained and offline (plotly.js inlined, ~4.8 MB), configuration in a <script> tag
     csv         one row per point (per cell for 2-D z), configuration in '# ' header lines
@@ -27,9 +27,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from . import __version__, images
+from . import __version__
+from .infra import images
 from .charts.common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
-from .images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
+from .infra.images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
 
 IMAGE_FORMATS = ("png", "svg")
 FORMATS = ("png", "svg", "html", "csv", "json")

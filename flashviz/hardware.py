@@ -19,7 +19,7 @@ decimal units as the vendor prints them (GB = 1e9 bytes, TB/s = 1e12 bytes/s, TF
 """
 from __future__ import annotations
 
-from .errors import InputError
+from .infra.errors import InputError
 from .tiling import GPU_PRESETS
 
 A100_WP = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED
 
 ALIGNS = ("top_left", "bottom_right")

@@ -36,7 +36,7 @@ def measure_live(n: int, d: int, causal: bool, dtype: str, batch: int, heads: in
                  impls=LIVE_IMPLS, tiles: tuple[int, int] | None = None, progress=None) -> list[dict]:
     """One configuration, every impl; cells as in a recorded dataset (never raises for a cell)."""
     from .bench import measure_config
-    from .errors import InputError
+    from .infra.errors import InputError
     if not 1 <= n <= MAX_LIVE_N:
         raise InputError(key="errors.n_live", hi=MAX_LIVE_N, got=n)
     return measure_config(list(impls), n, d, causal, dtype, batch, heads, mode, progress_callback=progress,

@@ -36,7 +36,7 @@ import numpy as np
 
 from flashviz_kernels import rules
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .variants import make_variant, row_intervals
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)

@@ -16,8 +16,8 @@ import re
 
 from dataclasses import dataclass
 
-from .errors import InputError, check_int
-from .units import ELEM_BYTES, KERNEL_DTYPES
+from .infra.errors import InputError, check_int
+from .infra.units import ELEM_BYTES, KERNEL_DTYPES
 
 LSE_BYTES = 4                              # the log-sum-exp is float32 whatever the inputs
 MAX_N, MAX_D, MAX_BH = 1 << 20, 256, 1 << 16

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .decoding import State, empty_state, merge, state_from_trace
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .online_softmax import MAX_N, apply_mask, exact_attention_row, online_softmax_trace, row_scores
 
 LAYOUTS = ("contiguous", "zigzag")

@@ -33,7 +33,7 @@ Where ranks differ (causal masking) the account is the largest over ranks and st
 """
 from __future__ import annotations
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .ring import MAX_TIMELINE_N, check, chunks_of
 
 KERNELS = ("reference", "fused", "ws")

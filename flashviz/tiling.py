@@ -42,7 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 
 MAX_N = 1 << 20                 # longest sequence the counters accept (sweeps); the grid is capped below
 MAX_D = 256

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .tiling import (MAX_D, MAX_N, ORDERS, SEED_EXAMPLE, IOCounts, Schedule, TilingConfig, block_sizes,
                      config_for_order, fa2_block_sizes, make_config, make_counts)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, check_int
+from .infra.errors import InputError, check_int
 from .recompute import tile_matmul_flops
 from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED, Schedule, make_config, make_counts
 

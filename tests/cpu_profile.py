@@ -15,7 +15,7 @@ script_finished, then no CPU tick for QUIET_S), and the process's RSS at the end
 priority (nice 19, tests/loadtest.niced_chromium), so on a busy machine the server is not starved by its own
 measurement; CPU seconds are the server's own either way (wall time is not reported: it depends on the machine's load).
 
-Against a server already running (e.g. one backend of `python -m flashviz.serve`): --server URL --pid PID.
+Against a server already running (e.g. one backend of `python -m flashviz.infra.serve`): --server URL --pid PID.
 """
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ class Report:
     cpus: int
     loadavg: tuple
     per_session: list
-    procs: int = 1                  # server processes (more than one: flashviz.serve behind HAProxy)
+    procs: int = 1                  # server processes (more than one: flashviz.infra.serve behind HAProxy)
     rss_each_mb: list | None = None # RSS of each server process after the load
     run_ms: dict | None = None      # kind -> {"n", "p50", "p95", "max"}: wall ms of its script runs, from the server
     run_cpu_ms: dict | None = None  # kind -> median CPU ms of its script runs' thread, from the server
@@ -73,7 +73,7 @@ class Report:
         f = lambda x, spec: "-" if x is None else format(x, spec)      # noqa: E731
         pace = "lockstep, no pauses" if not self.think_s else f"a pause of ~{self.think_s:g} s between actions"
         where = ("one `streamlit run app.py`" if self.procs <= 1 else
-                 f"{self.procs} server processes behind HAProxy (flashviz.serve)")
+                 f"{self.procs} server processes behind HAProxy (flashviz.infra.serve)")
         lines = [
             f"load test: {self.sessions} concurrent sessions against {where} ({self.cpus} CPU "
             f"cores, load average {self.loadavg[0]:.1f} at the start; one headless chromium at nice 19, a context per "
@@ -91,7 +91,7 @@ class Report:
                 continue
             lines.append(f"  server run   {kind:<14} p50 {f(x['p50'], '.0f')} ms, p95 {f(x['p95'], '.0f')} ms, "
                          f"max {f(x['max'], '.0f')} ms, CPU p50 {f((self.run_cpu_ms or {}).get(kind), '.0f')} ms "
-                         f"({x['n']} script runs, timed by the server: flashviz.runlog)")
+                         f"({x['n']} script runs, timed by the server: flashviz.infra.runlog)")
         for kind, x in self.server_ms.items():
             if kind == "step":
                 continue

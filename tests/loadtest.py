@@ -4,7 +4,7 @@ sessions on the stepper.
     python -m tests.loadtest [--sessions N] [--think S] [--ramp S] [--procs P] [--solo K] [--json report.json]
 
     python -m tests.loadtest --sessions 50 --think 10 --ramp 60            # a class, one server process
-    python -m tests.loadtest --sessions 50 --think 10 --ramp 60 --procs 2  # the same behind flashviz.serve
+    python -m tests.loadtest --sessions 50 --think 10 --ramp 60 --procs 2  # the same behind flashviz.infra.serve
 
 Client: ONE headless Debian chromium driven by async Playwright, one browser context (own cookies, own websocket,
 own Streamlit session) per simulated student: Streamlit's real React app and websocket protocol, fragment reruns for
@@ -13,7 +13,7 @@ the step buttons, number inputs committed by Enter, Plotly drawing every chart. 
 Each session i (N = 16, d = 4, Br = 4, query row 15, fp32):
   load /?lang=en -> type seed 1000 + i -> type tile Bc in (2, 3, 5, 1)[i % 4] -> Next x3 -> Previous -> Next
   -> "Run the kernel" (the Triton teaching kernel in Triton's interpreter; every session's seed differs, so every run
-  really runs, one at a time, through the server-wide line of flashviz.runqueue; a waiting session is shown its place).
+  really runs, one at a time, through the server-wide line of flashviz.infra.runqueue; a waiting session is shown its place).
 The steps run in the browser (flashviz/client): a step must send the server nothing, and the test counts what it sent.
 After every action it waits until the page shows the expected state and checks it against this process's own numpy
 engine (flashviz.online_softmax) for the session's configuration: the step label, the recurrence table, the counters;
@@ -27,7 +27,7 @@ is outstanding (a hung server); the whole phase has a generous hard cap (--budge
 By default the number of sessions follows the machine (4 per CPU core, 4 to 20) and they act in lockstep, without
 pauses (the worst case); --think and --ramp model students who read between clicks and arrive over a while.
 
-Server-side time is measured by the server itself: every script run writes its wall and CPU time (flashviz.runlog,
+Server-side time is measured by the server itself: every script run writes its wall and CPU time (flashviz.infra.runlog,
 FLASHVIZ_RUN_LOG), tagged with the session (?lt=), and each run is assigned to the action whose window it started in.
 The browsers run at the lowest CPU priority (nice 19, through a wrapper around chromium) so that on a busy machine
 the server is not starved by its own load test; the client (this process) stays at normal priority.
@@ -366,7 +366,7 @@ async def _run(server: bu.Server, sessions: int, budget_s: float, think_s: float
 
 def server_runs(sessions: list[Session], run_log: Path | None) -> dict[str, list[tuple[float, float]]]:
     """{action: [(wall ms, CPU ms) of each server script run started in one of that action's windows]} from the run
-    log the server wrote (flashviz.runlog), matched by the session's tag."""
+    log the server wrote (flashviz.infra.runlog), matched by the session's tag."""
     out: dict[str, list] = {}
     if run_log is None or not run_log.exists():
         return out
@@ -389,7 +389,7 @@ def server_runs(sessions: list[Session], run_log: Path | None) -> dict[str, list
 def run(server, sessions: int | None = None, budget_s: float = BUDGET_S, *, think_s: float = 0.0,
         ramp_s: float = 0.0, solo: int = 3, run_log: Path | None = None, procs: int = 1) -> Report:
     """Warm-up, the concurrent phase, then health and `solo` fresh sessions alone. `server`: a browser_util.Server
-    or a flashviz.serve.Cluster (url, alive, cpu_s, rss_mb); `run_log`: the file its processes write their runs to."""
+    or a flashviz.infra.serve.Cluster (url, alive, cpu_s, rss_mb); `run_log`: the file its processes write their runs to."""
     sessions = sessions or default_sessions()
     loadavg = os.getloadavg()
     results, wall, server_cpu, solos, cold = asyncio.run(_run(server, sessions, budget_s, think_s, ramp_s, solo))
@@ -446,7 +446,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="also write the full report (with per-session results) here")
     ap.add_argument("--server-log", type=Path, help="streamlit's output (default: discarded; with --procs: a folder)")
     ap.add_argument("--procs", type=int, default=1,
-                    help="server processes: 1 = one `streamlit run app.py`; more = flashviz.serve behind HAProxy")
+                    help="server processes: 1 = one `streamlit run app.py`; more = flashviz.infra.serve behind HAProxy")
     args = ap.parse_args(argv)
     if not bu.chromium_path():
         print("no chromium found (apt-get install chromium)", file=sys.stderr)
@@ -454,7 +454,7 @@ def main(argv=None) -> int:
     run_log = Path(tempfile.mkdtemp(prefix="flashviz-runs-")) / "runs.jsonl"
     env = {"FLASHVIZ_RUN_LOG": str(run_log)}
     if args.procs > 1:
-        from flashviz.serve import Cluster
+        from flashviz.infra.serve import Cluster
         ctx = Cluster(args.procs, log_dir=args.server_log, env=env)
     else:
         ctx = bu.streamlit_server(log=args.server_log, env=env)

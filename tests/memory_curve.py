@@ -4,7 +4,7 @@ in this one process (as many classroom sessions would on one server) and prints 
 
     python -m tests.memory_curve [--configs 200] [--every 20]
 
-The caches together hold at most flashviz.cache.TOTAL_BUDGET (FLASHVIZ_CACHE_MIB); the last lines are the process
+The caches together hold at most flashviz.infra.cache.TOTAL_BUDGET (FLASHVIZ_CACHE_MIB); the last lines are the process
 at rest (after handing the heap's free pages back) and the peak.
 
 The configurations cycle over the pages whose caches depend on the configuration (stepper, blocks,
@@ -48,9 +48,9 @@ def configs(count: int, ns=NS, ds=DS, bcs=BCS):
 
 
 def held() -> str:
-    """The process-wide caches' held bytes, if flashviz.cache is there (after the byte-bounded caches)."""
+    """The process-wide caches' held bytes, if flashviz.infra.cache is there (after the byte-bounded caches)."""
     try:
-        from flashviz import cache
+        from flashviz.infra import cache
     except ImportError:
         return ""
     budget = min(cache.total_budget(), getattr(cache, "TOTAL_BUDGET", cache.total_budget()))
@@ -72,7 +72,7 @@ def run(count: int, every: int) -> list[tuple[int, float]]:
             print(f"configs {k:4d}  RSS {curve[-1][1]:7.1f} MiB  ({time.monotonic() - t0:5.0f} s){held()}",
                   flush=True)
     try:                                       # what the process keeps once the lecture is over
-        from flashviz import cache
+        from flashviz.infra import cache
         cache.trim_heap(force=True)
         print(f"at rest      RSS {rss_mib():7.1f} MiB  (the heap's free pages handed back){held()}", flush=True)
     except ImportError:

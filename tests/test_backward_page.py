@@ -14,11 +14,11 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import array, clean
 from flashviz.i18n import t
-from flashviz.literal import unmd
+from flashviz.infra.literal import unmd
 
 from flashviz.bench import list_datasets, load_dataset
 from flashviz.ui.pages import switch
-from flashviz.units import ELEM_BYTES
+from flashviz.infra.units import ELEM_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

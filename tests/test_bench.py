@@ -237,7 +237,7 @@ def test_old_files_without_graph_fields_still_load(smoke, tmp_path):
 
 
 def test_graph_fields_are_validated(smoke):
-    from flashviz.errors import DatasetError
+    from flashviz.infra.errors import DatasetError
     from flashviz.bench.dataset import validate_dataset
     data, _ = smoke
     ok = next(c for c in data["cells"] if c["status"] == "ok")

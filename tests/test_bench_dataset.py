@@ -6,7 +6,7 @@ import pytest
 
 from flashviz.bench import dataset as ds
 from flashviz.bench.spec import SCHEMA_VERSION, flops, ideal_bytes
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 
 PROV = dict(device="cuda", device_name="NVIDIA H200", sm_count=132, total_memory_bytes=150_000_000_000,
             compute_capability="9.0", driver_version="570.1", cuda_version="13.0", cudnn_version=91000,

@@ -15,7 +15,7 @@ import pytest
 
 from flashviz.bench import hbm, hbm_dataset
 from flashviz.bench.__main__ import main as bench_main
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 
 SAMPLE = Path(__file__).parent / "data" / "ncu_sample.csv"
 MANIFEST = {"range": "flashviz-measured", "clean_kernel": "flashviz_l2_clean", "flush_kernel": "flashviz_l2_flush",

@@ -19,7 +19,7 @@ from flashviz.tiling import GPU_PRESETS, GRID_CURRENT, Schedule, make_config, pr
 from flashviz.traffic import PAPER_FIG2, ratio_limits, seed_example, standard_counts, sweep_n
 from flashviz.ui.config import Config, inputs, row_problem
 from flashviz.ui.pages import switch
-from flashviz.units import fmt_bytes
+from flashviz.infra.units import fmt_bytes
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 BLOCKS, DECODING, STEPPER = "blocks", "decoding", "stepper"

@@ -1,4 +1,4 @@
-"""flashviz.cache: byte-bounded, thread-safe, read-only process-wide caches."""
+"""flashviz.infra.cache: byte-bounded, thread-safe, read-only process-wide caches."""
 from __future__ import annotations
 
 import threading
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from flashviz import cache as fc
+from flashviz.infra import cache as fc
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def test_all_caches_together_stay_within_the_process_budget(monkeypatch):
     """Each cache within its own budget is not enough: 9 caches of 32-128 MiB could hold more than a 1 GB process
     can spare. Together they hold at most TOTAL_BUDGET; the fullest one gives up its oldest entry first, and the
     value just computed is kept."""
-    from flashviz import cache as fc
+    from flashviz.infra import cache as fc
     monkeypatch.setattr(fc, "TOTAL_BUDGET", 12 * fc.MiB)
     monkeypatch.setattr(fc, "_CACHES", {})
     a, b = fc.named("t.a", 10 * fc.MiB), fc.named("t.b", 10 * fc.MiB)
@@ -111,7 +111,7 @@ def test_all_caches_together_stay_within_the_process_budget(monkeypatch):
 
 
 def test_the_heap_is_handed_back_after_large_evictions(monkeypatch):
-    from flashviz import cache as fc
+    from flashviz.infra import cache as fc
     monkeypatch.setattr(fc, "_freed", {"bytes": 0, "at": 0.0})
     assert fc.trim_heap() is False                                       # nothing evicted: nothing to do
     fc._freed["bytes"] = fc.TRIM_AFTER

@@ -10,7 +10,7 @@ import pytest
 from flashviz.charts import blocks as B
 from flashviz.charts import blocks_ratio as R
 from flashviz.decoding import build_paged_cache, flash_decode, paged_attention
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.i18n import STRINGS, t
 from flashviz.tiling import (GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, Schedule, make_config,
                              preset_sram_bytes)

@@ -15,7 +15,7 @@ from flashviz.decoding import (
     State, build_paged_cache, empty_state, flash_decode, merge, merge_all, paged_attention, split_keys,
     state_from_trace,
 )
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.online_softmax import apply_mask, online_softmax_trace, row_scores
 
 TOL = 1e-12

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("streamlit")
 from app_util import clean, open_page  # noqa: E402
 from flashviz.decoding import decode_grid  # noqa: E402
-from flashviz.errors import InputError  # noqa: E402
+from flashviz.infra.errors import InputError  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 from flashviz.tiling import GPU_PRESETS  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 
 import app_util
 from flashviz.bench.dataset import parse_dataset
-from flashviz.errors import DatasetError, FlashvizError, InputError
-from flashviz.literal import unmd
+from flashviz.infra.errors import DatasetError, FlashvizError, InputError
+from flashviz.infra.literal import unmd
 from flashviz.i18n import STRINGS
 from flashviz.i18n.errors import TERMS, kernel_message, message
 from flashviz.online_softmax import online_softmax_trace, parse_scores

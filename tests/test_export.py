@@ -22,7 +22,8 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flashviz import export, images
+from flashviz import export
+from flashviz.infra import images
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY
 from flashviz.ui.pages import PAGES as APP_PAGES, scale, switch

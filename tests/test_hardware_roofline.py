@@ -7,7 +7,7 @@ import pytest
 
 from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.spec import flops as bench_flops
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows, ridge_point
 from flashviz.roofline import (attainable, measured_bytes_points, measured_points, model_points, naive_memory_bound,
                                roofline_verdict, time_bounds,

@@ -243,7 +243,7 @@ def test_a_schedule_outside_the_schema_is_refused(tmp_path):
     data = dataset()
     next(c for c in data["cells"] if c["impl"] == "ws")["schedule"] = "warp-magic"
     (tmp_path / NAME).write_text(json.dumps(data))
-    from flashviz.errors import DatasetError
+    from flashviz.infra.errors import DatasetError
     with pytest.raises(DatasetError, match="schedule"):
         td.load_timeline_dataset(tmp_path / NAME)
     assert [td.schedule_name(o, p) for o in (True, False) for p in (True, False)] == list(td.SCHEDULES)

@@ -6,7 +6,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.lessons import (ALIGNS, alignment_blocks, alignment_summary, causal_visible, dropout_state_bytes,
                               flash_kept_bytes, fused_compulsory_bytes, score_matrix_bytes, size_examples,
                               unfused_stages)

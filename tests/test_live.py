@@ -8,7 +8,7 @@ import torch
 
 from flashviz import live
 from flashviz.bench import load_dataset
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 
 RECORDED = "assets/benchmarks/nvidia-h200-fwd-2026-11-29.json"
 

@@ -4,7 +4,7 @@ A smaller version of `python -m tests.memory_curve` (which prints the process's 
 40 distinct configurations over the stepper, blocks and flash-decoding pages in this one process, with every
 cache's budget lowered to BUDGET so that modest sizes (N <= 2048) overflow each engine cache several times.
 After every page run each cache must hold at most its budget, and what it says it holds must be what its
-entries hold (flashviz.cache.nbytes of each, measured again here).
+entries hold (flashviz.infra.cache.nbytes of each, measured again here).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import app_util
 from memory_curve import configs
 
-from flashviz import cache as fc
+from flashviz.infra import cache as fc
 
 BUDGET = 6 * fc.MiB
 ENGINE = ("stepper.trace", "blocks.schedule", "decoding.decode", "decoding.paged")

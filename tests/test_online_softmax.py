@@ -16,7 +16,7 @@ import pytest
 import torch
 from hypothesis import given, strategies as st
 
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.online_softmax import (
     MAX_D, apply_mask, make_qkv, online_softmax_trace, parse_positions, parse_scores, row_scores,
 )

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from app_util import array, clean, kernel_panel_view, open_page, run_app
-from flashviz.units import ELEM_BYTES
+from flashviz.infra.units import ELEM_BYTES
 
 pytestmark = pytest.mark.gpu
 

@@ -5,7 +5,7 @@ import pytest
 
 from flashviz import recompute as rc
 from flashviz.bench import load_dataset
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "assets" / "benchmarks"
 TRAIN, FWD = DATA / "nvidia-h200-train-2026-11-29.json", DATA / "nvidia-h200-fwd-2026-11-29.json"

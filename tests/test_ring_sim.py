@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from flashviz import ring
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.online_softmax import make_qkv
 from flashviz_kernels import ring as kring
 

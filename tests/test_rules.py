@@ -7,9 +7,9 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from flashviz.errors import InputError, check_int
+from flashviz.infra.errors import InputError, check_int
 from flashviz.ui.config import follow_row
-from flashviz.units import ELEM_BYTES, KERNEL_DTYPES, fmt_bytes
+from flashviz.infra.units import ELEM_BYTES, KERNEL_DTYPES, fmt_bytes
 from flashviz_kernels import api, rules
 
 

@@ -1,4 +1,4 @@
-"""flashviz.runqueue: one run per configuration for all sessions, a visible place in the line, failures forgotten,
+"""flashviz.infra.runqueue: one run per configuration for all sessions, a visible place in the line, failures forgotten,
 results bounded by bytes; and the stepper's kernel panel showing the place while it waits."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from flashviz.runqueue import RunQueue
+from flashviz.infra.runqueue import RunQueue
 
 
 class Gate:
@@ -89,7 +89,7 @@ def test_results_are_bounded_by_bytes_least_recently_used_out():
     q = RunQueue(lambda i: np.zeros(sizes[i], np.uint8), max_bytes=9000)
     for i in (1, 2, 3):
         q.submit((i,)).result(timeout=5)
-    from flashviz.cache import nbytes
+    from flashviz.infra.cache import nbytes
     size = {i: nbytes(np.zeros(sizes[i], np.uint8)) for i in sizes}    # the array and its header
     assert q.held_bytes == size[1] + size[2] + size[3]
     q.submit((1,)).result(timeout=5)                                  # 1 is now the most recently used

@@ -1,4 +1,4 @@
-"""Several server processes behind HAProxy (flashviz.serve): two real browser sessions are pinned to two different
+"""Several server processes behind HAProxy (flashviz.infra.serve): two real browser sessions are pinned to two different
 backends by the proxy's cookie and keep their state there: each one's configuration, its numbers (checked against
 the numpy engine), and a download whose file lives in its backend's memory (the deferred export, fetched over
 HTTP after the websocket asked for it: on the wrong backend it would be a 404)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import loadtest
-from flashviz import serve
+from flashviz.infra import serve
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(serve.haproxy_path() is None, reason="no haproxy (apt-get install haproxy)")]

@@ -11,7 +11,7 @@ import json
 from test_speed_page import _fake_cells, open_page
 
 from flashviz.i18n import t
-from flashviz.literal import unmd
+from flashviz.infra.literal import unmd
 from flashviz.ui.speed_live import family_text
 
 

@@ -14,14 +14,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import app_util
-from flashviz import literal
+from flashviz.infra import literal
 from app_util import clean
 
 from flashviz.bench import list_datasets, load_dataset, nearest_config
 from flashviz.charts import speed as charts
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from flashviz.i18n import t
-from flashviz.literal import unmd
+from flashviz.infra.literal import unmd
 from flashviz.ui.pages import switch
 from flashviz.ui.speed_live import family_text
 

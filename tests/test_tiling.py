@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.tiling import (
     FULL, GPU_PRESETS, GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, SEED_EXAMPLE, SKIPPED,
     TENSORS, Schedule, block_sizes, config_for_order, fa2_block_sizes, make_config, preset_sram_bytes,

@@ -10,7 +10,7 @@ import pytest
 
 from flashviz.bench import timeline_dataset as td
 from flashviz.bench import timeline_trace as tt
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from timeline_util import dataset, ev, fixture_trace, ws_trace
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from flashviz.bench import tune_record as tr
 from flashviz.charts import backward as charts
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from flashviz_kernels import ws_bwd
 
 

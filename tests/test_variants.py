@@ -11,7 +11,7 @@ import torch
 from torch.nn.attention.flex_attention import create_block_mask
 
 from flashviz import variants as V
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.online_softmax import make_qkv, variant_trace
 from flashviz.tiling import FULL, MASKED, SKIPPED, Schedule, make_config
 

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     from . import provenance, report
     from .dataset import validate_dataset
     from .measure import device_kind, run_sweep
-    from flashviz.errors import DatasetError
+    from flashviz.infra.errors import DatasetError
 
     spec = build_spec(args)
     command = provenance.command_line(None if argv is None else ["", *argv])

@@ -12,7 +12,7 @@ import math
 import re
 from pathlib import Path
 
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 
 from .dataset_query import (DTYPE_ALIASES, cells_for, configs, dataset_label, nearest_cell,  # noqa: F401 (API)
                             nearest_config, provenance_fields, tidy_rows)

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 
 from .hbm_dataset import DATASET_KIND, DEFAULT_DIR, SCHEMA_VERSION, validate_hbm_dataset
 from .hbm_probe import CLEAN_KERNEL, FLUSH_KERNEL, RANGE

@@ -6,7 +6,7 @@ flashviz/bench/dataset.py; both are made of flashviz/bench/schema.py's guarded r
 """
 from __future__ import annotations
 
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 
 from . import schema as sc
 

@@ -13,7 +13,7 @@ import math
 import os
 from pathlib import Path
 
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from flashviz_kernels.rules import as_int
 
 MAX_BYTES = 5 * 1024 * 1024

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field
 
-from ..units import ELEM_BYTES
+from ..infra.units import ELEM_BYTES
 
 SCHEMA_VERSION = 1
 DATASET_KIND = "flashviz-bench"

@@ -252,7 +252,7 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
 def checked(cell: dict) -> dict:
     """The cell if it passes the schema; else (e.g. a kernel whose scopes nest, so a warp's shares exceed its time)
     the same cell without the parsed trace, status "error", saying why: one odd kernel must not lose the run."""
-    from flashviz.errors import DatasetError
+    from flashviz.infra.errors import DatasetError
 
     from .timeline_dataset import PARSED_KEYS, check_cell
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from flashviz_kernels import ws_bwd
 
-from ..errors import DatasetError
+from ..infra.errors import DatasetError
 from . import schema as sc
 
 DEFAULT = Path(__file__).resolve().parents[2] / "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 
 from . import peers, provenance
 from .measure import classify_error, device_kind, free_memory, quantile, short_error, sync, time_calls

@@ -14,7 +14,7 @@ variant), "fa4" (FlashAttention-4 where it runs: flashviz/bench/peers.py) and ou
 """
 from __future__ import annotations
 
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.tiling import fa2_block_sizes
 from flashviz.variants import Variant, block_map, make_variant, visible_pairs
 

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from ..i18n import t
 from ..recompute import Stored
-from ..units import fmt_bytes
+from ..infra.units import fmt_bytes
 from . import palette as P
 from .common import axis, base_layout, figure
 

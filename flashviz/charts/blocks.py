@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..decoding import DecodeResult, PagedResult
-from ..errors import InputError
+from ..infra.errors import InputError
 from ..i18n import t
 from ..tiling import GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, TENSORS, IOCounts, Schedule
 from ..traffic import Sweep

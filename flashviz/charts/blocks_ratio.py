@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..errors import InputError
+from ..infra.errors import InputError
 from ..i18n import t
 from ..traffic import Sweep
 from . import palette as P

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import literal
+from ..infra import literal
 from ..i18n import STRINGS, t
 from . import palette as P
 from .common import axis, base_layout, figure

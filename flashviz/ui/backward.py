@@ -16,12 +16,12 @@ import streamlit as st
 from flashviz import live, recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
 from flashviz.charts import backward as charts
-from flashviz.errors import InputError
+from flashviz.infra.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
 from flashviz.ui.common import chart, committed_recordings, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
-from flashviz.units import fmt_bytes
+from flashviz.infra.units import fmt_bytes
 
 NS = "backward"
 FIELDS = ("n", "d", "causal", "dtype", "seed")

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import live, recompute as rc
-from flashviz.errors import check_int
-from flashviz.cache import MiB, memo
+from flashviz.infra.errors import check_int
+from flashviz.infra.cache import MiB, memo
 from flashviz.i18n import t
 from flashviz.ui import state
 from flashviz.ui.config import DTYPE_SHORT, Config

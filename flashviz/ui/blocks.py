@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.cache import MiB, figure_memo, memo
+from flashviz.infra.cache import MiB, figure_memo, memo
 from flashviz.charts import blocks as charts
-from flashviz.errors import FlashvizError, check_int
+from flashviz.infra.errors import FlashvizError, check_int
 from flashviz.i18n import t
 from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.traffic import standard_counts, sweep_n, sweep_sram
@@ -30,7 +30,7 @@ from flashviz.ui import blocks_lessons, blocks_ratio, blocks_traffic, pages, sta
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
-from flashviz.units import ELEM_BYTES, fmt_bytes
+from flashviz.infra.units import ELEM_BYTES, fmt_bytes
 
 NS = "blocks"                       # step index and this page's own values live under "blocks."
 FIELDS = ("n", "d", "block_m", "block_n", "causal", "dtype", "seed", "row", "masked", "guard")

@@ -15,10 +15,11 @@ import logging
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import export, literal, runlog
+from .. import export
+from ..infra import literal, runlog
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config
-from ..errors import DatasetError, FlashvizError
+from ..infra.errors import DatasetError, FlashvizError
 from ..i18n import t
 from ..i18n.errors import message
 from . import state

@@ -12,9 +12,9 @@ import numpy as np
 
 from flashviz_kernels.rules import as_int
 
-from ..errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from ..online_softmax import apply_mask, make_qkv, parse_positions, parse_scores, row_scores
-from ..units import KERNEL_DTYPES
+from ..infra.units import KERNEL_DTYPES
 
 PAGE_MAX_N = 16384                 # documented cap for the pages (the engine allows more)
 MAX_D = 256

@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.cache import MiB, memo
+from flashviz.infra.cache import MiB, memo
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
 from flashviz.decoding import (DecodeResult, PagedResult, build_paged_cache, decode_grid, flash_decode,
                                paged_attention)
-from flashviz.errors import check_int
+from flashviz.infra.errors import check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import online_softmax_trace
 from flashviz.tiling import GPU_PRESETS
@@ -63,7 +63,7 @@ def _shown(x: float) -> str:
 # ----------------------------------------------------------------------------- engines (cached)
 
 # Shared, not copied per session: the results can hold tens of MiB of per-tile arrays (unpickling a copy on every
-# rerun cost more than drawing the page). flashviz.cache makes their arrays read-only and bounds the bytes.
+# rerun cost more than drawing the page). flashviz.infra.cache makes their arrays read-only and bounds the bytes.
 @memo("decoding.decode", 96 * MiB)
 def cached_decode(cfg: Config, workers: int, tree: bool) -> DecodeResult:
     scores, values = row_problem(cfg)

@@ -15,7 +15,7 @@ from flashviz.bench import hbm_dataset
 from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.recording import complete_first
 from flashviz.charts import roofline as charts
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from flashviz.hardware import capacity_ratio, gpu, hierarchy_rows
 from flashviz.i18n import t
 from flashviz.lessons import fused_compulsory_bytes, unfused_stages

@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.cache import freeze
+from flashviz.infra.cache import freeze
 from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
 from flashviz.i18n.errors import message
 from flashviz.online_softmax import Trace
-from flashviz.runqueue import RunQueue
+from flashviz.infra.runqueue import RunQueue
 from flashviz.ui import state
 from flashviz.ui.common import chart
 from flashviz.ui.config import DTYPE_SHORT, Config, inputs

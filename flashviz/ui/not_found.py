@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from flashviz import literal
+from flashviz.infra import literal
 from flashviz.i18n import t
 from flashviz.ui import pages, state
 

@@ -21,7 +21,7 @@ from flashviz.bench.recording import complete_first
 from flashviz.bench.ring_dataset import list_ring_datasets, load_ring_dataset
 from flashviz.charts import ring as charts
 from flashviz.charts.common import fmt_num
-from flashviz.errors import DatasetError, check_int
+from flashviz.infra.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv
 from flashviz.ui import ring_recorded, state, steps

@@ -13,12 +13,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import literal, live
+from flashviz.infra import literal
+from flashviz import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops
 from flashviz.charts import speed as charts
-from flashviz.errors import DatasetError
+from flashviz.infra.errors import DatasetError
 from flashviz.i18n import t
 from flashviz.ui import pages, speed_live, state
 from flashviz.ui.common import chart, committed_recordings, shown_errors

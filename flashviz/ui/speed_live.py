@@ -17,7 +17,8 @@ from collections import OrderedDict
 import pandas as pd
 import streamlit as st
 
-from flashviz import literal, live
+from flashviz.infra import literal
+from flashviz import live
 from flashviz.charts import speed as charts
 from flashviz.i18n import t
 from flashviz.ui.common import chart, shown_errors

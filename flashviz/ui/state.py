@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..errors import check_int
+from ..infra.errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
 from ..recompute import MAX_BH
 from .config import DEFAULT, DTYPES, FIELDS, KERNEL_DEFAULT, PRESETS, Config, follow_row

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz import export
-from flashviz.cache import MiB, memo
+from flashviz.infra.cache import MiB, memo
 from flashviz.charts import stepper as charts
 from flashviz.charts import stepper_payload
 from flashviz.charts.common import fmt_num

@@ -22,7 +22,7 @@ import json
 import streamlit as st
 
 from flashviz import client
-from flashviz.cache import MiB, memo
+from flashviz.infra.cache import MiB, memo
 from flashviz.charts import stepper_payload
 from flashviz.online_softmax import Trace, online_softmax_trace
 from flashviz.ui import state

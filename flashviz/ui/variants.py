@@ -19,15 +19,15 @@ import streamlit as st
 
 from flashviz import variants as engine
 from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, window_account
-from flashviz.cache import freeze
+from flashviz.infra.cache import freeze
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
-from flashviz.errors import InputError, check_int
+from flashviz.infra.errors import InputError, check_int
 from flashviz.i18n import t
 from flashviz.online_softmax import make_qkv, variant_trace
 from flashviz.ui import pages, state, steps
 from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
-from flashviz.units import ELEM_BYTES, fmt_bytes
+from flashviz.infra.units import ELEM_BYTES, fmt_bytes
 
 NS = "variants"
 FIELDS = ("d", "dtype", "seed")

@@ -14,14 +14,14 @@ class FlashvizError(Exception):
 
     def __init__(self, message: str | None = None, *, key: str | None = None, **params):
         if message is None and key is not None:
-            from .i18n.errors import localize            # late: i18n is plain data, but keep this module light
+            from ..i18n.errors import localize            # late: i18n is plain data, but keep this module light
             message = localize(key, params, "en")
         super().__init__(message or "")
         self.key, self.params = key, params
 
     def localized(self, lang: str) -> str:
         """The message in `lang`; a wrapped kernel error (raise ... from e) is translated by its own key."""
-        from .i18n.errors import kernel_message, localize
+        from ..i18n.errors import kernel_message, localize
         if self.key is not None:
             return localize(self.key, self.params, lang)
         cause = self.__cause__

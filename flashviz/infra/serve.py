@@ -1,6 +1,6 @@
 """Serve a class from several server processes on one machine, behind HAProxy with sticky sessions.
 
-    python -m flashviz.serve --procs 4 --port 8501            # then open http://<this machine>:8501
+    python -m flashviz.infra.serve --procs 4 --port 8501            # then open http://<this machine>:8501
 
 Why: a Streamlit session lives in the memory of the one process that serves it, and one Python process computes on
 one core at a time (the GIL). So: one `streamlit run app.py` per core (--procs, default: the machine's cores), each
@@ -133,7 +133,7 @@ class Cluster:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         secret = secrets.token_hex(16)
         # One core per process: no thread pools fighting over the cores; few malloc arenas: a process serving many
-        # sessions' threads keeps less freed memory (flashviz.cache hands it back after large evictions).
+        # sessions' threads keeps less freed memory (flashviz.infra.cache hands it back after large evictions).
         env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2",
                "STREAMLIT_SERVER_COOKIE_SECRET": secret, **self.env}
         try:
