@@ -64,7 +64,7 @@ class KernelTrace(NamedTuple):
 
     m, l, alpha are (B, H, Nq, Tc) float32; entries of tiles the kernel skipped (no pair of the Br x Bc block
     visible: causal, window, documents) stay NaN. m is in natural units of the scaled (softcapped, ALiBi'd)
-    scores, as in flashviz.online_softmax. tiles_run is (B, H, Tr) int32, Tr = ceil(Nq / Br): the loop
+    scores, as in flashviz.engine.online_softmax. tiles_run is (B, H, Tr) int32, Tr = ceil(Nq / Br): the loop
     iterations each program ran (the rule: flashviz_kernels.variants).
     """
     m: torch.Tensor

@@ -107,7 +107,7 @@ def ws_auto(q, var: Variant | None = None) -> bool:
 
 def triton_choice(q, simple: bool = True) -> tuple[str, str]:
     """("fused" or "reference", why): what "auto" picks among the Triton backwards (and what the ring's per-block
-    backward runs: flashviz/ring_memory.py accounts for these two)."""
+    backward runs: flashviz/engine/ring_memory.py accounts for these two)."""
     from . import backward_fused, ws
     if not simple:
         return "reference", "the fused backward takes plain or causal attention only"

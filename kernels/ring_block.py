@@ -174,7 +174,7 @@ def _torch_backward(q, k, v, do, lse, delta, dlse, causal: bool, sm_scale: float
 
 def flash_kind(q) -> str:
     """Which flash backward a block of these query rows runs: "ws", "fused" or "reference" (backward_pick's
-    "auto", as for one attention call; flashviz/ring_memory.py accounts for each)."""
+    "auto", as for one attention call; flashviz/engine/ring_memory.py accounts for each)."""
     from .backward_pick import backward_kind
     return backward_kind(q, "auto")
 

@@ -2,7 +2,7 @@
 
 One program per block of Br query rows (BLOCK_M) of one (batch, head); an inner loop over the
 Tc key/value tiles of Bc keys (BLOCK_N) with the online-softmax update, in natural units (exp, not
-exp2) so that its m, l and alpha can be laid next to flashviz.online_softmax step by step. Tile
+exp2) so that its m, l and alpha can be laid next to flashviz.engine.online_softmax step by step. Tile
 sizes are the caller's (no autotuning). Variants (window, causal, packed documents, ALiBi, softcap,
 GQA) follow flashviz_kernels.variants: a block runs only the key tiles some of its rows see (the
 others are skipped, their trace entries stay NaN) and masks only the tiles that are not full. A guard

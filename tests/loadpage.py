@@ -56,7 +56,7 @@ def plan(i: int) -> Plan:
 
 def engine(seed: int, tile: int):
     """The numpy engine's trace for the page's configuration (the page's defaults, this seed and tile)."""
-    from flashviz.online_softmax import online_softmax_trace
+    from flashviz.engine.online_softmax import online_softmax_trace
     from flashviz.ui.config import Config, row_problem
     cfg = Config(n=N, d=D, block_m=BR, block_n=tile, seed=seed, row=ROW)
     s, v = row_problem(cfg)

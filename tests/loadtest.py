@@ -16,7 +16,7 @@ Each session i (N = 16, d = 4, Br = 4, query row 15, fp32):
   really runs, one at a time, through the server-wide line of flashviz.infra.runqueue; a waiting session is shown its place).
 The steps run in the browser (flashviz/client): a step must send the server nothing, and the test counts what it sent.
 After every action it waits until the page shows the expected state and checks it against this process's own numpy
-engine (flashviz.online_softmax) for the session's configuration: the step label, the recurrence table, the counters;
+engine (flashviz.engine.online_softmax) for the session's configuration: the step label, the recurrence table, the counters;
 after the kernel run, its table's simulator columns, the kernel's columns within 1e-5, the max difference < 1e-5.
 Another session's seed or tile would show different numbers, so a cross-session mix-up fails.
 

@@ -1,5 +1,5 @@
 """AppTest of the blocks page's lessons (ui/blocks_lessons.py) and the hardware page's measured-bytes section
-(ui/hardware_more.py), en and zh: what they show equals the engines (flashviz.lessons / tiling) and the recordings."""
+(ui/hardware_more.py), en and zh: what they show equals the engines (flashviz.engine.lessons / tiling) and the recordings."""
 from __future__ import annotations
 
 import json
@@ -12,9 +12,9 @@ from app_util import array, clean
 
 from flashviz.bench import hbm, hbm_dataset
 from flashviz.i18n import t
-from flashviz.lessons import (ALIGNS, alignment_blocks, alignment_summary, dropout_state_bytes, score_matrix_bytes,
-                              unfused_stages)
-from flashviz.tiling import Schedule, make_config
+from flashviz.engine.lessons import (ALIGNS, alignment_blocks, alignment_summary, dropout_state_bytes, score_matrix_bytes,
+                                     unfused_stages)
+from flashviz.engine.tiling import Schedule, make_config
 
 BLOCKS = "blocks"
 HW = "hardware"

@@ -1,5 +1,5 @@
 """AppTest of app.py on the pages "Blocks and memory traffic" and "Flash-decoding and paging": what a student
-clicks and what the pages show, checked against the engines (flashviz.tiling / traffic / decoding)."""
+clicks and what the pages show, checked against the engines (flashviz.engine.tiling / traffic / decoding)."""
 from __future__ import annotations
 
 import json
@@ -12,11 +12,11 @@ from streamlit.testing.v1 import AppTest
 import app_util
 from app_util import array, clean
 
-from flashviz.decoding import build_paged_cache
+from flashviz.engine.decoding import build_paged_cache
 from flashviz.i18n import t
-from flashviz.online_softmax import online_softmax_trace
-from flashviz.tiling import GPU_PRESETS, GRID_CURRENT, Schedule, make_config, preset_sram_bytes
-from flashviz.traffic import PAPER_FIG2, ratio_limits, seed_example, standard_counts, sweep_n
+from flashviz.engine.online_softmax import online_softmax_trace
+from flashviz.engine.tiling import GPU_PRESETS, GRID_CURRENT, Schedule, make_config, preset_sram_bytes
+from flashviz.engine.traffic import PAPER_FIG2, ratio_limits, seed_example, standard_counts, sweep_n
 from flashviz.ui.config import Config, inputs, row_problem
 from flashviz.ui.pages import switch
 from flashviz.infra.units import fmt_bytes

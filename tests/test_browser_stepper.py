@@ -20,7 +20,7 @@ from flashviz.charts import stepper as charts
 from flashviz.charts.common import fmt_num
 from flashviz.charts.stepper_formula import text_lines
 from flashviz.i18n import t
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, row_problem
 
 pytestmark = pytest.mark.browser

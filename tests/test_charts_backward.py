@@ -9,7 +9,7 @@ import pytest
 
 from flashviz.charts import backward as B
 from flashviz.i18n import STRINGS, t
-from flashviz.recompute import matmul_rows, stored_tensors, stored_totals
+from flashviz.engine.recompute import matmul_rows, stored_tensors, stored_totals
 
 MIB = 2 ** 20
 

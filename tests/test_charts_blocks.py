@@ -9,12 +9,12 @@ import pytest
 
 from flashviz.charts import blocks as B
 from flashviz.charts import blocks_ratio as R
-from flashviz.decoding import build_paged_cache, flash_decode, paged_attention
+from flashviz.engine.decoding import build_paged_cache, flash_decode, paged_attention
 from flashviz.infra.errors import InputError
 from flashviz.i18n import STRINGS, t
-from flashviz.tiling import (GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, Schedule, make_config,
-                             preset_sram_bytes)
-from flashviz.traffic import ratio_limits, standard_counts, sweep_n, sweep_sram
+from flashviz.engine.tiling import (GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, Schedule, make_config,
+                                    preset_sram_bytes)
+from flashviz.engine.traffic import ratio_limits, standard_counts, sweep_n, sweep_sram
 
 
 def by_name(fig, key, lang="en", **fmt):

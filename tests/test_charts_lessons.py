@@ -7,11 +7,11 @@ import plotly.graph_objects as go
 import pytest
 
 from flashviz.charts import lessons as L, roofline as R
-from flashviz.hardware import gpu
+from flashviz.engine.hardware import gpu
 from flashviz.i18n import t
-from flashviz.lessons import ALIGNS, alignment_blocks, size_examples, unfused_stages
-from flashviz.roofline import attainable, model_points
-from flashviz.tiling import make_config
+from flashviz.engine.lessons import ALIGNS, alignment_blocks, size_examples, unfused_stages
+from flashviz.engine.roofline import attainable, model_points
+from flashviz.engine.tiling import make_config
 
 
 def valid(fig) -> go.Figure:

@@ -3,11 +3,11 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from flashviz import ring
+from flashviz.engine import ring
 from flashviz.charts import ring as C
 from flashviz.charts import ring_measured as M
 from flashviz.i18n import t
-from flashviz.online_softmax import make_qkv
+from flashviz.engine.online_softmax import make_qkv
 
 
 def sim(world=4, layout="zigzag", causal=True, chunk=3, row=1):

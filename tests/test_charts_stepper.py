@@ -10,7 +10,7 @@ import pytest
 from flashviz.charts import palette as P
 from flashviz.charts import stepper as C
 from flashviz.charts.common import plotly_config
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, PRESETS, row_problem, with_preset
 
 BUILDERS = (C.strip_figure, C.recurrence_figure, C.accumulator_figure, C.error_figure)

@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import pytest
 
 from app_util import array
-from flashviz import kernel_timeline as kt
+from flashviz.engine import kernel_timeline as kt
 from flashviz.charts import timeline as ch
 from flashviz.i18n import t
 from timeline_util import dataset

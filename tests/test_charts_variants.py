@@ -6,9 +6,9 @@ import plotly.graph_objects as go
 import pytest
 
 from flashviz import export
-from flashviz import variants as V
+from flashviz.engine import variants as V
 from flashviz.charts import variants as C
-from flashviz.online_softmax import make_qkv, variant_trace
+from flashviz.engine.online_softmax import make_qkv, variant_trace
 
 
 def valid(fig):

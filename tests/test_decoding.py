@@ -1,4 +1,4 @@
-"""Tests of flashviz.decoding: flash-decoding split/merge and paged attention.
+"""Tests of flashviz.engine.decoding: flash-decoding split/merge and paged attention.
 
 References are independent: torch float64 softmax for the answers and for each worker's (m, l), and the
 contiguous single pass (the engine over unshuffled keys) for the paged loop. The error measure is the
@@ -11,12 +11,12 @@ import pytest
 import torch
 from hypothesis import given, strategies as st
 
-from flashviz.decoding import (
+from flashviz.engine.decoding import (
     State, build_paged_cache, empty_state, flash_decode, merge, merge_all, paged_attention, split_keys,
     state_from_trace,
 )
 from flashviz.infra.errors import InputError
-from flashviz.online_softmax import apply_mask, online_softmax_trace, row_scores
+from flashviz.engine.online_softmax import apply_mask, online_softmax_trace, row_scores
 
 TOL = 1e-12
 

@@ -1,5 +1,5 @@
 """The page "Flash-decoding and paging" opens on the number its idea rests on: a decode step's programs against the
-SMs (flashviz.decoding.decode_grid, counted here from FlashAttention-2's grid), then the split-and-merge picture;
+SMs (flashviz.engine.decoding.decode_grid, counted here from FlashAttention-2's grid), then the split-and-merge picture;
 the merge, the grid at other sizes and the paged cache are behind expanders. Both languages."""
 import math
 
@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("streamlit")
 from app_util import clean, open_page  # noqa: E402
-from flashviz.decoding import decode_grid  # noqa: E402
+from flashviz.engine.decoding import decode_grid  # noqa: E402
 from flashviz.infra.errors import InputError  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
-from flashviz.tiling import GPU_PRESETS  # noqa: E402
+from flashviz.engine.tiling import GPU_PRESETS  # noqa: E402
 
 PAGE = "decoding"
 

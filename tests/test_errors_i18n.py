@@ -15,8 +15,8 @@ from flashviz.infra.errors import DatasetError, FlashvizError, InputError
 from flashviz.infra.literal import unmd
 from flashviz.i18n import STRINGS
 from flashviz.i18n.errors import TERMS, kernel_message, message
-from flashviz.online_softmax import online_softmax_trace, parse_scores
-from flashviz.tiling import make_config
+from flashviz.engine.online_softmax import online_softmax_trace, parse_scores
+from flashviz.engine.tiling import make_config
 from flashviz.ui.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The Exercises page and its engine (flashviz/exercises.py): each problem's answer against an independent float64
+"""The Exercises page and its engine (flashviz/engine/exercises.py): each problem's answer against an independent float64
 reference written here, each check's tolerance, and the page taking a right and a wrong answer (en and zh)."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app_util import clean, open_page
-from flashviz import exercises as ex
+from flashviz.engine import exercises as ex
 from flashviz.i18n import t
-from flashviz.online_softmax import make_qkv
+from flashviz.engine.online_softmax import make_qkv
 
 PAGE = "exercises"
 

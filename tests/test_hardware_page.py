@@ -1,5 +1,5 @@
 """AppTest of the Hardware page, en and zh: its roofline, takeaway and sections show what the engines
-(flashviz.hardware, flashviz.roofline) compute from the committed recordings (timings in assets/benchmarks, Nsight
+(flashviz.engine.hardware, flashviz.engine.roofline) compute from the committed recordings (timings in assets/benchmarks, Nsight
 bytes in assets/hbm); the H200 preset shows the H200's hierarchy and points."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 
 from app_util import array, cfg_key, clean, open_page
 from flashviz.bench import hbm_dataset
-from flashviz.hardware import gpu, hierarchy_rows
+from flashviz.engine.hardware import gpu, hierarchy_rows
 from flashviz.i18n import t
-from flashviz.roofline import measured_bytes_points, model_points, roofline_verdict
-from flashviz.tiling import make_config
+from flashviz.engine.roofline import measured_bytes_points, model_points, roofline_verdict
+from flashviz.engine.tiling import make_config
 from flashviz.ui.hardware_more import hbm_recordings, timing_datasets
 
 HW = "hardware"

@@ -1,4 +1,4 @@
-"""The GPU table (flashviz.hardware) and the roofline engine (flashviz.roofline) against hand arithmetic."""
+"""The GPU table (flashviz.engine.hardware) and the roofline engine (flashviz.engine.roofline) against hand arithmetic."""
 from __future__ import annotations
 
 import math
@@ -8,11 +8,11 @@ import pytest
 from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.spec import flops as bench_flops
 from flashviz.infra.errors import InputError
-from flashviz.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows, ridge_point
-from flashviz.roofline import (attainable, measured_bytes_points, measured_points, model_points, naive_memory_bound,
-                               roofline_verdict, time_bounds,
-                               useful_flops)
-from flashviz.tiling import GPU_PRESETS, make_config
+from flashviz.engine.hardware import HARDWARE, capacity_ratio, gpu, hierarchy_rows, ridge_point
+from flashviz.engine.roofline import (attainable, measured_bytes_points, measured_points, model_points, naive_memory_bound,
+                                      roofline_verdict, time_bounds,
+                                      useful_flops)
+from flashviz.engine.tiling import GPU_PRESETS, make_config
 
 
 def test_every_preset_has_its_hardware_and_the_vendor_figures():

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("streamlit")
 from app_util import APP, array, clean, open_page  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
-from flashviz import kernel_timeline as kt  # noqa: E402
+from flashviz.engine import kernel_timeline as kt  # noqa: E402
 from flashviz.bench import timeline_dataset as td  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 from flashviz.ui import inside  # noqa: E402

@@ -1,4 +1,4 @@
-"""The numbers the "Inside the kernel" page states (flashviz.kernel_timeline), against references computed another
+"""The numbers the "Inside the kernel" page states (flashviz.engine.kernel_timeline), against references computed another
 way: per-cycle occupancy arrays instead of interval arithmetic, the synthetic trace's known layout, and the SM's
 rates from the vendor's peak figures."""
 from pathlib import Path
@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flashviz import kernel_timeline as kt
+from flashviz.engine import kernel_timeline as kt
 from flashviz.bench import timeline_dataset as td
-from flashviz.hardware import HARDWARE
+from flashviz.engine.hardware import HARDWARE
 from timeline_util import dataset
 
 ROOT = Path(__file__).resolve().parents[1]

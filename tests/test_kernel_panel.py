@@ -15,7 +15,7 @@ from app_util import kernel_panel_view, run_app
 import flashviz_kernels as fk
 from flashviz_kernels.rules import is_gpu_tile, nearest_gpu_tile
 from flashviz.charts.common import fmt_num
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.ui import kernel_panel as kp
 from flashviz.ui.config import Config, inputs, row_problem
 

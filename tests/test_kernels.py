@@ -11,7 +11,7 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import attention_rows, check_close, lse_rows
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 GPU = DEV == "cuda"

@@ -12,7 +12,7 @@ import torch
 
 import flashviz_kernels as fk
 from attn_ref import attention_rows, check_close, lse_rows
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 
 pytestmark = pytest.mark.gpu
 EPS = {torch.float16: 2e-3, torch.bfloat16: 1.6e-2, torch.float32: 2e-5}

@@ -1,4 +1,4 @@
-"""The lesson engines (flashviz.lessons) against brute force and hand arithmetic."""
+"""The lesson engines (flashviz.engine.lessons) against brute force and hand arithmetic."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,11 +7,11 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from flashviz.infra.errors import InputError
-from flashviz.lessons import (ALIGNS, alignment_blocks, alignment_summary, causal_visible, dropout_state_bytes,
-                              flash_kept_bytes, fused_compulsory_bytes, score_matrix_bytes, size_examples,
-                              unfused_stages)
-from flashviz.tiling import FULL, MASKED, SKIPPED, block_kinds, make_config
-from flashviz.traffic import standard_counts
+from flashviz.engine.lessons import (ALIGNS, alignment_blocks, alignment_summary, causal_visible, dropout_state_bytes,
+                                     flash_kept_bytes, fused_compulsory_bytes, score_matrix_bytes, size_examples,
+                                     unfused_stages)
+from flashviz.engine.tiling import FULL, MASKED, SKIPPED, block_kinds, make_config
+from flashviz.engine.traffic import standard_counts
 
 MiB, GiB = 2**20, 2**30
 

@@ -1,4 +1,4 @@
-"""Property tests of the one-row online-softmax engine (flashviz.online_softmax) against torch float64.
+"""Property tests of the one-row online-softmax engine (flashviz.engine.online_softmax) against torch float64.
 
 The reference is independent of the engine: torch's own softmax / logsumexp over each prefix of keys,
 with a running max from numpy's maximum.accumulate, never the engine's `exact_attention_row`.
@@ -17,7 +17,7 @@ import torch
 from hypothesis import given, strategies as st
 
 from flashviz.infra.errors import InputError
-from flashviz.online_softmax import (
+from flashviz.engine.online_softmax import (
     MAX_D, apply_mask, make_qkv, online_softmax_trace, parse_positions, parse_scores, row_scores,
 )
 

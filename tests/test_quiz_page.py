@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flashviz.i18n import t
-from flashviz.quiz_facts import facts
+from flashviz.engine.quiz_facts import facts
 from flashviz.ui import pages, quiz
 from flashviz.ui.pages import switch
 
@@ -106,7 +106,7 @@ def test_chinese_renders():
 def test_a_causal_mask_alone_never_fully_masks_the_first_tile_but_padding_does():
     import numpy as np
     from dataclasses import replace
-    from flashviz.online_softmax import online_softmax_trace
+    from flashviz.engine.online_softmax import online_softmax_trace
     from flashviz.ui.config import Config, row_problem, with_preset
     for n in (1, 5, 16, 33):
         for tile in sorted({1, 2, 4, n}):
@@ -234,7 +234,7 @@ def test_ring_numbers_are_counted_here():
 
 
 def test_gqa_and_the_block_map_claims():
-    from flashviz import variants as V
+    from flashviz.engine import variants as V
     f = facts()
     assert f["gqa_ratio"] == f"{f['gqa_h'] / f['gqa_hkv']:g}" == "4"
     causal = V.block_map(V.make_variant(causal=True), 256, 32, 32).kind
@@ -247,7 +247,7 @@ def test_gqa_and_the_block_map_claims():
 
 
 def test_hardware_numbers():
-    from flashviz.tiling import GPU_PRESETS
+    from flashviz.engine.tiling import GPU_PRESETS
     f = facts()
     assert (f["regs"], f["smem"]) == (GPU_PRESETS["H200"]["registers_kib_per_sm"],
                                       GPU_PRESETS["H200"]["shared_kib_per_sm"]) == (256, 228)
@@ -260,8 +260,8 @@ def test_hardware_numbers():
 
 def test_fa1_writes_m_and_l_per_row_fa2_one_log_sum_exp():
     """The memory question's explanation: FlashAttention-1 stores m and ℓ for every row, FlashAttention-2 one L."""
-    from flashviz.tiling import make_config
-    from flashviz.traffic import closed_form
+    from flashviz.engine.tiling import make_config
+    from flashviz.engine.traffic import closed_form
     cfg = make_config(256, 16, br=32, bc=32)
     fa1, fa2 = closed_form(cfg, "fa1"), closed_form(cfg, "fa2")
     assert fa1.writes["m"] >= 256 and fa1.writes["l"] >= 256 and fa1.writes["L"] == 0

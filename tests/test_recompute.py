@@ -1,9 +1,9 @@
-"""flashviz.recompute: the closed forms, the matmul counts, the recorded-cell views and the demo (interpreter)."""
+"""flashviz.engine.recompute: the closed forms, the matmul counts, the recorded-cell views and the demo (interpreter)."""
 from pathlib import Path
 
 import pytest
 
-from flashviz import recompute as rc
+from flashviz.engine import recompute as rc
 from flashviz.bench import load_dataset
 from flashviz.infra.errors import InputError
 
@@ -94,7 +94,7 @@ def test_demo_gradients_and_saved_tensors(dtype):
 
 def test_which_backward_kernel_a_recording_ran():
     """Read from the recording's provenance rule (flashviz.bench writes it); teaching and fast share it."""
-    from flashviz import recompute as rc
+    from flashviz.engine import recompute as rc
     new = ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), else fused (5 matmuls) for "
            "d <= 64, reference (7 matmuls) above, on sm_90")
     old = "auto: fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90"

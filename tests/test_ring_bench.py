@@ -124,7 +124,7 @@ def test_budget_skips_cells_and_marks_incomplete(tmp_path):
 
 def test_imports_without_streamlit_or_plotly():
     code = ("import sys; sys.modules['streamlit'] = None; sys.modules['plotly'] = None\n"
-            "import flashviz.ring_bench, flashviz.bench.ring_dataset, flashviz_kernels.ring, flashviz.ring")
+            "import flashviz.ring_bench, flashviz.bench.ring_dataset, flashviz_kernels.ring, flashviz.engine.ring")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
 

@@ -1,5 +1,5 @@
 """The ring backward's memory: the plain ring's buffers, the chunked backward (kernels/ring_chunked_bwd.py) and the
-engine's account of both (flashviz.ring.backward_memory), on CPU gloo groups of 2-4 forked ranks.
+engine's account of both (flashviz.engine.ring.backward_memory), on CPU gloo groups of 2-4 forked ranks.
 
 Values: the cases tests/test_ring.py and tests/test_ring_chunks.py do not cover (the Triton backward in the
 interpreter on the plain ring's 16-bit sums at W = 2 and its float32 sums at W = 3, chunked with dQ narrowed, slabs
@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from flashviz import ring as engine
+from flashviz.engine import ring as engine
 from flashviz_kernels import ring, ring_block, ring_chunked_bwd
 from ring_cases import by_world, case, compare, run_all, shards_of
 from ring_live import LiveBytes

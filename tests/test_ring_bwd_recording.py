@@ -1,5 +1,5 @@
 """The two-GPU recordings of the ring backward (assets/benchmarks/ring/compare/*-bwd-*.json, H200 x2): every
-measured peak per GPU is flashviz.ring.backward_memory's account plus a little allocator slack, the plain backward
+measured peak per GPU is flashviz.engine.ring.backward_memory's account plus a little allocator slack, the plain backward
 holds about one GPU's memory and the chunked one well under it, and chunking costs time. The one-GPU reference is
 the main ring recording's world-1 cell (same shape, an earlier commit: say so where it is quoted)."""
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flashviz import ring
+from flashviz.engine import ring
 from flashviz.bench import ring_dataset
 
 RING_DIR = Path(__file__).resolve().parents[1] / "assets" / "benchmarks" / "ring"

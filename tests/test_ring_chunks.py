@@ -189,10 +189,10 @@ def test_chunked_forward_allocates_no_block():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("causal", [False, True])
 def test_engine_account_of_the_chunked_forward(layout, causal):
-    """flashviz.ring.forward_memory(chunks=S) names the kernel's own buffers: the two transfer buffers and the slab's
+    """flashviz.engine.ring.forward_memory(chunks=S) names the kernel's own buffers: the two transfer buffers and the slab's
     float32 accumulator hold the largest part key_rows gives; and on two GPUs the shards and the output are exactly
     half of what one GPU holds in q, k, v and the output (the page says so)."""
-    from flashviz import ring as engine
+    from flashviz.engine import ring as engine
     shape = dict(batch=1, heads=32, d=128, elem_bytes=2)
     n, w, s = 524288, 2, 16
     parts = engine.forward_memory(w, n, layout, causal, chunks=s, **shape)

@@ -106,9 +106,9 @@ def _memory_worker(rank, world, cases):
 
 
 def test_backward_peak_matches_backward_memory():
-    """The measured backward peak per GPU (beyond the tensors that exist before it) is flashviz.ring.backward_memory
+    """The measured backward peak per GPU (beyond the tensors that exist before it) is flashviz.engine.ring.backward_memory
     less its inputs and lse, within MEM_SLACK, on the busiest rank, plain and chunked; the chunked one holds less."""
-    from flashviz import ring as engine
+    from flashviz.engine import ring as engine
     measured = run_ranks(2, _memory_worker, MEM_CASES, backend="nccl", timeout=400)
     extra = {}
     for i, (layout, causal, chunks) in enumerate(MEM_CASES):

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("streamlit")          # the GPU machine has no streamlit; `pytest tests/test_ring*.py` still collects
 from app_util import array, clean, open_page  # noqa: E402
-from flashviz import ring  # noqa: E402
+from flashviz.engine import ring  # noqa: E402
 from flashviz.bench import ring_dataset  # noqa: E402
 from flashviz.bench.spec import flops  # noqa: E402
 from flashviz.charts.ring import human_ms  # noqa: E402

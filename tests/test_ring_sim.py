@@ -1,12 +1,12 @@
-"""The numpy ring simulation (flashviz.ring) against brute force, the single pass, and the kernels' own plan."""
+"""The numpy ring simulation (flashviz.engine.ring) against brute force, the single pass, and the kernels' own plan."""
 import math
 
 import numpy as np
 import pytest
 
-from flashviz import ring
+from flashviz.engine import ring
 from flashviz.infra.errors import InputError
-from flashviz.online_softmax import make_qkv
+from flashviz.engine.online_softmax import make_qkv
 from flashviz_kernels import ring as kring
 
 LAYOUTS = ("contiguous", "zigzag")

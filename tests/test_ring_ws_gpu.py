@@ -3,7 +3,7 @@ ragged blocks (Nq != Nk pieces of the zigzag layout) and a gradient flowing into
 GPU: W virtual ranks are threads of this process (tests/ring_util.run_threads), their K/V blocks passed through
 queues, every rank's forward_loop and backward_loop the real ones. Gradients against float64 single-process
 attention of the whole sequence (tests/ring_cases.reference), and the one-GPU backward's measured peak against
-flashviz.ring.backward_memory(kernel="ws")."""
+flashviz.engine.ring.backward_memory(kernel="ws")."""
 import math
 
 import pytest
@@ -78,7 +78,7 @@ def test_blocks_take_ws_and_the_one_gpu_peak_is_its_account():
     q, k, v, o, dO and lse are backward_memory(kernel="ws")'s, within allocator slack."""
     if not _ws_ready():
         pytest.skip("the ws backward does not run here (see flashviz_kernels.ws.status())")
-    from flashviz import ring as engine
+    from flashviz.engine import ring as engine
     from flashviz_kernels import ring
     b, h, n, d = 1, 16, 16384, 128
     for causal in (False, True):

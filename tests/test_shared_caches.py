@@ -83,7 +83,7 @@ def test_a_cached_trace_is_read_only_and_unchanged():
 
 
 def test_blocks_schedule_arrays_are_read_only():
-    from flashviz.tiling import make_config
+    from flashviz.engine.tiling import make_config
     from flashviz.ui.blocks import cached_schedule
     sch = cached_schedule(make_config(64, 8, br=16, bc=16, causal=True), "fa2")
     for a in (sch.block_kind, sch.order_index, sch._start):

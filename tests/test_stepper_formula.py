@@ -11,7 +11,7 @@ import pytest
 
 from flashviz.charts.common import fmt_num
 from flashviz.charts.stepper_formula import TEMPLATES, text_lines
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, row_problem
 
 

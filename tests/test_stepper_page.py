@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from app_util import clean, run_app
 
 from flashviz.charts.common import fmt_num
-from flashviz.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.ui.config import Config, row_problem
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -294,7 +294,7 @@ def test_inputs_are_rounded_like_torch(dtype):
     """The simulator reads the same q, K, V a kernel in that dtype reads (torch's rounding)."""
     import torch
 
-    from flashviz.online_softmax import make_qkv
+    from flashviz.engine.online_softmax import make_qkv
     from flashviz.ui.config import inputs
 
     cfg = Config(n=64, d=8, seed=5, dtype=dtype)

@@ -1,4 +1,4 @@
-"""Tests of flashviz.tiling and flashviz.traffic: the block schedule and its HBM counts.
+"""Tests of flashviz.engine.tiling and flashviz.engine.traffic: the block schedule and its HBM counts.
 
 The independent reference is a literal simulation of each algorithm's loops (`simulate` below): it
 walks the blocks, decides skipping/masking pair by pair, and adds every row it loads or stores,
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from flashviz.infra.errors import InputError
-from flashviz.tiling import (
+from flashviz.engine.tiling import (
     FULL, GPU_PRESETS, GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, SEED_EXAMPLE, SKIPPED,
     TENSORS, Schedule, block_sizes, config_for_order, fa2_block_sizes, make_config, preset_sram_bytes,
 )
-from flashviz.traffic import (
+from flashviz.engine.traffic import (
     closed_form, ratio_limits, seed_example, standard_counts, sweep_n, sweep_sram, theta_flash, theta_standard,
 )
 

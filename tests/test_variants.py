@@ -10,10 +10,10 @@ import pytest
 import torch
 from torch.nn.attention.flex_attention import create_block_mask
 
-from flashviz import variants as V
+from flashviz.engine import variants as V
 from flashviz.infra.errors import InputError
-from flashviz.online_softmax import make_qkv, variant_trace
-from flashviz.tiling import FULL, MASKED, SKIPPED, Schedule, make_config
+from flashviz.engine.online_softmax import make_qkv, variant_trace
+from flashviz.engine.tiling import FULL, MASKED, SKIPPED, Schedule, make_config
 
 
 # ----------------------------------------------------------------------------- references written from the definitions

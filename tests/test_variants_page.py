@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("streamlit")
 from app_util import array, clean, open_page  # noqa: E402
-from flashviz import variants as V  # noqa: E402
+from flashviz.engine import variants as V  # noqa: E402
 from flashviz.bench import variants_bench as vb, variants_dataset  # noqa: E402
 from flashviz.bench.jsonio import write_json  # noqa: E402
 from flashviz.charts.common import fmt_num  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
-from flashviz.online_softmax import make_qkv  # noqa: E402
+from flashviz.engine.online_softmax import make_qkv  # noqa: E402
 
 PAGE = "variants"
 DEFAULT = dict(causal=True, window=(64, 0), heads=8)
@@ -156,7 +156,7 @@ def test_a_recording_is_shown_from_its_file(tmp_path, monkeypatch):
 
 
 def test_stepping_the_row_follows_the_engine(no_recordings):
-    from flashviz.online_softmax import variant_trace
+    from flashviz.engine.online_softmax import variant_trace
     at = open_page(PAGE, d=16, seed=3)
     clean(at)
     q, k, v = make_qkv(256, 16, 3)
@@ -212,7 +212,7 @@ def test_the_running_max_moves_where_a_tile_raises_it_and_l_and_o_are_rescaled(n
     """"m moves up at k of its tiles": counted here in float64 from the row's scores (a tile whose max exceeds
     every earlier visible score, after the first visible tile); at each of those tiles ℓ is multiplied by
     α = exp(m_old − m_new) < 1 before the tile's own sum is added."""
-    from flashviz.online_softmax import variant_trace
+    from flashviz.engine.online_softmax import variant_trace
     at = open_page(PAGE, d=16, seed=3, **values)
     clean(at)
     q, k, v = make_qkv(256, 16, 3)

@@ -1,7 +1,7 @@
 """Lesson exercise 3, honest on any CPU: peak intermediate memory of naive vs tiled attention.
 
 Naive materialises the N x N score matrix: O(N^2) bytes. Tiled (flash-style) walks Br x Bc tiles with the
-online-softmax recurrence of flashviz.online_softmax, vectorised over a block of Br query rows:
+online-softmax recurrence of flashviz.engine.online_softmax, vectorised over a block of Br query rows:
     m_new = max(m, rowmax(S_tile));  alpha = exp(m - m_new)
     l = alpha * l + rowsum(exp(S_tile - m_new));  acc = alpha * acc + exp(S_tile - m_new) @ V_tile
 and writes acc / l once per row block: O(Br*Bc + Br*d) scratch plus the O(N*d) output itself.

@@ -49,7 +49,7 @@ def make_inputs(name: str, n: int, cfg: dict, seed: int, device: str) -> dict:
 
 
 def reference(x: dict) -> dict:
-    """float64 rows of (batch 0, first and last head) by the definitions (flashviz.variants)."""
+    """float64 rows of (batch 0, first and last head) by the definitions (flashviz.engine.variants)."""
     var, n = x["var"], x["n"]
     rows = torch.linspace(0, n - 1, min(CHECK_ROWS, n)).round().long().unique()
     j = torch.arange(n)

@@ -15,8 +15,8 @@ variant), "fa4" (FlashAttention-4 where it runs: flashviz/bench/peers.py) and ou
 from __future__ import annotations
 
 from flashviz.infra.errors import InputError
-from flashviz.tiling import fa2_block_sizes
-from flashviz.variants import Variant, block_map, make_variant, visible_pairs
+from flashviz.engine.tiling import fa2_block_sizes
+from flashviz.engine.variants import Variant, block_map, make_variant, visible_pairs
 
 KIND = "flashviz-variants"
 SCHEMA_VERSION = 1
@@ -69,7 +69,7 @@ def variant_of(name: str, n: int, cfg: dict) -> Variant:
 
 def impl_tiles(impl: str, n: int, d: int) -> list | None:
     """The [Br, Bc] an impl's executed FLOPs are counted with, clipped to N: flex's BLOCK_SIZE; for our Triton
-    kernels the FA2 tiles of flashviz.tiling.fa2_block_sizes until the cell runs, when variants_bench counts the
+    kernels the FA2 tiles of flashviz.engine.tiling.fa2_block_sizes until the cell runs, when variants_bench counts the
     tiles the call launches instead (flashviz_kernels.launch_plan: tuned tiles, or the ws kernel's), and the cell
     records them; None for naive (every pair) and sdpa (tiles unknown)."""
     if impl == "flex":

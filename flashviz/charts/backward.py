@@ -17,7 +17,7 @@ import math
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..recompute import Stored
+from ..engine.recompute import Stored
 from ..infra.units import fmt_bytes
 from . import palette as P
 from .common import axis, base_layout, figure

@@ -17,11 +17,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..decoding import DecodeResult, PagedResult
+from ..engine.decoding import DecodeResult, PagedResult
 from ..infra.errors import InputError
 from ..i18n import t
-from ..tiling import GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, TENSORS, IOCounts, Schedule
-from ..traffic import Sweep
+from ..engine.tiling import GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, TENSORS, IOCounts, Schedule
+from ..engine.traffic import Sweep
 from . import palette as P
 
 FONT = "Source Sans Pro, Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, Arial, sans-serif"

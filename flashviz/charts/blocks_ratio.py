@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from ..infra.errors import InputError
 from ..i18n import t
-from ..traffic import Sweep
+from ..engine.traffic import Sweep
 from . import palette as P
 from .blocks import axis_style, block_layout
 

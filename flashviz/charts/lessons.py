@@ -10,8 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..lessons import ALIGNS, alignment_blocks
-from ..tiling import FULL, MASKED, SKIPPED
+from ..engine.lessons import ALIGNS, alignment_blocks
+from ..engine.tiling import FULL, MASKED, SKIPPED
 from . import palette as P
 from .common import axis, base_layout, figure
 

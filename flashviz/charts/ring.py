@@ -1,4 +1,4 @@
-"""Charts of the page "Ring attention": simulation data (flashviz.ring) in, plotly Figures out (no streamlit).
+"""Charts of the page "Ring attention": simulation data (flashviz.engine.ring) in, plotly Figures out (no streamlit).
 
 ring_figure      W devices on a circle at one step: the query chunks each owns, the K/V block it holds, busy
                  or idle (causal), the blocks on their way to the next device
@@ -6,7 +6,7 @@ matrix_figure    the N x N score matrix by global position: computed this step /
                  each query row's owner in a strip on the left, the tracked rows outlined
 state_figure     each device's running m and ℓ of its tracked query row after every step, the single pass's
 work_figure      visible (query, key) pairs per device and step, contiguous next to zigzag (idle = 0)
-timeline_figure  the cost model's compute and transfer bars per device (flashviz.ring.timeline)
+timeline_figure  the cost model's compute and transfer bars per device (flashviz.engine.ring.timeline)
 The recorded two-GPU measurement: charts/ring_measured.py. Every label goes through t(key, lang).
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..i18n import t
-from ..ring import (CELL_CURRENT, CELL_DONE, CELL_MASKED, CELL_PENDING, RingSim, Timeline, chunks_of, imbalance,
-                    matrix_states, owner)
+from ..engine.ring import (CELL_CURRENT, CELL_DONE, CELL_MASKED, CELL_PENDING, RingSim, Timeline, chunks_of, imbalance,
+                           matrix_states, owner)
 from . import palette as P
 from .common import axis, base_layout, fmt_num
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..hardware import gpu
+from ..engine.hardware import gpu
 from ..i18n import t
 from . import palette as P
 from .common import axis, base_layout

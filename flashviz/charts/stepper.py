@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..online_softmax import Trace
+from ..engine.online_softmax import Trace
 from . import palette as P
 from .common import axis, base_layout, figure, finite_or_none, nonfinite_labels
 

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from ..online_softmax import Trace
+from ..engine.online_softmax import Trace
 from .common import fmt_num
 
 SHOWN_DIMS = 4               # components of o written out (the rest as "…")

@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from ..i18n import STRINGS, t
-from ..online_softmax import Trace
+from ..engine.online_softmax import Trace
 from . import palette as P
 from . import stepper as charts
 from .common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, compact

@@ -2,7 +2,7 @@
 
 gantt_figure   one CTA of one kernel: a row per warp, a horizontal bar per scope occurrence (colour = scope),
                time from the CTA's first recorded event; µs at the recorded SM clock, else thousands of cycles
-window_figure  a few loop iterations of each kernel (flashviz.kernel_timeline.window), one row per warp role
+window_figure  a few loop iterations of each kernel (flashviz.engine.kernel_timeline.window), one row per warp role
 shares_figure  per implementation and warp role: the share of the CTA's time spent inside each scope (mean over
                all CTAs), and the rest ("outside any scope") in grey
 Times in the dataset are SM cycles; every number drawn comes from the cell.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .. import kernel_timeline as kt
+from ..engine import kernel_timeline as kt
 from ..i18n import STRINGS, t
 from . import palette as P
 from .common import axis, base_layout, figure

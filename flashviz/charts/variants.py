@@ -1,4 +1,4 @@
-"""Charts of the page "Variants": engine (flashviz.variants, online_softmax.variant_trace) or recorded data in, plotly
+"""Charts of the page "Variants": engine (flashviz.engine.variants, online_softmax.variant_trace) or recorded data in, plotly
 Figure out (no streamlit).
 
 block_map_figure   the Tr x Tc blocks of a variant: skipped / partial / full (z = tiling's FULL, MASKED, SKIPPED)
@@ -14,9 +14,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..online_softmax import Trace
-from ..tiling import FULL, MASKED, SKIPPED
-from ..variants import BlockMap
+from ..engine.online_softmax import Trace
+from ..engine.tiling import FULL, MASKED, SKIPPED
+from ..engine.variants import BlockMap
 from . import palette as P
 from .common import axis, base_layout, figure, finite_or_none
 

@@ -225,7 +225,7 @@ STRINGS = {
     "errors.kernel_class_oom": {"en": "the GPU ran out of memory for this configuration",
                                 "zh": "这个配置让 GPU 显存不足"},
     "errors.kernel_class_other": {"en": "the kernel failed", "zh": "kernel 运行失败"},
-    # ---------------------------------------------------------------- attention variants (flashviz/variants.py)
+    # ---------------------------------------------------------------- attention variants (flashviz/engine/variants.py)
     "errors.window_side": {"en": "{side} must be −1 (unbounded) or 0 or more, got {got}",
                            "zh": "{side} 只能是 −1（不设限）或不小于 0 的整数，当前为 {got}"},
     "errors.window_pair": {"en": "a window is a pair (left, right), got {got}",

@@ -4,7 +4,7 @@ Hopper backward (a recorded tune file, bench/tune_record.py), and a small demo o
 (ui/backward_demo.py).
 
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
-to flashviz.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
+to flashviz.engine.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
 to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import live, recompute as rc
+from flashviz import live
+from flashviz.engine import recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
 from flashviz.charts import backward as charts
 from flashviz.infra.errors import InputError

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import live, recompute as rc
+from flashviz import live
+from flashviz.engine import recompute as rc
 from flashviz.infra.errors import check_int
 from flashviz.infra.cache import MiB, memo
 from flashviz.i18n import t

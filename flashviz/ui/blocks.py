@@ -7,7 +7,7 @@ example) sits in closed expanders.
 
 Thin: the shared configuration (N, d, Br, Bc, causal, dtype; seed/row/masked/guard for the NaN pitfall; ui/state.py)
 and this page's own controls (SRAM size M, blocks from M or pinned, loop order, batch and heads) go to the engines
-(flashviz.tiling, flashviz.traffic, the one-row online softmax); their results go to charts/blocks.py. What moves
+(flashviz.engine.tiling, flashviz.engine.traffic, the one-row online softmax); their results go to charts/blocks.py. What moves
 with the step is drawn in the step fragment (ui/steps.py, namespace "blocks"). Flash-decoding: ui/decoding.py.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
@@ -24,8 +24,8 @@ from flashviz.infra.cache import MiB, figure_memo, memo
 from flashviz.charts import blocks as charts
 from flashviz.infra.errors import FlashvizError, check_int
 from flashviz.i18n import t
-from flashviz.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
-from flashviz.traffic import standard_counts, sweep_n, sweep_sram
+from flashviz.engine.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
+from flashviz.engine.traffic import standard_counts, sweep_n, sweep_sram
 from flashviz.ui import blocks_lessons, blocks_ratio, blocks_traffic, pages, state, steps
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
@@ -38,7 +38,7 @@ GPUS = (*GPU_PRESETS, "custom")
 DEFAULTS = dict(gpu="H200", sram_kib=100, mode="pinned", order="fa2", batch=4, heads=32, unit="elements")
 MAX_DRAWN_CELLS = 512 * 512         # the grid is redrawn every step; above this only the counters follow
 PIT_ROWS = 16                       # tiles listed in the NaN-pitfall table
-THETA_FLASH, THETA_STD = 12, 4      # constants of the exact counts (flashviz/traffic.py docstring)
+THETA_FLASH, THETA_STD = 12, 4      # constants of the exact counts (flashviz/engine/traffic.py docstring)
 M_MAX = 1 << 20                     # the sweep over M: from 4d elements up to 1 MiB
 N_SWEEP = tuple(2 ** k for k in range(4, 15))        # 16 .. 16384
 NAN_CSS, MASKED_CSS = "color: #D55E00; font-weight: bold;", "background-color: #EEEEEE;"

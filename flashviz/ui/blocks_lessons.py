@@ -1,7 +1,7 @@
 """Blocks page lessons that tie the pages together: kernel fusion and dropout's Philox mask, causal alignment
 when Nq != Nk, and the size of the N x N score matrix next to what the flash kernel keeps.
 
-Thin: numbers from flashviz.lessons (and flashviz.tiling for the fused kernel's traffic), figures from
+Thin: numbers from flashviz.engine.lessons (and flashviz.engine.tiling for the fused kernel's traffic), figures from
 charts/lessons.py, strings from i18n/lessons.py. Called from ui/blocks.py once the configuration is valid;
 each lesson sits in its own closed expander.
 """
@@ -11,11 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.charts import lessons as charts
-from flashviz.hardware import HARDWARE
+from flashviz.engine.hardware import HARDWARE
 from flashviz.i18n import t
-from flashviz.lessons import (ALIGNS, alignment_summary, dropout_state_bytes, flash_kept_bytes,
-                              fused_compulsory_bytes, score_matrix_bytes, size_examples, unfused_stages)
-from flashviz.tiling import MAX_GRID_CELLS, Schedule, TilingConfig
+from flashviz.engine.lessons import (ALIGNS, alignment_summary, dropout_state_bytes, flash_kept_bytes,
+                                     fused_compulsory_bytes, score_matrix_bytes, size_examples, unfused_stages)
+from flashviz.engine.tiling import MAX_GRID_CELLS, Schedule, TilingConfig
 from flashviz.ui import state
 from flashviz.ui.common import chart, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config

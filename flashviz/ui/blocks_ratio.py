@@ -15,8 +15,8 @@ import streamlit as st
 
 from flashviz.charts import blocks_ratio as charts
 from flashviz.i18n import t
-from flashviz.tiling import BUFFERS, GPU_PRESETS, SEED_EXAMPLE, MAX_N, Schedule, TilingConfig
-from flashviz.traffic import PAPER_FIG2, ratio_limits, seed_example, sweep_n, sweep_sram
+from flashviz.engine.tiling import BUFFERS, GPU_PRESETS, SEED_EXAMPLE, MAX_N, Schedule, TilingConfig
+from flashviz.engine.traffic import PAPER_FIG2, ratio_limits, seed_example, sweep_n, sweep_sram
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, shown_errors
 

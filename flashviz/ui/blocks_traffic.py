@@ -2,7 +2,7 @@
 Compute measured on the H200 at the same N and d, and, computed, when Algorithm 1 moves more bytes than standard
 attention (Bc below about 3d/4: it re-reads and rewrites O once per K/V block).
 
-Thin: counts from flashviz.traffic / tiling, bytes from the Nsight recording (flashviz.bench.hbm_dataset through
+Thin: counts from flashviz.engine.traffic / tiling, bytes from the Nsight recording (flashviz.bench.hbm_dataset through
 ui/hardware_more.hbm_recordings); numbers formatted into i18n/traffic.py strings. No chart.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ import streamlit as st
 
 from flashviz.bench import hbm_dataset
 from flashviz.i18n import t
-from flashviz.roofline import measured_bytes_per_head
-from flashviz.tiling import Schedule, TilingConfig, make_config
-from flashviz.traffic import standard_counts
+from flashviz.engine.roofline import measured_bytes_per_head
+from flashviz.engine.tiling import Schedule, TilingConfig, make_config
+from flashviz.engine.traffic import standard_counts
 from flashviz.ui import hardware_more, pages
 
 NS = "blocks"

@@ -13,7 +13,7 @@ import numpy as np
 from flashviz_kernels.rules import as_int
 
 from ..infra.errors import InputError, check_int
-from ..online_softmax import apply_mask, make_qkv, parse_positions, parse_scores, row_scores
+from ..engine.online_softmax import apply_mask, make_qkv, parse_positions, parse_scores, row_scores
 from ..infra.units import KERNEL_DTYPES
 
 PAGE_MAX_N = 16384                 # documented cap for the pages (the engine allows more)
@@ -78,7 +78,7 @@ FIELDS = tuple(f.name for f in fields(Config))
 DEFAULT = Config()
 # The realistic size the traffic, speed, backward and hardware pages open on: a cell of the recorded H200 forward
 # and training sweeps (B = 4, H = 32) and of the Nsight HBM recording (B = 1, H = 16), with the FA2 kernels' own
-# 128 x 64 tiles (flashviz.tiling.fa2_block_sizes).
+# 128 x 64 tiles (flashviz.engine.tiling.fa2_block_sizes).
 KERNEL_DEFAULT = Config(n=4096, d=128, block_m=128, block_n=64, dtype="float16", row=4095)
 
 # Presets write the canonical values. None = keep the current value.

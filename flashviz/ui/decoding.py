@@ -1,11 +1,11 @@
 """Page "Flash-decoding and paging": one query, keys split over W workers and merged; then a paged KV cache.
 
-Opens on the number the idea rests on (a decode step's programs against the SMs, flashviz.decoding.decode_grid)
+Opens on the number the idea rests on (a decode step's programs against the SMs, flashviz.engine.decoding.decode_grid)
 and the split-and-merge picture; the merge worker by worker, the grid at other batch sizes and the paged cache are
 behind expanders named for their reader.
 
 Thin: the shared configuration (ui/state.py) gives the query row (seeded or typed scores, causal, masks, guard);
-this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.decoding, whose
+this page's own controls (W, tree merge; block size, free slots, shuffle seed) go to flashviz.engine.decoding, whose
 results go to charts/blocks.py (decoding_figure, paged_figure). The paged walk is stepped with ui/steps.py.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
@@ -22,12 +22,12 @@ import streamlit as st
 from flashviz.infra.cache import MiB, memo
 from flashviz.charts import blocks as charts
 from flashviz.charts.common import fmt_num
-from flashviz.decoding import (DecodeResult, PagedResult, build_paged_cache, decode_grid, flash_decode,
-                               paged_attention)
+from flashviz.engine.decoding import (DecodeResult, PagedResult, build_paged_cache, decode_grid, flash_decode,
+                                      paged_attention)
 from flashviz.infra.errors import check_int
 from flashviz.i18n import t
-from flashviz.online_softmax import online_softmax_trace
-from flashviz.tiling import GPU_PRESETS
+from flashviz.engine.online_softmax import online_softmax_trace
+from flashviz.engine.tiling import GPU_PRESETS
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, config_ok, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem

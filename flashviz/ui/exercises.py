@@ -1,8 +1,8 @@
 """Page "Exercises": the seed's three exercises and two on the hardware and ring lessons. Each poses a problem from
-the engine, takes the student's answer (or a step the student runs), checks it with flashviz.exercises (tolerances
+the engine, takes the student's answer (or a step the student runs), checks it with flashviz.engine.exercises (tolerances
 stated on the page) and keeps a worked solution behind an expander.
 
-Thin: problems, answers and checks come from flashviz.exercises; the memory measurement is the speed page's cached
+Thin: problems, answers and checks come from flashviz.engine.exercises; the memory measurement is the speed page's cached
 run of flashviz.bench.cpu_memory; recordings through ui/hardware_more. No chart: the exercises are worked by hand.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import exercises as ex
+from flashviz.engine import exercises as ex
 from flashviz.i18n import t
 from flashviz.ui import hardware_more, pages, state
 from flashviz.ui.common import shown_errors

@@ -3,7 +3,7 @@ bytes Nsight Compute measured; the memory hierarchy, why naive attention is memo
 against the SRAM-only model behind expanders (ui/hardware_more.py).
 
 Thin: the kernel-scale shared configuration (N, d, Br, Bc, causal, dtype; ui/state.py) and this page's GPU
-(hardware.gpu, H200 by default: the recordings' GPU) go to flashviz.roofline / flashviz.hardware; recordings come
+(hardware.gpu, H200 by default: the recordings' GPU) go to flashviz.engine.roofline / flashviz.engine.hardware; recordings come
 from flashviz.bench (timings: assets/benchmarks, bytes: assets/hbm); the figure from charts/roofline.py.
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from flashviz.charts import roofline as charts
-from flashviz.hardware import HARDWARE, gpu
+from flashviz.engine.hardware import HARDWARE, gpu
 from flashviz.i18n import t
-from flashviz.roofline import measured_bytes_points, model_points, roofline_verdict
-from flashviz.tiling import TilingConfig, make_config
+from flashviz.engine.roofline import measured_bytes_points, model_points, roofline_verdict
+from flashviz.engine.tiling import TilingConfig, make_config
 from flashviz.ui import hardware_more as more
 from flashviz.ui import pages, state
 from flashviz.ui.common import chart, config_ok, shown_errors

@@ -2,7 +2,7 @@
 sourced numbers (registers on top), why naive attention is memory-bound, and measured HBM bytes next to the
 SRAM-only formula; plus the recordings they read.
 
-Thin: numbers come from flashviz.hardware / roofline / lessons / traffic and from recorded datasets
+Thin: numbers come from flashviz.engine.hardware / roofline / lessons / traffic and from recorded datasets
 (flashviz.bench.dataset for timings, flashviz.bench.hbm_dataset for Nsight Compute bytes); figures from
 charts/roofline.py.
 """
@@ -16,11 +16,11 @@ from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.recording import complete_first
 from flashviz.charts import roofline as charts
 from flashviz.infra.errors import DatasetError
-from flashviz.hardware import capacity_ratio, gpu, hierarchy_rows
+from flashviz.engine.hardware import capacity_ratio, gpu, hierarchy_rows
 from flashviz.i18n import t
-from flashviz.lessons import fused_compulsory_bytes, unfused_stages
-from flashviz.roofline import model_points, naive_memory_bound
-from flashviz.tiling import Schedule, TilingConfig, make_config
+from flashviz.engine.lessons import fused_compulsory_bytes, unfused_stages
+from flashviz.engine.roofline import model_points, naive_memory_bound
+from flashviz.engine.tiling import Schedule, TilingConfig, make_config
 from flashviz.ui.common import chart
 
 NS = "hardware"

@@ -1,7 +1,7 @@
 """Page "Inside the kernel": one loop iteration, warp by warp, measured with Triton proton's intra-kernel scopes.
 
 Thin: the recorded timelines (assets/benchmarks/timeline/*.json, written by `python -m flashviz.bench --preset
-h200-timeline`, validated by flashviz.bench.timeline_dataset, never executed) go to flashviz.kernel_timeline (the
+h200-timeline`, validated by flashviz.bench.timeline_dataset, never executed) go to flashviz.engine.kernel_timeline (the
 window, the producer's lead, the warpgroups' overlap) and charts/timeline.py. The page opens on a few loop
 iterations of each kernel and states what they show; the whole CTA, the kernels' times, the shares and the method
 are behind expanders. Figures are built once per recording, configuration and language (st.cache_resource) and
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import kernel_timeline as kt
+from flashviz.engine import kernel_timeline as kt
 from flashviz.bench import timeline_dataset as td
 from flashviz.charts import timeline as charts
 from flashviz.i18n import t

@@ -25,7 +25,7 @@ from flashviz.charts.common import fmt_num
 from flashviz.charts.kernel import overlay_figure
 from flashviz.i18n import t
 from flashviz.i18n.errors import message
-from flashviz.online_softmax import Trace
+from flashviz.engine.online_softmax import Trace
 from flashviz.infra.runqueue import RunQueue
 from flashviz.ui import state
 from flashviz.ui.common import chart

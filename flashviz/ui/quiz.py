@@ -2,7 +2,7 @@
 shows the idea. Answers live in session state (`quiz.<id>`, kept across page switches, stored as the option's key so
 they survive any order); the score is the number of answers that are right now. Each session draws one seed
 (`quiz.seed`) and every question's options are shuffled from it: the same order on every rerun of a session,
-deterministic for a given seed. Numbers in the text are the engines' (flashviz/quiz_facts.py). All text is in
+deterministic for a given seed. Numbers in the text are the engines' (flashviz/engine/quiz_facts.py). All text is in
 flashviz/i18n/quiz.py.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from flashviz.i18n import t
-from flashviz.quiz_facts import facts
+from flashviz.engine.quiz_facts import facts
 from flashviz.ui import pages, state
 from flashviz.ui.common import shown_errors
 

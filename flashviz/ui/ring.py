@@ -1,7 +1,7 @@
 """Page "Ring attention": one sequence over W GPUs, K/V blocks passed around a ring, partial results merged.
 
 Thin: this page's controls (W, layout, causal, chunk length, tracked row; timeline N and overlap; recorded pass
-and mask) go to the numpy simulation flashviz.ring (cached), whose results go to charts/ring.py. The page opens on
+and mask) go to the numpy simulation flashviz.engine.ring (cached), whose results go to charts/ring.py. The page opens on
 the ring and the score matrix at one step with one computed sentence; the tracked rows, the causal balance, the
 cost model and the recording (flashviz/ui/ring_recorded.py) are behind expanders named for their reader. The
 shared sidebar gives d, dtype and seed of the simulated Q, K, V. Strings: flashviz/i18n/ring.py.
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz import ring as engine
+from flashviz.engine import ring as engine
 from flashviz.bench import list_datasets, load_dataset, nearest_cell
 from flashviz.bench.recording import complete_first
 from flashviz.bench.ring_dataset import list_ring_datasets, load_ring_dataset
@@ -23,7 +23,7 @@ from flashviz.charts import ring as charts
 from flashviz.charts.common import fmt_num
 from flashviz.infra.errors import DatasetError, check_int
 from flashviz.i18n import t
-from flashviz.online_softmax import make_qkv
+from flashviz.engine.online_softmax import make_qkv
 from flashviz.ui import ring_recorded, state, steps
 from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
 from flashviz.ui.config import round_to_dtype

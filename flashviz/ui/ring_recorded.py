@@ -2,7 +2,7 @@
 written by `torchrun ... -m flashviz.ring_bench`, validated by flashviz.bench.ring_dataset, never executed) as
 speed-up, time, transfer and memory charts (charts/ring_measured.py), a table, the hidden share per layout (a wait
 beyond the transfers is load imbalance or a neighbour's compute, never a negative share), what a ring GPU holds
-(flashviz.ring.forward_memory) and the provenance. Drawn inside the page's expander by flashviz/ui/ring.py.
+(flashviz.engine.ring.forward_memory) and the provenance. Drawn inside the page's expander by flashviz/ui/ring.py.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz import ring as engine
+from flashviz.engine import ring as engine
 from flashviz.charts import ring_measured as mcharts
 from flashviz.i18n import t
 from flashviz.ui import state
@@ -153,7 +153,7 @@ def chunked_note(cells: list[dict], mode: str, causal: bool, lang: str) -> None:
 
 def memory_note(ds: dict, causal: bool, lang: str) -> None:
     """The forward's measured peak per GPU at the largest N recorded for two GPUs, next to what the ring holds
-    (flashviz.ring.forward_memory) and one GPU's measured peak."""
+    (flashviz.engine.ring.forward_memory) and one GPU's measured peak."""
     cells = [c for c in ds["cells"] if c["mode"] == "fwd" and c["causal"] == causal and c["status"] == "ok"
              and c.get("peak_bytes")]
     one = {c["n"]: c for c in cells if c["world"] == 1}

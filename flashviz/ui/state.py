@@ -21,7 +21,7 @@ import streamlit as st
 
 from ..infra.errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
-from ..recompute import MAX_BH
+from ..engine.recompute import MAX_BH
 from .config import DEFAULT, DTYPES, FIELDS, KERNEL_DEFAULT, PRESETS, Config, follow_row
 
 CANON = "cfg."          # canonical key prefix (row scale, and the fields both scales share)

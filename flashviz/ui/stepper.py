@@ -18,8 +18,8 @@ from flashviz.charts import stepper as charts
 from flashviz.charts import stepper_payload
 from flashviz.charts.common import fmt_num
 from flashviz.i18n import t
-from flashviz.online_softmax import Trace
-from flashviz.softmax_loop import LOOP_SOURCE, online_softmax
+from flashviz.engine.online_softmax import Trace
+from flashviz.engine.softmax_loop import LOOP_SOURCE, online_softmax
 from flashviz.ui import state, stepper_view
 from flashviz.ui.common import register_export, shown_errors
 from flashviz.ui.config import Config, row_problem
@@ -94,7 +94,7 @@ def why_notes(tr: Trace, lang: str) -> list[str]:
 
 @memo("stepper.loop", 8 * MiB)
 def loop_answer(cfg: Config) -> np.ndarray:
-    """What the page's dozen-line loop (flashviz.softmax_loop) returns on this configuration's row."""
+    """What the page's dozen-line loop (flashviz.engine.softmax_loop) returns on this configuration's row."""
     scores, values = row_problem(cfg)
     with np.errstate(invalid="ignore", divide="ignore"):
         return online_softmax(scores, values, cfg.tile)

@@ -24,7 +24,7 @@ import streamlit as st
 from flashviz import client
 from flashviz.infra.cache import MiB, memo
 from flashviz.charts import stepper_payload
-from flashviz.online_softmax import Trace, online_softmax_trace
+from flashviz.engine.online_softmax import Trace, online_softmax_trace
 from flashviz.ui import state
 from flashviz.ui.config import Config, row_problem
 

@@ -1,6 +1,6 @@
 """Page "Variants": sliding windows, softcap, ALiBi, GQA and packed documents on the block schedule and on one row.
 
-Thin: this page's controls (N, Br, Bc, the variant, the tracked row, B, H) go to the numpy engine flashviz.variants
+Thin: this page's controls (N, Br, Bc, the variant, the tracked row, B, H) go to the numpy engine flashviz.engine.variants
 (block map, FLOPs and HBM bytes vs dense, GQA's K/V bytes) and online_softmax.variant_trace (one row), whose results
 go to charts/variants.py; the recorded measurements (assets/benchmarks/variants/*.json, written by
 `python -m flashviz.bench --preset h200-variants`, validated by flashviz.bench.variants_dataset, never executed)
@@ -17,14 +17,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz import variants as engine
+from flashviz.engine import variants as engine
 from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, window_account
 from flashviz.infra.cache import freeze
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
 from flashviz.infra.errors import InputError, check_int
 from flashviz.i18n import t
-from flashviz.online_softmax import make_qkv, variant_trace
+from flashviz.engine.online_softmax import make_qkv, variant_trace
 from flashviz.ui import pages, state, steps
 from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
 from flashviz.infra.units import ELEM_BYTES, fmt_bytes

@@ -4,8 +4,8 @@ Arithmetic intensity I = FLOPs / HBM bytes. A kernel cannot beat min(peak FLOP/s
 ridge point I* = peak / bandwidth the bandwidth roof binds (memory-bound), above it the compute roof.
 
 FLOPs are counted as the benchmarks count them (flashviz.bench.spec.flops): 4 N^2 d per head (the two
-matmuls), halved when causal. Bytes are the engine's exact counts (flashviz.traffic.standard_counts for the
-naive Algorithm 0, flashviz.tiling.Schedule(...).totals() for FA1 and FA2 at the configured Br, Bc).
+matmuls), halved when causal. Bytes are the engine's exact counts (flashviz.engine.traffic.standard_counts for the
+naive Algorithm 0, flashviz.engine.tiling.Schedule(...).totals() for FA1 and FA2 at the configured Br, Bc).
 Batch and heads scale FLOPs and bytes alike, so I is per head; times are for the whole B x H launch.
 Measured points (flashviz.bench datasets): y = the recorded TFLOP/s of a cell with the same N, d and
 causal; x = the model's intensity of the algorithm that impl runs (naive -> standard, the flash kernels ->

@@ -7,19 +7,19 @@ The variants follow flash-attn's definitions (the kernels' `window`, `alibi_slop
   ALiBi slopes (H,)     adds −slope_h·|i + Nk − Nq − j| after the softcap: a bias that tilts every row.
   GQA / MQA             H_kv key/value heads, H % H_kv == 0; query head h reads kv head h // (H / H_kv).
   packed documents      seq_ids (N,) non-decreasing (Nq == Nk): attention only inside one document.
-Order of one score: q·k·scale, then softcap, then + ALiBi, then the mask (flashviz.online_softmax.variant_row
+Order of one score: q·k·scale, then softcap, then + ALiBi, then the mask (flashviz.engine.online_softmax.variant_row
 does it for one row, before the unchanged recurrence).
 
 Every mask here leaves each query row one contiguous interval of visible keys [lo_i, hi_i] (a window, the
 causal bound and a document are each an interval; so is their intersection), which makes the block map exact
 and cheap: a block (I, J) is run iff some row of Q block I sees some key of K block J, "full" iff every row of
-the block (clipped to N) sees every key of it (block kinds as flashviz.tiling: FULL, MASKED = partial, SKIPPED).
+the block (clipped to N) sees every key of it (block kinds as flashviz.engine.tiling: FULL, MASKED = partial, SKIPPED).
 Softcap, ALiBi and GQA change no block: they change the values inside a run block, not which blocks run.
 
 Costs (variant_costs), per forward call of B x H heads, against dense (non-causal) attention:
-  FLOPs     dense 4·B·H·N²·d (flashviz.recompute.tile_matmul_flops, two matmuls); executed = the same per
+  FLOPs     dense 4·B·H·N²·d (flashviz.engine.recompute.tile_matmul_flops, two matmuls); executed = the same per
             element over the run blocks' area (a kernel computes whole tiles); useful = visible (i, j) pairs.
-  HBM       the FA2 order of flashviz.tiling (read Q_i once, stream K_j, V_j of the run blocks, write O_i, L_i),
+  HBM       the FA2 order of flashviz.engine.tiling (read Q_i once, stream K_j, V_j of the run blocks, write O_i, L_i),
             counted as tiling's IOCounts; dense is tiling.Schedule(...).totals() of the same blocks.
   GQA       K/V cache bytes 2·B·H_kv·N·d·elem vs MHA's 2·B·H·N·d·elem, and the streamed K/V reads of the FA2
             order when each program of a group reloads its K/V (as MHA) or when one program serves the group.
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .recompute import tile_matmul_flops
 from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED, Schedule, make_config, make_counts
 
@@ -173,7 +173,7 @@ def row_intervals(v: Variant, nq: int, nk: int, seq_ids=None) -> tuple[np.ndarra
 
 @dataclass(frozen=True, eq=False)
 class BlockMap:
-    """The Tr x Tc blocks of one variant: kind (FULL / MASKED (partial) / SKIPPED, as flashviz.tiling), the run
+    """The Tr x Tc blocks of one variant: kind (FULL / MASKED (partial) / SKIPPED, as flashviz.engine.tiling), the run
     blocks per Q block, and the (i, j) pairs the run blocks compute and the pairs visible."""
 
     n: int

@@ -16,8 +16,8 @@ import re
 
 from dataclasses import dataclass
 
-from .infra.errors import InputError, check_int
-from .infra.units import ELEM_BYTES, KERNEL_DTYPES
+from ..infra.errors import InputError, check_int
+from ..infra.units import ELEM_BYTES, KERNEL_DTYPES
 
 LSE_BYTES = 4                              # the log-sum-exp is float32 whatever the inputs
 MAX_N, MAX_D, MAX_BH = 1 << 20, 256, 1 << 16
@@ -209,7 +209,7 @@ def has_training(dataset: dict) -> bool:
 def training_view(dataset: dict, *, n, d, causal, dtype, batch, heads) -> dict:
     """The recorded configuration nearest the given one (mode fwd+bwd) and what the page shows of it:
     config, same (bool), step / bwd cells there, curve = fwd+bwd cells of its (d, causal, dtype, B, H) over N."""
-    from .bench import cells_for, nearest_config
+    from ..bench import cells_for, nearest_config
     if not has_training(dataset):
         raise InputError(key="errors.no_training")
     cfg = nearest_config(dataset, n=n, d=d, causal=causal, dtype=dtype, batch=batch, heads=heads, mode="fwd+bwd")

@@ -1,7 +1,7 @@
 """The whole online-softmax algorithm for one query row in a dozen lines of plain Python, as the stepper page shows
 it (this project's own version of the loop the seed text gives). LOOP_SOURCE is the text on the page, and
 `online_softmax` is that very text executed: the tests run what the page shows and compare it with the engine
-(flashviz.online_softmax), which does the same with a guard for fully masked tiles and a trace of every step."""
+(flashviz.engine.online_softmax), which does the same with a guard for fully masked tiles and a trace of every step."""
 from __future__ import annotations
 
 LOOP_SOURCE = '''\
@@ -24,5 +24,5 @@ def online_softmax(scores, values, tile):
 '''
 
 _namespace: dict = {}
-exec(compile(LOOP_SOURCE, "<flashviz.softmax_loop>", "exec"), _namespace)
+exec(compile(LOOP_SOURCE, "<flashviz.engine.softmax_loop>", "exec"), _namespace)
 online_softmax = _namespace["online_softmax"]

@@ -1,6 +1,6 @@
 """Flash-decoding (split the keys over workers, merge their states) and paged attention, for one query.
 
-numpy, no UI. The per-worker recurrence is flashviz.online_softmax's; this file only splits, merges and
+numpy, no UI. The per-worker recurrence is flashviz.engine.online_softmax's; this file only splits, merges and
 adds the block-table indirection. Symbols as there: a partial state is the triple
   m  the max score of the worker's keys,  l  sum exp(s - m) over them (the paper's ℓ),
   o  sum exp(s - m) v over them (unnormalised, (d,)); its answer is o / l.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .online_softmax import MAX_D, MAX_N, Trace, apply_mask, online_softmax_trace
 
 MAX_PHYSICAL = 1 << 16          # physical blocks in a paged cache
@@ -112,7 +112,7 @@ class Grid:
 def decode_grid(batch: int, heads: int, gpu: str = "H200", *, workers: int = 1, queries: int = 1,
                 block_m: int = 128) -> Grid:
     """The decode step's launch: ceil(queries / block_m) query blocks x B x H programs (FlashAttention-2's grid),
-    times W when flash-decoding splits the keys over W workers; on the SMs of a GPU preset (flashviz.tiling),
+    times W when flash-decoding splits the keys over W workers; on the SMs of a GPU preset (flashviz.engine.tiling),
     counting one program per SM at a time (an SM may hold more if they fit: this counts SMs given work, not
     occupancy)."""
     from .tiling import GPU_PRESETS

@@ -33,7 +33,7 @@ crosses are computed with a mask ("masked"). In FA1 the outer loop still loads K
 (every column has a row block at or below the diagonal).
 
 Totals, closed forms, the Θ expressions, the limits of standard ÷ flash as N grows, sweeps over M and N
-and the worked example (with how exact counts relate to Θ) live in flashviz/traffic.py.
+and the worked example (with how exact counts relate to Θ) live in flashviz/engine/traffic.py.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 
 MAX_N = 1 << 20                 # longest sequence the counters accept (sweeps); the grid is capped below
 MAX_D = 256

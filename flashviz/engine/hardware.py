@@ -1,6 +1,6 @@
 """The memory hierarchy and compute roof of the GPU presets, with sources (data + arithmetic, no UI).
 
-Keys are those of flashviz.tiling.GPU_PRESETS (SM count and shared memory per SM live there, with their
+Keys are those of flashviz.engine.tiling.GPU_PRESETS (SM count and shared memory per SM live there, with their
 tuning-guide sources); this table adds HBM, L2 and the dense fp16 tensor-core peak. Vendor figures use
 decimal units as the vendor prints them (GB = 1e9 bytes, TB/s = 1e12 bytes/s, TFLOP/s = 1e12).
 
@@ -19,7 +19,7 @@ decimal units as the vendor prints them (GB = 1e9 bytes, TB/s = 1e12 bytes/s, TF
 """
 from __future__ import annotations
 
-from .infra.errors import InputError
+from ..infra.errors import InputError
 from .tiling import GPU_PRESETS
 
 A100_WP = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"

@@ -1,6 +1,6 @@
 """HBM traffic totals: standard attention, closed forms, the Θ expressions, sweeps over M and N (numpy, no UI).
 
-Builds on flashviz.tiling (symbols glossed there: N, d, M, Br, Bc, Tr, Tc). Counts are elements moved
+Builds on flashviz.engine.tiling (symbols glossed there: N, d, M, Br, Bc, Tr, Tc). Counts are elements moved
 between HBM and SRAM; IOCounts also gives bytes.
 
 How the exact counts relate to the Θ numbers of Theorem 2, on the worked example N = 1024, d = 64,
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .tiling import (MAX_D, MAX_N, ORDERS, SEED_EXAMPLE, IOCounts, Schedule, TilingConfig, block_sizes,
                      config_for_order, fa2_block_sizes, make_config, make_counts)
 

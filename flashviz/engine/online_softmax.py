@@ -36,7 +36,7 @@ import numpy as np
 
 from flashviz_kernels import rules
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .variants import make_variant, row_intervals
 
 MAX_N = 65536          # longest row the engine accepts (the pages cap lower)
@@ -265,7 +265,7 @@ def variant_row(scores, row: int, *, nq: int | None = None, causal: bool = False
                 alibi_slope: float | None = None, seq_ids=None) -> np.ndarray:
     """One row's scaled scores q_i·k_j·scale (N,) as a variant kernel sees them, before the unchanged recurrence:
     softcap c·tanh(s/c), then ALiBi −slope·|i + Nk − Nq − j|, then −inf at keys outside the window / causal bound /
-    the row's document (definitions in flashviz.variants). `nq` defaults to Nk (one square problem)."""
+    the row's document (definitions in flashviz.engine.variants). `nq` defaults to Nk (one square problem)."""
     s = np.array(scores, dtype=np.float64)
     if s.ndim != 1:
         raise InputError(key="errors.scores_1d", shape=str(s.shape))

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .decoding import flash_decode
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .hardware import gpu
 from .online_softmax import apply_mask, exact_attention_row, make_qkv, online_softmax_trace, parse_positions, row_scores
 from .ring import LAYOUTS, imbalance, work_table

@@ -2,7 +2,7 @@
 
     backward_memory(world, n, layout, causal, *, batch, heads, d, elem_bytes, chunks=1, kernel=None) -> dict
 
-flashviz.ring re-exports it next to forward_memory. The account is of the flash backward each block runs (the
+flashviz.engine.ring re-exports it next to forward_memory. The account is of the flash backward each block runs (the
 GPU's impl "fast"/"teaching", 16- or 32-bit inputs), by KERNELS: "reference" (kernels/backward.py, 7 matmuls),
 "fused" (kernels/backward_fused.py) or "ws" (kernels/ws_bwd.py, the Gluon one); kernel None: the one autograd
 picks on an H200 (kernel_on_h200).
@@ -33,7 +33,7 @@ Where ranks differ (causal masking) the account is the largest over ranks and st
 """
 from __future__ import annotations
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .ring import MAX_TIMELINE_N, check, chunks_of
 
 KERNELS = ("reference", "fused", "ws")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .tiling import FULL, MASKED, MAX_GRID_CELLS, SKIPPED
 
 ALIGNS = ("top_left", "bottom_right")
@@ -109,7 +109,7 @@ def unfused_stages(n: int, d: int, elem_bytes: int, *, scale: bool = True, mask:
       softmax  P = softmax(S)                   reads S         writes P
       dropout  P' = P * mask / (1 - p)          reads P         writes P' and the bool keep-mask it saves
       pv       O = P' V                         reads P', V     writes O
-    Without scale, mask and dropout the sum is flashviz.traffic.standard_counts's 4N^2 + 4Nd elements."""
+    Without scale, mask and dropout the sum is flashviz.engine.traffic.standard_counts's 4N^2 + 4Nd elements."""
     n, d = check_int("N", n, 1, MAX_SEQ), check_int("head dim d", d, 1, 1024)
     e, nn, nd = check_int("element size", elem_bytes, 1, 16), n * n, n * d
     out = []

@@ -5,7 +5,7 @@ The sequence of N tokens is cut into chunks; device r owns the queries (and keys
   zigzag      2W chunks, device r holds chunks r and 2W-1-r (one early, one late).
 Step s = 0..W-1: device r holds the K/V block of device (r - s) mod W, computes its queries against it and
 passes it on to device r + 1 (the transfer overlaps the compute). Each query row keeps the flash-decoding state
-(m, ℓ, o) (flashviz.decoding) and merges one block's partial state per step; after W steps it has seen every key,
+(m, ℓ, o) (flashviz.engine.decoding) and merges one block's partial state per step; after W steps it has seen every key,
 and o / ℓ equals the single pass. Causal: a key chunk after a query chunk is skipped, so with the contiguous
 layout device 0 works on 1 step of W and device W-1 on all of them; zigzag gives every device the same work.
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .decoding import State, empty_state, merge, state_from_trace
-from .infra.errors import InputError, check_int
+from ..infra.errors import InputError, check_int
 from .online_softmax import MAX_N, apply_mask, exact_attention_row, online_softmax_trace, row_scores
 
 LAYOUTS = ("contiguous", "zigzag")
