@@ -287,8 +287,8 @@ def test_opens_on_a_recorded_size_with_rows_labelled_by_the_backward_kernel(trai
 
 
 def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
-    """No GPU here: fake flashviz.live so the page's live path runs with recorded cells as the 'measurements'."""
-    from flashviz import live
+    """No GPU here: fake flashviz.bench.live so the page's live path runs with recorded cells as the 'measurements'."""
+    from flashviz.bench import live
     from flashviz.bench import provenance as prov
     calls = []
 
@@ -310,7 +310,7 @@ def test_live_source_on_a_gpu_is_wired_to_flashviz_live(monkeypatch, train):
     clean(at)
     assert calls[0] == ("sweep", (1024, 2048, 4096, 8192, 16384), 64, False, "float16", 4, 32, "fwd+bwd")
     assert calls[1] == ("measure", 4096, "bwd")
-    assert any("flashviz.live.sweep_live" in c.value for c in at.caption)
+    assert any("flashviz.bench.live.sweep_live" in c.value for c in at.caption)
     df = table(at, "times").set_index("implementation")
     name = FAST.format(k=t("backward.kernel_ws", "en"))               # the faked provenance's rule at d = 64
     assert df.loc[name, "backward ms"] == f"{cell(train, 'fast', 'bwd')['ms']:.2f}"

@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from flashviz import export
+from flashviz.charts import export
 from flashviz.engine import variants as V
 from flashviz.charts import variants as C
 from flashviz.engine.online_softmax import make_qkv, variant_trace

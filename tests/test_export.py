@@ -1,4 +1,4 @@
-"""Chart export (flashviz.export, ui.common.chart): every format from real figures is valid, file names carry the
+"""Chart export (flashviz.charts.export, ui.common.chart): every format from real figures is valid, file names carry the
 configuration, the page's zip holds everything plus a manifest, and without a browser images degrade to a
 message while HTML / CSV / JSON still work.
 
@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flashviz import export
+from flashviz.charts import export
 from flashviz.infra import images
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY

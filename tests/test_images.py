@@ -1,4 +1,4 @@
-"""PNG / SVG survive a dying, hanging or unstartable Chromium (flashviz.infra.images through flashviz.export).
+"""PNG / SVG survive a dying, hanging or unstartable Chromium (flashviz.infra.images through flashviz.charts.export).
 
 Each test gets a renderer state of its own (a fresh browser, stopped at the end), so what one does to its browser
 cannot reach the others. The browser's processes are found as children of kaleido's launcher in /proc (the
@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_util import APP
 
-from flashviz import export
+from flashviz.charts import export
 from flashviz.infra import images
 
 PNG = b"\x89PNG\r\n\x1a\n"

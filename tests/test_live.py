@@ -1,4 +1,4 @@
-"""The page's live measurement path (flashviz.live), on CPU and (marker gpu) on a GPU."""
+"""The page's live measurement path (flashviz.bench.live), on CPU and (marker gpu) on a GPU."""
 import subprocess
 import sys
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from flashviz import live
+from flashviz.bench import live
 from flashviz.bench import load_dataset
 from flashviz.infra.errors import InputError
 
@@ -57,7 +57,7 @@ def test_live_path_matches_recorded_within_noise():
 
 
 def test_live_command_runs(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "flashviz.live", "--n", "64", "--d", "16", "--dtype", "float32",
+    out = subprocess.run([sys.executable, "-m", "flashviz.bench.live", "--n", "64", "--d", "16", "--dtype", "float32",
                           "--batch", "1", "--heads", "1", "--compare", RECORDED],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

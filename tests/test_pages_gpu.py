@@ -1,6 +1,6 @@
 """The app's GPU paths end to end on a real GPU (AppTest, nothing faked): the stepper's kernel panel compiled, the
 "Speed and memory" page's live run, and the "Backward and recomputation" page's live source. The CPU tests drive the
-same buttons with flashviz.live faked; these check that the real measurements arrive, are correct against float64
+same buttons with flashviz.bench.live faked; these check that the real measurements arrive, are correct against float64
 and show the memory the lesson predicts (naive keeps N x N, flash keeps O and LSE)."""
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_speed_page_live_run_measures_every_impl_correctly():
     clean(at)
     df = at.dataframe[0].value
     assert len(df) == 5 and list(df["status"]).count("ok") >= 4               # one row per impl
-    from flashviz import live
+    from flashviz.bench import live
     cells = live.measure_live(n, d, False, dtype, b, h, tiles=(64, 32))    # the button's call, measured again
     assert {c["impl"] for c in cells} == {"naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast"}
     out_bytes = b * h * n * d * _bytes(dtype)
@@ -64,7 +64,7 @@ def test_speed_page_live_sweep_draws_both_charts():
                    **{"speed.batch": 1, "speed.heads": 8}, timeout=600)
     at.button(key="speed.live_sweep").click().run()
     clean(at)
-    from flashviz import live
+    from flashviz.bench import live
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert len(specs) == 4                                                  # live time + memory, recorded two
     xs = set()

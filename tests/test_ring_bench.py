@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench(rank, world, argv):
-    from flashviz import ring_bench
+    from flashviz.bench import ring_bench
     return ring_bench.main(argv)
 
 
@@ -36,7 +36,7 @@ def test_dataset_is_complete_and_valid(recorded):
     p = data["provenance"]
     assert p["backend"] == "gloo" and p["world_size"] == 2 and p["nccl_version"] is None
     assert p["ring_merge"] == "torch, a slab of rows at a time"                 # a CPU run merges in torch
-    assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 32 64")
+    assert p["command"].startswith("torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench --seq 32 64")
     cells = data["cells"]
     # forward first, then forward+backward; per pass and N: 1 GPU and both layouts on 2, causal and not
     assert [c["mode"] for c in cells] == ["fwd"] * 12 + ["fwd+bwd"] * 12
@@ -107,7 +107,7 @@ def test_chunks_auto_is_the_memory_rule_and_is_recorded(tmp_path):
     data = load_ring_dataset(out)
     assert data["config"]["chunks"] == "auto"
     assert [c["chunks"] for c in data["cells"] if c["world"] == 2] == [1, 1]
-    from flashviz import ring_bench
+    from flashviz.bench import ring_bench
     with pytest.raises(SystemExit):
         ring_bench._parser().parse_args(["--chunks", "many"])
 
@@ -124,7 +124,7 @@ def test_budget_skips_cells_and_marks_incomplete(tmp_path):
 
 def test_imports_without_streamlit_or_plotly():
     code = ("import sys; sys.modules['streamlit'] = None; sys.modules['plotly'] = None\n"
-            "import flashviz.ring_bench, flashviz.bench.ring_dataset, flashviz_kernels.ring, flashviz.engine.ring")
+            "import flashviz.bench.ring_bench, flashviz.bench.ring_dataset, flashviz_kernels.ring, flashviz.engine.ring")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
 
@@ -174,7 +174,7 @@ def test_flags_survive_torchrun():
     torchrun's ("--n" of "--nnodes") would be taken by torchrun, or rejected as ambiguous."""
     from torch.distributed.run import get_args_parser
 
-    from flashviz import ring_bench
+    from flashviz.bench import ring_bench
     theirs = [o for a in get_args_parser()._actions for o in a.option_strings]
     ours = [o for a in ring_bench._parser()._actions for o in a.option_strings if o not in ("-h", "--help")]
     assert ours and not [o for o in ours if any(x.startswith(o) for x in theirs)]
@@ -238,7 +238,7 @@ def test_wait_probe_times_exactly_the_waits_for_transfers(slow_blocks):
     compute, waited for after step 1's (200 - 50 = 150 later: 0), and the last hop of dK/dV that overlaps nothing
     (200): 350. The output still equals single-device attention."""
     import torch
-    from flashviz.ring_bench import WaitProbe
+    from flashviz.bench.ring_bench import WaitProbe
     from flashviz_kernels import attention
     from flashviz_kernels import ring
 
@@ -270,7 +270,7 @@ def test_wait_probe_in_the_chunked_forward(slow_blocks):
     each). The result is still attention over the keys the fake ring handed back (rank 1's own block twice, now
     in two sub-chunks of two passes)."""
     import torch
-    from flashviz.ring_bench import WaitProbe
+    from flashviz.bench.ring_bench import WaitProbe
     from flashviz_kernels import ring
     from flashviz_kernels.api import attention_with_lse
 

@@ -54,11 +54,11 @@ def test_ring_nccl_matches_single_process(results, i):
 
 
 def test_bench_launcher_under_torchrun(tmp_path):
-    """torchrun --nproc-per-node 2 -m flashviz.ring_bench at a tiny size writes a dataset the page accepts."""
+    """torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench at a tiny size writes a dataset the page accepts."""
     from flashviz.bench.ring_dataset import load_ring_dataset
     out = tmp_path / "ring.json"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-           "-m", "flashviz.ring_bench", "--seq", "4096", "8192", "--heads", "4", "--reps", "3",
+           "-m", "flashviz.bench.ring_bench", "--seq", "4096", "8192", "--heads", "4", "--reps", "3",
            "--budget-s", "300", "--out", str(out)]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=560, env=dict(os.environ))
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

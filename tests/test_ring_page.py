@@ -97,7 +97,7 @@ def test_default_page_shows_the_ring_its_balance_and_no_recording(no_recordings)
     # the opening picture, then everything else behind expanders named for their reader
     assert [e.label for e in at.main.expander] == [t(f"ring.{k}_header", "en") for k in ("row", "balance", "tl", "rec")]
     assert any(t("ring.no_recording", "en")[:40] in i.value for i in at.info)
-    assert any("torchrun --nproc-per-node 2 -m flashviz.ring_bench" in c.value for c in at.code)
+    assert any("torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench" in c.value for c in at.code)
     assert len(at.get("plotly_chart")) == 5                     # ring, matrix, state, work, timeline
 
 
@@ -361,7 +361,7 @@ def _dataset() -> dict:
                               step_bytes=0 if w == 1 else 2 * n * 512 // w))
     prov = dict(device="cuda", device_name="NVIDIA H200", torch="2.11.0+cu130", python="3.12.3", platform="Linux",
                 created_utc="2026-12-01T10:00:00+00:00", git_commit="abc123", command="torchrun --nproc-per-node 2 "
-                "-m flashviz.ring_bench --budget-s 400", timer="CUDA events", backend="nccl", nccl_version="2.27.3",
+                "-m flashviz.bench.ring_bench --budget-s 400", timer="CUDA events", backend="nccl", nccl_version="2.27.3",
                 world_size=2, gpu_names="NVIDIA H200, NVIDIA H200")
     return ring_dataset.validate_ring_dataset(dict(
         schema_version=1, kind="flashviz-ring", complete=True, elapsed_s=12.0, provenance=prov, config=cfg,

@@ -1,4 +1,4 @@
-"""AppTest of the page "Speed and memory" on its GPU path, on CPU: flashviz.live faked to report a GPU and to return
+"""AppTest of the page "Speed and memory" on its GPU path, on CPU: flashviz.bench.live faked to report a GPU and to return
 recorded cells with naive out of memory and teaching failing to compile, so the page's wiring shows (OOM and errors
 per cell, one run and the sweep, the user's tiles or the kernels' own), and flashviz.ui.speed_live's server-wide
 store of live results (concurrent presses of one configuration measure once; copies handed out, a bounded number
@@ -20,7 +20,7 @@ from flashviz.ui.speed_live import family_text
 def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
     import torch
 
-    from flashviz import live
+    from flashviz.bench import live
     calls = []
 
     def measure(n, d, causal, dtype, batch, heads, *, mode="fwd", tiles=None, progress=None, **kw):
@@ -64,7 +64,7 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
 def test_non_gpu_tiles_fall_back_to_the_kernel_defaults(monkeypatch):
     import torch
 
-    from flashviz import live
+    from flashviz.bench import live
     monkeypatch.setattr(live, "gpu_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: "Fake GPU")
     at = open_page(block_m=4, block_n=4)

@@ -1,6 +1,6 @@
 """AppTest of app.py on the page "Speed and memory" (CPU): recorded datasets with provenance, the nearest cell
 following the shared configuration, uploads (accepted or rejected, never executed), lesson exercise 3, and the
-configuration shared across pages. The GPU path's wiring with flashviz.live faked (OOM and errors shown per cell)
+configuration shared across pages. The GPU path's wiring with flashviz.bench.live faked (OOM and errors shown per cell)
 and the live results' store are in test_speed_live.py, which imports the helpers here."""
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ API (what the "Speed and memory" page calls)
     list_datasets(directory=None) -> [Path]; nearest_config / nearest_cell / cells_for; tidy_rows;
     provenance_fields(dataset) -> [{key, label, value}]; dataset_label(dataset)
     cpu_memory.run_exercise(ns=(512, 2048, 8192), ...) -> rows (lesson exercise 3, numpy + tracemalloc)
+    live.measure_live / live.sweep_live: what the pages' "Run on GPU" calls (`python -m flashviz.bench.live`);
+    ring_bench (+ ring_timing): `torchrun --nproc-per-node W -m flashviz.bench.ring_bench`, ring attention on W GPUs
 All GPU work holds flashviz_kernels.LAUNCH_LOCK, so concurrent sessions queue instead of disturbing
 each other's timings and peak-memory counters.
 

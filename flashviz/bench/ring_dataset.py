@@ -1,4 +1,4 @@
-"""Ring-attention benchmark datasets (written by `torchrun ... -m flashviz.ring_bench`): schema, loading, helpers.
+"""Ring-attention benchmark datasets (written by `torchrun ... -m flashviz.bench.ring_bench`): schema, loading, helpers.
 
 No torch here (the page imports it). The bytes go through the same guarded JSON reading as the speed datasets
 (size cap, strict UTF-8, no NaN/Infinity, no duplicate keys, depth cap), then this schema; DatasetError names

@@ -4,7 +4,7 @@ Hopper backward (a recorded tune file, bench/tune_record.py), and a small demo o
 (ui/backward_demo.py).
 
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
-to flashviz.engine.recompute (closed forms, recorded-cell views) and flashviz.live (a GPU, when there is one); the results go
+to flashviz.engine.recompute (closed forms, recorded-cell views) and flashviz.bench.live (a GPU, when there is one); the results go
 to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import live
+from flashviz.bench import live
 from flashviz.engine import recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
 from flashviz.charts import backward as charts
@@ -77,7 +77,7 @@ def source_picker(lang: str) -> dict | None:
 
 
 def live_source(lang: str) -> dict | None:
-    """On a GPU: measure a training step over N (and the backward alone at this N) with flashviz.live."""
+    """On a GPU: measure a training step over N (and the backward alone at this N) with flashviz.bench.live."""
     cfg, b, h = state.config(), _ss("batch"), _ss("heads")
     if st.button(t("backward.live_run", lang), key=f"{NS}.live_run", icon=":material/speed:"):
         from flashviz.bench import provenance as prov
@@ -86,7 +86,7 @@ def live_source(lang: str) -> dict | None:
         ns = sorted(set(LIVE_NS) | {cfg.n})
         cells = live.sweep_live(ns, cfg.d, cfg.causal, cfg.dtype, b, h, mode="fwd+bwd", progress=tick)
         cells += live.measure_live(cfg.n, cfg.d, cfg.causal, cfg.dtype, b, h, mode="bwd")
-        p = prov.collect("cuda", "flashviz app, page 'Backward and recomputation': flashviz.live.sweep_live("
+        p = prov.collect("cuda", "flashviz app, page 'Backward and recomputation': flashviz.bench.live.sweep_live("
                          f"{ns}, d={cfg.d}, causal={cfg.causal}, dtype={cfg.dtype}, B={b}, H={h}, mode='fwd+bwd')",
                          "triton.testing.do_bench median (CUDA events, L2 cleared per run)")
         st.session_state[f"{NS}.live"] = dict(provenance=p, sweep={}, cells=cells, complete=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz import live
+from flashviz.bench import live
 from flashviz.engine import recompute as rc
 from flashviz.infra.errors import check_int
 from flashviz.infra.cache import MiB, memo

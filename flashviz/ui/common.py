@@ -2,7 +2,7 @@
 
 `chart(fig, name, slug, meta=...)` draws a Plotly chart, registers it for this run's zip and puts an "Export"
 menu under it (PNG, SVG, offline HTML, CSV, JSON). Nothing is generated on a rerun: every download button
-gets a callable that Streamlit runs only when that button is clicked (flashviz.export does the work).
+gets a callable that Streamlit runs only when that button is clicked (flashviz.charts.export does the work).
 app.py calls `begin_run(page)` before the page runs and `export_sidebar(lang)` after it: one zip per page.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import logging
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import export
+from ..charts import export
 from ..infra import literal, runlog
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config

@@ -62,7 +62,7 @@ def why_not(cfg: Config, mode: str) -> tuple[str, dict] | None:
     if mode == "interpreter" and cfg.n > INTERP_MAX_N:
         return "kernel.why_too_big", dict(n=cfg.n, cap=INTERP_MAX_N)
     if mode == "gpu":
-        from flashviz.live import gpu_tiles
+        from flashviz.bench.live import gpu_tiles
         if gpu_tiles(cfg.block_m, cfg.block_n) is None:
             return "kernel.why_tiles", dict(br=cfg.block_m, bc=cfg.block_n)
     return None

@@ -1,5 +1,5 @@
 """The "Ring attention" page's recorded section: the committed two-GPU datasets (assets/benchmarks/ring/*.json,
-written by `torchrun ... -m flashviz.ring_bench`, validated by flashviz.bench.ring_dataset, never executed) as
+written by `torchrun ... -m flashviz.bench.ring_bench`, validated by flashviz.bench.ring_dataset, never executed) as
 speed-up, time, transfer and memory charts (charts/ring_measured.py), a table, the hidden share per layout (a wait
 beyond the transfers is load imbalance or a neighbour's compute, never a negative share), what a ring GPU holds
 (flashviz.engine.ring.forward_memory) and the provenance. Drawn inside the page's expander by flashviz/ui/ring.py.
@@ -17,8 +17,8 @@ from flashviz.ui import state
 from flashviz.ui.common import chart, shown_errors
 
 NS = "ring"
-RING_TIMER = "CUDA events per repetition, barrier before each, slowest rank"   # flashviz.ring_bench's timer
-COMMAND = "torchrun --nproc-per-node 2 -m flashviz.ring_bench --budget-s 400 --out assets/benchmarks/ring/ring.json"
+RING_TIMER = "CUDA events per repetition, barrier before each, slowest rank"   # flashviz.bench.ring_bench's timer
+COMMAND = "torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench --budget-s 400 --out assets/benchmarks/ring/ring.json"
 DEFAULTS = dict(mode="fwd", mcausal=True)
 
 

@@ -2,7 +2,7 @@
 
 Thin: the shared configuration (N, d, Br/Bc, causal, dtype; ui/state.py) plus this page's own batch B, heads H,
 pass (forward / backward / both) and chart metric (kept under speed.<name>). With CUDA, ui/speed_live.py
-measures through flashviz.live. Always: recorded datasets (flashviz.bench: committed under assets/benchmarks/
+measures through flashviz.bench.live. Always: recorded datasets (flashviz.bench: committed under assets/benchmarks/
 or uploaded in this session, validated by the bench's loader, never executed) with their provenance, at the
 recorded configuration nearest the shared one; and the lesson's exercise 3 measured on this CPU
 (flashviz.bench.cpu_memory). Charts: flashviz/charts/speed.py. Strings: flashviz/i18n/speed.py.
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.infra import literal
-from flashviz import live
+from flashviz.bench import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops

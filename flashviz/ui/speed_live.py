@@ -1,6 +1,6 @@
 """The live half of the page "Speed and memory" (with CUDA), and the cell tables both halves share.
 
-Measurement is flashviz.live (measure_live / sweep_live -> flashviz.bench, every GPU step under
+Measurement is flashviz.bench.live (measure_live / sweep_live -> flashviz.bench, every GPU step under
 flashviz_kernels.LAUNCH_LOCK). Results are kept process-wide per configuration (st.cache_resource store, the
 MAX_RESULTS most recently used; each session gets its own copy):
 several classroom browsers asking for the same configuration at once share one measurement (a per-key
@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.infra import literal
-from flashviz import live
+from flashviz.bench import live
 from flashviz.charts import speed as charts
 from flashviz.i18n import t
 from flashviz.ui.common import chart, shown_errors

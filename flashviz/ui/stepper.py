@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz import export
+from flashviz.charts import export
 from flashviz.infra.cache import MiB, memo
 from flashviz.charts import stepper as charts
 from flashviz.charts import stepper_payload

@@ -27,10 +27,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from . import __version__
-from .infra import images
-from .charts.common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
-from .infra.images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
+from .. import __version__
+from ..infra import images
+from .common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
+from ..infra.images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
 
 IMAGE_FORMATS = ("png", "svg")
 FORMATS = ("png", "svg", "html", "csv", "json")
@@ -405,7 +405,7 @@ def stepper_html(payload: bytes, texts: dict, lang: str, *, meta: dict | None = 
     title, intro, describe, keys, formula, acc, note in the page's language."""
     from plotly.offline import get_plotlyjs
 
-    from . import client
+    from .. import client
     doc = {"app": "flashviz", "version": __version__, "file": "offline stepper", **plain(meta or {}, json_safe=True)}
     fields = {k: _md(v) for k, v in texts.items()}
     html = OFFLINE_PAGE.format(lang=_escape(lang), version=__version__, css=client.css(),

@@ -1,10 +1,10 @@
 """The app's live measurement path (no Streamlit): what "Run on GPU" does, callable from a script.
 
-The "Speed and memory" page calls `measure_live` / `sweep_live`; `python -m flashviz.live` runs the
+The "Speed and memory" page calls `measure_live` / `sweep_live`; `python -m flashviz.bench.live` runs the
 very same calls on a GPU machine without Streamlit and lays them beside a recorded dataset, so the
 page's numbers can be checked against `python -m flashviz.bench`:
 
-    python -m flashviz.live --n 4096 --d 128 --causal --compare assets/benchmarks/nvidia-h200-fwd-2026-11-29.json
+    python -m flashviz.bench.live --n 4096 --d 128 --causal --compare assets/benchmarks/nvidia-h200-fwd-2026-11-29.json
 
 Measurement itself is flashviz.bench.measure_config (do_bench medians, peak extra memory, float64
 check, OOM recorded per cell); every GPU step there holds flashviz_kernels.LAUNCH_LOCK, so several
@@ -35,8 +35,8 @@ def gpu_tiles(br: int, bc: int) -> tuple[int, int] | None:
 def measure_live(n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, *, mode: str = "fwd",
                  impls=LIVE_IMPLS, tiles: tuple[int, int] | None = None, progress=None) -> list[dict]:
     """One configuration, every impl; cells as in a recorded dataset (never raises for a cell)."""
-    from .bench import measure_config
-    from .infra.errors import InputError
+    from . import measure_config
+    from ..infra.errors import InputError
     if not 1 <= n <= MAX_LIVE_N:
         raise InputError(key="errors.n_live", hi=MAX_LIVE_N, got=n)
     return measure_config(list(impls), n, d, causal, dtype, batch, heads, mode, progress_callback=progress,
@@ -57,7 +57,7 @@ def sweep_live(ns, d: int, causal: bool, dtype: str, batch: int, heads: int, *, 
 
 def compare_rows(live: list[dict], dataset: dict) -> list[dict]:
     """Each live cell beside the recorded cell of the same configuration (None where not recorded)."""
-    from .bench import nearest_cell
+    from . import nearest_cell
     rows = []
     for c in live:
         rec = nearest_cell(dataset, c["impl"], n=c["n"], d=c["d"], causal=c["causal"], dtype=c["dtype"],
@@ -73,7 +73,7 @@ def compare_rows(live: list[dict], dataset: dict) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m flashviz.live", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m flashviz.bench.live", description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="+", default=[4096])
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--causal", action="store_true")
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
                        tiles=tuple(args.tiles) if args.tiles else None)
     dataset = None
     if args.compare:
-        from .bench import load_dataset
+        from . import load_dataset
         dataset = load_dataset(args.compare)
     print(f"{'impl':<12}{'N':>7} {'status':<11}{'live ms':>10}{'rec. ms':>10}{'live/rec':>9}"
           f"{'live MiB':>11}{'rec. MiB':>11}")

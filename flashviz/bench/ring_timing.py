@@ -1,8 +1,8 @@
-"""The timing machinery of flashviz.ring_bench: Env (the torch.distributed process group, this rank's device, the
+"""The timing machinery of flashviz.bench.ring_bench: Env (the torch.distributed process group, this rank's device, the
 per-world-size subgroups and a gloo group for decisions), WaitProbe (the ring's probe hook that sums the time each
 step waits for its transfer) and time_fn (median, p20, p80 over repetitions of the slowest rank, a barrier before
 each, with the peak memory and the probe's exposed time). torch loads lazily, in Env; no streamlit or plotly.
-flashviz.ring_bench re-exports every name here.
+flashviz.bench.ring_bench re-exports every name here.
 """
 from __future__ import annotations
 

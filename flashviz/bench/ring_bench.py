@@ -1,7 +1,7 @@
-"""`torchrun --nproc-per-node W -m flashviz.ring_bench`: ring attention timed on 1..W GPUs, written as a dataset.
+"""`torchrun --nproc-per-node W -m flashviz.bench.ring_bench`: ring attention timed on 1..W GPUs, written as a dataset.
 
-    torchrun --nproc-per-node 2 -m flashviz.ring_bench --budget-s 400 --out ring.json      # the H200 recording
-    torchrun --nproc-per-node 2 -m flashviz.ring_bench --seq 64 128                        # CPU: gloo, tiny
+    torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench --budget-s 400 --out ring.json      # the H200 recording
+    torchrun --nproc-per-node 2 -m flashviz.bench.ring_bench --seq 64 128                        # CPU: gloo, tiny
 
 For every sequence length N, world size w (w = 1 is plain single-GPU attention on rank 0), layout, causal on/off
 and pass (forward; forward + backward) it times the ring on the first w ranks: CUDA events around each
@@ -20,7 +20,7 @@ plain backward). Cells run
 cheapest first within each pass (forward first), and a cell whose predicted time (the same kind at the previous
 N, scaled by N^2) would overrun --budget-s is recorded as skipped; the file is rewritten after every cell.
 Imports no streamlit or plotly. Schema: flashviz/bench/ring_dataset.py; the timing (Env, WaitProbe, time_fn):
-flashviz/ring_timing.py.
+flashviz/bench/ring_timing.py.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from flashviz.bench.ring_dataset import KIND, LAYOUTS, MODES, SCHEMA_VERSION, validate_ring_dataset
 from flashviz.bench.spec import DTYPES, flops
-from flashviz.ring_timing import Env, WaitProbe, time_fn
+from flashviz.bench.ring_timing import Env, WaitProbe, time_fn
 
 TARGET_NS = (32768, 65536, 131072, 262144, 524288)
 CHECK_EPS = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-3, "float64": 1e-9}   # fp32: TF32 dots on GPU
@@ -50,7 +50,7 @@ def _chunks_arg(text: str):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="torchrun --nproc-per-node W -m flashviz.ring_bench",
+    p = argparse.ArgumentParser(prog="torchrun --nproc-per-node W -m flashviz.bench.ring_bench",
                                 description=__doc__.split("\n")[0])
     # no flag may be a prefix of one of torchrun's (argparse would take "--n" for torchrun's "--nnodes" ...)
     p.add_argument("--seq", type=int, nargs="+", help=f"sequence lengths N (GPU default {TARGET_NS}; CPU 64 128)")
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"world sizes must lie in 1..{env.world} and every N must divide by 2w")
     env.make_groups(worlds)
     start = time.perf_counter()
-    command = shlex.join(["torchrun", "--nproc-per-node", str(env.world), "-m", "flashviz.ring_bench",
+    command = shlex.join(["torchrun", "--nproc-per-node", str(env.world), "-m", "flashviz.bench.ring_bench",
                           *(sys.argv[1:] if argv is None else argv)])
     data = dict(schema_version=SCHEMA_VERSION, kind=KIND, complete=False, elapsed_s=0.0,
                 provenance=_provenance(env, command), config=cfg, checks=[], cells=[])
