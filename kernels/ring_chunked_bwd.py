@@ -18,7 +18,7 @@ returned dq is rounded into the first half of its storage, rows in order, so no 
 two buffers of one sub-chunk's K and V (4/S) and three float32 buffers of one sub-chunk's dK and dV (12/S at 16 bits:
 the step's own part, the sums leaving, the sums arriving), all allocated once and used in turn; one call's
 temporaries (about 6/S). About 9 + 22/S shards in all, against the plain ring's 15 (W = 2, a flash backward):
-S = 64 -> 9.34 shards, 0.58 of one GPU's 16 at large N. flashviz.engine.ring.backward_memory is the account of it.
+S = 64 -> 9.34 shards, 0.58 of one GPU's 16 at large N. flashviz.engine.ring_memory.backward_memory is the account of it.
 """
 from __future__ import annotations
 

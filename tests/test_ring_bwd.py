@@ -1,5 +1,5 @@
 """The ring backward's memory: the plain ring's buffers, the chunked backward (kernels/ring_chunked_bwd.py) and the
-engine's account of both (flashviz.engine.ring.backward_memory), on CPU gloo groups of 2-4 forked ranks.
+engine's account of both (flashviz.engine.ring_memory.backward_memory), on CPU gloo groups of 2-4 forked ranks.
 
 Values: the cases tests/test_ring.py and tests/test_ring_chunks.py do not cover (the Triton backward in the
 interpreter on the plain ring's 16-bit sums at W = 2 and its float32 sums at W = 3, chunked with dQ narrowed, slabs
@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from flashviz.engine import ring as engine
+from flashviz.engine.ring_memory import backward_memory
 from flashviz_kernels import ring, ring_block, ring_chunked_bwd
 from ring_cases import by_world, case, compare, run_all, shards_of
 from ring_live import LiveBytes
@@ -137,9 +137,9 @@ def test_measured_backward_allocations_equal_the_account(world):
     busiest rank: equal to backward_memory's total less its inputs and lse, to the byte, plain and chunked."""
     measured = run_ranks(world, _memory_worker, MEM[world], timeout=600)
     for i, (layout, causal, chunks, dtype, n) in enumerate(MEM[world]):
-        m = engine.backward_memory(world, n, layout, causal, batch=1, heads=4, d=16,
-                                   elem_bytes=torch.finfo(getattr(torch, dtype)).bits // 8, chunks=chunks or 1,
-                                   kernel="reference")
+        m = backward_memory(world, n, layout, causal, batch=1, heads=4, d=16,
+                            elem_bytes=torch.finfo(getattr(torch, dtype)).bits // 8, chunks=chunks or 1,
+                            kernel="reference")
         assert max(r[i] for r in measured) == sum(m.values()) - m["inputs"] - m["lse"], (layout, causal, chunks, m)
 
 
@@ -150,12 +150,12 @@ SHAPE = dict(batch=1, heads=32, d=128, elem_bytes=2)
 
 def test_one_gpu_backward_holds_eight_tensors_and_row_statistics():
     n = 131072
-    one = engine.backward_memory(1, n, "contiguous", True, kernel="reference", **SHAPE)
+    one = backward_memory(1, n, "contiguous", True, kernel="reference", **SHAPE)
     full = 32 * n * 128 * 2
     assert one == dict(inputs=5 * full, grads=3 * full, lse=32 * n * 13, scratch=0)
-    fused = engine.backward_memory(1, n, "contiguous", True, kernel="fused", **dict(SHAPE, d=64))
+    fused = backward_memory(1, n, "contiguous", True, kernel="fused", **dict(SHAPE, d=64))
     assert fused["scratch"] == 32 * n * 64 * 4 == 2 * fused["grads"] // 3      # the fp32 dQ buffer of d <= 64
-    ws = engine.backward_memory(1, n, "contiguous", True, kernel="ws", **SHAPE)
+    ws = backward_memory(1, n, "contiguous", True, kernel="ws", **SHAPE)
     assert ws == dict(inputs=5 * full, grads=3 * full, lse=32 * n * (4 + 8), scratch=32 * n * 128 * 4)
 
 
@@ -164,18 +164,18 @@ def test_the_default_kernel_is_what_an_h200_runs():
     fused below 64, the reference elsewhere); the ring page and the two-GPU test use it."""
     for d, kernel in ((32, "fused"), (64, "ws"), (96, "reference"), (128, "ws"), (256, "reference")):
         shape = dict(SHAPE, d=d)
-        assert engine.backward_memory(2, 8192, "zigzag", True, **shape) == \
-            engine.backward_memory(2, 8192, "zigzag", True, kernel=kernel, **shape)
+        assert backward_memory(2, 8192, "zigzag", True, **shape) == \
+            backward_memory(2, 8192, "zigzag", True, kernel=kernel, **shape)
     with pytest.raises(Exception, match="backward kernel"):
-        engine.backward_memory(2, 8192, "zigzag", True, kernel="flex", **SHAPE)
+        backward_memory(2, 8192, "zigzag", True, kernel="flex", **SHAPE)
 
 
 def test_ws_blocks_hold_a_float32_dq_buffer_and_eight_bytes_a_row():
     """The plain ring (W = 2, contiguous, no mask: every call covers all local rows and keys) with ws blocks: the
     reference's account plus the call's float32 dQ buffer, one byte a row less of row statistics."""
     n = 65536
-    ref = engine.backward_memory(2, n, "contiguous", False, kernel="reference", **SHAPE)
-    ws = engine.backward_memory(2, n, "contiguous", False, kernel="ws", **SHAPE)
+    ref = backward_memory(2, n, "contiguous", False, kernel="reference", **SHAPE)
+    ws = backward_memory(2, n, "contiguous", False, kernel="ws", **SHAPE)
     rows = n // 2
     assert ws["scratch"] == 32 * rows * 128 * 4 and ref["scratch"] == 0
     assert ws["slices"] == ref["slices"] - 32 * rows                     # row statistics: 8 bytes, not 9
@@ -190,12 +190,12 @@ def test_plain_and_chunked_against_one_gpu(layout, causal):
     half a shard of q, o and dO for the kernel), the chunked one at backward_count's S 0.64 at 128k, 0.60 at 256k,
     0.58 at 512k; its floor is 9 shards of 16 (inputs, float32 dQ, dk, dv)."""
     for n, s, want in ((131072, 16, 0.64), (262144, 32, 0.60), (524288, 64, 0.58)):
-        one = sum(engine.backward_memory(1, n, "contiguous", causal, kernel="reference", **SHAPE).values())
-        plain = engine.backward_memory(2, n, layout, causal, kernel="reference", **SHAPE)
+        one = sum(backward_memory(1, n, "contiguous", causal, kernel="reference", **SHAPE).values())
+        plain = backward_memory(2, n, layout, causal, kernel="reference", **SHAPE)
         shard = 32 * n // 2 * 128 * 2
         assert plain["sums"] == 4 * shard and plain["receive"] == 2 * shard and plain["dq"] == shard
         assert abs(sum(plain.values()) / one - (0.996 if layout == "zigzag" and causal else 0.935)) < 0.001
-        chunked = engine.backward_memory(2, n, layout, causal, chunks=s, kernel="reference", **SHAPE)
+        chunked = backward_memory(2, n, layout, causal, chunks=s, kernel="reference", **SHAPE)
         assert chunked["dq"] == 2 * shard and chunked["grads"] == 2 * shard
         rows = max(sum(b - a for a, b in ring.key_rows(n // 2, layout, (i, s))) for i in range(s))
         assert chunked["receive"] == 2 * 2 * rows * 32 * 128 * 2 and chunked["sums"] == 3 * 2 * rows * 32 * 128 * 4
@@ -205,8 +205,8 @@ def test_plain_and_chunked_against_one_gpu(layout, causal):
 
 def test_plain_beyond_two_ranks_keeps_float32_sums():
     n = 3 * 8192
-    m = engine.backward_memory(3, n, "contiguous", False, kernel="reference", **SHAPE)
+    m = backward_memory(3, n, "contiguous", False, kernel="reference", **SHAPE)
     shard = 32 * (n // 3) * 128 * 2
     assert m["dq"] == 2 * shard and m["sums"] == 8 * shard and m["receive"] == 4 * shard
     with pytest.raises(Exception, match="element size"):
-        engine.backward_memory(2, n, "contiguous", False, **dict(SHAPE, elem_bytes=8))
+        backward_memory(2, n, "contiguous", False, **dict(SHAPE, elem_bytes=8))

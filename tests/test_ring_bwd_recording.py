@@ -1,5 +1,5 @@
 """The two-GPU recordings of the ring backward (assets/benchmarks/ring/compare/*-bwd-*.json, H200 x2): every
-measured peak per GPU is flashviz.engine.ring.backward_memory's account plus a little allocator slack, the plain backward
+measured peak per GPU is flashviz.engine.ring_memory.backward_memory's account plus a little allocator slack, the plain backward
 holds about one GPU's memory and the chunked one well under it, and chunking costs time. The one-GPU reference is
 the main ring recording's world-1 cell (same shape, an earlier commit: say so where it is quoted)."""
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flashviz.engine import ring
+from flashviz.engine.ring_memory import backward_memory
 from flashviz.bench import ring_dataset
 
 RING_DIR = Path(__file__).resolve().parents[1] / "assets" / "benchmarks" / "ring"
@@ -42,8 +42,8 @@ def test_every_backward_peak_is_the_engines_account(path):
     assert len(cells) == 6 and {n for n, _ in cells} == {131072, 262144, 524288}
     for (n, causal), c in cells.items():
         assert (c["bwd_chunks"] == 1) == (path == PLAIN) and (c["chunks"] == 1) == (path == PLAIN)
-        model = sum(ring.backward_memory(2, n, c["layout"], causal, chunks=c["bwd_chunks"], kernel=KERNEL,
-                                         **SHAPE).values())
+        model = sum(backward_memory(2, n, c["layout"], causal, chunks=c["bwd_chunks"], kernel=KERNEL,
+                                  **SHAPE).values())
         assert 0 <= c["peak_bytes"] - model <= SLACK, (n, causal, c["peak_bytes"], model)
 
 

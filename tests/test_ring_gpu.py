@@ -106,13 +106,13 @@ def _memory_worker(rank, world, cases):
 
 
 def test_backward_peak_matches_backward_memory():
-    """The measured backward peak per GPU (beyond the tensors that exist before it) is flashviz.engine.ring.backward_memory
+    """The measured backward peak per GPU (beyond the tensors that exist before it) is flashviz.engine.ring_memory.backward_memory
     less its inputs and lse, within MEM_SLACK, on the busiest rank, plain and chunked; the chunked one holds less."""
-    from flashviz.engine import ring as engine
+    from flashviz.engine.ring_memory import backward_memory
     measured = run_ranks(2, _memory_worker, MEM_CASES, backend="nccl", timeout=400)
     extra = {}
     for i, (layout, causal, chunks) in enumerate(MEM_CASES):
-        m = engine.backward_memory(2, MEM_N, layout, causal, chunks=chunks or 1, **MEM_SHAPE)   # ws blocks at d=128
+        m = backward_memory(2, MEM_N, layout, causal, chunks=chunks or 1, **MEM_SHAPE)   # ws blocks at d=128
         want = sum(m.values()) - m["inputs"] - m["lse"]
         got = max(r[i] for r in measured)
         assert abs(got - want) <= MEM_SLACK, (layout, causal, chunks, got, want, m)

@@ -3,7 +3,7 @@ ragged blocks (Nq != Nk pieces of the zigzag layout) and a gradient flowing into
 GPU: W virtual ranks are threads of this process (tests/ring_util.run_threads), their K/V blocks passed through
 queues, every rank's forward_loop and backward_loop the real ones. Gradients against float64 single-process
 attention of the whole sequence (tests/ring_cases.reference), and the one-GPU backward's measured peak against
-flashviz.engine.ring.backward_memory(kernel="ws")."""
+flashviz.engine.ring_memory.backward_memory(kernel="ws")."""
 import math
 
 import pytest
@@ -78,7 +78,7 @@ def test_blocks_take_ws_and_the_one_gpu_peak_is_its_account():
     q, k, v, o, dO and lse are backward_memory(kernel="ws")'s, within allocator slack."""
     if not _ws_ready():
         pytest.skip("the ws backward does not run here (see flashviz_kernels.ws.status())")
-    from flashviz.engine import ring as engine
+    from flashviz.engine.ring_memory import backward_memory
     from flashviz_kernels import ring
     b, h, n, d = 1, 16, 16384, 128
     for causal in (False, True):
@@ -94,7 +94,7 @@ def test_blocks_take_ws_and_the_one_gpu_peak_is_its_account():
         grads = torch.autograd.grad(o, (q, k, v), do)
         torch.cuda.synchronize()
         got = torch.cuda.max_memory_allocated() - base
-        m = engine.backward_memory(1, n, "contiguous", causal, batch=b, heads=h, d=d, elem_bytes=2, kernel="ws")
+        m = backward_memory(1, n, "contiguous", causal, batch=b, heads=h, d=d, elem_bytes=2, kernel="ws")
         want = sum(m.values()) - m["inputs"] - b * h * n * 4       # less the saved lse (4 bytes a row): an input
         assert abs(got - want) <= 16 << 20, (causal, got, want, m)
         del grads, o, q, k, v, do

@@ -307,6 +307,3 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     return dict(inputs=3 * shard, receive=(2 if w == 2 else 4) * shard,
                 accumulator=shard if w == 2 else rows * d * 4, block_output=shard,
                 slices=shard if layout == "zigzag" and causal else 0, lse=2 * lse)
-
-
-from .ring_memory import backward_memory  # noqa: E402,F401  (the backward's account, next to forward_memory)

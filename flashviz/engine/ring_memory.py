@@ -2,7 +2,7 @@
 
     backward_memory(world, n, layout, causal, *, batch, heads, d, elem_bytes, chunks=1, kernel=None) -> dict
 
-flashviz.engine.ring re-exports it next to forward_memory. The account is of the flash backward each block runs (the
+Its forward twin is flashviz.engine.ring.forward_memory (this module builds on ring's chunks). The account is of the flash backward each block runs (the
 GPU's impl "fast"/"teaching", 16- or 32-bit inputs), by KERNELS: "reference" (kernels/backward.py, 7 matmuls),
 "fused" (kernels/backward_fused.py) or "ws" (kernels/ws_bwd.py, the Gluon one); kernel None: the one autograd
 picks on an H200 (kernel_on_h200).
