@@ -1,14 +1,8 @@
-"""flashviz.engine.recompute: the closed forms, the matmul counts, the recorded-cell views and the demo (interpreter)."""
-from pathlib import Path
-
+"""flashviz.engine.recompute: the closed forms, the matmul counts and the demo (interpreter)."""
 import pytest
 
 from flashviz.engine import recompute as rc
-from flashviz.bench import load_dataset
 from flashviz.infra.errors import InputError
-
-DATA = Path(__file__).resolve().parents[1] / "assets" / "benchmarks"
-TRAIN, FWD = DATA / "nvidia-h200-train-2026-11-29.json", DATA / "nvidia-h200-fwd-2026-11-29.json"
 
 
 def test_stored_closed_forms():
@@ -44,29 +38,6 @@ def test_matmuls_and_the_trade():
     assert tr["extra_ms"] < tr["io_ms"]                      # recomputing is cheaper than the IO it avoids
 
 
-def test_training_view_nearest_and_same():
-    ds = load_dataset(TRAIN)
-    v = rc.training_view(ds, n=16, d=4, causal=False, dtype="float32", batch=4, heads=32)
-    assert (v["config"]["n"], v["config"]["d"], v["config"]["dtype"], v["same"]) == (4096, 64, "float16", False)
-    assert {c["mode"] for c in v["bwd"]} == {"bwd"} and {c["mode"] for c in v["step"]} == {"fwd+bwd"}
-    assert sorted({c["n"] for c in v["curve"]}) == [4096, 8192, 16384] and len(v["curve"]) == 15
-    assert rc.training_view(ds, n=16384, d=128, causal=True, dtype="float16", batch=4, heads=32)["same"]
-    with pytest.raises(InputError, match="no training cells"):
-        rc.training_view(load_dataset(FWD), n=4096, d=64, causal=False, dtype="float16", batch=4, heads=32)
-
-
-def test_times_rows_and_summary():
-    ds = load_dataset(TRAIN)
-    v = rc.training_view(ds, n=16384, d=64, causal=False, dtype="float16", batch=4, heads=32)
-    rows = {r["impl"]: r for r in rc.times_rows(v["bwd"], v["step"])}
-    assert rows["naive"]["status"] == "oom" and rows["naive"]["bwd_ms"] is None and rows["naive"]["ref_vs_bwd"] is None
-    fast = next(c for c in v["bwd"] if c["impl"] == "fast")
-    assert rows["sdpa-flash"]["ref_vs_bwd"] == pytest.approx(fast["speedup_vs_flash"])
-    s = rc.speed_summary(ds)
-    assert set(s) == {64, 128}
-    assert s[64]["flash"][0] > 1.0 and s[128]["flash"][0] > 1.0          # the data as recorded on the H200
-
-
 def test_demo_checks_its_caps():
     with pytest.raises(InputError, match="the demo's N on CPU"):
         rc.check_demo(129, 16, "float32", "cpu")
@@ -90,18 +61,3 @@ def test_demo_gradients_and_saved_tensors(dtype):
     naive_new = [s for s in r.saved if s.path == "naive" and s.role == "new"]
     assert {s.kind for s in naive_new} == {"N×N", "N×d", "mask N×N"}           # P, q·scale, the causal mask
     assert r.new_bytes("naive") == 48 * 48 * e + 48 * 16 * e + 48 * 48
-
-
-def test_which_backward_kernel_a_recording_ran():
-    """Read from the recording's provenance rule (flashviz.bench writes it); teaching and fast share it."""
-    from flashviz.engine import recompute as rc
-    new = ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), else fused (5 matmuls) for "
-           "d <= 64, reference (7 matmuls) above, on sm_90")
-    old = "auto: fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90"
-    assert [rc.backward_kernel(new, d) for d in (32, 64, 96, 128, 256)] == ["fused", "ws", "reference", "ws",
-                                                                           "reference"]
-    assert [rc.backward_kernel(old, d) for d in (64, 128)] == ["fused", "reference"]
-    assert rc.backward_kernel(None, 64) is None and rc.backward_kernel("", 64) is None
-    cells = [dict(impl="teaching", status="ok", ms=5.78), dict(impl="fast", status="ok", ms=5.777)]
-    assert rc.same_backward_noise(cells) == pytest.approx(0.003 / 5.777)
-    assert rc.same_backward_noise(cells[:1]) is None

@@ -4,7 +4,8 @@ Hopper backward (a recorded tune file, bench/tune_record.py), and a small demo o
 (ui/backward_demo.py).
 
 Thin: the shared configuration (N, d, causal, dtype, seed; ui/state.py) and this page's own B, H and data source go
-to flashviz.engine.recompute (closed forms, recorded-cell views) and flashviz.bench.live (a GPU, when there is one); the results go
+to flashviz.engine.recompute (closed forms), flashviz.bench.training (recorded-cell views) and flashviz.bench.live (a GPU,
+when there is one); the results go
 to charts/backward.py. Recorded numbers come from a dataset in assets/benchmarks/ with its provenance beside each chart.
 Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from flashviz.bench import live
+from flashviz.bench import live, training
 from flashviz.engine import recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
 from flashviz.charts import backward as charts
@@ -57,7 +58,7 @@ def datasets(lang: str) -> dict[str, dict]:
     """{file name: dataset}: the committed ones (ui.common.committed_recordings: cached per file version, a copy
     per session, complete recordings first, a broken file a warning), a training dataset first."""
     out = committed_recordings(list_datasets(), load_dataset, lang, "speed.bad_committed", escape=True)
-    return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
+    return dict(sorted(out.items(), key=lambda kv: not training.has_training(kv[1])))
 
 
 def source_picker(lang: str) -> dict | None:
@@ -199,7 +200,7 @@ def cost_section(cfg: Config, b: int, h: int, lang: str) -> None:
 
 def kernel_label(ds: dict, d: int, lang: str) -> str | None:
     """The backward kernel the recording ran at d, in words (the recording's own rule, parsed); None if unsaid."""
-    k = rc.backward_kernel(ds.get("provenance", {}).get("backward_kernel"), d)
+    k = training.backward_kernel(ds.get("provenance", {}).get("backward_kernel"), d)
     return t(f"backward.kernel_{k}", lang) if k else None
 
 
@@ -208,7 +209,7 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     c = view["config"]
     st.markdown(t("backward.same" if view["same"] else "backward.nearest", lang, config=cfg_text(c, lang),
                   mine=cfg_text(dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h), lang)))
-    tr_rows = rc.times_rows(view["bwd"], view["step"])
+    tr_rows = training.times_rows(view["bwd"], view["step"])
     kernel = kernel_label(ds, c["d"], lang)
     ours = {"teaching": t("backward.row_teaching", lang, kernel=kernel),
             "fast": t("backward.row_fast", lang, kernel=kernel)} if kernel else {}
@@ -228,7 +229,7 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
                        t("backward.col_ref_step", lang): [fmt(r["ref_vs_step"]) + "×" * (r["ref_vs_step"] is not None)
                                                           for r in tr_rows]})
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
-    noise = rc.same_backward_noise(view["bwd"])
+    noise = training.same_backward_noise(view["bwd"])
     if noise is not None:
         st.caption(t("backward.same_kernel", lang, kernel=kernel, pct=f"{100 * noise:.1f}"))
     chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
@@ -256,7 +257,7 @@ def registers_section(lang: str) -> None:
 
 def summary(ds: dict, lang: str) -> None:
     """Our backward against the others over every recorded configuration, per head dim: the numbers as they are."""
-    s = rc.speed_summary(ds)
+    s = training.speed_summary(ds)
     rng = lambda p: f"{p[0]:.2f}–{p[1]:.2f}×" if p else "—"  # noqa: E731
     lines = [t("backward.summary_line", lang, d=d, flash=rng(v.get("flash")), cudnn=rng(v.get("cudnn")),
                naive=rng(v.get("naive"))) for d, v in s.items()]
@@ -290,7 +291,7 @@ def render() -> None:
         with shown_errors(lang, where="data source"):
             ds = source_picker(lang)
             if ds is not None:
-                view = rc.training_view(ds, n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h)
+                view = training.training_view(ds, n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h)
         if view is not None:
             with shown_errors(lang, where="peak memory"):
                 peak_section(ds, view, cfg, lang)
