@@ -7,7 +7,7 @@ import gc
 import streamlit as st
 
 from flashviz.i18n import t
-from flashviz.ui import pages, present, state
+from flashviz.ui import navigation, pages, present, state
 from flashviz.ui.common import begin_run, export_sidebar
 
 
@@ -35,7 +35,7 @@ st.set_page_config(page_title="flashviz", page_icon=":material/bolt:", layout="w
 lang = state.language_switch()
 present.setup(lang)                       # sidebar toggle; while presenting: larger text and a top bar
 
-nav = st.navigation(pages.all_pages(lang))
+nav = st.navigation(navigation.all_pages(lang))
 state.set_scale(pages.scale(nav.url_path))   # the small example or a realistic size: whose N, d, ... the page shows
 begin_run(nav.title, nav.url_path or pages.DEFAULT)   # the charts this run draws go into the page's zip
 nav.run()

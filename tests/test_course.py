@@ -1,5 +1,6 @@
 """The course's structure without a browser: the lesson order, the two configuration scales, the hidden pages that
-serve /stepper and unknown addresses (flashviz.ui.pages), and the nested-address redirect (flashviz.ui.routes)."""
+serve /stepper and unknown addresses (flashviz.ui.pages, flashviz.ui.navigation), and the nested-address redirect
+(flashviz.ui.routes)."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ from streamlit.util import calc_hash
 
 from app_util import APP, clean, open_page
 from flashviz.i18n import t
-from flashviz.ui import pages, routes
+from flashviz.ui import navigation, pages, routes
 from flashviz.ui.config import DEFAULT, KERNEL_DEFAULT
 
 
@@ -29,7 +30,7 @@ def test_the_stepper_alias_runs_the_stepper():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_unknown_address_gets_our_page_in_the_session_language(monkeypatch, lang):
-    monkeypatch.setattr(pages, "requested_path", lambda: "no-such-page")
+    monkeypatch.setattr(navigation, "requested_path", lambda: "no-such-page")
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["lang"] = lang
     at._page_hash = calc_hash("no-such-page")
@@ -42,8 +43,8 @@ def test_an_unknown_address_gets_our_page_in_the_session_language(monkeypatch, l
 
 def test_only_addresses_that_name_no_page_get_the_not_found_page(monkeypatch):
     for asked, extra in (("speed", 0), ("home", 0), ("x y", 0), ("nope", 1)):
-        monkeypatch.setattr(pages, "requested_path", lambda a=asked: a)
-        built = pages.all_pages("en")
+        monkeypatch.setattr(navigation, "requested_path", lambda a=asked: a)
+        built = navigation.all_pages("en")
         assert len(built) == len(pages.PAGES) + 1 + extra, asked          # + the hidden /stepper alias
 
 

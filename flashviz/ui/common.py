@@ -1,4 +1,5 @@
-"""Small pieces every page uses: errors shown as messages (never a traceback), and charts with export.
+"""Small pieces every page uses: errors shown as messages (never a traceback; ui/messages.py), and charts with
+export.
 
 `chart(fig, name, slug, meta=...)` draws a Plotly chart, registers it for this run's zip and puts an "Export"
 menu under it (PNG, SVG, offline HTML, CSV, JSON). Nothing is generated on a rerun: every download button
@@ -19,32 +20,16 @@ from ..charts import export
 from ..infra import literal, runlog
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config
-from ..infra.errors import DatasetError, FlashvizError
+from ..infra.errors import DatasetError
 from ..i18n import t
-from ..i18n.errors import message
 from . import state
+from .messages import shown_errors  # noqa: F401  (the pages take it from here)
 
 log = logging.getLogger("flashviz.ui")
 REGISTRY = "_export.registry"             # {"page": {...}, "charts": {key: ChartExport}}; a new dict per full run
 ICONS = {"png": ":material/image:", "svg": ":material/polyline:", "html": ":material/public:",
          "csv": ":material/table:", "json": ":material/data_object:"}
 PRESENT_FONT, PRESENT_TITLE_FONT = 17, 21       # chart text in presenter mode (else 13 / 16)
-
-
-@contextlib.contextmanager
-def shown_errors(lang: str, *, where: str = ""):
-    """Run a section; a FlashvizError becomes st.error(its message in `lang`), anything else a readable error.
-
-    st.rerun/st.stop raise BaseException subclasses and pass through untouched.
-    """
-    try:
-        yield
-    except FlashvizError as e:
-        st.error(t("common.input_error", lang, msg=message(e, lang)), icon=":material/error:")
-    except Exception as e:  # a bug in an optional panel must not take the page down
-        log.exception("unexpected error in %s", where or "a page section")
-        st.error(t("common.unexpected_error", lang, where=where or "-", kind=type(e).__name__, msg=str(e)),
-                 icon=":material/bug_report:")
 
 
 def config_ok(cfg, ns: str, lang: str) -> bool:

@@ -1,4 +1,4 @@
-"""The page for an address that names no lesson (flashviz.ui.pages adds it, hidden, only for such an address):
+"""The page for an address that names no lesson (flashviz.ui.navigation adds it, hidden, only for such an address):
 what was asked for, in the session's language, and every lesson in course order."""
 from __future__ import annotations
 

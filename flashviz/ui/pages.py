@@ -1,12 +1,7 @@
-"""The app's pages, listed once: app.py's navigation and every link between pages are built from PAGES.
+"""The app's pages, listed once: app.py's navigation (ui/navigation.py) and every link between pages are built
+from PAGES.
 
-    st.navigation(pages.all_pages(lang))        # app.py
     pages.link("speed", lang)                   # a link to a page; an unknown slug raises KeyError
-
-Every page has its own address, the first one too: "/" and "/stepper" both open the stepper (a hidden alias page
-serves "/stepper", since Streamlit serves its default page at "/" only). An address that names no page opens a
-hidden page of our own that says so in the session's language and links to the lessons, instead of Streamlit's
-English "Page not found" dialog and a silent jump to the first page.
 
 The order is the course's (see LESSON_ORDER_WHY).
 
@@ -66,7 +61,8 @@ def title(slug: str, lang: str) -> str:
     return t(BY_SLUG[slug].title_key, lang)
 
 
-def _runner(module: str):
+def runner(module: str):
+    """What st.Page runs for the page module flashviz.ui.<module>: its render(), imported on first visit."""
     def run() -> None:
         importlib.import_module(f"flashviz.ui.{module}").render()
     run.__name__ = module
@@ -85,43 +81,8 @@ def page(slug: str, lang: str) -> st.Page:
     that its slug is free for the alias that serves it at "/stepper" too."""
     spec = BY_SLUG[slug]
     default = slug == DEFAULT
-    return st.Page(_runner(spec.module), title=title(slug, lang), icon=spec.icon,
+    return st.Page(runner(spec.module), title=title(slug, lang), icon=spec.icon,
                    url_path="home" if default else slug, default=default)
-
-
-def requested_path() -> str | None:
-    """The page name a browser asked for by address (e.g. "stepper", "nope"), or None when it asked by a page's
-    hash (a click in the navigation) or for "/". Streamlit keeps it in the run's page manager."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-        pm = get_script_run_ctx().pages_manager
-        if pm.intended_page_script_hash:
-            return None
-        return pm.intended_page_name or None
-    except Exception:                                   # bare mode, an older Streamlit: no address to answer
-        return None
-
-
-def _not_found_runner(asked: str):
-    def run() -> None:
-        importlib.import_module("flashviz.ui.not_found").render(asked)
-    run.__name__ = "not_found"
-    return run
-
-
-def all_pages(lang: str) -> list[st.Page]:
-    """The lessons in order, the hidden alias "/stepper" and, when the address names no page, a hidden page that
-    says so (its url_path is the address asked for, so Streamlit resolves to it and sends no English dialog)."""
-    out = [page(p.slug, lang) for p in PAGES]
-    out.append(st.Page(_runner(BY_SLUG[DEFAULT].module), title=title(DEFAULT, lang), url_path=DEFAULT,
-                       visibility="hidden"))
-    asked = requested_path()
-    if asked and asked not in BY_SLUG and asked != "home":
-        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in asked.strip("/"))[:100] or NOT_FOUND
-        if safe == asked.strip("/"):
-            out.append(st.Page(_not_found_runner(asked), title=t("common.not_found_title", lang), url_path=safe,
-                               visibility="hidden"))
-    return out
 
 
 def link(slug: str, lang: str, *, label: str | None = None, icon: str | None = ":material/arrow_forward:") -> None:

@@ -23,6 +23,7 @@ from ..infra.errors import check_int
 from ..i18n import DEFAULT_LANG, LANGS, lang_from_accept_language, normalise_lang, t
 from ..engine.recompute import MAX_BH
 from .config import DEFAULT, DTYPES, FIELDS, KERNEL_DEFAULT, PRESETS, Config, follow_row
+from .messages import shown_errors
 
 CANON = "cfg."          # canonical key prefix (row scale, and the fields both scales share)
 KERNEL_CANON = "cfg.k."  # canonical key prefix of the kernel scale's own fields
@@ -208,7 +209,6 @@ def preset_picker(lang: str, names: tuple[str, ...] = tuple(PRESETS), *, key: st
 def checked_batch_heads(cfg: Config, ns: str, defaults: dict, lang: str) -> tuple[int, int] | None:
     """For a page with its own batch B and heads H (session keys <ns>.batch, <ns>.heads): check `cfg` and both
     (1..MAX_BH). (B, H), or None once the first problem is shown as an error."""
-    from .common import shown_errors                  # late: common imports state
     ss = st.session_state
     with shown_errors(lang, where="configuration"):
         cfg.check()
