@@ -1,12 +1,17 @@
 """The rules the kernels and the app share, each kept in one place: what counts as an integer, which tiles
-the compiled kernels take, bytes per element and how bytes are written, and which query row follows N."""
+the compiled kernels take, bytes per element and how bytes are written, which query row follows N, and where
+colours come from."""
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 import flashviz_kernels as fk
+from flashviz.charts import palette as P
 from flashviz.infra.errors import InputError, check_int
 from flashviz.ui.config import follow_row
 from flashviz.infra.units import ELEM_BYTES, KERNEL_DTYPES, fmt_bytes
@@ -76,3 +81,14 @@ def test_fmt_bytes():
 ])
 def test_row_follows_n(row, old_n, new_n, want):
     assert follow_row(row, old_n, new_n) == want
+
+
+def test_colours_come_from_the_palette():
+    """A page or a chart names its colours from flashviz/charts/palette.py: no colour literal elsewhere there."""
+    root = Path(__file__).resolve().parents[1] / "flashviz"
+    literal = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|rgba?\(")
+    found = [f"{p.relative_to(root)}:{i}: {line.strip()}"
+             for p in sorted([*(root / "ui").glob("*.py"), *(root / "charts").glob("*.py")]) if p.name != "palette.py"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
+    assert found == []
+    assert literal.search(P.VERMILLION) and len(set(P.SEQUENCE)) == len(P.SEQUENCE)

@@ -25,7 +25,7 @@ from ..engine.traffic import Sweep
 from . import palette as P
 
 FONT = "Source Sans Pro, Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, Arial, sans-serif"
-GRID_COLORS = {GRID_PENDING: P.GREY, GRID_DONE: P.DARK_GREY, GRID_CURRENT: P.ORANGE, GRID_SKIPPED: "#FFFFFF"}
+GRID_COLORS = {GRID_PENDING: P.GREY, GRID_DONE: P.DARK_GREY, GRID_CURRENT: P.ORANGE, GRID_SKIPPED: P.WHITE}
 GRID_KEYS = {GRID_PENDING: "blocks.state_pending", GRID_DONE: "blocks.state_done",
              GRID_CURRENT: "blocks.state_current", GRID_SKIPPED: "blocks.state_skipped"}
 Q_ROW_COLOR, KV_COL_COLOR = P.BLUE, P.PURPLE
@@ -36,7 +36,7 @@ MAX_PARTIAL_POINTS = 4096      # per-worker markers in the decoding chart up to 
 
 def block_layout(title: str, *, height: int = 420, **kw) -> dict:
     lay = dict(template="none", title=dict(text=title, x=0.01, xanchor="left", font=dict(size=15)),
-               font=dict(family=FONT, size=13, color="#222222"), height=height, paper_bgcolor="white",
+               font=dict(family=FONT, size=13, color=P.INK), height=height, paper_bgcolor="white",
                plot_bgcolor="white", margin=dict(l=70, r=20, t=60, b=150),
                legend=dict(orientation="h", yanchor="top", y=-0.3, xanchor="left", x=0.0))
     lay.update(kw)
@@ -44,13 +44,13 @@ def block_layout(title: str, *, height: int = 420, **kw) -> dict:
 
 
 def axis_style(title: str = "", **kw) -> dict:
-    return dict(title=dict(text=title), gridcolor="#E6E6E6", linecolor="#999999", showline=True,
+    return dict(title=dict(text=title), gridcolor=P.GRID, linecolor=P.AXIS, showline=True,
                 ticks="outside", **kw)
 
 
 def _legend_square(name: str, color: str) -> go.Scatter:
     return go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
-                      marker=dict(symbol="square", size=13, color=color, line=dict(color="#444444", width=1)))
+                      marker=dict(symbol="square", size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
 
 
 def _human(x: float) -> str:
@@ -94,7 +94,7 @@ def grid_figure(schedule: Schedule, step: int, lang: str = "en") -> go.Figure:
     c = schedule.cfg
     plot_h = int(min(560, max(240, 26 * tr)))                          # rows get ~26 px while they fit
     lay = block_layout(t("blocks.grid_title", lang, i=step + 1, n=schedule.steps, order=order), height=plot_h + 280,
-                  shapes=shapes, plot_bgcolor="#E3E3E3",              # gaps show between white (skipped) cells
+                  shapes=shapes, plot_bgcolor=P.GAP,              # gaps show between white (skipped) cells
                   xaxis=axis_style(t("blocks.axis_kv", lang, bc=c.bc), side="top", range=[-0.5, tc - 0.5],
                               showgrid=False, zeroline=False),
                   yaxis=axis_style(t("blocks.axis_q", lang, br=c.br), range=[tr - 0.5, -0.5], showgrid=False,
@@ -257,7 +257,7 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
                        line=dict(color=P.DARK_GREY, width=1)),
             go.Scatter(x=lx, y=np.ones(len(lx)), mode="markers+text" if text_on else "markers",
                        name=t("blocks.paged_logical", lang), text=[str(b) for b in lx], textposition="middle center",
-                       marker=dict(symbol="square", size=size, color=P.SKY_BLUE, line=dict(color="#444444", width=1)),
+                       marker=dict(symbol="square", size=size, color=P.SKY_BLUE, line=dict(color=P.OUTLINE, width=1)),
                        customdata=np.column_stack([table, c.valid]),
                        hovertemplate="b = %{x} → p = %{customdata[0]} (%{customdata[1]} keys)<extra></extra>"),
             go.Scatter(x=px, y=np.zeros(len(px)), mode="markers+text" if text_on else "markers",
@@ -265,7 +265,7 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
                        text=[str(o) if o >= 0 else "·" for o in owner], textposition="middle center",
                        textfont=dict(color="white"),
                        marker=dict(symbol="square", size=size, color=[P.BLUE if o >= 0 else P.GREY for o in owner],
-                                   line=dict(color="#444444", width=1)),
+                                   line=dict(color=P.OUTLINE, width=1)),
                        customdata=[str(o) if o >= 0 else t("blocks.paged_free", lang) for o in owner],
                        hovertemplate="p = %{x}: %{customdata}<extra></extra>")]
     if step is not None:

@@ -9,7 +9,7 @@ from . import palette
 
 EXPORT_WIDTH, EXPORT_HEIGHT, EXPORT_SCALE = 1280, 720, 2      # 16:9 slide; PNG at 2x = 2560 x 1440
 FONT = "Source Sans Pro, Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, Arial, sans-serif"
-GRID = "#E6E6E6"
+GRID = palette.GRID
 
 
 def plotly_config(filename: str, fmt: str = "png", *, height: int | None = None) -> dict:
@@ -26,14 +26,14 @@ def plotly_config(filename: str, fmt: str = "png", *, height: int | None = None)
 
 
 def axis(title: str = "", **kw) -> dict:
-    return dict(title=dict(text=title), gridcolor=GRID, zerolinecolor="#CCCCCC", linecolor="#999999",
-                showline=True, ticks="outside", tickcolor="#999999", **kw)
+    return dict(title=dict(text=title), gridcolor=GRID, zerolinecolor=palette.ZERO_LINE, linecolor=palette.AXIS,
+                showline=True, ticks="outside", tickcolor=palette.AXIS, **kw)
 
 
 def base_layout(title: str, *, height: int = 360, **kw) -> dict:
     """Plain white layout; template 'none' keeps figure construction cheap."""
     lay = dict(template="none", title=dict(text=title, x=0.01, xanchor="left", font=dict(size=16)),
-               font=dict(family=FONT, size=13, color="#222222"), height=height,
+               font=dict(family=FONT, size=13, color=palette.INK), height=height,
                paper_bgcolor="white", plot_bgcolor="white", margin=dict(l=60, r=20, t=50, b=95),
                legend=dict(orientation="h", yanchor="top", y=-0.26, xanchor="left", x=0.0),
                hoverlabel=dict(font=dict(family=FONT)))

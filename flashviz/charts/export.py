@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import __version__
 from ..infra import images
+from . import palette as P
 from .common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
 from ..infra.images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
 
@@ -344,7 +345,7 @@ OFFLINE_PAGE = """<!DOCTYPE html>
 <title>{title}</title>
 <style>
 body {{ font-family: "Source Sans Pro", "Noto Sans CJK SC", "Noto Sans SC", "Microsoft YaHei", Arial, sans-serif;
-        color: #1F2328; max-width: 1200px; margin: 1.5rem auto; padding: 0 1rem; }}
+        color: {text_color}; max-width: 1200px; margin: 1.5rem auto; padding: 0 1rem; }}
 h1 {{ font-size: 2rem; margin: 0 0 0.5rem; }} h2 {{ font-size: 1.4rem; margin: 1.5rem 0 0.5rem; }}
 .fv-meta {{ font-size: 0.85rem; opacity: 0.7; }}
 {css}
@@ -408,7 +409,7 @@ def stepper_html(payload: bytes, texts: dict, lang: str, *, meta: dict | None = 
     from .. import client
     doc = {"app": "flashviz", "version": __version__, "file": "offline stepper", **plain(meta or {}, json_safe=True)}
     fields = {k: _md(v) for k, v in texts.items()}
-    html = OFFLINE_PAGE.format(lang=_escape(lang), version=__version__, css=client.css(),
+    html = OFFLINE_PAGE.format(lang=_escape(lang), version=__version__, css=client.css(), text_color=P.PAGE_TEXT,
                                meta=_json_in_script(json.dumps(doc, ensure_ascii=False, allow_nan=False)),
                                payload=_json_in_script(payload.decode("utf-8")), plotly=_js_in_script(get_plotlyjs()),
                                player=_js_in_script(client.player_js()), **fields)

@@ -41,10 +41,10 @@ def overlay_figure(engine: dict, kernel: dict, lang: str, title: str = "") -> go
         lay[f"yaxis{suffix}"] = axis(symbol, anchor=xa)
     skipped = np.flatnonzero(np.isnan(np.asarray(kernel["m"], dtype=np.float64)))
     shapes = [dict(type="rect", xref=xa, yref="paper", x0=skipped[0] + 0.5, x1=tc + 0.5, y0=0, y1=1,
-                   fillcolor="#EEEEEE", line=dict(width=0), layer="below")
+                   fillcolor=P.SHADE, line=dict(width=0), layer="below")
               for _, _, xa, _ in QUANTITIES] if skipped.size else []
     notes = [dict(xref="x", yref="paper", x=tc + 0.5, y=1.0, xanchor="right", yanchor="bottom",
-                  showarrow=False, text=t("kernel.skipped_mark", lang), font=dict(size=11, color="#555555"))
+                  showarrow=False, text=t("kernel.skipped_mark", lang), font=dict(size=11, color=P.MUTED_TEXT))
              ] if skipped.size else []
     return figure(data, base_layout(title, height=380, margin=dict(l=60, r=20, t=60, b=115), shapes=shapes,
                                     annotations=notes, legend=dict(orientation="h", yanchor="top", y=-0.32,

@@ -15,7 +15,7 @@ from ..engine.tiling import FULL, MASKED, SKIPPED
 from . import palette as P
 from .common import axis, base_layout, figure
 
-KIND_COLORS = {FULL: P.BLUE, MASKED: P.SKY_BLUE, SKIPPED: "#FFFFFF"}
+KIND_COLORS = {FULL: P.BLUE, MASKED: P.SKY_BLUE, SKIPPED: P.WHITE}
 KIND_KEYS = {FULL: "lessons.kind_full", MASKED: "lessons.kind_partial", SKIPPED: "lessons.kind_empty"}
 
 
@@ -50,10 +50,10 @@ def alignment_figure(nq: int, nk: int, br: int, bc: int, lang: str = "en") -> go
     for code in range(3):
         data.append(dict(type="scatter", x=[None], y=[None], mode="markers", name=t(KIND_KEYS[code], lang),
                          marker=dict(symbol="square", size=13, color=KIND_COLORS[code],
-                                     line=dict(color="#444", width=1))))
+                                     line=dict(color=P.OUTLINE, width=1))))
     xr, yr = [-0.5, tc - 0.5], [tr - 0.5, -0.5]
     lay = base_layout(t("lessons.align_title", lang, nq=nq, nk=nk, br=br, bc=bc), height=520,
-                      plot_bgcolor="#E3E3E3", margin=dict(l=60, r=20, t=90, b=110),
+                      plot_bgcolor=P.GAP, margin=dict(l=60, r=20, t=90, b=110),
                       xaxis=axis(t("lessons.axis_kv", lang, bc=bc), domain=[0, 0.46], range=xr, showgrid=False,
                                  zeroline=False),
                       yaxis=axis(t("lessons.axis_q", lang, br=br), range=yr, showgrid=False, zeroline=False),

@@ -23,13 +23,13 @@ from ..engine.ring import (CELL_CURRENT, CELL_DONE, CELL_MASKED, CELL_PENDING, R
 from . import palette as P
 from .common import axis, base_layout, fmt_num
 
-CELL_COLORS = {CELL_MASKED: "#FFFFFF", CELL_PENDING: P.GREY, CELL_DONE: P.DARK_GREY, CELL_CURRENT: P.ORANGE}
+CELL_COLORS = {CELL_MASKED: P.WHITE, CELL_PENDING: P.GREY, CELL_DONE: P.DARK_GREY, CELL_CURRENT: P.ORANGE}
 CELL_KEYS = {CELL_MASKED: "ring.cell_masked", CELL_PENDING: "ring.cell_pending", CELL_DONE: "ring.cell_done",
              CELL_CURRENT: "ring.cell_current"}
 BUSY, IDLE = P.ORANGE, P.GREY
 
 
-DEVICE_COLORS = (P.BLUE, P.GREEN, P.VERMILLION, P.PURPLE, P.SKY_BLUE, P.YELLOW, P.BLACK, "#8C564B")   # no orange/grey
+DEVICE_COLORS = (P.BLUE, P.GREEN, P.VERMILLION, P.PURPLE, P.SKY_BLUE, P.YELLOW, P.BLACK, P.BROWN)   # no orange/grey
 
 
 def device_color(r: int) -> str:
@@ -42,7 +42,7 @@ def _chunks(r: int, world: int, layout: str) -> str:
 
 def _legend(name: str, color: str, symbol: str = "square") -> dict:
     return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
-                marker=dict(symbol=symbol, size=13, color=color, line=dict(color="#444444", width=1)))
+                marker=dict(symbol=symbol, size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
 
 
 # ----------------------------------------------------------------------------- the ring
@@ -64,7 +64,7 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 520)
     pos = ["middle center"] * w
     dev = dict(type="scatter", x=x, y=y, mode="markers+text", text=[f"GPU {r}" for r in range(w)],
                textposition=pos, textfont=dict(color="white", size=13), name="",
-               marker=dict(size=58, color=colors, line=dict(color="#333333", width=2)),
+               marker=dict(size=58, color=colors, line=dict(color=P.STRONG_OUTLINE, width=2)),
                customdata=np.stack([np.arange(w), held, work], axis=1), hovertext=text,
                hovertemplate="%{hovertext}<extra></extra>", showlegend=False)
     notes = []
@@ -91,7 +91,7 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 520)
             notes.append(dict(x=mid[0], y=mid[1], text=t("ring.sending", lang, src=int(held[r])), showarrow=False,
                               xanchor=anchor, yanchor="middle" if anchor != "center" else
                               ("bottom" if away[1] > 0 else "top"), font=dict(size=11, color=P.BLUE),
-                              bgcolor="rgba(255,255,255,0.85)"))
+                              bgcolor=P.VEIL))
     data = [dev, _legend(t("ring.busy", lang), BUSY, "circle"), _legend(t("ring.idle", lang), IDLE, "circle"),
             dict(type="scatter", x=[None], y=[None], mode="lines", name=t("ring.in_flight", lang),
                  line=dict(color=P.BLUE, width=3))]
@@ -133,7 +133,7 @@ def matrix_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 56
     data += [dict(type="scatter", x=[None], y=[None], mode="lines", name=t("ring.tracked_rows", lang),
                   line=dict(color=P.BLUE, width=2))]
     lay = base_layout(t("ring.matrix_title", lang, s=step + 1, w=w), height=height, shapes=shapes,
-                      plot_bgcolor="#E3E3E3",
+                      plot_bgcolor=P.GAP,
                       xaxis=axis(t("ring.axis_key", lang), side="top", range=[-2.5, n - 0.5], showgrid=False,
                                  zeroline=False),
                       yaxis=axis(t("ring.axis_query", lang), range=[n - 0.5, -0.5], showgrid=False, zeroline=False),
@@ -186,7 +186,7 @@ def work_figure(contiguous: np.ndarray, zigzag: np.ndarray, lang: str = "en") ->
         s, w = wk.shape
         text = [[t("ring.idle", lang) if v == 0 else f"{int(v):,}" for v in row] for row in wk]
         fig.add_trace(go.Heatmap(z=wk, x=[f"GPU {r}" for r in range(w)], y=[str(i + 1) for i in range(s)],
-                                 zmin=0, zmax=top, colorscale=[[0, "#F4F4F4"], [1, P.ORANGE]], showscale=False,
+                                 zmin=0, zmax=top, colorscale=[[0, P.HEAT_LOW], [1, P.ORANGE]], showscale=False,
                                  text=text, texttemplate="%{text}" if w * s <= 144 else None, xgap=2, ygap=2,
                                  hovertemplate=t("ring.hover_work", lang) + "<extra></extra>"), row=1, col=c)
         fig.update_yaxes(axis(t("ring.axis_step", lang) if c == 1 else ""), autorange="reversed", row=1, col=c)

@@ -53,7 +53,7 @@ def roofline_figure(gpu_name: str, points: dict, measured: list[dict], lang: str
             x=[m["intensity"] for m in ms], y=[m["achieved"] / 1e12 for m in ms], mode="markers+text",
             name=t("hardware.measured", lang, impl=impl_label(impl, lang)),
             text=[impl_label(impl, lang)] * len(ms), textposition="top left",
-            marker=dict(color=color, size=13, symbol=symbol.removesuffix("-open"), line=dict(color="#222", width=1)),
+            marker=dict(color=color, size=13, symbol=symbol.removesuffix("-open"), line=dict(color=P.INK, width=1)),
             customdata=[[m["dtype"], m["batch"], m["heads"], m["ms"], m["bytes_per_head"]] for m in ms],
             hovertemplate=t("hardware.hover_measured", lang) + "<extra></extra>"))
     lay = base_layout(t("hardware.roofline_title", lang, gpu=g["name"]), height=480,
@@ -69,7 +69,7 @@ def hbm_bytes_figure(rows: list[dict], lang: str = "en") -> go.Figure:
     Two bar traces: formula (data[0]) and measured reads + writes (data[1], stacked parts in hover)."""
     names = [impl_label(r["impl"], lang) for r in rows]
     data = [go.Bar(x=names, y=[r["formula"] / 1e6 for r in rows], name=t("hardware.bytes_formula", lang),
-                   marker_color=P.GREY, marker_line=dict(color="#444", width=1),
+                   marker_color=P.GREY, marker_line=dict(color=P.OUTLINE, width=1),
                    hovertemplate="%{x}: %{y:,.2f} MB<extra></extra>"),
             go.Bar(x=names, y=[r["measured"] / 1e6 for r in rows], name=t("hardware.bytes_measured", lang),
                    marker_color=P.BLUE,

@@ -125,7 +125,7 @@ def slope_trace(xs, anchor_x: float, anchor_y: float, power: int, name: str, das
     xs = np.asarray(sorted(set(xs)), dtype=np.float64)
     ys = anchor_y * (xs / anchor_x) ** power
     return dict(type="scatter", x=xs, y=ys, mode="lines", name=name, hoverinfo="skip",
-                line=dict(color="#888888", width=1.5, dash=dash))
+                line=dict(color=P.REFERENCE, width=1.5, dash=dash))
 
 
 def _anchor(groups: dict[str, list[dict]], field: str, prefer: tuple[str, ...], pick=max):
@@ -143,7 +143,7 @@ def _mark_n(mark_n: int | None, lang: str) -> tuple[list, list]:
     shape = dict(type="line", xref="x", yref="paper", x0=mark_n, x1=mark_n, y0=0, y1=1,
                  line=dict(color=P.ORANGE, width=2, dash="dot"))
     note = dict(x=float(np.log10(mark_n)), xref="x", y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                text=t("speed.mark_your_n", lang, n=mark_n), font=dict(color="#7A5200", size=12))
+                text=t("speed.mark_your_n", lang, n=mark_n), font=dict(color=P.ORANGE_TEXT, size=12))
     return [shape], [note]
 
 
@@ -232,7 +232,7 @@ def cpu_memory_figure(rows: list[dict], lang: str) -> go.Figure:
                     hovertemplate=f"{name}<br>N = %{{x}}<br>%{{y:.4g}} MiB<extra></extra>")
 
     data = [series("speed.cpu_naive", "naive_peak_bytes", P.VERMILLION, "circle", "solid"),
-            series("speed.cpu_theory", "naive_theory_bytes", "#888888", "circle", "dash", 1.5, False),
+            series("speed.cpu_theory", "naive_theory_bytes", P.REFERENCE, "circle", "dash", 1.5, False),
             series("speed.cpu_tiled", "tiled_peak_bytes", P.BLUE, "diamond", "solid"),
             series("speed.cpu_output", "output_bytes", P.GREEN, "circle", "dot", 2, False),
             series("speed.cpu_tile", "tile_theory_bytes", P.ORANGE, "square", "dashdot", 2, False)]

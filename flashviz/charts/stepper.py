@@ -43,7 +43,7 @@ def _out(data: list[dict], lay: dict, raw: bool):
 
 def _legend_square(name: str, color: str) -> dict:
     return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, showlegend=True, hoverinfo="skip",
-                marker=dict(symbol="square", size=13, color=color, line=dict(color="#444444", width=1)))
+                marker=dict(symbol="square", size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
 
 
 def strip_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
@@ -78,11 +78,11 @@ def strip_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
             txt = "—" if states[j] == NOT_LOADED else f"{tr.scores[j]:.2f}"
             notes.append(dict(x=int(j), y=0, text=txt, showarrow=False,
                               font=dict(size=12 if n <= 16 else 10,
-                                        color="white" if states[j] == DISCARDED else "#111111")))
+                                        color="white" if states[j] == DISCARDED else P.CELL_TEXT)))
     mid = (lo + hi - 1) / 2
     side = "left" if mid < 0.15 * n else "right" if mid > 0.85 * n else "center"   # keep the label inside
     notes.append(dict(x=mid, y=0.5, yref="y", showarrow=True, arrowhead=2, arrowcolor=P.ORANGE, xanchor=side,
-                      ax=0, ay=-28, font=dict(color="#7A5200", size=13),
+                      ax=0, ay=-28, font=dict(color=P.ORANGE_TEXT, size=13),
                       text=t("stepper.strip_tile", lang, t=step + 1, lo=lo, hi=hi - 1)))
     lay = base_layout(t("stepper.strip_title", lang, n=n, tile=tr.tile_size), height=230,
                       xaxis=axis(t("stepper.axis_key", lang), range=[-0.5, n - 0.5], showgrid=False,
@@ -178,5 +178,5 @@ def error_figure(tr: Trace, step: int, lang: str, *, raw: bool = False):
                                    line=dict(color=P.GREEN, width=1.5, dash="dash"))],
                       annotations=[dict(xref="paper", x=1, y=float(np.log10(EPS64)), yref="y", xanchor="right",
                                         yanchor="bottom", showarrow=False, text=t("stepper.err_eps", lang),
-                                        font=dict(color="#00684C", size=12))])
+                                        font=dict(color=P.GREEN_TEXT, size=12))])
     return _out(data, lay, raw)

@@ -29,7 +29,7 @@ LEGEND_PER_ROW = 4          # horizontal legend entries per row at the narrowest
 def _marker(scope: str, scopes: list[str]) -> dict:
     m = dict(color=scope_color(scope, scopes))
     if scope in SCOPE_PATTERNS:
-        m["pattern"] = dict(shape=SCOPE_PATTERNS[scope], fillmode="overlay", fgcolor="#FFFFFF", solidity=0.3)
+        m["pattern"] = dict(shape=SCOPE_PATTERNS[scope], fillmode="overlay", fgcolor=P.WHITE, solidity=0.3)
     return m
 
 

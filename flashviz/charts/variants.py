@@ -20,7 +20,7 @@ from ..engine.variants import BlockMap
 from . import palette as P
 from .common import axis, base_layout, figure, finite_or_none
 
-KIND_COLORS = {FULL: P.BLUE, MASKED: P.ORANGE, SKIPPED: "#FFFFFF"}
+KIND_COLORS = {FULL: P.BLUE, MASKED: P.ORANGE, SKIPPED: P.WHITE}
 KIND_KEYS = {FULL: "variants.kind_full", MASKED: "variants.kind_partial", SKIPPED: "variants.kind_skipped"}
 MAX_HOVER = 1 << 14
 IMPL_COLORS = {"fast": P.BLUE, "teaching": P.SKY_BLUE, "naive": P.DARK_GREY, "flex": P.ORANGE, "sdpa": P.GREEN}
@@ -28,7 +28,7 @@ IMPL_COLORS = {"fast": P.BLUE, "teaching": P.SKY_BLUE, "naive": P.DARK_GREY, "fl
 
 def _square(name: str, color: str) -> dict:
     return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
-                marker=dict(symbol="square", size=13, color=color, line=dict(color="#444444", width=1)))
+                marker=dict(symbol="square", size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
 
 
 def block_map_figure(bm: BlockMap, lang: str, *, label: str = "") -> go.Figure:
@@ -48,7 +48,7 @@ def block_map_figure(bm: BlockMap, lang: str, *, label: str = "") -> go.Figure:
     title = t("variants.map_title", lang, label=label, run=int(bm.run.sum()), total=tr * tc,
               partial=bm.count("partial"), full=bm.count("full"))
     h = int(min(560, max(260, 18 * tr)))
-    lay = base_layout(title, height=h + 230, plot_bgcolor="#E3E3E3",
+    lay = base_layout(title, height=h + 230, plot_bgcolor=P.GAP,
                       xaxis=axis(t("variants.axis_kv", lang, bc=bm.bc), side="top", range=[-0.5, tc - 0.5],
                                  showgrid=False, zeroline=False),
                       yaxis=axis(t("variants.axis_q", lang, br=bm.br), range=[tr - 0.5, -0.5], showgrid=False,
@@ -101,7 +101,7 @@ def row_figure(plain: Trace, var: Trace, lang: str, *, softcap: float | None = N
             dict(type="scatter", **_over_tiles(plain, upto), mode="lines", line=dict(color=P.DARK_GREY, dash="dot"),
                  name=t("variants.m_plain", lang))]
     shapes = [dict(type="line", x0=s - 0.5, x1=s - 0.5, yref="paper", y0=0, y1=1,
-                   line=dict(color="#DDDDDD", width=1)) for s in var.start[1:]]
+                   line=dict(color=P.RULE, width=1)) for s in var.start[1:]]
     if step is not None:
         shapes.append(dict(type="rect", x0=var.start[step] - 0.5, x1=var.stop[step] - 0.5, yref="paper", y0=0, y1=1,
                            fillcolor=P.ORANGE, opacity=0.15, line=dict(width=0), layer="below"))

@@ -22,6 +22,7 @@ import streamlit as st
 
 from flashviz.infra.cache import MiB, figure_memo, memo
 from flashviz.charts import blocks as charts
+from flashviz.charts import palette as P
 from flashviz.infra.errors import FlashvizError, check_int
 from flashviz.i18n import t
 from flashviz.engine.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
@@ -41,7 +42,7 @@ PIT_ROWS = 16                       # tiles listed in the NaN-pitfall table
 THETA_FLASH, THETA_STD = 12, 4      # constants of the exact counts (flashviz/engine/traffic.py docstring)
 M_MAX = 1 << 20                     # the sweep over M: from 4d elements up to 1 MiB
 N_SWEEP = tuple(2 ** k for k in range(4, 15))        # 16 .. 16384
-NAN_CSS, MASKED_CSS = "color: #D55E00; font-weight: bold;", "background-color: #EEEEEE;"
+NAN_CSS, MASKED_CSS = f"color: {P.VERMILLION}; font-weight: bold;", f"background-color: {P.SHADE};"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import streamlit as st
 
 from flashviz.infra.cache import MiB, memo
 from flashviz.charts import blocks as charts
+from flashviz.charts import palette as P
 from flashviz.charts.common import fmt_num
 from flashviz.engine.decoding import (DecodeResult, PagedResult, build_paged_cache, decode_grid, flash_decode,
                                       paged_attention)
@@ -105,7 +106,7 @@ def partials_table(res: DecodeResult, lang: str) -> pd.DataFrame:
 
 
 def _nan_red(df: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(np.where(df.to_numpy() == "NaN", "color: #D55E00; font-weight: bold;", ""),
+    return pd.DataFrame(np.where(df.to_numpy() == "NaN", f"color: {P.VERMILLION}; font-weight: bold;", ""),
                         index=df.index, columns=df.columns)
 
 

@@ -18,6 +18,7 @@ from flashviz.bench import live
 from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets, load_dataset, nearest_config,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops
+from flashviz.charts import palette as P
 from flashviz.charts import speed as charts
 from flashviz.infra.errors import DatasetError
 from flashviz.i18n import t
@@ -97,7 +98,7 @@ def upload_css(lang: str) -> None:
     from flashviz.bench.dataset import MAX_BYTES
     text = t("speed.upload_too_big", lang, cap=f"{MAX_BYTES / 2**20:.0f}").replace("\\", "").replace('"', "'")
     st.html(f'<style>.st-key-_w-{NS}-upload [data-testid="stFileChip"][aria-invalid="true"]::after '
-            f'{{content: "{text}"; color: var(--st-red-color, #D55E00); font-size: 0.875rem; margin-left: 0.5rem;}}'
+            f'{{content: "{text}"; color: var(--st-red-color, {P.VERMILLION}); font-size: 0.875rem; margin-left: 0.5rem;}}'
             "</style>")
 
 
