@@ -86,35 +86,14 @@ def validate_hbm_dataset(obj) -> dict:
                   required=("provenance", "method", "cells"))
     sc.provenance(obj["provenance"])
     _method(obj["method"])
-    cells = obj["cells"]
-    if not isinstance(cells, list) or not 1 <= len(cells) <= 4096:
-        _fail("cells", "must be a list of 1 to 4096 cells")
-    seen = set()
-    for i, c in enumerate(cells):
-        _cell(i, c)
-        key = cell_key(c)
-        if key in seen:
-            _fail(f"cells[{i}]", "duplicates an earlier cell (same impl and configuration)")
-        seen.add(key)
+    sc.unique_cells(obj["cells"], _cell, cell_key, least=1, most=4096, same="impl and configuration")
     return obj
 
 
 SCHEMA = sc.Schema(validate_hbm_dataset, lambda: DEFAULT_DIR)
 
-
-def parse_hbm_dataset(data: bytes) -> dict:
-    """Bytes of a file -> the validated recording (never evaluated)."""
-    return SCHEMA.parse(data)
-
-
-def load_hbm_dataset(source) -> dict:
-    """A path or bytes -> the validated recording."""
-    return SCHEMA.load(source)
-
-
-def list_hbm_datasets(directory=None) -> list:
-    """The committed recordings of this kind, newest name first; [] while none is recorded."""
-    return SCHEMA.list(directory)
+# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
+parse_hbm_dataset, load_hbm_dataset, list_hbm_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
 
 
 def cell_key(c: dict) -> tuple:

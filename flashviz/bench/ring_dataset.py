@@ -154,35 +154,16 @@ def validate_ring_dataset(obj) -> dict:
         sc.fail("checks", "must be a list of at most 1000 checks")
     for i, c in enumerate(checks):
         _check(i, c)
-    cells = obj["cells"]
-    if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
-        sc.fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
-    seen = set()
-    for i, c in enumerate(cells):
-        _cell(i, c, obj["config"])
-        key = (c["n"], c["world"], c["layout"], c["causal"], c["mode"])
-        if key in seen:
-            sc.fail(f"cells[{i}]", "duplicates an earlier cell (same N, world, layout, causal, mode)")
-        seen.add(key)
+    sc.unique_cells(obj["cells"], lambda i, c: _cell(i, c, obj["config"]),
+                    lambda c: (c["n"], c["world"], c["layout"], c["causal"], c["mode"]), most=_ds.MAX_CELLS,
+                    same="N, world, layout, causal, mode")
     return obj
 
 
 SCHEMA = sc.Schema(validate_ring_dataset, lambda: DEFAULT_DIR)
 
-
-def parse_ring_dataset(data: bytes) -> dict:
-    """Bytes of a file -> the validated recording (never evaluated)."""
-    return SCHEMA.parse(data)
-
-
-def load_ring_dataset(source) -> dict:
-    """A path or bytes -> the validated recording."""
-    return SCHEMA.load(source)
-
-
-def list_ring_datasets(directory=None) -> list:
-    """The committed recordings of this kind, newest name first; [] while none is recorded."""
-    return SCHEMA.list(directory)
+# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
+parse_ring_dataset, load_ring_dataset, list_ring_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
 
 
 def markdown_table(data: dict) -> str:

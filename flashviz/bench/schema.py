@@ -1,6 +1,7 @@
 """The toolkit every recorded-dataset schema shares (timing datasets, HBM bytes, ring attention, variants, timelines,
 tune files): guarded JSON reading (size cap, strict UTF-8, no NaN / Infinity / huge numbers / duplicate keys,
-nesting depth), the field checks a validator is made of (fail, text, number, int_in, boolean, provenance), and
+nesting depth), the field checks a validator is made of (fail, text, number, int_in, boolean, provenance,
+unique_cells), and
 Schema: one validator turned into parse (bytes), load (a path or bytes) and list (a folder, newest name first).
 Nothing is ever evaluated. fail's `what` is the key of a translated message (flashviz/i18n/errors.py, for the
 datasets users upload) or, for recordings nobody uploads, a plain English text.
@@ -177,6 +178,21 @@ def provenance(p):
         datetime.datetime.fromisoformat(p["created_utc"])
     except ValueError:
         fail("provenance.created_utc", "not_iso")
+
+
+def unique_cells(cells, check, key, *, most: int, least: int = 0, same: str) -> None:
+    """A recording's "cells": a list of `least` to `most` cells (least 0: at most `most`), each checked by
+    check(i, cell), no two with one key(cell); `same` says what the key holds (plain English: for the recordings
+    nobody uploads)."""
+    if not isinstance(cells, list) or not least <= len(cells) <= most:
+        fail("cells", f"must be a list of {least} to {most} cells" if least else f"must be a list of at most {most} cells")
+    seen = set()
+    for i, c in enumerate(cells):
+        check(i, c)
+        k = key(c)
+        if k in seen:
+            fail(f"cells[{i}]", f"duplicates an earlier cell (same {same})")
+        seen.add(k)
 
 
 def list_json(directory: Path) -> list[Path]:

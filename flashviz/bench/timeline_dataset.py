@@ -192,35 +192,15 @@ def validate_timeline_dataset(obj) -> dict:
                   keys=TOP_KEYS, required=("provenance", "method", "cells"))
     sc.provenance(obj["provenance"])
     _method(obj["method"])
-    cells = obj["cells"]
-    if not isinstance(cells, list) or not 1 <= len(cells) <= 256:
-        _fail("cells", "must be a list of 1 to 256 cells")
-    seen = set()
-    for i, c in enumerate(cells):
-        check_cell(i, c)
-        key = (c["impl"], *config_key(c))
-        if key in seen:
-            _fail(f"cells[{i}]", "duplicates an earlier cell (same impl and configuration)")
-        seen.add(key)
+    sc.unique_cells(obj["cells"], check_cell, lambda c: (c["impl"], *config_key(c)), least=1, most=256,
+                    same="impl and configuration")
     return obj
 
 
 SCHEMA = sc.Schema(validate_timeline_dataset, lambda: DEFAULT_DIR)
 
-
-def parse_timeline_dataset(data: bytes) -> dict:
-    """Bytes of a file -> the validated recording (never evaluated)."""
-    return SCHEMA.parse(data)
-
-
-def load_timeline_dataset(source) -> dict:
-    """A path or bytes -> the validated recording."""
-    return SCHEMA.load(source)
-
-
-def list_timeline_datasets(directory=None) -> list:
-    """The committed recordings of this kind, newest name first; [] while none is recorded."""
-    return SCHEMA.list(directory)
+# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
+parse_timeline_dataset, load_timeline_dataset, list_timeline_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
 
 
 # ---- helpers for the page -------------------------------------------------------------------------------------

@@ -109,35 +109,15 @@ def validate_variants_dataset(obj) -> dict:
         sc.fail("provenance", "must be an object")
     sc.provenance({k: v for k, v in p.items() if k in STD_PROV})
     _config(obj["config"])
-    cells = obj["cells"]
-    if not isinstance(cells, list) or len(cells) > _ds.MAX_CELLS:
-        sc.fail("cells", f"must be a list of at most {_ds.MAX_CELLS} cells")
-    seen = set()
-    for i, c in enumerate(cells):
-        _cell(i, c, obj["config"])
-        key = (c["variant"], c["impl"], c["n"])
-        if key in seen:
-            sc.fail(f"cells[{i}]", "duplicates an earlier cell (same variant, impl, N)")
-        seen.add(key)
+    sc.unique_cells(obj["cells"], lambda i, c: _cell(i, c, obj["config"]), lambda c: (c["variant"], c["impl"], c["n"]),
+                    most=_ds.MAX_CELLS, same="variant, impl, N")
     return obj
 
 
 SCHEMA = sc.Schema(validate_variants_dataset, lambda: DEFAULT_DIR)
 
-
-def parse_variants_dataset(data: bytes) -> dict:
-    """Bytes of a file -> the validated recording (never evaluated)."""
-    return SCHEMA.parse(data)
-
-
-def load_variants_dataset(source) -> dict:
-    """A path or bytes -> the validated recording."""
-    return SCHEMA.load(source)
-
-
-def list_variants_datasets(directory=None) -> list:
-    """The committed recordings of this kind, newest name first; [] while none is recorded."""
-    return SCHEMA.list(directory)
+# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
+parse_variants_dataset, load_variants_dataset, list_variants_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
 
 
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
