@@ -11,13 +11,13 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from flashviz.infra.serve import free_port, healthy  # noqa: F401  (a free loopback port; GET /_stcore/health is 200)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "assets" / "screenshots"
@@ -36,21 +36,6 @@ def app_pages():
 
 def chromium_path() -> str | None:
     return os.environ.get("FLASHVIZ_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def healthy(url: str, timeout: float = 2.0) -> bool:
-    """GET /_stcore/health answers 200 ("ok")."""
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout) as r:
-            return r.status == 200
-    except OSError:
-        return False
 
 
 @dataclass
