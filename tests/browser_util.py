@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from flashviz.infra.serve import free_port, healthy  # noqa: F401  (a free loopback port; GET /_stcore/health is 200)
+from flashviz.infra.serve import free_port, healthy, rss_mb  # noqa: F401  (healthy: GET /_stcore/health is 200)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "assets" / "screenshots"
@@ -45,13 +45,7 @@ class Server:
 
     def rss_mb(self) -> float | None:
         """Resident memory of the streamlit process (Linux /proc), or None."""
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return None
+        return rss_mb(self.pid)
 
     def alive(self) -> bool:
         """The streamlit process exists and is not a zombie (Linux /proc; True where /proc cannot tell)."""

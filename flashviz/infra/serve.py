@@ -29,7 +29,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COOKIE = "FLASHVIZ_BACKEND"
 HAPROXY_CFG = """global
     maxconn 4000
@@ -86,7 +86,8 @@ def _proc_stat(pid: int) -> list[str] | None:
         return None
 
 
-def _rss_mb(pid: int) -> float | None:
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of process `pid` in MiB (Linux /proc), or None."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -205,7 +206,7 @@ class Cluster:
         return total
 
     def rss_each(self) -> list[float | None]:
-        return [_rss_mb(pid) for pid in self.pids]
+        return [rss_mb(pid) for pid in self.pids]
 
     def rss_mb(self) -> float | None:
         got = [x for x in self.rss_each() if x is not None]
