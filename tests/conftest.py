@@ -22,7 +22,7 @@ settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 HAS_CUDA = torch.cuda.is_available()
-from browser_util import chromium_path  # noqa: E402
+from helpers.browser import chromium_path  # noqa: E402
 
 CHROMIUM = chromium_path()
 
@@ -37,12 +37,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_browser)
 
 
-# ----------------------------------------------------------------------------- browser fixtures (tests/browser_util.py)
+# ----------------------------------------------------------------------------- browser fixtures (tests/helpers/browser.py)
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory):
     """Base URL of one `streamlit run app.py` shared by the browser tests (the load test starts its own)."""
-    from browser_util import streamlit_server
+    from helpers.browser import streamlit_server
     with streamlit_server(log=tmp_path_factory.mktemp("streamlit") / "streamlit.log") as server:
         yield server.url
 
@@ -51,6 +51,6 @@ def app_url(tmp_path_factory):
 def browser():
     """Debian's chromium through Playwright's sync API, one per test module (closed before the next module,
     so the load test's async Playwright never overlaps a sync one)."""
-    from browser_util import chromium
+    from helpers.browser import chromium
     with chromium() as b:
         yield b

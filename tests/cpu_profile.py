@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # browser_util, also under `python -m tests.…`
 
-import browser_util as bu  # noqa: E402
+from helpers import browser as bu  # noqa: E402
 
 QUIET_S = 0.4                   # no CPU tick for this long after the run finished: the server is done
 SETTLE_CAP_S = 30.0

@@ -56,7 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # browser_util, also under `python -m tests.…`
 
-import browser_util as bu  # noqa: E402
+from helpers import browser as bu  # noqa: E402
 from flashviz.i18n import t as i18n  # noqa: E402
 from loadpage import (KERNEL_TOL, SNAPSHOT_JS, Plan, complete, engine, kernel_problems,  # noqa: E402,F401
                       plan, step_problems)
@@ -388,7 +388,7 @@ def server_runs(sessions: list[Session], run_log: Path | None) -> dict[str, list
 
 def run(server, sessions: int | None = None, budget_s: float = BUDGET_S, *, think_s: float = 0.0,
         ramp_s: float = 0.0, solo: int = 3, run_log: Path | None = None, procs: int = 1) -> Report:
-    """Warm-up, the concurrent phase, then health and `solo` fresh sessions alone. `server`: a browser_util.Server
+    """Warm-up, the concurrent phase, then health and `solo` fresh sessions alone. `server`: a helpers.browser.Server
     or a flashviz.infra.serve.Cluster (url, alive, cpu_s, rss_mb); `run_log`: the file its processes write their runs to."""
     sessions = sessions or default_sessions()
     loadavg = os.getloadavg()

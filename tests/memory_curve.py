@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # app_util, also under `python -m tests.…`
 
-import app_util  # noqa: E402
+from helpers import app as app_util  # noqa: E402
 
 PAGES = ("stepper", "blocks", "decoding")          # page slugs (flashviz.ui.pages)
 NS = (1024, 2048, 4096, 8192, 16384)

@@ -144,7 +144,7 @@ class PageMeasure:
 
 def measure_app(slug: str, lang: str, **values) -> tuple[PageMeasure, object]:
     """Open app.py on `slug` in `lang` as a new visitor would (AppTest) and measure it."""
-    from app_util import open_page
+    from helpers.app import open_page
     at = open_page(slug, lang=lang, **values)
     words = sum(count_words(s, lang) for s in prose_blocks(at))
     shown, total = chart_count(at)
@@ -165,7 +165,7 @@ HEIGHT = """() => { const c = document.querySelector('[data-testid=stMainBlockCo
 
 def page_height(browser, url: str, slug: str, lang: str = "en") -> int:
     """Rendered height in CSS px of page `slug` at 1400 px wide, every expander of the main area closed."""
-    import browser_util as bu
+    from helpers import browser as bu
     page = browser.new_page(viewport=VIEW, locale="en-US")
     try:
         page.goto(f"{url}/{slug}?lang={lang}")
@@ -183,7 +183,7 @@ def page_height(browser, url: str, slug: str, lang: str = "en") -> int:
 
 
 def heights(slugs, lang: str = "en") -> dict[str, int]:
-    import browser_util as bu
+    from helpers import browser as bu
     with bu.streamlit_server() as server, bu.chromium() as browser:
         return {s: page_height(browser, server.url, s, lang) for s in slugs}
 

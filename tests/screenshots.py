@@ -2,7 +2,7 @@
 
     python -m tests.screenshots [--out assets/screenshots] [--pages stepper quiz] [--langs en zh] [--full]
 
-Starts its own `streamlit run app.py` on loopback and drives Debian's chromium (tests/browser_util.py). Each
+Starts its own `streamlit run app.py` on loopback and drives Debian's chromium (tests/helpers/browser.py). Each
 page is put in a state worth showing (a few steps in, a demo run, a quiz answer), scrolled to its main picture
 and shot at 1400 x 1000 CSS px; a PNG over MAX_BYTES is quantised to 256 colours with Pillow. A separate script, not
 a test: tests write their screenshots to tmp dirs, so a test run never dirties the tracked PNGs.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import browser_util as bu  # noqa: E402
+from helpers import browser as bu  # noqa: E402
 
 VIEW = {"width": 1400, "height": 1000}
 MAX_BYTES = 400_000

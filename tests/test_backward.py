@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import attention_rows, lse_rows
+from helpers.attn_ref import attention_rows, lse_rows
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 EPS = {torch.float32: 3e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}

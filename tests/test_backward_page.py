@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import app_util
-from app_util import array, clean
+from helpers import app as app_util
+from helpers.app import array, clean
 from flashviz.i18n import t
 from flashviz.infra.literal import unmd
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-import app_util
-from app_util import array, clean
+from helpers import app as app_util
+from helpers.app import array, clean
 
 from flashviz.bench import hbm, hbm_dataset
 from flashviz.i18n import t

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 import loadtest
-from browser_util import (EXCEPTION, app_pages, expect_count, expect_some, expect_text, has_cjk_font, no_exception,
+from helpers.browser import (EXCEPTION, app_pages, expect_count, expect_some, expect_text, has_cjk_font, no_exception,
                           settle)
 from flashviz.i18n import t
 

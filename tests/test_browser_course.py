@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import page_budget as pb
-from browser_util import expect_text, no_exception, settle
+from helpers.browser import expect_text, no_exception, settle
 from flashviz.i18n import t
 from flashviz.ui.pages import PAGES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_util import no_exception, settle
+from helpers.browser import no_exception, settle
 
 pytestmark = pytest.mark.browser
 FOLD = 1000

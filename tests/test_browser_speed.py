@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_util import expect_some, no_exception, settle
+from helpers.browser import expect_some, no_exception, settle
 
 pytestmark = pytest.mark.browser
 

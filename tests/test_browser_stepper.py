@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import loadtest
-from browser_util import settle
+from helpers.browser import settle
 from flashviz.charts import stepper as charts
 from flashviz.charts.common import fmt_num
 from flashviz.charts.stepper_formula import text_lines
@@ -96,7 +96,7 @@ def _arr(a):
     if a is None:
         return None
     if isinstance(a, dict):                                    # a plotly 7 typed array
-        import app_util
+        from helpers import app as app_util
         a = app_util.array(a)
     return np.asarray(a, dtype=object).tolist()
 

@@ -4,11 +4,11 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from app_util import array
+from helpers.app import array
 from flashviz.engine import kernel_timeline as kt
 from flashviz.charts import timeline as ch
 from flashviz.i18n import t
-from timeline_util import dataset
+from helpers.timeline import dataset
 
 
 def _valid(fig) -> go.Figure:

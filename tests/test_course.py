@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
-from app_util import APP, clean, open_page
+from helpers.app import APP, clean, open_page
 from flashviz.i18n import t
 from flashviz.ui import navigation, pages, routes
 from flashviz.ui.config import DEFAULT, KERNEL_DEFAULT

@@ -6,7 +6,7 @@ import math
 import pytest
 
 pytest.importorskip("streamlit")
-from app_util import clean, open_page  # noqa: E402
+from helpers.app import clean, open_page  # noqa: E402
 from flashviz.engine.decoding import decode_grid  # noqa: E402
 from flashviz.infra.errors import InputError  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
@@ -61,7 +61,7 @@ def test_the_page_opens_on_the_programs_against_the_sms(lang):
 
 
 def test_the_chinese_page_has_no_english_prose():
-    from zh_util import english_on_a_chinese_page
+    from helpers.zh import english_on_a_chinese_page
     at = open_page(PAGE, lang="zh")
     clean(at)
     assert not english_on_a_chinese_page(at)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from dispatch_util import pretend_hopper
+from helpers.dispatch import pretend_hopper
 from flashviz_kernels import api, fallback, ws, ws_bwd
 
 

@@ -1,6 +1,6 @@
 """Packed documents' tables are built once per seq_ids tensor and reused only while that tensor is unchanged:
 a reused table must never answer for other documents. Outputs against the float64 reference of
-tests/variant_ref.py after each kind of change (in-place write, view write, a new tensor, a dead tensor)."""
+tests/helpers/variant_ref.py after each kind of change (in-place write, view write, a new tensor, a dead tensor)."""
 import gc
 
 import pytest
@@ -8,8 +8,8 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import doc_tables, variants
-from attn_ref import check_close
-from variant_ref import reference
+from helpers.attn_ref import check_close
+from helpers.variant_ref import reference
 
 B, H, N, D = 2, 2, 48, 16
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import app_util
+from helpers import app as app_util
 from flashviz.bench.dataset import parse_dataset
 from flashviz.infra.errors import DatasetError, FlashvizError, InputError
 from flashviz.infra.literal import unmd

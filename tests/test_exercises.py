@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from app_util import clean, open_page
+from helpers.app import clean, open_page
 from flashviz.engine import exercises as ex
 from flashviz.i18n import t
 from flashviz.engine.online_softmax import make_qkv

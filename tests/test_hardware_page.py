@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app_util import array, cfg_key, clean, open_page
+from helpers.app import array, cfg_key, clean, open_page
 from flashviz.bench import hbm_dataset
 from flashviz.engine.hardware import gpu, hierarchy_rows
 from flashviz.i18n import t

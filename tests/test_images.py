@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_util import APP
+from helpers.app import APP
 
 from flashviz.charts import export
 from flashviz.infra import images

@@ -1,5 +1,5 @@
 """The page "Inside the kernel" under AppTest: without a recording (the message and the command), and with one built
-from the real H200 trace fixture plus a synthetic warp-specialised cell (tests/timeline_util.py): the opening window
+from the real H200 trace fixture plus a synthetic warp-specialised cell (tests/helpers/timeline.py): the opening window
 and its sentence, the metrics, the whole-CTA bars, the shares and the notes are the dataset's numbers; the committed
 recordings open on the ping-pong configuration; a failed cell is a note; a broken file a warning; both languages,
 no English prose on the Chinese page; figures are cached and never mutated."""
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from app_util import APP, array, clean, open_page  # noqa: E402
+from helpers.app import APP, array, clean, open_page  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from flashviz.engine import kernel_timeline as kt  # noqa: E402
 from flashviz.bench import timeline_dataset as td  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 from flashviz.ui import inside  # noqa: E402
 from flashviz.ui.pages import switch  # noqa: E402
-from timeline_util import dataset  # noqa: E402
+from helpers.timeline import dataset  # noqa: E402
 
 PAGE = "inside"
 NAME = "nvidia-h200-2026-11-30.json"
@@ -176,7 +176,7 @@ def test_the_committed_chinese_page_has_no_english_prose():
     english = [m.group(0) for x in prose for m in LATIN_RUN.finditer(x)]
     assert not english, english
     assert not any("k cycles" in x or "内核" in x for x in prose)
-    from zh_util import english_on_a_chinese_page
+    from helpers.zh import english_on_a_chinese_page
     assert not english_on_a_chinese_page(at)
 
 

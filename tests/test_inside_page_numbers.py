@@ -9,7 +9,7 @@ import pytest
 from flashviz.engine import kernel_timeline as kt
 from flashviz.bench import timeline_dataset as td
 from flashviz.engine.hardware import HARDWARE
-from timeline_util import dataset
+from helpers.timeline import dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 REC = ROOT / "assets/benchmarks/timeline"
@@ -55,7 +55,7 @@ def test_the_sms_rates_are_the_vendors_peak_and_the_exponential_ratio_is_64_over
 
 
 def test_the_synthetic_ws_cta_gives_its_known_layout():
-    """timeline_util.ws_trace: the producer's tma_kv at 1000 j (150 cycles), warpgroup 0's qk at 200 + 1000 j, its
+    """helpers.timeline.ws_trace: the producer's tma_kv at 1000 j (150 cycles), warpgroup 0's qk at 200 + 1000 j, its
     softmax 300 cycles later for 500; warpgroup 1 the same 500 cycles later. So K_j is issued 50 cycles before its
     Q·Kᵀ, one tile per 1000 cycles, softmax half of each iteration, and warpgroup 1 is in a matrix multiply for the
     whole of warpgroup 0's softmax except on the first tile (its qk covers 300 of 500 cycles there: no P·V before)."""

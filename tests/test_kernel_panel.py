@@ -10,7 +10,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from app_util import kernel_panel_view, run_app
+from helpers.app import kernel_panel_view, run_app
 
 import flashviz_kernels as fk
 from flashviz_kernels.rules import is_gpu_tile, nearest_gpu_tile

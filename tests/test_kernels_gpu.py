@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import attention_rows, check_close, lse_rows
+from helpers.attn_ref import attention_rows, check_close, lse_rows
 from flashviz.engine.online_softmax import online_softmax_trace
 
 pytestmark = pytest.mark.gpu

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import loadtest
-from browser_util import streamlit_server
+from helpers.browser import streamlit_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-import app_util
+from helpers import app as app_util
 from memory_curve import configs
 
 from flashviz.infra import cache as fc

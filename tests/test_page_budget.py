@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import page_budget as pb
-from app_util import clean
+from helpers.app import clean
 from flashviz.i18n import LANGS
 from flashviz.ui.pages import PAGES
 

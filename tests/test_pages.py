@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_util import APP, clean, open_page
+from helpers.app import APP, clean, open_page
 from flashviz.i18n import LANGS, STRINGS, t
 from flashviz.ui import pages, quiz, state
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from app_util import array, clean, kernel_panel_view, open_page, run_app
+from helpers.app import array, clean, kernel_panel_view, open_page, run_app
 from flashviz.infra.units import ELEM_BYTES
 
 pytestmark = pytest.mark.gpu

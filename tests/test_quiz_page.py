@@ -271,7 +271,7 @@ def test_fa1_writes_m_and_l_per_row_fa2_one_log_sum_exp():
 
 
 def test_the_chinese_page_has_no_english_prose():
-    from zh_util import english_on_a_chinese_page
+    from helpers.zh import english_on_a_chinese_page
     at = _open_seeded(3, "zh")
     for q in quiz.QUESTIONS:                                     # every explanation shown
         at = answer(at, q.id, q.correct)

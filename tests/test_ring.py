@@ -13,8 +13,8 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import ring
-from ring_cases import by_world, case, compare, error_worker, run_all, shards_of
-from ring_util import run_ranks
+from helpers.ring_cases import by_world, case, compare, error_worker, run_all, shards_of
+from helpers.ring import run_ranks
 
 LAYOUTS = ("contiguous", "zigzag")
 

@@ -10,7 +10,7 @@ import pytest
 from flashviz.bench.ring_dataset import load_ring_dataset, parse_ring_dataset, validate_ring_dataset
 from flashviz.bench.spec import flops
 from flashviz.infra.errors import DatasetError
-from ring_util import run_ranks
+from helpers.ring import run_ranks
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ engine's account of both (flashviz.engine.ring_memory.backward_memory), on CPU g
 Values: the cases tests/test_ring.py and tests/test_ring_chunks.py do not cover (the Triton backward in the
 interpreter on the plain ring's 16-bit sums at W = 2 and its float32 sums at W = 3, chunked with dQ narrowed, slabs
 of one row, the measurement modes) against float64 single-process attention (ring_cases.compare). Memory: the bytes torch allocates during the
-backward, tracked live (tests/ring_live.py), equal the account's to the byte.
+backward, tracked live (tests/helpers/ring_live.py), equal the account's to the byte.
 """
 import gc
 
@@ -14,9 +14,9 @@ import torch
 import flashviz_kernels as fk
 from flashviz.engine.ring_memory import backward_memory
 from flashviz_kernels import ring, ring_block, ring_chunked_bwd
-from ring_cases import by_world, case, compare, run_all, shards_of
-from ring_live import LiveBytes
-from ring_util import run_ranks
+from helpers.ring_cases import by_world, case, compare, run_all, shards_of
+from helpers.ring_live import LiveBytes
+from helpers.ring import run_ranks
 
 TRITON = dict(b=1, h=2, d=16, grad="out")       # nothing flowing into lse (the last W2 case has it)
 W2 = [case("zigzag", True, "float32", "naive", n=40, chunks=10, seed=400)]                # slabs of one row

@@ -14,8 +14,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import flashviz_kernels as fk
 from flashviz_kernels import ring, ring_chunked
-from ring_cases import by_world, case, compare, run_all, shards_of
-from ring_util import run_ranks
+from helpers.ring_cases import by_world, case, compare, run_all, shards_of
+from helpers.ring import run_ranks
 
 LAYOUTS = ("contiguous", "zigzag")
 

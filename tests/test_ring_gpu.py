@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from ring_cases import case, compare, worker
-from ring_util import run_ranks
+from helpers.ring_cases import case, compare, worker
+from helpers.ring import run_ranks
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA GPUs")]

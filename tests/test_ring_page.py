@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")          # the GPU machine has no streamlit; `pytest tests/test_ring*.py` still collects
-from app_util import array, clean, open_page  # noqa: E402
+from helpers.app import array, clean, open_page  # noqa: E402
 from flashviz.engine import ring  # noqa: E402
 from flashviz.bench import ring_dataset  # noqa: E402
 from flashviz.bench.spec import flops  # noqa: E402
@@ -418,7 +418,7 @@ def test_a_chunked_recording_is_told_as_chunked(no_recordings):
 
 @pytest.mark.parametrize("values", [{}, {"ring.mode": "fwd+bwd", "ring.mcausal": False}])
 def test_the_chinese_page_has_no_english_prose(values):
-    from zh_util import english_on_a_chinese_page
+    from helpers.zh import english_on_a_chinese_page
     at = open_page(PAGE, lang="zh", **values)
     clean(at)
     assert not english_on_a_chinese_page(at)

@@ -1,6 +1,6 @@
 """Ring attention's per-block backward on Hopper runs the warp-specialised ws backward (kernels/ws_bwd.py), with
 ragged blocks (Nq != Nk pieces of the zigzag layout) and a gradient flowing into the returned lse, checked on ONE
-GPU: W virtual ranks are threads of this process (tests/ring_util.run_threads), their K/V blocks passed through
+GPU: W virtual ranks are threads of this process (tests/helpers/ring.py's run_threads), their K/V blocks passed through
 queues, every rank's forward_loop and backward_loop the real ones. Gradients against float64 single-process
 attention of the whole sequence (tests/ring_cases.reference), and the one-GPU backward's measured peak against
 flashviz.engine.ring_memory.backward_memory(kernel="ws")."""
@@ -9,8 +9,8 @@ import math
 import pytest
 import torch
 
-from ring_cases import DTYPES, EPS, case, inputs, reference
-from ring_util import run_threads
+from helpers.ring_cases import DTYPES, EPS, case, inputs, reference
+from helpers.ring import run_threads
 
 
 

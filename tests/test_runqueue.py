@@ -104,7 +104,7 @@ def test_results_are_bounded_by_bytes_least_recently_used_out():
 def test_the_panel_shows_its_place_while_another_sessions_run_holds_the_line(monkeypatch):
     """Another session's run holds the server-wide line; this session's Run waits, is told "1 run(s) ahead of
     yours", then gets its own real kernel result once the other finishes."""
-    from app_util import run_app
+    from helpers.app import run_app
 
     from flashviz.ui import kernel_panel as kp
     gate = threading.Event()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_util import APP
+from helpers.app import APP
 from test_export import PAGES
 
 from flashviz.ui.common import REGISTRY

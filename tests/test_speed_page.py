@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import app_util
+from helpers import app as app_util
 from flashviz.infra import literal
-from app_util import clean
+from helpers.app import clean
 
 from flashviz.bench import list_datasets, load_dataset, nearest_config
 from flashviz.charts import speed as charts

@@ -15,7 +15,7 @@ import string
 from pathlib import Path
 
 
-import app_util
+from helpers import app as app_util
 
 ROOT = Path(__file__).resolve().parents[1]
 FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01b.json"

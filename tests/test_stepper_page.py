@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_util import clean, run_app
+from helpers.app import clean, run_app
 
 from flashviz.charts.common import fmt_num
 from flashviz.engine.online_softmax import online_softmax_trace

@@ -11,7 +11,7 @@ import pytest
 from flashviz.bench import timeline_dataset as td
 from flashviz.bench import timeline_trace as tt
 from flashviz.infra.errors import DatasetError
-from timeline_util import dataset, ev, fixture_trace, ws_trace
+from helpers.timeline import dataset, ev, fixture_trace, ws_trace
 
 
 def _raw_by_cta(trace):
@@ -221,7 +221,7 @@ def test_the_timeline_presets_dispatch_to_their_own_main(monkeypatch):
 
 def test_build_records_the_median_clock_and_validates():
     from flashviz.bench import timeline
-    from timeline_util import PROVENANCE
+    from helpers.timeline import PROVENANCE
     clock = timeline.ClockSampler()
     clock.samples += [1980.0, 1755.0, 1980.0]
     cell = dataset()["cells"][0]

@@ -1,5 +1,5 @@
 """The variants' matrix compiled on a GPU at larger N (ragged 1000 and 4093, and 4096), fp16 and bf16, the kernels'
-own tile picks: outputs, LSE and gradients against the float64 reference (tests/variant_ref.py) with the usual
+own tile picks: outputs, LSE and gradients against the float64 reference (tests/helpers/variant_ref.py) with the usual
 idiom max|x - x64| <= 2 * max|naive_same_dtype - x64| + eps; tiles run against FlexAttention's block mask.
 Marker `gpu`: skipped without CUDA. The same checks at small N run in the interpreter (test_variants.py).
 """
@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import check_close
-from variant_ref import mask, reference
+from helpers.attn_ref import check_close
+from helpers.variant_ref import mask, reference
 
 pytestmark = pytest.mark.gpu
 DEV = "cuda"

@@ -1,5 +1,5 @@
 """Attention variants (window, causal, packed documents, ALiBi, softcap, GQA/MQA) against an independent float64
-reference (tests/variant_ref.py), on small shapes in Triton's interpreter. Idiom per output and gradient:
+reference (tests/helpers/variant_ref.py), on small shapes in Triton's interpreter. Idiom per output and gradient:
 max|x - x64| <= 2 * max|naive_same_dtype - x64| + eps. Tile counts against FlexAttention's create_block_mask
 and a plain loop over the dense mask. Larger shapes: test_variants_gpu.py (marker `gpu`).
 """
@@ -11,8 +11,8 @@ import torch
 
 import flashviz_kernels as fk
 from flashviz_kernels import variants
-from attn_ref import check_close
-from variant_ref import block_counts, mask, reference
+from helpers.attn_ref import check_close
+from helpers.variant_ref import block_counts, mask, reference
 from flashviz.i18n.errors import message
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from app_util import array, clean, open_page  # noqa: E402
+from helpers.app import array, clean, open_page  # noqa: E402
 from flashviz.engine import variants as V  # noqa: E402
 from flashviz.bench import variants_bench as vb, variants_dataset  # noqa: E402
 from flashviz.bench.jsonio import write_json  # noqa: E402
@@ -245,7 +245,7 @@ def test_chinese_ratios_say_which_is_larger():
 
 
 def test_the_chinese_page_has_no_english_prose():
-    from zh_util import english_on_a_chinese_page
+    from helpers.zh import english_on_a_chinese_page
     at = open_page(PAGE, lang="zh", **{"variants.alibi": True, "variants.group": 4, "variants.use_softcap": True})
     clean(at)
     assert not english_on_a_chinese_page(at)

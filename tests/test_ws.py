@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import attention_rows
-from dispatch_util import fast_routes
+from helpers.attn_ref import attention_rows
+from helpers.dispatch import fast_routes
 from flashviz_kernels import _env, fallback, forward_table, ws
 
 

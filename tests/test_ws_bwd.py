@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from dispatch_util import backward_routes, pretend_hopper
+from helpers.dispatch import backward_routes, pretend_hopper
 from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
 from test_ws import PTXAS, _host, _Ptr
 

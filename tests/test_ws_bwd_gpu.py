@@ -29,7 +29,7 @@ def _needs_ws_bwd():
 @pytest.fixture(params=["partial", "split", "tma", "tma2", "tma3"])
 def dq_mode(request, monkeypatch):
     """Every ws backward of the test runs this dq_mode (kind="ws" takes the backward table's launch)."""
-    from dispatch_util import ws_bwd_launch
+    from helpers.dispatch import ws_bwd_launch
     from flashviz_kernels import ws_bwd
     ws_bwd_launch(monkeypatch, dq_mode=request.param)
     assert all(cfg[4] == request.param for cfg in ws_bwd.CONFIGS.values())

@@ -1,6 +1,6 @@
 """The Gluon ws backward with masks beyond causal (sliding windows, packed documents: the host's by-key tables) and
 GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; skipped where it cannot run).
-Gradients of kind="ws" against float64 autograd through the independent reference of tests/variant_ref.py, idiom
+Gradients of kind="ws" against float64 autograd through the independent reference of tests/helpers/variant_ref.py, idiom
 max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows that see no key get zero dQ. Every case runs the default
 dQ mode and "partial" (another code path through the same block walk)."""
 import pytest
@@ -9,7 +9,7 @@ import torch
 import flashviz_kernels as fk
 from test_variants_gpu import GRAD_EPS, docs, make, short_docs
 from test_ws_bwd_gpu import _needs_ws_bwd  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
-from variant_ref import reference
+from helpers.variant_ref import reference
 
 pytestmark = pytest.mark.gpu
 
@@ -34,7 +34,7 @@ CASES = {
 
 @pytest.fixture(params=["default", "partial"])
 def dq_mode(request, monkeypatch):
-    from dispatch_util import ws_bwd_launch
+    from helpers.dispatch import ws_bwd_launch
     if request.param != "default":
         ws_bwd_launch(monkeypatch, dq_mode=request.param)
     return request.param
@@ -92,7 +92,7 @@ def test_ws_backward_masks_against_float64(name, dq_mode, with_dlse):
 def test_auto_takes_ws_for_masks_at_its_dims(monkeypatch):
     """With the backward table's mask rows naming d, autograd through impl="fast" runs the ws backward for a window
     and for documents (the launch is seen), and the gradients match float64."""
-    from dispatch_util import backward_routes
+    from helpers.dispatch import backward_routes
     from flashviz_kernels import ws_bwd
     backward_routes(monkeypatch, masks=(128,))
     seen = []

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import attention_rows, check_close, lse_rows
+from helpers.attn_ref import attention_rows, check_close, lse_rows
 from test_kernels_gpu import EPS, make, sample_rows
 
 pytestmark = pytest.mark.gpu
@@ -115,7 +115,7 @@ def _clean_head_stays_clean(d: int, poisoned: int, label: str, poison_q: bool = 
 
 
 def test_fast_dispatches_to_ws_and_pinned_tiles_do_not(monkeypatch):
-    from dispatch_util import fast_routes
+    from helpers.dispatch import fast_routes
     fast_routes(monkeypatch, {(128, False): 1})
     q, k, v = make(2, 4, 1024, 1024, 128, torch.float16, seed=9)
     o_ws, _ = fk.attention_with_lse(q, k, v, impl="ws")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from dispatch_util import fast_routes, ws_launch
+from helpers.dispatch import fast_routes, ws_launch
 from flashviz_kernels import ws
 from test_ws import _Ptr, _fresh_state, _host  # noqa: F401  (_fresh_state: autouse, each test as a fresh process)
 

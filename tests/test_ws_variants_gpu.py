@@ -1,5 +1,5 @@
 """The Gluon ws kernel's variants on a Hopper GPU (marker `gpu`): causal sliding windows (left, 0), causal ALiBi,
-packed documents and GQA/MQA, against the independent float64 reference of tests/variant_ref.py with the usual idiom
+packed documents and GQA/MQA, against the independent float64 reference of tests/helpers/variant_ref.py with the usual idiom
 max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps. Every case runs one tile per program and persistent,
 and at d = 64 also with two consumer warpgroups (one tile and persistent) besides the default three. Skipped where
 ws cannot run."""
@@ -7,10 +7,10 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from attn_ref import check_close
+from helpers.attn_ref import check_close
 from test_variants_gpu import EPS, GRAD_EPS, docs, make, short_docs, slopes
 from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
-from variant_ref import reference
+from helpers.variant_ref import reference
 
 pytestmark = pytest.mark.gpu
 
@@ -124,7 +124,7 @@ def test_fast_runs_ws_for_a_window_and_gradients_flow(schedule, monkeypatch, var
         pytest.skip("the dispatch, once")
     calls = []
     real = ws.forward
-    from dispatch_util import ws_from_table
+    from helpers.dispatch import ws_from_table
     ws_from_table(monkeypatch, docs=(128,))
     monkeypatch.setattr(ws, "forward", lambda *a, **kw: calls.append((kw["window_left"],
                                                                       kw["alibi_slopes"] is not None))

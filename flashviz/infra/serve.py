@@ -99,7 +99,7 @@ def rss_mb(pid: int) -> float | None:
 
 class Cluster:
     """N `streamlit run app.py` backends on loopback ports and one HAProxy in front, as a context manager.
-    .url is the proxy; .pids the backends'; alive(), cpu_s() and rss_mb() read /proc like tests/browser_util.Server
+    .url is the proxy; .pids the backends'; alive(), cpu_s() and rss_mb() read /proc like tests/helpers/browser.py's Server
     (CPU summed over the backends, RSS of the largest one; rss_each() per backend)."""
 
     def __init__(self, procs: int, *, host: str = "127.0.0.1", port: int | None = None, log_dir: Path | None = None,

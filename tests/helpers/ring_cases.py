@@ -142,7 +142,7 @@ def by_world(cases: dict[int, list[dict]]) -> dict:
 
 def run_all(cases: dict[int, list[dict]]) -> dict[int, list]:
     """Each world's cases on one gloo group of that size (worker): {world: every rank's results}."""
-    from ring_util import run_ranks
+    from helpers.ring import run_ranks
     return {w: run_ranks(w, worker, cs) for w, cs in cases.items()}
 
 

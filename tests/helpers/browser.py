@@ -19,7 +19,7 @@ from pathlib import Path
 
 from flashviz.infra.serve import free_port, healthy, rss_mb  # noqa: F401  (healthy: GET /_stcore/health is 200)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "assets" / "screenshots"
 # The flags Debian's chromium needs to run headless in a container (no GPU, no sandbox) without reaching the network.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

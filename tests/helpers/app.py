@@ -12,7 +12,7 @@ from flashviz.ui.config import FIELDS, Config, follow_row
 from flashviz.ui.pages import scale, switch
 from flashviz.ui.state import SCALES, canon
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def cfg_key(page: str, field: str) -> str:

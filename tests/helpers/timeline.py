@@ -15,7 +15,7 @@ from pathlib import Path
 
 from flashviz.bench import timeline_dataset, timeline_trace
 
-FIXTURE = Path(__file__).parent / "data" / "proton_fast_2cta.chrome_trace"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "proton_fast_2cta.chrome_trace"
 FIXTURE_CONFIG = dict(n=4096, d=128, causal=False, dtype="float16", batch=1, heads=4)
 FIXTURE_TILES = (128, 64, 4, 2)               # block_m, block_n, num_warps, num_stages
 
