@@ -92,8 +92,20 @@ def validate_hbm_dataset(obj) -> dict:
 
 SCHEMA = sc.Schema(validate_hbm_dataset, lambda: DEFAULT_DIR)
 
-# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
-parse_hbm_dataset, load_hbm_dataset, list_hbm_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
+
+def parse_hbm_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_hbm_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_hbm_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def cell_key(c: dict) -> tuple:

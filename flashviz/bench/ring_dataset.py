@@ -162,8 +162,20 @@ def validate_ring_dataset(obj) -> dict:
 
 SCHEMA = sc.Schema(validate_ring_dataset, lambda: DEFAULT_DIR)
 
-# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
-parse_ring_dataset, load_ring_dataset, list_ring_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
+
+def parse_ring_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_ring_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_ring_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def markdown_table(data: dict) -> str:

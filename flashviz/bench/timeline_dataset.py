@@ -199,8 +199,20 @@ def validate_timeline_dataset(obj) -> dict:
 
 SCHEMA = sc.Schema(validate_timeline_dataset, lambda: DEFAULT_DIR)
 
-# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
-parse_timeline_dataset, load_timeline_dataset, list_timeline_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
+
+def parse_timeline_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_timeline_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_timeline_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 # ---- helpers for the page -------------------------------------------------------------------------------------

@@ -116,8 +116,20 @@ def validate_variants_dataset(obj) -> dict:
 
 SCHEMA = sc.Schema(validate_variants_dataset, lambda: DEFAULT_DIR)
 
-# bytes of a file / a path or bytes / a folder -> validated recording(s), newest name first; never evaluated
-parse_variants_dataset, load_variants_dataset, list_variants_datasets = SCHEMA.parse, SCHEMA.load, SCHEMA.list
+
+def parse_variants_dataset(data: bytes) -> dict:
+    """Bytes of a file -> the validated recording (never evaluated)."""
+    return SCHEMA.parse(data)
+
+
+def load_variants_dataset(source) -> dict:
+    """A path or bytes -> the validated recording."""
+    return SCHEMA.load(source)
+
+
+def list_variants_datasets(directory=None) -> list:
+    """The committed recordings of this kind, newest name first; [] while none is recorded."""
+    return SCHEMA.list(directory)
 
 
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
