@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from flashviz_kernels import api, backward_pick
-from test_backward_fused import check, check_peak_extra_memory
+from helpers.backward import check, check_peak_extra_memory
 
 pytestmark = pytest.mark.gpu
 

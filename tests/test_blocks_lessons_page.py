@@ -83,7 +83,7 @@ def test_dropout_toggle(no_hbm):
 
 @pytest.fixture
 def recording(monkeypatch, tmp_path):
-    from test_bench_hbm import sample_dataset
+    from helpers.hbm import sample_dataset
     data = sample_dataset()
     (tmp_path / "nvidia-h200-hbm-test.json").write_text(json.dumps(data))
     monkeypatch.setattr(hbm_dataset, "DEFAULT_DIR", tmp_path)

@@ -26,12 +26,12 @@ from flashviz.charts import export
 from flashviz.infra import images
 from flashviz.charts.common import EXPORT_SCALE, EXPORT_WIDTH
 from flashviz.ui.common import REGISTRY
-from flashviz.ui.pages import PAGES as APP_PAGES, scale, switch
+from flashviz.ui.pages import scale, switch
 from flashviz.ui.state import SCALES
+from helpers.app import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = [(p.slug, p.slug) for p in APP_PAGES]            # (page, url path), in navigation order
 
 
 def open_page(path: str, **query) -> AppTest:

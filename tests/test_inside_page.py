@@ -17,7 +17,7 @@ from flashviz.bench import timeline_dataset as td  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 from flashviz.ui import inside  # noqa: E402
 from flashviz.ui.pages import switch  # noqa: E402
-from helpers.timeline import dataset  # noqa: E402
+from helpers.timeline import counted_numbers, dataset  # noqa: E402
 
 PAGE = "inside"
 NAME = "nvidia-h200-2026-11-30.json"
@@ -52,9 +52,8 @@ def test_without_a_recording_the_page_says_so_and_shows_the_command(none, lang):
 
 
 def _window_takeaway(cell: dict, clock: float, lang: str = "en") -> str:
-    """The opening sentence for a ws cell, from numbers computed here by counting cycles (test_inside_page_numbers)."""
-    from test_inside_page_numbers import _reference
-    ref = _reference(cell)
+    """The opening sentence for a ws cell, from numbers computed here by counting cycles (helpers.timeline.counted_numbers)."""
+    ref = counted_numbers(cell)
     sched = t(f"inside.sched_{cell['schedule']}", lang) if cell.get("schedule") else t("inside.sched_unknown", lang)
     return t("inside.takeaway_ws", lang, schedule=sched, lead=f"{ref['lead'] / ref['period']:.1f}",
              lead_t=f"{ref['lead'] / clock:,.2f} µs", under=f"{100 * ref['under']:.0f}",

@@ -3,45 +3,15 @@ way: per-cycle occupancy arrays instead of interval arithmetic, the synthetic tr
 rates from the vendor's peak figures."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from flashviz.engine import kernel_timeline as kt
 from flashviz.bench import timeline_dataset as td
 from flashviz.engine.hardware import HARDWARE
-from helpers.timeline import dataset
+from helpers.timeline import counted_numbers, dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 REC = ROOT / "assets/benchmarks/timeline"
-
-
-def _busy(cell: dict, warp: int, scopes, span: int) -> np.ndarray:
-    """A boolean per cycle: is `warp` inside one of `scopes`?"""
-    out = np.zeros(span + 1, dtype=bool)
-    idx = {cell["scopes"].index(s) for s in scopes if s in cell["scopes"]}
-    for w, i, start, dur in cell["timeline"]:
-        if w == warp and i in idx:
-            out[start:start + dur] = True
-    return out
-
-
-def _reference(cell: dict) -> dict:
-    """Overlap shares by counting cycles; the producer's lead by pairing the k-th K copy from the end with the k-th
-    Q·Kᵀ from the end."""
-    span = cell["cta"]["span_cycles"]
-    first = {}
-    for w, r in zip(cell["warps"], cell["roles"]):
-        first.setdefault(r, w)
-    w0, w1 = first["warpgroup 0"], first["warpgroup 1"]
-    sm0 = _busy(cell, w0, ("softmax",), span)
-    under = (sm0 & _busy(cell, w1, ("qk", "pv", "load_v_pv"), span)).sum() / sm0.sum()
-    both = (sm0 & _busy(cell, w1, ("softmax",), span)).sum() / sm0.sum()
-    qk = sorted(r[2] for r in cell["timeline"] if r[0] == w0 and cell["scopes"][r[1]] == "qk")
-    issue = sorted(r[2] + r[3] for r in cell["timeline"] if r[0] == first["producer"]
-                   and cell["scopes"][r[1]] in ("tma_issue", "tma_kv"))
-    n = min(len(qk), len(issue))
-    lead = float(np.median(np.array(qk[-n:]) - np.array(issue[-n:])))
-    return dict(under=under, both=both, lead=lead, period=float(np.median(np.diff(qk))))
 
 
 def test_the_sms_rates_are_the_vendors_peak_and_the_exponential_ratio_is_64_over_d():
@@ -65,7 +35,7 @@ def test_the_synthetic_ws_cta_gives_its_known_layout():
     assert tk.mma_under_softmax == pytest.approx((300 + 3 * 500) / (4 * 500))
     assert tk.softmax_together == 0.0
     assert tk.softmax_share == 0.5                                                # 500 of every 1000 cycles
-    ref = _reference(cell)
+    ref = counted_numbers(cell)
     assert (tk.mma_under_softmax, tk.softmax_together, tk.lead_cycles) == pytest.approx(
         (ref["under"], ref["both"], ref["lead"]))
 
@@ -91,7 +61,7 @@ def test_every_committed_ws_cell_against_cycle_counting(name):
     cells = [c for c in data["cells"] if c["impl"] == "ws" and c["status"] == "ok"]
     assert cells
     for c in cells:
-        tk, ref = kt.takeaway(c), _reference(c)
+        tk, ref = kt.takeaway(c), counted_numbers(c)
         assert tk.mma_under_softmax == pytest.approx(ref["under"])
         assert tk.softmax_together == pytest.approx(ref["both"])
         assert tk.lead_cycles == pytest.approx(ref["lead"]) and tk.period_cycles == ref["period"]

@@ -12,22 +12,10 @@ import torch
 
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows, check_close, lse_rows
+from helpers.gpu import EPS, make, sample_rows
 from flashviz.engine.online_softmax import online_softmax_trace
 
 pytestmark = pytest.mark.gpu
-EPS = {torch.float16: 2e-3, torch.bfloat16: 1.6e-2, torch.float32: 2e-5}
-
-
-def sample_rows(n: int, count: int = 192, seed: int = 0) -> torch.Tensor:
-    g = torch.Generator().manual_seed(seed)
-    rows = torch.randperm(n, generator=g)[:count]
-    return torch.unique(torch.cat([rows, torch.tensor([0, n - 1])]))
-
-
-def make(b, h, nq, nk, d, dtype, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    mk = lambda n: torch.randn((b, h, n, d), device="cuda", generator=g, dtype=torch.float32).to(dtype)  # noqa: E731
-    return mk(nq), mk(nk), mk(nk)
 
 
 CASES = [  # (B, H, N, d, dtype) with B*H >= 32

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from helpers.app import APP
-from test_export import PAGES
+from helpers.app import APP, PAGES
 
 from flashviz.ui.common import REGISTRY
 from flashviz.ui.pages import switch

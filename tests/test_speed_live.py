@@ -2,17 +2,16 @@
 recorded cells with naive out of memory and teaching failing to compile, so the page's wiring shows (OOM and errors
 per cell, one run and the sweep, the user's tiles or the kernels' own), and flashviz.ui.speed_live's server-wide
 store of live results (concurrent presses of one configuration measure once; copies handed out, a bounded number
-kept). The page's helpers and the faked cells come from test_speed_page.py.
+kept). The page's opening and the faked cells come from tests/helpers/speed.py.
 """
 from __future__ import annotations
 
 import json
 
-from test_speed_page import _fake_cells, open_page
-
 from flashviz.i18n import t
 from flashviz.infra.literal import unmd
 from flashviz.ui.speed_live import family_text
+from helpers.speed import fake_cells, open_page
 
 
 # ----------------------------------------------------------------------------- the GPU path, faked on CPU
@@ -25,14 +24,14 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
 
     def measure(n, d, causal, dtype, batch, heads, *, mode="fwd", tiles=None, progress=None, **kw):
         calls.append(("one", n, tiles))
-        cells = _fake_cells(n, d, causal, dtype, batch, heads, mode)
+        cells = fake_cells(n, d, causal, dtype, batch, heads, mode)
         for i, c in enumerate(cells):
             progress(i + 1, len(cells), c)
         return cells
 
     def sweep(ns, d, causal, dtype, batch, heads, *, mode="fwd", tiles=None, progress=None, **kw):
         calls.append(("sweep", tuple(ns), tiles))
-        return [c for n in ns for c in _fake_cells(n, d, causal, dtype, batch, heads, mode)]
+        return [c for n in ns for c in fake_cells(n, d, causal, dtype, batch, heads, mode)]
 
     monkeypatch.setattr(live, "gpu_available", lambda: True)
     monkeypatch.setattr(live, "measure_live", measure)
@@ -50,7 +49,7 @@ def test_gpu_path_shows_oom_and_errors_per_cell(monkeypatch):
     assert "ran out of GPU memory (OOM)" in warnings and "Triton ran out of on-chip resources" in warnings
     mine = dict(n=2048, d=128, causal=False, dtype="float16", batch=4, heads=32, mode="fwd")
     assert t("speed.live_result", "en", what=family_text(mine, "en")) in [s.value for s in at.subheader]
-    assert len(df) == len(_fake_cells(**mine))                           # one row per measured cell
+    assert len(df) == len(fake_cells(**mine))                           # one row per measured cell
 
     at.button(key="speed.live_sweep").click().run()
     assert not at.exception

@@ -1,10 +1,9 @@
 """AppTest of app.py on the page "Speed and memory" (CPU): recorded datasets with provenance, the nearest cell
 following the shared configuration, uploads (accepted or rejected, never executed), lesson exercise 3, and the
 configuration shared across pages. The GPU path's wiring with flashviz.bench.live faked (OOM and errors shown per cell)
-and the live results' store are in test_speed_live.py, which imports the helpers here."""
+and the live results' store are in test_speed_live.py (both open the page through tests/helpers/speed.py)."""
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -16,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from helpers import app as app_util
 from flashviz.infra import literal
 from helpers.app import clean
+from helpers.speed import FWD, SPEED, fake_cells, open_page
 
 from flashviz.bench import list_datasets, load_dataset, nearest_config
 from flashviz.charts import speed as charts
@@ -27,14 +27,9 @@ from flashviz.ui.speed_live import family_text
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-SPEED, STEPPER = "speed", "stepper"
-FWD = ROOT / "assets" / "benchmarks" / "nvidia-h200-fwd-2026-12-01b.json"
+STEPPER = "stepper"
 TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
 W = "_w.cfg."
-
-
-def open_page(page: str = SPEED, **values) -> AppTest:
-    return app_util.open_page(page, **values)
 
 
 def dataset_shown(at: AppTest) -> str:
@@ -59,21 +54,6 @@ def texts(at: AppTest) -> str:
              for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
              for e in getattr(at, kind)]
     return "\n".join(str(p) for p in parts)
-
-
-def _fake_cells(n, d, causal, dtype, batch, heads, mode="fwd"):
-    """Recorded cells of one configuration, naive marked OOM and teaching failing to compile."""
-    ds = load_dataset(FWD)
-    cells = copy.deepcopy([c for c in ds["cells"] if (c["d"], c["causal"], c["dtype"]) == (128, False, "float16")
-                           and c["n"] == 4096 and c["impl"] in ("naive", "sdpa-flash", "sdpa-cudnn", "teaching",
-                                                                "fast")])
-    for c in cells:
-        c.update(n=n, d=d, causal=causal, dtype=dtype, batch=batch, heads=heads, mode=mode)
-        if c["impl"] in ("naive", "teaching"):
-            c.update(status="oom" if c["impl"] == "naive" else "error", ms=None, tflops=None, peak_extra_bytes=None,
-                     message="GPU out of memory for {'impl': 'naive'}" if c["impl"] == "naive" else
-                     "Triton ran out of on-chip resources for {'block_m': 256}: shared memory")
-    return cells
 
 
 # ----------------------------------------------------------------------------- recorded datasets
@@ -299,7 +279,7 @@ def test_builders_make_valid_figures_with_failure_marks():
 
 
 def test_ratio_rows():
-    rows = {r["impl"]: r for r in charts.ratio_rows(_fake_cells(4096, 128, False, "float16", 4, 32))}
+    rows = {r["impl"]: r for r in charts.ratio_rows(fake_cells(4096, 128, False, "float16", 4, 32))}
     assert rows["naive"]["status"] == "oom" and rows["fast"]["speedup_vs_naive"] is None
     assert rows["sdpa-cudnn"]["speedup_vs_cudnn"] == 1.0 and rows["fast"]["memory_vs_cudnn"] > 0
 

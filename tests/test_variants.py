@@ -1,6 +1,6 @@
 """Attention variants in the engine: the block map against PyTorch FlexAttention's create_block_mask (an independent
-implementation of the same block rule), the one-row engine against a float64 reference written here from the
-definitions, the costs against tiling's own schedule and brute-force counts, and bad input as typed errors."""
+implementation of the same block rule), the one-row engine against a float64 reference written from the
+definitions (here and helpers/variant_ref.py), the costs against tiling's own schedule and brute-force counts, and bad input as typed errors."""
 from __future__ import annotations
 
 import math
@@ -14,23 +14,10 @@ from flashviz.engine import variants as V
 from flashviz.infra.errors import InputError
 from flashviz.engine.online_softmax import make_qkv, variant_trace
 from flashviz.engine.tiling import FULL, MASKED, SKIPPED, Schedule, make_config
+from helpers.variant_ref import ref_visible
 
 
 # ----------------------------------------------------------------------------- references written from the definitions
-
-def ref_visible(nq, nk, *, causal=False, window=None, ids=None) -> np.ndarray:
-    """(Nq, Nk) bool by the flash-attn definitions, one pair at a time."""
-    left, right = window if window is not None else (-1, -1)
-    out = np.zeros((nq, nk), bool)
-    for i in range(nq):
-        for j in range(nk):
-            c = i + nk - nq
-            ok = (left < 0 or j >= c - left) and (right < 0 or j <= c + right)
-            ok = ok and (not causal or j <= c)
-            ok = ok and (ids is None or ids[i] == ids[j])
-            out[i, j] = ok
-    return out
-
 
 def _flex(n, br, bc, *, causal=False, window=None, ids=None, pad_visible=False):
     """FlexAttention's block mask of the mask written as a mask_mod. pad_visible: Q and K/V padded up to whole

@@ -15,7 +15,7 @@ from flashviz.bench.__main__ import main
 from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, validate_variants_dataset
 from flashviz.bench.variants_spec import PRESETS, VARIANTS, doc_lens
 from flashviz.infra.errors import DatasetError
-from test_variants import ref_visible
+from helpers.variant_ref import ref_visible
 
 
 @pytest.fixture(scope="module")

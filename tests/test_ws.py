@@ -9,14 +9,10 @@ import torch
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows
 from helpers.dispatch import fast_routes
-from flashviz_kernels import _env, fallback, forward_table, ws
+from helpers.ws import PTXAS, host
+from flashviz_kernels import _env, forward_table, ws
 
-
-@pytest.fixture(autouse=True)
-def _fresh_state(monkeypatch):
-    """Each test starts as a fresh process would: no recorded failure, nothing warned yet."""
-    monkeypatch.setattr(ws, "_state", {"failed": None, "warned": False})
-    fallback.forget()
+pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py)
 
 
 def _qkv(n=64, d=64, dtype=torch.float16, seed=0):
@@ -135,15 +131,6 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert p["ws_status"] == f["ws_status"]
 
 
-# The lines of a COMPILE script after `k = compile_...`: ptxas -v on k's PTX (spills), for test_ws_bwd.py too
-PTXAS = """ptx = k.asm["ptx"]
-bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-with tempfile.TemporaryDirectory() as tmp:
-    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
-    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
-                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
-spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
-"""
 COMPILE = """
 import json, os, re, subprocess, tempfile, triton
 from flashviz_kernels import ws
@@ -229,33 +216,14 @@ def test_dispatch_table_names_only_cells_ws_can_run():
                 assert r.variant == "dense" or forward_table.ws_rows(r.variant, r.d[0], c) is not None
 
 
-class _Ptr:
-    """A pointer into a tensor's flat storage, for running a Gluon helper's scalar loads on the host (_host)."""
-    def __init__(self, t, i=0):
-        self.t, self.i = t, i
-
-    def __add__(self, off):
-        return _Ptr(self.t, self.i + int(off))
-
-
-def _host(jit_fn):
-    """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
-    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C), gl.load
-    reading a _Ptr and gl.int32 as int."""
-    import types
-    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
-                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
-    return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
-
-
 @pytest.fixture(scope="module")
 def tile_fns():
     try:
         from flashviz_kernels import _ws_tile
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    key_range = _host(_ws_tile.key_range)
-    return _host(_ws_tile.persistent_tile), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
+    key_range = host(_ws_tile.key_range)
+    return host(_ws_tile.persistent_tile), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
 
 
 @pytest.mark.parametrize("bm", [128, 192])

@@ -12,7 +12,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.dispatch import backward_routes, pretend_hopper
 from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
-from test_ws import PTXAS, _host, _Ptr
+from helpers.ws import PTXAS, Ptr, host
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
@@ -236,7 +236,7 @@ def query_range():
         from flashviz_kernels import _ws_bwd_gluon
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    return _host(_ws_bwd_gluon.query_range)
+    return host(_ws_bwd_gluon.query_range)
 
 
 @pytest.mark.parametrize("n_q,n_k", [(1, 1), (17, 17), (1000, 1000), (1000, 1500), (1500, 1000), (300, 100),
@@ -269,7 +269,7 @@ def test_table_walk_visits_each_query_block_once(bm):
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
     from flashviz_kernels import variants
-    ranges, block_start, skip = _host(g.query_ranges), _host(g.block_start), _host(g._skip)
+    ranges, block_start, skip = host(g.query_ranges), host(g.block_start), host(g._skip)
 
     class _Bool(int):                                   # (start >= gap_at).to(gl.int32) on the host
         def to(self, _):
@@ -289,7 +289,7 @@ def test_table_walk_visits_each_query_block_once(bm):
         ok = variants.visible_mask(var, n, n, "cpu")[:, 0].expand(2, -1, -1)
         for bh in range(2 * h):
             for pid, start_k in enumerate(range(0, n, 128)):
-                lo, full, hi, end = ranges(bh, start_k, n, n, _Ptr(tiles), tiles.stride(0) if tiles.shape[0] > 1
+                lo, full, hi, end = ranges(bh, start_k, n, n, Ptr(tiles), tiles.stride(0) if tiles.shape[0] > 1
                                            else 0, h, bm, 128, False, True)
                 n_masked = (full - lo + end - hi) // bm
 

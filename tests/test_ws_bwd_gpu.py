@@ -2,7 +2,7 @@
 run: no CUDA, not sm_90, not the verified triton).
 
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
-(test_backward_fused.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
+(helpers.backward.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
 values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
 run every dQ mode ("partial", "split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test
 below).
@@ -11,19 +11,9 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from test_backward_fused import check, check_peak_extra_memory
+from helpers.backward import EPS, check, check_peak_extra_memory, inputs
 
-pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(autouse=True)
-def _needs_ws_bwd():
-    from flashviz_kernels import ws_bwd
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
-    why = ws_bwd.supported(torch.empty((1, 1, 1, 64), dtype=torch.float16, device="cuda"))
-    if why:
-        pytest.skip(f"the ws backward cannot run here: {why}")
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws_bwd")]   # skipped, with the reason, where it cannot run
 
 
 @pytest.fixture(params=["partial", "split", "tma", "tma2", "tma3"])
@@ -79,8 +69,7 @@ def test_ws_bwd_with_dlse(causal, nq, nk, dq_mode):
 def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
-    from test_backward_fused import _inputs
-    q, k, v, do, _ = _inputs(1, 4, 1000, 1000, d, torch.float16, seed=3)
+    q, k, v, do, _ = inputs(1, 4, 1000, 1000, d, torch.float16, seed=3)
     o, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
     ref = fk.attention_backward(q, k, v, o, lse, do, causal=True, kind="reference")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=True, sm_scale=d ** -0.5, block_m=block_m, stages=stages,
@@ -102,8 +91,7 @@ def test_ws_bwd_schedules(d, stats_acc, early_dq, mode, scale, causal, nq, nk):
     forward does not, so the naive one makes o and lse there) and 1e-30, below ws_bwd.STATS_ACC_MIN_SCALE (the
     statistics are held in registers there; every P is about 1 / Nk)."""
     from flashviz_kernels import ws_bwd
-    from test_backward_fused import EPS, _inputs
-    q, k, v, do, _ = _inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
+    q, k, v, do, _ = inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
@@ -139,8 +127,7 @@ def test_ws_bwd_non_finite_head_does_not_leak(poisoned, causal, dq_mode):
     """Two heads of N = 1000 (ragged: the last key block and query block end inside a 128 / 64 tile, where the
     next head's rows begin in memory): inf keys, NaN values and queries in head `poisoned`; the other head's
     gradients are finite and equal (up to the atomic adds' order) those of that head alone."""
-    from test_backward_fused import _inputs
-    q, k, v, do, _ = _inputs(1, 2, 1000, 1000, 128, torch.float16, seed=11)
+    q, k, v, do, _ = inputs(1, 2, 1000, 1000, 128, torch.float16, seed=11)
     clean = 1 - poisoned
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, impl="fast")
     alone = fk.attention_backward(*(x[:, clean:clean + 1].contiguous() for x in (q, k, v, o)),

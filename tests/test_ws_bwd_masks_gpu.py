@@ -7,11 +7,10 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from test_variants_gpu import GRAD_EPS, docs, make, short_docs
-from test_ws_bwd_gpu import _needs_ws_bwd  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
+from helpers.variant_inputs import GRAD_EPS, docs, make, short_docs
 from helpers.variant_ref import reference
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws_bwd")]   # skipped, with the reason, where it cannot run
 
 
 # name -> (b, h, nq, nk, d, dtype, keywords builder)

@@ -7,17 +7,9 @@ import torch
 
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows, check_close, lse_rows
-from test_kernels_gpu import EPS, make, sample_rows
+from helpers.gpu import EPS, make, sample_rows
 
-pytestmark = pytest.mark.gpu
-
-
-@pytest.fixture(autouse=True)
-def _needs_ws():
-    from flashviz_kernels import ws
-    st = ws.status()
-    if not st["active"]:
-        pytest.skip(f"ws cannot run here: {st['reason']}")
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws")]   # skipped, with the reason, where it cannot run
 
 
 @pytest.fixture(autouse=True, params=[False, True], ids=["one-tile", "persistent"])

@@ -11,7 +11,9 @@ import torch
 import flashviz_kernels as fk
 from helpers.dispatch import fast_routes, ws_launch
 from flashviz_kernels import ws
-from test_ws import _Ptr, _fresh_state, _host  # noqa: F401  (_fresh_state: autouse, each test as a fresh process)
+from helpers.ws import Ptr, host
+
+pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +22,7 @@ def key_range():
         from flashviz_kernels import _ws_tile
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    return _host(_ws_tile.key_range)
+    return host(_ws_tile.key_range)
 
 
 @pytest.mark.parametrize("bm,bn", [(128, 128), (128, 64), (192, 128)])
@@ -131,7 +133,7 @@ def test_document_tiles_come_from_the_table(bm, bn):
         from flashviz_kernels import _ws_tile
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
-    block_tiles = _host(_ws_tile.block_tiles)
+    block_tiles = host(_ws_tile.block_tiles)
     n, h = 1000, 3
     ids = torch.tensor([0] * 130 + [1] * 1 + [2] * 400 + [3] * 469)[None].repeat(2, 1)
     ids[1, 700:] = 4
@@ -142,7 +144,7 @@ def test_document_tiles_come_from_the_table(bm, bn):
         ok = fk.variants.visible_mask(var, n, n, "cpu")[:, 0]
         for bh in range(2 * h):
             for start in range(0, n, bm):
-                t_lo, n_tiles = block_tiles(bh, start, n, n, 0, _Ptr(tiles), tiles.stride(0), h, bm, bn,
+                t_lo, n_tiles = block_tiles(bh, start, n, n, 0, Ptr(tiles), tiles.stride(0), h, bm, bn,
                                             False, False, True)
                 cols = ok[bh // h, start:start + bm].any(0).nonzero().flatten()
                 assert list(range(t_lo, t_lo + n_tiles)) == sorted({int(c) // bn for c in cols}), (kw, bh, start)

@@ -8,11 +8,10 @@ import torch
 
 import flashviz_kernels as fk
 from helpers.attn_ref import check_close
-from test_variants_gpu import EPS, GRAD_EPS, docs, make, short_docs, slopes
-from test_ws_gpu import _needs_ws  # noqa: F401  (autouse: skipped, with the reason, where ws cannot run)
+from helpers.variant_inputs import EPS, GRAD_EPS, docs, make, short_docs, slopes
 from helpers.variant_ref import reference
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws")]   # skipped, with the reason, where it cannot run
 
 
 @pytest.fixture(autouse=True, params=["one-tile", "persistent", "nc2", "persistent-nc2"])

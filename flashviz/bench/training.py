@@ -25,7 +25,6 @@ def has_training(dataset: dict) -> bool:
 def training_view(dataset: dict, *, n, d, causal, dtype, batch, heads) -> dict:
     """The recorded configuration nearest the given one (mode fwd+bwd) and what the page shows of it:
     config, same (bool), step / bwd cells there, curve = fwd+bwd cells of its (d, causal, dtype, B, H) over N."""
-    from ..bench import cells_for, nearest_config
     if not has_training(dataset):
         raise InputError(key="errors.no_training")
     cfg = nearest_config(dataset, n=n, d=d, causal=causal, dtype=dtype, batch=batch, heads=heads, mode="fwd+bwd")

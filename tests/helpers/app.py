@@ -9,10 +9,11 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from flashviz.ui.config import FIELDS, Config, follow_row
-from flashviz.ui.pages import scale, switch
+from flashviz.ui.pages import PAGES as APP_PAGES, scale, switch
 from flashviz.ui.state import SCALES, canon
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGES = [(p.slug, p.slug) for p in APP_PAGES]            # (page, url path), in navigation order
 
 
 def cfg_key(page: str, field: str) -> str:

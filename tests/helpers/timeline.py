@@ -1,4 +1,5 @@
-"""Timeline datasets for the tests, built from a real proton trace and from synthetic ones.
+"""Timeline datasets for the tests, built from a real proton trace and from synthetic ones, and the numbers the
+"Inside the kernel" page states counted cycle by cycle (counted_numbers: the reference for kernel_timeline).
 
 tests/data/proton_fast_2cta.chrome_trace: two CTAs (ids 0 and 39: the shortest span and the median span) cut
 from a real trace recorded on the H200 (triton 3.6.0, torch 2.11; the fast tl kernel with proton scopes load_k,
@@ -12,6 +13,8 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+
+import numpy as np
 
 from flashviz.bench import timeline_dataset, timeline_trace
 
@@ -78,3 +81,34 @@ def dataset() -> dict:
                        cell("ws", ws_trace(), FIXTURE_CONFIG, (128, 128, 4, 2), [4, 4], ms=(0.08, 0.07, 0.075),
                             buffer="global"), failed])
     return timeline_dataset.validate_timeline_dataset(data)
+
+
+# ----------------------------------------------------------------------------- numbers counted cycle by cycle
+
+def busy_cycles(cell: dict, warp: int, scopes, span: int) -> np.ndarray:
+    """A boolean per cycle: is `warp` inside one of `scopes`?"""
+    out = np.zeros(span + 1, dtype=bool)
+    idx = {cell["scopes"].index(s) for s in scopes if s in cell["scopes"]}
+    for w, i, start, dur in cell["timeline"]:
+        if w == warp and i in idx:
+            out[start:start + dur] = True
+    return out
+
+
+def counted_numbers(cell: dict) -> dict:
+    """Overlap shares by counting cycles; the producer's lead by pairing the k-th K copy from the end with the k-th
+    Q·Kᵀ from the end."""
+    span = cell["cta"]["span_cycles"]
+    first = {}
+    for w, r in zip(cell["warps"], cell["roles"]):
+        first.setdefault(r, w)
+    w0, w1 = first["warpgroup 0"], first["warpgroup 1"]
+    sm0 = busy_cycles(cell, w0, ("softmax",), span)
+    under = (sm0 & busy_cycles(cell, w1, ("qk", "pv", "load_v_pv"), span)).sum() / sm0.sum()
+    both = (sm0 & busy_cycles(cell, w1, ("softmax",), span)).sum() / sm0.sum()
+    qk = sorted(r[2] for r in cell["timeline"] if r[0] == w0 and cell["scopes"][r[1]] == "qk")
+    issue = sorted(r[2] + r[3] for r in cell["timeline"] if r[0] == first["producer"]
+                   and cell["scopes"][r[1]] in ("tma_issue", "tma_kv"))
+    n = min(len(qk), len(issue))
+    lead = float(np.median(np.array(qk[-n:]) - np.array(issue[-n:])))
+    return dict(under=under, both=both, lead=lead, period=float(np.median(np.diff(qk))))

@@ -8,6 +8,7 @@ semantics), not from the kernels' helpers: the full boolean mask and the ALiBi b
 """
 import math
 
+import numpy as np
 import torch
 
 
@@ -74,3 +75,17 @@ def block_counts(ok: torch.Tensor, br: int, bc: int) -> tuple[torch.Tensor, torc
                 run[bi, i] += bool(blk.any())
                 full[bi, i] += bool(blk.all()) and blk.shape == (br, bc)
     return run, full
+
+
+def ref_visible(nq, nk, *, causal=False, window=None, ids=None) -> np.ndarray:
+    """(Nq, Nk) bool by the flash-attn definitions, one pair at a time."""
+    left, right = window if window is not None else (-1, -1)
+    out = np.zeros((nq, nk), bool)
+    for i in range(nq):
+        for j in range(nk):
+            c = i + nk - nq
+            ok = (left < 0 or j >= c - left) and (right < 0 or j <= c + right)
+            ok = ok and (not causal or j <= c)
+            ok = ok and (ids is None or ids[i] == ids[j])
+            out[i, j] = ok
+    return out

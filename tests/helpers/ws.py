@@ -1,0 +1,32 @@
+"""The Gluon ws kernels' pieces a CPU can check: their scalar helpers run on the host as plain Python (Gluon has no
+interpreter), and the lines of a compile script that report ptxas's register use and spills."""
+
+
+# The lines of a COMPILE script after `k = compile_...`: ptxas -v on k's PTX (spills)
+PTXAS = """ptx = k.asm["ptx"]
+bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+with tempfile.TemporaryDirectory() as tmp:
+    open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
+    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
+                        "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
+spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
+"""
+
+
+class Ptr:
+    """A pointer into a tensor's flat storage, for running a Gluon helper's scalar loads on the host (host)."""
+    def __init__(self, t, i=0):
+        self.t, self.i = t, i
+
+    def __add__(self, off):
+        return Ptr(self.t, self.i + int(off))
+
+
+def host(jit_fn):
+    """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
+    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C), gl.load
+    reading a Ptr and gl.int32 as int."""
+    import types
+    shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
+                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
+    return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
