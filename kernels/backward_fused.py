@@ -22,7 +22,7 @@ from the unmasked tiles, ragged N, Nq != Nk, rows that see no key -> zero gradie
 Peak extra memory (beyond the inputs): dQ, dK, dV + row statistics (lse with dead rows patched, delta,
 and dlse when given: 4 bytes per query row each) + the fp32 dQ buffer (B*H*Nq*d*4 bytes, as big as dQ, dK
 and dV together in fp16), i.e. 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse); the test
-tests/test_backward_fused_gpu.py measures it.
+tests/kernels/test_backward_fused_gpu.py measures it.
 Why it exists: two matmuls fewer per tile than the reference. When it runs: "auto" at d <= 64 for plain or causal
 attention where the ws backward cannot (kernels/backward_table.py: faster than the reference there, slower at
 d = 128, assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json), on a (triton, GPU) pair kernels/gates.py

@@ -9,7 +9,7 @@ A call's variants: "dense" (plain or causal), plus "window" (a sliding window), 
 (K/V with fewer heads). "auto" runs ws where the dense row at d and the row of each other variant it has say "ws",
 the ws backward takes the variant (no softcap, no ALiBi) and kernels/gates.py verifies "ws-backward" here; else
 "fused" where the dense row says so, the variant is plain or causal and the gate verifies "fused-backward"; else
-the reference. Rows' claims are checked against their files by tests/test_dispatch_evidence.py.
+the reference. Rows' claims are checked against their files by tests/kernels/test_dispatch_evidence.py.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What a dispatch row says its evidence file shows, as plain data (no I/O here).
 
 Every row of kernels/forward_table.py, kernels/backward_table.py and kernels/gates.py names one or more claims; the
-measurement room checks each against its file (flashviz.bench.evidence.check; tests/test_dispatch_evidence.py runs
+measurement room checks each against its file (flashviz.bench.evidence.check; tests/kernels/test_dispatch_evidence.py runs
 them all, and `python -m flashviz.bench.report --benchmarks` prints each with the figures it read). A file is a path
 under the repository's assets/; a selector is a dict of a record's fields (a str with "*" matches by fnmatch, a
 tuple or list matches any of its values). Records are the file's timed entries (flashviz.bench.evidence.records

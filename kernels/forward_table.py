@@ -12,7 +12,7 @@ verifies this (triton, GPU) for "ws-forward" (triton 3.6.x on sm_90 today); othe
 names, the tl kernel. A ws launch takes its dense row's schedule, then a band's (window, else docs) persistent and
 consumers, then ALiBi's overlap (ws.schedule; at three consumers a persistent or banded launch runs without
 OVERLAP: ws.overlap_default). Every claim (kernels/claims.py) is checked against its file by
-tests/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures its file holds.
+tests/kernels/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures its file holds.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ Widening a gate is one row plus its evidence file: run the GPU suite on that set
 (which opens the version gate for that run only), summarise it with `python -m tools.suite_summary` into
 assets/verified/<gpu>-triton-<version>.json, and add
     Verified("ws-forward", "3.8.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.8.0.json")),
-tests/test_dispatch_evidence.py checks every row against its file. The 3.6 rows cite recordings made there (their
+tests/kernels/test_dispatch_evidence.py checks every row against its file. The 3.6 rows cite recordings made there (their
 provenance names the triton and the GPU, their cells ran and were checked); no suite summary was kept then.
 """
 from __future__ import annotations

@@ -82,8 +82,8 @@ def block_forward(q, k, v, causal: bool, sm_scale: float, impl: str):
     return attention_with_lse(q, k, v, causal=causal, sm_scale=sm_scale, impl=impl)
 
 
-# The fused merge runs on GPUs since it passed there (2026-11-30, triton 3.6.0, torch 2.11): tests/test_ring_merge.py
-# on one H200 (15 passed) and the NCCL ring cases of tests/test_ring_gpu.py on two, plain and chunked, against float64
+# The fused merge runs on GPUs since it passed there (2026-11-30, triton 3.6.0, torch 2.11): tests/kernels/test_ring_merge.py
+# on one H200 (15 passed) and the NCCL ring cases of tests/kernels/test_ring_gpu.py on two, plain and chunked, against float64
 # (20 passed), both with FLASHVIZ_RING_MERGE=triton. FLASHVIZ_RING_MERGE=torch picks the torch merge on a GPU (to
 # time the two), =triton the fused one whatever this flag says.
 FUSED_MERGE_VERIFIED_ON_GPU = True

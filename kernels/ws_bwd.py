@@ -20,7 +20,7 @@ program reads its query head's K/V head and writes dK/dV per query head into (B,
 summed over each group in float32. Masks beyond causal (sliding windows, packed documents: variant=) read the
 host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is not bitwise reproducible from run to
 run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse);
-tests/test_ws_bwd_gpu.py measures it.
+tests/kernels/test_ws_bwd_gpu.py measures it.
 Why it exists: the fastest of our backwards in every H200 cell (assets/benchmarks/tune/
 nvidia-h200-backward-ws-2026-12-01d.json and -01e.json); the Triton ones cannot overlap dQ's reduction with the
 next block's MMAs this way.

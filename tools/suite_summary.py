@@ -1,14 +1,14 @@
 """Run the GPU test suite and keep its summary as evidence for a gate row (kernels/gates.py):
 
     FLASHVIZ_UNVERIFIED=1 python -m tools.suite_summary                 # = python -m pytest -m gpu, then the file
-    FLASHVIZ_UNVERIFIED=1 python -m tools.suite_summary -- -m gpu tests/test_ws_gpu.py tests/test_ws_bwd_gpu.py
+    FLASHVIZ_UNVERIFIED=1 python -m tools.suite_summary -- -m gpu tests/kernels/test_ws_gpu.py tests/kernels/test_ws_bwd_gpu.py
 
 FLASHVIZ_UNVERIFIED=1 lets the Gluon kernels, the fused backward and the timeline run on a triton no row verifies
 yet, so the suite tests them there (without it they fall back and their GPU tests skip or test the fallback). The
 summary goes to assets/verified/<gpu>-triton-<version>.json (flashviz.bench.evidence.SUITE_FIELDS: versions, the
 suite command, passed / failed / skipped / errors, commit, date); a row
     Verified("ws-forward", "3.8.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.8.0.json")),
-in kernels/gates.py then widens the gate, and tests/test_dispatch_evidence.py checks the file (nothing failed).
+in kernels/gates.py then widens the gate, and tests/kernels/test_dispatch_evidence.py checks the file (nothing failed).
 """
 from __future__ import annotations
 

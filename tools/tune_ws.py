@@ -10,7 +10,7 @@ and a summary per cell ends the output (--json writes it too). --consumers runs 
 consumer warpgroups (block_m 128 / 192); --variants consumers times NC=2 at the forward table's switches against
 NC=3 at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule).
 A winner becomes a row of kernels/forward_table.py (WS_LAUNCHES, or ROUTES for where fast runs ws) whose claim
-names the --json file kept under assets/benchmarks/tune/; tests/test_dispatch_evidence.py checks it there.
+names the --json file kept under assets/benchmarks/tune/; tests/kernels/test_dispatch_evidence.py checks it there.
 """
 import argparse
 import itertools

@@ -1,6 +1,6 @@
 """The numbers the quiz's questions, options and explanations state, each computed by the engine that shows it on
 its page (no UI). The quiz formats its strings with them (flashviz/i18n/quiz.py placeholders), so a number a
-student reads is the engine's, and tests/test_quiz_page.py checks each against an independent count.
+student reads is the engine's, and tests/pages/test_quiz_page.py checks each against an independent count.
 
     facts() -> {name: value already formatted for the text}
 """

@@ -281,9 +281,9 @@ def forward_memory(world: int, n: int, layout: str, causal: bool, *, batch: int,
     block output is half a shard); and the float32 log-sum-exps. Scratch is not counted: the fused merge needs
     none (GPUs run it), the torch merge (CPU, or FLASHVIZ_RING_MERGE=torch) works 64 MiB slabs, and the recorded
     one-GPU forwards also peak 32 MiB above their q, k, v, output and lse; a measured peak should exceed this
-    account by such scratch only (tests/test_ring_page.py holds the committed recording to that).
+    account by such scratch only (tests/pages/test_ring_page.py holds the committed recording to that).
 
-    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; held to a recording, tests/test_ring_page.py), with
+    chunks = S > 1 (the chunked forward, kernels/ring_chunked.py; held to a recording, tests/pages/test_ring_page.py), with
     p = ceil(c / S) rows of each of the rank's layout chunks of c rows (one part; a sub-chunk or slab has one part per
     chunk): receive = two transfer buffers of one key sub-chunk's K and V; accumulator = the output (S, the
     inputs' dtype) and one query slab's float32 accumulator; block_output = one piece's output (p rows); slices

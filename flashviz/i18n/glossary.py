@@ -1,6 +1,6 @@
 """One Chinese term for each recurring English term, and the spellings the Chinese strings must not use.
 
-tests/test_i18n.py scans every zh string for the `avoid` patterns (regular expressions). Terms not listed follow
+tests/infra/test_i18n.py scans every zh string for the `avoid` patterns (regular expressions). Terms not listed follow
 the seeds (在线 softmax, 分块 for the technique of tiling, 重缩放, IO 感知, 片上 SRAM, HBM, 滚动最大值, 滚动求和,
 修正系数).
 
@@ -23,7 +23,7 @@ the seeds (在线 softmax, 分块 for the technique of tiling, 重缩放, IO 感
 STYLE (below) holds what every zh string must not contain whatever its term: a space between two Chinese characters
 or punctuation marks (a stray space), and English prose words (code in backticks is left out, and so are strings
 whose key ends in "_code": a code listing).
-tests/test_i18n.py checks every i18n module's zh strings against GLOSSARY and STYLE, one test case per module.
+tests/infra/test_i18n.py checks every i18n module's zh strings against GLOSSARY and STYLE, one test case per module.
 """
 
 GLOSSARY = {

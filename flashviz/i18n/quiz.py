@@ -2,7 +2,7 @@
 
 Keys: quiz.<id>_q (question), quiz.<id>_<a|b|c|d> (options), quiz.<id>_why (explanation, shown after answering).
 Numbers in braces are the engines' (flashviz/engine/quiz_facts.py), filled in when the page draws them. The right option is
-rarely the longest (tests/test_quiz_page.py measures it in both languages), and the page shuffles the options.
+rarely the longest (tests/pages/test_quiz_page.py measures it in both languages), and the page shuffles the options.
 """
 
 STRINGS = {

@@ -23,7 +23,7 @@ different keys compute in parallel. A computation that raises is not cached.
 One process, one budget: besides each cache's own, all caches together hold at most TOTAL_BUDGET bytes
 (FLASHVIZ_CACHE_MIB, default 256 MiB): past it the least recently used entry of the fullest cache goes first.
 After large evictions the C heap's free memory is handed back to the system (glibc malloc_trim), so a process
-that once held a big configuration does not keep its pages for good (what tests/memory_curve.py measures).
+that once held a big configuration does not keep its pages for good (what tests/load/memory_curve.py measures).
 """
 from __future__ import annotations
 

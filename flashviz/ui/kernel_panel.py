@@ -6,7 +6,7 @@ The kernel runs with TRACE on (flashviz_kernels.attention_trace) on the stepper'
 configured. Of the Tr programs of a launch, one computes the chosen row: the one for its query block of Br rows.
 We launch exactly that program's work (q = the row's block; K, V = all keys, or under causal masking the keys
 up to the block's last row, where the full launch stops too): the same loop over the same tiles for that row
-(tests/test_kernel_panel.py checks it against a full launch), without paying the interpreter for Tr - 1 other
+(tests/pages/test_kernel_panel.py checks it against a full launch), without paying the interpreter for Tr - 1 other
 programs. Runs on a button press (or on every change, opt-in); results are cached per configuration.
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ steps in the browser (flashviz/client): a step runs nothing here, so its reruns 
 seed each time: the trace, the payload for the browser and the page are computed anew). The blocks page clicks
 Next/Previous in the middle of its schedule. Prints the median and p95 wall time of AppTest.run() (the whole
 script) and the median time inside the page's render(). For the server's CPU per page and action in a real
-server process, with a real browser, see `python -m tests.cpu_profile`.
+server process, with a real browser, see `python -m tests.load.cpu_profile`.
 """
 from __future__ import annotations
 

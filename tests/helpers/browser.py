@@ -2,8 +2,8 @@
 `streamlit run app.py` on a free loopback port (stopped by the streamlit process's own PID), Debian's
 chromium for Playwright (never `playwright install`), and small waits for Streamlit's page to settle.
 
-Used by tests/test_browser*.py, tests/test_load.py (through pytest fixtures in tests/conftest.py) and by the
-scripts `python -m tests.loadtest` and `python -m tests.screenshots` (plain context managers).
+Used by tests/browser/test_*.py (through the fixtures in tests/browser/conftest.py), tests/load/test_load.py and by the
+scripts `python -m tests.load.loadtest` and `python -m tests.browser.screenshots` (plain context managers).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inputs and tolerances of the GPU kernel tests (tests/test_kernels_gpu.py and the ws kernel's): inputs made on
+"""Inputs and tolerances of the GPU kernel tests (tests/kernels/test_kernels_gpu.py and the ws kernel's): inputs made on
 the GPU from a seed, the sample of query rows whose float64 reference is computed (all N x N would not fit), and the
 eps of the idiom max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps."""
 import torch

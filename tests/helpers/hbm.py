@@ -1,4 +1,4 @@
-"""The measured-HBM path's fixture (tests/test_bench_hbm.py, the blocks and hardware pages' tests): ncu's CSV
+"""The measured-HBM path's fixture (tests/bench/test_bench_hbm.py, the blocks and hardware pages' tests): ncu's CSV
 written by hand in ncu's layout (tests/data/ncu_sample.csv; numbers made up, a parser fixture, not a measurement),
 the probe's manifest of its calls, and the dataset built from the two."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The page "Speed and memory" in its tests (tests/test_speed_page.py, tests/test_speed_live.py): opened by AppTest, and
+"""The page "Speed and memory" in its tests (tests/pages/test_speed_page.py, tests/pages/test_speed_live.py): opened by AppTest, and
 the cells a faked GPU measures (recorded cells of one configuration, naive out of memory, teaching failing)."""
 from __future__ import annotations
 

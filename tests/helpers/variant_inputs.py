@@ -1,4 +1,4 @@
-"""Inputs of the variants' GPU tests (tests/test_variants_gpu.py and the ws kernels' variant tests): packed-document
+"""Inputs of the variants' GPU tests (tests/kernels/test_variants_gpu.py and the ws kernels' variant tests): packed-document
 ids, ALiBi slopes, q / k / v / dO with H_kv heads, and the tolerances of the usual idiom."""
 import torch
 

@@ -1,0 +1,311 @@
+"""The benchmark command and measuring core: CPU paths here, the live GPU path under the `gpu` marker."""
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from flashviz.bench import measure, report
+from flashviz.bench.__main__ import build_spec, _parser
+from flashviz.bench.dataset import load_dataset
+from flashviz.bench.spec import Grid, SweepSpec, flops, ideal_bytes
+
+TINY = dict(warmup_ms=1, rep_ms=2, min_reps=3)
+
+
+def _fwd_flops(c):
+    f = 4 * c["batch"] * c["heads"] * c["n"] ** 2 * c["d"]
+    return f / 2 if c["causal"] else f
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "smoke.json"
+    r = subprocess.run([sys.executable, "-m", "flashviz.bench", "--preset", "smoke", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return load_dataset(out), r.stdout
+
+
+def test_cli_smoke_writes_a_valid_dataset_with_provenance(smoke):
+    data, stdout = smoke
+    p = data["provenance"]
+    for key in ("device", "device_name", "driver_version", "cuda_version", "torch", "triton", "numpy", "python",
+                "platform", "created_utc", "git_commit", "git_dirty", "command", "timer"):
+        assert key in p
+    assert p["command"].startswith("python -m flashviz.bench --preset smoke --out ")
+    assert data["complete"] is True and data["sweep"]["preset"] == "smoke"
+    assert len(data["cells"]) == 4 * 6
+    assert "wrote" in stdout and "naive" in stdout and "TFLOP/s" in stdout
+
+
+def test_cli_flops_and_ratios_are_consistent(smoke):
+    data, _ = smoke
+    ok = [c for c in data["cells"] if c["status"] == "ok"]
+    assert ok
+    for c in ok:
+        assert c["flops"] == _fwd_flops(c)
+        assert c["tflops"] * 1e12 * c["ms"] / 1e3 == pytest.approx(_fwd_flops(c), rel=1e-9)
+        assert c["correct"] is True
+        assert c["ideal_bytes"] == c["batch"] * c["heads"] * c["n"] * (c["d"] * 4 + 4)
+        naive = next(x for x in data["cells"] if x["impl"] == "naive" and
+                     all(x[k] == c[k] for k in ("n", "d", "causal", "dtype", "batch", "heads", "mode")))
+        assert c["speedup_vs_naive"] == pytest.approx(naive["ms"] / c["ms"])
+        if torch.cuda.is_available():
+            continue
+        assert c["speedup_vs_cudnn"] is None         # cuDNN is unavailable on CPU
+        assert c["speedup_vs_flash"] is None         # sdpa-flash is not in the smoke preset
+        assert c["peak_extra_bytes"] is None         # CPU memory: n/a
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU-only expectations")
+def test_cli_records_unavailable_impls_instead_of_dying(smoke):
+    data, stdout = smoke
+    by_impl = {}
+    for c in data["cells"]:
+        by_impl.setdefault(c["impl"], set()).add(c["status"])
+    assert by_impl["sdpa-cudnn"] == {"unavailable"}
+    assert by_impl["teaching"] == by_impl["fast"] == {"unavailable"}
+    msg = next(c["message"] for c in data["cells"] if c["impl"] == "teaching")
+    assert "interpreter" in msg and "not speed" in msg
+    assert "unavailable" in stdout
+
+
+@pytest.mark.parametrize("exc, status", [
+    (RuntimeError("boom"), "error"),
+    (fk.KernelOutOfMemory("GPU out of memory"), "oom"),
+    (torch.cuda.OutOfMemoryError("CUDA out of memory"), "oom"),
+    (MemoryError(), "oom"),
+    (fk.KernelUnavailable("nope"), "unavailable"),
+    (ImportError("no module fast"), "unavailable"),
+])
+def test_failures_become_cells(monkeypatch, exc, status):
+    def broken(*a, **k):
+        raise exc
+    monkeypatch.setattr(measure.fk, "attention", broken)
+    cell = measure.measure_cell("naive", 32, 16, False, "float32", 1, 1, **TINY)
+    assert cell["status"] == status and cell["ms"] is None and cell["tflops"] is None
+    assert cell["message"]
+
+
+def test_wrong_kernel_is_flagged(monkeypatch):
+    real = fk.attention
+    monkeypatch.setattr(measure.fk, "attention", lambda *a, **k: real(*a, **k) * 1.05)
+    cells = measure.measure_config(["naive", "sdpa"], 64, 16, True, "float32", 2, 2, **TINY)
+    assert all(c["status"] == "ok" and c["correct"] is False for c in cells)
+    assert "WRONG" in report.cell_row(cells[0])
+
+
+def test_nan_output_is_not_written_as_nan(monkeypatch):
+    monkeypatch.setattr(measure.fk, "attention", lambda q, *a, **k: torch.full_like(q, float("nan")))
+    cell = measure.measure_cell("naive", 32, 16, False, "float32", 1, 1, **TINY)
+    assert cell["correct"] is False and cell["rel_err"] is None and "finite" in cell["message"]
+    json.dumps(cell, allow_nan=False)
+
+
+def test_fwd_bwd_mode_on_cpu():
+    cells = measure.measure_config(["naive", "sdpa-math"], 48, 16, True, "float64", 2, 3, mode="fwd+bwd", **TINY)
+    for c in cells:
+        assert c["status"] == "ok" and c["correct"] is True and c["rel_err"] < 1e-12
+        assert c["flops"] == pytest.approx(3.5 * _fwd_flops(c))
+        assert c["ideal_bytes"] == ideal_bytes(48, 16, "float64", 2, 3, "fwd") + 3 * 2 * 3 * 48 * 16 * 8
+
+
+def test_run_sweep_progress_and_partial_saves():
+    spec = SweepSpec(grids=(Grid(n=(16, 32), d=(16,), causal=(False,), dtype=("float32",), batch=(1,), heads=(1,),
+                                 impls=("naive", "sdpa")),), **TINY)
+    seen, partial = [], []
+    data = measure.run_sweep(spec, progress_callback=lambda i, n, c: seen.append((i, n, c["impl"])),
+                             command="test", on_partial=lambda d: partial.append(len(d["cells"])))
+    assert seen == [(1, 4, "naive"), (2, 4, "sdpa"), (3, 4, "naive"), (4, 4, "sdpa")]
+    assert partial == [2, 4] and data["complete"] and data["provenance"]["command"] == "test"
+
+
+def test_cli_flags_override_preset_fields():
+    spec = build_spec(_parser().parse_args(["--preset", "h200"]))
+    assert spec.n_cells() == 20 * 10 + 8 * 5                # 10 impls (ws, fa4 too) x 20 fp16 configs + the bf16 subset
+    narrowed = build_spec(_parser().parse_args(["--preset", "h200", "--impls", "fast", "--causal", "on"]))
+    assert narrowed.n_cells() == 10 + 4 and narrowed.warmup_ms == 25
+    spec = build_spec(_parser().parse_args(["--n", "64", "--d", "16", "32", "--causal", "both", "--dtype",
+                                            "float32", "--batch", "1", "--heads", "2", "--impls", "naive"]))
+    assert spec.n_cells() == 4 and spec.preset is None
+
+
+def test_flop_formula():
+    assert flops(1024, 64, False, 4, 32) == 4 * 4 * 32 * 1024 ** 2 * 64
+    assert flops(1024, 64, True, 4, 32) == 2 * 4 * 32 * 1024 ** 2 * 64
+    assert flops(1024, 64, False, 1, 1, "fwd+bwd") == 3.5 * 4 * 1024 ** 2 * 64
+
+
+def test_bench_imports_no_ui_libraries():
+    code = ("import sys, flashviz.bench, flashviz.bench.dataset, flashviz.bench.cpu_memory;"
+            "assert 'torch' not in sys.modules, 'dataset side must stay torch-free';"
+            "from flashviz.bench import measure_cell, run_sweep; import flashviz.bench.__main__;"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly')]; assert not bad, bad")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+# ---- GPU (H200) -----------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_gpu_live_cell_numbers_and_memory():
+    b, h, n, d = 2, 8, 2048, 64
+    naive, flash = measure.measure_config(["naive", "sdpa-flash"], n, d, False, "float16", b, h,
+                                          warmup_ms=5, rep_ms=20)
+    for c in (naive, flash):
+        assert c["status"] == "ok", c["message"]
+        assert c["correct"] is True
+        for k in ("ms", "tflops", "peak_extra_bytes"):
+            assert c[k] > 0 and math.isfinite(c[k])
+    scores = 2 * b * h * n * n * 2                    # S and P, fp16
+    assert naive["peak_extra_bytes"] >= 0.9 * scores
+    assert flash["peak_extra_bytes"] < 0.1 * scores
+    assert flash["peak_over_ideal"] < 1.5 and flash["speedup_vs_naive"] > 1 and flash["speedup_vs_flash"] == 1
+    assert naive["speedup_vs_flash"] == pytest.approx(flash["ms"] / naive["ms"])
+
+
+@pytest.mark.gpu
+def test_gpu_fwd_bwd_cell():
+    c = measure.measure_cell("sdpa-flash", 1024, 64, True, "float16", 2, 4, mode="fwd+bwd", warmup_ms=5, rep_ms=20)
+    assert c["status"] == "ok" and c["correct"] is True and c["peak_extra_bytes"] >= c["ideal_bytes"] * 0.9
+
+
+@pytest.mark.gpu
+def test_gpu_smoke_command(tmp_path):
+    out = tmp_path / "gpu-smoke.json"
+    r = subprocess.run([sys.executable, "-m", "flashviz.bench", "--preset", "smoke", "--out", str(out), "--quiet"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    data = load_dataset(out)
+    assert data["provenance"]["device"] == "cuda" and data["provenance"]["sm_count"] > 0
+    ok = [c for c in data["cells"] if c["status"] == "ok"]
+    assert {"naive", "sdpa"} <= {c["impl"] for c in ok}
+    assert all(c["peak_extra_bytes"] is not None for c in ok)
+
+
+def test_git_commit_from_the_environment_wins_over_a_stale_checkout(monkeypatch):
+    from flashviz.bench import provenance
+    monkeypatch.setenv("FLASHVIZ_GIT_COMMIT", "0123abcd")
+    monkeypatch.setenv("FLASHVIZ_GIT_DIRTY", "0")
+    assert provenance.git_state() == ("0123abcd", False)
+    monkeypatch.setenv("FLASHVIZ_GIT_DIRTY", "yes?")
+    assert provenance.git_state() == ("0123abcd", None)                  # unreadable: unknown, not a guess
+
+
+def test_source_digest_names_the_code_that_ran(tmp_path):
+    from flashviz.bench import provenance
+    for rel, text in (("flashviz/a.py", "x = 1\n"), ("kernels/b.py", "y = 2\n"), ("README.md", "not code")):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    import hashlib
+    want = hashlib.sha256(b"flashviz/a.py\0x = 1\n\0kernels/b.py\0y = 2\n\0").hexdigest()
+    assert provenance.source_digest(tmp_path) == want
+    (tmp_path / "README.md").write_text("changed")                       # not measured code: same digest
+    assert provenance.source_digest(tmp_path) == want
+    (tmp_path / "kernels/b.py").write_text("y = 3\n")
+    assert provenance.source_digest(tmp_path) != want
+    assert provenance.source_digest(tmp_path / "nothing") is None
+    assert len(provenance.source_digest()) == 64                          # this checkout
+
+
+# ---- CUDA-graph column ----------------------------------------------------------------------------------------
+
+def test_cpu_cells_say_graph_is_not_available(smoke):
+    """Every cell carries the graph fields; on CPU none has a graph time and each says why."""
+    data, _ = smoke
+    for c in data["cells"]:
+        assert {"graph_ms", "graph_tflops", "graph_message", "graph_speedup_vs_cudnn"} <= set(c)
+        if not torch.cuda.is_available():
+            assert c["graph_ms"] is None and c["graph_tflops"] is None
+            assert c["graph_message"] == measure.GRAPH_CPU_MESSAGE
+
+
+def test_old_files_without_graph_fields_still_load(smoke, tmp_path):
+    data, _ = smoke
+    old = json.loads(json.dumps(data))
+    for c in old["cells"]:
+        for k in ("graph_ms", "graph_tflops", "graph_message", "graph_speedup_vs_cudnn"):
+            c.pop(k)
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(old))
+    assert len(load_dataset(p)["cells"]) == len(old["cells"])
+    assert "graph_tflops" not in report.table(load_dataset(p))
+
+
+def test_graph_fields_are_validated(smoke):
+    from flashviz.infra.errors import DatasetError
+    from flashviz.bench.dataset import validate_dataset
+    data, _ = smoke
+    ok = next(c for c in data["cells"] if c["status"] == "ok")
+    good = json.loads(json.dumps(data))
+    cell = next(c for c in good["cells"] if c["impl"] == ok["impl"] and c["n"] == ok["n"] and c["d"] == ok["d"]
+                and c["causal"] == ok["causal"])
+    cell.update(graph_ms=0.5, graph_tflops=cell["flops"] / (0.5 * 1e9), graph_message=None)
+    validate_dataset(good)
+    assert "graph_tflops by impl" in report.table(good)
+    for bad in (dict(graph_tflops=None), dict(graph_tflops=cell["graph_tflops"] * 2), dict(graph_ms=-1.0),
+                dict(graph_message=7)):
+        broken = json.loads(json.dumps(good))
+        next(c for c in broken["cells"] if c == cell).update(bad)
+        with pytest.raises(DatasetError):
+            validate_dataset(broken)
+
+
+def test_failed_capture_is_recorded_not_raised(monkeypatch):
+    """A capture that fails (here: do_bench_cudagraph raising) leaves graph_ms null with the reason."""
+    import triton.testing
+
+    def boom(*a, **k):
+        raise RuntimeError("operation not permitted when stream is capturing")
+    monkeypatch.setattr(triton.testing, "do_bench_cudagraph", boom)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    cell = measure.blank_cell("naive", dict(n=8, d=4, causal=False, dtype="float32", batch=1, heads=1, mode="fwd"))
+    measure._graph(cell, lambda: None, "cuda", 5.0)
+    assert cell["graph_ms"] is None and cell["graph_message"].startswith("graph capture failed: RuntimeError")
+    measure._graph(cell, lambda: None, "cpu", 5.0)
+    assert cell["graph_message"] == measure.GRAPH_CPU_MESSAGE
+
+
+def test_graph_ratio_to_cudnn():
+    cfg = dict(n=8, d=4, causal=False, dtype="float16", batch=1, heads=1, mode="fwd")
+    a, b = measure.blank_cell("fast", cfg), measure.blank_cell("sdpa-cudnn", cfg)
+    for c, ms in ((a, 2.0), (b, 1.0)):
+        c.update(status="ok", ms=ms, graph_ms=ms / 2)
+    measure.add_ratios([a, b])
+    assert a["graph_speedup_vs_cudnn"] == pytest.approx(0.5) and b["graph_speedup_vs_cudnn"] == 1.0
+
+
+@pytest.mark.gpu
+def test_gpu_cells_record_graph_and_per_call_times():
+    for mode in ("fwd", "fwd+bwd"):
+        c = measure.measure_cell("fast", 1024, 64, True, "float16", 2, 4, mode=mode, warmup_ms=5, rep_ms=20)
+        assert c["status"] == "ok" and c["ms"] > 0
+        if mode == "fwd":                                 # a forward call captures: no host work in a replay
+            assert c["graph_ms"] > 0 and c["graph_message"] is None and c["graph_tflops"] > 0
+        else:                                             # autograd may or may not capture; either way, recorded
+            assert (c["graph_ms"] or 0) > 0 or c["graph_message"].startswith("graph capture failed")
+
+
+def test_markdown_tables_are_printed_from_the_file():
+    """report.markdown: every row's TFLOP/s and fast's ratios are the cells' own numbers (docs/BENCHMARKS.md's
+    tables are its output), one row per (N, d, causal) of the mode and dtype asked for."""
+    from pathlib import Path
+
+    from flashviz.bench import report
+    from flashviz.bench.dataset import load_dataset
+    files = sorted((Path(__file__).parents[2] / "assets/benchmarks").glob("nvidia-h200-fwd-*.json"))
+    data = load_dataset(files[-1])
+    md = report.markdown(data, "fwd", "float16").splitlines()
+    cells = [c for c in data["cells"] if c["mode"] == "fwd" and c["dtype"] == "float16"]
+    keys = sorted({(c["n"], c["d"], c["causal"]) for c in cells})
+    assert len(md) == 2 + len(keys)
+    for line, (n, d, causal) in zip(md[2:], keys):
+        by = {c["impl"]: c for c in cells if (c["n"], c["d"], c["causal"]) == (n, d, causal)}
+        cols = [x.strip() for x in line.strip("|").split("|")]
+        assert cols[:3] == [str(n), str(d), "yes" if causal else "no"]
+        fast, cudnn = by["fast"], by["sdpa-cudnn"]
+        assert f"{fast['tflops']:.0f}" in cols and f"{cudnn['ms'] / fast['ms']:.2f}x" in cols

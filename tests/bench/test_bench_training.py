@@ -1,0 +1,47 @@
+"""flashviz.bench.training: a recorded training dataset as the backward page reads it (the H200 recording)."""
+from pathlib import Path
+
+import pytest
+
+from flashviz.bench import load_dataset, training
+from flashviz.infra.errors import InputError
+
+DATA = Path(__file__).resolve().parents[2] / "assets" / "benchmarks"
+TRAIN, FWD = DATA / "nvidia-h200-train-2026-11-29.json", DATA / "nvidia-h200-fwd-2026-11-29.json"
+
+
+def test_training_view_nearest_and_same():
+    ds = load_dataset(TRAIN)
+    v = training.training_view(ds, n=16, d=4, causal=False, dtype="float32", batch=4, heads=32)
+    assert (v["config"]["n"], v["config"]["d"], v["config"]["dtype"], v["same"]) == (4096, 64, "float16", False)
+    assert {c["mode"] for c in v["bwd"]} == {"bwd"} and {c["mode"] for c in v["step"]} == {"fwd+bwd"}
+    assert sorted({c["n"] for c in v["curve"]}) == [4096, 8192, 16384] and len(v["curve"]) == 15
+    assert training.training_view(ds, n=16384, d=128, causal=True, dtype="float16", batch=4, heads=32)["same"]
+    with pytest.raises(InputError, match="no training cells"):
+        training.training_view(load_dataset(FWD), n=4096, d=64, causal=False, dtype="float16", batch=4, heads=32)
+
+
+def test_times_rows_and_summary():
+    ds = load_dataset(TRAIN)
+    v = training.training_view(ds, n=16384, d=64, causal=False, dtype="float16", batch=4, heads=32)
+    rows = {r["impl"]: r for r in training.times_rows(v["bwd"], v["step"])}
+    assert rows["naive"]["status"] == "oom" and rows["naive"]["bwd_ms"] is None and rows["naive"]["ref_vs_bwd"] is None
+    fast = next(c for c in v["bwd"] if c["impl"] == "fast")
+    assert rows["sdpa-flash"]["ref_vs_bwd"] == pytest.approx(fast["speedup_vs_flash"])
+    s = training.speed_summary(ds)
+    assert set(s) == {64, 128}
+    assert s[64]["flash"][0] > 1.0 and s[128]["flash"][0] > 1.0          # the data as recorded on the H200
+
+
+def test_which_backward_kernel_a_recording_ran():
+    """Read from the recording's provenance rule (flashviz.bench writes it); teaching and fast share it."""
+    new = ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), else fused (5 matmuls) for "
+           "d <= 64, reference (7 matmuls) above, on sm_90")
+    old = "auto: fused (5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90"
+    assert [training.backward_kernel(new, d) for d in (32, 64, 96, 128, 256)] == ["fused", "ws", "reference", "ws",
+                                                                           "reference"]
+    assert [training.backward_kernel(old, d) for d in (64, 128)] == ["fused", "reference"]
+    assert training.backward_kernel(None, 64) is None and training.backward_kernel("", 64) is None
+    cells = [dict(impl="teaching", status="ok", ms=5.78), dict(impl="fast", status="ok", ms=5.777)]
+    assert training.same_backward_noise(cells) == pytest.approx(0.003 / 5.777)
+    assert training.same_backward_noise(cells[:1]) is None

@@ -1,0 +1,63 @@
+"""The committed H200 variants recording, checked on its own cells: ours (fast) against FlexAttention in every cell,
+the sliding window's speed-up over dense causal and the bounds that explain it, GQA against MHA inside the run's
+spread, the kernel each cell launched. (Its table is in docs/BENCHMARKS.md, generated from the file.)"""
+from pathlib import Path
+
+from flashviz.bench.variants_dataset import load_variants_dataset
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "assets" / "benchmarks" / "variants" / "nvidia-h200-2026-12-01c.json"
+COMMIT = "620aa1a"
+
+
+def _fast():
+    data = load_variants_dataset(FILE)
+    assert data["complete"] and data["provenance"]["git_commit"].startswith(COMMIT)
+    return data, {(c["variant"], c["n"]): c for c in data["cells"] if c["impl"] == "fast"}
+
+
+def test_ours_beats_flex_in_every_cell():
+    _, fast = _fast()
+    ratios = [c["speedup_vs_flex"] for c in fast.values()]
+    assert len(ratios) == 12 and all(r >= 1.0 for r in ratios)
+
+
+def test_window_and_gqa_figures_hold_together():
+    """A window's speed-up over dense causal is below its ratio of executed tiles, which is below its ratio of
+    visible pairs (edge tiles run in full); GQA takes MHA's time within the run's spread."""
+    _, fast = _fast()
+    dense, window = fast[("dense-causal", 16384)], fast[("window", 16384)]
+    useful = dense["flops_useful"] / window["flops_useful"]
+    executed = dense["flops_executed"] / window["flops_executed"]
+    assert 7.5 < useful < 8.5 and dense["ms"] / window["ms"] < executed < useful
+    g, m = fast[("gqa", 16384)], fast[("dense-causal", 16384)]
+    assert g["ms_p20"] <= m["ms"] <= g["ms_p80"] or m["ms_p20"] <= g["ms"] <= m["ms_p80"]   # inside the spread
+    docs = fast[("docs", 4096)]
+    assert docs["ms_new_ids"] > docs["ms"]                       # rebuilding the document tables every call costs
+
+
+def test_each_cell_launched_the_kernel_the_table_sends_it_to():
+    """ws's tiles are 128 x 128 at d = 128, the tl fast kernel's 128 x 64 (each cell records what it launched): the
+    forward table sends dense causal, windows, ALiBi, GQA and documents to ws at d = 128, softcap to tl."""
+    from flashviz_kernels import forward_table, ws
+    _, fast = _fast()
+    for (variant, n), c in fast.items():
+        to_ws = variant != "softcap"
+        if to_ws and variant in ("window", "alibi", "docs"):
+            to_ws = forward_table.ws_rows(variant, 128, True) is not None
+        want = [128, ws.CONFIGS[(128, True)][1]] if to_ws else list(forward_table.tl_tiles(128, True, 2)[:2])
+        assert c["tiles"] == want, (variant, n, c["tiles"])
+
+
+def test_window_account_is_the_cells():
+    """flashviz.bench.variants_dataset.window_account (the Variants page's sentence) on the committed file: the same
+    numbers as the cells give by their definitions."""
+    from flashviz.bench.variants_dataset import window_account
+    data, fast = _fast()
+    acc = window_account(data, 16384)
+    dense, window = fast[("dense-causal", 16384)], fast[("window", 16384)]
+    assert acc["speedup"] == dense["ms"] / window["ms"] and acc["tiles"] == window["tiles"] == [128, 128]
+    assert acc["useful"] == dense["flops_useful"] / window["flops_useful"]
+    assert acc["executed"] == dense["flops_executed"] / window["flops_executed"]
+    assert acc["efficiency"] == window["tflops_executed"] / dense["tflops_executed"]
+    assert 7.5 < acc["useful"] < 8.5 and acc["executed"] < acc["useful"] and acc["speedup"] < acc["executed"]

@@ -1,0 +1,404 @@
+"""impl="ws" (the Gluon kernel) without a GPU: the version/capability gate, fast's fallback to the tl kernel
+(warned once, reported by ws.status() and the bench provenance) and, where the installed triton is the
+verified one, a compile of the Gluon kernel for sm_90 (no GPU needed)."""
+import warnings
+
+import pytest
+import torch
+
+import flashviz_kernels as fk
+from helpers.attn_ref import attention_rows
+from helpers.dispatch import fast_routes
+from helpers.ws import PTXAS, host
+from flashviz_kernels import _env, forward_table, ws
+
+pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py here)
+
+
+def _qkv(n=64, d=64, dtype=torch.float16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn((1, 2, n, d), generator=g).to(dtype) for _ in range(3)]
+
+
+def _pretend_hopper(monkeypatch, version="3.6.0", cap=(9, 0)):
+    monkeypatch.setattr(ws, "triton_version", lambda: version)
+    monkeypatch.setattr(_env, "INTERPRET", False)
+    monkeypatch.setattr(ws, "_capability", lambda: cap)
+
+
+def test_status_here_is_inactive_with_a_reason():
+    st = ws.status()
+    assert set(st) >= {"active", "reason", "triton", "verified_triton"}
+    assert st["triton"] == ws.triton_version()
+    if not torch.cuda.is_available():
+        assert st["active"] is False
+        assert ("interpreter" in st["reason"]) or ("not a version" in st["reason"])
+
+
+@pytest.mark.parametrize("version", ["3.8.0", "3.5.1", "3.60.0", "not installed"])
+def test_unverified_triton_is_refused(monkeypatch, version):
+    _pretend_hopper(monkeypatch, version=version)
+    st = ws.status()
+    assert st["active"] is False and version in st["reason"] and "verified" in st["reason"]
+
+
+@pytest.mark.parametrize("cap", [(8, 0), (10, 0), (12, 0), None])
+def test_other_gpus_are_refused(monkeypatch, cap):
+    _pretend_hopper(monkeypatch, cap=cap)
+    st = ws.status()
+    assert st["active"] is False
+    assert ("no CUDA" in st["reason"]) if cap is None else (f"{cap[0]}.{cap[1]} is not sm_90" in st["reason"])
+
+
+def test_hopper_with_verified_triton_is_active_or_says_why(monkeypatch):
+    _pretend_hopper(monkeypatch)
+    st = ws.status()
+    assert st["active"] or st["reason"].startswith("Gluon could not be imported"), st
+
+
+def test_explicit_ws_raises_unavailable_with_the_reason(monkeypatch):
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
+    q, k, v = _qkv()
+    with pytest.raises(fk.KernelUnavailable, match="3.8.0"):
+        fk.attention(q, k, v, impl="ws")
+    with pytest.raises(fk.KernelUnavailable, match="3.8.0"):
+        fk.attention_with_lse(q, k, v, impl="ws")
+
+
+def test_ws_refuses_other_dtypes_and_head_dims(monkeypatch):
+    _pretend_hopper(monkeypatch)
+    monkeypatch.setattr(ws, "_gluon_import_error", lambda: None)
+    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
+    assert "CUDA" in ws.unsupported(q)
+    monkeypatch.setattr(torch.Tensor, "device", property(lambda self: torch.device("cuda")), raising=False)
+    assert "float32" in ws.unsupported(torch.empty((1, 1, 8, 64), dtype=torch.float32, device="meta"))
+    assert "96" in ws.unsupported(torch.empty((1, 1, 8, 96), dtype=torch.float16, device="meta"))
+    assert ws.unsupported(torch.empty((1, 1, 8, 128), dtype=torch.bfloat16, device="meta")) is None
+    with pytest.raises(fk.KernelInputError, match="block_m = 128 or 192"):
+        ws.pick_config(q, q, causal=False, block_m=64)
+
+
+def test_fast_without_ws_runs_the_tl_kernel_silently_on_cpu(monkeypatch):
+    """In the dispatch table but not runnable here: fast is the tl kernel; no warning for CPU tensors."""
+    fast_routes(monkeypatch, {(64, False): 1})
+    q, k, v = _qkv()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="flashviz_kernels")
+        out = fk.attention(q, k, v, impl="fast")
+    rows = torch.arange(64)
+    ref = attention_rows(q, k, v, rows, causal=False)
+    assert (out.double() - ref).abs().max() < 2e-3
+
+
+def test_gluon_failure_falls_back_once_and_is_reported(monkeypatch):
+    """A compile/launch failure of the Gluon kernel: fast still answers (tl kernel), warns once, status says why,
+    later calls go straight to the tl kernel; pinned tiles never try ws."""
+    calls = []
+
+    def broken(*a, **kw):
+        calls.append(1)
+        raise RuntimeError("PassManager::run failed (simulated)")
+
+    fast_routes(monkeypatch, {(64, True): 1})
+    monkeypatch.setattr(ws, "unsupported", lambda q: ws._state["failed"])
+    monkeypatch.setattr(ws, "forward", broken)
+    q, k, v = _qkv(n=96)
+    fk.attention(q, k, v, causal=True, impl="fast", block_m=64, block_n=64)
+    assert calls == []                                            # pinned launch: the tl kernel only
+    with pytest.warns(RuntimeWarning, match="simulated"):
+        out, lse = fk.attention_with_lse(q, k, v, causal=True, impl="fast")
+    assert calls == [1]
+    rows = torch.arange(96)
+    assert (out.double() - attention_rows(q, k, v, rows, causal=True)).abs().max() < 2e-3
+    st = ws.status()
+    assert st["active"] is False and "simulated" in st["reason"]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="flashviz_kernels")   # said once per process
+        fk.attention(q, k, v, causal=True, impl="fast")
+    assert calls == [1]
+
+
+def test_provenance_carries_ws_status(monkeypatch):
+    from flashviz.bench import provenance
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
+    f = provenance.ws_fields()
+    assert f["ws_status"].startswith("inactive: triton 3.8.0")
+    assert f["ws_verified_triton"] == "3.6.x" and f["fast_uses_ws"]
+    assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
+    assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
+    assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
+    p = provenance.collect("cpu", "python -m flashviz.bench", "test")
+    assert p["ws_status"] == f["ws_status"]
+
+
+COMPILE = """
+import json, os, re, subprocess, tempfile, triton
+from flashviz_kernels import ws
+from tools.compile_check import compile_sm90
+bn, stages, _, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
+overlap = ws.overlap_default({d}, {causal}, consumers={nc}, persistent={persistent}, window={window})   # as forward
+k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
+                 persistent={persistent}, consumers={nc}, window={window}, docs={docs})
+""" + PTXAS + """\
+print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
+                      tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared,
+                      ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
+                      warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
+"""
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("d,causal,nc,window,docs", [
+    (128, True, 2, False, False), (128, False, 2, False, False), (64, True, 2, False, False),
+    (64, False, 2, False, False), (64, True, 3, False, False), (64, False, 3, False, False),
+    (128, True, 2, True, False), (64, True, 3, True, False), (128, True, 2, False, True), (64, False, 3, False, True)])
+def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs):
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled); docs:
+    packed documents (the host's tables)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
+                    "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
+    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    code = COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window, docs=docs)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
+    assert got["ptxas_spills"] == [0, 0]                                        # not even in ptxas's allocation
+    regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
+    creg, preg, maxnreg = ws.REGS[nc]
+    assert preg in regs and creg in regs                                        # the per-partition budgets
+    # NC consumer warpgroups + the producer's (1 warp, padded to a warpgroup) at the launch budget fill <= 64K
+    assert got["warps"] == 4 * (nc + 1) and got["maxnreg"] == [str(maxnreg)]
+    assert 128 * (nc + 1) * maxnreg <= 65536 and 128 * (nc * creg + preg) <= 128 * (nc + 1) * maxnreg
+    assert got["shared"] <= ws.SMEM_BYTES
+    bn, stages = ws.CONFIGS[(d, causal)][1:3]
+    assert got["shared"] >= ws.smem_bytes(d, bn, stages, persistent, 2, nc)       # the estimate forward checks
+
+
+def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    fast_routes(monkeypatch, {(64, False): 8192})
+    meta = lambda n, d=64, dt=torch.float16: torch.empty((1, 1, n, d), dtype=dt, device="meta")  # noqa: E731
+    assert ws.fast_should_use(meta(8192), meta(8192), False)
+    assert ws.fast_should_use(meta(9000), meta(16384), False)
+    assert not ws.fast_should_use(meta(4096), meta(8192), False)          # below the measured N
+    assert not ws.fast_should_use(meta(8192), meta(8192), True)           # causal: not in the table
+    assert not ws.fast_should_use(meta(8192, 128), meta(8192, 128), False)
+    assert not ws.fast_should_use(meta(8192, dt=torch.float32), meta(8192, dt=torch.float32), False)
+
+
+def test_pinning_fast_to_tl_for_measurement(monkeypatch):
+    """FLASHVIZ_FAST_TL=1 (a benchmark timing fast's tl kernel against ws) empties the table in force, and
+    status() says so, so the recording's provenance shows fast_uses_ws 'none'."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    fast_routes(monkeypatch, {(64, False): 8192})
+    q = torch.empty((1, 1, 8192, 64), dtype=torch.float16, device="meta")
+    assert ws.fast_should_use(q, q, False) and ws.status()["fast_uses_ws"] == ["d=64 causal=False N>=8192"]
+    monkeypatch.setenv(ws.PIN_TL_ENV, "1")
+    assert not ws.fast_should_use(q, q, False) and ws.status()["fast_uses_ws"] == []
+    monkeypatch.setenv(ws.PIN_TL_ENV, "0")
+    assert ws.fast_should_use(q, q, False)
+
+
+def test_dispatch_table_names_only_cells_ws_can_run():
+    """Every row sending calls to ws names a head dim the kernel takes and has a launch row for it."""
+    for r in forward_table.ROUTES:
+        assert r.kernel in ("ws", "tl") and r.n[0] >= 1 and (r.n[1] is None or r.n[1] >= r.n[0])
+        if r.kernel == "ws":
+            assert r.d[0] == r.d[1] and r.d[0] in ws.HEAD_DIMS
+            for c in ((False, True) if r.causal is None else (r.causal,)):
+                assert (r.d[0], c) in ws.CONFIGS
+                assert r.variant == "dense" or forward_table.ws_rows(r.variant, r.d[0], c) is not None
+
+
+@pytest.fixture(scope="module")
+def tile_fns():
+    try:
+        from flashviz_kernels import _ws_tile
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    key_range = host(_ws_tile.key_range)
+    return host(_ws_tile.persistent_tile), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
+
+
+@pytest.mark.parametrize("bm", [128, 192])
+@pytest.mark.parametrize("n_qblk,n_bh,group", [(8, 10, 3), (8, 10, 1), (5, 7, 7), (5, 7, 100), (1, 3, 2), (64, 128, 8)])
+def test_persistent_order_visits_every_tile_once_longest_first(tile_fns, n_qblk, n_bh, group, bm):
+    """The kernel's own tile decode: a permutation of all (head, query block) tiles; inside each head group the
+    query blocks go from the last to the first (a ragged last group included); bm-row tiles (2 or 3 consumers)."""
+    tile, _ = tile_fns
+    order = [tile(t, n_qblk, n_bh, group, bm) for t in range(n_qblk * n_bh)]
+    assert sorted(order) == sorted((bh, blk * bm) for bh in range(n_bh) for blk in range(n_qblk))
+    g = min(group, n_bh)
+    for grp in range(-(-n_bh // g)):
+        starts = [sq for bh, sq in order if bh // g == grp]
+        assert starts == sorted(starts, reverse=True)
+        assert {bh for bh, _ in order[grp * g * n_qblk:(grp + 1) * g * n_qblk]} == \
+            set(range(grp * g, min(n_bh, (grp + 1) * g)))
+
+
+@pytest.mark.parametrize("b,h,n,d", [(4, 32, 8192, 128), (4, 32, 8192, 64), (4, 32, 16384, 128), (1, 4, 8192, 128)])
+def test_persistent_causal_order_balances_132_programs(tile_fns, b, h, n, d):
+    """Programs p, p+132, ... of the causal order (head groups from ws.head_group): the busiest program does at
+    most one longest tile more than the mean, and no more than with head-major order."""
+    tile, key_tiles = tile_fns
+    n_qblk, n_bh = -(-n // 128), b * h
+    total = n_qblk * n_bh
+
+    def busiest(group):
+        work = [0] * min(132, total)
+        for t in range(total):
+            work[t % len(work)] += key_tiles(tile(t, n_qblk, n_bh, group, 128)[1], n, n, 128, 128, True)
+        return max(work), sum(work) / len(work)
+
+    group = ws.head_group(n_bh, n, d, 2, True)
+    assert group == min(n_bh, ws.L2_KV_BYTES // (2 * n * d * 2)) > 1
+    most, mean = busiest(group)
+    longest = key_tiles((n_qblk - 1) * 128, n, n, 128, 128, True)
+    assert most - mean <= longest and most <= busiest(1)[0]
+
+
+@pytest.mark.parametrize("bm", [128, 192])
+def test_key_tiles_follow_bottom_right_causal(tile_fns, bm):
+    _, key_tiles = tile_fns
+    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129), (193, 191)):
+        for start in range(0, n_q, bm):
+            last_row = min(start + bm - 1, n_q - 1)
+            seen = min(max(last_row + n_k - n_q + 1, 0), n_k)       # keys the block's last row sees
+            assert key_tiles(start, n_q, n_k, bm, 128, True) == -(-seen // 128)
+            assert key_tiles(start, n_q, n_k, bm, 64, False) == -(-n_k // 64)
+
+
+def test_overlap_switch_env(monkeypatch):
+    """OVERLAP_ENV overrides CONFIGS' OVERLAP for launches that do not pass overlap; a bad value is a typed error."""
+    monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
+    for (d, causal), cfg in ws.CONFIGS.items():
+        assert ws.overlap_default(d, causal) is cfg[3]
+    assert [ws.overlap_default(d, True, alibi=True) for d in (64, 128)] == \
+        [forward_table.ws_rows("alibi", d, True).fields["overlap"] for d in (64, 128)]
+    for pers, window in ((True, False), (False, True)):           # three consumers' 160 registers spill with it
+        assert ws.overlap_default(64, True, consumers=3, persistent=pers, window=window) is False
+    assert ws.overlap_default(64, True, consumers=2, persistent=True, window=True) is ws.CONFIGS[(64, True)][3]
+    monkeypatch.setenv(ws.OVERLAP_ENV, "0")
+    assert not any(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
+    monkeypatch.setenv(ws.OVERLAP_ENV, "1")
+    assert all(ws.overlap_default(d, c) for d, c in ws.CONFIGS)
+    assert ws.status()["overlap"] == f"every (d, causal) ({ws.OVERLAP_ENV}=1)"
+    monkeypatch.delenv(ws.OVERLAP_ENV)
+    assert ws.status()["overlap"] == "every (d, causal) but d=64 ALiBi (CONFIGS)"      # the tables as measured
+    monkeypatch.setenv(ws.OVERLAP_ENV, "on")
+    assert "must be 1" in ws.status()["overlap"]
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match=ws.OVERLAP_ENV):
+        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+
+
+def test_persistent_switch_env_and_checks(monkeypatch):
+    """PERSISTENT_ENV overrides CONFIGS (a bad value is a typed error); programs / groups only with persistent;
+    a ring plus Q buffers larger than sm_90's shared memory is refused before any launch."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    assert ws.persistent_default(128, True) is ws.CONFIGS[(128, True)][5]
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
+    assert ws.persistent_default(64, False) is True
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
+    assert ws.persistent_default(64, False) is False
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "yes")
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    with pytest.raises(fk.KernelInputError, match=ws.PERSISTENT_ENV):
+        ws.forward(q, q, q, **kw)
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
+    with pytest.raises(fk.KernelInputError, match="persistent launch only"):
+        ws.forward(q, q, q, programs=4, **kw)
+    with pytest.raises(fk.KernelInputError, match="positive int"):
+        ws.forward(q, q, q, persistent=True, groups=0, **kw)
+    with pytest.raises(fk.KernelInputError, match="shared memory"):
+        ws.forward(q, q, q, persistent=True, **dict(kw, num_stages=3))
+    assert ws.smem_bytes(128, 128, 3, False) <= ws.SMEM_BYTES < ws.smem_bytes(128, 128, 3, True)
+    assert ws.head_group(128, 8192, 128, 2, False) == 1 and ws.head_group(3, 64, 64, 2, True) == 3
+
+
+def test_consumers_switch_env_config_and_shared_memory(monkeypatch):
+    """NC (consumer warpgroups) lives in CONFIGS as block_m = 64 * NC; CONSUMERS_ENV overrides it for launches that
+    do not pass block_m (a bad value is a typed error); the register budgets fit 64K per SM; three 64-row Q/O
+    slices cost one more slice of shared memory per buffer."""
+    monkeypatch.delenv(ws.CONSUMERS_ENV, raising=False)
+    for key, cfg in ws.CONFIGS.items():
+        assert len(cfg) == 7 and cfg[6] in (2, 3) and cfg[0] == 64 * cfg[6], key
+        assert cfg[6] == (3 if key[0] == 64 else 2), key  # measured: three at d=64 (tune/...-nc3-...json), two at 128
+    q = torch.empty((1, 1, 8, 128), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=True)[0] == 128 and ws.consumers_default(128, True) == 2
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
+    assert ws.pick_config(q, q, causal=True) == (192, ws.CONFIGS[(128, True)][1], 4, ws.CONFIGS[(128, True)][2])
+    assert ws.pick_config(q, q, causal=True, block_m=128)[0] == 128            # an explicit block_m wins
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "2")
+    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=False)[0] == 128 and ws.consumers_default(64, False) == 2
+    monkeypatch.delenv(ws.CONSUMERS_ENV)
+    assert ws.pick_config(q, q, causal=False)[0] == 192
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
+    assert "d=64 causal=True: 3" in ws.status()["consumers"] and ws.CONSUMERS_ENV in ws.status()["consumers"]
+    monkeypatch.setenv(ws.CONSUMERS_ENV, "4")
+    with pytest.raises(fk.KernelInputError, match=ws.CONSUMERS_ENV):
+        ws.pick_config(q, q, causal=True)
+    assert "must be 2 or 3" in ws.status()["consumers"]
+    with pytest.raises(fk.KernelInputError, match="block_m = 128 or 192"):
+        ws.pick_config(q, q, causal=True, block_m=256)
+    for nc, (creg, preg, maxnreg) in ws.REGS.items():
+        for r in (creg, preg, maxnreg):
+            assert r % 8 == 0 and 24 <= r <= 256
+        assert 128 * (nc * creg + preg) <= 128 * (nc + 1) * maxnreg <= 65536
+    assert ws.smem_bytes(64, 128, 2, True, 2, 3) - ws.smem_bytes(64, 128, 2, True, 2, 2) == 2 * 64 * 64 * 2
+    assert ws.smem_bytes(128, 128, 2, False, 2, 3) <= ws.SMEM_BYTES
+
+
+def test_status_says_which_launches_run_persistent(monkeypatch):
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    on = [k for k, c in ws.CONFIGS.items() if c[5]]
+    assert ws.status()["persistent"].endswith("(CONFIGS)") and (bool(on) != ws.status()["persistent"].startswith("none"))
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
+    assert ws.status()["persistent"] == ("d=64 causal=False, d=64 causal=True, d=128 causal=False, d=128 causal=True, "
+                                         f"d=64 window, d=128 window ({ws.PERSISTENT_ENV}=1)")
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "2")
+    assert "must be 1" in ws.status()["persistent"]
+
+
+def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
+    """tune_ws's summary: persistent / one-tile of the same switches and N, the spread over rounds."""
+    pytest.importorskip("triton")
+    from tools import tune_ws
+    base = dict(n=8192, d=128, causal=True, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.0,
+                fast_ms=4.4, groups=None)
+    tune_ws.report([dict(base, persistent=False, ms=4.0, ms_all=[4.0, 4.2]),
+                     dict(base, persistent=True, ms=3.6, ms_all=[3.5, 3.6, 3.7]),
+                     dict(base, pingpong=True, persistent=True, ms=3.0, ms_all=[3.0])])
+    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert "pers/one 0.900" in out[2] and "grp=auto" in out[2] and "[3.500-3.700]" in out[2] and "x1.111 cudnn" in out[2]
+    assert "pers/one" not in out[1] and "[4.000-4.200]" in out[1] and "grp" not in out[1]
+    assert "pers/one" not in out[3]                      # no one-tile run with pingpong on to compare with
+
+
+def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
+    """tune_ws --variants consumers: each NC=3 row over the fastest NC=2 row of its cell and schedule."""
+    pytest.importorskip("triton")
+    from tools import tune_ws
+    base = dict(n=8192, d=64, causal=False, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.8,
+                fast_ms=5.2, groups=None, persistent=False)
+    tune_ws.report([dict(base, consumers=2, ms=5.0, ms_all=[5.0]),
+                     dict(base, consumers=2, stages=3, ms=4.0, ms_all=[4.0]),
+                     dict(base, consumers=3, ms=4.4, ms_all=[4.4]),
+                     dict(base, consumers=3, persistent=True, ms=4.2, ms_all=[4.2])])
+    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert "NC=2" in out[1] and "nc3/nc2" not in out[1] and "nc3/nc2" not in out[2]
+    assert "NC=3" in out[3] and "nc3/nc2 1.100" in out[3] and "x1.091 cudnn" in out[3]
+    assert "nc3/nc2" not in out[4] and "pers/one 0.955" in out[4]    # no persistent NC=2 run to compare with
+    for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
+        assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
+        assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers

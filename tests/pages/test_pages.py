@@ -1,0 +1,62 @@
+"""The page registry, flashviz.ui.pages: the one list the navigation, the links between pages and the tests use.
+Every link target is a registered page, and every registered page renders (AppTest) in both languages."""
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from helpers.app import APP, clean, open_page
+from flashviz.i18n import LANGS, STRINGS, t
+from flashviz.ui import pages, quiz, state
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def link_targets() -> list[tuple[str, str]]:
+    """(where, slug) for every pages.link(...) call with a literal slug in the package, every quiz question's
+    page and every preset's page."""
+    out = []
+    for path in sorted((ROOT / "flashviz").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and "link" in (getattr(node.func, "attr", None), getattr(node.func, "id", None))
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                out.append((f"{path.name}:{node.lineno}", node.args[0].value))
+    out += [(f"quiz {q.id}", q.page) for q in quiz.QUESTIONS]
+    out += [(f"preset {name}", slug) for name, slug in state.PRESET_PAGES.items()]
+    return out
+
+
+def test_every_link_target_is_a_registered_page():
+    targets = link_targets()
+    assert {"stepper", "blocks", "speed", "backward"} <= {s for _, s in targets}      # the scan sees them
+    assert [(w, s) for w, s in targets if s not in pages.BY_SLUG] == []
+
+
+def test_the_registry_is_well_formed():
+    slugs = [p.slug for p in pages.PAGES]
+    assert len(set(slugs)) == len(slugs) and pages.DEFAULT == slugs[0] == "stepper"
+    for p in pages.PAGES:
+        assert callable(importlib.import_module(f"flashviz.ui.{p.module}").render), p
+        assert p.title_key in STRINGS and all(STRINGS[p.title_key].get(lang) for lang in LANGS), p
+    with pytest.raises(KeyError):                  # a typo is an error, not a link that silently disappears
+        pages.title("speeds", "en")
+
+
+def test_a_link_carries_the_registered_title_and_address():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.selectbox(key="_w.preset").set_value("h200").run()                 # the H200 preset links to "speed"
+    clean(at)
+    [pl] = at.get("page_link")
+    assert (pl.proto.label, pl.proto.page) == (t("common.nav_speed", "en"), "speed")
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+@pytest.mark.parametrize("slug", [p.slug for p in pages.PAGES])
+def test_every_registered_page_renders(slug, lang):
+    at = open_page(slug, lang=lang)
+    clean(at)
+    assert at.title[0].value == t(f"{pages.BY_SLUG[slug].module}.title", lang)

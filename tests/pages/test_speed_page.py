@@ -1,0 +1,346 @@
+"""AppTest of app.py on the page "Speed and memory" (CPU): recorded datasets with provenance, the nearest cell
+following the shared configuration, uploads (accepted or rejected, never executed), lesson exercise 3, and the
+configuration shared across pages. The GPU path's wiring with flashviz.bench.live faked (OOM and errors shown per cell)
+and the live results' store are in test_speed_live.py (both open the page through tests/helpers/speed.py)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from helpers import app as app_util
+from flashviz.infra import literal
+from helpers.app import clean
+from helpers.speed import FWD, SPEED, fake_cells, open_page
+
+from flashviz.bench import list_datasets, load_dataset, nearest_config
+from flashviz.charts import speed as charts
+from flashviz.infra.errors import DatasetError
+from flashviz.i18n import t
+from flashviz.infra.literal import unmd
+from flashviz.ui.pages import switch
+from flashviz.ui.speed_live import family_text
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+STEPPER = "stepper"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
+W = "_w.cfg."
+
+
+def dataset_shown(at: AppTest) -> str:
+    return at.selectbox(key="_w.speed.dataset").value
+
+
+def recorded_note(at: AppTest) -> str:
+    """The line saying which recorded configuration the charts and the table show."""
+    [note] = [e.value for e in [*at.success, *at.info] if "exactly your configuration" in e.value
+              or "nearest, not the same" in e.value]
+    return note
+
+
+def same_note(**c) -> str:
+    """What recorded_note says when the dataset has exactly this configuration (defaults B=4, H=32, forward)."""
+    return t("speed.rec_same", "en", cfg=family_text(dict(batch=4, heads=32, mode="fwd") | c, "en"))
+
+
+def texts(at: AppTest) -> str:
+    """What the page shows as text: Markdown bodies with their escapes removed (a dataset's text is escaped)."""
+    parts = [e.value if kind == "code" else unmd(e.value)
+             for kind in ("markdown", "caption", "info", "success", "warning", "error", "code", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+# ----------------------------------------------------------------------------- recorded datasets
+
+def test_renders_with_the_recorded_dataset_and_its_provenance():
+    at = open_page()
+    clean(at)
+    assert at.title[0].value == "Speed and memory"
+    assert any("No CUDA GPU on this machine" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 2                               # time/TFLOP/s vs N, memory vs N
+    body = texts(at)
+    prov = load_dataset(FWD)["provenance"]
+    for want in ("NVIDIA H200", prov["git_commit"], prov["driver_version"], prov["torch"], prov["triton"],
+                 prov["created_utc"][:10], prov["command"]):
+        assert want in body, want
+    assert at.code[0].value == prov["command"]
+    assert body.count("Source: NVIDIA H200") >= 3                        # beside both charts and the table
+    assert dataset_shown(at) == f"file:{FWD.name}"
+    exported = at.session_state["_export.registry"]["charts"]["speed.rec_perf"].meta   # what the exports carry
+    assert exported["provenance"]["device_name"] == "NVIDIA H200" and exported["recorded_configuration"]["n"] == 4096
+    # it opens on a recorded cell, says so, and says what configuration it shows
+    assert recorded_note(at) == same_note(n=4096, d=128, causal=False, dtype="float16")
+    assert any("N = 4096, d = 128, fp16" in c.value and "H200 recordings" in c.value for c in at.caption)
+    # truth 17: the source line beside every chart carries the whole date (cut before escaping, not after)
+    date = prov["created_utc"][:10]
+    sources = [c.value for c in at.caption if c.value.startswith("Source: NVIDIA H200")]
+    assert len(sources) >= 3 and all(literal.md(date) in c for c in sources)
+
+
+def test_nearest_cell_follows_the_shared_configuration():
+    at = open_page(n=8192, d=128, causal=True, dtype="float16")
+    clean(at)
+    assert recorded_note(at) == same_note(n=8192, d=128, causal=True, dtype="float16")
+    ds = load_dataset(FWD)
+    rec = {c["impl"]: c for c in ds["cells"] if (c["n"], c["d"], c["causal"], c["dtype"]) == (8192, 128, True,
+                                                                                                  "float16")}
+    df = at.dataframe[0].value
+    row = df[df["implementation"] == "naive (PyTorch)"].iloc[0]
+    assert row["time (ms)"] == f"{rec['naive']['ms']:.3f}"
+    fast = df[df["implementation"] == "fast kernel (Triton)"].iloc[0]
+    assert fast["speed-up vs naive"] == f"{rec['naive']['ms'] / rec['fast']['ms']:.2f}×"
+
+    # causal: naive computed all N² scores; its useful TFLOP/s is half what it executed (derived from the time)
+    naive = rec["naive"]
+    executed = 4 * naive["batch"] * naive["heads"] * 8192 ** 2 * 128 / (naive["ms"] * 1e9)
+    assert naive["tflops"] == pytest.approx(executed / 2, rel=1e-6)
+    note = next(c.value for c in at.caption if c.value.startswith("Naive attention at N = 8192 with the causal mask"))
+    assert f"{naive['ms']:,.2f} ms" in note and f"executed {executed:.0f} TFLOP/s" in note
+    assert f"{naive['tflops']:.0f} useful TFLOP/s" in note
+    assert "useful TFLOP/s" in df.columns
+    explain = next(m.value for m in at.markdown if "what the FLOP counts mean" in m.value)
+    assert "Every implementation does the same arithmetic" not in explain and "twice the useful FLOPs" in explain
+
+    at.number_input(key=W + "n").set_value(5000).run()                  # not recorded: the nearest, said so
+    clean(at)
+    near = nearest_config(load_dataset(FWD), n=5000, d=128, causal=True, dtype="float16", batch=4, heads=32,
+                          mode="fwd")
+    assert (near["n"], near["d"], near["causal"]) == (4096, 128, True)
+    note = recorded_note(at)
+    assert "nearest, not the same" in note and "N = 5000" in note and f"**{family_text(near, 'en')}**" in note
+
+
+def test_use_the_recorded_configuration_writes_the_shared_one():
+    at = open_page(n=100, d=100, dtype="float32", row=99, **{"speed.batch": 2})
+    at.button(key="speed.use_recorded").click().run()
+    clean(at)
+    ss, c = at.session_state, app_util.page_config(at, SPEED)
+    assert (c.n, c.d, c.dtype, c.causal) == (1024, 128, "float16", False)
+    assert 0 <= c.row < c.n                                               # a valid row (a row that exists stays)
+    assert recorded_note(at) == same_note(n=1024, d=128, causal=False, dtype="float16")
+    assert ss["speed.batch"] == 4 and ss["speed.heads"] == 32
+
+
+def test_the_pass_picks_the_training_dataset():
+    at = open_page(n=8192, d=64, dtype="float16")
+    at.segmented_control(key="_w.speed.mode").set_value("bwd").run()
+    clean(at)
+    assert dataset_shown(at) == f"file:{TRAIN.name}"
+    assert recorded_note(at) == same_note(n=8192, d=64, causal=False, dtype="float16", mode="bwd")
+    assert json.loads(TRAIN.read_bytes())["provenance"]["git_commit"] in texts(at)   # the training run's commit
+
+
+def test_time_metric_draws_log_axes_with_reference_slopes():
+    at = open_page(n=4096, d=128, dtype="float16")
+    at.segmented_control(key="_w.speed.metric").set_value("ms").run()
+    clean(at)
+    perf, mem = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    assert perf["layout"]["xaxis"]["type"] == "log" and perf["layout"]["yaxis"]["type"] == "log"
+    names = [tr.get("name") for tr in perf["data"]] + [tr.get("name") for tr in mem["data"]]
+    assert names.count("∝ N² (reference)") == 2 and names.count("∝ N (reference)") == 2
+    assert mem["layout"]["yaxis"]["type"] == "log"
+
+
+# ----------------------------------------------------------------------------- uploads
+
+def test_a_malformed_upload_is_rejected_with_a_message():
+    at = open_page()
+    at.file_uploader[0].set_value(("broken.json", b"{not json at all", "application/json")).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "broken.json was not accepted" in unmd(at.error[0].value)
+    assert "not JSON" in unmd(at.error[0].value)
+    assert dataset_shown(at) == f"file:{FWD.name}"                       # the page carries on
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_an_upload_with_a_non_finite_number_is_rejected():
+    raw, hits = re.subn(r'"ms": [0-9.e+-]+', '"ms": NaN', FWD.read_text(), count=1)   # the first cell's time
+    assert hits == 1
+    at = open_page()
+    at.file_uploader[0].set_value(("nan.json", raw.encode(), "application/json")).run()
+    assert not at.exception and "NaN is not allowed" in unmd(at.error[0].value)
+
+
+def test_a_valid_upload_becomes_selectable_in_this_session():
+    ds = json.loads(FWD.read_bytes())
+    ds["provenance"].update(device_name="My Laptop GPU", git_commit="abc1234")
+    at = open_page()
+    at.file_uploader[0].set_value(("mine.json", json.dumps(ds).encode(), "application/json")).run()
+    clean(at)
+    assert dataset_shown(at) == "upload:mine.json"
+    assert "My Laptop GPU" in texts(at) and "abc1234" in texts(at)
+    options = at.selectbox(key="_w.speed.dataset").options
+    committed = [p for p in list_datasets() if any(c["mode"] == "fwd" for c in load_dataset(p)["cells"])]
+    label = f"My Laptop GPU · {ds['provenance']['created_utc'][:10]} · {len(ds['cells'])} cells · uploaded"
+    assert label in options and len(options) == len(committed) + 1
+    at.selectbox(key="_w.speed.dataset").set_value(f"file:{FWD.name}").run()   # back to the committed one; kept
+    at.run()
+    assert dataset_shown(at) == f"file:{FWD.name}" and "NVIDIA H200" in texts(at)
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"\xff\xfe", "not UTF-8"),
+    (b'{"schema_version": 1, "kind": "flashviz-bench"}', "missing"),
+    (b"[1, 2, 3]", "JSON object"),
+    (b"x" * (6 * 2 ** 20), "limited to"),
+])
+def test_read_upload_rejects_bad_bytes(data, words):
+    from flashviz.ui.speed import read_upload
+    with pytest.raises(DatasetError, match=words):
+        read_upload(data)
+
+
+# ----------------------------------------------------------------------------- exercise 3 on this CPU
+
+def test_cpu_exercise_naive_grows_as_n_squared(monkeypatch):
+    monkeypatch.setattr("flashviz.ui.speed.EXERCISE_NS", (256, 512, 1024))
+    at = open_page()
+    at.button(key="speed.cpu_run").click().run()
+    clean(at)
+    [df] = [d.value for d in at.dataframe if "naive peak (MiB)" in d.value.columns]
+    mib = lambda col: [float(x.replace(",", "")) for x in df[col]]  # noqa: E731
+    naive, tiled = mib("naive peak (MiB)"), mib("tiled peak (MiB)")
+    assert df["N"].tolist() == [256, 512, 1024]
+    for a, b in zip(naive, naive[1:]):
+        assert b / a == pytest.approx(4, rel=0.2)
+    assert naive[-1] > 2 * tiled[-1]
+    assert len(at.get("plotly_chart")) == 3
+    assert any("O(N²)" in m.value for m in at.markdown)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+def test_bad_batch_is_a_message_and_the_page_stays_up():
+    at = open_page(**{"speed.batch": 0})
+    assert not at.exception
+    assert len(at.error) == 1 and "batch B must be" in at.error[0].value
+    assert at.button(key="speed.cpu_run")                                 # the exercise is still there
+
+
+# ----------------------------------------------------------------------------- shared configuration
+
+def test_configuration_carries_across_pages():
+    """N, d, Bc carry to the other realistic-size pages; the stepper keeps its own small row; the mask carries."""
+    at = open_page()
+    at.number_input(key=W + "n").set_value(8192).run()
+    at.number_input(key=W + "block_n").set_value(128).run()
+    at.toggle(key=W + "causal").set_value(True).run()
+    switch(at, "backward").run()
+    clean(at)
+    assert at.number_input(key=W + "n").value == 8192
+    switch(at, STEPPER).run()
+    clean(at)
+    assert at.number_input(key=W + "n").value == 16 and at.number_input(key=W + "block_n").value == 4
+    assert at.toggle(key=W + "causal").value is True
+    at.number_input(key=W + "d").set_value(16).run()                     # the stepper's d stays its own
+    switch(at, SPEED).run()
+    assert not at.exception
+    assert at.number_input(key=W + "d").value == 128 and at.number_input(key=W + "n").value == 8192
+
+
+def test_page_values_are_kept_across_pages():
+    at = open_page()
+    at.number_input(key="_w.speed.heads").set_value(8).run()
+    switch(at, STEPPER).run()
+    switch(at, SPEED).run()
+    assert at.number_input(key="_w.speed.heads").value == 8
+
+
+def test_chinese():
+    at = open_page(lang="zh")
+    clean(at)
+    assert at.title[0].value == "速度与显存"
+    assert "本机没有 CUDA GPU" in texts(at) and "IO 感知" in texts(at)
+
+
+# ----------------------------------------------------------------------------- chart builders
+
+def test_builders_make_valid_figures_with_failure_marks():
+    ds = load_dataset(FWD)
+    cells = charts.family(ds["cells"], dict(d=64, causal=False, dtype="float16", batch=4, heads=32, mode="fwd"))
+    assert {c["n"] for c in cells} == {1024, 2048, 4096, 8192, 16384}
+    for lang in ("en", "zh"):
+        for fig in (charts.perf_figure(cells, lang, metric="ms", mark_n=4096, shown=("naive", "fast")),
+                    charts.perf_figure(cells, lang, metric="tflops"), charts.memory_figure(cells, lang)):
+            go.Figure(fig.to_dict())                                      # plotly's own validation
+    mem = charts.memory_figure(cells, "en", shown=("naive", "fast"))
+    marks = [tr for tr in mem.data if tr.mode == "markers+text"]
+    assert marks and all(x == 16384 for tr in marks for x in tr.x)        # sdpa-math OOMed at 16384
+    hidden = {tr.name for tr in mem.data if tr.visible == "legendonly"}
+    assert "SDPA math" in hidden and "naive (PyTorch)" not in hidden
+    with pytest.raises(ValueError):
+        charts.perf_figure(cells, "en", metric="watts")
+
+
+def test_ratio_rows():
+    rows = {r["impl"]: r for r in charts.ratio_rows(fake_cells(4096, 128, False, "float16", 4, 32))}
+    assert rows["naive"]["status"] == "oom" and rows["fast"]["speedup_vs_naive"] is None
+    assert rows["sdpa-cudnn"]["speedup_vs_cudnn"] == 1.0 and rows["fast"]["memory_vs_cudnn"] > 0
+
+
+def test_the_h200_preset_lands_on_a_recorded_cell():
+    at = open_page()
+    at.selectbox(key="_w.preset").set_value("h200").run()
+    clean(at)
+    assert recorded_note(at) == same_note(n=8192, d=128, causal=False, dtype="float16")
+
+
+def test_a_recording_cut_short_is_never_the_default_while_a_complete_one_exists():
+    """ui.common.complete_first: the committed forward files, complete ones first, each group newest name first;
+    the page opens on the first of them."""
+    from flashviz.ui.common import complete_first
+    rec = {p.name: load_dataset(p) for p in list_datasets()}
+    order = list(complete_first(rec))
+    done = [k for k in order if rec[k]["complete"]]
+    assert order == done + [k for k in order if not rec[k]["complete"]]
+    assert done == sorted(done, reverse=True)
+    fwd = [k for k in order if any(c["mode"] == "fwd" for c in rec[k]["cells"])]
+    at = open_page()
+    clean(at)
+    assert dataset_shown(at) == f"file:{fwd[0]}" and rec[fwd[0]]["complete"]
+
+
+@pytest.mark.parametrize("name", [p.name for p in list_datasets()])
+def test_every_committed_recording_opens_on_the_page(name):
+    """Each committed file, picked in the selector (forward and training modes), draws its charts and table with
+    every impl it recorded (ws included) and no error."""
+    ds = load_dataset(next(p for p in list_datasets() if p.name == name))
+    for mode in dict.fromkeys(c["mode"] for c in ds["cells"]):
+        at = open_page()
+        if mode != "fwd":
+            at.segmented_control(key="_w.speed.mode").set_value(mode).run()
+        at.selectbox(key="_w.speed.dataset").set_value(f"file:{name}").run()
+        assert not at.exception and not at.error, (name, mode)
+        assert dataset_shown(at) == f"file:{name}" and len(at.get("plotly_chart")) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_kernel_line_names_the_launch_plan_and_why_ws_is_not_used(lang):
+    """One line, computed live from the kernels' own answers (here on the CPU interpreter: no CUDA, so tl)."""
+    from flashviz_kernels import api, ws
+
+    from flashviz.ui.speed_live import kernel_line
+    import torch
+    q = torch.empty((1, 1, 4096, 128), dtype=torch.float16)
+    kernel, bm, bn = api.launch_plan(q, q, q, impl="fast", causal=False)
+    line = kernel_line(4096, 128, False, "float16", lang, device="cpu")
+    assert f"**{kernel}**" in line and f"{bm} × {bn}" in line
+    st = ws.status()
+    assert (not st["active"]) and st["reason"].replace("`", "'") in line
+
+
+def test_one_upload_limit_the_readers():
+    """The widget's limit lies above the reader's 5 MiB whichever way Streamlit counts a MB (10^6 or 2^20 bytes),
+    so a file the reader accepts is never refused first, in English, by the widget."""
+    from flashviz.bench.dataset import MAX_BYTES
+    from flashviz.ui import speed
+    assert speed.UPLOAD_MB * 10**6 > MAX_BYTES and speed.UPLOAD_MB * 2**20 > MAX_BYTES
+    with pytest.raises(DatasetError) as e:
+        speed.read_upload(b" " * (MAX_BYTES + 1))
+    assert "MiB" in e.value.localized("zh") and "数据集最大" in e.value.localized("zh")
