@@ -1,8 +1,9 @@
 """The rules the kernels and the app share, each kept in one place: what counts as an integer, which tiles
 the compiled kernels take, bytes per element and how bytes are written, which query row follows N, and where
-colours come from."""
+colours come from, and which room may import which."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -92,3 +93,43 @@ def test_colours_come_from_the_palette():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if literal.search(line)]
     assert found == []
     assert literal.search(P.VERMILLION) and len(set(P.SEQUENCE)) == len(P.SEQUENCE)
+
+
+ROOM_FLOORS = {"i18n": 0, "client": 0, "infra": 1, "engine": 2, "charts": 3, "bench": 3, "ui": 4}
+
+
+def _imported_rooms(path: Path, package: list[str]) -> set[str]:
+    """The rooms (flashviz.<room>, or "kernels" for flashviz_kernels) that a module imports, lazy imports too."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            names = [mod] if node.module else [f"{mod}.{a.name}" for a in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "flashviz_kernels":
+                out.add("kernels")
+            elif parts[0] == "flashviz" and len(parts) > 1 and parts[1] in ROOM_FLOORS:
+                out.add(parts[1])
+    return out
+
+
+def test_rooms_import_only_rooms_below_them():
+    """The rule of flashviz/__init__.py: a room imports rooms on lower floors only (none above, none beside, so no
+    circle between rooms), and the kernels import nothing of flashviz."""
+    root = Path(__file__).resolve().parents[2]
+    assert {p.name for p in (root / "flashviz").iterdir() if p.is_dir() and p.name != "__pycache__"} == set(ROOM_FLOORS)
+    wrong = []
+    for room, floor in ROOM_FLOORS.items():
+        for p in sorted((root / "flashviz" / room).glob("*.py")):
+            for other in _imported_rooms(p, ["flashviz", room]) - {room, "kernels"}:
+                if ROOM_FLOORS[other] >= floor:
+                    wrong.append(f"flashviz/{room}/{p.name} imports flashviz.{other}")
+    for p in sorted((root / "kernels").glob("*.py")):
+        if _imported_rooms(p, ["flashviz_kernels"]) - {"kernels"}:
+            wrong.append(f"kernels/{p.name} imports flashviz")
+    assert wrong == []
