@@ -89,3 +89,10 @@ def ref_visible(nq, nk, *, causal=False, window=None, ids=None) -> np.ndarray:
             ok = ok and (ids is None or ids[i] == ids[j])
             out[i, j] = ok
     return out
+
+
+def grads(fn, dtype, q, k, v, do):
+    """dq, dk, dv of <fn(q, k, v), do> with q, k, v cast to `dtype` (fn: a kernel, or the reference's output)."""
+    xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
+    out = fn(*xs)
+    return torch.autograd.grad(out, xs, do.to(out.dtype))

@@ -30,3 +30,15 @@ def host(jit_fn):
     shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
                                  load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
     return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
+
+
+def gluon_on_host(module: str, name: str):
+    """flashviz_kernels.<module>.<name> run on the host (host), or the test skipped where Gluon cannot be imported."""
+    import importlib
+
+    import pytest
+    try:
+        mod = importlib.import_module(f"flashviz_kernels.{module}")
+    except Exception as e:  # noqa: BLE001 - a triton without Gluon
+        pytest.skip(f"Gluon cannot be imported here: {e}")
+    return host(getattr(mod, name))

@@ -11,7 +11,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.attn_ref import check_close
 from helpers.variant_inputs import DEV, EPS, GRAD_EPS, docs, make, slopes
-from helpers.variant_ref import mask, reference
+from helpers.variant_ref import grads, mask, reference
 
 pytestmark = pytest.mark.gpu
 
@@ -56,14 +56,9 @@ def test_gradients_gpu(name, impl):
     q, k, v, do = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name) + 1)
     kw = build(b, nq)
 
-    def grads(fn, dt):
-        xs = [x.detach().to(dt).requires_grad_() for x in (q, k, v)]
-        out = fn(*xs)
-        return torch.autograd.grad(out, xs, do.to(out.dtype))
-
-    g64 = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64)
-    low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), dtype)
-    got = grads(lambda *xs: fk.attention(*xs, impl=impl, **kw), dtype)
+    g64 = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64, q, k, v, do)
+    low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), dtype, q, k, v, do)
+    got = grads(lambda *xs: fk.attention(*xs, impl=impl, **kw), dtype, q, k, v, do)
     for name_, a, n_, r in zip("qkv", got, low, g64):
         assert a.dtype == dtype and a.shape == r.shape
         assert torch.isfinite(a).all(), f"d{name_} not finite"

@@ -12,7 +12,7 @@ import torch
 import flashviz_kernels as fk
 from flashviz_kernels import variants
 from helpers.attn_ref import check_close
-from helpers.variant_ref import block_counts, mask, reference
+from helpers.variant_ref import block_counts, grads, mask, reference
 from flashviz.i18n.errors import message
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
@@ -104,14 +104,9 @@ def test_gradients_match_float64_autograd(name, impl):
     q, k, v, do = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name) + 1)
     kw = keywords(spec, b, nq)
 
-    def grads(fn, dt):
-        xs = [x.detach().to(dt).requires_grad_() for x in (q, k, v)]
-        out = fn(*xs)
-        return torch.autograd.grad(out, xs, do.to(out.dtype))
-
-    g64 = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64)
-    low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), dtype)
-    got = grads(lambda *xs: fk.attention(*xs, impl=impl, block_m=32, block_n=32, **kw), dtype)
+    g64 = grads(lambda *xs: reference(*xs, **kw)[0], torch.float64, q, k, v, do)
+    low = grads(lambda *xs: fk.attention(*xs, impl="naive", **kw), dtype, q, k, v, do)
+    got = grads(lambda *xs: fk.attention(*xs, impl=impl, block_m=32, block_n=32, **kw), dtype, q, k, v, do)
     for name_, a, n_, r in zip("qkv", got, low, g64):
         assert a.dtype == dtype and a.shape == r.shape, name_
         assert torch.isfinite(a).all(), f"d{name_} not finite"

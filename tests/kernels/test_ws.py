@@ -9,7 +9,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows
 from helpers.dispatch import fast_routes
-from helpers.ws import PTXAS, host
+from helpers.ws import PTXAS, gluon_on_host
 from flashviz_kernels import _env, forward_table, ws
 
 pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py here)
@@ -218,12 +218,8 @@ def test_dispatch_table_names_only_cells_ws_can_run():
 
 @pytest.fixture(scope="module")
 def tile_fns():
-    try:
-        from flashviz_kernels import _ws_tile
-    except Exception as e:  # noqa: BLE001 - a triton without Gluon
-        pytest.skip(f"Gluon cannot be imported here: {e}")
-    key_range = host(_ws_tile.key_range)
-    return host(_ws_tile.persistent_tile), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
+    key_range = gluon_on_host("_ws_tile", "key_range")
+    return gluon_on_host("_ws_tile", "persistent_tile"), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
 
 
 @pytest.mark.parametrize("bm", [128, 192])

@@ -12,7 +12,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.dispatch import backward_routes, pretend_hopper
 from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
-from helpers.ws import PTXAS, Ptr, host
+from helpers.ws import PTXAS, Ptr, gluon_on_host
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
@@ -232,11 +232,7 @@ def test_tune_candidates_take_both_modes():
 
 @pytest.fixture(scope="module")
 def query_range():
-    try:
-        from flashviz_kernels import _ws_bwd_gluon
-    except Exception as e:  # noqa: BLE001 - a triton without Gluon
-        pytest.skip(f"Gluon cannot be imported here: {e}")
-    return host(_ws_bwd_gluon.query_range)
+    return gluon_on_host("_ws_bwd_gluon", "query_range")
 
 
 @pytest.mark.parametrize("n_q,n_k", [(1, 1), (17, 17), (1000, 1000), (1000, 1500), (1500, 1000), (300, 100),
@@ -264,12 +260,8 @@ def test_table_walk_visits_each_query_block_once(bm):
     """The TABLE launch's walk as plain Python (query_ranges reading the by-key table, the masked loop over both
     edges with _skip, then the full loop with ROTATE): per key block and batch entry, every query block holding a
     visible pair exactly once, the full ones unmasked and every pair in them visible, nothing else."""
-    try:
-        from flashviz_kernels import _ws_bwd_gluon as g
-    except Exception as e:  # noqa: BLE001 - a triton without Gluon
-        pytest.skip(f"Gluon cannot be imported here: {e}")
     from flashviz_kernels import variants
-    ranges, block_start, skip = host(g.query_ranges), host(g.block_start), host(g._skip)
+    ranges, block_start, skip = (gluon_on_host("_ws_bwd_gluon", f) for f in ("query_ranges", "block_start", "_skip"))
 
     class _Bool(int):                                   # (start >= gap_at).to(gl.int32) on the host
         def to(self, _):
