@@ -59,7 +59,8 @@ def _setup(path: str | None) -> str:
     """The (triton, GPU) pairs kernels/gates.py verifies for a path; "any" for a kernel without a gate."""
     if path is None:
         return "any"
-    return ", ".join(f"triton {r.triton}x on sm_{r.capability[0]}{r.capability[1]}" for r in gates.rows(path))
+    return ", ".join(f"triton {gates.version_label(r.triton)} on sm_{r.capability[0]}{r.capability[1]}"
+                     for r in gates.rows(path))
 
 
 def _routes(rows, gate_of) -> list[str]:
@@ -84,7 +85,7 @@ def _launches(rows) -> list[str]:
 def _gates() -> list[str]:
     out = ["| path | triton | GPU | evidence | what it shows |", "|---|---|---|---|---|"]
     for r in gates.VERIFIED:
-        out.append(f"| {r.path} | {r.triton}x | sm_{r.capability[0]}{r.capability[1]} | `{r.evidence.file}` | "
+        out.append(f"| {r.path} | {gates.version_label(r.triton)} | sm_{r.capability[0]}{r.capability[1]} | `{r.evidence.file}` | "
                    f"{evidence.check(r.evidence).text} |")
     return out
 
