@@ -142,6 +142,9 @@ def render() -> str:
     fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
     fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
     var_p = _newest("variants/*.json")
+    fa4_p = _newest("nvidia-h200-fa4-*.json")
+    fa4 = load_dataset(fa4_p)
+    versions_p = sorted((BENCH / "versions").glob("*.json"))
     tl_p = _newest("timeline/*.json")
     hbm_p = _newest("*.json", ROOT / "assets" / "hbm")
     parts = [
@@ -201,6 +204,25 @@ def render() -> str:
         "",
         markdown(train, "fwd+bwd", "float16"),
         "",
+        "## Level with FlashAttention-4",
+        "",
+        f"FlashAttention-4 timed beside cuDNN and ours in one run, `{_rel(fa4_p)}` ({_prov(fa4)}; flash-attn-4 "
+        f"{fa4['provenance'].get('flash_attn_4')}). Forward:",
+        "",
+        markdown(fa4, "fwd", "float16"),
+        "",
+        "Backward alone:",
+        "",
+        markdown(fa4, "bwd", "float16"),
+        "",
+        "## What each triton version gives",
+        "",
+        "The Hopper kernels against cuDNN with a triton carried to the H200 (torch 2.11 there; the GPU-suite summary",
+        "of the same version and commit is in `assets/verified/`):",
+        "",
+        *[line for p in versions_p for line in (
+            f"`{_rel(p)}` ({_prov(load_dataset(p))}), forward and backward alone:", "",
+            markdown(load_dataset(p), "fwd", "float16"), "", markdown(load_dataset(p), "bwd", "float16"), "")],
         "## HBM traffic (Nsight Compute)",
         "",
         f"MB per forward call, fp16, `{_rel(hbm_p)}`:",
