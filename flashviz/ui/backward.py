@@ -54,10 +54,11 @@ def cfg_text(c: dict, lang: str) -> str:
 # ----------------------------------------------------------------------------- data sources
 
 def datasets(lang: str) -> dict[str, dict]:
-    """{file name: dataset}: the committed ones (ui.common.committed_recordings: cached per file version, a copy
-    per session, complete recordings first, a broken file a warning), a training dataset first."""
+    """{file name: dataset}: the committed ones with training cells (ui.common.committed_recordings: cached per
+    file version, a copy per session, complete recordings first, a broken file a warning); a recording of the
+    forward and backward alone (an FA4 or per-version run) has nothing this page draws, so it is not offered."""
     out = committed_recordings(list_datasets(), load_dataset, lang, "speed.bad_committed", escape=True)
-    return dict(sorted(out.items(), key=lambda kv: not rc.has_training(kv[1])))
+    return {k: v for k, v in out.items() if rc.has_training(v)}
 
 
 def source_picker(lang: str) -> dict | None:
