@@ -87,8 +87,12 @@ class Ran:
 class Suite:
     """A GPU-suite log summary (assets/verified/<gpu>-triton-<version>.json, written by `python -m
     tools.suite_summary`; schema: flashviz.bench.evidence.SUITE_FIELDS): the suite ran with this triton on a GPU of
-    this compute capability, passed at least one test and failed none."""
+    this compute capability. Without `files`: the whole run completed, passed at least one test and failed none.
+    With `files` (test files as the run named them): each of those files ran every test it collected, passed at
+    least one and failed none, whatever happened elsewhere in the run (an interrupted run, another path's
+    failure)."""
     file: str
+    files: tuple = ()
 
 
 CLAIMS = (Faster, Fastest, NotFaster, Ran, Suite)

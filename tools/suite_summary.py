@@ -71,26 +71,82 @@ def start_pytest(args: list[str]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=ROOT)
 
 
+def test_file(classname: str, name: str) -> str | None:
+    """The test file a junit testcase belongs to ('tests.kernels.test_ws_gpu' -> 'tests/kernels/test_ws_gpu.py'); None
+    for a collection error of a module that never ran (its classname is empty)."""
+    return classname.replace(".", "/") + ".py" if classname.startswith("tests") else None
+
+
+def file_counts(junit_xml: str, collected: list[str]) -> dict:
+    """Per test file: how many tests the run collected there (`collected`: pytest's node ids) and how each ended."""
+    out = {}
+    for node in collected:
+        f = node.split("::", 1)[0]
+        out.setdefault(f, dict(collected=0, passed=0, failed=0, skipped=0, errors=0))["collected"] += 1
+    for case in ET.parse(junit_xml).getroot().iter("testcase"):
+        f = test_file(case.get("classname", ""), case.get("name", ""))
+        if f is None:
+            continue
+        c = out.setdefault(f, dict(collected=0, passed=0, failed=0, skipped=0, errors=0))
+        tags = {x.tag for x in case}
+        c["failed" if "failure" in tags else "errors" if "error" in tags else "skipped" if "skipped" in tags
+          else "passed"] += 1
+    return out
+
+
+def collect(pytest_args: list[str]) -> list[str]:
+    """Node ids `pytest --collect-only` finds with these arguments (xdist and report options left out)."""
+    keep, skip = [], False
+    for a in pytest_args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-n", "--dist", "-p"):
+            skip = True
+            continue
+        if a.startswith(("-n", "--dist=", "--junitxml", "-q")):
+            continue
+        keep.append(a)
+    out = subprocess.run([sys.executable, "-m", "pytest", *keep, "--collect-only", "-q", "-p", "no:cacheprovider"],
+                         cwd=ROOT, capture_output=True, text=True)
+    return [line.strip() for line in out.stdout.splitlines() if "::" in line]
+
+
+def enrich(data: dict, junit_xml: str, collected: list[str], interrupted: bool) -> dict:
+    """The summary with each test file's counts, the failures and whether the run was cut short."""
+    return dict(data, interrupted=interrupted, files=file_counts(junit_xml, collected), failures=failures(junit_xml))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="summary path (default assets/verified/<gpu>-triton-<version>.json)")
     ap.add_argument("--junit", help="also keep pytest's junit report here")
     ap.add_argument("--timeout-s", type=float, help="interrupt pytest after this long (it still writes its report)")
+    ap.add_argument("--enrich", nargs=4, metavar=("SUMMARY", "JUNIT", "COLLECTED", "INTERRUPTED"),
+                    help="add per-file counts to a summary written earlier: its junit report, a file of the node "
+                         "ids that run collected (pytest --collect-only -q at its commit), and yes/no")
     ap.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: -m gpu -q)")
     args = ap.parse_args(argv)
+    if args.enrich:
+        path, xml, ids, cut = args.enrich
+        data = enrich(json.loads(Path(path).read_text()), xml,
+                      [x.strip() for x in Path(ids).read_text().splitlines() if "::" in x], cut == "yes")
+        Path(args.out or path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        return 0
     pytest_args = args.pytest_args or ["-m", "gpu", "-q"]
+    collected = collect(pytest_args)
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "junit.xml")
         proc = start_pytest([*pytest_args, f"--junitxml={xml}"])
+        interrupted = False
         try:
             rc = proc.wait(args.timeout_s)
         except subprocess.TimeoutExpired:                # an interrupted run still reports what it ran
             proc.send_signal(signal.SIGINT)
-            rc = proc.wait()
+            rc, interrupted = proc.wait(), True
         if not os.path.exists(xml):
             raise SystemExit(f"pytest wrote no report (exit {rc})")
-        data = summary(pytest_args, counts(xml))
-        bad = failures(xml)
+        data = enrich(summary(pytest_args, counts(xml)), xml, collected, interrupted)
         if args.junit:
             shutil.copy(xml, args.junit)
     from flashviz.bench.evidence import suite_problems
@@ -103,9 +159,9 @@ def main(argv=None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}: {data['passed']} passed, {data['failed']} failed, {data['errors']} errors, "
-          f"{data['skipped']} skipped (pytest exit {rc})")
-    print("\n".join(bad))
-    return 0 if data["failed"] == data["errors"] == 0 else 1
+          f"{data['skipped']} skipped (pytest exit {rc}{', interrupted' if interrupted else ''})")
+    print("\n".join(data["failures"]))
+    return 0 if data["failed"] == data["errors"] == 0 and not interrupted else 1
 
 
 if __name__ == "__main__":

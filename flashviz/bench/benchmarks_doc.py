@@ -59,7 +59,8 @@ def _setup(path: str | None) -> str:
     """The (triton, GPU) pairs kernels/gates.py verifies for a path; "any" for a kernel without a gate."""
     if path is None:
         return "any"
-    return ", ".join(f"triton {r.triton}x on sm_{r.capability[0]}{r.capability[1]}" for r in gates.rows(path))
+    return ", ".join(f"triton {gates.version_label(r.triton)} on sm_{r.capability[0]}{r.capability[1]}"
+                     for r in gates.rows(path))
 
 
 def _routes(rows, gate_of) -> list[str]:
@@ -84,7 +85,7 @@ def _launches(rows) -> list[str]:
 def _gates() -> list[str]:
     out = ["| path | triton | GPU | evidence | what it shows |", "|---|---|---|---|---|"]
     for r in gates.VERIFIED:
-        out.append(f"| {r.path} | {r.triton}x | sm_{r.capability[0]}{r.capability[1]} | `{r.evidence.file}` | "
+        out.append(f"| {r.path} | {gates.version_label(r.triton)} | sm_{r.capability[0]}{r.capability[1]} | `{r.evidence.file}` | "
                    f"{evidence.check(r.evidence).text} |")
     return out
 
@@ -141,6 +142,9 @@ def render() -> str:
     fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
     fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
     var_p = _newest("variants/*.json")
+    fa4_p = _newest("nvidia-h200-fa4-*.json")
+    fa4 = load_dataset(fa4_p)
+    versions_p = sorted((BENCH / "versions").glob("*.json"))
     tl_p = _newest("timeline/*.json")
     hbm_p = _newest("*.json", ROOT / "assets" / "hbm")
     parts = [
@@ -200,6 +204,25 @@ def render() -> str:
         "",
         markdown(train, "fwd+bwd", "float16"),
         "",
+        "## Level with FlashAttention-4",
+        "",
+        f"FlashAttention-4 timed beside cuDNN and ours in one run, `{_rel(fa4_p)}` ({_prov(fa4)}; flash-attn-4 "
+        f"{fa4['provenance'].get('flash_attn_4')}). Forward:",
+        "",
+        markdown(fa4, "fwd", "float16"),
+        "",
+        "Backward alone:",
+        "",
+        markdown(fa4, "bwd", "float16"),
+        "",
+        "## What each triton version gives",
+        "",
+        "The Hopper kernels against cuDNN with a triton carried to the H200 (torch 2.11 there; the GPU-suite summary",
+        "of the same version and commit is in `assets/verified/`):",
+        "",
+        *[line for p in versions_p for line in (
+            f"`{_rel(p)}` ({_prov(load_dataset(p))}), forward and backward alone:", "",
+            markdown(load_dataset(p), "fwd", "float16"), "", markdown(load_dataset(p), "bwd", "float16"), "")],
         "## HBM traffic (Nsight Compute)",
         "",
         f"MB per forward call, fp16, `{_rel(hbm_p)}`:",

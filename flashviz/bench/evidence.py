@@ -34,6 +34,8 @@ CAPABILITY = {"NVIDIA H200": (9, 0), "NVIDIA H100 80GB HBM3": (9, 0), "NVIDIA H1
 SUITE_KIND = "flashviz-gpu-suite"
 SUITE_FIELDS = {"kind": str, "schema_version": int, "gpu": str, "capability": str, "versions": dict, "command": str,
                 "passed": int, "failed": int, "skipped": int, "errors": int, "commit": str, "date": str}
+# optional: "interrupted" (bool: the run hit its time limit), "files" ({test file: FILE_COUNTS}), "failures" ([str])
+FILE_COUNTS = ("collected", "passed", "failed", "skipped", "errors")
 
 
 class EvidenceError(ValueError):
@@ -154,6 +156,11 @@ def suite_problems(obj) -> list[str]:
         out.append("date must start YYYY-MM-DD")
     if not re.fullmatch(r"[0-9a-f]{7,40}", obj["commit"]):
         out.append("commit must be a git hash")
+    if "interrupted" in obj and not isinstance(obj["interrupted"], bool):
+        out.append("interrupted must be true or false")
+    for f, c in (obj.get("files") or {}).items():            # optional: per test file, as the run named them
+        if not isinstance(c, dict) or any(not isinstance(c.get(k), int) or c[k] < 0 for k in FILE_COUNTS):
+            out.append(f"files[{f!r}] needs counts {', '.join(FILE_COUNTS)} >= 0")
     return out
 
 
@@ -260,11 +267,29 @@ def check(claim) -> Verdict:
                                 f"{', all correct' if not bad else f', {len(bad)} not ok'} (triton {src.triton}, "
                                 f"sm_{''.join(map(str, src.capability or ('?',)))}, commit {str(src.commit)[:7]})")
     if isinstance(claim, Suite):
-        s = src.raw
-        return Verdict(s["failed"] == 0 and s["errors"] == 0 and s["passed"] > 0,
-                       f"{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped "
-                       f"(triton {src.triton}, sm_{''.join(map(str, src.capability))}, commit {s['commit'][:7]})")
+        return _suite(src, claim.files)
     raise TypeError(f"not a claim: {claim!r}")
+
+
+def _suite(src: Source, files: tuple) -> Verdict:
+    """A Suite claim's verdict: the whole run (complete, nothing failed) or, with files, each named file whole."""
+    s, where = src.raw, f"triton {src.triton}, sm_{''.join(map(str, src.capability))}, commit {src.raw['commit'][:7]}"
+    if not files:
+        ok = s["failed"] == 0 and s["errors"] == 0 and s["passed"] > 0 and not s.get("interrupted", False)
+        return Verdict(ok, f"{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped"
+                           f"{', interrupted' if s.get('interrupted') else ''} ({where})")
+    per, bad, text = s.get("files") or {}, [], []
+    for f in files:
+        c = per.get(f)
+        if c is None:
+            bad.append(f"{f}: not in the summary")
+            continue
+        ran = c["passed"] + c["failed"] + c["skipped"] + c["errors"]
+        text.append(f"{f.rsplit('/', 1)[-1]} {c['passed']}/{c['collected']} passed, {c['skipped']} skipped")
+        if c["failed"] or c["errors"] or not c["passed"] or ran != c["collected"]:
+            bad.append(f"{f}: {c['passed']} passed, {c['failed']} failed, {c['errors']} errors, ran {ran} of "
+                       f"{c['collected']}")
+    return Verdict(not bad, "; ".join(bad or text) + f" ({where})")
 
 
 def verified_on(claim, triton_prefix: str, capability: tuple) -> str | None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 MIB = 1024 ** 2
 
 
-MD_BASE = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
-MD_NAMES = {"naive": "naive", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN", "teaching": "teaching",
-            "fast": "fast"}
+MD_BASE = ("naive", "sdpa-flash", "sdpa-cudnn", "fa4", "teaching", "fast", "ws")
+MD_NAMES = {"naive": "naive", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN", "fa4": "FA4",
+            "teaching": "teaching", "fast": "fast", "ws": "ws"}
 
 
 def _gib(b) -> str:
@@ -34,13 +34,14 @@ def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) 
     def ratio(a, b, key="ms"):
         ok = a is not None and b is not None and a["status"] == b["status"] == "ok" and a.get(key) and b.get(key)
         return f"{b[key] / a[key]:.2f}x" if ok else "—"
-    head = [MD_NAMES[i] for i in impls] + ["fast / cuDNN", "fast / flash"]
+    peers = [("sdpa-cudnn", "cuDNN"), ("sdpa-flash", "flash")] + ([("fa4", "FA4")] if "fa4" in impls else [])
+    head = [MD_NAMES[i] for i in impls] + [f"fast / {name}" for _, name in peers]
     head += ["fast / cuDNN, CUDA graph"] if graph else []
     head += ["naive peak", "fast peak"] if mode == "fwd" else []
     lines = ["| N | d | causal | " + " | ".join(head) + " |", "|---|---|---|" + "---|" * len(head)]
     for (n, d, causal), by in sorted(rows.items()):
-        f, cu, fl = by.get("fast"), by.get("sdpa-cudnn"), by.get("sdpa-flash")
-        cols = [tf(by.get(i)) for i in impls] + [ratio(f, cu), ratio(f, fl)]
+        f, cu = by.get("fast"), by.get("sdpa-cudnn")
+        cols = [tf(by.get(i)) for i in impls] + [ratio(f, by.get(i)) for i, _ in peers]
         cols += [ratio(f, cu, "graph_ms")] if graph else []
         if mode == "fwd":
             cols += [_gib((by.get(i) or {}).get("peak_extra_bytes")) for i in ("naive", "fast")]

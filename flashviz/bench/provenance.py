@@ -116,12 +116,13 @@ def ws_fields() -> dict:
     OVERLAP): strings, as every free provenance field."""
     try:
         from flashviz_kernels import ws
+        from flashviz_kernels.gates import version_label as gates_label
         st = ws.status()
     except Exception as e:                               # noqa: BLE001 - a broken kernels package: say so
         return dict(ws_status=f"unknown: {type(e).__name__}: {e}"[:300], ws_verified_triton=None,
                     fast_uses_ws=None, ws_schedule=None)
     return dict(ws_status=("active" if st["active"] else f"inactive: {st['reason']}")[:300],
-                ws_verified_triton=", ".join(v + "x" for v in st["verified_triton"]),
+                ws_verified_triton=", ".join(map(gates_label, st["verified_triton"])),
                 fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none",
                 ws_schedule=(f"persistent: {st['persistent']}; consumers: {st['consumers']}; "
                              f"overlap: {st['overlap']}")[:300])

@@ -52,7 +52,8 @@ DEFAULT_DIR = _ds.DEFAULT_DIR / "ring"
 STD_PROV = set(sc.PROV_REQUIRED) | set(sc.PROV_INTS) | set(sc.PROV_BOOLS) | {
     "sm_count", "compute_capability", "driver_version", "cuda_version", "cudnn_version", "triton", "numpy",
     "source_sha256", "flashviz",
-    "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws", "ws_schedule"}   # added to provenance.collect later
+    "backward_kernel", "ws_status", "ws_verified_triton", "fast_uses_ws", "ws_schedule",   # added to provenance.collect later
+    "flash_attn_4", "cutlass_dsl"}                                                        # the FA4 peer's versions
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),
              "peak_bytes_min": (0, 1 << 50), "input_bytes": (0, 1 << 50), "step_bytes": (0, 1 << 50),

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..engine.decoding import DecodeResult, PagedResult
 from ..infra.errors import InputError
@@ -23,6 +22,7 @@ from ..i18n import t
 from ..engine.tiling import GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED, MASKED, TENSORS, IOCounts, Schedule
 from ..engine.traffic import Sweep
 from . import palette as P
+from .common import axis_name, cell_axes, figure, merge, subplot_layout
 
 FONT = "Source Sans Pro, Noto Sans CJK SC, Noto Sans SC, Microsoft YaHei, Arial, sans-serif"
 GRID_COLORS = {GRID_PENDING: P.GREY, GRID_DONE: P.DARK_GREY, GRID_CURRENT: P.ORANGE, GRID_SKIPPED: P.WHITE}
@@ -48,9 +48,9 @@ def axis_style(title: str = "", **kw) -> dict:
                 ticks="outside", **kw)
 
 
-def _legend_square(name: str, color: str) -> go.Scatter:
-    return go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
-                      marker=dict(symbol="square", size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
+def _legend_square(name: str, color: str) -> dict:
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
+                marker=dict(symbol="square", size=13, color=color, line=dict(color=P.OUTLINE, width=1)))
 
 
 def _human(x: float) -> str:
@@ -70,22 +70,22 @@ def grid_figure(schedule: Schedule, step: int, lang: str = "en") -> go.Figure:
     for code in range(4):                                              # a stepped colour scale, 4 codes
         scale += [[code / 4, GRID_COLORS[code]], [(code + 1) / 4, GRID_COLORS[code]]]
     gap = 1 if max(tr, tc) <= 64 else 0
-    heat = go.Heatmap(z=grid, x=np.arange(tc), y=np.arange(tr), zmin=0, zmax=4, colorscale=scale,
-                      showscale=False, xgap=gap, ygap=gap, name="", hovertemplate=t("blocks.hover_block", lang)
-                      + ("<br>%{customdata}" if tr * tc <= MAX_HOVER_CELLS else "") + "<extra></extra>")
+    heat = dict(type="heatmap", z=grid, x=np.arange(tc), y=np.arange(tr), zmin=0, zmax=4, colorscale=scale,
+                showscale=False, xgap=gap, ygap=gap, name="", hovertemplate=t("blocks.hover_block", lang)
+                + ("<br>%{customdata}" if tr * tc <= MAX_HOVER_CELLS else "") + "<extra></extra>")
     if tr * tc <= MAX_HOVER_CELLS:
         names = np.array([t(GRID_KEYS[c], lang) for c in range(4)], dtype=object)
-        heat.customdata = names[grid]
+        heat["customdata"] = names[grid]
     mi, mj = np.nonzero(schedule.block_kind == MASKED)
     cell = max(4, min(22, 520 // max(tr, tc)))
-    masked = go.Scatter(x=mj, y=mi, mode="markers", name=t("blocks.state_masked", lang), hoverinfo="skip",
-                        marker=dict(symbol="line-ne", size=cell, color=P.BLACK, line=dict(color=P.BLACK, width=2)))
+    masked = dict(type="scatter", x=mj, y=mi, mode="markers", name=t("blocks.state_masked", lang), hoverinfo="skip",
+                  marker=dict(symbol="line-ne", size=cell, color=P.BLACK, line=dict(color=P.BLACK, width=2)))
     data = [heat, masked] + [_legend_square(t(GRID_KEYS[c], lang), GRID_COLORS[c])
                              for c in (GRID_CURRENT, GRID_DONE, GRID_PENDING, GRID_SKIPPED)]
-    data += [go.Scatter(x=[None], y=[None], mode="lines", name=t("blocks.onchip_q", lang, i=s.i),
-                        line=dict(color=Q_ROW_COLOR, width=3)),
-             go.Scatter(x=[None], y=[None], mode="lines", name=t("blocks.onchip_kv", lang, j=s.j),
-                        line=dict(color=KV_COL_COLOR, width=3, dash="dot"))]
+    data += [dict(type="scatter", x=[None], y=[None], mode="lines", name=t("blocks.onchip_q", lang, i=s.i),
+                  line=dict(color=Q_ROW_COLOR, width=3)),
+             dict(type="scatter", x=[None], y=[None], mode="lines", name=t("blocks.onchip_kv", lang, j=s.j),
+                  line=dict(color=KV_COL_COLOR, width=3, dash="dot"))]
     shapes = [dict(type="rect", x0=-0.5, x1=tc - 0.5, y0=s.i - 0.5, y1=s.i + 0.5,
                    line=dict(color=Q_ROW_COLOR, width=3)),
               dict(type="rect", x0=s.j - 0.5, x1=s.j + 0.5, y0=-0.5, y1=tr - 0.5,
@@ -101,7 +101,7 @@ def grid_figure(schedule: Schedule, step: int, lang: str = "en") -> go.Figure:
                               zeroline=False),
                   margin=dict(l=70, r=20, t=120, b=150), legend=dict(orientation="h", y=-0.03, x=0, yanchor="top"))
     lay["title"].update(y=0.985, yref="container", yanchor="top")
-    return go.Figure(data=data, layout=lay)
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- traffic per tensor
@@ -129,15 +129,15 @@ def traffic_bars_figure(sofar: IOCounts, total: IOCounts, standard: IOCounts, la
     for counts, key, color in ((sofar, "blocks.bars_sofar", P.ORANGE), (total, "blocks.bars_total", P.BLUE),
                                (standard, "blocks.bars_standard", P.GREY)):
         vals = _per_tensor(counts, unit)
-        data.append(go.Bar(y=[SHOWN.get(k, k) for k in names], x=[vals[k] for k in names], orientation="h",
-                           name=t(key, lang),
-                           marker_color=color, hovertemplate="%{y}: %{x:,}<extra>" + t(key, lang) + "</extra>"))
+        data.append(dict(type="bar", y=[SHOWN.get(k, k) for k in names], x=[vals[k] for k in names],
+                         orientation="h", name=t(key, lang), marker=dict(color=color),
+                         hovertemplate="%{y}: %{x:,}<extra>" + t(key, lang) + "</extra>"))
     title = t("blocks.bars_title", lang, sofar=_human(_unit_total(sofar, unit)),
               total=_human(_unit_total(total, unit)), std=_human(_unit_total(standard, unit)))
     lay = block_layout(title, height=420, barmode="group",
                   xaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang)),
                   yaxis=axis_style(t("blocks.axis_tensor", lang), autorange="reversed"))
-    return go.Figure(data=data, layout=lay)
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- traffic vs M, vs N
@@ -145,9 +145,10 @@ def traffic_bars_figure(sofar: IOCounts, total: IOCounts, standard: IOCounts, la
 def _sweep_traces(sw: Sweep, x, lang: str, unit: str, theta_scale: float, std_scale: float) -> list:
     src = sw.bytes if unit == "bytes" else sw.elements
     per = sw.elem_bytes if unit == "bytes" else 1          # Θ counts elements; x element size for bytes
-    line = lambda y, key, color, dash=None, **f: go.Scatter(   # noqa: E731
-        x=x, y=y, mode="lines+markers" if len(x) <= 40 else "lines", name=t(key, lang, **f),
-        line=dict(color=color, width=2.5 if dash is None else 2, dash=dash), marker=dict(size=6))
+    def line(y, key, color, dash=None, **f):
+        return dict(type="scatter", x=x, y=y, mode="lines+markers" if len(x) <= 40 else "lines",
+                    name=t(key, lang, **f), marker=dict(size=6),
+                    line=dict(color=color, width=2.5) if dash is None else dict(color=color, width=2, dash=dash))
     out = [line(src["standard"], "blocks.series_standard", P.VERMILLION),
            line(sw.theta_standard * std_scale * per, "blocks.series_theta_std", P.VERMILLION, "dot",
                 c=f"{std_scale:g}"),
@@ -181,7 +182,7 @@ def traffic_vs_m_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
     lay = block_layout(t("blocks.vs_m_title", lang, n=sw.n, d=sw.d), height=480, shapes=shapes, annotations=notes,
                   xaxis=axis_style(t("blocks.axis_m", lang), type="log"),
                   yaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
-    return go.Figure(data=_sweep_traces(sw, kib, lang, unit, theta_scale, std_scale), layout=lay)
+    return figure(_sweep_traces(sw, kib, lang, unit, theta_scale, std_scale), lay)
 
 
 def traffic_vs_n_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", theta_scale: float = 1.0,
@@ -197,7 +198,7 @@ def traffic_vs_n_figure(sw: Sweep, lang: str = "en", *, unit: str = "elements", 
     lay = block_layout(t("blocks.vs_n_title", lang, d=sw.d, blocks=blocks), height=480,
                   xaxis=axis_style(t("blocks.axis_n", lang), type="log"),
                   yaxis=axis_style(t("blocks.axis_bytes" if unit == "bytes" else "blocks.axis_elements", lang), type="log"))
-    return go.Figure(data=_sweep_traces(sw, sw.x, lang, unit, theta_scale, std_scale), layout=lay)
+    return figure(_sweep_traces(sw, sw.x, lang, unit, theta_scale, std_scale), lay)
 
 
 # ----------------------------------------------------------------------------- flash-decoding
@@ -207,36 +208,36 @@ def decoding_figure(res: DecodeResult, lang: str = "en") -> go.Figure:
     each worker's own o/ℓ (grey markers, if not too many), the merged o/ℓ (bars), the single pass
     (diamonds), the exact answer (green ticks). Trace names identify them."""
     w, d = res.workers, res.output.shape[0]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.35, 0.65], horizontal_spacing=0.1)
+    lay = subplot_layout(1, 2, column_widths=[0.35, 0.65], horizontal_spacing=0.1)
     labels = [f"W{k}" for k in range(w)]
     hover = [t("blocks.dec_worker_hover", lang, w=k, lo=int(a), hi=int(b) - 1)
              for k, (a, b) in enumerate(zip(res.start, res.stop))]
-    fig.add_trace(go.Bar(x=labels, y=res.weights, name=t("blocks.dec_share", lang), marker_color=P.SKY_BLUE,
-                         text=[f"m={p.m:.3g}" for p in res.partials], textposition="outside", customdata=hover,
-                         hovertemplate="%{customdata}<br>%{y:.4f}<extra></extra>"), row=1, col=1)
+    left, right = cell_axes(1, 1, 2), cell_axes(1, 2, 2)
+    data = [dict(type="bar", x=labels, y=res.weights, name=t("blocks.dec_share", lang), marker=dict(color=P.SKY_BLUE),
+                 text=[f"m={p.m:.3g}" for p in res.partials], textposition="outside", customdata=hover,
+                 hovertemplate="%{customdata}<br>%{y:.4f}<extra></extra>", **left)]
     dims = np.arange(d)
     if w * d <= MAX_PARTIAL_POINTS:
         xs = np.tile(dims, w)
         ys = np.concatenate([p.output for p in res.partials])
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=t("blocks.dec_partial", lang),
-                                 marker=dict(color=P.GREY, size=6, line=dict(color=P.DARK_GREY, width=1)),
-                                 customdata=np.repeat(labels, d),
-                                 hovertemplate="%{customdata}: %{y:.4f}<extra></extra>"),
-                      row=1, col=2)
-    fig.add_trace(go.Bar(x=dims, y=res.output, name=t("blocks.dec_merged", lang), marker_color=P.BLUE, opacity=0.8),
-                  row=1, col=2)
-    fig.add_trace(go.Scatter(x=dims, y=res.single.output, mode="markers", name=t("blocks.dec_single", lang),
-                             marker=dict(symbol="diamond", size=9, color=P.BLACK)), row=1, col=2)
-    fig.add_trace(go.Scatter(x=dims, y=res.exact, mode="markers", name=t("blocks.dec_exact", lang),
-                             marker=dict(symbol="line-ew", size=22, color=P.GREEN, line=dict(color=P.GREEN, width=3))),
-                  row=1, col=2)
+        data.append(dict(type="scatter", x=xs, y=ys, mode="markers", name=t("blocks.dec_partial", lang),
+                         marker=dict(color=P.GREY, size=6, line=dict(color=P.DARK_GREY, width=1)),
+                         customdata=np.repeat(labels, d), hovertemplate="%{customdata}: %{y:.4f}<extra></extra>",
+                         **right))
+    data.append(dict(type="bar", x=dims, y=res.output, name=t("blocks.dec_merged", lang), marker=dict(color=P.BLUE),
+                     opacity=0.8, **right))
+    data.append(dict(type="scatter", x=dims, y=res.single.output, mode="markers", name=t("blocks.dec_single", lang),
+                     marker=dict(symbol="diamond", size=9, color=P.BLACK), **right))
+    data.append(dict(type="scatter", x=dims, y=res.exact, mode="markers", name=t("blocks.dec_exact", lang),
+                     marker=dict(symbol="line-ew", size=22, color=P.GREEN, line=dict(color=P.GREEN, width=3)),
+                     **right))
     with np.errstate(invalid="ignore"):
         diff = float(np.max(np.abs(res.output - res.single.output)))
-    fig.update_layout(**block_layout(t("blocks.dec_title", lang, w=w, diff=f"{diff:.1e}"), height=460, barmode="overlay"))
-    fig.update_xaxes(title_text=t("blocks.dec_worker", lang), row=1, col=1)
-    fig.update_yaxes(title_text=t("blocks.dec_share", lang), range=[0, 1.15], row=1, col=1)
-    fig.update_xaxes(title_text=t("blocks.dec_dim", lang), row=1, col=2)
-    return fig
+    merge(lay, block_layout(t("blocks.dec_title", lang, w=w, diff=f"{diff:.1e}"), height=460, barmode="overlay"))
+    merge(lay[axis_name("x", 1, 1, 2)], dict(title=dict(text=t("blocks.dec_worker", lang))))
+    merge(lay[axis_name("y", 1, 1, 2)], dict(title=dict(text=t("blocks.dec_share", lang)), range=[0, 1.15]))
+    merge(lay[axis_name("x", 1, 2, 2)], dict(title=dict(text=t("blocks.dec_dim", lang))))
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- paged
@@ -253,32 +254,31 @@ def paged_figure(res: PagedResult, lang: str = "en", step: int | None = None) ->
     big = max(c.num_logical, c.num_physical)
     size = int(max(6, min(30, 700 // big)))
     text_on = big <= 48
-    data = [go.Scatter(x=seg_x, y=seg_y, mode="lines", name=t("blocks.paged_lookup", lang), hoverinfo="skip",
-                       line=dict(color=P.DARK_GREY, width=1)),
-            go.Scatter(x=lx, y=np.ones(len(lx)), mode="markers+text" if text_on else "markers",
-                       name=t("blocks.paged_logical", lang), text=[str(b) for b in lx], textposition="middle center",
-                       marker=dict(symbol="square", size=size, color=P.SKY_BLUE, line=dict(color=P.OUTLINE, width=1)),
-                       customdata=np.column_stack([table, c.valid]),
-                       hovertemplate="b = %{x} → p = %{customdata[0]} (%{customdata[1]} keys)<extra></extra>"),
-            go.Scatter(x=px, y=np.zeros(len(px)), mode="markers+text" if text_on else "markers",
-                       name=t("blocks.paged_physical", lang),
-                       text=[str(o) if o >= 0 else "·" for o in owner], textposition="middle center",
-                       textfont=dict(color="white"),
-                       marker=dict(symbol="square", size=size, color=[P.BLUE if o >= 0 else P.GREY for o in owner],
-                                   line=dict(color=P.OUTLINE, width=1)),
-                       customdata=[str(o) if o >= 0 else t("blocks.paged_free", lang) for o in owner],
-                       hovertemplate="p = %{x}: %{customdata}<extra></extra>")]
+    data = [dict(type="scatter", x=seg_x, y=seg_y, mode="lines", name=t("blocks.paged_lookup", lang),
+                 hoverinfo="skip", line=dict(color=P.DARK_GREY, width=1)),
+            dict(type="scatter", x=lx, y=np.ones(len(lx)), mode="markers+text" if text_on else "markers",
+                 name=t("blocks.paged_logical", lang), text=[str(b) for b in lx], textposition="middle center",
+                 marker=dict(symbol="square", size=size, color=P.SKY_BLUE, line=dict(color=P.OUTLINE, width=1)),
+                 customdata=np.column_stack([table, c.valid]),
+                 hovertemplate="b = %{x} → p = %{customdata[0]} (%{customdata[1]} keys)<extra></extra>"),
+            dict(type="scatter", x=px, y=np.zeros(len(px)), mode="markers+text" if text_on else "markers",
+                 name=t("blocks.paged_physical", lang),
+                 text=[str(o) if o >= 0 else "·" for o in owner], textposition="middle center",
+                 textfont=dict(color="white"),
+                 marker=dict(symbol="square", size=size, color=[P.BLUE if o >= 0 else P.GREY for o in owner],
+                             line=dict(color=P.OUTLINE, width=1)),
+                 customdata=[str(o) if o >= 0 else t("blocks.paged_free", lang) for o in owner],
+                 hovertemplate="p = %{x}: %{customdata}<extra></extra>")]
     if step is not None:
         b = int(step)
         if not 0 <= b < c.num_logical:
             raise InputError(key="errors.int_range", name="step", lo=0, hi=c.num_logical - 1, got=step)
-        data.append(go.Scatter(x=[b, int(table[b])], y=[1.0, 0.0], mode="lines+markers",
-                               name=t("blocks.paged_now", lang),
-                               line=dict(color=P.ORANGE, width=3),
-                               marker=dict(symbol="square-open", size=size + 6, color=P.ORANGE, line=dict(width=3))))
+        data.append(dict(type="scatter", x=[b, int(table[b])], y=[1.0, 0.0], mode="lines+markers",
+                         name=t("blocks.paged_now", lang), line=dict(color=P.ORANGE, width=3),
+                         marker=dict(symbol="square-open", size=size + 6, color=P.ORANGE, line=dict(width=3))))
     lay = block_layout(t("blocks.paged_title", lang, bs=c.block_size, n=c.seq_len), height=300,
                   xaxis=axis_style("", range=[-1, big], showgrid=False, zeroline=False),
                   yaxis=dict(range=[-0.5, 1.5], tickvals=[0, 1], fixedrange=True, showgrid=False, zeroline=False,
                              ticktext=[t("blocks.paged_physical", lang), t("blocks.paged_logical", lang)]),
                   margin=dict(l=170, r=20, t=60, b=70), legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"))
-    return go.Figure(data=data, layout=lay)
+    return figure(data, lay)

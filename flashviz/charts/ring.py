@@ -15,13 +15,12 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..i18n import t
 from ..engine.ring import (CELL_CURRENT, CELL_DONE, CELL_MASKED, CELL_PENDING, RingSim, Timeline, chunks_of, imbalance,
                            matrix_states, owner)
 from . import palette as P
-from .common import axis, base_layout, fmt_num
+from .common import axis, axis_name, base_layout, cell_axes, figure, fmt_num, merge, subplot_layout
 
 CELL_COLORS = {CELL_MASKED: P.WHITE, CELL_PENDING: P.GREY, CELL_DONE: P.DARK_GREY, CELL_CURRENT: P.ORANGE}
 CELL_KEYS = {CELL_MASKED: "ring.cell_masked", CELL_PENDING: "ring.cell_pending", CELL_DONE: "ring.cell_done",
@@ -99,9 +98,11 @@ def ring_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 520)
                       xaxis=dict(visible=False, range=[-1.9, 1.9] if short else [-2.6, 2.6]),
                       # a short figure keeps the x range (the labels) and lets y follow the aspect ratio
                       yaxis=dict(visible=False, scaleanchor="x", **({} if short else {"range": [-1.8, 1.8]})),
-                      annotations=arrows + notes, margin=dict(l=10, r=10, t=50, b=60))
+                      margin=dict(l=10, r=10, t=50, b=60))
+    if arrows or notes:
+        lay["annotations"] = arrows + notes
     lay["legend"].update(y=-0.02)
-    return go.Figure(data=data, layout=lay)
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- the score matrix
@@ -141,34 +142,36 @@ def matrix_figure(sim: RingSim, step: int, lang: str = "en", *, height: int = 56
     if legend_right:
         lay.update(margin=dict(l=60, r=10, t=105, b=10), title=dict(lay["title"], y=0.99, yanchor="top"),
                    legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"))
-    return go.Figure(data=data, layout=lay)
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- running (m, ℓ)
 
 def state_figure(sim: RingSim, step: int, lang: str = "en") -> go.Figure:
-    """Row 1: m, row 2: ℓ after steps 1..step+1, one line per device; diamonds: the single pass over all keys."""
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=(t("ring.state_m", lang), t("ring.state_l", lang)))
+    """Row 1: m, row 2: ℓ after steps 1..step+1, one line per device; diamonds: the single pass over all keys.
+    Built from dicts (make_subplots' grid once per process: charts.common.subplot_layout)."""
+    lay = subplot_layout(2, 1, (t("ring.state_m", lang), t("ring.state_l", lang)), shared_xaxes=True,
+                         vertical_spacing=0.08)
     xs = np.arange(1, step + 2)
+    data = []
     for r in range(sim.world):
         col = device_color(r)
         name = t("ring.state_row", lang, r=r, i=int(sim.tracked[r]))
         for row, vals in ((1, sim.m[: step + 1, r]), (2, sim.l[: step + 1, r])):
             y = np.where(np.isfinite(vals), vals, np.nan)
-            fig.add_trace(go.Scatter(x=xs, y=y, mode="lines+markers", name=name, legendgroup=str(r),
-                                     showlegend=row == 1, line=dict(color=col, width=2),
-                                     hovertemplate=t("ring.hover_state", lang) + "<extra></extra>"), row=row, col=1)
+            data.append(dict(type="scatter", x=xs, y=y, mode="lines+markers", name=name, legendgroup=str(r),
+                             showlegend=row == 1, line=dict(color=col, width=2),
+                             hovertemplate=t("ring.hover_state", lang) + "<extra></extra>", **cell_axes(row, 1, 1)))
         for row, v in ((1, sim.single[r].m), (2, sim.single[r].l)):
-            fig.add_trace(go.Scatter(x=[sim.world + 0.35], y=[v], mode="markers", legendgroup=str(r),
-                                     showlegend=False, marker=dict(symbol="diamond", size=11, color=col),
-                                     hovertemplate=t("ring.hover_single", lang) + "<extra></extra>"), row=row, col=1)
-    fig.update_layout(base_layout(t("ring.state_title", lang, s=step + 1, w=sim.world), height=520))
-    fig.update_xaxes(axis(), range=[0.5, sim.world + 0.8], dtick=1, row=1, col=1)
-    fig.update_xaxes(axis(t("ring.axis_step", lang)), range=[0.5, sim.world + 0.8], dtick=1, row=2, col=1)
-    fig.update_yaxes(axis(), row=1, col=1)
-    fig.update_yaxes(axis(), row=2, col=1)
-    return fig
+            data.append(dict(type="scatter", x=[sim.world + 0.35], y=[v], mode="markers", legendgroup=str(r),
+                             showlegend=False, marker=dict(symbol="diamond", size=11, color=col),
+                             hovertemplate=t("ring.hover_single", lang) + "<extra></extra>", **cell_axes(row, 1, 1)))
+    merge(lay, base_layout(t("ring.state_title", lang, s=step + 1, w=sim.world), height=520))
+    merge(lay["xaxis"], dict(axis(), range=[0.5, sim.world + 0.8], dtick=1))
+    merge(lay["xaxis2"], dict(axis(t("ring.axis_step", lang)), range=[0.5, sim.world + 0.8], dtick=1))
+    merge(lay["yaxis"], axis())
+    merge(lay["yaxis2"], axis())
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- work per step
@@ -180,19 +183,23 @@ def work_figure(contiguous: np.ndarray, zigzag: np.ndarray, lang: str = "en") ->
         im = imbalance(wk)
         titles.append(t("ring.work_panel", lang, layout=t(f"ring.layout_{name}", lang), idle=im["idle"],
                         ratio=f"{im['critical_over_ideal']:.2f}"))
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.08)
+    lay = subplot_layout(1, 2, titles, horizontal_spacing=0.08)
     top = max(int(contiguous.max()), int(zigzag.max()), 1)
+    data = []
     for c, wk in enumerate((contiguous, zigzag), start=1):
         s, w = wk.shape
         text = [[t("ring.idle", lang) if v == 0 else f"{int(v):,}" for v in row] for row in wk]
-        fig.add_trace(go.Heatmap(z=wk, x=[f"GPU {r}" for r in range(w)], y=[str(i + 1) for i in range(s)],
-                                 zmin=0, zmax=top, colorscale=[[0, P.HEAT_LOW], [1, P.ORANGE]], showscale=False,
-                                 text=text, texttemplate="%{text}" if w * s <= 144 else None, xgap=2, ygap=2,
-                                 hovertemplate=t("ring.hover_work", lang) + "<extra></extra>"), row=1, col=c)
-        fig.update_yaxes(axis(t("ring.axis_step", lang) if c == 1 else ""), autorange="reversed", row=1, col=c)
-        fig.update_xaxes(axis(), row=1, col=c)
-    fig.update_layout(base_layout(t("ring.work_title", lang), height=max(300, 90 + 34 * contiguous.shape[0])))
-    return fig
+        heat = dict(type="heatmap", z=wk, x=[f"GPU {r}" for r in range(w)], y=[str(i + 1) for i in range(s)],
+                    zmin=0, zmax=top, colorscale=[[0, P.HEAT_LOW], [1, P.ORANGE]], showscale=False, text=text,
+                    xgap=2, ygap=2, hovertemplate=t("ring.hover_work", lang) + "<extra></extra>", **cell_axes(1, c, 2))
+        if w * s <= 144:
+            heat["texttemplate"] = "%{text}"
+        data.append(heat)
+        merge(lay[axis_name("y", 1, c, 2)], dict(axis(t("ring.axis_step", lang) if c == 1 else ""),
+                                                 autorange="reversed"))
+        merge(lay[axis_name("x", 1, c, 2)], axis())
+    merge(lay, base_layout(t("ring.work_title", lang), height=max(300, 90 + 34 * contiguous.shape[0])))
+    return figure(data, lay)
 
 
 # ----------------------------------------------------------------------------- cost-model timeline
@@ -227,7 +234,7 @@ def timeline_figure(tl: Timeline, lang: str = "en", *, title: str = "") -> go.Fi
                                    line=dict(color=P.BLACK, dash="dot"))],
                       annotations=[dict(x=end, y=-0.5, yanchor="bottom", showarrow=False, font=dict(size=12),
                                         text=t("ring.tl_end", lang, ms=fmt_num(end, 3)))])
-    return go.Figure(data=[comp, tr], layout=lay)
+    return figure([comp, tr], lay)
 
 
 def human_ms(seconds: float) -> str:

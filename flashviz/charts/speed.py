@@ -19,7 +19,8 @@ from ..i18n import STRINGS, t
 from . import palette as P
 from .common import axis, base_layout, figure
 
-IMPL_ORDER = ("naive", "sdpa-math", "sdpa", "sdpa-efficient", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
+IMPL_ORDER = ("naive", "sdpa-math", "sdpa", "sdpa-efficient", "sdpa-flash", "sdpa-cudnn", "fa4", "teaching", "fast",
+              "ws")
 IMPL_STYLE = {                      # colour + marker + dash: distinguishable without colour too
     "naive": (P.VERMILLION, "circle", "solid"),
     "sdpa-math": (P.DARK_GREY, "triangle-down", "dot"),
@@ -29,6 +30,8 @@ IMPL_STYLE = {                      # colour + marker + dash: distinguishable wi
     "sdpa-cudnn": (P.BLACK, "diamond", "longdash"),
     "teaching": (P.ORANGE, "cross", "dashdot"),
     "fast": (P.BLUE, "circle-open", "solid"),
+    "ws": (P.BLUE, "x", "dot"),                         # the fast path's Gluon kernel, pinned (same family)
+    "fa4": (P.GREEN, "star-diamond", "longdash"),       # FlashAttention-4, a peer (flashviz/bench/peers.py)
 }
 FAMILY_KEYS = ("d", "causal", "dtype", "batch", "heads", "mode")
 MIB = 2 ** 20

@@ -243,6 +243,8 @@ STRINGS = {
     "speed.impl_sdpa-cudnn": {"en": "SDPA cuDNN", "zh": "SDPA cuDNN 后端"},
     "speed.impl_teaching": {"en": "teaching kernel (Triton)", "zh": "教学 kernel（Triton）"},
     "speed.impl_fast": {"en": "fast kernel (Triton)", "zh": "快速 kernel（Triton）"},
+    "speed.impl_ws": {"en": "ws kernel (Gluon, Hopper)", "zh": "ws kernel（Gluon，Hopper）"},
+    "speed.impl_fa4": {"en": "FlashAttention-4 (CuTe DSL)", "zh": "FlashAttention-4（CuTe DSL）"},
     "speed.mark_oom": {"en": "OOM", "zh": "OOM"},
     "speed.mark_error": {"en": "error", "zh": "出错"},
     "speed.mark_your_n": {"en": "N = {n}", "zh": "N = {n}"},

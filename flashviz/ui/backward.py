@@ -17,11 +17,12 @@ import streamlit as st
 from flashviz.bench import live, training
 from flashviz.engine import recompute as rc
 from flashviz.bench import dataset_label, list_datasets, load_dataset, provenance_fields, tune_record
+from flashviz.infra.cache import fingerprint
 from flashviz.charts import backward as charts
 from flashviz.infra.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
-from flashviz.ui.common import chart, committed_recordings, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shared_figure, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 from flashviz.infra.units import fmt_bytes
 
@@ -55,10 +56,11 @@ def cfg_text(c: dict, lang: str) -> str:
 # ----------------------------------------------------------------------------- data sources
 
 def datasets(lang: str) -> dict[str, dict]:
-    """{file name: dataset}: the committed ones (ui.common.committed_recordings: cached per file version, a copy
-    per session, complete recordings first, a broken file a warning), a training dataset first."""
+    """{file name: dataset}: the committed ones with training cells (ui.common.committed_recordings: cached per
+    file version, a copy per session, complete recordings first, a broken file a warning); a recording of the
+    forward and backward alone (an FA4 or per-version run) has nothing this page draws, so it is not offered."""
     out = committed_recordings(list_datasets(), load_dataset, lang, "speed.bad_committed", escape=True)
-    return dict(sorted(out.items(), key=lambda kv: not training.has_training(kv[1])))
+    return {k: v for k, v in out.items() if training.has_training(v)}
 
 
 def source_picker(lang: str) -> dict | None:
@@ -155,7 +157,9 @@ def stored_section(cfg: Config, b: int, h: int, lang: str) -> None:
     st.caption(t("backward.stored_note", lang))
     left, right = st.columns([4, 5])
     with left:
-        chart(charts.stored_figure(rows, lang, ratio=ratio), "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
+        fig = shared_figure("backward.stored", (cfg.n, cfg.d, cfg.dtype, b, h, lang),
+                            lambda: charts.stored_figure(rows, lang, ratio=ratio))
+        chart(fig, "backward_stored", slug(cfg, b, h), key=f"{NS}.stored")
     with right:
         st.markdown(t("backward.recompute_explain", lang))
 
@@ -166,7 +170,9 @@ def peak_section(ds: dict, view: dict, cfg: Config, lang: str) -> None:
     dev = ds["provenance"].get("total_memory_bytes")
     ns = sorted({c["n"] for c in curve})
     mark = cfg.n if ns and ns[0] <= cfg.n <= ns[-1] else None
-    chart(charts.peak_figure(curve, lang, device_bytes=dev, mark_n=mark), "backward_peak",
+    fig = shared_figure("backward.peak", (fingerprint(curve), dev, mark, lang),
+                        lambda: charts.peak_figure(curve, lang, device_bytes=dev, mark_n=mark))
+    chart(fig, "backward_peak",
           f"d{view['config']['d']}_{'causal' if view['config']['causal'] else 'full'}", key=f"{NS}.peak")
     provenance(ds, lang)
     impls = [i for i in charts.IMPLS if any(c["impl"] == i for c in curve)]
@@ -187,7 +193,9 @@ def cost_section(cfg: Config, b: int, h: int, lang: str) -> None:
     with left:
         st.markdown(t("backward.cost_explain", lang, bwd=f"{tr['bwd_extra']:.0%}", step=f"{tr['step_extra']:.1%}"))
     with right:
-        chart(charts.flops_figure(rows, lang), "backward_flops", slug(cfg, b, h), key=f"{NS}.flops")
+        fig = shared_figure("backward.flops", (cfg.n, cfg.d, cfg.causal, b, h, lang),
+                            lambda: charts.flops_figure(rows, lang))
+        chart(fig, "backward_flops", slug(cfg, b, h), key=f"{NS}.flops")
     df = pd.DataFrame({t("backward.col_pass", lang): [t(f"backward.pass_{r['key']}", lang) for r in rows],
                        t("backward.col_matmuls", lang): [r["matmuls"] for r in rows],
                        t("backward.col_ops", lang): [r["ops"] for r in rows],
@@ -232,7 +240,9 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     noise = training.same_backward_noise(view["bwd"])
     if noise is not None:
         st.caption(t("backward.same_kernel", lang, kernel=kernel, pct=f"{100 * noise:.1f}"))
-    chart(charts.times_figure(view["bwd"] + view["step"], lang), "backward_times", cfg_slug(c), key=f"{NS}.times")
+    cells = view["bwd"] + view["step"]
+    fig = shared_figure("backward.times", (fingerprint(cells), lang), lambda: charts.times_figure(cells, lang))
+    chart(fig, "backward_times", cfg_slug(c), key=f"{NS}.times")
     provenance(ds, lang)
     summary(ds, lang)
     st.session_state[f"{NS}.times_view"] = dict(kernel=kernel, noise=noise, rows=tr_rows)       # for tests
@@ -249,7 +259,8 @@ def registers_section(lang: str) -> None:
         t("backward.regs_summary", lang, d=d, held=f"{g['held']:.2f}", started=f"{g['started']:.2f}",
           cells=g["cells"]) for d, g in tune_record.geomeans(rows).items()))
     f = {k: rec[k] for k in tune_record.PROVENANCE}
-    chart(charts.registers_figure(rows, lang), "backward_registers", "ws_h200", key=f"{NS}.registers",
+    fig = shared_figure("backward.registers", (fingerprint(rows), lang), lambda: charts.registers_figure(rows, lang))
+    chart(fig, "backward_registers", "ws_h200", key=f"{NS}.registers",
           meta=dict(source=tune_record.DEFAULT.name, **f))
     _prov_caption(dict(f, commit=f["git_commit"], date=str(f["date"])[:10]), lang)
     st.caption(t("backward.regs_other_run", lang, date=str(f["date"])[:10]))

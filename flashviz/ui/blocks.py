@@ -28,7 +28,7 @@ from flashviz.i18n import t
 from flashviz.engine.tiling import GPU_PRESETS, MASKED, Schedule, TilingConfig, make_config, preset_sram_bytes
 from flashviz.engine.traffic import standard_counts, sweep_n, sweep_sram
 from flashviz.ui import blocks_lessons, blocks_ratio, blocks_traffic, pages, state, steps
-from flashviz.ui.common import chart, shown_errors
+from flashviz.ui.common import chart, shared_figure, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.ui.stepper import cached_trace, recurrence_table
 from flashviz.infra.units import ELEM_BYTES, fmt_bytes
@@ -224,7 +224,8 @@ def step_view(sch: Schedule, ch: Choice, name: str, lang: str, step: int) -> Non
             st.info(t("blocks.grid_too_big", lang, tr=c.tr, tc=c.tc, cells=cells, cap=MAX_DRAWN_CELLS),
                     icon=":material/grid_off:")
         else:
-            chart(charts.grid_figure(sch, step, lang), "grid", f"{name}_step{step + 1}", key=f"{NS}.grid")
+            fig = shared_figure("blocks.grid", (c, sch.order, step, lang), lambda: charts.grid_figure(sch, step, lang))
+            chart(fig, "grid", f"{name}_step{step + 1}", key=f"{NS}.grid")
     with right, shown_errors(lang, where="counters"):
         now, tot, std = s.cumulative, sch.totals(), standard_counts(c.n, c.d, elem_bytes=c.elem_bytes)
         a, b = st.columns(2)
@@ -236,8 +237,9 @@ def step_view(sch: Schedule, ch: Choice, name: str, lang: str, step: int) -> Non
         st.caption(t("blocks.ctr_bytes", lang, sofar=fmt_bytes(now.total_bytes), total=fmt_bytes(tot.total_bytes),
                      std=fmt_bytes(std.total_bytes), eb=c.elem_bytes))
         st.caption(t("blocks.ctr_moved", lang, loaded=_moved(s.loaded, lang), stored=_moved(s.stored, lang)))
-        chart(charts.traffic_bars_figure(now, tot, std, lang, ch.unit), "traffic", f"{name}_step{step + 1}",
-              key=f"{NS}.bars")
+        fig = shared_figure("blocks.bars", (c, sch.order, step, lang, ch.unit),
+                            lambda: charts.traffic_bars_figure(now, tot, std, lang, ch.unit))
+        chart(fig, "traffic", f"{name}_step{step + 1}", key=f"{NS}.bars")
 
 
 # ----------------------------------------------------------------------------- static sections
@@ -260,12 +262,12 @@ def sweep_charts(sch: Schedule, ch: Choice, name: str, lang: str) -> None:
     left, right = st.columns(2)
     with left, shown_errors(lang, where="HBM accesses vs M"):
         mine = ch.sram_bytes if ch.gpu == "custom" else None
-        chart(vs_m_figure(c.n, c.d, c.elem_bytes, c.causal, mine, ch.unit, lang), "traffic_vs_M", name,
+        chart(vs_m_figure.frozen(c.n, c.d, c.elem_bytes, c.causal, mine, ch.unit, lang), "traffic_vs_M", name,
               key=f"{NS}.vs_m")
     with right, shown_errors(lang, where="HBM accesses vs N"):
         from_m = ch.mode == "sram"
-        fig = vs_n_figure(c.n, c.d, c.elem_bytes, c.causal, ch.sram_bytes if from_m else None,
-                          None if from_m else c.br, None if from_m else c.bc, ch.unit, lang)
+        fig = vs_n_figure.frozen(c.n, c.d, c.elem_bytes, c.causal, ch.sram_bytes if from_m else None,
+                                 None if from_m else c.br, None if from_m else c.bc, ch.unit, lang)
         chart(fig, "traffic_vs_N", name, key=f"{NS}.vs_n")
     st.caption(t("blocks.theta_note", lang))
 

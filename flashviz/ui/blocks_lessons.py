@@ -17,7 +17,8 @@ from flashviz.engine.lessons import (ALIGNS, alignment_summary, dropout_state_by
                                      fused_compulsory_bytes, score_matrix_bytes, size_examples, unfused_stages)
 from flashviz.engine.tiling import MAX_GRID_CELLS, Schedule, TilingConfig
 from flashviz.ui import state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.infra.cache import MiB, fingerprint, memo
+from flashviz.ui.common import chart, shared_figure, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 
 NS = "blocks"
@@ -32,15 +33,21 @@ def fmt_bin(b: float) -> str:
     return f"{b:,.0f} B"
 
 
+@memo("blocks.fused_bytes", 1 * MiB)
+def fused_bytes(tcfg: TilingConfig) -> int:
+    """HBM bytes of the fused FA2 kernel at this configuration (the whole schedule, once per configuration)."""
+    return Schedule(tcfg, "fa2").totals().total_bytes
+
+
 def fusion(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
     st.markdown(t("lessons.fusion_intro", lang))
     dropout = st.toggle(t("lessons.with_dropout", lang), **state.kept(f"{NS}.dropout", True))
     n, d, e = tcfg.n, tcfg.d, tcfg.elem_bytes
     stages = unfused_stages(n, d, e, mask=tcfg.causal, dropout=dropout)
-    fused = Schedule(tcfg, "fa2").totals().total_bytes
+    fused = fused_bytes(tcfg)
     least = fused_compulsory_bytes(n, d, e)
-    chart(charts.fusion_figure(stages, fused, lang), "fusion", slug + ("_dropout" if dropout else ""),
-          key=f"{NS}.fusion")
+    fig = shared_figure("blocks.fusion", (tcfg, bool(dropout), lang), lambda: charts.fusion_figure(stages, fused, lang))
+    chart(fig, "fusion", slug + ("_dropout" if dropout else ""), key=f"{NS}.fusion")
     total = sum(s["reads"] + s["writes"] for s in stages)
     st.markdown(t("lessons.fusion_explain", lang, k=len(stages), total=fmt_bin(total), fused=fmt_bin(fused),
                   least=fmt_bin(least), br=tcfg.br, bc=tcfg.bc, ratio=f"{total / fused:,.1f}"))
@@ -69,8 +76,9 @@ def alignment(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
         st.info(t("lessons.align_too_big", lang, tr=summ["top_left"]["tr"], tc=summ["top_left"]["tc"],
                   cap=MAX_ALIGN_CELLS), icon=":material/grid_off:")
     else:
-        chart(charts.alignment_figure(nq, nk, br, bc, lang), "causal_alignment", f"{slug}_Nq{nq}_Nk{nk}",
-              key=f"{NS}.alignment")
+        fig = shared_figure("blocks.alignment", (nq, nk, br, bc, lang),
+                            lambda: charts.alignment_figure(nq, nk, br, bc, lang))
+        chart(fig, "causal_alignment", f"{slug}_Nq{nq}_Nk{nk}", key=f"{NS}.alignment")
     tl, brt = summ["top_left"], summ["bottom_right"]
     st.markdown(t("lessons.align_explain", lang, nq=nq, nk=nk, off=nk - nq, br=br, bc=bc,
                   tl_full=tl["full"], tl_part=tl["masked"], tl_empty=tl["skipped"], tl_pairs=f"{tl['visible_pairs']:,}",
@@ -97,7 +105,8 @@ def sizes(cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -> None:
         t("lessons.col_ratio", lang): [f"{r['ratio']:,.0f}×" for r in [*rows, cur]],
     })
     st.dataframe(df, hide_index=True, key=f"{NS}.size_table")
-    chart(charts.sizes_figure(rows, lang), "score_matrix_sizes", "examples_d128_fp16", key=f"{NS}.sizes")
+    fig = shared_figure("blocks.sizes", (fingerprint(rows), lang), lambda: charts.sizes_figure(rows, lang))
+    chart(fig, "score_matrix_sizes", "examples_d128_fp16", key=f"{NS}.sizes")
     big = rows[-1]
     hbm = max(HARDWARE.values(), key=lambda g: g["hbm_bytes"])
     gpu_name = next(k for k, g in HARDWARE.items() if g is hbm)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
+from flashviz.infra.cache import frozen_figure
 from flashviz.charts import blocks_ratio as charts
 from flashviz.i18n import t
 from flashviz.engine.tiling import BUFFERS, GPU_PRESETS, SEED_EXAMPLE, MAX_N, Schedule, TilingConfig
@@ -40,12 +40,13 @@ def _kib(b: float) -> str:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def vs_n(d: int, eb: int, sram_bytes: int | None, br: int | None, bc: int | None, n: int, lang: str):
-    """(figure, sweep, limits) of standard ÷ flash vs N, non-causal, at this M or these pinned blocks."""
+    """(figure, sweep, limits) of standard ÷ flash vs N, non-causal, at this M or these pinned blocks; the figure
+    serialised once and read-only (a FrozenFigure)."""
     ns = sorted(set(N_RATIO) | {n})
     sw = sweep_n(ns, d, sram_bytes=sram_bytes, br=br, bc=bc, elem_bytes=eb)
     lim = (ratio_limits(d, sram_elems=sram_bytes // eb) if sram_bytes is not None
            else ratio_limits(d, br=br, bc=bc))
-    return charts.ratio_vs_n_figure(sw, lim, lang, mark_n=n), sw, lim
+    return frozen_figure(charts.ratio_vs_n_figure(sw, lim, lang, mark_n=n)), sw, lim
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -54,7 +55,7 @@ def vs_m(n: int, d: int, eb: int, lang: str):
     lo, hi = 4 * d * eb, max(16 * n * d * eb, 8 * d * eb)
     xs = np.unique(np.geomspace(lo, hi, M_POINTS).round().astype(np.int64))
     sw = sweep_sram(n, d, xs, elem_bytes=eb)
-    return charts.ratio_vs_m_figure(sw, lang), sw
+    return frozen_figure(charts.ratio_vs_m_figure(sw, lang)), sw
 
 
 @st.cache_data(show_spinner=False)
@@ -72,7 +73,7 @@ def ratio_section(sch: Schedule, sram_bytes: int, from_m: bool, name: str, lang:
     with left, shown_errors(lang, where="ratio vs N"):
         fig, sw, lim = vs_n(c.d, c.elem_bytes, sram_bytes if from_m else None, None if from_m else c.br,
                             None if from_m else c.bc, c.n, lang)
-        chart(go.Figure(fig), "ratio_vs_N", name, key=f"{NS}.ratio_vs_n")     # a copy: the cached one stays as is
+        chart(fig, "ratio_vs_N", name, key=f"{NS}.ratio_vs_n")           # read-only: no session changes it
         k = int(np.flatnonzero(sw.x == c.n)[0])
         b1, b2 = lim["fa1_blocks"], lim["fa2_blocks"]
         st.caption(t("traffic.ratio_n_explain", lang, n=c.n, r1=sw.ratio("fa1")[k], r2=sw.ratio("fa2")[k],
@@ -85,7 +86,7 @@ def ratio_section(sch: Schedule, sram_bytes: int, from_m: bool, name: str, lang:
                                                      l2=lim["fa2"], theta=lim["theta"])        # for tests
     with right, shown_errors(lang, where="ratio vs M"):
         fig, swm = vs_m(c.n, c.d, c.elem_bytes, lang)
-        chart(go.Figure(fig), "ratio_vs_M", name, key=f"{NS}.ratio_vs_m")
+        chart(fig, "ratio_vs_M", name, key=f"{NS}.ratio_vs_m")
         st.caption(t("traffic.ratio_m_explain", lang, n=c.n, d=c.d, lo=c.d, hi=f"{c.n * c.d:,}",
                      hi_kib=_kib(c.n * c.d * c.elem_bytes), whole=_kib(4 * c.n * c.d * c.elem_bytes),
                      top=swm.ratio("fa1")[-1], eb=c.elem_bytes))

@@ -18,6 +18,7 @@ import streamlit as st
 
 from ..charts import export
 from ..infra import literal, runlog
+from ..infra.cache import MiB, frozen_figure, is_frozen_figure, named
 from ..bench.recording import complete_first
 from ..charts.common import plotly_config
 from ..infra.errors import DatasetError
@@ -30,6 +31,7 @@ REGISTRY = "_export.registry"             # {"page": {...}, "charts": {key: Char
 ICONS = {"png": ":material/image:", "svg": ":material/polyline:", "html": ":material/public:",
          "csv": ":material/table:", "json": ":material/data_object:"}
 PRESENT_FONT, PRESENT_TITLE_FONT = 17, 21       # chart text in presenter mode (else 13 / 16)
+FIGURES = named("ui.figures", 64 * MiB)         # every page's charts, serialised once per configuration
 
 
 def config_ok(cfg, ns: str, lang: str) -> bool:
@@ -69,18 +71,30 @@ def _meta(extra: dict | None) -> dict:
 
 # ----------------------------------------------------------------------------- charts
 
+def shared_figure(name: str, key: tuple, build):
+    """The figure `build()` makes, built and serialised once per process for (name, key) and shared read-only by
+    every session (a FrozenFigure, which chart() draws without copying or validating it). `key` must hold every
+    input the figure depends on (configuration, step, language, sizes): equal keys, equal figures."""
+    return FIGURES.get((name, key, repr(key)), lambda: frozen_figure(build()))
+
+
 def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | None = None,
           meta: dict | None = None) -> None:
     """st.plotly_chart with the modebar's camera configured (format from the sidebar, named file), registered
-    for the page's zip, with an Export menu under it. `meta` goes into every exported file's metadata."""
+    for the page's zip, with an Export menu under it. `meta` goes into every exported file's metadata.
+    `fig` is a Plotly Figure or a FrozenFigure (shared_figure, figure_memo's .frozen): that one is sent as it
+    was serialised, and an export makes a Figure of its own from it only when asked."""
+    frozen = is_frozen_figure(fig)
     if state.presenting():                                     # larger chart text for the back row, on a copy:
-        fig = go.Figure(fig, _validate=False)                  # the caller's figure may be another session's too
+        fig = fig.figure() if frozen else go.Figure(fig, _validate=False)   # the caller's may be shared
         fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_TITLE_FONT)
+        frozen = False
     cfg = plotly_config(f"flashviz_{name}_{slug}", state.export_format(), height=height)
     st.plotly_chart(fig, config=cfg, theme=None, key=key)
     lang = state.lang()
     with shown_errors(lang, where="export"):
-        item = export.ChartExport(name=name, slug=slug, fig=fig, meta=_meta(meta), height=height)
+        item = export.ChartExport(name=name, slug=slug, fig=export.LazyFigure(fig.figure) if frozen else fig,
+                                  meta=_meta(meta), height=height)
         registry()["charts"][key or f"{name}:{slug}"] = item
         export_menu(item, lang, key=key)
 
@@ -90,14 +104,15 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, 
     ok, why = export.image_status()
     box = st.popover(t("export.menu", lang), icon=":material/download:", type="tertiary",
                      help=t("export.menu_help", lang)) if popover else contextlib.nullcontext()
+    stem = item.stem                                           # one safe() pass, not one per button
     with box:
-        st.caption(t("export.file", lang, stem=item.stem))
+        st.caption(t("export.file", lang, stem=stem))
         for fmt in export.FORMATS:
             image = fmt in export.IMAGE_FORMATS
             off = image and not ok
             click = functools.partial(image_clicked, fmt, lang) if image else "ignore"
             st.download_button(t(f"export.fmt_{fmt}", lang), data=functools.partial(export.export, item, fmt),
-                               file_name=f"{item.stem}.{fmt}", mime=export.MIME[fmt], on_click=click,
+                               file_name=f"{stem}.{fmt}", mime=export.MIME[fmt], on_click=click,
                                key=f"{key}.export.{fmt}" if key else None, icon=ICONS[fmt], disabled=off,
                                help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:

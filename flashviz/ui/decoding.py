@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.infra.cache import MiB, memo
+from flashviz.infra.cache import MiB, fingerprint, memo
 from flashviz.charts import blocks as charts
 from flashviz.charts import palette as P
 from flashviz.charts.common import fmt_num
@@ -30,7 +30,7 @@ from flashviz.i18n import t
 from flashviz.engine.online_softmax import online_softmax_trace
 from flashviz.engine.tiling import GPU_PRESETS
 from flashviz.ui import state, steps
-from flashviz.ui.common import chart, config_ok, shown_errors
+from flashviz.ui.common import chart, config_ok, shared_figure, shown_errors
 from flashviz.ui.config import Config, inputs, row_problem
 
 NS = "decoding"
@@ -110,6 +110,12 @@ def _nan_red(df: pd.DataFrame) -> pd.DataFrame:
                         index=df.index, columns=df.columns)
 
 
+def _styled(df: pd.DataFrame):
+    """NaN cells in red: a Styler only when there is a NaN to colour (a Styler costs a rerun ~5 ms and shows a
+    table without NaN exactly as the plain one)."""
+    return df.style.apply(_nan_red, axis=None) if (df.to_numpy() == "NaN").any() else df
+
+
 def grid_line(workers: int, lang: str) -> None:
     """The one number the idea rests on: programs of a decode step against the SMs, without and with the split."""
     sms = GPU_PRESETS[GPU]["sms"]
@@ -124,9 +130,11 @@ def opening(cfg: Config, lang: str) -> DecodeResult:
     a.slider(t("decoding.workers", lang), 1, MAX_W, help=t("decoding.workers_help", lang), **_kept("workers"))
     b.toggle(t("decoding.tree", lang), help=t("decoding.tree_help", lang), **_kept("tree"))
     grid_line(int(_val("workers")), lang)
-    res = cached_decode(cfg, _val("workers"), _val("tree"))
-    name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(_val("tree"))
-    chart(charts.decoding_figure(res, lang), "flash_decoding", name, key=f"{NS}.chart")
+    workers, tree = _val("workers"), _val("tree")
+    res = cached_decode(cfg, workers, tree)
+    name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(tree)
+    fig = shared_figure("decoding.decode", (cfg, workers, tree, lang), lambda: charts.decoding_figure(res, lang))
+    chart(fig, "flash_decoding", name, key=f"{NS}.chart")
     diff, exact = _diff(res.output, res.single.output), _diff(res.output, res.exact)
     if diff <= SAME_TOL:
         st.success(t("decoding.same", lang, diff=_shown(diff), exact=_shown(exact)), icon=":material/check_circle:")
@@ -146,7 +154,7 @@ def merge_section(res: DecodeResult, lang: str) -> None:
     c[1].metric(t("decoding.ctr_diff", lang), _shown(diff), help=t("decoding.ctr_diff_help", lang))
     c[2].metric(t("decoding.ctr_exact", lang), _shown(exact), help=t("decoding.ctr_exact_help", lang))
     df = partials_table(res, lang)
-    st.dataframe(df.style.apply(_nan_red, axis=None), hide_index=True, key=f"{NS}.table",
+    st.dataframe(_styled(df), hide_index=True, key=f"{NS}.table",
                  height=min(38 + 35 * len(df), 400))
 
 
@@ -169,12 +177,18 @@ def grid_section(lang: str) -> None:
 
 # ----------------------------------------------------------------------------- paged
 
-def paged_step(res: PagedResult, name: str, lang: str, step: int) -> None:
+def paged_step(res: PagedResult, name: str, lang: str, step: int, key: tuple | None = None) -> None:
+    """One lookup of the paged walk. `key`: the arguments of cached_paged that made `res` (its figure is then
+    built once per process and step)."""
     b, p, nb = (int(x) for x in res.order[step])
     lo = b * res.cache.block_size
     st.markdown(t("decoding.paged_step", lang, i=step + 1, n=res.cache.num_logical, b=b, p=p, lo=lo, hi=lo + nb - 1,
                   m=fmt_num(float(res.trace.m[step])), l=fmt_num(float(res.trace.l[step]))))
-    chart(charts.paged_figure(res, lang, step=step), "paged", f"{name}_step{step + 1}", key=f"{NS}.paged_chart")
+    c = res.cache                                      # what the figure reads: the table, not the numbers
+    fig = shared_figure("decoding.paged", (key or fingerprint(c.block_table, c.owner, c.valid, c.seq_len,
+                                                             c.block_size), step, lang),
+                        lambda: charts.paged_figure(res, lang, step=step))
+    chart(fig, "paged", f"{name}_step{step + 1}", key=f"{NS}.paged_chart")
 
 
 def block_table(res: PagedResult, lang: str) -> pd.DataFrame:
@@ -207,11 +221,13 @@ def paged_section(cfg: Config, lang: str) -> None:
     else:
         st.error(t("decoding.paged_differ", lang, diff=_shown(diff)), icon=":material/warning:")
     name = f"{replace(cfg, scores='').slug()}_Bs{res.cache.block_size}_pseed{_val('pseed')}"
-    steps.stepped(PAGED_NS, res.cache.num_logical, lang, functools.partial(paged_step, res, name, lang))
+    c = res.cache                                      # the figure reads the table only: same for every seed
+    key = fingerprint(c.block_table, c.owner, c.valid, c.seq_len, c.block_size)
+    steps.stepped(PAGED_NS, res.cache.num_logical, lang, functools.partial(paged_step, res, name, lang, key=key))
     if res.cache.num_logical > TABLE_ROWS:
         st.caption(t("decoding.table_window", lang, k=TABLE_ROWS, n=res.cache.num_logical))
     df = block_table(res, lang)
-    st.dataframe(df.style.apply(_nan_red, axis=None), hide_index=True, key=f"{NS}.block_table",
+    st.dataframe(_styled(df), hide_index=True, key=f"{NS}.block_table",
                  height=min(38 + 35 * len(df), 400))
 
 

@@ -17,7 +17,8 @@ from flashviz.engine.roofline import measured_bytes_points, model_points, roofli
 from flashviz.engine.tiling import TilingConfig, make_config
 from flashviz.ui import hardware_more as more
 from flashviz.ui import pages, state
-from flashviz.ui.common import chart, config_ok, shown_errors
+from flashviz.infra.cache import fingerprint
+from flashviz.ui.common import chart, config_ok, shared_figure, shown_errors
 from flashviz.ui.config import DTYPE_SHORT, Config
 
 NS = "hardware"
@@ -68,8 +69,9 @@ def roofline(name: str, cfg: Config, tcfg: TilingConfig, slug: str, lang: str) -
             "measured": [{k: m[k] for k in ("impl", "intensity", "achieved", "bytes_per_head")} for m in meas]}
     if ds:
         meta["timing_dataset"] = {k: ds["provenance"][k] for k in ("device_name", "created_utc", "git_commit")}
-    chart(charts.roofline_figure(name, pts, meas, lang), "roofline", f"{slug}_{name}", key=f"{NS}.roofline",
-          meta=meta)
+    fig = shared_figure("hardware.roofline", (name, tcfg, fingerprint(meas), lang),
+                        lambda: charts.roofline_figure(name, pts, meas, lang))
+    chart(fig, "roofline", f"{slug}_{name}", key=f"{NS}.roofline", meta=meta)
     verdict = roofline_verdict(name, tcfg, meas)
     ridge = g["peak_fp16"] / g["hbm_bw"]
     naive = next((m for m in meas if m["impl"] == "naive"), None)

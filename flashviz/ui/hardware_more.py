@@ -14,6 +14,7 @@ import streamlit as st
 from flashviz.bench import hbm_dataset
 from flashviz.bench.dataset import list_datasets, load_dataset
 from flashviz.bench.recording import complete_first
+from flashviz.infra.cache import fingerprint
 from flashviz.charts import roofline as charts
 from flashviz.infra.errors import DatasetError
 from flashviz.engine.hardware import capacity_ratio, gpu, hierarchy_rows
@@ -21,7 +22,7 @@ from flashviz.i18n import t
 from flashviz.engine.lessons import fused_compulsory_bytes, unfused_stages
 from flashviz.engine.roofline import model_points, naive_memory_bound
 from flashviz.engine.tiling import Schedule, TilingConfig, make_config
-from flashviz.ui.common import chart
+from flashviz.ui.common import chart, shared_figure
 
 NS = "hardware"
 ELEM = {"float16": 2, "bfloat16": 2, "float32": 4}
@@ -186,7 +187,8 @@ def measured_bytes(tcfg: TilingConfig, slug: str, lang: str) -> None:
         rows.append(dict(impl=c["impl"], formula=formula, least=least, measured=c["read_bytes"] + writes,
                          measured_reads=c["read_bytes"], measured_writes=writes, kernels=len(c["kernels"]),
                          bh=c["batch"] * c["heads"], br=c["block_m"], bc=c["block_n"]))
-    chart(charts.hbm_bytes_figure(rows, lang), "hbm_bytes", slug, key=f"{NS}.hbm_bytes",
+    fig = shared_figure("hardware.hbm_bytes", (fingerprint(rows), lang), lambda: charts.hbm_bytes_figure(rows, lang))
+    chart(fig, "hbm_bytes", slug, key=f"{NS}.hbm_bytes",
           meta={"dataset": {"device": p["device_name"], "created_utc": p["created_utc"], "commit": p["git_commit"],
                             "command": p["command"]}})
     df = pd.DataFrame({

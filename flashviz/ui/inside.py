@@ -4,8 +4,9 @@ Thin: the recorded timelines (assets/benchmarks/timeline/*.json, written by `pyt
 h200-timeline`, validated by flashviz.bench.timeline_dataset, never executed) go to flashviz.engine.kernel_timeline (the
 window, the producer's lead, the warpgroups' overlap) and charts/timeline.py. The page opens on a few loop
 iterations of each kernel and states what they show; the whole CTA, the kernels' times, the shares and the method
-are behind expanders. Figures are built once per recording, configuration and language (st.cache_resource) and
-never mutated. Strings: flashviz/i18n/inside.py. Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
+are behind expanders. Figures are built and serialised once per recording, configuration and language
+(st.cache_resource, flashviz.cache.frozen_figure) and never mutated. Strings: flashviz/i18n/inside.py. Shown by
+st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ import streamlit as st
 
 from flashviz.engine import kernel_timeline as kt
 from flashviz.bench import timeline_dataset as td
+from flashviz.infra.cache import fingerprint, frozen_figure
 from flashviz.charts import timeline as charts
 from flashviz.i18n import t
 from flashviz.ui import state
-from flashviz.ui.common import chart, committed_recordings, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shared_figure, shown_errors
 
 NS = "inside"
 COMMAND = "python -m flashviz.bench --preset h200-timeline --traces /tmp/flashviz-traces"
@@ -68,20 +70,21 @@ def schedule_text(c: dict, lang: str) -> str:
 @st.cache_resource(max_entries=48, show_spinner=False)
 def window_fig(path: str, mtime: float, key: tuple, lang: str, _ds: dict):
     """The opening window of every ok cell at one configuration. Keyed by file and modification time; the
-    dataset argument is not hashed (the same file gives the same dataset). Never mutated by the page."""
+    dataset argument is not hashed (the same file gives the same dataset). Serialised once, read-only (a
+    FrozenFigure: drawn on every run without copying it)."""
     cells = [c for c in td.cells_at(_ds, key) if c["status"] == "ok"]
     panels = [(c, kt.window(c, ITERATIONS)) for c in cells]
     k = min((w.iterations for _, w in panels), default=0)
-    return charts.window_figure(panels, lang, clock_mhz=_ds["method"].get("clock_mhz"),
-                                title=t("inside.window_title", lang, k=k))
+    return frozen_figure(charts.window_figure(panels, lang, clock_mhz=_ds["method"].get("clock_mhz"),
+                                              title=t("inside.window_title", lang, k=k)))
 
 
 @st.cache_resource(max_entries=48, show_spinner=False)
 def gantt_fig(path: str, mtime: float, key: tuple, impl: str, lang: str, x_max: float | None, _ds: dict):
     """The whole kept CTA of one kernel (thousands of bars): built once per file, configuration and language."""
     [c] = [c for c in td.cells_at(_ds, key) if c["impl"] == impl]
-    return charts.gantt_figure(c, lang, clock_mhz=_ds["method"].get("clock_mhz"), x_max=x_max,
-                               title=t("inside.gantt_title", lang, impl=impl))
+    return frozen_figure(charts.gantt_figure(c, lang, clock_mhz=_ds["method"].get("clock_mhz"), x_max=x_max,
+                                             title=t("inside.gantt_title", lang, impl=impl)))
 
 
 # ----------------------------------------------------------------------------- the opening: a few iterations
@@ -298,7 +301,8 @@ def shares_section(name: str, ds: dict, key: tuple, lang: str) -> None:
     cells = [c for c in td.cells_at(ds, key) if c["status"] == "ok"]
     if not cells:
         return
-    chart(charts.shares_figure(cells, lang), "inside_shares",
+    chart(shared_figure("inside.shares", (fingerprint(cells), lang), lambda: charts.shares_figure(cells, lang)),
+          "inside_shares",
           f"{name.removesuffix('.json')}_N{key[0]}_d{key[1]}{'_causal' if key[2] else ''}", key=f"{NS}.shares",
           meta=dict(source="recorded dataset", dataset=name))
     for impl, role, shares in charts.share_rows(cells):

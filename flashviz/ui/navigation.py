@@ -15,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..i18n import t
-from .pages import BY_SLUG, DEFAULT, NOT_FOUND, PAGES, page, runner, title
+from .pages import BY_SLUG, DEFAULT, NOT_FOUND, PAGES, page, runner, settle, title
 
 
 def requested_path() -> str | None:
@@ -34,6 +34,7 @@ def requested_path() -> str | None:
 def _not_found_runner(asked: str):
     def run() -> None:
         from . import not_found
+        settle(not_found.__name__)
         not_found.render(asked)
     run.__name__ = "not_found"
     return run

@@ -9,8 +9,6 @@ Shown by st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -25,7 +23,8 @@ from flashviz.infra.errors import DatasetError, check_int
 from flashviz.i18n import t
 from flashviz.engine.online_softmax import make_qkv
 from flashviz.ui import ring_recorded, state, steps
-from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
+from flashviz.infra.cache import fingerprint
+from flashviz.ui.common import chart, committed_recordings, config_ok, shared_figure, shown_errors
 from flashviz.ui.config import round_to_dtype
 
 NS = "ring"
@@ -97,21 +96,28 @@ def state_table(sim: engine.RingSim, step: int, lang: str) -> pd.DataFrame:
     })
 
 
-def ring_step(sim: engine.RingSim, name: str, lang: str, step: int) -> None:
-    """The opening picture at one step (the ring and the score matrix), and the tracked rows behind an expander."""
+def ring_step(sim: engine.RingSim, name: str, lang: str, step: int, sim_key: tuple | None = None) -> None:
+    """The opening picture at one step (the ring and the score matrix), and the tracked rows behind an expander.
+    `sim_key`: the arguments of cached_sim that made `sim` (its figures are then built once per process)."""
     busy = int((sim.work[step] > 0).sum())
     st.markdown(t("ring.step_text", lang, s=step + 1, s0=step, w=sim.world, busy=busy, idle=sim.world - busy))
+    key = (sim_key or fingerprint(sim), step, lang)
+
+    def fig(what: str, build):
+        return shared_figure(f"ring.{what}", key, build)
+
     a, b = st.columns([5, 6])
     with a:
-        chart(charts.ring_figure(sim, step, lang, height=OPEN_HEIGHT), "ring", f"{name}_step{step + 1}",
-              key=f"{NS}.ring_chart")
+        chart(fig("ring", lambda: charts.ring_figure(sim, step, lang, height=OPEN_HEIGHT)), "ring",
+              f"{name}_step{step + 1}", key=f"{NS}.ring_chart")
     with b:
-        chart(charts.matrix_figure(sim, step, lang, height=OPEN_HEIGHT, legend_right=True), "ring_matrix",
-              f"{name}_step{step + 1}", key=f"{NS}.matrix")
+        chart(fig("matrix", lambda: charts.matrix_figure(sim, step, lang, height=OPEN_HEIGHT, legend_right=True)),
+              "ring_matrix", f"{name}_step{step + 1}", key=f"{NS}.matrix")
     with st.expander(t("ring.row_header", lang)):
         a, b = st.columns([3, 2])
         with a:
-            chart(charts.state_figure(sim, step, lang), "ring_state", f"{name}_step{step + 1}", key=f"{NS}.state")
+            chart(fig("state", lambda: charts.state_figure(sim, step, lang)), "ring_state", f"{name}_step{step + 1}",
+                  key=f"{NS}.state")
         with b:
             st.markdown(t("ring.state_explain", lang))
             st.dataframe(state_table(sim, step, lang), hide_index=True, key=f"{NS}.table")
@@ -151,9 +157,10 @@ def opening(cfg, lang: str) -> engine.RingSim:
         c[4].slider(t("ring.row", lang), 0, n_local - 1, help=t("ring.row_help", lang), **_kept("row"))
     else:
         c[4].caption(t("ring.row_single", lang))
-    sim = cached_sim(world, layout, causal, chunk, int(_val("row")), cfg.d, cfg.dtype, cfg.seed)
+    sim_key = (world, layout, causal, chunk, int(_val("row")), cfg.d, cfg.dtype, cfg.seed)
+    sim = cached_sim(*sim_key)
     name = f"W{world}_{layout}{'_causal' if causal else ''}_N{sim.n}_row{sim.row}"
-    steps.stepped(f"{NS}.steps", world, lang, functools.partial(ring_step, sim, name, lang))
+    steps.stepped(f"{NS}.steps", world, lang, lambda step: ring_step(sim, name, lang, step, sim_key=sim_key))
     takeaway(sim, lang)
     st.caption(t("ring.describe", lang, n=sim.n, w=world, c=chunk, per=sim.n // world, d=cfg.d, dtype=cfg.dtype,
                  seed=cfg.seed))
@@ -170,7 +177,8 @@ def balance_section(sim: engine.RingSim, lang: str) -> None:
     st.markdown(t("ring.balance_text", lang, w=w, n=n, idle=ic["idle"], slots=w * w,
                   busy=f"{ic['per_device'].max() / max(ic['per_device'].min(), 1):.1f}",
                   crit=f"{ic['critical_over_ideal']:.2f}", idle_z=iz["idle"], crit_z=f"{iz['critical_over_ideal']:.2f}"))
-    chart(charts.work_figure(wc, wz, lang), "ring_work", f"W{w}_N{n}", key=f"{NS}.work")
+    fig = shared_figure("ring.work", (w, n, lang), lambda: charts.work_figure(wc, wz, lang))
+    chart(fig, "ring_work", f"W{w}_N{n}", key=f"{NS}.work")
 
 
 # ----------------------------------------------------------------------------- section 3: cost-model timeline
@@ -199,8 +207,10 @@ def timeline_section(sim: engine.RingSim, ds: dict | None, lang: str) -> None:
                      exposed=charts.human_ms(tl.total_s - tl.compute_only_s), hidden=f"{100 * tl.hidden:.0f}"))
     title = t("ring.tl_title_cfg", lang, w=sim.world, n=f"{n:,}", layout=t(f"ring.layout_{sim.layout}", lang),
               mask=t("ring.mask_causal" if sim.causal else "ring.mask_full", lang), **shape)
-    chart(charts.timeline_figure(tl, lang, title=title), "ring_timeline", f"W{sim.world}_{sim.layout}_N{n}",
-          key=f"{NS}.timeline", meta=dict(cost_model=model.source, shape=shape, n=n))
+    fig = shared_figure("ring.timeline", (fingerprint(tl), lang, title),
+                        lambda: charts.timeline_figure(tl, lang, title=title))
+    chart(fig, "ring_timeline", f"W{sim.world}_{sim.layout}_N{n}", key=f"{NS}.timeline",
+          meta=dict(cost_model=model.source, shape=shape, n=n))
     values = dict(compute=f"{model.flops_per_s / 1e12:,.0f}", link=f"{model.link_bytes_per_s / 1e9:,.0f}",
                   hbm=f"{model.hbm_bytes_per_s / 1e12:.1f}")
     for key in ("compute", "link", "hbm"):

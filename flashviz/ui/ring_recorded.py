@@ -14,7 +14,8 @@ from flashviz.engine import ring as engine
 from flashviz.charts import ring_measured as mcharts
 from flashviz.i18n import t
 from flashviz.ui import state
-from flashviz.ui.common import chart, shown_errors
+from flashviz.infra.cache import fingerprint
+from flashviz.ui.common import chart, shared_figure, shown_errors
 
 NS = "ring"
 RING_TIMER = "CUDA events per repetition, barrier before each, slowest rank"   # flashviz.bench.ring_bench's timer
@@ -206,12 +207,14 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
     chunked_note(cells, mode, causal, lang)
     figs = [("time", mcharts.time_figure), ("speedup", mcharts.speedup_figure), ("overlap", mcharts.overlap_figure),
             ("memory", mcharts.memory_figure)]
+    key = (fingerprint(cells), lang, mode, causal)                  # each figure built once per recording
     for row in (figs[:2], figs[2:]):
         cols = st.columns(2)
         for col, (what, fn) in zip(cols, row):
             with col, shown_errors(lang, where=f"recorded {what}"):
-                chart(fn(cells, lang, mode=mode, causal=causal), f"ring_recorded_{what}", slug, key=f"{NS}.rec_{what}",
-                      meta=meta)
+                fig = shared_figure(f"ring.recorded_{what}", key,
+                                    lambda fn=fn: fn(cells, lang, mode=mode, causal=causal))
+                chart(fig, f"ring_recorded_{what}", slug, key=f"{NS}.rec_{what}", meta=meta)
     with shown_errors(lang, where="recorded overlap"):
         overlap_note(cells, mode, causal, lang)
     with shown_errors(lang, where="recorded memory"):

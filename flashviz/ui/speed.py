@@ -19,11 +19,12 @@ from flashviz.bench import (cells_for, cpu_memory, dataset_label, list_datasets,
                             parse_dataset, provenance_fields)
 from flashviz.bench.spec import flops
 from flashviz.charts import palette as P
+from flashviz.infra.cache import fingerprint
 from flashviz.charts import speed as charts
 from flashviz.infra.errors import DatasetError
 from flashviz.i18n import t
 from flashviz.ui import pages, speed_live, state
-from flashviz.ui.common import chart, committed_recordings, shown_errors
+from flashviz.ui.common import chart, committed_recordings, shared_figure, shown_errors
 from flashviz.ui.config import Config, follow_row
 
 NS = "speed"
@@ -170,6 +171,7 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
                   icon=":material/sync_alt:")
 
     fam = charts.family(ds["cells"], near)
+    fam_key = fingerprint(fam, near["n"], live.LIVE_IMPLS)          # what the two charts are drawn from
     fam_text = speed_live.family_text(near, lang, with_n=False)
     slug = key.split(":", 1)[1].removesuffix(".json") + "_" + speed_live.family_slug(near)
     source = source_line(ds, lang)
@@ -179,13 +181,15 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     metric = ss[f"{NS}.metric"]
     with a, shown_errors(lang, where="time vs N"):
         title = charts.two_line_title(t("speed.title_time" if metric == "ms" else "speed.title_tflops", lang), fam_text)
-        chart(charts.perf_figure(fam, lang, metric=metric, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
-              f"recorded_{metric}", slug, key=f"{NS}.rec_perf", meta=meta)
+        fig = shared_figure("speed.perf", (fam_key, lang, metric, title), lambda: charts.perf_figure(
+            fam, lang, metric=metric, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title))
+        chart(fig, f"recorded_{metric}", slug, key=f"{NS}.rec_perf", meta=meta)
         st.caption(source)
     with b, shown_errors(lang, where="memory vs N"):
         title = charts.two_line_title(t("speed.title_memory", lang), fam_text)
-        chart(charts.memory_figure(fam, lang, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title),
-              "recorded_memory", slug, key=f"{NS}.rec_memory", meta=meta)
+        fig = shared_figure("speed.memory", (fam_key, lang, title), lambda: charts.memory_figure(
+            fam, lang, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title))
+        chart(fig, "recorded_memory", slug, key=f"{NS}.rec_memory", meta=meta)
         st.caption(source)
     with shown_errors(lang, where="provenance"):
         provenance_panel(ds, lang)
@@ -247,7 +251,8 @@ def exercise_section(lang: str) -> None:
         rows = cached_exercise(ns)
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
-        chart(charts.cpu_memory_figure(rows, lang), "cpu_memory", "N" + "-".join(str(n) for n in ns),
+        chart(shared_figure("speed.cpu", (fingerprint(rows), lang), lambda: charts.cpu_memory_figure(rows, lang)),
+              "cpu_memory", "N" + "-".join(str(n) for n in ns),
               key=f"{NS}.cpu_chart", meta=dict(source="measured on this CPU (numpy float64, tracemalloc)",
                                                device="cpu", rows=rows))
     with right:

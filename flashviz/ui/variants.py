@@ -19,14 +19,14 @@ import streamlit as st
 
 from flashviz.engine import variants as engine
 from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, window_account
-from flashviz.infra.cache import freeze
+from flashviz.infra.cache import MiB, fingerprint, freeze, memo
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
 from flashviz.infra.errors import InputError, check_int
 from flashviz.i18n import t
 from flashviz.engine.online_softmax import make_qkv, variant_trace
 from flashviz.ui import pages, state, steps
-from flashviz.ui.common import chart, committed_recordings, config_ok, shown_errors
+from flashviz.ui.common import chart, committed_recordings, config_ok, shared_figure, shown_errors
 from flashviz.infra.units import ELEM_BYTES, fmt_bytes
 
 NS = "variants"
@@ -62,6 +62,17 @@ def parse_doc_lens(text: str) -> tuple[int, ...]:
 def cached_costs(v: engine.Variant, n: int, d: int, br: int, bc: int, batch: int, elem: int) -> dict:
     """Read-only: block map and costs of one configuration, shared by every session (its arrays frozen)."""
     return freeze(engine.variant_costs(v, n, d, br, bc, batch=batch, elem_bytes=elem))
+
+
+@memo("variants.row", 32 * MiB)
+def cached_rows(v: engine.Variant, n: int, d: int, seed: int, row: int, bc: int, head: int):
+    """(plain, variant) traces of query row `row` on the seeded Q, K, V: computed once per configuration, shared
+    read-only by every session (not on every rerun)."""
+    q, k, vv = make_qkv(n, d, seed)
+    plain = variant_trace(q, k, vv, row, bc)
+    var = variant_trace(q, k, vv, row, bc, head=head, causal=v.causal, window=v.window, softcap=v.softcap,
+                        alibi_slopes=v.slopes, seq_ids=v.seq_ids(n))
+    return plain, var
 
 
 def variants_datasets(lang: str) -> dict[str, dict]:
@@ -136,8 +147,10 @@ def opening(v, n, br, bc, batch, cfg, lang: str) -> dict:
     bm = costs["blocks"]
     a, b = st.columns([3, 2])
     with a:
-        chart(charts.block_map_figure(bm, lang, label=label(v, lang)), "variants_blocks", _name(v, n, br, bc),
-              key=f"{NS}.map", meta=dict(variant=label(v, "en"), n=n, br=br, bc=bc))
+        fig = shared_figure("variants.map", (v, n, br, bc, lang),
+                            lambda: charts.block_map_figure(bm, lang, label=label(v, lang)))
+        chart(fig, "variants_blocks", _name(v, n, br, bc), key=f"{NS}.map",
+              meta=dict(variant=label(v, "en"), n=n, br=br, bc=bc))
     runs = bm.run_per_row
     with b:
         st.markdown(t("variants.map_text", lang, run=int(bm.run.sum()), total=bm.tr * bm.tc, skipped=bm.count("skipped"),
@@ -157,7 +170,9 @@ def savings_section(v, n, br, bc, batch, costs: dict, cfg, lang: str) -> None:
                  dense=f"{costs['dense_flops'] / 1e9:,.2f}", exec=f"{costs['executed_flops'] / 1e9:,.2f}",
                  useful=f"{costs['useful_flops'] / 1e9:,.2f}", dbytes=fmt_bytes(costs["dense_bytes"]),
                  vbytes=fmt_bytes(costs["variant_bytes"])))
-    chart(charts.savings_figure(costs, lang), "variants_savings", _name(v, n, br, bc), key=f"{NS}.savings")
+    fig = shared_figure("variants.savings", (v, n, cfg.d, br, bc, batch, ELEM_BYTES[cfg.dtype], lang),
+                        lambda: charts.savings_figure(costs, lang))
+    chart(fig, "variants_savings", _name(v, n, br, bc), key=f"{NS}.savings")
     pages.link("blocks", lang, label=t("variants.link_blocks", lang))
 
 
@@ -171,10 +186,8 @@ def row_section(v, n, bc, cfg, lang: str) -> None:
         st.session_state[f"{NS}.head"] = min(max(int(_val("head") or 0), 0), v.heads - 1)
         b.number_input(t("variants.head", lang), min_value=0, max_value=v.heads - 1, step=1, **_kept("head"))
     row, head = int(_val("row")), int(_val("head")) if v.alibi else 0
-    q, k, vv = make_qkv(n, cfg.d, cfg.seed)
-    plain = variant_trace(q, k, vv, row, bc)
-    var = variant_trace(q, k, vv, row, bc, head=head, causal=v.causal, window=v.window, softcap=v.softcap,
-                        alibi_slopes=v.slopes, seq_ids=v.seq_ids(n))
+    rows_key = (v, n, cfg.d, cfg.seed, row, bc, head)
+    plain, var = cached_rows(*rows_key)
     lo = int(np.argmax(np.isfinite(var.scores))) if np.isfinite(var.scores).any() else n
     empty = int(np.sum(var.tile_max == -np.inf))
     lines = [t("variants.row_tiles", lang, row=row, tc=var.steps, empty=empty, lo=lo,
@@ -194,18 +207,20 @@ def row_section(v, n, bc, cfg, lang: str) -> None:
     interval = steps.autoplay_controls(f"{NS}.steps", lang)
     name = f"row{row}_Bc{bc}"
     meta = dict(variant=label(v, "en"), row=row, head=head)
-    steps.stepped(f"{NS}.steps", var.steps, lang, functools.partial(row_step, plain, var, v.softcap, name, meta, lang),
-                  interval=interval)
+    steps.stepped(f"{NS}.steps", var.steps, lang, functools.partial(row_step, plain, var, v.softcap, name, meta, lang,
+                                                                    key=rows_key), interval=interval)
     pages.link("stepper", lang, label=t("variants.link_stepper", lang))
 
 
-def row_step(plain, var, softcap, name: str, meta: dict, lang: str, step: int) -> None:
-    """Tile `step` of the row: the chart up to it, its numbers, the table of the tiles so far."""
+def row_step(plain, var, softcap, name: str, meta: dict, lang: str, step: int, key: tuple | None = None) -> None:
+    """Tile `step` of the row: the chart up to it, its numbers, the table of the tiles so far. `key`: the
+    arguments of cached_rows that made the traces (the chart is then built once per process and step)."""
     st.markdown(t("variants.step_text", lang, s=step + 1, tc=var.steps, a=int(var.start[step]),
                   b=int(var.stop[step]) - 1, tmax=fmt_num(float(var.tile_max[step])), m=fmt_num(float(var.m[step])),
                   alpha=fmt_num(float(var.alpha[step])), l=fmt_num(float(var.l[step]))))
-    chart(charts.row_figure(plain, var, lang, softcap=softcap, step=step), "variants_row", f"{name}_tile{step + 1}",
-          key=f"{NS}.row_chart", meta=meta)
+    fig = shared_figure("variants.row", (key or fingerprint(plain, var), softcap, step, lang),
+                        lambda: charts.row_figure(plain, var, lang, softcap=softcap, step=step))
+    chart(fig, "variants_row", f"{name}_tile{step + 1}", key=f"{NS}.row_chart", meta=meta)
     k = step + 1
     st.dataframe(pd.DataFrame({t("variants.col_tile", lang): np.arange(1, k + 1),
                                t("variants.col_keys", lang): [f"{a}–{b - 1}" for a, b in zip(var.start[:k], var.stop[:k])],
@@ -228,7 +243,9 @@ def gqa_section(v, costs: dict, lang: str) -> None:
         st.markdown(t("variants.gqa_text", lang, h=v.heads, hkv=v.kv_heads, g=v.group,
                       ratio=f"{costs['kv_cache_mha'] / costs['kv_cache_gqa']:g}",
                       per=fmt_bytes(costs["kv_reads_per_head"]), shared=fmt_bytes(costs["kv_reads_shared"])))
-    chart(charts.gqa_figure(costs, v.group, lang), "variants_gqa", f"H{v.heads}_Hkv{v.kv_heads}", key=f"{NS}.gqa")
+    fig = shared_figure("variants.gqa", (fingerprint({k: costs[k] for k in sorted(costs) if k != "blocks"}), v.group,
+                                         lang), lambda: charts.gqa_figure(costs, v.group, lang))
+    chart(fig, "variants_gqa", f"H{v.heads}_Hkv{v.kv_heads}", key=f"{NS}.gqa")
     pages.link("decoding", lang, label=t("variants.link_decoding", lang))
 
 
@@ -273,7 +290,9 @@ def recorded_section(datasets: dict[str, dict], lang: str) -> None:
     cfg, p = ds["config"], ds["provenance"]
     st.caption(t("variants.rec_shape", lang, b=cfg["batch"], h=cfg["heads"], d=cfg["d"], dtype=cfg["dtype"],
                  w=cfg["window"], c=f"{cfg['softcap']:g}", hkv=cfg["kv_heads"]))
-    chart(charts.measured_figure(ds["cells"], lang, n=n), "variants_measured", f"{ss[f'{NS}.dataset']}_N{n}",
+    fig = shared_figure("variants.measured", (fingerprint(ds["cells"]), n, lang),
+                        lambda: charts.measured_figure(ds["cells"], lang, n=n))
+    chart(fig, "variants_measured", f"{ss[f'{NS}.dataset']}_N{n}",
           key=f"{NS}.measured", meta=dict(source="recorded dataset", dataset=ss[f"{NS}.dataset"], provenance=p,
                                           config=cfg))
     st.dataframe(measured_table(ds["cells"], n, lang), hide_index=True, key=f"{NS}.rec_table")

@@ -123,7 +123,9 @@ def test_provenance_carries_ws_status(monkeypatch):
     monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
     f = provenance.ws_fields()
     assert f["ws_status"].startswith("inactive: triton 3.8.0")
-    assert f["ws_verified_triton"] == "3.6.x" and f["fast_uses_ws"]
+    from flashviz_kernels import gates
+    assert f["ws_verified_triton"] == ", ".join(map(gates.version_label, gates.versions("ws-forward")))
+    assert f["ws_verified_triton"].startswith("3.6.x") and f["fast_uses_ws"]
     assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
     assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())

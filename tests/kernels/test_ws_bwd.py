@@ -72,7 +72,7 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
     assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_80"
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))    # an unverified triton: the
-    pretend_hopper(monkeypatch, version="3.8.0")                                    # Triton gates say no too
+    pretend_hopper(monkeypatch, version="3.9.0")                                    # Triton gates say no too
     assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_90"
 
 

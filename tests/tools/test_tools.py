@@ -29,6 +29,7 @@ def test_the_suite_summary_writes_a_file_the_evidence_check_reads(tmp_path, monk
         def wait(self, timeout=None):
             return 0
     monkeypatch.setattr(suite_summary, "start_pytest", FakePytest)
+    monkeypatch.setattr(suite_summary, "collect", lambda args: [])
     out, junit = tmp_path / "s.json", tmp_path / "kept.xml"
     assert suite_summary.main(["--out", str(out), "--junit", str(junit), "--", "-m", "gpu", "-q"]) == 0
     assert suite_summary.counts(str(junit))["passed"] == 35                  # the report kept beside it
@@ -55,3 +56,42 @@ def test_the_scan_sees_a_crossing(tmp_path, monkeypatch):
     monkeypatch.setitem(private_names.PACKAGES, "flashviz_kernels", pkg)
     rows = private_names.scan([str(pkg)])
     assert sorted((k, t, n) for k, _, t, n, _ in rows) == [("name", "flashviz_kernels.a", "_hidden")] * 2
+
+
+RUN = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="5">
+<testcase classname="tests.test_a_gpu" name="test_x[1]"/><testcase classname="tests.test_a_gpu" name="test_x[2]"/>
+<testcase classname="tests.kernels.test_b_gpu" name="test_y"><failure message="dv wrong"/></testcase>
+<testcase classname="tests.test_c" name="test_z"><skipped message="needs a CUDA GPU"/></testcase>
+<testcase classname="" name="tests.test_pages"><error message="collection failure"/></testcase>
+</testsuite></testsuites>"""
+
+
+def test_per_file_counts_say_which_files_ran_whole(tmp_path, monkeypatch):
+    """An interrupted run (test_a_gpu collected 3, ran 2) and a failure elsewhere (test_b_gpu): a Suite claim on
+    test_c holds, on test_a_gpu it does not (not whole), on test_b_gpu it does not (failed); a whole-run claim
+    does not (interrupted). A collection error of a module that never ran counts for no file."""
+    xml = tmp_path / "run.xml"
+    xml.write_text(RUN)
+    ids = ["tests/test_a_gpu.py::test_x[1]", "tests/test_a_gpu.py::test_x[2]", "tests/test_a_gpu.py::test_x[3]",
+           "tests/kernels/test_b_gpu.py::test_y", "tests/test_c.py::test_z"]
+    files = suite_summary.file_counts(str(xml), ids)
+    assert files == {"tests/test_a_gpu.py": dict(collected=3, passed=2, failed=0, skipped=0, errors=0),
+                     "tests/kernels/test_b_gpu.py": dict(collected=1, passed=0, failed=1, skipped=0, errors=0),
+                     "tests/test_c.py": dict(collected=1, passed=0, failed=0, skipped=1, errors=0)}
+    base = suite_summary.summary(["-m", "gpu"], dict(passed=2, failed=1, skipped=1, errors=1))
+    data = suite_summary.enrich(base, str(xml), ids, interrupted=True)
+    assert evidence.suite_problems(json.loads(json.dumps(data))) == []
+    assert any("dv wrong" in f for f in data["failures"])
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    from flashviz_kernels.claims import Suite
+    assert not evidence.check(Suite(str(path))).ok                                  # interrupted, failed
+    assert not evidence.check(Suite(str(path), ("tests/test_a_gpu.py",))).ok       # 2 of 3 ran
+    assert not evidence.check(Suite(str(path), ("tests/kernels/test_b_gpu.py",))).ok
+    assert not evidence.check(Suite(str(path), ("tests/test_c.py",))).ok           # nothing passed (all skipped)
+    ids[2:3] = []                                                                   # had test_a_gpu collected 2
+    data = suite_summary.enrich(base, str(xml), ids, interrupted=True)
+    path = tmp_path / "s2.json"                                                     # (files are read once)
+    path.write_text(json.dumps(data))
+    assert evidence.check(Suite(str(path), ("tests/test_a_gpu.py",))).ok
+    assert not evidence.check(Suite(str(path), ("tests/test_missing.py",))).ok
