@@ -29,13 +29,14 @@ WS_BWD_RUN = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"
 FUSED_RUN = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 TIMELINE_RUN = "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json"
 SUITE = "assets/verified/nvidia-h200-triton-{}.json"            # GPU-suite summaries (python -m tools.suite_summary)
-# the test files that exercise each path on the GPU (as the runs named them): a row citing a suite needs all of
-# them whole there (every collected test ran, none failed), whatever else the run did
-TESTS = {"ws-forward": ("tests/test_ws_gpu.py", "tests/test_ws_variants_gpu.py", "tests/test_kernels_gpu.py",
-                        "tests/test_variants_gpu.py"),
-         "ws-backward": ("tests/test_ws_bwd_gpu.py", "tests/test_ws_bwd_masks_gpu.py"),
-         "fused-backward": ("tests/test_backward_fused_gpu.py", "tests/test_backward.py"),
-         "timeline": ("tests/test_timeline_gpu.py",)}
+# the test files that exercise each path on the GPU: a row citing a suite needs all of them whole there (every
+# collected test ran, none failed), whatever else the run did; runs from before tests/ had folders match by file name
+TESTS = {"ws-forward": ("tests/kernels/test_ws_gpu.py", "tests/kernels/test_ws_variants_gpu.py",
+                        "tests/kernels/test_kernels_gpu.py",
+                        "tests/kernels/test_variants_gpu.py"),
+         "ws-backward": ("tests/kernels/test_ws_bwd_gpu.py", "tests/kernels/test_ws_bwd_masks_gpu.py"),
+         "fused-backward": ("tests/kernels/test_backward_fused_gpu.py", "tests/kernels/test_backward.py"),
+         "timeline": ("tests/bench/test_timeline_gpu.py",)}
 
 
 @dataclass(frozen=True)

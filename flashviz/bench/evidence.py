@@ -279,8 +279,9 @@ def _suite(src: Source, files: tuple) -> Verdict:
         return Verdict(ok, f"{s['passed']} passed, {s['failed']} failed, {s['errors']} errors, {s['skipped']} skipped"
                            f"{', interrupted' if s.get('interrupted') else ''} ({where})")
     per, bad, text = s.get("files") or {}, [], []
+    by_name = {k.rsplit("/", 1)[-1]: v for k, v in per.items()}     # runs before tests/ had folders: by file name
     for f in files:
-        c = per.get(f)
+        c = per.get(f, by_name.get(f.rsplit("/", 1)[-1]))
         if c is None:
             bad.append(f"{f}: not in the summary")
             continue

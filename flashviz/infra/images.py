@@ -31,6 +31,7 @@ START_TIMEOUT_S = 20.0          # a cold start takes 3-10 s on a busy 2-core mac
 IMAGE_TIMEOUT_S = 8.0           # one image; a warm browser needs ~0.3 s
 QUEUE_TIMEOUT_S = 30.0          # waiting for other sessions' images before giving up on this one
 PING_TIMEOUT_S = 1.5            # a DevTools round trip to a healthy browser takes milliseconds
+NOT_READY = "kaleido_scopes is not defined"  # kaleido rendered in a script context without its script
 HUNG = f"the export browser did not answer within {PING_TIMEOUT_S:g} s; it is restarted"
 RETRY_S = (5.0, 15.0, 60.0, 300.0)      # after the 1st, 2nd, 3rd, later failed start
 FIND_TTL_S = 60.0               # the browser search is repeated this often (one may be installed meanwhile)
@@ -169,14 +170,37 @@ class _Renderer:
             return False
 
     def render(self, fig: dict, opts: dict, timeout: float) -> bytes:
-        fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
+        deadline = time.monotonic() + timeout
+        for attempt in (1, 2):
+            fut = asyncio.run_coroutine_threadsafe(self.k.calc_fig(fig, opts=opts), self.loop)
+            try:
+                return fut.result(max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                fut.cancel()
+                raise ImageFailed(f"Chromium did not finish the image within {timeout:g} s", timed_out=True) from None
+            except Exception as e:
+                # kaleido can take the blank page's script context for its own on a busy machine (its tab navigates,
+                # then waits for the first new context): its script is then "not defined". Reload the tab once.
+                if attempt == 1 and NOT_READY in str(e) and self._reload_tab(deadline):
+                    continue
+                raise ImageFailed(f"Chromium could not make the image ({type(e).__name__}: {e or 'no details'})") from e
+        raise AssertionError("unreachable")
+
+    def _reload_tab(self, deadline: float) -> bool:
+        """Reload kaleido's tab (a fresh script context, kaleido's own Tab.reload); True if that finished in time."""
+        async def reload():
+            tab = await self.k.tabs_ready.get()
+            try:
+                await tab.reload()
+            finally:
+                await self.k.tabs_ready.put(tab)
+        fut = asyncio.run_coroutine_threadsafe(reload(), self.loop)
         try:
-            return fut.result(timeout)
-        except TimeoutError:
+            fut.result(max(0.1, deadline - time.monotonic()))
+            return True
+        except BaseException:
             fut.cancel()
-            raise ImageFailed(f"Chromium did not finish the image within {timeout:g} s", timed_out=True) from None
-        except Exception as e:
-            raise ImageFailed(f"Chromium could not make the image ({type(e).__name__}: {e or 'no details'})") from e
+            return False
 
     def kill(self) -> None:
         """Stop the browser (its process group: the launcher, Chromium and its helpers), then the loop."""

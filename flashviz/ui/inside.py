@@ -5,7 +5,7 @@ h200-timeline`, validated by flashviz.bench.timeline_dataset, never executed) go
 window, the producer's lead, the warpgroups' overlap) and charts/timeline.py. The page opens on a few loop
 iterations of each kernel and states what they show; the whole CTA, the kernels' times, the shares and the method
 are behind expanders. Figures are built and serialised once per recording, configuration and language
-(st.cache_resource, flashviz.cache.frozen_figure) and never mutated. Strings: flashviz/i18n/inside.py. Shown by
+(st.cache_resource, flashviz.infra.cache.frozen_figure) and never mutated. Strings: flashviz/i18n/inside.py. Shown by
 st.navigation, which calls render() (flashviz/ui/pages.py).
 """
 from __future__ import annotations

@@ -132,3 +132,26 @@ def test_the_suite_schema_refuses_malformed_summaries(change, needle):
     problems = evidence.suite_problems(dict(SUITE, **change))
     assert any(needle in p for p in problems), problems
     assert evidence.suite_problems(SUITE) == []
+
+
+def test_a_suite_claim_with_files_needs_each_file_whole_by_path_or_by_name(tmp_path):
+    """A claim names today's paths (tests/kernels/...); a run recorded before tests/ had folders named the same files
+    at tests/<name>: matched by file name. A file cut short, failing, or absent fails the claim."""
+    whole = dict(collected=5, passed=5, failed=0, skipped=0, errors=0)
+    runs = {"old": {"tests/test_ws_gpu.py": whole}, "new": {"tests/kernels/test_ws_gpu.py": whole},
+            "cut": {"tests/test_ws_gpu.py": dict(whole, passed=3)},
+            "failed": {"tests/kernels/test_ws_gpu.py": dict(whole, passed=4, failed=1)},
+            "absent": {"tests/kernels/test_kernels_gpu.py": whole}}
+    for name, per in runs.items():
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(dict(SUITE, files=per)))
+        verdict = evidence.check(claims.Suite(str(p), files=("tests/kernels/test_ws_gpu.py",)))
+        assert verdict.ok == (name in ("old", "new")), (name, verdict)
+
+
+def test_every_test_file_a_gate_needs_exists():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    for path, names in gates.TESTS.items():
+        for f in names:
+            assert (root / f).is_file(), (path, f)

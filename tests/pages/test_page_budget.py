@@ -10,18 +10,8 @@ from helpers.app import clean
 from flashviz.i18n import LANGS
 from flashviz.ui.pages import PAGES
 
-# Pages another helper rewrites: their budget case is expected to fail on this branch until that branch is merged.
-OTHERS = {"stepper": "rewritten on the stepper helper's branch"}
-
-
-def _cases():
-    for p in PAGES:
-        for lang in LANGS:
-            marks = [pytest.mark.xfail(strict=True, reason=OTHERS[p.slug])] if p.slug in OTHERS else []
-            yield pytest.param(p.slug, lang, marks=marks, id=f"{p.slug}-{lang}")
-
-
-@pytest.mark.parametrize("slug, lang", list(_cases()))
+@pytest.mark.parametrize("slug, lang", [pytest.param(p.slug, lang, id=f"{p.slug}-{lang}")
+                                        for p in PAGES for lang in LANGS])
 def test_prose_outside_expanders_is_within_budget(slug, lang):
     m, at = pb.measure_app(slug, lang)
     clean(at)
