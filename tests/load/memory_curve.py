@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import itertools
+import json
 import logging
 import sys
 import time
@@ -87,8 +88,13 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", type=int, default=200)
     ap.add_argument("--every", type=int, default=20)
+    ap.add_argument("--json", type=Path, help="also write the curve and its provenance here")
     a = ap.parse_args(argv)
-    run(a.configs, a.every)
+    curve = run(a.configs, a.every)
+    if a.json:
+        from helpers.record import provenance
+        a.json.write_text(json.dumps(dict(configs=a.configs, every=a.every, curve_mib=curve,
+                                          provenance=provenance("VmRSS")), indent=1))
 
 
 if __name__ == "__main__":
