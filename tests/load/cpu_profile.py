@@ -27,9 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # helpers, also under `python -m tests.…`
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # helpers; loadtest
 
 from helpers import browser as bu  # noqa: E402
+from helpers.record import provenance  # noqa: E402
 
 QUIET_S = 0.4                   # no CPU tick for this long after the run finished: the server is done
 SETTLE_CAP_S = 30.0
@@ -194,7 +195,6 @@ def main(argv=None) -> int:
     print(f"cold start (first load of a fresh process): {out['cold_ms']:.0f} ms CPU, "
           f"RSS {out['rss_after_cold_mb']:.0f} MB")
     if a.json:
-        from helpers.record import provenance
         a.json.write_text(json.dumps(dict(out, provenance=provenance("/proc utime+stime")), indent=1))
     return 0
 

@@ -57,6 +57,7 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]   # helpers; loadreport
 
 from helpers import browser as bu  # noqa: E402
+from helpers.record import provenance  # noqa: E402
 from flashviz.i18n import t as i18n  # noqa: E402
 from helpers.stepper_snapshot import (KERNEL_TOL, SNAPSHOT_JS, Plan, complete, engine, kernel_problems,  # noqa: E402,F401
                                       plan, step_problems)
@@ -463,7 +464,6 @@ def main(argv=None) -> int:
                      run_log=run_log, procs=args.procs)
     print(report.text())
     if args.json:
-        from helpers.record import provenance
         args.json.write_text(json.dumps(dict(asdict(report), provenance=provenance("server runlog + /proc")), indent=1))
     ok = report.succeeded == report.sessions and report.health_after and report.solo_ok
     return 0 if ok and report.step_requests == 0 else 1

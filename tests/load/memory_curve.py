@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # helpers, also under `python -m tests.…`
 
 from helpers import app as app_util  # noqa: E402
+from helpers.record import provenance  # noqa: E402
 
 PAGES = ("stepper", "blocks", "decoding")          # page slugs (flashviz.ui.pages)
 NS = (1024, 2048, 4096, 8192, 16384)
@@ -92,7 +93,6 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     curve = run(a.configs, a.every)
     if a.json:
-        from helpers.record import provenance
         a.json.write_text(json.dumps(dict(configs=a.configs, every=a.every, curve_mib=curve,
                                           provenance=provenance("VmRSS")), indent=1))
 
