@@ -12,7 +12,8 @@ module is the one place that opens their files. records(path) reads:
   - tune_fast / tune_backward text outputs (`# ...` header, then blocks "d=128 N=16384 window (1024, 0) ..." or
     "d=128 N=8192 causal=False" and lines "  NAME: 3.142 ms" / "  NAME   3.142 ms"): one per line; the older name
     "ws CONFIGS" reads as "ws as picked" (tune_fast's docstring);
-  - GPU-suite summaries (assets/verified/*.json, SUITE_FIELDS).
+  - GPU-suite summaries (assets/verified/*.json, SUITE_FIELDS);
+  - server measurements (assets/load/: load test, CPU profile, memory curve): their provenance, no records.
 A cell is one (n, d, causal, variant) of the records kept; check() compares the selected records cell by cell.
 """
 from __future__ import annotations
@@ -86,6 +87,9 @@ def load(path: str) -> Source:
             recs.append(r)
         return Source(path, obj.get("kind", "dataset"), prov.get("triton"), _cap(prov.get("compute_capability")),
                       prov.get("git_commit"), tuple(recs), obj)
+    if isinstance(obj.get("provenance"), dict):              # a server measurement (assets/load/): no kernel cells
+        prov = obj["provenance"]
+        return Source(path, "server", prov.get("triton"), None, prov.get("git_commit"), (), obj)
     if isinstance(obj.get("rows"), list):
         triton = obj.get("triton") or (obj.get("status") or {}).get("triton")
         cap = CAPABILITY.get(obj.get("device", "NVIDIA H200" if "status" in obj else None))
