@@ -65,6 +65,8 @@ from loadreport import (BUSY, CLICK_EVERY_S, CONFIG_ACTIONS, KINDS, STEP_ACTIONS
                         _pct)
 
 STALL_S = 300.0                 # requests waiting and no script run finished for anyone this long: hung
+LOST_S = 30.0                   # an action's rerun request not sent after this long: the click or Enter was lost
+REDO_ACTIONS = ("seed", "tile", "kernel")   # server actions that are safe to repeat
 WRONG_S = 120.0                 # a settled page, its run finished, still showing other numbers this long: wrong
 BUDGET_S = 1800.0               # hard cap of the concurrent phase, only so that a run always ends
 POLL_S = 0.25                   # the client polls every page: faster polling costs the shared CPU more
@@ -237,6 +239,23 @@ class Wire:
         return None if done is None else done - sent
 
 
+async def _redo_if_lost(page, do, ok, wire: Wire, sent: int, watch: Watch, what: str, tries: int = 3) -> None:
+    """A click or an Enter that lands during a redraw can be lost: no rerun request leaves the browser, the page
+    never changes, and nothing would ever end the wait (no request is pending, so Watch sees no hung server).
+    When nothing was sent for LOST_S and the page does not already show the expected state, do it again: each
+    action here is idempotent (typing the same value again, clicking Run again)."""
+    for _ in range(tries):
+        t = time.monotonic()
+        while time.monotonic() - t < LOST_S:
+            if len(wire.sent) > sent:
+                return
+            await asyncio.sleep(POLL_S)
+        snap = await watch.guard(page.evaluate(SNAPSHOT_JS), what)
+        if not ok(snap):                                        # already showing it: nothing was lost
+            return
+        await watch.guard(do(), f"{what} (again: the first was lost)")
+
+
 async def _open_kernel_panel(page, tries: int = 6) -> None:
     """Open the expander of the kernel panel until its Run button shows (a click during a redraw can be lost, or
     open and close it again); then the panel is there to click."""
@@ -273,6 +292,8 @@ async def run_session(browser, url: str, p: Plan, watch: Watch, *, think_s: floa
             t, cpu0, t_wall, sent = time.monotonic(), watch.server.cpu_s(), time.time(), len(wire.sent)
             await watch.guard(do(), action)
             client = action in STEP_ACTIONS                         # stepped in the browser: no run to wait for
+            if action in REDO_ACTIONS:
+                await _redo_if_lost(page, do, ok, wire, sent, watch, action)
             snap = await _until(page, ok, watch, action, res,
                                 finished=lambda: client or wire.since(t) is not None, kernel=action == "kernel")
             cpu1 = watch.server.cpu_s()
