@@ -181,20 +181,20 @@ def test_autoplay_advances_then_stops(browser, app_url):
     page = browser.new_page(viewport={"width": 1400, "height": 1200}, locale="en-US")
     sent = _reruns(page)
     page.goto(f"{app_url}/?lang=en")
+    page.get_by_text("Step 1 of 4").first.wait_for(timeout=60000)        # the stepper is drawn: a click now counts
     page.locator("[data-fv-speed='0.5']").click()
     play = page.locator("[data-fv-act=play]")
     before = len(sent)
     play.click()
-    page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
-    expect(play).to_have_attribute("aria-pressed", "true")
-    for want in (3, 4):                                 # the browser's timer moves it
-        page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=15000)
-    expect(play).to_have_attribute("aria-pressed", "false", timeout=5000)   # stopped at the end ...
+    expect(play).to_have_attribute("aria-pressed", "true", timeout=60000)
+    for want in (2, 3, 4):                              # the browser's timer moves it (waits: a busy machine)
+        page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=60000)
+    expect(play).to_have_attribute("aria-pressed", "false", timeout=60000)  # stopped at the end ...
     page.wait_for_timeout(1500)                         # ... and it stays there
     expect_some(page.get_by_text("Step 4 of 4"))
     assert len(sent) == before                          # autoplay ran no script on the server
     play.click()                                        # playing from the end starts over
-    page.get_by_text("Step 2 of 4").first.wait_for(timeout=15000)
+    page.get_by_text("Step 2 of 4").first.wait_for(timeout=60000)
     page.close()
 
 
@@ -212,7 +212,7 @@ def _download(page, scope, label: str, dest) -> tuple[str, bytes]:
 def _stepper_export(page):
     page.locator("[data-testid=stPopover]", has_text=t("stepper.export", "en")).first.locator("button").first.click()
     menu = page.locator("[data-testid=stPopoverBody]")
-    menu.wait_for(timeout=10000)
+    menu.wait_for(timeout=60000)
     return menu
 
 
