@@ -313,7 +313,7 @@ def _frozen_figure_class():
     return FrozenFigure
 
 
-def frozen_figure(fig) -> "FrozenFigure":
+def frozen_figure(fig):                      # -> FrozenFigure (a class made on first use)
     """A FrozenFigure of a Plotly figure (or of a figure dict): its JSON as st.plotly_chart would make it (typed
     arrays, NaN as null), made once."""
     import plotly.io as pio
