@@ -485,7 +485,8 @@ def main(argv=None) -> int:
                      run_log=run_log, procs=args.procs)
     print(report.text())
     if args.json:
-        args.json.write_text(json.dumps(dict(asdict(report), provenance=provenance("server runlog + /proc")), indent=1))
+        out = dict(asdict(report), provenance=provenance("server runlog + /proc"))
+        args.json.write_text(json.dumps(out, indent=1))
     ok = report.succeeded == report.sessions and report.health_after and report.solo_ok
     return 0 if ok and report.step_requests == 0 else 1
 
