@@ -33,21 +33,8 @@ def _open(browser, url: str, path: str = "", query: str = "lang=en", *, height: 
     return page
 
 
-def _wait_state(page, ok, timeout: float = 60.0) -> dict:
-    """Poll the page (tests/helpers/stepper_snapshot.py) until ok(snapshot) is [] on a settled page."""
-    end, problems = time.monotonic() + timeout, ["nothing read"]
-    while time.monotonic() < end:
-        snap = page.evaluate(stepper_snapshot.SNAPSHOT_JS)
-        assert not snap["exceptions"], snap["exceptions"]
-        problems = ok(snap)
-        if not problems and not snap["running"] and not snap["stale"]:
-            return snap
-        page.wait_for_timeout(100)
-    raise AssertionError(problems[:3])
-
-
 def _at_step(page, tr, step: int, seed: int = 12) -> dict:
-    return _wait_state(page, lambda s: stepper_snapshot.step_problems(s, tr, step, seed))
+    return stepper_snapshot.wait_state(page, lambda s: stepper_snapshot.step_problems(s, tr, step, seed))
 
 
 def _label(page) -> str | None:

@@ -33,16 +33,7 @@ def _session(browser, url: str, seed: int, tile: int):
 
 
 def _at(page, tr, step: int, seed: int) -> None:
-    import time
-    end, problems = time.monotonic() + 90, ["nothing read"]
-    while time.monotonic() < end:
-        snap = page.evaluate(stepper_snapshot.SNAPSHOT_JS)
-        assert not snap["exceptions"] and not snap["errors"], snap
-        problems = stepper_snapshot.step_problems(snap, tr, step, seed)
-        if not problems and not snap["running"] and not snap["stale"]:
-            return
-        page.wait_for_timeout(150)
-    raise AssertionError(problems[:3])
+    stepper_snapshot.wait_state(page, lambda s: stepper_snapshot.step_problems(s, tr, step, seed), 90, errors=True)
 
 
 def test_two_sessions_pinned_to_two_backends_keep_their_state(browser, tmp_path):

@@ -141,3 +141,19 @@ def complete(snap: dict, kernel: bool = False) -> bool:
     return (snap["label"] is not None and any(t and len(t[0]) == 7 for t in snap["tables"])
             and metrics.get("Scores in SRAM now (of N)") is not None)
 
+
+def wait_state(page, ok, timeout: float = 60.0, *, errors: bool = False) -> dict:
+    """Poll a (sync Playwright) page until ok(snapshot) is [] on a settled page; its snapshot. An exception on the
+    page (and, with errors=True, an error message) fails at once; a page that never gets there fails at `timeout`
+    with what it showed."""
+    import time
+    end, problems = time.monotonic() + timeout, ["nothing read"]
+    while time.monotonic() < end:
+        snap = page.evaluate(SNAPSHOT_JS)
+        assert not snap["exceptions"] and not (errors and snap["errors"]), snap
+        problems = ok(snap)
+        if not problems and not snap["running"] and not snap["stale"]:
+            return snap
+        page.wait_for_timeout(100)
+    raise AssertionError(problems[:3])
+
