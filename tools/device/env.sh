@@ -49,11 +49,12 @@ PY
 }
 
 # fv_suite LABEL [pytest args]: the GPU tests in parallel over the machine's cores (pytest-xdist is in its image),
-# interrupted after FV_SUITE_S seconds; the summary (tools/suite_summary.py) and the junit report go to $OUT
+# interrupted after FV_SUITE_S seconds; the summary (tools/suite_summary.py) and the junit report go to $OUT.
+# --dist load by default: with loadfile, test_ws_bwd_gpu.py's 210 tests sat on one worker and never finished
 fv_suite() {
     local label=$1; shift
     python3 -m tools.suite_summary --out "$OUT/$label.json" --junit "$OUT/$label.xml" \
-        --timeout-s "${FV_SUITE_S:-420}" -- -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" --dist loadfile \
+        --timeout-s "${FV_SUITE_S:-420}" -- -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" --dist "${FV_DIST:-load}" \
         --continue-on-collection-errors "$@" > "$OUT/$label.log" 2>&1
     echo "exit $?" >> "$OUT/$label.log"
     tail -25 "$OUT/$label.log"
