@@ -4,6 +4,7 @@ Without CUDA the Triton kernels run in Triton's interpreter; TRITON_INTERPRET mu
 triton is imported anywhere, so it is decided here first (the kernels package decides it the same
 way when imported outside pytest). GPU tests carry the `gpu` marker and skip cleanly without CUDA.
 """
+import gc
 import os
 
 import torch
@@ -35,3 +36,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
         if "browser" in item.keywords and not CHROMIUM:
             item.add_marker(skip_browser)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a GPU test, hand its cached CUDA memory back: xdist workers share one GPU, and one worker's cache of
+    float64 references (20+ GiB) made its neighbours run out of memory (H200, 15 workers, 2026-12-02)."""
+    if HAS_CUDA and "gpu" in item.keywords:
+        gc.collect()
+        torch.cuda.empty_cache()
