@@ -1,6 +1,6 @@
 """Serve a class from several server processes on one machine, behind HAProxy with sticky sessions.
 
-    python -m flashviz.infra.serve --procs 4 --port 8501            # then open http://<this machine>:8501
+    flashviz-serve --procs 4 --port 8501      # = python -m flashviz.infra.serve; then open http://<this machine>:8501
 
 Why: a Streamlit session lives in the memory of the one process that serves it, and one Python process computes on
 one core at a time (the GIL). So: one `streamlit run app.py` per core (--procs, default: the machine's cores), each
