@@ -108,6 +108,20 @@ def _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, b
 
 
 @gluon.jit
+def _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
+                  CAUSAL: gl.constexpr, WINDOW: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    """_softmax on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
+    elsewhere (two compiled copies, picked per tile at run time)."""
+    if (k0 < full) & (k0 >= lo_full):
+        p, alpha, m_new, l_new = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
+                                          False, CAUSAL, WINDOW, ALIBI, SEQ)
+    else:
+        p, alpha, m_new, l_new = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
+                                          True, CAUSAL, WINDOW, ALIBI, SEQ)
+    return p, alpha, m_new, l_new
+
+
+@gluon.jit
 def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
     """Causal ALiBi adds slope * (j - i - offset) (<= 0 where visible) to score (i, j). Split as slope * (j - r0 -
     offset) - slope * (i - r0): the key term goes on every score (kept small near the diagonal, where the row
@@ -187,12 +201,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
-        if (t_lo * BN < full) & (t_lo * BN >= lo_full):
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
-                                      False, CAUSAL, WINDOW, ALIBI, SEQ)
-        else:
-            p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
-                                      True, CAUSAL, WINDOW, ALIBI, SEQ)
+        p, alpha, m, l = _softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
+                                       left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if not OVERLAP:
@@ -229,12 +239,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
                 mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
-                if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
-                                              bias, False, CAUSAL, WINDOW, ALIBI, SEQ)
-                else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
-                                              bias, True, CAUSAL, WINDOW, ALIBI, SEQ)
+                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
+                                               left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -248,12 +254,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
                 mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
-                if (k0 < full) & (k0 >= lo_full):
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
-                                              bias, False, CAUSAL, WINDOW, ALIBI, SEQ)
-                else:
-                    p, alpha, m, l = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale,
-                                              bias, True, CAUSAL, WINDOW, ALIBI, SEQ)
+                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
+                                               left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")

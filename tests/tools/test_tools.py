@@ -95,3 +95,32 @@ def test_per_file_counts_say_which_files_ran_whole(tmp_path, monkeypatch):
     path.write_text(json.dumps(data))
     assert evidence.check(Suite(str(path), ("tests/test_a_gpu.py",))).ok
     assert not evidence.check(Suite(str(path), ("tests/test_missing.py",))).ok
+
+
+PTX = """//
+.version 8.7
+.visible .entry k(
+{
+\t.loc\t1 10 5
+$L__tmp1:
+\tmax.f32 \t%r1, %r2, %r3;   // inlined at 12
+$L__func_end0:
+\tret;
+}
+\t.section\t.debug_info
+\t.b8 1
+"""
+
+
+def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_path):
+    from tools import ptx_same
+    moved = PTX.replace("\t.loc\t1 10 5\n$L__tmp1:\n", "$L__tmp7:\n\t.loc\t2 3 1\n").replace("12", "40")
+    moved = moved.replace("\t.b8 1", "\t.b8 2")
+    assert ptx_same.body(moved) == ptx_same.body(PTX) and "max.f32" in "".join(ptx_same.body(PTX))
+    assert ptx_same.body(PTX.replace("max.f32", "min.f32")) != ptx_same.body(PTX)
+    assert ptx_same.body(PTX.replace("$L__func_end0:", "$L__BB0_2:")) != ptx_same.body(PTX)   # a real label
+    for name, text in (("a", PTX), ("b", moved), ("c", PTX.replace("%r3", "%r4"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "k.ptx").write_text(text)
+    assert ptx_same.compare(tmp_path / "a", tmp_path / "b") == 0
+    assert ptx_same.compare(tmp_path / "a", tmp_path / "c") == 1

@@ -1,0 +1,80 @@
+"""Whether a change to the Gluon ws forward changes its machine code, without a GPU: dump the sm_90 PTX of every
+kernel configuration the compile test covers, before and after the change, and compare the kernel bodies.
+
+    python -m tools.ptx_same dump /tmp/before          # at the old commit (git stash), then
+    python -m tools.ptx_same dump /tmp/after           # at the new one
+    python -m tools.ptx_same compare /tmp/before /tmp/after
+
+Identical bodies mean the GPU runs the same instructions, so the change needs no device run. Only debug
+information is left out of the comparison (.loc / .file lines, comments, the `$L__tmpN:` labels of line ranges,
+the DWARF sections): it moves when code moves between functions. Another triton: PYTHONPATH=<a folder holding
+it> before the command.
+"""
+import argparse
+import itertools
+import json
+import os
+import re
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "0"          # compile for real (before triton is imported)
+
+# (d, causal, consumers, window, docs, alibi): tests/kernels/test_ws.py's compile cases plus ALiBi (no overlap)
+CASES = [(128, True, 2, False, False, False), (128, False, 2, False, False, False), (64, True, 2, False, False, False),
+         (64, False, 2, False, False, False), (64, True, 3, False, False, False), (64, False, 3, False, False, False),
+         (128, True, 2, True, False, False), (64, True, 3, True, False, False), (128, True, 2, False, True, False),
+         (64, False, 3, False, True, False), (64, True, 3, False, False, True), (128, True, 2, False, False, True),
+         (64, False, 2, False, False, True)]
+
+
+def dump(out: Path) -> int:
+    import triton
+    from flashviz_kernels import ws
+
+    from tools.compile_check import compile_sm90
+    out.mkdir(parents=True, exist_ok=True)
+    for (d, causal, nc, window, docs, alibi), persistent in itertools.product(CASES, (False, True)):
+        bn, stages, _, pingpong = ws.CONFIGS[(d, causal)][1:5]
+        overlap = ws.overlap_default(d, causal, consumers=nc, persistent=persistent, window=window)
+        k = compile_sm90(d, causal, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
+                         persistent=persistent, consumers=nc, window=window, docs=docs, alibi=alibi)
+        name = (f"d{d}_causal{int(causal)}_nc{nc}_window{int(window)}_docs{int(docs)}_alibi{int(alibi)}"
+                f"_p{int(persistent)}")
+        (out / f"{name}.ptx").write_text(k.asm["ptx"])
+    (out / "triton.json").write_text(json.dumps(dict(triton=triton.__version__)))
+    print(f"{len(CASES) * 2} kernels (triton {triton.__version__}) in {out}")
+    return 0
+
+
+def body(ptx: str) -> list[str]:
+    """The kernel's instructions: from .entry to the first DWARF data line, without the debug-only labels."""
+    lines = ptx.splitlines()
+    start = next(i for i, line in enumerate(lines) if ".entry" in line)
+    end = next((i for i in range(start, len(lines)) if re.match(r"^\s*\.b(8|16|32|64)\s", lines[i])), len(lines))
+    keep = (re.sub(r"\s*//.*", "", line) for line in lines[start:end]                  # comments: debug notes
+            if not line.strip().startswith((".loc", ".file")) and not re.match(r"^\$L__tmp\d+:$", line.strip()))
+    return [line for line in keep if line.strip()]
+
+
+def compare(a: Path, b: Path) -> int:
+    names = sorted(p.name for p in a.glob("*.ptx"))
+    differ = [n for n in names if not (b / n).exists() or body((a / n).read_text()) != body((b / n).read_text())]
+    for n in differ:
+        print(f"differs: {n}")
+    print(f"{len(names) - len(differ)} of {len(names)} kernel bodies identical")
+    return 1 if differ or not names else 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("dump").add_argument("out", type=Path)
+    c = sub.add_parser("compare")
+    c.add_argument("a", type=Path)
+    c.add_argument("b", type=Path)
+    args = ap.parse_args(argv)
+    return dump(args.out) if args.cmd == "dump" else compare(args.a, args.b)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
