@@ -8,7 +8,7 @@ A call's variants: "dense" (plain or causal; GQA/MQA read K/V heads in place and
 window's left side), "alibi" (causal ALiBi), "docs" (packed documents). impl="fast" with no pinned launch runs ws
 only where the dense row for its (d, causal, N) and the row of each other variant it has at d say "ws", ws takes
 the inputs (ws.takes: no softcap; ALiBi and windows causal only; fp16/bf16, d 64 or 128) and kernels/gates.py
-verifies this (triton, GPU) for "ws-forward" (triton 3.6.x on sm_90 today); otherwise, and for anything no row
+verifies this (triton, GPU) for "ws-forward" (gates.describe lists the pairs); otherwise, and for anything no row
 names, the tl kernel. A ws launch takes its dense row's schedule, then a band's (window, else docs) persistent and
 consumers, then ALiBi's overlap (ws.schedule; at three consumers a persistent or banded launch runs without
 OVERLAP: ws.overlap_default). Every claim (kernels/claims.py) is checked against its file by
