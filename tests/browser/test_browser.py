@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from helpers import stepper_snapshot
@@ -175,7 +176,11 @@ def test_autoplay_advances_then_stops(browser, app_url):
     play.click()
     expect(play).to_have_attribute("aria-pressed", "true", timeout=60000)
     for want in (2, 3, 4):                              # the browser's timer moves it (waits: a busy machine)
-        page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=60000)
+        try:
+            page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=60000)
+        except PlaywrightTimeout:                       # say what the player was doing (it stalled once at step 2)
+            raise AssertionError(f"no 'Step {want} of 4' in 60 s; reruns sent since play: {len(sent) - before}; "
+                                 f"player: {stepper_snapshot.player_state(page)}") from None
     expect(play).to_have_attribute("aria-pressed", "false", timeout=60000)  # stopped at the end ...
     page.wait_for_timeout(1500)                         # ... and it stays there
     expect_some(page.get_by_text("Step 4 of 4"))

@@ -157,3 +157,19 @@ def wait_state(page, ok, timeout: float = 60.0, *, errors: bool = False) -> dict
         page.wait_for_timeout(100)
     raise AssertionError(problems[:3])
 
+
+
+# The browser player's own state (flashviz/client/player.js's store), for a failure message: what the page was doing
+PLAYER_JS = """() => { const G = window.__flashviz; if (!G) return null;
+  return Object.values(G.stores).map(s => ({step: s.step, play: s.play, speed: s.speed, frame: s.frame,
+    timer: !!s.timer, parts: s.parts.size, waiting: s.waiting.length, id: s.P && s.P.id, nonce: s.nonce,
+    visibility: document.visibilityState,
+    labels: (document.body.innerText.match(/Step \\d+ of \\d+/g) || []).join(" | ")})); }"""
+
+
+def player_state(page) -> object:
+    """PLAYER_JS on a (sync Playwright) page; what went wrong reading it, if it could not be read."""
+    try:
+        return page.evaluate(PLAYER_JS)
+    except Exception as e:  # noqa: BLE001 - a diagnostic: never hide the failure it explains
+        return f"unreadable: {type(e).__name__}: {e}"
