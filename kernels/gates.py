@@ -53,12 +53,12 @@ VERIFIED = (
     Verified("fused-backward", "3.6.", (9, 0), Ran(FUSED_RUN, dict(name="fused(*"))),
     Verified("timeline", "3.6.", (9, 0), Ran(TIMELINE_RUN, dict(name=("fast", "ws")))),
     # torch 2.12.1 / 2.13 pin triton 3.7.1: the whole suite passed (d973d34), but repeated runs of the backward tests
-    # failed 3 times in 10 (the fused backward at N = 1; ws-backward gradients at N = 4096, causal;
-    # assets/verified/repeats/), so only the forward paths open there
+    # failed there (the fused backward at N = 1; ws-backward gradients at N = 4096, causal; assets/verified/repeats/),
+    # so only the forward paths open there
     Verified("ws-forward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["ws-forward"])),
     Verified("timeline", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["timeline"])),
-    # torch 2.14 pins triton ~=3.8.0: the whole suite passed (d973d34) and the repeated backward tests passed but
-    # once in 9, the fused backward at N = 1 (dv wrong): it stays on 3.6, the Gluon kernels open
+    # torch 2.14 pins triton ~=3.8.0: the whole suite passed (d973d34); a repeated run failed the fused backward at
+    # N = 1 (dv wrong; assets/verified/repeats/), so it stays on 3.6 while the Gluon kernels open
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["ws-forward"])),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),

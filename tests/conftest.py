@@ -41,7 +41,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     """After a GPU test, hand its cached CUDA memory back: xdist workers share one GPU, and one worker's cache of
-    float64 references (20+ GiB) made its neighbours run out of memory (H200, 15 workers, 2026-12-02)."""
+    float64 references made its neighbours run out of memory (the H200 suite, 2026-12-02)."""
     if HAS_CUDA and "gpu" in item.keywords:
         gc.collect()
         torch.cuda.empty_cache()

@@ -5,6 +5,7 @@ Used by tests/load/loadtest.py and tests/browser/test_browser.py.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 N, D, BR, ROW = 16, 4, 4, 15
@@ -146,7 +147,6 @@ def wait_state(page, ok, timeout: float = 60.0, *, errors: bool = False) -> dict
     """Poll a (sync Playwright) page until ok(snapshot) is [] on a settled page; its snapshot. An exception on the
     page (and, with errors=True, an error message) fails at once; a page that never gets there fails at `timeout`
     with what it showed."""
-    import time
     end, problems = time.monotonic() + timeout, ["nothing read"]
     while time.monotonic() < end:
         snap = page.evaluate(SNAPSHOT_JS)
@@ -156,7 +156,6 @@ def wait_state(page, ok, timeout: float = 60.0, *, errors: bool = False) -> dict
             return snap
         page.wait_for_timeout(100)
     raise AssertionError(problems[:3])
-
 
 
 # The browser player's own state (flashviz/client/player.js's store), for a failure message: what the page was doing
