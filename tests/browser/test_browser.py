@@ -16,7 +16,6 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from helpers import stepper_snapshot
@@ -172,21 +171,21 @@ def test_autoplay_advances_then_stops(browser, app_url):
     page.get_by_text("Step 1 of 4").first.wait_for(timeout=60000)        # the stepper is drawn: a click now counts
     page.locator("[data-fv-speed='0.5']").click()
     play = page.locator("[data-fv-act=play]")
+    stepper_snapshot.record_player(page)                # every state drawn from here on (a step lasts 0.5 s)
     before = len(sent)
     play.click()
-    expect(play).to_have_attribute("aria-pressed", "true", timeout=60000)
-    for want in (2, 3, 4):                              # the browser's timer moves it (waits: a busy machine)
-        try:
-            page.get_by_text(f"Step {want} of 4").first.wait_for(timeout=60000)
-        except PlaywrightTimeout:                       # say what the player was doing (it stalled once at step 2)
-            raise AssertionError(f"no 'Step {want} of 4' in 60 s; reruns sent since play: {len(sent) - before}; "
-                                 f"player: {stepper_snapshot.player_state(page)}") from None
-    expect(play).to_have_attribute("aria-pressed", "false", timeout=60000)  # stopped at the end ...
-    page.wait_for_timeout(1500)                         # ... and it stays there
+    rec = stepper_snapshot.wait_record(page, lambda r: any(p for _, p in r) and r[-1] == (4, False))
+    played = [s for s, p in rec if p]
+    assert rec[0] == (1, False) and played[0] == 1, rec              # it starts where it stood ...
+    assert played == sorted(set(played)) and played[-1] in (3, 4), rec   # ... moves forward only, to the end
+    assert set(played) >= {2, 3}, rec                   # every step drawn (a 0.5 s step outlasts any frame)
+    page.wait_for_timeout(1500)                         # stopped at the end, and it stays there
+    assert stepper_snapshot.player_record(page) == rec
     expect_some(page.get_by_text("Step 4 of 4"))
     assert len(sent) == before                          # autoplay ran no script on the server
     play.click()                                        # playing from the end starts over
-    page.get_by_text("Step 2 of 4").first.wait_for(timeout=60000)
+    rec2 = stepper_snapshot.wait_record(page, lambda r: (2, True) in r[len(rec):])
+    assert rec2[len(rec)] == (1, True), rec2
     page.close()
 
 

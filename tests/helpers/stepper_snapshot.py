@@ -172,3 +172,45 @@ def player_state(page) -> object:
         return page.evaluate(PLAYER_JS)
     except Exception as e:  # noqa: BLE001 - a diagnostic: never hide the failure it explains
         return f"unreadable: {type(e).__name__}: {e}"
+
+
+# Every state the player draws, in order, recorded in the page by a MutationObserver: (label text, the play button's
+# aria-pressed). A poller cannot do this: Playwright's wait_for polls every 500 ms once a wait is a second old, the
+# length of one autoplay step at speed 0.5, so it can step over a whole step (the autoplay test's old flake).
+RECORD_JS = """() => { const seen = window.__fvSeen = [];
+  const read = () => { const l = document.querySelector('[data-fv=label]'), p = document.querySelector('[data-fv-act=play]');
+    if (!l || !p) return;
+    const r = [l.textContent, p.getAttribute('aria-pressed')], last = seen[seen.length - 1];
+    if (!last || last[0] !== r[0] || last[1] !== r[1]) seen.push(r); };
+  new MutationObserver(read).observe(document.body, {subtree: true, childList: true, characterData: true,
+                                                     attributes: true, attributeFilter: ['aria-pressed']});
+  read(); }"""
+
+
+def record_player(page) -> None:
+    """Start recording what the player draws (RECORD_JS); player_record reads it."""
+    page.evaluate(RECORD_JS)
+
+
+def player_record(page) -> list[tuple[int, bool]]:
+    """(step shown, 1-based; playing) for every state drawn since record_player, read from the English label."""
+    import re
+    out = []
+    for text, pressed in page.evaluate("() => window.__fvSeen"):
+        m = re.search(r"Step (\d+) of \d+", text)
+        if m:
+            out.append((int(m.group(1)), pressed == "true"))
+    return out
+
+
+def wait_record(page, ok, timeout: float = 60.0) -> list[tuple[int, bool]]:
+    """Poll player_record until ok(record) holds (the record keeps every state: polling misses none); the record.
+    AssertionError with the record and the player's state after timeout seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        rec = player_record(page)
+        if ok(rec):
+            return rec
+        if time.monotonic() > end:
+            raise AssertionError(f"player record {rec}; player: {player_state(page)}")
+        page.wait_for_timeout(100)
