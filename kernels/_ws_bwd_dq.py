@@ -19,9 +19,31 @@ def dq_mmas(ds_smem, k_smem, slot, zq, col0, DP: gl.constexpr):
 
 
 @gluon.jit
+def dq_rows_mmas(ds_smem, k_smem, slot, zq, row0, MQ: gl.constexpr):
+    """Issue dQ_i[row0 : row0 + MQ, :] = dS[those rows] (MQ x 128) K (128 x d) of the dS^T slot as two chained async
+    MMAs, one per consumer's 64 keys ("rows": the rows are dS^T's columns, a 64-column chunk of its buffer)."""
+    tok = warpgroup_mma(ds_smem.index(slot * 2).slice(row0, MQ, dim=1).permute((1, 0)), k_smem.index(0), zq,
+                        use_acc=False, is_async=True)
+    return warpgroup_mma(ds_smem.index(slot * 2 + 1).slice(row0, MQ, dim=1).permute((1, 0)), k_smem.index(1), tok,
+                         is_async=True)
+
+
+@gluon.jit
+def dq_piece(ds_smem, k_smem, slot, zq, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
+             DQ_MODE: gl.constexpr):
+    """Issue this consumer's dQ_i piece over all 128 keys: columns [CID d/2, (CID + 1) d/2), or with DQ_MODE 6
+    ("rows") rows [CID BM/2, (CID + 1) BM/2) of all d columns (one N = d MMA chain, not two of N = d / 2)."""
+    if DQ_MODE == 6:
+        tok = dq_rows_mmas(ds_smem, k_smem, slot, zq, CID * (BM // 2), BM // 2)
+    else:
+        tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
+    return tok
+
+
+@gluon.jit
 def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1-4: once both halves of dS^T of block c are in shared memory, dQ_i's columns
+    """DQ_MODE 1-6: once both halves of dS^T of block c are in shared memory, dQ_i's columns
     [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
     one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
@@ -32,7 +54,10 @@ def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.
     slot = c % NSLOT
     mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
-        dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
+        if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole piece
+            dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
+        else:
+            dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
@@ -48,8 +73,9 @@ def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.
 
 @gluon.jit
 def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, DQ_MODE: gl.constexpr):
-    """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2)) through this
-    consumer's shared buffer (DQ_MODE 5: two, used in turn) into the fp32 dQ buffer by one TMA reduce-add."""
+    """The BM x d/2 fp32 piece dq of block c (dQ rows from start, columns [CID d/2, (CID + 1) d/2); DQ_MODE 6: the
+    BM/2 x d piece of rows from start + CID BM/2) through this consumer's shared buffer (DQ_MODE 5: two, used in
+    turn) into the fp32 dQ buffer by one TMA reduce-add."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups) = a
@@ -59,7 +85,10 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     buf.store(dq)
     fence_async_shared()
     if n_dq > 0:                                      # (0: timing without the adds)
-        tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+        if DQ_MODE == 6:
+            tma_add(desc_dq, [gl.program_id(1), start + CID * (BM // 2), 0], buf.reshape([1, BM // 2, D]))
+        else:
+            tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
 
 
 @gluon.jit

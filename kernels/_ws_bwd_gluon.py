@@ -38,7 +38,9 @@ consumer's own arrive), and each wait needs only arrives the other consumer make
 reaches without waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as
 in "partial". EARLY_DQ (the TMA modes): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
 dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two staging buffers per consumer for
-the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1.
+the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1. DQ_MODE 6 ("rows",
+FlashAttention-3's split at d = 64, BM = 128): "tma2" with consumer c's piece the BM/2 rows [c BM/2, (c + 1) BM/2) of
+all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA chain instead of N = d / 2.
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills
@@ -64,7 +66,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
-from ._ws_bwd_dq import dq_mmas, dq_split, dq_tma_add
+from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
 from .gluon_shims import tma_load, tma_store
 
 
@@ -150,10 +152,11 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     stat_base = bh.to(gl.int64) * n_q
     dq_base = DQ + stat_base * D
     zs = gl.zeros([64, BM], gl.float32, s_layout)
-    DP: gl.constexpr = D // DQ_SPLIT // (1 if DQ_MODE == 0 else 2)      # dQ columns per MMA (split: of d / 2)
+    DP: gl.constexpr = D if DQ_MODE == 6 else D // DQ_SPLIT // (1 if DQ_MODE == 0 else 2)   # dQ columns per MMA
+    MQ: gl.constexpr = BM // 2 if DQ_MODE == 6 else BM    # and rows ("rows": BM / 2 of all d; split: d / 2 of BM)
     dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                         instr_shape=[16, DP, 16])
-    zq = gl.zeros([BM, DP], gl.float32, dq_layout)
+    zq = gl.zeros([MQ, DP], gl.float32, dq_layout)
     dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
     count = (hi - lo) // BM
@@ -209,7 +212,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
         if DQ_FIRST:                                  # TMA modes: dQ's MMAs before dK's, its piece out while dK runs
             mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
-            dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
+            dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))   # dV's and dQ's done (in order), dK's in flight
             mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
@@ -218,7 +221,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
         elif EARLY_DQ:                                # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
-            dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
+            dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
@@ -379,7 +382,10 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
             mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
-    if DQ_MODE >= 3:                                  # [buffer * 2 + consumer] (DQ_MODE 5: two buffers each)
+    if DQ_MODE == 6:                                  # "rows": each consumer's BM/2 x d piece
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM // 2, D],
+                                            gl.NVMMASharedLayout.get_default_for([BM // 2, D], gl.float32))
+    elif DQ_MODE >= 3:                                # [buffer * 2 + consumer] (DQ_MODE 5: two buffers each)
         dq_smem = gl.allocate_shared_memory(gl.float32, [4 if DQ_MODE == 5 else 2, BM, D // 2],
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,

@@ -47,14 +47,16 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait);
 # "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ MMAs one block later
 # "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the reduce-add two
-# blocks back)
-DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5}
-TMA_MODES = ("tma", "tma2", "tma3")
+# blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m 128 only)
+DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}
+TMA_MODES = ("tma", "tma2", "tma3", "rows")
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, dq_mode: DQ_MODES' key) and
-# d -> early_dq (TMA modes: dQ's two MMAs issued right behind dV's and dK's): kernels/backward_table.py, read live
+# d -> early_dq (TMA modes: dQ's two MMAs issued right behind dV's and dK's) and d -> dq_first (dQ's MMAs before
+# dK's): kernels/backward_table.py, read live
 CONFIGS = backward_table.ws_configs()
 EARLY_DQ = backward_table.ws_early()
+DQ_FIRST = backward_table.ws_dq_first()
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -125,7 +127,7 @@ def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: st
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
-    ds_slots = 2 if dq_mode in ("tma2", "tma3") else 1
+    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows") else 1
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src
 
 
@@ -138,10 +140,10 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode) > \
             SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
-            (dq_mode in TMA_MODES and dq_split != 1):
+            (dq_mode in TMA_MODES and dq_split != 1) or (dq_mode == "rows" and block_m != 128):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
-                               f">= 32; tma: 1); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
+                               f">= 32; tma: 1; rows: block_m 128); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
                                f"dq_mode={dq_mode!r} at d={d}")
 
 
@@ -151,9 +153,10 @@ def _smem_layout(rows: int, d: int, fp16: bool):
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int):
+def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False):
     """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores and adds
-    clip); dq_acc's (fp32, B*H*Nq rows) boxes are one consumer's d / 2 columns of block_m rows ("tma" mode)."""
+    clip); dq_acc's (fp32, B*H*Nq rows) boxes are one consumer's d / 2 columns of block_m rows (TMA modes), or with
+    dq_rows its block_m / 2 rows of all d columns ("rows")."""
     from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     d = q.shape[3]
@@ -163,8 +166,9 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int):
         x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
     acc3 = dq_acc.view(q.shape[0] * q.shape[1], q.shape[2], d)
-    dq_desc = TensorDescriptor(acc3, list(acc3.shape), list(acc3.stride()), [1, block_m, d // 2],
-                               gl.NVMMASharedLayout.get_default_for([1, block_m, d // 2], gl.float32))
+    box = [1, block_m // 2, d] if dq_rows else [1, block_m, d // 2]
+    dq_desc = TensorDescriptor(acc3, list(acc3.shape), list(acc3.stride()), box,
+                               gl.NVMMASharedLayout.get_default_for(box, gl.float32))
     return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64), dq_desc
 
 
@@ -180,7 +184,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
-    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m))}
+    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, dq_mode == "rows"))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
                n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32", groups="i32")
     creg, preg, maxnreg = REGS
@@ -194,15 +198,15 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
-             dq_first: bool = False, variant=None):
+             dq_first: bool | None = None, variant=None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
     its row mask off, so dQ comes back zero and everything else runs as usual. stats_acc=False (timing only) holds
     lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
     at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
-    (TMA_MODES only). dq_first (TMA_MODES, not with early_dq): dQ's MMAs issued before dK's and its piece sent
-    while dK's runs (FlashAttention-3's order). variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed
+    (TMA_MODES only). dq_first (TMA_MODES, not with early_dq; None: the table's): dQ's MMAs issued before dK's and
+    its piece sent while dK's runs (FlashAttention-3's order). variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed
     documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or
     causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
@@ -226,6 +230,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     bm, st, split, rot, mode = CONFIGS[d]
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
     rot = rot if rotate is None else bool(rotate)
+    if dq_first is None:
+        dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
     check_tiles(d, bm, st, split, mode, q.element_size())
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
@@ -238,7 +244,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
-    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm)
+    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm, mode == "rows")
     if table:                                         # per key its query rows (1 or B, Nk, 2), per key block its
         keyb = variants.key_bounds(variant, n_q, n_k, q.device)         # query-block ranges (1 or B, Tk, 4)
         tiles = variants.tables(variant, n_q, n_k, q.device, bm, BLOCK_N, by_key=True)[1]

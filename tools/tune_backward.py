@@ -73,11 +73,13 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # (block_m, stages, dq_split, rotate, dq_mode) per head dim, for --kind ws: the backward table's launch first, then
 # tiles that compiled for sm_90 under triton 3.6 (`python -m tools.compile_check --ws-bwd`); "split" halves the dQ
 # atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends split's dQ piece by TMA reduce-add (32 KB
-# more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers. A 7-tuple adds (stats_acc,
+# more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging buffers, "rows" as "tma2" with each
+# consumer's piece half the rows (block_m 128). A 7-tuple adds (stats_acc,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
 # EARLY_DQ); (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first
 # (dQ's MMAs before dK's, its piece sent while dK's runs: FlashAttention-3's order).
 WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
+                      (128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, False, True),
                       (128, 2, 1, True, "tma3", True, False, True), (128, 2, 1, True, "tma3", True, False),
                       (128, 2, 1, True, "tma2", True, True),
                       (64, 4, 1, True, "tma2", True, False), (64, 4, 1, True, "tma2", True, True),
@@ -214,7 +216,7 @@ def main(argv=None):
     ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
-    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3"],
+    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3", "rows"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     ap.add_argument("--variant", choices=["window", "docs", "gqa"],
                     help="ws: time a causal mask (kernels/tune_backward_masks.py) against the reference and flex")

@@ -186,12 +186,15 @@ def test_configs_fit_shared_memory_and_registers():
 def test_dq_mode_checks():
     """dq_mode must be a DQ_MODES key; "split" MMAs cover d / 2 / dq_split >= 32 columns, "partial" d / dq_split >= 64
     ones."""
-    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma", "tma2", "tma3"}
+    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma", "tma2", "tma3", "rows"}
     assert ws_bwd.DQ_MODES["partial"] == 0
     for d, mode, split in [(64, "split", 1), (128, "split", 1), (128, "split", 2), (64, "split-scalar", 1),
                            (128, "partial", 2), (64, "partial", 1), (64, "tma", 1), (128, "tma", 1), (128, "tma2", 1),
                            (128, "tma3", 1)]:
         ws_bwd.check_tiles(d, 64, 2, split, mode)
+    ws_bwd.check_tiles(64, 128, 2, 1, "rows")             # "rows": half of block_m's rows per consumer, >= 64
+    with pytest.raises(fk.KernelInputError, match="rows: block_m 128"):
+        ws_bwd.check_tiles(64, 64, 2, 1, "rows")
     for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
                            (128, "tma", 2), (64, "tma2", 2), (64, "tma3", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):

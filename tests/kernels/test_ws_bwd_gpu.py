@@ -59,6 +59,18 @@ def test_ws_bwd_with_dlse(causal, nq, nk, dq_mode):
     check(1, 4, nq, nk, 64, torch.float16, causal, seed=9, with_dlse=True, kind="ws")
 
 
+@pytest.mark.parametrize("dq_first", [False, True])
+@pytest.mark.parametrize("nq,nk,causal,dtype", [(1, 1, False, torch.float16), (1000, 1000, True, torch.float16),
+                                                (1000, 1500, True, torch.bfloat16), (1500, 1000, True, torch.float16),
+                                                (777, 1000, False, torch.float16), (4093, 17, True, torch.float16)])
+def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first):
+    """dq_mode "rows" (d = 64, block_m 128: each consumer's dQ piece is half the rows, all columns), dQ's MMAs after
+    or before dK's: float64 autograd's gradients within the naive bound, no gradient for rows that see no key."""
+    from helpers.dispatch import ws_bwd_launch
+    ws_bwd_launch(monkeypatch, dq_mode="rows", block_m=128, dq_first=dq_first, early_dq=False)
+    check(2, 3, nq, nk, 64, dtype, causal, seed=nq + nk, kind="ws")
+
+
 @pytest.mark.parametrize("d,block_m,stages,dq_split,rotate,mode", [
     (64, 128, 2, 1, True, "partial"), (64, 64, 3, 1, False, "partial"), (128, 64, 3, 2, True, "partial"),
     (128, 64, 2, 1, False, "partial"), (64, 64, 3, 1, True, "split"), (64, 64, 2, 1, True, "split-scalar"),
