@@ -17,12 +17,12 @@ from .claims import Faster, Fastest, NotFaster, Ran
 from .tables import ANY, Launch, Route, View, dims
 
 WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01d.json"
-WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01e.json"
+WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-d64-2026-12-02.json"
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-01.json"
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
 GATES = {"ws": "ws-backward", "fused": "fused-backward"}
-WS_BWD = {64: dict(block_m=128, stages=2, dq_split=1, rotate=True, dq_mode="tma2", early_dq=False),
+WS_BWD = {64: dict(block_m=128, stages=2, dq_split=1, rotate=True, dq_mode="rows", early_dq=False),
           128: dict(block_m=64, stages=2, dq_split=1, rotate=True, dq_mode="tma2", early_dq=False)}
 
 

@@ -9,8 +9,10 @@ with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared 
 (dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
 (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
 (half the adds, as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
-shared memory, so the consumers issue no atomics at all; "tma2", the default, is "tma" with two dS slots, so the
-two consumers wait for each other one block later. A last pass scales and casts the fp32 buffer. dK and dV stay in
+shared memory, so the consumers issue no atomics at all; "tma2", the default at d = 128, is "tma" with two dS
+slots, so the two consumers wait for each other one block later; "rows", the default at d = 64 (block_m 128), is
+"tma2" with each consumer's piece half the rows of all d columns (FlashAttention-3's split there: one N = 64 MMA
+chain instead of two N = 32 ones). A last pass scales and casts the fp32 buffer. dK and dV stay in
 registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
 (STATS_ACC), so they take no registers through the softmax. kernels/_ws_bwd_gluon.py holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per

@@ -78,8 +78,9 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
 # EARLY_DQ); (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first
 # (dQ's MMAs before dK's, its piece sent while dK's runs: FlashAttention-3's order).
-WS_CANDIDATES = {64: [(128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
-                      (128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, False, True),
+WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, True),
+                      (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
+                      (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
                       (128, 2, 1, True, "tma3", True, False, True), (128, 2, 1, True, "tma3", True, False),
                       (128, 2, 1, True, "tma2", True, True),
                       (64, 4, 1, True, "tma2", True, False), (64, 4, 1, True, "tma2", True, True),
