@@ -145,8 +145,8 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
             (dq_mode in TMA_MODES and dq_split != 1) or (dq_mode == "rows" and block_m != 128):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
-                               f">= 32; tma: 1; rows: block_m 128); got block_m={block_m}, stages={stages}, dq_split={dq_split}, "
-                               f"dq_mode={dq_mode!r} at d={d}")
+                               f">= 32; tma: 1; rows: block_m 128); got block_m={block_m}, stages={stages}, "
+                               f"dq_split={dq_split}, dq_mode={dq_mode!r} at d={d}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -208,9 +208,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
     at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only). dq_first (TMA_MODES, not with early_dq; None: the table's): dQ's MMAs issued before dK's and
-    its piece sent while dK's runs (FlashAttention-3's order). variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed
-    documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or
-    causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
+    its piece sent while dK's runs (FlashAttention-3's order). variant: a checked flashviz_kernels.variants.Variant
+    (takes_variant: windows, packed documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks
+    and the mask; None: plain or causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
     import triton
 
