@@ -127,7 +127,7 @@ def _skip(start, gap_at, gap, TABLE: gl.constexpr):
 def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
             ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr,
-            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr):
+            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
     """(hi - lo) / BM query blocks from lo (block_start's order; a block at or past gap_at moved on by gap: the
     masked blocks of both edges in one loop) at ring positions c0, c0 + 1, ... against this consumer's 64 keys:
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
@@ -160,6 +160,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
     count = (hi - lo) // BM
+    if PREFETCH:                                      # the first block's row statistics, ahead of the loop
+        rows_n = _skip(block_start(lo, count, 0, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
+            gl.arange(0, BM, layout=qrow_l)
+        ok_n = (rows_n < n_q) & (count > 0)
+        lse_n = gl.load(LSE + stat_base + rows_n, mask=ok_n, other=float("inf"))
+        delta_n = gl.load(DELTA + stat_base + rows_n, mask=ok_n, other=0.0)
     for it in range(count):
         c = c0 + it
         st = c % STAGES
@@ -167,8 +173,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
-        lse = gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf"))
-        delta = gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0)
+        if PREFETCH:                                  # loaded one block ago: no L2 round trip before the MMAs
+            lse = lse_n
+            delta = delta_n
+        else:
+            lse = gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf"))
+            delta = gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0)
         if STATS_ACC:                                 # the row statistics start the accumulators: no registers
             s_init = zs - gl.expand_dims(lse * (1.0 / qk_scale), 0)     # held for them past the MMAs' issue
             dp_init = zs - gl.expand_dims(delta, 0)
@@ -183,6 +193,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
+        if PREFETCH:                                  # the next block's statistics, while this block's MMAs run
+            rows_n = _skip(block_start(lo, count, it + 1, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
+                gl.arange(0, BM, layout=qrow_l)
+            ok_n = (rows_n < n_q) & (it + 1 < count)
+            lse_n = gl.load(LSE + stat_base + rows_n, mask=ok_n, other=float("inf"))
+            delta_n = gl.load(DELTA + stat_base + rows_n, mask=ok_n, other=0.0)
         if MASKED:
             if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
                 ok = (gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) & \
@@ -247,7 +263,8 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
-              STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr):
+              STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr,
+              PREFETCH: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups) = a
@@ -270,9 +287,9 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     mbarrier.wait(kv_bar, 0)
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
     dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES, True,
-                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)
+                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
     dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
-                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)
+                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
     if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
         last = (end - lo) // BM - 1
         if last >= 0:
@@ -293,15 +310,17 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr):
-    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
+    _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
+              PREFETCH)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr):
-    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
+    _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
+              PREFETCH)
 
 
 @gluon.jit
@@ -354,7 +373,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
-           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False):
+           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = False):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -392,7 +411,9 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
          kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB, TILES,
          keyb_b, tiles_b, n_heads, groups)
     gl.warp_specialize([
-        (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)),
-        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST)),
+        (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
+                      PREFETCH)),
+        (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
+                      PREFETCH)),
         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

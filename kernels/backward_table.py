@@ -30,7 +30,8 @@ def tune_name(f: dict, early=None) -> str:
     """The name tools/tune_backward.py gives this ws launch in its files (lse and delta starting the accumulators)."""
     early = f["early_dq"] if early is None else early
     return (f"ws{(f['block_m'], f['stages'], f['dq_split'], f['rotate'])} {f['dq_mode']} acc=1 "
-            f"early={int(early)}" + (" first=1" if f.get("dq_first") and not early else ""))
+            f"early={int(early)}" + (" first=1" if f.get("dq_first") and not early else "") +
+            (" pre=1" if f.get("prefetch") else ""))
 
 
 def _ws_dense(d, file):
@@ -149,6 +150,11 @@ def ws_early() -> View:
 def ws_dq_first() -> View:
     """{d: dq_first} (ws_bwd.DQ_FIRST: dQ's MMAs before dK's; a row without the field: False), read live."""
     return View(lambda: [r.d[0] for r in WS_BWD_LAUNCHES], lambda d: bool(ws_launch(d).get("dq_first", False)))
+
+
+def ws_prefetch() -> View:
+    """{d: prefetch} (ws_bwd.PREFETCH: lse and delta loaded a block ahead; a row without the field: False), live."""
+    return View(lambda: [r.d[0] for r in WS_BWD_LAUNCHES], lambda d: bool(ws_launch(d).get("prefetch", False)))
 
 
 def by_bound(rows, kernel, names, itemsize=2) -> View:

@@ -59,6 +59,7 @@ TMA_MODES = ("tma", "tma2", "tma3", "rows")
 CONFIGS = backward_table.ws_configs()
 EARLY_DQ = backward_table.ws_early()
 DQ_FIRST = backward_table.ws_dq_first()
+PREFETCH = backward_table.ws_prefetch()
 # (consumer, producer, launch) registers per thread: 12 warps (4 + 4 + 1 padded to a warpgroup) x 168 = 64512 <= 64K,
 # 2 x 128 x 240 + 128 x 24 = 64512 (as ws.REGS[2]).
 REGS = (240, 24, 168)
@@ -176,7 +177,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
                  rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True, early_dq: bool = False,
-                 table: bool = False, gqa: bool = False, dq_first: bool = False):
+                 table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: bool = False):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
     launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
@@ -192,7 +193,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
-                  EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first)
+                  EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first, PREFETCH=prefetch)
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
@@ -200,7 +201,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
-             dq_first: bool | None = None, variant=None):
+             dq_first: bool | None = None, prefetch: bool | None = None, variant=None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
@@ -208,7 +209,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
     at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only). dq_first (TMA_MODES, not with early_dq; None: the table's): dQ's MMAs issued before dK's and
-    its piece sent while dK's runs (FlashAttention-3's order). variant: a checked flashviz_kernels.variants.Variant
+    its piece sent while dK's runs (FlashAttention-3's order). prefetch (None: the table's): each query block's lse
+    and delta loaded one block ahead, so no L2 round trip sits between a block's start and its first MMAs. variant: a checked flashviz_kernels.variants.Variant
     (takes_variant: windows, packed documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks
     and the mask; None: plain or causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
@@ -234,6 +236,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
+    prefetch = PREFETCH[d] if prefetch is None else bool(prefetch)
     check_tiles(d, bm, st, split, mode, q.element_size())
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
@@ -259,7 +262,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
         EARLY_DQ=early_dq_on(d, mode, early_dq) and not dq_first, TABLE=table, GQA=h_kv != h,
-        DQ_FIRST=bool(dq_first), num_warps=4,
+        DQ_FIRST=bool(dq_first), PREFETCH=prefetch, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     total = dq_acc.numel()

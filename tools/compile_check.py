@@ -93,12 +93,13 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
-                     early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False):
+                     early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False,
+                     prefetch: bool = False):
     """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
     launch (the host's by-key tables)."""
     from flashviz_kernels import ws_bwd
     return _compile(ws_bwd.compile_spec(d, causal, dtype, block_m, stages, dq_split, rotate, dq_mode, stats_acc,
-                                        early_dq, table, gqa, dq_first), gluon=True)
+                                        early_dq, table, gqa, dq_first, prefetch), gluon=True)
 
 
 def ws_bwd_main(args):
@@ -115,10 +116,10 @@ def ws_bwd_main(args):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
         name = (f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} "
-                f"stats_acc={acc} early_dq={early} table={table}:")
+                f"stats_acc={acc} early_dq={early} table={table} prefetch={int(args.prefetch)}:")
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
-                                 early_dq=early == 1, table=bool(table), dq_first=early == 2)
+                                 early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=args.prefetch)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -174,6 +175,7 @@ def main(argv=None):
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1, 2],
                     help="--ws-bwd tma modes: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them, "
                          "2 = dQ's before dK's, its piece sent while dK's runs (dq_first)")
+    ap.add_argument("--prefetch", action="store_true", help="--ws-bwd: lse and delta loaded a query block ahead")
     ap.add_argument("--table", type=int, nargs="+", default=[0], choices=[0, 1],
                     help="--ws-bwd: 1 = a window's / packed documents' launch (the host's by-key tables)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")

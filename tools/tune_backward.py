@@ -77,8 +77,10 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # consumer's piece half the rows (block_m 128). A 7-tuple adds (stats_acc,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
 # EARLY_DQ); (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first
-# (dQ's MMAs before dK's, its piece sent while dK's runs: FlashAttention-3's order).
-WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, True),
+# (dQ's MMAs before dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and
+# delta loaded a query block ahead).
+WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, False, False, True),
+                      (128, 2, 1, True, "rows", True, True),
                       (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
                       (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
                       (128, 2, 1, True, "tma3", True, False, True), (128, 2, 1, True, "tma3", True, False),
@@ -89,7 +91,8 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, 
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                       (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
-                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma2", True, False, True),
+                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma2", True, False, False, True),
+                       (64, 2, 1, True, "tma2", True, False, True),
                        (64, 2, 1, True, "tma3", True, False, True), (64, 3, 1, True, "tma2", True, False, True),
                        (64, 2, 1, True, "tma3", True, False),
                        (64, 2, 1, True, "tma2", False, False),
@@ -104,7 +107,8 @@ def candidate_name(kind, c):
     """"ws(64, 2, 1, True)" for a "partial" ws candidate (the name the recorded files use), "ws(64, 2, 1, True)
     split" for another dq_mode; fused candidates as their tuple."""
     if kind == "ws" and len(c) > 4:
-        extra = "".join(f" {k}={int(v)}" for k, v in zip(("acc", "early", "first"), c[5:]))
+        extra = "".join(f" {k}={int(v)}" for k, v in zip(("acc", "early", "first", "pre"), c[5:])
+                        if v or k in ("acc", "early"))     # first, pre: named when on (backward_table.tune_name)
         return f"ws{tuple(c[:4])}" + ("" if c[4] == "partial" else f" {c[4]}") + extra
     return f"{kind}{tuple(c)}"
 
@@ -112,7 +116,7 @@ def candidate_name(kind, c):
 def switches(c) -> dict:
     """ws_bwd.backward's stats_acc / early_dq (/ dq_first) from a 7- or 8-tuple candidate ({} for a 5-tuple: its
     defaults)."""
-    return dict(zip(("stats_acc", "early_dq", "dq_first"), c[5:]))
+    return dict(zip(("stats_acc", "early_dq", "dq_first", "prefetch"), c[5:]))
 
 
 def _sdpa_bwd(q, k, v, do, causal, backend):

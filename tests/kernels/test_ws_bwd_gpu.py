@@ -92,24 +92,28 @@ def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
 
 
 @pytest.mark.parametrize("d", [64, 128])
-@pytest.mark.parametrize("stats_acc,early_dq,dq_first,mode,scale", [
-    (False, False, False, "tma2", None), (True, False, False, "tma2", None), (True, True, False, "tma2", None),
-    (True, True, False, "tma", None), (True, True, False, "tma2", 0.0), (True, False, False, "tma2", -0.07),
-    (True, False, False, "tma2", 1e-30), (True, False, True, "tma2", None), (True, False, True, "tma3", None),
-    (True, False, True, "tma", None), (False, False, True, "tma2", 0.0)])
+@pytest.mark.parametrize("stats_acc,early_dq,dq_first,prefetch,mode,scale", [
+    (False, False, False, False, "tma2", None), (True, False, False, False, "tma2", None),
+    (True, True, False, False, "tma2", None), (True, True, False, False, "tma", None),
+    (True, True, False, False, "tma2", 0.0), (True, False, False, False, "tma2", -0.07),
+    (True, False, False, False, "tma2", 1e-30), (True, False, True, False, "tma2", None),
+    (True, False, True, False, "tma3", None), (True, False, True, False, "tma", None),
+    (False, False, True, False, "tma2", 0.0), (True, False, False, True, "tma2", None),
+    (False, False, False, True, "tma2", None), (True, False, True, True, "tma3", 1e-30)])
 @pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000)])
-def test_ws_bwd_schedules(d, stats_acc, early_dq, dq_first, mode, scale, causal, nq, nk):
-    """lse and delta held in registers or starting the S^T / dP^T accumulators, dQ's MMAs after, right behind dV's
-    and dK's, or before dK's (dq_first): float64 autograd's gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator
-    start cannot apply: there is no 1 / qk_scale), a negative sm_scale (attention_backward takes both; the fast
-    forward does not, so the naive one makes o and lse there) and 1e-30, below ws_bwd.STATS_ACC_MIN_SCALE (the
-    statistics are held in registers there; every P is about 1 / Nk)."""
+def test_ws_bwd_schedules(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk):
+    """lse and delta held in registers or starting the S^T / dP^T accumulators (loaded at each block or a block
+    ahead: prefetch), dQ's MMAs after, right behind dV's and dK's, or before dK's (dq_first): float64 autograd's
+    gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator start cannot apply: there is no
+    1 / qk_scale), a negative sm_scale (attention_backward takes both; the fast forward does not, so the naive one
+    makes o and lse there) and 1e-30, below ws_bwd.STATS_ACC_MIN_SCALE (the statistics are held in registers there;
+    every P is about 1 / Nk)."""
     from flashviz_kernels import ws_bwd
     q, k, v, do, _ = inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
-                          early_dq=early_dq, dq_first=dq_first)
+                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch)
 
     def grads(dtype):
         xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
