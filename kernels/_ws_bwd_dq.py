@@ -48,7 +48,7 @@ def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.
     one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
     NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
     slot = c % NSLOT
@@ -78,7 +78,7 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     turn) into the fp32 dQ buffer by one TMA reduce-add."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
     buf = dq_smem.index((c % NBUF) * 2 + CID)
     tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done

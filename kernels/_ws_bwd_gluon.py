@@ -67,7 +67,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                                warpgroup_mma_wait)
 
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
-from .gluon_shims import tma_load, tma_store
+from .gluon_shims import thread_barrier, tma_load, tma_store
 
 
 @gluon.jit
@@ -133,7 +133,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -160,7 +160,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
     count = (hi - lo) // BM
-    if PREFETCH:                                      # the first block's row statistics, ahead of the loop
+    if PREFETCH == 1:                                 # the first block's row statistics, ahead of the loop
         rows_n = _skip(block_start(lo, count, 0, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
             gl.arange(0, BM, layout=qrow_l)
         ok_n = (rows_n < n_q) & (count > 0)
@@ -173,15 +173,19 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
-        if PREFETCH:                                  # loaded one block ago: no L2 round trip before the MMAs
-            lse = lse_n
-            delta = delta_n
+        if PREFETCH == 1:                             # loaded one block ago: no L2 round trip before the MMAs
+            lse_row = gl.expand_dims(lse_n, 0)
+            delta_row = gl.expand_dims(delta_n, 0)
+        elif PREFETCH == 2:                           # the producer put them in this stage with Q_i and dO_i
+            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            lse_row = stats_smem.index(2 * st).load(s_layout)           # (1, BM), broadcast over the keys
+            delta_row = stats_smem.index(2 * st + 1).load(s_layout)
         else:
-            lse = gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf"))
-            delta = gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0)
+            lse_row = gl.expand_dims(gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf")), 0)
+            delta_row = gl.expand_dims(gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0), 0)
         if STATS_ACC:                                 # the row statistics start the accumulators: no registers
-            s_init = zs - gl.expand_dims(lse * (1.0 / qk_scale), 0)     # held for them past the MMAs' issue
-            dp_init = zs - gl.expand_dims(delta, 0)
+            s_init = zs - lse_row * (1.0 / qk_scale)  # held for them past the MMAs' issue
+            dp_init = zs - delta_row
             mbarrier.wait(ready.index(st), (c // STAGES) & 1)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), s_init, is_async=True)       # S^T - lse2 / qk_scale
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
@@ -192,8 +196,8 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             s = warpgroup_mma_wait(1, deps=(s_tok,))
-            p = gl.exp2(s * qk_scale - gl.expand_dims(lse, 0))
-        if PREFETCH:                                  # the next block's statistics, while this block's MMAs run
+            p = gl.exp2(s * qk_scale - lse_row)
+        if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
             rows_n = _skip(block_start(lo, count, it + 1, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
                 gl.arange(0, BM, layout=qrow_l)
             ok_n = (rows_n < n_q) & (it + 1 < count)
@@ -214,7 +218,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         if STATS_ACC:
             ds = p * dp
         else:
-            ds = p * (dp - gl.expand_dims(delta, 0))
+            ds = p * (dp - delta_row)
         ds16 = ds.to(dtype)
         slot = c % NSLOT
         if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of the slot's last block
@@ -267,7 +271,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
               PREFETCH: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     start_k = gl.program_id(0) * (2 * 64)
@@ -326,10 +330,10 @@ def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSA
 @gluon.jit
 def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
-              GQA: gl.constexpr):
+              GQA: gl.constexpr, PREFETCH: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
@@ -343,26 +347,35 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
                                         v_smem.index(c).reshape([1, 64, D]))
     lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
     n_masked = (full - lo + end - hi) // BM
-    _load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE)   # masked edges, in order
-    _load_blocks(a, n_masked, full, hi, hi, 0, BM, D, STAGES, ROTATE, TABLE)   # the full ones, as the consumers go
+    _load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE,   # masked edges, in order
+                 PREFETCH)
+    _load_blocks(a, n_masked, full, hi, hi, 0, BM, D, STAGES, ROTATE, TABLE, PREFETCH)   # the full ones, as consumed
 
 
 @gluon.jit
 def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-                 ROTATE: gl.constexpr, TABLE: gl.constexpr):
-    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ..."""
+                 ROTATE: gl.constexpr, TABLE: gl.constexpr, PREFETCH: gl.constexpr):
+    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ...
+    (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups) = a
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     bh = gl.program_id(1)
+    stat_l: gl.constexpr = gl.BlockedLayout([1, BM // 32], [1, 32], [1, 1], [1, 0])
     count = (hi - lo) // BM
     for it in range(count):
         c = c0 + it
         st = c % STAGES
         mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
         bar = ready.index(st)
-        mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
         start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
+        if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
+            rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
+            base = bh.to(gl.int64) * n_q
+            stats_smem.index(2 * st).store(gl.load(LSE + base + rows, mask=rows < n_q, other=float("inf")))
+            stats_smem.index(2 * st + 1).store(gl.load(DELTA + base + rows, mask=rows < n_q, other=0.0))
+            thread_barrier()                          # every lane's stores before lane 0's arrive (release)
+        mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
         tma_load(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
         tma_load(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
 
@@ -373,7 +386,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
-           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = False):
+           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -407,13 +420,17 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     elif DQ_MODE >= 3:                                # [buffer * 2 + consumer] (DQ_MODE 5: two buffers each)
         dq_smem = gl.allocate_shared_memory(gl.float32, [4 if DQ_MODE == 5 else 2, BM, D // 2],
                                             gl.NVMMASharedLayout.get_default_for([BM, D // 2], gl.float32))
+    stats_smem = ds_smem                              # PREFETCH 2: [stage * 2 + (0: lse, 1: delta)], (1, BM) each
+    if PREFETCH == 2:
+        stats_smem = gl.allocate_shared_memory(gl.float32, [2 * STAGES, 1, BM],
+                                               gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
          kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB, TILES,
-         keyb_b, tiles_b, n_heads, groups)
+         keyb_b, tiles_b, n_heads, groups, stats_smem)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
                       PREFETCH)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
                       PREFETCH)),
-        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA))],
+        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

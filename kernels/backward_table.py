@@ -31,7 +31,7 @@ def tune_name(f: dict, early=None) -> str:
     early = f["early_dq"] if early is None else early
     return (f"ws{(f['block_m'], f['stages'], f['dq_split'], f['rotate'])} {f['dq_mode']} acc=1 "
             f"early={int(early)}" + (" first=1" if f.get("dq_first") and not early else "") +
-            (" pre=1" if f.get("prefetch") else ""))
+            (f" pre={int(f['prefetch'])}" if f.get("prefetch") else ""))
 
 
 def _ws_dense(d, file):
@@ -153,8 +153,8 @@ def ws_dq_first() -> View:
 
 
 def ws_prefetch() -> View:
-    """{d: prefetch} (ws_bwd.PREFETCH: lse and delta loaded a block ahead; a row without the field: False), live."""
-    return View(lambda: [r.d[0] for r in WS_BWD_LAUNCHES], lambda d: bool(ws_launch(d).get("prefetch", False)))
+    """{d: prefetch} (ws_bwd.PREFETCH, 0 1 2: where lse and delta come from; a row without the field: 0), live."""
+    return View(lambda: [r.d[0] for r in WS_BWD_LAUNCHES], lambda d: int(ws_launch(d).get("prefetch", 0)))
 
 
 def by_bound(rows, kernel, names, itemsize=2) -> View:

@@ -7,12 +7,17 @@ _ws_bwd_gluon.py and _ws_bwd_dq.py import these names instead of the moving ones
                        async_store (the old names stay as aliases there); 3.6 and 3.7 have only the old ones
   tma_add              TMA reduce-add from shared memory: tma.async_atomic_add from 3.8; 3.6 and 3.7 have the op
                        (create_async_tma_reduce) but no Gluon wrapper, so a two-line builtin emits it
+  thread_barrier       gl.thread_barrier in 3.6, gl.barrier from 3.7 (the ws backward's producer: its lanes' shared
+                       stores before one lane's mbarrier arrive)
 Left as they are because every version takes them the same way: mbarrier.expect(bar, nbytes) positionally (its
 keyword became bytes_per_cta in 3.7), gl.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
-(worker_num_regs optional from 3.7). The kernels call no thread barrier (gl.thread_barrier in 3.6, gl.barrier in
-3.7+). A name a future triton drops fails here, at import, where ws.status() reports it (Gluon could not be imported).
+(worker_num_regs optional from 3.7). A name a future triton drops fails here, at import, where ws.status() reports
+it (Gluon could not be imported).
 """
+from triton.experimental.gluon import language as _gl
 from triton.experimental.gluon.language.nvidia.hopper import tma
+
+thread_barrier = getattr(_gl, "barrier", None) or _gl.thread_barrier
 
 tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
 tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global

@@ -177,7 +177,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
                  rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True, early_dq: bool = False,
-                 table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: bool = False):
+                 table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: int = 0):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
     launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
@@ -201,7 +201,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
-             dq_first: bool | None = None, prefetch: bool | None = None, variant=None):
+             dq_first: bool | None = None, prefetch: int | None = None, variant=None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
@@ -209,8 +209,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
     at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only). dq_first (TMA_MODES, not with early_dq; None: the table's): dQ's MMAs issued before dK's and
-    its piece sent while dK's runs (FlashAttention-3's order). prefetch (None: the table's): each query block's lse
-    and delta loaded one block ahead, so no L2 round trip sits between a block's start and its first MMAs. variant: a checked flashviz_kernels.variants.Variant
+    its piece sent while dK's runs (FlashAttention-3's order). prefetch (None: the table's): 1 each query block's
+    lse and delta loaded into registers one block ahead, 2 loaded by the producer into the block's ring stage with
+    Q_i and dO_i, so no L2 round trip sits between a block's start and its first MMAs; 0 loaded as the block starts.
+    variant: a checked flashviz_kernels.variants.Variant
     (takes_variant: windows, packed documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks
     and the mask; None: plain or causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
@@ -236,7 +238,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
-    prefetch = PREFETCH[d] if prefetch is None else bool(prefetch)
+    prefetch = PREFETCH[d] if prefetch is None else int(prefetch)
+    if prefetch not in (0, 1, 2):
+        raise KernelInputError(f"the ws backward's prefetch is 0, 1 or 2, not {prefetch!r}")
     check_tiles(d, bm, st, split, mode, q.element_size())
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")

@@ -94,7 +94,7 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
                      early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False,
-                     prefetch: bool = False):
+                     prefetch: int = 0):
     """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
     launch (the host's by-key tables)."""
     from flashviz_kernels import ws_bwd
@@ -175,7 +175,8 @@ def main(argv=None):
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1, 2],
                     help="--ws-bwd tma modes: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them, "
                          "2 = dQ's before dK's, its piece sent while dK's runs (dq_first)")
-    ap.add_argument("--prefetch", action="store_true", help="--ws-bwd: lse and delta loaded a query block ahead")
+    ap.add_argument("--prefetch", type=int, default=0, choices=[0, 1, 2],
+                    help="--ws-bwd: lse and delta loaded a query block ahead (1: registers, 2: by the producer)")
     ap.add_argument("--table", type=int, nargs="+", default=[0], choices=[0, 1],
                     help="--ws-bwd: 1 = a window's / packed documents' launch (the host's by-key tables)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
