@@ -47,6 +47,11 @@ then live in registers only until the MMAs are issued, not through the softmax, 
 at d = 128 (`python -m tools.compile_check --ws-bwd --stats-acc 0 1` prints both). ws_bwd.backward turns it
 off at sm_scale 0, where there is no 1 / qk_scale, and at scales so small that -lse2 / qk_scale would overflow
 (ws_bwd.stats_acc_on).
+PREFETCH (where lse2 and delta of a query block come from): 0 loaded by each consumer as the block starts (an L2
+round trip between the block's start and its first MMAs, which STATS_ACC makes them wait on); 1 loaded a block ahead
+into registers (ptxas spills: slower); 2 (the default) loaded by the producer's lanes into the block's ring stage
+(a (1, BM) row each), stored before the stage's arrive (a thread barrier first: the arrive is one lane's release),
+and read by the consumers from shared memory after the stage's wait, straight into S^T's layout.
 GQA/MQA: program (j, bh) loads the K/V of query head bh's K/V head (bh // H * H_kv + bh % H // (H / H_kv)) and
 writes dK/dV of query head bh; ws_bwd.backward sums them over each group.
 Ring protocol as in the forward (_ws_gluon.py): ready[s] completes when the TMA bytes of Q_i and dO_i landed;

@@ -311,7 +311,8 @@ from flashviz_kernels import ws_bwd
 from tools.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
-                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa})
+                     early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa},
+                     prefetch=ws_bwd.PREFETCH[{d}])
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
