@@ -25,7 +25,7 @@ host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is n
 run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse);
 tests/kernels/test_ws_bwd_gpu.py measures it.
 Why it exists: the fastest of our backwards in every H200 cell (assets/benchmarks/tune/
-nvidia-h200-backward-ws-2026-12-01d.json and -01e.json); the Triton ones cannot overlap dQ's reduction with the
+nvidia-h200-backward-ws-2026-12-02b.json, the file kernels/backward_table.py names); the Triton ones cannot overlap dQ's reduction with the
 next block's MMAs this way.
 When it runs: kind="ws", or "auto" where kernels/backward_table.py's ROUTES say it measured faster (plain or causal,
 windows, documents and GQA at d 64 and 128), with that table's WS_BWD_LAUNCHES; only on a (triton, GPU) pair

@@ -187,7 +187,8 @@ def _backward_pins(monkeypatch, setup):
                             kind = f"{type(e).__name__}: {e}"
                         launch = None
                         if kind == "ws":
-                            launch = dict(config=list(ws_bwd.CONFIGS[d]), early_dq=ws_bwd.EARLY_DQ[d])
+                            launch = dict(config=list(ws_bwd.CONFIGS[d]), early_dq=ws_bwd.EARLY_DQ[d],
+                                          dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d])
                         elif kind == "fused":
                             launch = list(backward_fused.pick_config(meta))
                         elif kind == "reference":
