@@ -15,7 +15,8 @@ slots, so the two consumers wait for each other one block later; "rows", the def
 chain instead of two N = 32 ones). A last pass scales and casts the fp32 buffer. dK and dV stay in
 registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
 (STATS_ACC), so they take no registers through the softmax, and arrive with Q_i and dO_i: the producer loads them
-into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs. kernels/_ws_bwd_gluon.py holds the kernel.
+into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs. kernels/_ws_bwd_gluon.py
+holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
@@ -25,8 +26,8 @@ host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is n
 run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse);
 tests/kernels/test_ws_bwd_gpu.py measures it.
 Why it exists: the fastest of our backwards in every H200 cell (assets/benchmarks/tune/
-nvidia-h200-backward-ws-2026-12-02b.json, the file kernels/backward_table.py names); the Triton ones cannot overlap dQ's reduction with the
-next block's MMAs this way.
+nvidia-h200-backward-ws-2026-12-02b.json, the file kernels/backward_table.py names); the Triton ones cannot
+overlap dQ's reduction with the next block's MMAs this way.
 When it runs: kind="ws", or "auto" where kernels/backward_table.py's ROUTES say it measured faster (plain or causal,
 windows, documents and GQA at d 64 and 128), with that table's WS_BWD_LAUNCHES; only on a (triton, GPU) pair
 kernels/gates.py verifies for "ws-backward"; if it fails to compile or launch, autograd says so once and runs the
