@@ -78,9 +78,9 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators,
 # EARLY_DQ); (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first
 # (dQ's MMAs before dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and
-# delta loaded a query block ahead: 1 into registers, 2 by the producer into the ring).
-WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, "rows", True, False, False, 1),
-                      (128, 2, 1, True, "rows", True, False, False, 2),
+# delta loaded a query block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off.
+WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
+                      (128, 2, 1, True, "rows", True, False, False, 1),
                       (128, 2, 1, True, "rows", True, True),
                       (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
                       (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
@@ -92,8 +92,8 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False), (128, 2, 1, True, 
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
                       (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
-                 128: [(64, 2, 1, True, "tma2", True, False), (64, 2, 1, True, "tma2", True, False, False, 1),
-                       (64, 2, 1, True, "tma2", True, False, False, 2), (64, 3, 1, True, "tma2", True, False, False, 2),
+                 128: [(64, 2, 1, True, "tma2", True, False, False, 2), (64, 2, 1, True, "tma2", True, False),
+                       (64, 2, 1, True, "tma2", True, False, False, 1), (64, 3, 1, True, "tma2", True, False, False, 2),
                        (64, 2, 1, True, "tma2", True, False, True),
                        (64, 2, 1, True, "tma3", True, False, True), (64, 3, 1, True, "tma2", True, False, True),
                        (64, 2, 1, True, "tma3", True, False),
@@ -116,9 +116,12 @@ def candidate_name(kind, c):
 
 
 def switches(c) -> dict:
-    """ws_bwd.backward's stats_acc / early_dq (/ dq_first) from a 7- or 8-tuple candidate ({} for a 5-tuple: its
-    defaults)."""
-    return dict(zip(("stats_acc", "early_dq", "dq_first", "prefetch"), c[5:]))
+    """ws_bwd.backward's stats_acc, early_dq, dq_first, prefetch from a 7- to 9-tuple candidate (dq_first and prefetch
+    off where the tuple stops, so a name says what ran whatever the table's defaults; {} for a 5-tuple: the table's
+    launch)."""
+    if len(c) <= 5:
+        return {}
+    return dict(dict(dq_first=False, prefetch=0), **dict(zip(("stats_acc", "early_dq", "dq_first", "prefetch"), c[5:])))
 
 
 def _sdpa_bwd(q, k, v, do, causal, backend):

@@ -224,14 +224,19 @@ def test_tune_candidates_take_both_modes():
     from tools import tune_backward as tb
     for d, cands in tb.WS_CANDIDATES.items():
         assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split", "tma"}
-        assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d]))
-        assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False) for c in cands)   # the old schedule
+        assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d],
+                                                   dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d]))
+        assert tb.candidate_name("ws", cands[0]) == backward_table.tune_name(backward_table.WS_BWD[d])
+        assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False, dq_first=False, prefetch=0)
+                   for c in cands)                     # the old schedule, with nothing newer switched on
         for c in cands:
             ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
         assert len({tb.candidate_name("ws", c) for c in cands}) == len(cands)
     assert tb.candidate_name("ws", (64, 2, 1, True, "tma2", True, False)) == "ws(64, 2, 1, True) tma2 acc=1 early=0"
     assert tb.candidate_name("ws", (64, 2, 1, True, "partial")) == "ws(64, 2, 1, True)"
     assert tb.candidate_name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
+    assert tb.switches((64, 2, 1, True, "tma2", True, False)) == dict(stats_acc=True, early_dq=False, dq_first=False,
+                                                                      prefetch=0)   # not the table's prefetch
 
 
 @pytest.fixture(scope="module")
