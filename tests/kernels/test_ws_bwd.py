@@ -317,7 +317,7 @@ from tools.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
                      early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa},
-                     prefetch=ws_bwd.PREFETCH[{d}])
+                     prefetch={prefetch})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
@@ -335,13 +335,15 @@ SPILL_BOUND = 1280
 SPILL_BOUND_DEFAULT = 192                 # the mode CONFIGS runs
 
 
-def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False) -> dict:
-    """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0."""
+def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False, prefetch=None) -> dict:
+    """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0 (prefetch None: the
+    table's, ws_bwd.PREFETCH)."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa)
+    prefetch = ws_bwd.PREFETCH[d] if prefetch is None else prefetch
+    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa, prefetch=prefetch)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -366,8 +368,8 @@ def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
 def test_row_statistics_in_registers_spill_at_d128(causal):
     """What the Backward page says: holding lse and delta in registers through the softmax makes ptxas spill at
     d = 128 (572-688 B per thread with triton 3.6); starting the accumulators from them leaves a fraction."""
-    held = _compiled(128, causal, "fp16", "tma2", acc=False)["ptxas_spills"][0]
-    started = _compiled(128, causal, "fp16", "tma2", acc=True)["ptxas_spills"][0]
+    held = _compiled(128, causal, "fp16", "tma2", acc=False, prefetch=0)["ptxas_spills"][0]   # as the page's file
+    started = _compiled(128, causal, "fp16", "tma2", acc=True, prefetch=0)["ptxas_spills"][0]    # timed them
     assert held >= 512 and started * 4 <= held, (held, started)
 
 
