@@ -129,6 +129,19 @@ def _skip(start, gap_at, gap, TABLE: gl.constexpr):
 
 
 @gluon.jit
+def _block_row(lo, count, it, gap_at, gap, BM: gl.constexpr, ROTATE: gl.constexpr, TABLE: gl.constexpr):
+    """First row of the it-th query block a _blocks / _load_blocks loop walks (the consumers and the producer agree)."""
+    return _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
+
+
+@gluon.jit
+def _row_stats(LSE, DELTA, base, rows, ok):
+    """(lse2, delta) of query rows `rows` where ok; +inf and 0 elsewhere (P = 0: no gradient)."""
+    return (gl.load(LSE + base + rows, mask=ok, other=float("inf")),
+            gl.load(DELTA + base + rows, mask=ok, other=0.0))
+
+
+@gluon.jit
 def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
             ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr,
@@ -166,15 +179,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
     count = (hi - lo) // BM
     if PREFETCH == 1:                                 # the first block's row statistics, ahead of the loop
-        rows_n = _skip(block_start(lo, count, 0, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
-            gl.arange(0, BM, layout=qrow_l)
-        ok_n = (rows_n < n_q) & (count > 0)
-        lse_n = gl.load(LSE + stat_base + rows_n, mask=ok_n, other=float("inf"))
-        delta_n = gl.load(DELTA + stat_base + rows_n, mask=ok_n, other=0.0)
+        rows_n = _block_row(lo, count, 0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+        lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (count > 0))
     for it in range(count):
         c = c0 + it
         st = c % STAGES
-        start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
+        start = _block_row(lo, count, it, gap_at, gap, BM, ROTATE, TABLE)
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
@@ -186,8 +196,9 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             lse_row = stats_smem.index(2 * st).load(s_layout)           # (1, BM), broadcast over the keys
             delta_row = stats_smem.index(2 * st + 1).load(s_layout)
         else:
-            lse_row = gl.expand_dims(gl.load(LSE + stat_base + rows, mask=rows < n_q, other=float("inf")), 0)
-            delta_row = gl.expand_dims(gl.load(DELTA + stat_base + rows, mask=rows < n_q, other=0.0), 0)
+            lse, delta = _row_stats(LSE, DELTA, stat_base, rows, rows < n_q)
+            lse_row = gl.expand_dims(lse, 0)
+            delta_row = gl.expand_dims(delta, 0)
         if STATS_ACC:                                 # the row statistics start the accumulators: no registers
             s_init = zs - lse_row * (1.0 / qk_scale)  # held for them past the MMAs' issue
             dp_init = zs - delta_row
@@ -203,11 +214,8 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale - lse_row)
         if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
-            rows_n = _skip(block_start(lo, count, it + 1, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE) + \
-                gl.arange(0, BM, layout=qrow_l)
-            ok_n = (rows_n < n_q) & (it + 1 < count)
-            lse_n = gl.load(LSE + stat_base + rows_n, mask=ok_n, other=float("inf"))
-            delta_n = gl.load(DELTA + stat_base + rows_n, mask=ok_n, other=0.0)
+            rows_n = _block_row(lo, count, it + 1, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+            lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
         if MASKED:
             if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
                 ok = (gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) & \
@@ -373,10 +381,10 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
         st = c % STAGES
         mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
         bar = ready.index(st)
-        start = _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
+        start = _block_row(lo, count, it, gap_at, gap, BM, ROTATE, TABLE)
         if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
             rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
-            base = bh.to(gl.int64) * n_q
+            base = bh.to(gl.int64) * n_q              # load, store, load, store: as timed (_row_stats loads both first)
             stats_smem.index(2 * st).store(gl.load(LSE + base + rows, mask=rows < n_q, other=float("inf")))
             stats_smem.index(2 * st + 1).store(gl.load(DELTA + base + rows, mask=rows < n_q, other=0.0))
             thread_barrier()                          # every lane's stores before lane 0's arrive (release)
