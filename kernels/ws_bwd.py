@@ -111,6 +111,21 @@ def early_dq_on(d: int, dq_mode: str, early_dq: bool | None = None) -> bool:
     return (EARLY_DQ[d] if early_dq is None else bool(early_dq)) and dq_mode in TMA_MODES
 
 
+def prefetch_for(d: int, dq_mode: str, prefetch: int | None = None) -> int:
+    """A launch's prefetch: `prefetch`, or PREFETCH[d] when None for the TMA modes (0 for the others). 1 and 2 take
+    only TMA_MODES, the modes they were timed with: under triton 3.8 on an H200 "partial" computed a wrong dQ with
+    prefetch 2 (off by up to 0.8, varying run to run) and faulted with prefetch 1 ("misaligned address") where 3.6
+    was exact (assets/verified/repeats/prefetch-partial-3.8.0.log)."""
+    if prefetch is None:
+        return PREFETCH[d] if dq_mode in TMA_MODES else 0
+    if prefetch not in (0, 1, 2):
+        raise KernelInputError(f"the ws backward's prefetch is 0, 1 or 2, not {prefetch!r}")
+    if prefetch and dq_mode not in TMA_MODES:
+        raise KernelInputError(f"prefetch {int(prefetch)} takes dq_mode {' or '.join(map(repr, TMA_MODES))}, not "
+                               f"{dq_mode!r} (with it, triton 3.8 computed a wrong dQ on an H200)")
+    return int(prefetch)
+
+
 def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     """Whether a launch starts the accumulators from lse and delta: asked for, and |sm_scale| >= STATS_ACC_MIN_SCALE
     (0 has no 1 / qk_scale; far smaller scales would overflow -lse2 / qk_scale)."""
@@ -211,10 +226,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     lse and delta in registers (the schedule before STATS_ACC) instead of starting S^T's and dP^T's accumulators
     at -lse2 / qk_scale and -delta (stats_acc_on: off at sm_scale 0 and tiny scales). early_dq: instead of EARLY_DQ
     (TMA_MODES only). dq_first (TMA_MODES, not with early_dq; None: the table's): dQ's MMAs issued before dK's and
-    its piece sent while dK's runs (FlashAttention-3's order). prefetch (None: the table's): 1 each query block's
-    lse and delta loaded into registers one block ahead, 2 loaded by the producer into the block's ring stage with
-    Q_i and dO_i, so no L2 round trip sits between a block's start and its first MMAs; 0 loaded as the block starts.
-    variant: a checked flashviz_kernels.variants.Variant
+    its piece sent while dK's runs (FlashAttention-3's order). prefetch (TMA_MODES; None: the table's, 0 in the
+    other modes; prefetch_for): 1 each query block's lse and delta loaded into registers one block ahead, 2 loaded by
+    the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
+    its first MMAs; 0 loaded as the block starts. variant: a checked flashviz_kernels.variants.Variant
     (takes_variant: windows, packed documents, GQA; no softcap or ALiBi), whose by-key tables then decide the blocks
     and the mask; None: plain or causal by `causal`. k, v may have H_kv heads dividing H (GQA/MQA)."""
     import torch
@@ -240,10 +255,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
-    prefetch = PREFETCH[d] if prefetch is None else int(prefetch)
-    if prefetch not in (0, 1, 2):
-        raise KernelInputError(f"the ws backward's prefetch is 0, 1 or 2, not {prefetch!r}")
     check_tiles(d, bm, st, split, mode, q.element_size())
+    prefetch = prefetch_for(d, mode, prefetch)
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
     if early_dq and dq_first:

@@ -208,7 +208,10 @@ def test_dq_mode_checks():
 
 @pytest.mark.parametrize("kw,match", [(dict(dq_mode="bogus"), "dq_mode is one of"),
                                       (dict(dq_mode="split", dq_split=2), "dq_split"),
-                                      (dict(dq_mode="partial", block_m=32), "block_m")])
+                                      (dict(dq_mode="partial", block_m=32), "block_m"),
+                                      (dict(dq_mode="partial", prefetch=2), "prefetch 2 takes dq_mode 'tma'"),
+                                      (dict(dq_mode="split", prefetch=1), "prefetch 1 takes dq_mode"),
+                                      (dict(prefetch=3), "prefetch is 0, 1 or 2")])
 def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
     """ws_bwd.backward checks its switches (dq_mode among them) before any buffer or kernel (CPU tensors here: the
     device gate is patched open, so a missing check would fail elsewhere)."""
@@ -216,6 +219,23 @@ def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
     x = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
     with pytest.raises(fk.KernelInputError, match=match):
         ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, **kw)
+
+
+def test_prefetch_runs_with_the_tma_modes_only():
+    """A launch's prefetch (ws_bwd.prefetch_for): the table's in the TMA modes, 0 in "partial" / "split" (under
+    triton 3.8 "partial" computed a wrong dQ with prefetch 2 and faulted with 1), asked-for values kept in the TMA
+    modes and refused elsewhere."""
+    for d in ws_bwd.CONFIGS:
+        assert ws_bwd.prefetch_for(d, ws_bwd.CONFIGS[d][4]) == ws_bwd.PREFETCH[d] == 2
+        for mode in ("partial", "split", "split-scalar"):
+            assert ws_bwd.prefetch_for(d, mode) == 0 and ws_bwd.prefetch_for(d, mode, 0) == 0
+            for pre in (1, 2, True):
+                with pytest.raises(fk.KernelInputError, match=f"prefetch {int(pre)} takes dq_mode"):
+                    ws_bwd.prefetch_for(d, mode, pre)
+        for mode in ws_bwd.TMA_MODES:
+            assert [ws_bwd.prefetch_for(d, mode, p) for p in (0, 1, 2, True, False)] == [0, 1, 2, 1, 0]
+    with pytest.raises(fk.KernelInputError, match="0, 1 or 2"):
+        ws_bwd.prefetch_for(64, "tma2", -1)
 
 
 def test_tune_candidates_take_both_modes():
@@ -336,13 +356,13 @@ SPILL_BOUND_DEFAULT = 192                 # the mode CONFIGS runs
 
 
 def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False, prefetch=None) -> dict:
-    """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0 (prefetch None: the
-    table's, ws_bwd.PREFETCH)."""
+    """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0 (prefetch None: what a
+    launch in `mode` runs, ws_bwd.prefetch_for: the table's in the TMA modes, 0 in the others)."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    prefetch = ws_bwd.PREFETCH[d] if prefetch is None else prefetch
+    prefetch = ws_bwd.prefetch_for(d, mode, prefetch)
     code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa, prefetch=prefetch)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

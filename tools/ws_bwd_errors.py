@@ -1,0 +1,59 @@
+"""How far the ws backward's gradients land from float64 autograd, per launch switch, repeated (a Hopper GPU):
+
+    python -m tools.ws_bwd_errors partial,2,1,64,1000,128 rows,2,1,64,4096,128 ...     # mode,prefetch,causal,d,N,block_m
+
+One JSON line per argument: the triton version, the switches and, per repeat, max|g - g64| of dq, dk, dv (B = 1,
+H = 4, or 16 at N >= 4096; fp16; seeded). A race shows as errors that change from repeat to repeat; a launch that
+raises prints the error instead. Run one argument per process (xargs -P) to see many switches at once: a CUDA fault
+ends the process it happens in. It found "partial" with prefetch wrong under triton 3.8
+(assets/verified/repeats/prefetch-partial-3.8.0.log).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+REPEATS = 4
+
+
+def reference(q, k, v, do, causal):
+    """dq, dk, dv of <softmax(q k^T / sqrt(d)) v, do> in float64 (bottom-right causal)."""
+    import torch
+    xs = [x.double().requires_grad_() for x in (q, k, v)]
+    s = xs[0] @ xs[1].transpose(-1, -2) * q.shape[-1] ** -0.5          # (B, H, Nq, Nk)
+    if causal:
+        n_q, n_k = s.shape[-2:]
+        keep = torch.ones(n_q, n_k, dtype=torch.bool, device=s.device).tril(n_k - n_q)
+        s = s.masked_fill(~keep, float("-inf"))
+    (torch.softmax(s, -1).nan_to_num(0) @ xs[2] * do.double()).sum().backward()
+    return [x.grad for x in xs]
+
+
+def one(arg: str) -> dict:
+    import torch
+    import triton
+
+    import flashviz_kernels as fk
+    from flashviz_kernels import ws_bwd
+    mode, pre, causal, d, n, bm = arg.split(",")
+    pre, causal, d, n, bm = int(pre), causal == "1", int(d), int(n), int(bm)
+    h = 16 if n >= 4096 else 4
+    g = torch.Generator(device="cuda").manual_seed(n + d)
+    q, k, v, do = (torch.randn((1, h, n, d), device="cuda", generator=g).half() for _ in range(4))   # (B, H, N, d)
+    o, lse = fk.attention_with_lse(q, k, v, causal=causal, impl="fast")
+    ref = reference(q, k, v, do, causal)
+    errs = []
+    try:
+        for _ in range(REPEATS):
+            got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=d ** -0.5, dq_mode=mode,
+                                  prefetch=pre, block_m=bm)
+            torch.cuda.synchronize()
+            errs.append([round((a.double() - r).abs().max().item(), 4) for a, r in zip(got, ref)])
+    except Exception as e:                               # noqa: BLE001 -- reported, the next argument still runs
+        errs.append(repr(e)[:200])
+    return dict(triton=triton.__version__, mode=mode, pre=pre, causal=causal, d=d, n=n, bm=bm, errs=errs)
+
+
+if __name__ == "__main__":
+    for a in sys.argv[1:]:
+        print(json.dumps(one(a)), flush=True)
