@@ -7,6 +7,7 @@ check_peak_extra_memory(kind)   on CUDA: what a backward allocates beyond its in
 import torch
 
 import flashviz_kernels as fk
+from helpers.gpu import big_reference
 
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
 EPS = {torch.float32: 3e-6, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
@@ -35,8 +36,9 @@ def check(b, h, nq, nk, d, dtype, causal, seed, with_dlse=False, kind="fused"):
     dlse = dlse if with_dlse else None
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, impl="fast")
     got = fk.attention_backward(q, k, v, o, lse, do, causal=causal, dlse=dlse, kind=kind)
-    ref = naive_grads(q, k, v, do, dlse, causal, torch.float64)
-    low = naive_grads(q, k, v, do, dlse, causal, dtype if dtype != torch.bfloat16 else torch.bfloat16)
+    with big_reference(b, h, nq, nk):                 # N = 16384: 2 GiB per float64 N x N matrix
+        ref = naive_grads(q, k, v, do, dlse, causal, torch.float64)
+        low = naive_grads(q, k, v, do, dlse, causal, dtype if dtype != torch.bfloat16 else torch.bfloat16)
     for name, a, n_, r in zip("qkv", got, low, ref):
         assert a.dtype == dtype and a.shape == r.shape
         assert torch.isfinite(a).all(), f"d{name} has non-finite entries"
