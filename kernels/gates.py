@@ -54,8 +54,9 @@ VERIFIED = (
     Verified("timeline", "3.6.", (9, 0), Ran(TIMELINE_RUN, dict(name=("fast", "ws")))),
     # torch 2.12.1 / 2.13 pin triton 3.7.1: the whole suite passed (d973d34); repeated runs of the backward tests
     # failed the fused backward at N = 1 there (assets/verified/repeats/; their N = 4096 failures were the GPU out of
-    # memory, as on 3.6), and the ws backward has changed since, so only the forward paths open there
+    # memory, as on 3.6), so that one stays closed; the ws backward's files passed whole again at 4000139
     Verified("ws-forward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["ws-forward"])),
+    Verified("ws-backward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1-ws-backward"), TESTS["ws-backward"])),
     Verified("timeline", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["timeline"])),
     # torch 2.14 pins triton ~=3.8.0: the whole suite passed (9a9c4c5; at 38d5109 it failed "partial" with prefetch,
     # now refused: assets/verified/repeats/); a repeated run failed the fused backward at N = 1 (dv wrong), so that

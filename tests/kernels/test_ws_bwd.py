@@ -167,10 +167,14 @@ def test_ws_kind_reasons(monkeypatch):
 
 
 def test_ws_status_reason_is_its_own_gate(monkeypatch):
-    """3.7.1 opens the ws forward but not the ws backward (kernels/gates.py): the reason names the backward."""
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.7.1")
+    """The ws backward's reason names its own gate (kernels/gates.py "ws-backward"): on a triton no row verifies, the
+    backward's sentence; 3.7.1 and 3.8 verify both Gluon kernels since 4000139 (its own suite file on 3.7.1)."""
+    from flashviz_kernels import gates
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
     q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
-    assert "triton 3.7.1 is not a version the Gluon backward was verified on" in ws_bwd.supported(q)
+    assert "triton 3.9.0 is not a version the Gluon backward was verified on" in ws_bwd.supported(q)
+    assert gates.versions("ws-backward") == ("3.6.", "3.7.1", "3.8.")
+    assert gates.why_not("ws-backward", "3.7.1", (9, 0)) is None and gates.why_not("fused-backward", "3.7.1", (9, 0))
 
 
 def test_configs_fit_shared_memory_and_registers():
