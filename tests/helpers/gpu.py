@@ -1,7 +1,7 @@
 """Inputs and tolerances of the GPU kernel tests (tests/kernels/test_kernels_gpu.py and the ws kernel's): inputs made on
 the GPU from a seed, the sample of query rows whose float64 reference is computed (all N x N would not fit), and the
-eps of the idiom max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps; big_reference: the tests whose full float64
-references do not fit beside each other run one at a time."""
+eps of the idiom max|out - ref64| <= 2 * max|naive_same_dtype - ref64| + eps; big_reference: the tests whose full
+float64 references do not fit beside each other run one at a time."""
 import contextlib
 import gc
 import os
