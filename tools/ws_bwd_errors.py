@@ -18,15 +18,11 @@ REPEATS = 4
 
 
 def reference(q, k, v, do, causal):
-    """dq, dk, dv of <softmax(q k^T / sqrt(d)) v, do> in float64 (bottom-right causal)."""
-    import torch
+    """dq, dk, dv of <attention(q, k, v), do> through the naive kernel in float64 (the library's own causal rule)."""
+    import flashviz_kernels as fk
     xs = [x.double().requires_grad_() for x in (q, k, v)]
-    s = xs[0] @ xs[1].transpose(-1, -2) * q.shape[-1] ** -0.5          # (B, H, Nq, Nk)
-    if causal:
-        n_q, n_k = s.shape[-2:]
-        keep = torch.ones(n_q, n_k, dtype=torch.bool, device=s.device).tril(n_k - n_q)
-        s = s.masked_fill(~keep, float("-inf"))
-    (torch.softmax(s, -1).nan_to_num(0) @ xs[2] * do.double()).sum().backward()
+    out, _ = fk.attention_with_lse(*xs, causal=causal, impl="naive")
+    (out * do.double()).sum().backward()
     return [x.grad for x in xs]
 
 
