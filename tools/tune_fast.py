@@ -41,6 +41,7 @@ def main(argv=None):
     ap.add_argument("--docs", action="store_true",
                     help="time causal packed documents (lengths N/4, N/8, N/2 and the rest, as the variants bench; "
                          "with --window / --alibi too) instead, against dense causal")
+    ap.add_argument("--ws-only", action="store_true", help="with --window/--alibi/--docs: the ws schedules only")
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     dtype = getattr(torch, args.dtype)
@@ -88,8 +89,8 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
     ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
-    program vs persistent, two vs three consumers and OVERLAP off / on by ws's env switches) and dense causal over
-    each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
+    program vs persistent, two vs three consumers, OVERLAP off / on and HALF off / on (twice, alternating) by ws's
+    env switches) and dense causal over each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(text_header("tune_fast", args.argv))
     for d in args.d:
@@ -113,11 +114,12 @@ def tune_window(args, dtype):
         print(f"\nd={d} N={args.n} {what} B={args.batch} H={args.heads} {args.dtype}: dense causal "
               f"{t_dense:.3f} ms (impl fast as dispatched), {t_tl:.3f} ms (tl kernel, its tiles)")
         runs = [(f"tl {c}", dict(impl="fast", block_m=c[0], block_n=c[1], num_warps=c[2], num_stages=c[3]))
-                for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128)]
+                for c in WINDOW_CANDIDATES if not (d >= 256 and c[1] == 128) and not args.ws_only]
         runs += [("ws as picked", dict(impl="ws")), ("fast dispatched", dict(impl="fast"))]
         runs += [(f"ws persistent={p} NC={nc}", dict(impl="ws", env={ws.PERSISTENT_ENV: p, ws.CONSUMERS_ENV: nc}))
                  for p in ("0", "1") for nc in (("2", "3") if d == 64 else ("2",))]
         runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]
+        runs += [(f"ws half={h}", dict(impl="ws", env={ws.HALF_ENV: h})) for h in ("0", "1", "0", "1")]
         for name, kw in runs:
             env = kw.pop("env", {})
             saved = {key: os.environ.get(key) for key in env}
