@@ -23,7 +23,8 @@ from .common import axis, base_layout, figure, finite_or_none
 KIND_COLORS = {FULL: P.BLUE, MASKED: P.ORANGE, SKIPPED: P.WHITE}
 KIND_KEYS = {FULL: "variants.kind_full", MASKED: "variants.kind_partial", SKIPPED: "variants.kind_skipped"}
 MAX_HOVER = 1 << 14
-IMPL_COLORS = {"fast": P.BLUE, "teaching": P.SKY_BLUE, "naive": P.DARK_GREY, "flex": P.ORANGE, "sdpa": P.GREEN}
+IMPL_COLORS = {"fast": P.BLUE, "teaching": P.SKY_BLUE, "naive": P.DARK_GREY, "flex": P.ORANGE, "sdpa": P.GREEN,
+              "fa4": P.PURPLE}
 
 
 def _square(name: str, color: str) -> dict:

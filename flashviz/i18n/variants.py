@@ -164,6 +164,7 @@ STRINGS = {
     "variants.col_tf_exec": {"en": "TFLOP/s (executed)", "zh": "TFLOP/s（实际执行）"},
     "variants.col_tiles": {"en": "tiles Br × Bc (executed FLOPs)", "zh": "分块 Br × Bc（实际执行 FLOPs 按此计）"},
     "variants.col_vs_flex": {"en": "speed-up vs flex", "zh": "相对 flex 的加速比"},
+    "variants.col_vs_fa4": {"en": "speed-up vs FA4", "zh": "相对 FA4 的加速比"},
     "variants.col_compile": {"en": "compile s", "zh": "编译秒数"},
     "variants.col_new_ids": {"en": "ms, new seq_ids each call", "zh": "每次新 seq_ids 的毫秒"},
     "variants.col_err": {"en": "rel. error", "zh": "相对误差"},

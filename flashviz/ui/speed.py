@@ -131,6 +131,9 @@ def source_line(ds: dict, lang: str) -> str:
              triton=p["triton"], date=p["date"], commit=p["commit"])
 
 
+RECORDED_SHOWN = live.LIVE_IMPLS + ("fa4",)     # a recording's peers start visible: cuDNN and FlashAttention-4
+
+
 def _use_recorded(near: dict) -> None:
     ss = st.session_state
     n, row = near["n"], follow_row(ss.get("cfg.row", 0), ss.get("cfg.n", 0), near["n"])
@@ -171,7 +174,7 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
                   icon=":material/sync_alt:")
 
     fam = charts.family(ds["cells"], near)
-    fam_key = fingerprint(fam, near["n"], live.LIVE_IMPLS)          # what the two charts are drawn from
+    fam_key = fingerprint(fam, near["n"], RECORDED_SHOWN)           # what the two charts are drawn from
     fam_text = speed_live.family_text(near, lang, with_n=False)
     slug = key.split(":", 1)[1].removesuffix(".json") + "_" + speed_live.family_slug(near)
     source = source_line(ds, lang)
@@ -182,13 +185,13 @@ def recorded_section(cfg: Config, batch: int, heads: int, mode: str, lang: str) 
     with a, shown_errors(lang, where="time vs N"):
         title = charts.two_line_title(t("speed.title_time" if metric == "ms" else "speed.title_tflops", lang), fam_text)
         fig = shared_figure("speed.perf", (fam_key, lang, metric, title), lambda: charts.perf_figure(
-            fam, lang, metric=metric, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title))
+            fam, lang, metric=metric, mark_n=near["n"], shown=RECORDED_SHOWN, title=title))
         chart(fig, f"recorded_{metric}", slug, key=f"{NS}.rec_perf", meta=meta)
         st.caption(source)
     with b, shown_errors(lang, where="memory vs N"):
         title = charts.two_line_title(t("speed.title_memory", lang), fam_text)
         fig = shared_figure("speed.memory", (fam_key, lang, title), lambda: charts.memory_figure(
-            fam, lang, mark_n=near["n"], shown=live.LIVE_IMPLS, title=title))
+            fam, lang, mark_n=near["n"], shown=RECORDED_SHOWN, title=title))
         chart(fig, "recorded_memory", slug, key=f"{NS}.rec_memory", meta=meta)
         st.caption(source)
     with shown_errors(lang, where="provenance"):

@@ -264,6 +264,7 @@ def measured_table(cells: list[dict], n: int, lang: str) -> pd.DataFrame:
                      t("variants.col_tf_exec", lang): _num(c["tflops_executed"], ".1f"),
                      t("variants.col_tiles", lang): "—" if c["tiles"] is None else " × ".join(map(str, c["tiles"])),
                      t("variants.col_vs_flex", lang): _num(c["speedup_vs_flex"], ".2f"),
+                     t("variants.col_vs_fa4", lang): _num(c.get("speedup_vs_fa4"), ".2f"),
                      t("variants.col_new_ids", lang): _num(c.get("ms_new_ids"), ".3f"),
                      t("variants.col_compile", lang): _num(c["compile_s"], ".1f"),
                      t("variants.col_err", lang): _num(c["rel_err"], ".1e"),

@@ -143,6 +143,8 @@ def test_a_recording_is_shown_from_its_file(tmp_path, monkeypatch):
     assert list(df["ms"]) == ["—" if c["ms"] is None else f"{c['ms']:.3f}" for c in cells]
     assert list(df[t("variants.col_vs_flex", "en")]) == [
         "—" if c["speedup_vs_flex"] is None else f"{c['speedup_vs_flex']:.2f}" for c in cells]
+    assert list(df[t("variants.col_vs_fa4", "en")]) == [
+        "—" if c.get("speedup_vs_fa4") is None else f"{c['speedup_vs_fa4']:.2f}" for c in cells]
     assert list(df[t("variants.col_tiles", "en")]) == [
         "—" if c["tiles"] is None else f"{c['tiles'][0]} × {c['tiles'][1]}" for c in cells]
     assert f"{min(128, n)} × {min(128, n)}" in list(df[t("variants.col_tiles", "en")])     # flex's block mask
