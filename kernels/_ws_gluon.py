@@ -78,8 +78,7 @@ def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
-              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-              HALF: gl.constexpr):
+              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
@@ -99,7 +98,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             mbarrier.arrive(q_empty.index(1 - qs), pred=i > 0)      # the producer may load Q there
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
             acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID, NC, M_WG, BN, D, STAGES,
-                                     CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, HALF)
+                                     CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
             store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
             kv += n_tiles
             i += 1
@@ -111,7 +110,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
         acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
-                                 WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, HALF)
+                                 WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 
@@ -119,22 +118,22 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
 @gluon.jit
 def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
 def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
 def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
 
 
 @gluon.jit
@@ -180,7 +179,7 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
            n_heads, groups, slopes_b, rowb_b, tiles_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
            D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
            PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-           HALF: gl.constexpr, CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
     QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
@@ -209,19 +208,14 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
     # bound to a name first, they would arrive as runtime values)
     if NC == 3:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                         HALF)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                         HALF)),
-            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                         HALF)),
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                         HALF)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                         HALF)),
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -43,25 +43,6 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
 
 
 @gluon.jit
-def edge_halves(t_lo, n_tiles, r0, offset, left, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
-                WINDOW: gl.constexpr):
-    """(lo, hi) for one consumer's rows [r0, r0 + M_WG) over key tiles [t_lo, t_lo + n_tiles): lo = 1 when no row
-    sees the first BN/2 keys of the first tile (they all start the band, r + offset - left, at or past its middle),
-    hi = 1 when none sees the last tile's second half (they all end, r + offset, before its middle). A skipped
-    half costs no MMA: the consumer runs the other half alone (attend's HALF). At most one of them per tile."""
-    HB: gl.constexpr = BN // 2
-    lo = 0
-    hi = 0
-    if WINDOW:
-        if (n_tiles > 0) & (t_lo * BN + HB <= r0 + offset - left):
-            lo = 1
-    if CAUSAL:
-        if (n_tiles - lo > 0) & ((t_lo + n_tiles - 1) * BN + HB > r0 + M_WG - 1 + offset):
-            hi = 1
-    return lo, hi
-
-
-@gluon.jit
 def block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
                 CAUSAL: gl.constexpr, WINDOW: gl.constexpr, SEQ: gl.constexpr):
     """(t_lo, n_tiles) of the query tile at start_q of head bh: key_range's arithmetic, or with packed documents
@@ -153,60 +134,12 @@ def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 
 
 @gluon.jit
-def _half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, rows, r0, offset, slope2, row_lo, row_hi,
-               CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
-               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, PINGPONG: gl.constexpr,
-               ALIBI: gl.constexpr, SEQ: gl.constexpr):
-    """Half H (0: keys [k0, k0 + BN/2), 1: the rest) of the key tile at ring position c, the other half invisible to
-    this consumer's rows (edge_halves): Q·K_hᵀ, a masked softmax step and P·V_h, one after the other, on M_WG x BN/2
-    slices of the ring's buffers. The ring and the turns see a whole tile: both barriers are released."""
-    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
-    HB: gl.constexpr = BN // 2
-    h_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, HB, 16])
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, BN, 16])
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, D, 16])
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
-    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
-    st = c % STAGES
-    mbarrier.wait(ready.index(st), (c // STAGES) & 1)
-    if PINGPONG:
-        mbarrier.wait(turn.index(CID), c & 1)
-    s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(H * HB, HB).permute((1, 0)),
-                          gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
-    if PINGPONG:
-        mbarrier.arrive(turn.index((CID + 1) % NC))
-    s = warpgroup_mma_wait(0, deps=(s_tok,))
-    mbarrier.arrive(empty.index(st))
-    cols = k0 + H * HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
-    bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
-    p, alpha, m_h, l_h = _softmax(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
-                                  gl.convert_layout(rows, hrow_l), gl.convert_layout(row_lo, hrow_l),
-                                  gl.convert_layout(row_hi, hrow_l), n_k, offset, left, qk_scale, bias, True, CAUSAL,
-                                  WINDOW, ALIBI, SEQ)
-    acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-    p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
-    mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
-    acc = warpgroup_mma(p16, v_smem.index(st).slice(H * HB, HB), acc, is_async=True)
-    acc = warpgroup_mma_wait(0, deps=(acc,))
-    mbarrier.arrive(empty.index(STAGES + st))
-    return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
-
-
-@gluon.jit
 def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
            BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
-           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-           HALF: gl.constexpr):
+           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) of head bh against key tiles t_lo .. t_lo + n_tiles - 1 at ring
     positions kv, kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in
-    log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles).
-    HALF: an edge tile of the band whose other BN/2 keys no row of this consumer sees runs as half a tile
-    (edge_halves, _half_step): a window's first tile for the lower consumer, the diagonal's for the upper."""
+    log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -244,15 +177,6 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
     acc = gl.zeros([M_WG, D], gl.float32, o_layout)
     s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
 
-    hi = 0
-    if HALF:                                          # a band edge's tile this consumer sees half of: that half alone
-        lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
-        if lo > 0:                                    # the first tile's second half
-            acc, m, l = _half_step(a, q_buf, acc, m, l, kv, t_lo * BN, 1, rows, r0, offset, slope2, row_lo, row_hi,
-                                   CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, PINGPONG, ALIBI, SEQ)
-        t_lo = t_lo + lo                              # the whole tiles between
-        kv = kv + lo
-        n_tiles = n_tiles - lo - hi
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K_j not loaded yet),
         # wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
@@ -284,11 +208,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
         if not OVERLAP:
             enter_scope("pv")
             mbarrier.wait(ready.index(STAGES + st0), (kv // STAGES) & 1)
-            if HALF:                                  # acc may hold a first half tile's P·V already
-                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
-                acc = warpgroup_mma(p16, v_smem.index(st0), acc, is_async=True)
-            else:
-                acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
+            acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + st0))
             exit_scope("pv")
@@ -355,11 +275,6 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + last))
             exit_scope("pv")
-    if HALF:
-        if hi > 0:                                    # the last tile's first half
-            acc, m, l = _half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, rows, r0, offset,
-                                   slope2, row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, PINGPONG,
-                                   ALIBI, SEQ)
     if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows

@@ -35,8 +35,8 @@ GATE = forward_table.GATES["ws"]
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
-from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          consumers_default, half_default, overlap_default, persistent_default, schedule)
+from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, consumers_default,  # noqa: E402,F401
+                          overlap_default, persistent_default, schedule)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -244,7 +244,7 @@ def descriptors(q, k, v, o, m_wg: int, bn: int):
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
-                 window: bool = False, alibi: bool = False, docs: bool = False, half: bool | None = None):
+                 window: bool = False, alibi: bool = False, docs: bool = False):
     """(jit function, signature, constexprs, options) of one launch configuration, for triton.compile with a
     GluonASTSource and a GPU target: how tools/compile_check.py builds the sm_90 kernel on a machine without a GPU.
     Call it in a process with TRITON_INTERPRET=0 (jit functions made under the interpreter cannot be compiled)."""
@@ -260,7 +260,6 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
     creg, preg, maxnreg = REGS[consumers]
     consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
                   OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
-                  HALF=half_default(d, causal, window, docs=docs) if half is None else half,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg)
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_fwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
@@ -347,7 +346,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
     pp = schedule(d, causal)["pingpong"] if pingpong is None else pingpong
-    half = half_default(d, causal, window_left >= 0, docs=rowb is not None)
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
@@ -381,6 +379,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
-                     ALIBI=alibi_slopes is not None, SEQ=seq, HALF=half, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
-                     num_warps=4, maxnreg=maxnreg)
+                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
+                     maxnreg=maxnreg)
     return o, lse

@@ -12,7 +12,6 @@ from .errors import KernelInputError
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
 OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
-HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (a band edge's half-seen tile as half a tile) on / off, causal
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 
@@ -68,17 +67,6 @@ def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int
         if consumers == 3 and (persistent or window):
             return False
         return schedule(d, causal, alibi=alibi)["overlap"]
-    return env == "1"
-
-
-def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
-    """HALF for a causal launch (never without a causal side: no tile is seen by half): HALF_ENV when set (1 or 0),
-    else the forward table's row of the band (window, else docs); dense causal launches run without it."""
-    if not causal:
-        return False
-    env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
-    if env is None:
-        return bool(schedule(d, causal, window=window, docs=docs).get("half", False))
     return env == "1"
 
 

@@ -41,35 +41,6 @@ def test_window_key_range_is_exactly_the_tiles_some_row_sees(key_range, bm, bn, 
             assert no_window[0] == 0 and t_lo + n == no_window[1]      # same right end as plain causal
 
 
-@pytest.mark.parametrize("bn", [64, 128])
-@pytest.mark.parametrize("left", [-1, 0, 1, 63, 64, 100, 1024, 5000])
-def test_edge_halves_skip_only_keys_no_row_of_the_consumer_sees(key_range, bn, left):
-    """HALF's rule (edge_halves) for each 64-row consumer slice of a 128-row query tile, causal with and without a
-    window, against the mask from the definition: a half it skips holds no visible pair of the slice's rows (rows
-    past Nq included: the kernel computes them), at most one half per tile goes, and where every row is real and
-    no band is clipped (Nq = Nk = 2048) it skips exactly the halves the mask says nobody sees."""
-    halves = gluon_on_host("_ws_tile", "edge_halves")
-    hb = bn // 2
-    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129), (193, 191), (2048, 2048)):
-        for start in range(0, n_q, 128):
-            t_lo, n = key_range(start, n_q, n_k, left, 128, bn, True, left >= 0)
-            for cid in (0, 1):
-                r = torch.arange(start + 64 * cid, start + 64 * cid + 64)[:, None] + n_k - n_q
-                j = torch.arange(n_k)[None, :]
-                ok = (j <= r) & ((j >= r - left) if left >= 0 else True)
-                lo, hi = halves(t_lo, n, start + 64 * cid, n_k - n_q, left, 64, bn, True, left >= 0)
-                assert lo in (0, 1) and hi in (0, 1) and lo + hi <= n
-                k0 = (t_lo + n - 1) * bn
-                unseen_lo = n > 0 and not ok[:, t_lo * bn:t_lo * bn + hb].any()
-                unseen_hi = n > 0 and not ok[:, k0 + hb:k0 + bn].any()
-                assert unseen_lo or not lo, (n_q, n_k, start, cid)
-                assert unseen_hi or not hi, (n_q, n_k, start, cid)
-                if n_q == n_k == 2048 and start - left >= 0:
-                    assert (lo, hi) == (int(unseen_lo), int(unseen_hi and not (lo and n == 1))), (start, cid)
-    no = halves(0, 3, 64, 0, -1, 64, 128, False, False)
-    assert tuple(no) == (0, 0)                                         # no causal side: nothing skipped
-
-
 def test_ws_takes_causal_windows_alibi_and_gqa_only(monkeypatch):
     """impl="fast" hands a causal window (left, 0) at a head dim a window row names, causal ALiBi and GQA/MQA to ws
     (with the window's left side, the slopes as float32 (1 or B, H) and k's heads); windows at other head dims,
