@@ -141,7 +141,10 @@ def render() -> str:
     from .hbm_dataset import load_hbm_dataset
     fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
     fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
-    var_p = _newest("variants/*.json")
+    var_ps = sorted((BENCH / "variants").glob("*.json"))
+    var_all = {p: variants_dataset.load_variants_dataset(p) for p in var_ps}
+    var_p = next((p for p in reversed(var_ps) if var_all[p]["complete"]), var_ps[-1])   # the newest complete
+    var_cut = [p for p in var_ps if p > var_p and not var_all[p]["complete"]]          # newer, cut short
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
     versions_p = sorted((BENCH / "versions").glob("*.json"))
@@ -233,8 +236,11 @@ def render() -> str:
         "",
         f"`{_rel(var_p)}` (`python -m flashviz.bench.variants_dataset FILE` prints this table):",
         "",
-        variants_dataset.markdown_table(variants_dataset.load_variants_dataset(var_p)),
+        variants_dataset.markdown_table(var_all[var_p]),
         "",
+        *[line for p in var_cut for line in (
+            f"A newer run cut short by its time budget (the cells it reached), `{_rel(p)}` ({_prov(var_all[p])}):",
+            "", variants_dataset.markdown_table(var_all[p]), "")],
         "## Inside one CTA (proton)",
         "",
         f"`{_rel(tl_p)}`:",

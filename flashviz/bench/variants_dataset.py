@@ -156,7 +156,8 @@ def window_account(ds: dict, n: int, impl: str = "fast") -> dict | None:
 
 
 def markdown_table(data: dict) -> str:
-    """docs/BENCHMARKS.md's table of a recording: per variant and N, ms of each impl and ours (fast) over Flex.
+    """docs/BENCHMARKS.md's table of a recording: per variant and N, ms of each impl and ours (fast) over Flex and
+    FlashAttention-4 (where the run timed them).
     `python -m flashviz.bench.variants_dataset FILE` prints it (so the document's numbers come from the file)."""
     cells = data["cells"]
     impls = list(dict.fromkeys(c["impl"] for c in cells))
@@ -170,13 +171,18 @@ def markdown_table(data: dict) -> str:
             return c["status"]
         fresh = f" ({c['ms_new_ids']:.3g} new ids)" if c.get("ms_new_ids") is not None else ""
         return f"{c['ms']:.3g}{fresh}"
-    lines = ["| variant | N | " + " | ".join(f"{i} ms" for i in impls) + " | fast / flex |",
-             "|---|---|" + "---|" * (len(impls) + 1)]
+    peers = [p for p in ("flex", "fa4") if p in impls]            # ours over each peer in the run
+    lines = ["| variant | N | " + " | ".join(f"{i} ms" for i in impls) + "".join(f" | fast / {p}" for p in peers)
+             + " |", "|---|---|" + "---|" * (len(impls) + len(peers))]
     for v, n in keys:
-        fast, flex = by.get((v, n, "fast")), by.get((v, n, "flex"))
-        ratio = (f"{flex['ms'] / fast['ms']:.2f}x" if fast and flex and fast["status"] == flex["status"] == "ok"
-                 else "—")
-        lines.append(f"| {v} | {n} | " + " | ".join(show(by.get((v, n, i))) for i in impls) + f" | {ratio} |")
+        fast = by.get((v, n, "fast"))
+        ratios = []
+        for p in peers:
+            peer = by.get((v, n, p))
+            ratios.append(f"{peer['ms'] / fast['ms']:.2f}x" if fast and peer and fast["status"] == peer["status"]
+                          == "ok" else "—")
+        lines.append(f"| {v} | {n} | " + " | ".join(show(by.get((v, n, i))) for i in impls)
+                     + "".join(f" | {r}" for r in ratios) + " |")
     return "\n".join(lines)
 
 

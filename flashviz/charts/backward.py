@@ -22,11 +22,11 @@ from ..infra.units import fmt_bytes
 from . import palette as P
 from .common import axis, base_layout, figure
 
-IMPLS = ("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast")
-IMPL_COLORS = {"naive": P.VERMILLION, "sdpa-flash": P.SKY_BLUE, "sdpa-cudnn": P.PURPLE, "teaching": P.ORANGE,
-               "fast": P.BLUE}
-IMPL_SYMBOLS = {"naive": "square", "sdpa-flash": "diamond", "sdpa-cudnn": "triangle-up", "teaching": "circle",
-                "fast": "circle"}
+IMPLS = ("naive", "sdpa-flash", "sdpa-cudnn", "fa4", "teaching", "fast")     # fa4: a peer, beside cuDNN
+IMPL_COLORS = {"naive": P.VERMILLION, "sdpa-flash": P.SKY_BLUE, "sdpa-cudnn": P.PURPLE, "fa4": P.GREEN,
+               "teaching": P.ORANGE, "fast": P.BLUE}
+IMPL_SYMBOLS = {"naive": "square", "sdpa-flash": "diamond", "sdpa-cudnn": "triangle-up", "fa4": "star-diamond",
+                "teaching": "circle", "fast": "circle"}
 PASS_COLORS = {"fwd": P.GREEN, "bwd_stored": P.DARK_GREY, "bwd_recompute": P.SKY_BLUE, "bwd_ours": P.BLUE}
 MIB = 2 ** 20
 

@@ -250,6 +250,7 @@ STRINGS = {
     "backward.impl_naive": {"en": "naive (autograd)", "zh": "朴素实现（autograd）"},
     "backward.impl_sdpa_flash": {"en": "SDPA flash", "zh": "SDPA flash"},
     "backward.impl_sdpa_cudnn": {"en": "SDPA cuDNN", "zh": "SDPA cuDNN"},
+    "backward.impl_fa4": {"en": "FlashAttention-4", "zh": "FlashAttention-4"},
     "backward.impl_teaching": {"en": "ours: teaching", "zh": "我们的：教学版"},
     "backward.impl_fast": {"en": "ours: fast", "zh": "我们的：fast"},
     "backward.keeps_naive": {"en": "standard attention keeps", "zh": "标准注意力保存"},

@@ -61,3 +61,42 @@ def test_window_account_is_the_cells():
     assert acc["executed"] == dense["flops_executed"] / window["flops_executed"]
     assert acc["efficiency"] == window["tflops_executed"] / dense["tflops_executed"]
     assert 7.5 < acc["useful"] < 8.5 and acc["executed"] < acc["useful"] and acc["speedup"] < acc["executed"]
+
+
+FA4_FILE = ROOT / "assets" / "benchmarks" / "variants" / "nvidia-h200-2026-12-02.json"
+
+
+def test_the_fa4_run_says_where_it_stopped_and_where_fa4_could_not_run():
+    """The run with FlashAttention-4 beside ours was cut short by its budget: the file says so and where; FA4 ran
+    every cell it reached but ALiBi (its flash_attn_func takes no slopes), and each ratio is the two times'."""
+    data = load_variants_dataset(FA4_FILE)
+    assert not data["complete"] and "before N=16384 softcap" in data["stopped"]
+    by = {(c["variant"], c["n"], c["impl"]): c for c in data["cells"]}
+    reached = sorted({(v, n) for v, n, _ in by})
+    assert len(reached) == 8 and ("window", 16384) in reached and ("softcap", 16384) not in reached
+    for v, n in reached:
+        fa4, fast = by[(v, n, "fa4")], by[(v, n, "fast")]
+        if v == "alibi":
+            assert fa4["status"] == "unavailable" and "ALiBi" in fa4["message"] and fast["speedup_vs_fa4"] is None
+            continue
+        assert fa4["status"] == fast["status"] == "ok" and fa4["correct"] and fast["correct"]
+        assert abs(fast["speedup_vs_fa4"] - fa4["ms"] / fast["ms"]) < 1e-9
+    # the sliding window against dense causal: ours below the bound of the 128 x 128 tiles it ran (FA4's cells
+    # carry no tiles: its own ratio is timed, not bounded here)
+    dense, window = by[("dense-causal", 16384, "fast")], by[("window", 16384, "fast")]
+    bound = dense["flops_executed"] / window["flops_executed"]
+    assert window["tiles"] == [128, 128] and 7.3 < bound < 7.5 and 5.0 < dense["ms"] / window["ms"] < bound
+    assert by[("window", 16384, "fa4")]["flops_executed"] is None
+
+
+def test_the_training_run_times_fa4_beside_cudnn_in_every_cell():
+    from flashviz.bench import load_dataset
+    data = load_dataset(ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-02.json")
+    assert data["complete"] and data["provenance"]["flash_attn_4"]
+    by = {(c["impl"], c["mode"], c["n"], c["d"], c["causal"]): c for c in data["cells"]}
+    keys = {k[1:] for k in by}
+    assert len(keys) == 16 * 2                                       # N 1024..16384 x d x causal x (bwd, fwd+bwd)
+    for k in keys:
+        fa4, fast = by[("fa4", *k)], by[("fast", *k)]
+        assert fa4["status"] == fast["status"] == "ok"
+        assert abs(fast["speedup_vs_fa4"] - fa4["ms"] / fast["ms"]) < 1e-9

@@ -2,6 +2,7 @@
 the recorded numbers against the dataset's cells, provenance, the interpreter demo, errors, language, shared config."""
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -23,7 +24,7 @@ from flashviz.infra.units import ELEM_BYTES
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE, STEPPER, BLOCKS = "backward", "stepper", "blocks"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-02.json"
 W = "_w.cfg."
 MIB = 2 ** 20
 
@@ -70,6 +71,10 @@ def train():
 
 
 def cell(ds, impl, mode, n=4096, d=64, causal=False):
+    return cell_at(ds, impl, mode, n, d, causal)
+
+
+def cell_at(ds, impl, mode, n=4096, d=64, causal=False):
     return next(c for c in ds["cells"] if (c["impl"], c["mode"], c["n"], c["d"], c["causal"]) ==
                 (impl, mode, n, d, causal))
 
@@ -113,13 +118,15 @@ def test_stored_table_equals_the_closed_forms(values):
 def test_times_at_the_nearest_recorded_configuration(train):
     at = open_page()                                       # N = 16, d = 4, fp32: not recorded
     clean(at)
-    assert any("nearest recorded configuration: N = 4096, d = 64, no mask, fp16, B = 4, H = 32" in m.value
+    assert any("nearest recorded configuration: N = 1024, d = 64, no mask, fp16, B = 4, H = 32" in m.value
                for m in at.markdown)
     df = table(at, "times").set_index("implementation")
     kernel = t("backward.kernel_ws", "en")                # the recording's rule at d = 64 (its provenance)
     names = {"naive": "naive (autograd)", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN",
-             "teaching": TEACHING.format(k=kernel), "fast": FAST.format(k=kernel)}
+             "fa4": "FlashAttention-4", "teaching": TEACHING.format(k=kernel), "fast": FAST.format(k=kernel)}
+    cell = functools.partial(cell_at, n=1024)
     fast_b, fast_s = cell(train, "fast", "bwd"), cell(train, "fast", "fwd+bwd")
+    assert list(df.index) == list(names.values())                  # FlashAttention-4 beside cuDNN
     for impl, name in names.items():
         b, s = cell(train, impl, "bwd"), cell(train, impl, "fwd+bwd")
         row = df.loc[name]
@@ -246,7 +253,7 @@ def test_chinese():
     text = " ".join(m.value for m in at.markdown)
     for term in ("重计算", "反向传播", "显存", "HBM", "片上 SRAM", "log-sum-exp", "统计量 m 和 ℓ"):
         assert term in text, term
-    assert table(at, "times", "实现").shape[0] == 5
+    assert table(at, "times", "实现").shape[0] == 6                    # FlashAttention-4 among them
 
 
 def test_shared_config_carries_across_pages():

@@ -28,7 +28,7 @@ from flashviz.ui.speed_live import family_text
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 STEPPER = "stepper"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-01d.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-02.json"
 W = "_w.cfg."
 
 
@@ -134,6 +134,26 @@ def test_the_pass_picks_the_training_dataset():
     assert dataset_shown(at) == f"file:{TRAIN.name}"
     assert recorded_note(at) == same_note(n=8192, d=64, causal=False, dtype="float16", mode="bwd")
     assert json.loads(TRAIN.read_bytes())["provenance"]["git_commit"] in texts(at)   # the training run's commit
+
+
+def test_fa4_is_drawn_beside_cudnn_in_the_training_recording():
+    """FlashAttention-4, a peer timed in the same run, starts visible on the recorded charts (impls the live pass
+    does not run otherwise start legend-only) and has its row in the table, with the dataset's times."""
+    at = open_page(n=8192, d=64, dtype="float16")
+    at.segmented_control(key="_w.speed.mode").set_value("bwd").run()
+    clean(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    name = t("speed.impl_fa4", "en")
+    for spec in specs:
+        [fa4] = [tr for tr in spec["data"] if tr.get("name") == name]
+        assert fa4.get("visible", True) is True
+    cells = [c for c in load_dataset(TRAIN)["cells"] if (c["mode"], c["n"], c["d"], c["causal"]) == ("bwd", 8192, 64,
+                                                                                                     False)]
+    fa4, cudnn = (next(c for c in cells if c["impl"] == i) for i in ("fa4", "sdpa-cudnn"))
+    df = next(d.value for d in at.dataframe if "implementation" in d.value.columns).set_index("implementation")
+    assert list(df.index).index(name) == list(df.index).index("SDPA cuDNN") + 1            # beside cuDNN
+    row = df.loc[name]
+    assert row["time (ms)"] == f"{fa4['ms']:.3f}" and row["speed-up vs cuDNN"] == f"{cudnn['ms'] / fa4['ms']:.2f}×"
 
 
 def test_time_metric_draws_log_axes_with_reference_slopes():
