@@ -246,8 +246,14 @@ def add_speedups(cells: list[dict]) -> None:
 
 
 def run(preset: str, *, out: Path | None = None, budget_s: float | None = None, seed: int = 0,
-        command: str | None = None, variants=VARIANTS, on_partial=None, progress=None) -> dict:
+        command: str | None = None, variants=VARIANTS, on_partial=None, progress=None, ns=None) -> dict:
+    """ns: some of the preset's N only (a preset too long for one sitting runs as several files); None: all."""
     spec = dict(PRESETS[preset])
+    if ns is not None:
+        bad = sorted(set(ns) - set(spec["ns"]))
+        if bad or not ns:
+            raise InputError(f"--n takes some of preset {preset}'s N {list(spec['ns'])}; got {list(ns)}")
+        spec["ns"] = tuple(n for n in spec["ns"] if n in set(ns))
     cfg = {k: spec[k] for k in ("batch", "heads", "d", "dtype", "window", "softcap", "kv_heads")}
     device = device_kind()
     timer = "triton.testing.do_bench" if device == "cuda" else "time.perf_counter"
@@ -297,6 +303,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--preset", choices=sorted(PRESETS), required=True)
     p.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     p.add_argument("--budget-s", type=float)
+    p.add_argument("--n", type=int, nargs="+", help="some of the preset's N only (default: all)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
@@ -314,8 +321,11 @@ def main(argv: list[str]) -> int:
             print(f"N={c['n']:>6} {c['variant']:<13} {c['impl']:<8} {c['status']:<11} {ms} {c['message'] or ''}"[:200],
                   file=sys.stderr, flush=True)
 
-    data = run(args.preset, budget_s=args.budget_s, seed=args.seed, command=command, variants=tuple(args.variants),
-               on_partial=partial, progress=progress)
+    try:
+        data = run(args.preset, budget_s=args.budget_s, seed=args.seed, command=command,
+                   variants=tuple(args.variants), on_partial=partial, progress=progress, ns=args.n)
+    except InputError as e:                               # a bad --n: a usage message, not a traceback
+        p.error(str(e))
     partial(data)
     validate_variants_dataset(data)
     print(f"wrote {holder['out']} ({len(data['cells'])} cells, {data['elapsed_s']:.1f} s)", flush=True)

@@ -135,3 +135,18 @@ def test_our_cells_count_the_tiles_that_ran(monkeypatch, plan):
     if plan is not None:
         assert calls[0]["window"] == (cfg["window"], 0) and calls[0]["impl"] == "fast"
     validate_variants_dataset(data)
+
+
+def test_some_of_a_presets_n_run_alone(tmp_path, capsys):
+    """--n keeps the preset's shape and runs only the N asked for (a run too long for one sitting goes as two
+    files); an N outside the preset is a usage error, not a traceback."""
+    out = tmp_path / "n48.json"
+    assert main(["--preset", "cpu-variants", "--n", "48", "--variants", "dense-causal", "window", "--out", str(out),
+                 "--quiet"]) == 0
+    data = load_variants_dataset(out)
+    assert data["complete"] and data["config"]["ns"] == [48] and {c["n"] for c in data["cells"]} == {48}
+    assert len(data["cells"]) == 2 * len(PRESETS["cpu-variants"]["impls"])
+    assert "--n 48" in data["provenance"]["command"]
+    with pytest.raises(SystemExit):
+        main(["--preset", "cpu-variants", "--n", "64", "--out", str(tmp_path / "bad.json"), "--quiet"])
+    assert "--n takes some of preset cpu-variants's N [32, 48]" in capsys.readouterr().err
