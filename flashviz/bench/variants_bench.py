@@ -251,8 +251,9 @@ def run(preset: str, *, out: Path | None = None, budget_s: float | None = None, 
     spec = dict(PRESETS[preset])
     if ns is not None:
         bad = sorted(set(ns) - set(spec["ns"]))
-        if bad or not ns:
-            raise InputError(f"--n takes some of preset {preset}'s N {list(spec['ns'])}; got {list(ns)}")
+        if bad or not ns:                                 # some of this preset's N only
+            raise InputError(key="errors.one_of", name="--n", choices=", ".join(map(str, spec["ns"])),
+                             got=repr(bad or list(ns)))
         spec["ns"] = tuple(n for n in spec["ns"] if n in set(ns))
     cfg = {k: spec[k] for k in ("batch", "heads", "d", "dtype", "window", "softcap", "kv_heads")}
     device = device_kind()
