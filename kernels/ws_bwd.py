@@ -143,22 +143,26 @@ def uses_table(var) -> bool:
     return var.masked and not (var.causal and var.seq_ids is None)
 
 
-def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial") -> int:
+def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial",
+               prefetch: int = 0) -> int:
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
-    their fp32 dQ pieces)."""
+    their fp32 dQ pieces); prefetch 2: each ring stage's lse and delta (fp32, block_m each)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
     ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows") else 1
-    return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src
+    stats = 2 * stages * block_m * 4 if prefetch == 2 else 0
+    return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src + stats
 
 
-def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2) -> None:
+def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2,
+                prefetch: int = 0) -> None:
     """KernelInputError unless the kernel takes these switches: block_m 64/128, 2..4 stages in shared memory,
     dq_split 1/2 with at least 64 dQ columns per MMA ("split": 32 of its d / 2; "tma": dq_split 1), dq_mode a
     DQ_MODES key."""
     if dq_mode not in DQ_MODES:
         raise KernelInputError(f"the ws backward's dq_mode is one of {tuple(DQ_MODES)}, not {dq_mode!r}")
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
-    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode) > \
+    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode,
+                                                                       prefetch) > \
             SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
             (dq_mode in TMA_MODES and dq_split != 1) or (dq_mode == "rows" and block_m != 128):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
@@ -255,8 +259,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
-    check_tiles(d, bm, st, split, mode, q.element_size())
     prefetch = prefetch_for(d, mode, prefetch)
+    check_tiles(d, bm, st, split, mode, q.element_size(), prefetch)
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
     if early_dq and dq_first:

@@ -183,8 +183,12 @@ def test_configs_fit_shared_memory_and_registers():
     for d, (bm, stages, split, _, mode) in ws_bwd.CONFIGS.items():
         assert d in ws_bwd.HEAD_DIMS and bm in (64, 128) and split in (1, 2) and d // split >= 64
         assert ws_bwd.smem_bytes(d, bm, stages) < ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) <= ws_bwd.SMEM_BYTES
+        assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=2) == \
+            ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) + 2 * stages * bm * 4     # lse and delta per stage
         assert mode == ("rows" if d == 64 else "tma2")   # measured fastest (test_recorded_figures_are_the_files)
-        ws_bwd.check_tiles(d, bm, stages, split, mode)
+        pf = ws_bwd.prefetch_for(d, mode)
+        assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= ws_bwd.SMEM_BYTES
+        ws_bwd.check_tiles(d, bm, stages, split, mode, prefetch=pf)
 
 
 def test_dq_mode_checks():
@@ -415,7 +419,8 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     assert preg in regs and creg in regs
     assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
     bm, stages = ws_bwd.CONFIGS[d][:2]
-    assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) <= got["shared"] <= ws_bwd.SMEM_BYTES
+    pf = ws_bwd.prefetch_for(d, mode)                  # prefetch 2 adds each stage's lse and delta
+    assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= got["shared"] <= ws_bwd.SMEM_BYTES
     # per consumer, per query-block loop (masked band + the rest): BM x d (split: d / 2) fp32 adds over 128 threads
     adds = 2 * 2 * bm * d // 128
     if mode == "partial":
