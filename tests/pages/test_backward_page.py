@@ -71,10 +71,6 @@ def train():
 
 
 def cell(ds, impl, mode, n=4096, d=64, causal=False):
-    return cell_at(ds, impl, mode, n, d, causal)
-
-
-def cell_at(ds, impl, mode, n=4096, d=64, causal=False):
     return next(c for c in ds["cells"] if (c["impl"], c["mode"], c["n"], c["d"], c["causal"]) ==
                 (impl, mode, n, d, causal))
 
@@ -124,11 +120,11 @@ def test_times_at_the_nearest_recorded_configuration(train):
     kernel = t("backward.kernel_ws", "en")                # the recording's rule at d = 64 (its provenance)
     names = {"naive": "naive (autograd)", "sdpa-flash": "SDPA flash", "sdpa-cudnn": "SDPA cuDNN",
              "fa4": "FlashAttention-4", "teaching": TEACHING.format(k=kernel), "fast": FAST.format(k=kernel)}
-    cell = functools.partial(cell_at, n=1024)
-    fast_b, fast_s = cell(train, "fast", "bwd"), cell(train, "fast", "fwd+bwd")
+    near = functools.partial(cell, n=1024)                          # the recorded N nearest to N = 16
+    fast_b, fast_s = near(train, "fast", "bwd"), near(train, "fast", "fwd+bwd")
     assert list(df.index) == list(names.values())                  # FlashAttention-4 beside cuDNN
     for impl, name in names.items():
-        b, s = cell(train, impl, "bwd"), cell(train, impl, "fwd+bwd")
+        b, s = near(train, impl, "bwd"), near(train, impl, "fwd+bwd")
         row = df.loc[name]
         assert row["backward ms"] == f"{b['ms']:.2f}" and row["training step ms"] == f"{s['ms']:.2f}"
         assert row["step peak MiB"] == f"{s['peak_extra_bytes'] / MIB:,.0f}"
@@ -138,12 +134,12 @@ def test_times_at_the_nearest_recorded_configuration(train):
             assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
     # the speed-ups are the dataset's own: t_flash / t_fast = fast's speedup_vs_flash
     assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_flash']:.2f}×"
-    flash_b = cell(train, "sdpa-flash", "bwd")
+    flash_b = near(train, "sdpa-flash", "bwd")
     assert np.isclose(fast_b["speedup_vs_flash"], flash_b["ms"] / fast_b["ms"])       # the ratio is of the times
     assert df.loc["SDPA cuDNN", "ours (fast) faster, step"] == f"{fast_s['speedup_vs_cudnn']:.2f}×"
     assert df.loc["naive (autograd)", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_naive']:.2f}×"
     bars = charts(at)["backward.times"]["data"]
-    assert np.allclose(array(bars[0]["y"]), [cell(train, i, "bwd")["ms"] for i in names])
+    assert np.allclose(array(bars[0]["y"]), [near(train, i, "bwd")["ms"] for i in names])
 
 
 def test_exact_configuration_and_the_recorded_d128_numbers(train):
