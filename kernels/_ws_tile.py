@@ -32,7 +32,7 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
     Bottom-right causal: row r sees keys j <= r + n_k - n_q (fewer tiles for early rows); WINDOW (causal only):
     also j >= r + n_k - n_q - left, so tiles left of the band are never loaded. Every consumer walks them all
     (its rows outside the band mask them): the ring is shared. (Running a consumer's half-seen edge tile as a
-    64-key half was 4-6 % faster on a 1024-key window, but triton 3.6's ptxas miscompiled it in persistent launches
+    64-key half timed faster on a 1024-key window, but triton 3.6's ptxas miscompiled it in persistent launches
     that skip the whole tiles: reverted, 3f907d6.)"""
     if CAUSAL:
         hi = gl.minimum(gl.maximum(start_q + BM + n_k - n_q, 0), n_k)     # keys any row of the tile sees

@@ -254,7 +254,7 @@ def run(preset: str, *, out: Path | None = None, budget_s: float | None = None, 
         if bad or not ns:                                 # some of this preset's N only
             raise InputError(key="errors.one_of", name="--n", choices=", ".join(map(str, spec["ns"])),
                              got=repr(bad or list(ns)))
-        spec["ns"] = tuple(n for n in spec["ns"] if n in set(ns))
+        spec["ns"] = tuple(n for n in spec["ns"] if n in ns)
     cfg = {k: spec[k] for k in ("batch", "heads", "d", "dtype", "window", "softcap", "kv_heads")}
     device = device_kind()
     timer = "triton.testing.do_bench" if device == "cuda" else "time.perf_counter"

@@ -31,6 +31,12 @@ PASS_COLORS = {"fwd": P.GREEN, "bwd_stored": P.DARK_GREY, "bwd_recompute": P.SKY
 MIB = 2 ** 20
 
 
+def impl_key(impl: str) -> tuple:
+    """Sort key of the rows, bars and lines: IMPLS' order (peers beside cuDNN, ours last), any other impl after them
+    by name."""
+    return (IMPLS.index(impl), "") if impl in IMPLS else (len(IMPLS), impl)
+
+
 def impl_name(impl: str, lang: str = "en") -> str:
     key = f"backward.impl_{impl.replace('-', '_')}"
     try:
@@ -76,8 +82,7 @@ def peak_figure(cells: list[dict], lang: str = "en", *, device_bytes: int | None
     data, ys, oom_x = [], [], []
     ns = sorted({c["n"] for c in cells})
     top = device_bytes / MIB if device_bytes else None
-    for impl in [i for i in IMPLS if any(c["impl"] == i for c in cells)] + sorted(
-            {c["impl"] for c in cells} - set(IMPLS)):
+    for impl in sorted({c["impl"] for c in cells}, key=impl_key):
         ok = sorted((c for c in cells if c["impl"] == impl and c.get("peak_extra_bytes") is not None),
                     key=lambda c: c["n"])
         oom = sorted(c["n"] for c in cells if c["impl"] == impl and c["status"] == "oom")
@@ -135,8 +140,7 @@ def flops_figure(rows: list[dict], lang: str = "en") -> go.Figure:
 
 def times_figure(cells: list[dict], lang: str = "en") -> go.Figure:
     """cells: one configuration, modes "bwd" and "fwd+bwd"; bars of ms per implementation, OOM written in."""
-    impls = [i for i in IMPLS if any(c["impl"] == i for c in cells)]
-    impls += sorted({c["impl"] for c in cells} - set(IMPLS))
+    impls = sorted({c["impl"] for c in cells}, key=impl_key)
     data = []
     for mode, color in (("bwd", P.BLUE), ("fwd+bwd", P.ORANGE)):
         by = {c["impl"]: c for c in cells if c["mode"] == mode}

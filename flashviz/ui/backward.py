@@ -217,8 +217,7 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     c = view["config"]
     st.markdown(t("backward.same" if view["same"] else "backward.nearest", lang, config=cfg_text(c, lang),
                   mine=cfg_text(dict(n=cfg.n, d=cfg.d, causal=cfg.causal, dtype=cfg.dtype, batch=b, heads=h), lang)))
-    order = {i: k for k, i in enumerate(charts.IMPLS)}             # peers beside cuDNN, ours last
-    tr_rows = sorted(training.times_rows(view["bwd"], view["step"]), key=lambda r: order.get(r["impl"], len(order)))
+    tr_rows = sorted(training.times_rows(view["bwd"], view["step"]), key=lambda r: charts.impl_key(r["impl"]))
     kernel = kernel_label(ds, c["d"], lang)
     ours = {"teaching": t("backward.row_teaching", lang, kernel=kernel),
             "fast": t("backward.row_fast", lang, kernel=kernel)} if kernel else {}
