@@ -141,7 +141,9 @@ def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
 
 # ---- one impl -------------------------------------------------------------------------------------------------
 
-def _runner(impl: str, x: dict, cfg: dict, blocks: dict):
+def runner(impl: str, x: dict, cfg: dict, blocks: dict):
+    """The function that times one of our impls or torch's (not FA4: peers.fa4_runner) on inputs x in cfg's mode:
+    fwd -> the output; fwd+bwd -> (out, dq, dk, dv); bwd -> the same, the forward run once on the first call."""
     q, k, v, causal = x["q"], x["k"], x["v"], cfg["causal"]
     if cfg["mode"] == "fwd":
         def fwd():
@@ -247,7 +249,7 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
             cell.update(status="unavailable", message=str(e))
             return cell
     else:
-        fn = _runner(impl, x, cfg, blocks)
+        fn = runner(impl, x, cfg, blocks)
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness
