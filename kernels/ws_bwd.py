@@ -209,9 +209,8 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
     sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, dq_mode == "rows"))}
-    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", qk_inv="fp32", sm_scale="fp32", n_q="i32",
-               n_k="i32", n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
-               groups="i32")
+    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
+               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32", groups="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
@@ -280,13 +279,11 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         keyb_b, tiles_b = variants.batch_stride(keyb), variants.batch_stride(tiles)
     else:
         keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
-    acc = stats_acc_on(stats_acc, sm_scale)           # (qk_inv: only read with it, where sm_scale is not 0)
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
-        *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
-        n_q if dq_adds else 0, dq_desc,
+        *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=acc,
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
         EARLY_DQ=early_dq_on(d, mode, early_dq) and not dq_first, TABLE=table, GQA=h_kv != h,
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, num_warps=4,
         maxnreg=maxnreg)

@@ -325,8 +325,7 @@ def test_table_walk_visits_each_query_block_once(bm):
                 def walk(a, b, gap_at, gap, rotate):
                     count = (b - a) // bm
                     out = []
-                    r0 = pid % max(count, 1)                # rotation(count) of program pid
-                    return [int(skip(_Row(block_start(a, count, it, r0, bm, rotate)), gap_at, gap, True))
+                    return [int(skip(_Row(block_start(a, count, it, pid, bm, rotate)), gap_at, gap, True))
                             for it in range(count)]
                 masked = walk(lo, lo + n_masked * bm, full, hi - full, False)
                 unmasked = walk(full, hi, hi, 0, True)
