@@ -17,8 +17,6 @@ import os
 import re
 from pathlib import Path
 
-os.environ["TRITON_INTERPRET"] = "0"          # compile for real (before triton is imported)
-
 # (d, causal, consumers, window, docs, alibi): tests/kernels/test_ws.py's compile cases plus ALiBi (no overlap)
 CASES = [(128, True, 2, False, False, False), (128, False, 2, False, False, False), (64, True, 2, False, False, False),
          (64, False, 2, False, False, False), (64, True, 3, False, False, False), (64, False, 3, False, False, False),
@@ -28,6 +26,9 @@ CASES = [(128, True, 2, False, False, False), (128, False, 2, False, False, Fals
 
 
 def dump(out: Path) -> int:
+    # compile for real, before the kernels are imported (the command runs in its own process); set at import time,
+    # it switched every later test of a pytest process that imported this module off Triton's interpreter
+    os.environ["TRITON_INTERPRET"] = "0"
     import triton
     from flashviz_kernels import ws
 

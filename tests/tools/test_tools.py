@@ -113,7 +113,10 @@ $L__func_end0:
 
 
 def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_path):
+    import os
+    before = os.environ.get("TRITON_INTERPRET")
     from tools import ptx_same
+    assert os.environ.get("TRITON_INTERPRET") == before       # importing it leaves later tests on the interpreter
     moved = PTX.replace("\t.loc\t1 10 5\n$L__tmp1:\n", "$L__tmp7:\n\t.loc\t2 3 1\n").replace("12", "40")
     moved = moved.replace("\t.b8 1", "\t.b8 2")
     assert ptx_same.body(moved) == ptx_same.body(PTX) and "max.f32" in "".join(ptx_same.body(PTX))
