@@ -189,6 +189,18 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
     return rows
 
 
+def pick(kind: str, cands: list, names) -> list:
+    """The candidates named (candidate_name, as the recorded files spell them), in the list's order; all of them
+    where names is empty. A name no candidate has is a usage error (SystemExit), not an empty run."""
+    if not names:
+        return list(cands)
+    known = {candidate_name(kind, c): c for c in cands}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"--only: no {kind} candidate named {unknown}; the names: {sorted(known)}")
+    return [c for c in cands if candidate_name(kind, c) in names]
+
+
 def main_fused(args):
     """Time fused (or ws) candidates vs reference, cuDNN, flash; print ratios; write --out."""
     record = record_header("tune_backward", args.argv)
@@ -196,6 +208,7 @@ def main_fused(args):
         cands = (WS_CANDIDATES if args.kind == "ws" else FUSED_CANDIDATES)[d]
         if args.kind == "ws" and args.dq_mode:
             cands = [c for c in cands if c[4] in args.dq_mode]
+        cands = pick(args.kind, cands, args.only)       # the first one picked also runs without its dQ adds (ws)
         for n in args.n:
             for c in args.causal:
                 print(f"d={d} N={n} causal={bool(c)}", flush=True)
@@ -228,6 +241,9 @@ def main(argv=None):
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3", "rows"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
+    ap.add_argument("--only", nargs="+", default=[], metavar="NAME",
+                    help="fused/ws: only these candidates, by the name the recorded files give them, e.g. "
+                         "\"ws(64, 3, 1, True) tma2 acc=1 early=0 pre=2\" (each candidate compiles for a while)")
     ap.add_argument("--variant", choices=["window", "docs", "gqa"],
                     help="ws: time a causal mask (kernels/tune_backward_masks.py) against the reference and flex")
     ap.add_argument("--window", type=int, default=1024, help="--variant window: its left side")

@@ -267,6 +267,19 @@ def test_tune_candidates_take_both_modes():
                                                                       prefetch=0)   # not the table's prefetch
 
 
+def test_tune_only_times_the_candidates_named():
+    """--only keeps the named candidates in the list's order (the table's launch first when named), and a name no
+    candidate has stops the run with the names it knows, instead of timing nothing."""
+    from tools import tune_backward as tb
+    cands = tb.WS_CANDIDATES[128]
+    names = [tb.candidate_name("ws", c) for c in cands]
+    assert tb.pick("ws", cands, []) == cands
+    assert tb.pick("ws", cands, [names[3], names[0]]) == [cands[0], cands[3]]
+    with pytest.raises(SystemExit, match="no ws candidate named"):
+        tb.pick("ws", cands, [names[0], "ws(64, 9, 1, True) tma2"])
+    assert tb.pick("fused", tb.FUSED_CANDIDATES[64], ["fused(128, 64, 8, 3, True)"]) == [(128, 64, 8, 3, True)]
+
+
 @pytest.fixture(scope="module")
 def query_range():
     return gluon_on_host("_ws_bwd_gluon", "query_range")
