@@ -142,8 +142,9 @@ def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
 # ---- one impl -------------------------------------------------------------------------------------------------
 
 def runner(impl: str, x: dict, cfg: dict, blocks: dict):
-    """The function that times one of our impls or torch's (not FA4: peers.fa4_runner) on inputs x in cfg's mode:
-    fwd -> the output; fwd+bwd -> (out, dq, dk, dv); bwd -> the same, the forward run once on the first call."""
+    """A no-argument function running one of our impls or torch's (not FA4: peers.fa4_runner) on inputs x in cfg's
+    mode, which _measure_impl times: fwd -> the output; fwd+bwd -> (out, dq, dk, dv); bwd -> the same, the forward
+    run once on the first call."""
     q, k, v, causal = x["q"], x["k"], x["v"], cfg["causal"]
     if cfg["mode"] == "fwd":
         def fwd():
