@@ -16,6 +16,7 @@ from flashviz_kernels import backward_table, forward_table, gates
 from . import evidence
 from .dataset import load_dataset
 from .markdown_tables import markdown
+from .recording import complete_first
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -141,10 +142,9 @@ def render() -> str:
     from .hbm_dataset import load_hbm_dataset
     fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
     fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
-    var_ps = sorted((BENCH / "variants").glob("*.json"))
-    var_all = {p: variants_dataset.load_variants_dataset(p) for p in var_ps}
-    var_p = next((p for p in reversed(var_ps) if var_all[p]["complete"]), var_ps[-1])   # the newest complete
-    var_cut = [p for p in var_ps if p > var_p and not var_all[p]["complete"]]          # newer, cut short
+    var_all = {p: variants_dataset.load_variants_dataset(p) for p in variants_dataset.list_variants_datasets()}
+    var_p = next(iter(complete_first(var_all)))                  # the newest complete (the page's default)
+    var_cut = sorted(p for p in var_all if p > var_p and not var_all[p]["complete"])   # newer, cut short
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
     versions_p = sorted((BENCH / "versions").glob("*.json"))
