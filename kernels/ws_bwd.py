@@ -161,10 +161,10 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     if dq_mode not in DQ_MODES:
         raise KernelInputError(f"the ws backward's dq_mode is one of {tuple(DQ_MODES)}, not {dq_mode!r}")
     cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
-    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem_bytes(d, block_m, stages, itemsize, dq_mode,
-                                                                       prefetch) > \
-            SMEM_BYTES or dq_split not in (1, 2) or cols < (64 if dq_mode == "partial" else 32) or \
-            (dq_mode in TMA_MODES and dq_split != 1) or (dq_mode == "rows" and block_m != 128):
+    smem = smem_bytes(d, block_m, stages, itemsize, dq_mode, prefetch)
+    if block_m not in (64, 128) or not 2 <= stages <= 4 or smem > SMEM_BYTES or dq_split not in (1, 2) or \
+            cols < (64 if dq_mode == "partial" else 32) or (dq_mode in TMA_MODES and dq_split != 1) or \
+            (dq_mode == "rows" and block_m != 128):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
                                f">= 32; tma: 1; rows: block_m 128); got block_m={block_m}, stages={stages}, "
