@@ -47,12 +47,12 @@ def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.
     [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
     one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     DP: gl.constexpr = D // 2 // DQ_SPLIT
     NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
-    slot = c % NSLOT
-    mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)    # both consumers stored their half of block c
+    slot = c & (NSLOT - 1)                            # c % NSLOT and (c // NSLOT) & 1 for NSLOT 1 or 2, c >= 0
+    mbarrier.wait(ds_ready.index(slot), (c >> (NSLOT - 1)) & 1)   # both consumers stored their half of block c
     for h in gl.static_range(DQ_SPLIT):
         if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole piece
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
@@ -77,10 +77,10 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     BM/2 x d piece of rows from start + CID BM/2) through this consumer's shared buffer (DQ_MODE 5: two, used in
     turn) into the fp32 dQ buffer by one TMA reduce-add."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
-    buf = dq_smem.index((c % NBUF) * 2 + CID)
+    buf = dq_smem.index((c & (NBUF - 1)) * 2 + CID)          # c % NBUF, NBUF 1 or 2
     tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
     buf.store(dq)
     fence_async_shared()

@@ -111,12 +111,39 @@ def query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM: gl.constexp
 
 
 @gluon.jit
-def block_start(lo, count, it, rot, BM: gl.constexpr, ROTATE: gl.constexpr):
-    """First row of the it-th of `count` query blocks from lo; ROTATE starts at block rot % count and wraps, so the
-    key blocks of one head do not all add into the same dQ rows at the same moment (producer and consumers agree)."""
+def block_start(lo, count, it, r0, BM: gl.constexpr, ROTATE: gl.constexpr):
+    """First row of the it-th (0 <= it <= count) of `count` query blocks from lo; ROTATE starts at block r0 (the
+    program's rotation, below count) and wraps, so the key blocks of one head do not all add into the same dQ rows
+    at the same moment (producer and consumers agree). A compare and a subtract: no division inside the loops."""
     if ROTATE:
-        return lo + ((it + rot) % count) * BM
+        j = it + r0
+        return lo + gl.where(j >= count, j - count, j) * BM
     return lo + it * BM
+
+
+@gluon.jit
+def rotation(count):
+    """The block a ROTATE walk of `count` blocks starts at: program_id(0) % count (0 where count is 0), once per
+    loop."""
+    return gl.program_id(0) % gl.maximum(count, 1)
+
+
+@gluon.jit
+def ring(c, N: gl.constexpr):
+    """(c % N, (c // N) & 1) for a ring position c >= 0: the slot and the phase parity of an N-deep ring, by mask and
+    shift where N is 1, 2 or 4 (no signed-division fix-ups on the loops' critical path)."""
+    slot = c % N
+    phase = (c // N) & 1
+    if N == 1:
+        slot = 0
+        phase = c & 1
+    if N == 2:
+        slot = c & 1
+        phase = (c >> 1) & 1
+    if N == 4:
+        slot = c & 3
+        phase = (c >> 2) & 1
+    return slot, phase
 
 
 @gluon.jit
@@ -129,9 +156,10 @@ def _skip(start, gap_at, gap, TABLE: gl.constexpr):
 
 
 @gluon.jit
-def _block_row(lo, count, it, gap_at, gap, BM: gl.constexpr, ROTATE: gl.constexpr, TABLE: gl.constexpr):
-    """First row of the it-th query block a _blocks / _load_blocks loop walks (the consumers and the producer agree)."""
-    return _skip(block_start(lo, count, it, gl.program_id(0), BM, ROTATE), gap_at, gap, TABLE)
+def _block_row(lo, count, it, r0, gap_at, gap, BM: gl.constexpr, ROTATE: gl.constexpr, TABLE: gl.constexpr):
+    """First row of the it-th query block a _blocks / _load_blocks loop walks (the consumers and the producer agree;
+    r0 = rotation(count))."""
+    return _skip(block_start(lo, count, it, r0, BM, ROTATE), gap_at, gap, TABLE)
 
 
 @gluon.jit
@@ -150,7 +178,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     masked blocks of both edges in one loop) at ring positions c0, c0 + 1, ... against this consumer's 64 keys:
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
@@ -178,13 +206,14 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     dq_rows_l: gl.constexpr = gl.SliceLayout(1, dq_layout)
     dcols = gl.arange(0, DP, layout=gl.SliceLayout(0, dq_layout))
     count = (hi - lo) // BM
+    r0 = rotation(count)
     if PREFETCH == 1:                                 # the first block's row statistics, ahead of the loop
-        rows_n = _block_row(lo, count, 0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+        rows_n = _block_row(lo, count, 0, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
         lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (count > 0))
     for it in range(count):
         c = c0 + it
-        st = c % STAGES
-        start = _block_row(lo, count, it, gap_at, gap, BM, ROTATE, TABLE)
+        st, ph = ring(c, STAGES)
+        start = _block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
@@ -192,7 +221,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             lse_row = gl.expand_dims(lse_n, 0)
             delta_row = gl.expand_dims(delta_n, 0)
         elif PREFETCH == 2:                           # the producer put them in this stage with Q_i and dO_i
-            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            mbarrier.wait(ready.index(st), ph)        # (Q_i and dO_i landed too: no second wait below)
             lse_row = stats_smem.index(2 * st).load(s_layout)           # (1, BM), broadcast over the keys
             delta_row = stats_smem.index(2 * st + 1).load(s_layout)
         else:
@@ -200,21 +229,23 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             lse_row = gl.expand_dims(lse, 0)
             delta_row = gl.expand_dims(delta, 0)
         if STATS_ACC:                                 # the row statistics start the accumulators: no registers
-            s_init = zs - lse_row * (1.0 / qk_scale)  # held for them past the MMAs' issue
-            dp_init = zs - delta_row
-            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            s_init = zs - lse_row * qk_inv            # held for them past the MMAs' issue (qk_inv = 1 / qk_scale,
+            dp_init = zs - delta_row                  # the host's: no reciprocal in the chain before the MMAs)
+            if PREFETCH != 2:
+                mbarrier.wait(ready.index(st), ph)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), s_init, is_async=True)       # S^T - lse2 / qk_scale
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale)
         else:
-            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            if PREFETCH != 2:
+                mbarrier.wait(ready.index(st), ph)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale - lse_row)
         if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
-            rows_n = _block_row(lo, count, it + 1, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+            rows_n = _block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
             lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
         if MASKED:
             if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
@@ -233,9 +264,9 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         else:
             ds = p * (dp - delta_row)
         ds16 = ds.to(dtype)
-        slot = c % NSLOT
+        slot, use = ring(c, NSLOT)                    # use: the parity of this block's use of the slot
         if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of the slot's last block
-            mbarrier.wait(ds_free.index(slot), ((c // NSLOT) & 1) ^ 1)   # read it (a fresh barrier passes parity 1)
+            mbarrier.wait(ds_free.index(slot), use ^ 1)   # read it (a fresh barrier passes parity 1)
         ds_buf = ds_smem.index(slot * 2 + CID)
         ds_buf.store(ds16)
         if not DQ_FIRST:
@@ -244,7 +275,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         if DQ_MODE != 0:
             mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
         if DQ_FIRST:                                  # TMA modes: dQ's MMAs before dK's, its piece out while dK runs
-            mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
+            mbarrier.wait(ds_ready.index(slot), use)       # both halves of dS^T of block c
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))   # dV's and dQ's done (in order), dK's in flight
@@ -253,7 +284,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
         elif EARLY_DQ:                                # TMA modes: dQ's two MMAs queue behind dV's and dK's
-            mbarrier.wait(ds_ready.index(slot), (c // NSLOT) & 1)       # both halves of dS^T of block c
+            mbarrier.wait(ds_ready.index(slot), use)       # both halves of dS^T of block c
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
             mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
@@ -283,7 +314,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
               STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr,
               PREFETCH: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
@@ -345,7 +376,7 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
               DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
               GQA: gl.constexpr, PREFETCH: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     bh = gl.program_id(1)
     start_k = gl.program_id(0) * (2 * 64)
@@ -371,17 +402,18 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
     """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ...
     (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     bh = gl.program_id(1)
     stat_l: gl.constexpr = gl.BlockedLayout([1, BM // 32], [1, 32], [1, 1], [1, 0])
     count = (hi - lo) // BM
+    r0 = rotation(count)
     for it in range(count):
         c = c0 + it
-        st = c % STAGES
-        mbarrier.wait(empty.index(st), ((c // STAGES) & 1) ^ 1)     # fresh barriers pass phase 1 at once
+        st, ph = ring(c, STAGES)
+        mbarrier.wait(empty.index(st), ph ^ 1)        # fresh barriers pass phase 1 at once
         bar = ready.index(st)
-        start = _block_row(lo, count, it, gap_at, gap, BM, ROTATE, TABLE)
+        start = _block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
         if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
             rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
             base = bh.to(gl.int64) * n_q              # load, store, load, store: as timed (_row_stats loads both first)
@@ -394,8 +426,8 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
 
 
 @gluon.jit
-def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, sm_scale, n_q, n_k, n_dq,
-           desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, groups, BM: gl.constexpr, D: gl.constexpr,
+def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, qk_inv, sm_scale, n_q, n_k,
+           n_dq, desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, groups, BM: gl.constexpr, D: gl.constexpr,
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
@@ -438,8 +470,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
         stats_smem = gl.allocate_shared_memory(gl.float32, [2 * STAGES, 1, BM],
                                                gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
     a = (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB, TILES,
-         keyb_b, tiles_b, n_heads, groups, stats_smem)
+         kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, KEYB,
+         TILES, keyb_b, tiles_b, n_heads, groups, stats_smem)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
                       PREFETCH)),

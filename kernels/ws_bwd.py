@@ -126,6 +126,17 @@ def prefetch_for(d: int, dq_mode: str, prefetch: int | None = None) -> int:
     return int(prefetch)
 
 
+def check_table_mode(dq_mode: str, table: bool) -> None:
+    """"partial" takes no host tables (sliding windows, packed documents). With 2820011's loop trims its two-sided
+    window launch faulted under triton 3.6 on an H200 ("unspecified launch failure", every process of a repro loop)
+    while the TMA modes passed every mask test; the trims keep every computed value, and "partial" had raced under
+    triton 3.8 before (assets/verified/repeats/README.md). It is a timing mode, the default nowhere."""
+    if table and dq_mode == "partial":
+        raise KernelInputError('the ws backward\'s dq_mode "partial" takes plain or causal attention, not a sliding '
+                               "window or packed documents (it faulted there on an H200: "
+                               "assets/verified/repeats/README.md); use the default or \"split\"")
+
+
 def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     """Whether a launch starts the accumulators from lse and delta: asked for, and |sm_scale| >= STATS_ACC_MIN_SCALE
     (0 has no 1 / qk_scale; far smaller scales would overflow -lse2 / qk_scale)."""
@@ -209,8 +220,9 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
     sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, dq_mode == "rows"))}
-    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", sm_scale="fp32", n_q="i32", n_k="i32",
-               n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32", groups="i32")
+    sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", qk_inv="fp32", sm_scale="fp32", n_q="i32",
+               n_k="i32", n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
+               groups="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
@@ -256,6 +268,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     table = variant is not None and uses_table(variant)
     bm, st, split, rot, mode = CONFIGS[d]
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
+    check_table_mode(mode, table)
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
@@ -279,11 +292,13 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         keyb_b, tiles_b = variants.batch_stride(keyb), variants.batch_stride(tiles)
     else:
         keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
+    acc = stats_acc_on(stats_acc, sm_scale)           # (qk_inv: only read with it, where sm_scale is not 0)
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
-        *descs, dq_acc, lse2, delta, sm_scale * LOG2E, sm_scale, n_q, n_k, n_q if dq_adds else 0, dq_desc,
+        *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
+        n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_acc_on(stats_acc, sm_scale),
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=acc,
         EARLY_DQ=early_dq_on(d, mode, early_dq) and not dq_first, TABLE=table, GQA=h_kv != h,
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, num_warps=4,
         maxnreg=maxnreg)

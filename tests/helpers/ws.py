@@ -24,11 +24,12 @@ class Ptr:
 
 def host(jit_fn):
     """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
-    with gl's minimum / maximum / cdiv as Python's (every value here is >= 0, where // and % agree with C), gl.load
-    reading a Ptr and gl.int32 as int."""
+    with gl's minimum / maximum / cdiv / where as Python's (every value here is >= 0, where // and % agree with C),
+    gl.load reading a Ptr and gl.int32 as int."""
     import types
     shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
-                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int)
+                                 load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int,
+                                 where=lambda c, a, b: a if c else b)
     return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
 
 

@@ -229,6 +229,26 @@ def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
         ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, **kw)
 
 
+@pytest.mark.parametrize("kw", [dict(window=(256, 128)), dict(causal=True, window=(300, 0)),
+                                dict(seq_ids=torch.tensor([[0] * 5 + [1] * 3]))])
+def test_partial_refuses_the_host_tables_before_launching(monkeypatch, kw):
+    """dq_mode "partial" with a window or packed documents (the host's by-key tables) is refused with a typed error
+    before any buffer or kernel (it faulted there on an H200); "partial" without a table and "split" with one pass
+    the check."""
+    from flashviz_kernels import variants
+    monkeypatch.setattr(ws_bwd, "supported", lambda q: None)
+    x = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
+    var = variants.parse(x, x, **{"causal": False, **kw})
+    assert ws_bwd.uses_table(var)
+    with pytest.raises(fk.KernelInputError, match='"partial" takes plain or causal attention'):
+        ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, dq_mode="partial",
+                        variant=var)
+    ws_bwd.check_table_mode("split", True)
+    ws_bwd.check_table_mode("partial", False)
+    for mode in ws_bwd.TMA_MODES:
+        ws_bwd.check_table_mode(mode, True)
+
+
 def test_prefetch_runs_with_the_tma_modes_only():
     """A launch's prefetch (ws_bwd.prefetch_for): the table's in the TMA modes, 0 in "partial" / "split" (under
     triton 3.8 "partial" computed a wrong dQ with prefetch 2 and faulted with 1), asked-for values kept in the TMA
@@ -338,7 +358,8 @@ def test_table_walk_visits_each_query_block_once(bm):
                 def walk(a, b, gap_at, gap, rotate):
                     count = (b - a) // bm
                     out = []
-                    return [int(skip(_Row(block_start(a, count, it, pid, bm, rotate)), gap_at, gap, True))
+                    r0 = pid % max(count, 1)                # rotation(count) of program pid
+                    return [int(skip(_Row(block_start(a, count, it, r0, bm, rotate)), gap_at, gap, True))
                             for it in range(count)]
                 masked = walk(lo, lo + n_masked * bm, full, hi - full, False)
                 unmasked = walk(full, hi, hi, 0, True)

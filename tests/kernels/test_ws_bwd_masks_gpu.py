@@ -2,7 +2,8 @@
 GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; skipped where it cannot run).
 Gradients of kind="ws" against float64 autograd through the independent reference of tests/helpers/variant_ref.py, idiom
 max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows that see no key get zero dQ. Every case runs the default
-dQ mode and "partial" (another code path through the same block walk)."""
+dQ mode and "split" (another code path through the same block walk: pointer atomics, one dS slot); "partial" is
+refused with tables (ws_bwd.check_table_mode)."""
 import pytest
 import torch
 
@@ -31,7 +32,7 @@ CASES = {
 }
 
 
-@pytest.fixture(params=["default", "partial"])
+@pytest.fixture(params=["default", "split"])
 def dq_mode(request, monkeypatch):
     from helpers.dispatch import ws_bwd_launch
     if request.param != "default":
