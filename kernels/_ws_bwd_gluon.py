@@ -16,12 +16,14 @@ Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in regi
     dV_c += P^T dO_i                      (P^T from registers as the A operand)
     dS^T = P^T (dP^T - delta_i)
     dK_c += dS^T Q_i                      (dS^T from registers)
-    dQ_i += dS_c K_c                      (dS^T written to shared memory and read transposed; the BM x d fp32
-                                           partial is added into the fp32 dQ buffer with atomic adds)
-That is DQ_MODE 0 ("partial"). DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
+    dQ_i += dS K                          (dS^T written to shared memory and read transposed, over both
+                                           consumers' keys; added into an fp32 dQ buffer)
+How dQ_i leaves is the DQ_MODE. DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
 (64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as
-two chained MMAs (one per consumer's 64 keys) and adds only that: half the atomic adds per query block, each dQ
-element added once per 128 keys instead of twice (2: as red.global.add.v2.f32 column pairs, 1: scalar). (One MMA
+two chained MMAs (one per consumer's 64 keys) and adds only that: each dQ element added once per 128 keys
+(2: as red.global.add.v2.f32 column pairs, 1: scalar atomics). (DQ_MODE 0, "partial", each consumer's own 64 keys'
+BM x d partial added by scalar atomics, is gone: it raced under triton 3.8 and faulted under 3.6 and 3.7.1 once
+the loops were trimmed, assets/verified/repeats/README.md.) (One MMA
 over a [128, d] view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout
 stores 64-column chunks of all rows one after another. The H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's
 MMAs, the BM x d/2 fp32 piece stored to shared memory and added by one TMA reduce-add (the consumer waits only for
@@ -35,8 +37,7 @@ count 2, one arrive per consumer each (block c uses slot c % NSLOT, k = c // NSL
                  block's completion before the epilogue overwrites K with dK (the other consumer's dQ MMAs read it)
 Both consumers walk the same blocks. No slot's barrier runs two phases ahead of a waiter (its next phase needs this
 consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it
-reaches without waiting on this one again: no cycle, no deadlock. The ring's ready/empty and the producer are as
-in "partial". EARLY_DQ (the TMA modes): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
+reaches without waiting on this one again: no cycle, no deadlock. EARLY_DQ (the TMA modes): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
 dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two staging buffers per consumer for
 the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1. DQ_MODE 6 ("rows",
 FlashAttention-3's split at d = 64, BM = 128): "tma2" with consumer c's piece the BM/2 rows [c BM/2, (c + 1) BM/2) of
@@ -198,7 +199,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     stat_base = bh.to(gl.int64) * n_q
     dq_base = DQ + stat_base * D
     zs = gl.zeros([64, BM], gl.float32, s_layout)
-    DP: gl.constexpr = D if DQ_MODE == 6 else D // DQ_SPLIT // (1 if DQ_MODE == 0 else 2)   # dQ columns per MMA
+    DP: gl.constexpr = D if DQ_MODE == 6 else D // DQ_SPLIT // 2      # dQ columns per MMA
     MQ: gl.constexpr = BM // 2 if DQ_MODE == 6 else BM    # and rows ("rows": BM / 2 of all d; split: d / 2 of BM)
     dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                         instr_shape=[16, DP, 16])
@@ -265,15 +266,13 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             ds = p * (dp - delta_row)
         ds16 = ds.to(dtype)
         slot, use = ring(c, NSLOT)                    # use: the parity of this block's use of the slot
-        if DQ_MODE != 0:                              # split: both consumers' dQ MMAs of the slot's last block
-            mbarrier.wait(ds_free.index(slot), use ^ 1)   # read it (a fresh barrier passes parity 1)
+        mbarrier.wait(ds_free.index(slot), use ^ 1)   # both consumers' dQ MMAs of the slot's last block read it
         ds_buf = ds_smem.index(slot * 2 + CID)
         ds_buf.store(ds16)
         if not DQ_FIRST:
             dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
         fence_async_shared()
-        if DQ_MODE != 0:
-            mbarrier.arrive(ds_ready.index(slot))     # this half of dS^T is in shared memory (after the fence)
+        mbarrier.arrive(ds_ready.index(slot))         # this half of dS^T is in shared memory (after the fence)
         if DQ_FIRST:                                  # TMA modes: dQ's MMAs before dK's, its piece out while dK runs
             mbarrier.wait(ds_ready.index(slot), use)       # both halves of dS^T of block c
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
@@ -293,18 +292,11 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay this consumer's own
+            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay in shared memory
             qrows = start + gl.arange(0, BM, layout=dq_rows_l)
             row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
             row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)
-            if DQ_MODE == 0:
-                for h in gl.static_range(DQ_SPLIT):   # dQ_i's d columns in DQ_SPLIT pieces: fewer live registers
-                    dq_tok = warpgroup_mma(ds_buf.permute((1, 0)), k_buf.slice(h * DP, DP, dim=1), zq,
-                                           use_acc=False, is_async=True)
-                    dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-                    gl.atomic_add(row_ptr + gl.expand_dims(h * DP + dcols, 0), dq, mask=row_ok, sem="relaxed")
-            else:
-                dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
+            dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID, BM, D, DQ_SPLIT, DQ_MODE)
     return dk, dv
 
 
@@ -338,11 +330,10 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
                      CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
     dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
                      DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
-    if DQ_MODE != 0:                                  # split: the other consumer's last dQ MMA reads all of K
-        last = (end - lo) // BM - 1
-        if last >= 0:
-            NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
-            mbarrier.wait(ds_free.index(last % NSLOT), (last // NSLOT) & 1)
+    last = (end - lo) // BM - 1                       # the other consumer's last dQ MMAs read all of K
+    if last >= 0:
+        NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
+        mbarrier.wait(ds_free.index(last % NSLOT), (last // NSLOT) & 1)
     # epilogue: through this consumer's own K/V buffers (nothing reads them any more); TMA clips rows past n_k
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
@@ -429,7 +420,7 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, qk_inv, sm_scale, n_q, n_k,
            n_dq, desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, groups, BM: gl.constexpr, D: gl.constexpr,
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
-           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 0,
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 4,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
            GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
@@ -449,14 +440,11 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=2)        # one arrive per consumer partition
-    ds_ready = kv_bar                                 # partial: never touched (nothing allocated: as before)
-    ds_free = kv_bar
-    if DQ_MODE != 0:                                  # split: both consumers arrive on each, once per query block
-        ds_ready = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())
-        ds_free = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())
-        for i in gl.static_range(NSLOT):
-            mbarrier.init(ds_ready.index(i), count=2)
-            mbarrier.init(ds_free.index(i), count=2)
+    ds_ready = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())   # both consumers
+    ds_free = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())    # arrive on each, once
+    for i in gl.static_range(NSLOT):                                                        # per query block
+        mbarrier.init(ds_ready.index(i), count=2)
+        mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
     if DQ_MODE == 6:                                  # "rows": each consumer's BM/2 x d piece

@@ -6,9 +6,8 @@ then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-m
 two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
 asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
-(dq_mode, DQ_MODES): "partial" each consumer adds its 64 keys' BM x d fp32 partial by atomic adds; "split"
-(FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2 columns over all 128 keys
-(half the adds, as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
+(dq_mode, DQ_MODES): "split" (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds
+d / 2 columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
 shared memory, so the consumers issue no atomics at all; "tma2", the default at d = 128, is "tma" with two dS
 slots, so the two consumers wait for each other one block later; "rows", the default at d = 64 (block_m 128), is
 "tma2" with each consumer's piece half the rows of all d columns (FlashAttention-3's split there: one N = 64 MMA
@@ -45,15 +44,19 @@ from .numerics import LOG2E
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
-# dq_mode -> the kernel's DQ_MODE: "partial" each consumer adds its 64 keys' BM x d partial dQ_i (scalar atomics);
-# "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
+# dq_mode -> the kernel's DQ_MODE: "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
 # column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
 # as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait);
 # "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ MMAs one block later
 # "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the reduce-add two
 # blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m 128 only)
-DQ_MODES = {"partial": 0, "split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}
+DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}
 TMA_MODES = ("tma", "tma2", "tma3", "rows")
+# modes taken out, and why: "partial" (DQ_MODE 0, each consumer adding its own 64 keys' BM x d partial by scalar
+# atomics, slower than "split" in every tune run) raced under triton 3.8 and, with 2820011's loop trims, faulted
+# under 3.6 (with windows) and 3.7.1 (causal, d = 64) on an H200 while every other mode passed
+RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
+                      "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
 # MMAs, rotate: each key block starts its unmasked query blocks at a different one, dq_mode: DQ_MODES' key) and
 # d -> early_dq (TMA modes: dQ's two MMAs issued right behind dV's and dK's) and d -> dq_first (dQ's MMAs before
@@ -113,28 +116,16 @@ def early_dq_on(d: int, dq_mode: str, early_dq: bool | None = None) -> bool:
 
 def prefetch_for(d: int, dq_mode: str, prefetch: int | None = None) -> int:
     """A launch's prefetch: `prefetch`, or PREFETCH[d] when None for the TMA modes (0 for the others). 1 and 2 take
-    only TMA_MODES, the modes they were timed with: under triton 3.8 on an H200 "partial" computed a wrong dQ with
-    prefetch 2 (off by up to 0.8, varying run to run) and faulted with prefetch 1 ("misaligned address") where 3.6
-    was exact (assets/verified/repeats/prefetch-partial-3.8.0.log)."""
+    only TMA_MODES, the modes they were timed with (under triton 3.8 on an H200 the retired "partial" computed a
+    wrong dQ with prefetch 2 and faulted with 1: assets/verified/repeats/prefetch-partial-3.8.0.log)."""
     if prefetch is None:
         return PREFETCH[d] if dq_mode in TMA_MODES else 0
     if prefetch not in (0, 1, 2):
         raise KernelInputError(f"the ws backward's prefetch is 0, 1 or 2, not {prefetch!r}")
     if prefetch and dq_mode not in TMA_MODES:
         raise KernelInputError(f"prefetch {int(prefetch)} takes dq_mode {' or '.join(map(repr, TMA_MODES))}, not "
-                               f"{dq_mode!r} (with it, triton 3.8 computed a wrong dQ on an H200)")
+                               f"{dq_mode!r} (the modes it was timed and verified with)")
     return int(prefetch)
-
-
-def check_table_mode(dq_mode: str, table: bool) -> None:
-    """"partial" takes no host tables (sliding windows, packed documents). With 2820011's loop trims its two-sided
-    window launch faulted under triton 3.6 on an H200 ("unspecified launch failure", every process of a repro loop)
-    while the TMA modes passed every mask test; the trims keep every computed value, and "partial" had raced under
-    triton 3.8 before (assets/verified/repeats/README.md). It is a timing mode, the default nowhere."""
-    if table and dq_mode == "partial":
-        raise KernelInputError('the ws backward\'s dq_mode "partial" takes plain or causal attention, not a sliding '
-                               "window or packed documents (it faulted there on an H200: "
-                               "assets/verified/repeats/README.md); use the default or \"split\"")
 
 
 def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
@@ -154,7 +145,7 @@ def uses_table(var) -> bool:
     return var.masked and not (var.causal and var.seq_ids is None)
 
 
-def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "partial",
+def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "split",
                prefetch: int = 0) -> int:
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces); prefetch 2: each ring stage's lse and delta (fp32, block_m each)."""
@@ -167,18 +158,20 @@ def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: st
 def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, itemsize: int = 2,
                 prefetch: int = 0) -> None:
     """KernelInputError unless the kernel takes these switches: block_m 64/128, 2..4 stages in shared memory,
-    dq_split 1/2 with at least 64 dQ columns per MMA ("split": 32 of its d / 2; "tma": dq_split 1), dq_mode a
-    DQ_MODES key."""
+    dq_split 1/2 with at least 32 of the d / 2 dQ columns per MMA (the TMA modes: dq_split 1), dq_mode a DQ_MODES key
+    (RETIRED: why a mode is gone)."""
+    if dq_mode in RETIRED:
+        raise KernelInputError(f"the ws backward's dq_mode {dq_mode!r} is retired: {RETIRED[dq_mode]}")
     if dq_mode not in DQ_MODES:
         raise KernelInputError(f"the ws backward's dq_mode is one of {tuple(DQ_MODES)}, not {dq_mode!r}")
-    cols = d // dq_split if dq_mode == "partial" else d // 2 // dq_split
+    cols = d // 2 // dq_split
     smem = smem_bytes(d, block_m, stages, itemsize, dq_mode, prefetch)
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem > SMEM_BYTES or dq_split not in (1, 2) or \
-            cols < (64 if dq_mode == "partial" else 32) or (dq_mode in TMA_MODES and dq_split != 1) or \
+            cols < 32 or (dq_mode in TMA_MODES and dq_split != 1) or \
             (dq_mode == "rows" and block_m != 128):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
-                               f"of shared memory and dq_split 1 or 2 (d / dq_split >= 64; split: d / 2 / dq_split "
-                               f">= 32; tma: 1; rows: block_m 128); got block_m={block_m}, stages={stages}, "
+                               f"of shared memory and dq_split 1 or 2 (d / 2 / dq_split >= 32; tma: 1; rows: "
+                               f"block_m 128); got block_m={block_m}, stages={stages}, "
                                f"dq_split={dq_split}, dq_mode={dq_mode!r} at d={d}")
 
 
@@ -208,7 +201,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False
 
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
-                 rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True, early_dq: bool = False,
+                 rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True, early_dq: bool = False,
                  table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: int = 0):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
@@ -268,7 +261,6 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     table = variant is not None and uses_table(variant)
     bm, st, split, rot, mode = CONFIGS[d]
     bm, st, split, mode = block_m or bm, stages or st, dq_split or split, dq_mode or mode
-    check_table_mode(mode, table)
     rot = rot if rotate is None else bool(rotate)
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES

@@ -11,8 +11,8 @@ catches compile errors and the worst-spilling tiles before any device time is sp
 the forward table's switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the
 registers the SASS uses under it.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at
-the backward table's launch (or --block-m / --stages / --dq-split), per --dq-mode (default: "partial", "split",
-"tma", "tma2"): the same report plus the number of dQ atomic adds in the PTX (scalar atom.global and
+the backward table's launch (or --block-m / --stages / --dq-split), per --dq-mode (default: "split", "tma",
+"tma2"): the same report plus the number of dQ atomic adds in the PTX (scalar atom.global and
 red.global.add.v2.f32 column pairs) and TMA reduce-adds.
 Only public hooks of the kernels are used (ws.compile_spec, ws_bwd.compile_spec, backward_fused.compile_spec).
 """
@@ -92,7 +92,7 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
-                     dq_split: int = 1, rotate: bool = True, dq_mode: str = "partial", stats_acc: bool = True,
+                     dq_split: int = 1, rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True,
                      early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False,
                      prefetch: int = 0):
     """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
@@ -110,7 +110,7 @@ def ws_bwd_main(args):
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
-    modes = args.dq_mode or ["partial", "split", "tma", "tma2"]
+    modes = args.dq_mode or ["split", "tma", "tma2"]
     for mode, d, causal, dt, acc, early, table in itertools.product(modes, args.ws_d, (False, True), dtypes,
                                                                     args.stats_acc, args.early_dq, args.table):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
@@ -168,8 +168,8 @@ def main(argv=None):
     ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
     ap.add_argument("--dq-mode", nargs="+", default=None,
-                    choices=["partial", "split", "split-scalar", "tma", "tma2", "tma3", "rows"],
-                    help="--ws-bwd: dQ modes to compile (default: partial, split, tma, tma2)")
+                    choices=["split", "split-scalar", "tma", "tma2", "tma3", "rows"],
+                    help="--ws-bwd: dQ modes to compile (default: split, tma, tma2)")
     ap.add_argument("--stats-acc", type=int, nargs="+", default=[1], choices=[0, 1],
                     help="--ws-bwd: 1 = lse/delta start the S^T/dP^T accumulators (the default), 0 = held in registers")
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1, 2],

@@ -90,8 +90,7 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2,
                       (64, 3, 1, True, "tma2", True, False), (64, 3, 1, True, "tma2", False, False),
                       (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
-                      (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
-                      (64, 2, 1, False, "partial"), (64, 3, 1, True, "partial"), (128, 2, 1, True, "partial")],
+                      (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split")],
                  128: [(64, 2, 1, True, "tma2", True, False, False, 2), (64, 2, 1, True, "tma2", True, False),
                        (64, 2, 1, True, "tma2", True, False, False, 1), (64, 3, 1, True, "tma2", True, False, False, 2),
                        (64, 2, 1, True, "tma2", True, False, True),
@@ -101,17 +100,16 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2,
                        (64, 2, 1, True, "tma2", True, True), (64, 3, 1, True, "tma2", True, False),
                        (64, 3, 1, True, "tma2", True, True), (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                        (64, 2, 2, True, "split"),
-                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split"), (64, 2, 1, True, "partial"),
-                       (64, 2, 2, True, "partial"), (64, 2, 2, False, "partial"), (64, 3, 2, True, "partial")]}
+                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split")]}
 
 
 def candidate_name(kind, c):
-    """"ws(64, 2, 1, True)" for a "partial" ws candidate (the name the recorded files use), "ws(64, 2, 1, True)
-    split" for another dq_mode; fused candidates as their tuple."""
+    """"ws(64, 2, 1, True) split" for a ws candidate (the recorded files name the retired "partial" without its
+    mode: "ws(64, 2, 1, True)"); fused candidates as their tuple."""
     if kind == "ws" and len(c) > 4:
         extra = "".join(f" {k}={int(v)}" for k, v in zip(("acc", "early", "first", "pre"), c[5:])
                         if v or k in ("acc", "early"))     # first, pre: named when on (backward_table.tune_name)
-        return f"ws{tuple(c[:4])}" + ("" if c[4] == "partial" else f" {c[4]}") + extra
+        return f"ws{tuple(c[:4])} {c[4]}" + extra
     return f"{kind}{tuple(c)}"
 
 
@@ -239,7 +237,7 @@ def main(argv=None):
     ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
-    ap.add_argument("--dq-mode", nargs="+", choices=["partial", "split-scalar", "split", "tma", "tma2", "tma3", "rows"],
+    ap.add_argument("--dq-mode", nargs="+", choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     ap.add_argument("--only", nargs="+", default=[], metavar="NAME",
                     help="fused/ws: only these candidates, by the name the recorded files give them, e.g. "

@@ -1,16 +1,16 @@
 """How far the ws backward's gradients land from float64 autograd, per launch switch, repeated (a Hopper GPU):
 
     python -m tools.ws_bwd_errors rows,2,1,64,1000,128 tma2,0,0,128,4096,64 ...   # mode,prefetch,causal,d,N,block_m
-    python -m tools.ws_bwd_errors partial,0,0,64,4096,128,256/128                 # ...,window left/right
+    python -m tools.ws_bwd_errors split,0,0,64,4096,128,256/128                   # ...,window left/right
 
 One JSON line per argument: the triton version, the switches and, per repeat, max|g - g64| of dq, dk, dv (B = 1,
 H = 4, or 16 at N >= 4096; fp16; seeded). A race shows as errors that change from repeat to repeat; a launch that
 raises prints the error instead. Run one argument per process (xargs -P) to see many switches at once: a CUDA fault
-ends the process it happens in. It found "partial" with prefetch wrong under triton 3.8
-(assets/verified/repeats/prefetch-partial-3.8.0.log); ws_bwd.prefetch_for refuses those launches since, so for
-them it now prints the refusal. A seventh field, a window "left/right", runs the launch on the host's by-key table:
-`partial,0,0,64,4096,128,256/128` is the launch 2820011's loop trims faulted (assets/verified/repeats/README.md;
-that fault was found with a scratch loop of the same launch, not yet with this command).
+ends the process it happens in. It found the retired "partial" with prefetch wrong under triton 3.8
+(assets/verified/repeats/prefetch-partial-3.8.0.log); a retired mode or a refused launch prints its refusal. A
+seventh field, a window "left/right", runs the launch on the host's by-key table (`partial,0,0,64,4096,128,256/128`
+was the launch 2820011's loop trims faulted under 3.6: assets/verified/repeats/README.md; it now prints the
+refusal, as it did on the H200 at f1b3e89).
 """
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ when it cannot, the fallback when it fails), its per-key-block query range as pl
 under the verified triton (skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -192,18 +193,19 @@ def test_configs_fit_shared_memory_and_registers():
 
 
 def test_dq_mode_checks():
-    """dq_mode must be a DQ_MODES key; "split" MMAs cover d / 2 / dq_split >= 32 columns, "partial" d / dq_split >= 64
-    ones."""
-    assert set(ws_bwd.DQ_MODES) == {"partial", "split", "split-scalar", "tma", "tma2", "tma3", "rows"}
-    assert ws_bwd.DQ_MODES["partial"] == 0
+    """dq_mode must be a DQ_MODES key ("partial" is retired, with its reason); "split" MMAs cover d / 2 / dq_split
+    >= 32 columns."""
+    assert set(ws_bwd.DQ_MODES) == {"split", "split-scalar", "tma", "tma2", "tma3", "rows"}
+    assert set(ws_bwd.RETIRED) == {"partial"} and 0 not in ws_bwd.DQ_MODES.values()
+    with pytest.raises(fk.KernelInputError, match="'partial' is retired: it raced or faulted"):
+        ws_bwd.check_tiles(128, 64, 2, 1, "partial")
     for d, mode, split in [(64, "split", 1), (128, "split", 1), (128, "split", 2), (64, "split-scalar", 1),
-                           (128, "partial", 2), (64, "partial", 1), (64, "tma", 1), (128, "tma", 1), (128, "tma2", 1),
-                           (128, "tma3", 1)]:
+                           (64, "tma", 1), (128, "tma", 1), (128, "tma2", 1), (128, "tma3", 1)]:
         ws_bwd.check_tiles(d, 64, 2, split, mode)
     ws_bwd.check_tiles(64, 128, 2, 1, "rows")             # "rows": half of block_m's rows per consumer, >= 64
     with pytest.raises(fk.KernelInputError, match="rows: block_m 128"):
         ws_bwd.check_tiles(64, 64, 2, 1, "rows")
-    for d, mode, split in [(64, "split", 2), (64, "partial", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
+    for d, mode, split in [(64, "split", 2), (64, "split-scalar", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
                            (128, "tma", 2), (64, "tma2", 2), (64, "tma3", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
             ws_bwd.check_tiles(d, 64, 2, split, mode)
@@ -216,8 +218,9 @@ def test_dq_mode_checks():
 
 @pytest.mark.parametrize("kw,match", [(dict(dq_mode="bogus"), "dq_mode is one of"),
                                       (dict(dq_mode="split", dq_split=2), "dq_split"),
-                                      (dict(dq_mode="partial", block_m=32), "block_m"),
-                                      (dict(dq_mode="partial", prefetch=2), "prefetch 2 takes dq_mode 'tma'"),
+                                      (dict(dq_mode="split", block_m=32), "block_m"),
+                                      (dict(dq_mode="partial"), "'partial' is retired"),
+                                      (dict(dq_mode="split", prefetch=2), "prefetch 2 takes dq_mode 'tma'"),
                                       (dict(dq_mode="split", prefetch=1), "prefetch 1 takes dq_mode"),
                                       (dict(prefetch=3), "prefetch is 0, 1 or 2")])
 def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
@@ -229,33 +232,24 @@ def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
         ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, **kw)
 
 
-@pytest.mark.parametrize("kw", [dict(window=(256, 128)), dict(causal=True, window=(300, 0)),
-                                dict(seq_ids=torch.tensor([[0] * 5 + [1] * 3]))])
-def test_partial_refuses_the_host_tables_before_launching(monkeypatch, kw):
-    """dq_mode "partial" with a window or packed documents (the host's by-key tables) is refused with a typed error
-    before any buffer or kernel (it faulted there on an H200); "partial" without a table and "split" with one pass
-    the check."""
-    from flashviz_kernels import variants
-    monkeypatch.setattr(ws_bwd, "supported", lambda q: None)
-    x = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
-    var = variants.parse(x, x, **{"causal": False, **kw})
-    assert ws_bwd.uses_table(var)
-    with pytest.raises(fk.KernelInputError, match='"partial" takes plain or causal attention'):
-        ws_bwd.backward(x, x, x, x, torch.zeros(1, 1, 8), x, causal=False, sm_scale=0.125, dq_mode="partial",
-                        variant=var)
-    ws_bwd.check_table_mode("split", True)
-    ws_bwd.check_table_mode("partial", False)
-    for mode in ws_bwd.TMA_MODES:
-        ws_bwd.check_table_mode(mode, True)
+def test_retired_partial_was_slower_than_split_in_every_recorded_cell():
+    """RETIRED's comment: "partial" (named "ws(bm, stages, split, rotate)" without a mode in the recorded files) ran
+    slower than "split" at the same tiles in every cell of the tune run that timed both, at both head dims."""
+    from pathlib import Path
+    rec = json.loads((Path(__file__).parents[2] / "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-01b.json")
+                     .read_text())
+    pairs = [(r["d"], im[k]["ms"], im[k + " split"]["ms"]) for r in rec["rows"] for im in (r["impls"],)
+             for k in im if re.fullmatch(r"ws\(\d+, \d, \d, (True|False)\)", k) and "ms" in im.get(k + " split", {})]
+    assert {d for d, _, _ in pairs} == {64, 128} and len(pairs) >= 20
+    assert all(partial > split for _, partial, split in pairs), pairs
 
 
 def test_prefetch_runs_with_the_tma_modes_only():
-    """A launch's prefetch (ws_bwd.prefetch_for): the table's in the TMA modes, 0 in "partial" / "split" (under
-    triton 3.8 "partial" computed a wrong dQ with prefetch 2 and faulted with 1), asked-for values kept in the TMA
-    modes and refused elsewhere."""
+    """A launch's prefetch (ws_bwd.prefetch_for): the table's in the TMA modes, 0 in "split" / "split-scalar",
+    asked-for values kept in the TMA modes and refused elsewhere."""
     for d in ws_bwd.CONFIGS:
         assert ws_bwd.prefetch_for(d, ws_bwd.CONFIGS[d][4]) == ws_bwd.PREFETCH[d] == 2
-        for mode in ("partial", "split", "split-scalar"):
+        for mode in ("split", "split-scalar"):
             assert ws_bwd.prefetch_for(d, mode) == 0 and ws_bwd.prefetch_for(d, mode, 0) == 0
             for pre in (1, 2, True):
                 with pytest.raises(fk.KernelInputError, match=f"prefetch {int(pre)} takes dq_mode"):
@@ -268,10 +262,10 @@ def test_prefetch_runs_with_the_tma_modes_only():
 
 def test_tune_candidates_take_both_modes():
     """tune_backward's ws candidates: CONFIGS first (its no-dQ-adds row times the default), "split" among them, all
-    valid; names stay the recorded files' for "partial" and say the mode otherwise."""
+    valid; names say the mode ("partial", retired, was named without it in the recorded files)."""
     from tools import tune_backward as tb
     for d, cands in tb.WS_CANDIDATES.items():
-        assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"partial", "split", "tma"}
+        assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"split", "tma"}
         assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d],
                                                    dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d]))
         assert tb.candidate_name("ws", cands[0]) == backward_table.tune_name(backward_table.WS_BWD[d])
@@ -281,7 +275,6 @@ def test_tune_candidates_take_both_modes():
             ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
         assert len({tb.candidate_name("ws", c) for c in cands}) == len(cands)
     assert tb.candidate_name("ws", (64, 2, 1, True, "tma2", True, False)) == "ws(64, 2, 1, True) tma2 acc=1 early=0"
-    assert tb.candidate_name("ws", (64, 2, 1, True, "partial")) == "ws(64, 2, 1, True)"
     assert tb.candidate_name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
     assert tb.switches((64, 2, 1, True, "tma2", True, False)) == dict(stats_acc=True, early_dq=False, dq_first=False,
                                                                       prefetch=0)   # not the table's prefetch
@@ -389,8 +382,8 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
                       warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
 """
-# bytes of spill stores ptxas may report (triton 3.6, lse and delta starting the accumulators): at d=128 "partial"
-# spills ~1 KB, "split" and "tma" ~0.55 KB, CONFIGS' "tma2" 108-124 B (0.6-0.7 KB while lse and delta were held in
+# bytes of spill stores ptxas may report (triton 3.6, lse and delta starting the accumulators): at d=128 "split"
+# and "tma" ~0.55 KB, CONFIGS' "tma2" 108-124 B (0.6-0.7 KB while lse and delta were held in
 # registers), "tma3" 112-136 B; at d=64 CONFIGS' 128-row blocks 96-176 B, 64-row ones none. A regression past these
 # is caught
 SPILL_BOUND = 1280
@@ -436,13 +429,12 @@ def test_row_statistics_in_registers_spill_at_d128(causal):
 
 
 @pytest.mark.parametrize("mode,d,causal,dtype", [
-    *((m, d, c, t) for m in ("partial", "split", "tma", "tma2", "tma3")
+    *((m, d, c, t) for m in ("split", "tma", "tma2", "tma3")
       for d, c, t in ((64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"), (128, True, "fp16"))),
     ("rows", 64, False, "fp16"), ("rows", 64, True, "bf16")])           # "rows": block_m 128, so d = 64 only
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
-    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "partial"
-    adds each consumer's BM x d partial dQ by scalar atomics; "split" adds half of it, by column pairs (v2), and
-    initialises its two dS barriers; "tma" adds that half by TMA reduce-adds only (no per-thread atomics)."""
+    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "split"
+    adds each consumer's BM x d/2 piece of dQ by column pairs (v2) and initialises its two dS barriers; "tma" adds that half by TMA reduce-adds only (no per-thread atomics)."""
     got = _compiled(d, causal, dtype, mode)
     assert got["wgmma"] > 0 and got["tma"] > 0
     assert got["ptxas_spills"] is not None and got["ptxas_spills"][0] <= SPILL_BOUND
@@ -455,14 +447,12 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     bm, stages = ws_bwd.CONFIGS[d][:2]
     pf = ws_bwd.prefetch_for(d, mode)                  # prefetch 2 adds each stage's lse and delta
     assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= got["shared"] <= ws_bwd.SMEM_BYTES
-    # per consumer, per query-block loop (masked band + the rest): BM x d (split: d / 2) fp32 adds over 128 threads
+    # per consumer, per query-block loop (masked band + the rest): BM x d / 2 fp32 adds over 128 threads, in pairs
     adds = 2 * 2 * bm * d // 128
-    if mode == "partial":
-        assert got["atom"] == adds and got["red_v2"] == 0 and got["tma_add"] == 0
-    elif mode in ws_bwd.TMA_MODES:                     # one reduce site per consumer partition per loop
+    if mode in ws_bwd.TMA_MODES:                     # one reduce site per consumer partition per loop
         assert got["atom"] == 0 and got["red_v2"] == 0 and got["tma_add"] == 2 * 2
         assert got["mbar_init"] >= 2 * stages + 1 + 2 * (1 if mode == "tma" else 2)   # + ds_ready/ds_free slots
-    else:                                              # half the adds, two columns each
+    else:                                              # d / 2 columns, two each
         assert got["atom"] == 0 and got["red_v2"] == adds // 4
         assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
 

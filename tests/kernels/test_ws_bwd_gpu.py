@@ -4,8 +4,8 @@ run: no CUDA, not sm_90, not the verified triton).
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
 (helpers.backward.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
 values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
-run every dQ mode ("partial", "split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in the tile test
-below).
+run every dQ mode that takes block_m 64 ("split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in
+the tile test below, "rows" in its own).
 """
 import pytest
 import torch
@@ -16,7 +16,7 @@ from helpers.backward import EPS, check, check_peak_extra_memory, inputs
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws_bwd")]   # skipped, with the reason, where it cannot run
 
 
-@pytest.fixture(params=["partial", "split", "tma", "tma2", "tma3"])
+@pytest.fixture(params=["split", "tma", "tma2", "tma3"])
 def dq_mode(request, monkeypatch):
     """Every ws backward of the test runs this dq_mode (kind="ws" takes the backward table's launch)."""
     from helpers.dispatch import ws_bwd_launch
@@ -72,8 +72,8 @@ def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first):
 
 
 @pytest.mark.parametrize("d,block_m,stages,dq_split,rotate,mode", [
-    (64, 128, 2, 1, True, "partial"), (64, 64, 3, 1, False, "partial"), (128, 64, 3, 2, True, "partial"),
-    (128, 64, 2, 1, False, "partial"), (64, 64, 3, 1, True, "split"), (64, 64, 2, 1, True, "split-scalar"),
+    (64, 128, 2, 1, True, "split-scalar"), (64, 64, 3, 1, False, "split"), (128, 64, 3, 2, True, "split"),
+    (128, 64, 2, 1, False, "split"), (64, 64, 3, 1, True, "split"), (64, 64, 2, 1, True, "split-scalar"),
     (128, 64, 2, 2, True, "split"), (128, 64, 3, 1, False, "split-scalar"), (64, 128, 2, 1, True, "split"),
     (128, 64, 3, 1, False, "tma"), (64, 128, 2, 1, True, "tma"), (64, 64, 4, 1, True, "tma"),
     (128, 64, 2, 1, False, "tma2"), (64, 64, 2, 1, True, "tma2"), (64, 64, 4, 1, True, "tma3"),
@@ -130,7 +130,7 @@ def test_ws_bwd_schedules(d, stats_acc, early_dq, dq_first, prefetch, mode, scal
         assert err <= 2 * base + EPS[torch.float16], f"d{name}: {err:.3g} > 2 * {base:.3g}"
 
 
-@pytest.mark.parametrize("mode,early_dq,dq_first", [("split", True, False), ("partial", False, True),
+@pytest.mark.parametrize("mode,early_dq,dq_first", [("split", True, False), ("split-scalar", False, True),
                                                      ("tma2", True, True)])
 def test_ws_bwd_dq_orders_need_a_tma_mode(mode, early_dq, dq_first):
     from flashviz_kernels import ws_bwd
