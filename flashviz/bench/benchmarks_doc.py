@@ -145,6 +145,13 @@ def render() -> str:
     var_all = {p: variants_dataset.load_variants_dataset(p) for p in variants_dataset.list_variants_datasets()}
     var_p = next(iter(complete_first(var_all)))                  # the newest complete (the page's default)
     var_cut = sorted(p for p in var_all if p > var_p and not var_all[p]["complete"])   # newer, cut short
+    var_ns = {c["n"] for c in var_all[var_p]["cells"]}
+    var_more = {}                                                # older runs' N that the default lacks: the newest
+    for p in sorted(var_all, reverse=True):                      # run holding each, complete or not
+        if p != var_p and p not in var_cut:
+            for n in sorted({c["n"] for c in var_all[p]["cells"]} - var_ns - {m for ns in var_more.values()
+                                                                                for m in ns}):
+                var_more.setdefault(p, []).append(n)
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
     versions_p = sorted((BENCH / "versions").glob("*.json"))
@@ -241,6 +248,11 @@ def render() -> str:
         *[line for p in var_cut for line in (
             f"A newer run cut short by its time budget (the cells it reached), `{_rel(p)}` ({_prov(var_all[p])}):",
             "", variants_dataset.markdown_table(var_all[p]), "")],
+        *[line for p, ns in var_more.items() for line in (
+            f"N = {', '.join(map(str, ns))}, which that run did not time, from the newest run that did, `{_rel(p)}` "
+            f"({_prov(var_all[p])}" + ("" if var_all[p]["complete"] else "; cut short by its time budget, the cells "
+                                        "it reached") + "):",
+            "", variants_dataset.markdown_table(var_all[p], set(ns)), "")],
         "## Inside one CTA (proton)",
         "",
         f"`{_rel(tl_p)}`:",

@@ -155,11 +155,11 @@ def window_account(ds: dict, n: int, impl: str = "fast") -> dict | None:
                 efficiency=w["tflops_executed"] / dense["tflops_executed"], tiles=list(w["tiles"]))
 
 
-def markdown_table(data: dict) -> str:
-    """docs/BENCHMARKS.md's table of a recording: per variant and N, ms of each impl and ours (fast) over Flex and
-    FlashAttention-4 (where the run timed them).
+def markdown_table(data: dict, ns=None) -> str:
+    """docs/BENCHMARKS.md's table of a recording: per variant and N (those in ns; None: all), ms of each impl and
+    ours (fast) over Flex and FlashAttention-4 (where the run timed them).
     `python -m flashviz.bench.variants_dataset FILE` prints it (so the document's numbers come from the file)."""
-    cells = data["cells"]
+    cells = [c for c in data["cells"] if ns is None or c["n"] in ns]
     impls = list(dict.fromkeys(c["impl"] for c in cells))
     keys = list(dict.fromkeys((c["variant"], c["n"]) for c in cells))
     by = {(c["variant"], c["n"], c["impl"]): c for c in cells}

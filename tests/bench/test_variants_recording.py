@@ -91,7 +91,7 @@ def test_the_fa4_run_says_where_it_stopped_and_where_fa4_could_not_run():
 
 def test_the_training_run_times_fa4_beside_cudnn_in_every_cell():
     from flashviz.bench import load_dataset
-    data = load_dataset(ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-02.json")
+    data = load_dataset(ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-02b.json")
     assert data["complete"] and data["provenance"]["flash_attn_4"]
     by = {(c["impl"], c["mode"], c["n"], c["d"], c["causal"]): c for c in data["cells"]}
     keys = {k[1:] for k in by}
@@ -100,3 +100,29 @@ def test_the_training_run_times_fa4_beside_cudnn_in_every_cell():
         fa4, fast = by[("fa4", *k)], by[("fast", *k)]
         assert fa4["status"] == fast["status"] == "ok"
         assert abs(fast["speedup_vs_fa4"] - fa4["ms"] / fast["ms"]) < 1e-9
+
+
+FA4_N16384 = ROOT / "assets" / "benchmarks" / "variants" / "nvidia-h200-2026-12-02b.json"
+
+
+def test_fa4_ran_every_variant_it_takes_at_16384():
+    """The N = 16384 run with FlashAttention-4 beside ours finished: FA4 ran and was checked in every variant but
+    ALiBi (unavailable, with the reason), each ratio is the two times', and the sliding window's speed-up over
+    dense causal stays below the bound of the 128 x 128 tiles ours ran."""
+    data = load_variants_dataset(FA4_N16384)
+    assert data["complete"] and data["provenance"]["flash_attn_4"] and data["provenance"]["git_commit"] == "f620d35"
+    by = {(c["variant"], c["impl"]): c for c in data["cells"]}
+    assert {c["n"] for c in data["cells"]} == {16384}
+    variants = {v for v, _ in by}
+    assert variants == {"dense-causal", "window", "softcap", "alibi", "gqa", "docs"}
+    for v in variants:
+        fa4, fast = by[(v, "fa4")], by[(v, "fast")]
+        assert fast["status"] == "ok" and fast["correct"]
+        if v == "alibi":
+            assert fa4["status"] == "unavailable" and "ALiBi" in fa4["message"] and fast["speedup_vs_fa4"] is None
+            continue
+        assert fa4["status"] == "ok" and fa4["correct"]
+        assert abs(fast["speedup_vs_fa4"] - fa4["ms"] / fast["ms"]) < 1e-9
+    dense, window = by[("dense-causal", "fast")], by[("window", "fast")]
+    bound = dense["flops_executed"] / window["flops_executed"]
+    assert window["tiles"] == [128, 128] and 7.3 < bound < 7.5 and 5.0 < dense["ms"] / window["ms"] < bound
