@@ -18,30 +18,31 @@ Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in regi
     dK_c += dS^T Q_i                      (dS^T from registers)
     dQ_i += dS K                          (dS^T written to shared memory and read transposed, over both
                                            consumers' keys; added into an fp32 dQ buffer)
-How dQ_i leaves is the DQ_MODE. DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T
-(64 x BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as
-two chained MMAs (one per consumer's 64 keys) and adds only that: each dQ element added once per 128 keys
-(2: as red.global.add.v2.f32 column pairs, 1: scalar atomics). (DQ_MODE 0, "partial", each consumer's own 64 keys'
-BM x d partial added by scalar atomics, is gone: it raced under triton 3.8 and faulted under 3.6 and 3.7.1 once
-the loops were trimmed, assets/verified/repeats/README.md.) (One MMA
-over a [128, d] view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout
-stores 64-column chunks of all rows one after another. The H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's
-MMAs, the BM x d/2 fp32 piece stored to shared memory and added by one TMA reduce-add (the consumer waits only for
-its previous reduce to have read the buffer). DQ_MODE 4 ("tma2"): "tma" with NSLOT = 2 dS^T slots, so a consumer
-stores block c's dS^T once block c - 2's dQ MMAs are done instead of c - 1's. Per slot s two more mbarriers,
-count 2, one arrive per consumer each (block c uses slot c % NSLOT, k = c // NSLOT is its use of the slot):
+How dQ_i leaves is the DQ_MODE. DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T (64 x
+BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as two
+chained MMAs (one per consumer's 64 keys) and adds only that: each dQ element added once per 128 keys (2: as
+red.global.add.v2.f32 column pairs, 1: scalar atomics). (DQ_MODE 0, "partial", each consumer's own 64 keys' BM x d
+partial added by scalar atomics, is gone: it raced under triton 3.8 and faulted under 3.6 and 3.7.1 once the loops
+were trimmed, assets/verified/repeats/README.md.) (One MMA over a [128, d] view of the [2, 64, d] buffers is wrong
+where rows are wider than the 128-byte swizzle: the layout stores 64-column chunks of all rows one after another. The
+H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's MMAs, the BM x d/2 fp32 piece stored to shared memory and added
+by one TMA reduce-add (the consumer waits only for its previous reduce to have read the buffer). DQ_MODE 4 ("tma2"):
+"tma" with NSLOT = 2 dS^T slots, so a consumer stores block c's dS^T once block c - 2's dQ MMAs are done instead of
+c - 1's. Per slot s two more mbarriers, count 2, one arrive per consumer each (block c uses slot c % NSLOT,
+k = c // NSLOT is its use of the slot):
     ds_ready[s]  arrived after the fence that follows a consumer's dS^T store of block c; both wait for parity
                  k & 1 before their dQ MMAs of c
     ds_free[s]   arrived after a consumer's dQ MMAs of c completed; both wait for parity (k & 1) ^ 1 (the slot's
                  previous use; a fresh barrier passes parity 1 at once) before storing dS^T of c, and for the last
                  block's completion before the epilogue overwrites K with dK (the other consumer's dQ MMAs read it)
 Both consumers walk the same blocks. No slot's barrier runs two phases ahead of a waiter (its next phase needs this
-consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it
-reaches without waiting on this one again: no cycle, no deadlock. EARLY_DQ (the TMA modes): dQ's two MMAs are issued right behind dK's, before waiting for dV's and
-dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with two staging buffers per consumer for
-the dQ piece, so storing block c's waits for the reduce-add of block c - 2, not c - 1. DQ_MODE 6 ("rows",
-FlashAttention-3's split at d = 64, BM = 128): "tma2" with consumer c's piece the BM/2 rows [c BM/2, (c + 1) BM/2) of
-all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA chain instead of N = d / 2.
+consumer's own arrive), and each wait needs only arrives the other consumer makes at earlier blocks, which it reaches
+without waiting on this one again: no cycle, no deadlock. EARLY_DQ (the TMA modes): dQ's two MMAs are issued right
+behind dK's, before waiting for dV's and dK's (measured no faster: off by default). DQ_MODE 5 ("tma3"): "tma2" with
+two staging buffers per consumer for the dQ piece, so storing block c's waits for the reduce-add of block c - 2,
+not c - 1. DQ_MODE 6 ("rows", FlashAttention-3's split at d = 64, BM = 128): "tma2" with consumer c's piece the BM/2
+rows [c BM/2, (c + 1) BM/2) of all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA
+chain instead of N = d / 2.
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills

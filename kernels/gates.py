@@ -9,9 +9,9 @@ Widening a gate is one row plus its evidence file: run the GPU suite on that set
 (which opens the version gate for that run only), summarise it with `python -m tools.suite_summary` into
 assets/verified/<gpu>-triton-<version>.json, and add
     Verified("ws-forward", "3.9.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.9.0.json")),
-tests/kernels/test_dispatch_evidence.py checks every row against its file. Most 3.6 rows cite recordings made there (their
-provenance names the triton and the GPU, their cells ran and were checked), as no suite summary was kept then;
-the ws backward's cites its suite.
+tests/kernels/test_dispatch_evidence.py checks every row against its file. Most 3.6 rows cite recordings made there
+(their provenance names the triton and the GPU, their cells ran and were checked), as no suite summary was kept
+then; the ws backward's cites its suite.
 """
 from __future__ import annotations
 

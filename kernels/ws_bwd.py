@@ -6,13 +6,13 @@ then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-m
 two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
 asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
-(dq_mode, DQ_MODES): "split" (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds
-d / 2 columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA reduce-add from
-shared memory, so the consumers issue no atomics at all; "tma2", the default at d = 128, is "tma" with two dS
-slots, so the two consumers wait for each other one block later; "rows", the default at d = 64 (block_m 128), is
-"tma2" with each consumer's piece half the rows of all d columns (FlashAttention-3's split there: one N = 64 MMA
-chain instead of two N = 32 ones). A last pass scales and casts the fp32 buffer. dK and dV stay in
-registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
+(dq_mode, DQ_MODES): "split" (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2
+columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA
+reduce-add from shared memory, so the consumers issue no atomics at all; "tma2", the default at d = 128, is "tma" with
+two dS slots, so the two consumers wait for each other one block later; "rows", the default at d = 64 (block_m 128),
+is "tma2" with each consumer's piece half the rows of all d columns (FlashAttention-3's split there: one N = 64 MMA
+chain instead of two N = 32 ones). A last pass scales and casts the fp32 buffer. dK and dV stay in registers for the
+whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
 (STATS_ACC), so they take no registers through the softmax, and arrive with Q_i and dO_i: the producer loads them
 into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs. kernels/_ws_bwd_gluon.py
 holds the kernel.
@@ -44,12 +44,13 @@ from .numerics import LOG2E
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
-# dq_mode -> the kernel's DQ_MODE: "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2 columns over all 128 keys, as
-# column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to time the pairs' worth); "tma"
-# as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add (the consumer does not wait);
-# "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ MMAs one block later
-# "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the reduce-add two
-# blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m 128 only)
+# dq_mode -> the kernel's DQ_MODE: "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2
+# columns over all 128 keys, as column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to
+# time the pairs' worth); "tma" as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add
+# (the consumer does not wait); "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ
+# MMAs one block later "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the
+# reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
+# 128 only)
 DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}
 TMA_MODES = ("tma", "tma2", "tma3", "rows")
 # modes taken out, and why: "partial" (DQ_MODE 0, each consumer adding its own 64 keys' BM x d partial by scalar

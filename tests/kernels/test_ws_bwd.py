@@ -434,7 +434,8 @@ def test_row_statistics_in_registers_spill_at_d128(causal):
     ("rows", 64, False, "fp16"), ("rows", 64, True, "bf16")])           # "rows": block_m 128, so d = 64 only
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "split"
-    adds each consumer's BM x d/2 piece of dQ by column pairs (v2) and initialises its two dS barriers; "tma" adds that half by TMA reduce-adds only (no per-thread atomics)."""
+    adds each consumer's BM x d/2 piece of dQ by column pairs (v2) and initialises its two dS barriers; "tma" adds
+    that piece by TMA reduce-adds only (no per-thread atomics)."""
     got = _compiled(d, causal, dtype, mode)
     assert got["wgmma"] > 0 and got["tma"] > 0
     assert got["ptxas_spills"] is not None and got["ptxas_spills"][0] <= SPILL_BOUND
