@@ -5,7 +5,9 @@ next to the 7-matmul reference (its own pick), SDPA cuDNN's and SDPA flash's bac
 one run; it ends with each candidate's geometric-mean ratio to cuDNN per head dim and can write every
 number to --out (JSON). `--warm-only` just compiles (run several in parallel to fill triton's cache).
 `--kind ws` does the same for the Gluon ws backward (kernels/ws_bwd.py, where kernels/gates.py verifies it): every
-WS_CANDIDATES entry next to the fused backward's pick, the reference, SDPA cuDNN and SDPA flash.
+WS_CANDIDATES entry next to the fused backward's pick, the reference, SDPA cuDNN and SDPA flash. `--rounds R`
+times all of them R times in rotated order and records each round (the median is the row's ms), for choices within
+a single median's spread.
 
 Forward once with the fast kernel, then triton.testing.do_bench (median) of the backward alone per
 candidate (dkdv BLOCK_M, BLOCK_N, dq BLOCK_M, BLOCK_N, num_warps, num_stages), next to SDPA flash's
@@ -18,6 +20,7 @@ import argparse
 import functools
 import json
 import math
+import statistics
 
 import torch
 import torch.nn.functional as F
@@ -132,9 +135,29 @@ def _sdpa_bwd(q, k, v, do, causal, backend):
     return run, run()
 
 
-def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"):
+def time_rounds(runs: dict, rounds: int, bench) -> dict:
+    """{name: [ms of each round]} (or the error's text): every round times each run once with bench(fn), the order
+    rotated by one per round, so no run always goes first or right after the same neighbour; a run that raises is
+    timed no further. Several rounds show the spread that one do_bench median hides (5-10 % within a cell on a
+    shared H200)."""
+    names = list(runs)
+    out: dict = {n: [] for n in names}
+    for r in range(rounds):
+        k = r % len(names) if names else 0
+        for name in names[k:] + names[:k]:
+            if isinstance(out[name], str):
+                continue
+            try:
+                out[name].append(bench(runs[name]))
+            except Exception as e:  # noqa: BLE001 -- recorded for that run, the others go on
+                out[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    return out
+
+
+def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused", rounds=1):
     """Rows {name: {ms, tflops, maxerr}} for SDPA cuDNN, SDPA flash, the reference and every candidate of kind
-    (fused; or ws, then with the fused backward's own pick too)."""
+    (fused; or ws, then with the fused backward's own pick too); rounds > 1 (time_rounds): ms is the median of the
+    rounds, each kept under "rounds"."""
     from torch.nn.attention import SDPBackend
     shape = (4, 32, n, d) if not warm_only else (1, 2, 256, d)
     q, k, v, do = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(4))
@@ -173,18 +196,28 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
             runs = {name: run, **runs}
         except RuntimeError as e:
             print(f"  {name}: {str(e).splitlines()[0][:100]}", flush=True)
-    rows = {}
-    for name, run in runs.items():
+    rows, errs = {}, {}
+    for name, run in runs.items():                   # every gradient checked once, before any timing
         try:
             got = run()
-            err = max((a.float() - b.float()).abs().max().item() for a, b in zip(got, ref)) if ref else None
-            ms = triton.testing.do_bench(run, warmup=25, rep=rep, return_mode="median")
-            rows[name] = dict(ms=ms, tflops=flops / ms * 1e-9, maxerr=err)
-            print(f"  {name:<34} {ms:8.3f} ms {flops / ms * 1e-9:5.0f} TFLOP/s maxerr vs cuDNN {err:.1e}", flush=True)
+            errs[name] = max((a.float() - b.float()).abs().max().item() for a, b in zip(got, ref)) if ref else None
         except Exception as e:  # noqa: BLE001
             rows[name] = dict(error=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
             print(f"  {name}: {rows[name]['error']}", flush=True)
-    return rows
+    times = time_rounds({k: runs[k] for k in errs}, rounds,
+                        lambda f: triton.testing.do_bench(f, warmup=25, rep=rep, return_mode="median"))
+    for name, err in errs.items():
+        if isinstance(times[name], str):
+            rows[name] = dict(error=times[name])
+            print(f"  {name}: {rows[name]['error']}", flush=True)
+            continue
+        ms = statistics.median(times[name])
+        rows[name] = dict(ms=ms, tflops=flops / ms * 1e-9, maxerr=err, **({"rounds": times[name]} if rounds > 1
+                                                                             else {}))
+        spread = f" (rounds {min(times[name]):.3f}-{max(times[name]):.3f})" if rounds > 1 else ""
+        shown = "-" if err is None else f"{err:.1e}"
+        print(f"  {name:<34} {ms:8.3f} ms {flops / ms * 1e-9:5.0f} TFLOP/s maxerr vs cuDNN {shown}{spread}", flush=True)
+    return {name: rows[name] for name in runs}
 
 
 def pick(kind: str, cands: list, names) -> list:
@@ -210,7 +243,7 @@ def main_fused(args):
         for n in args.n:
             for c in args.causal:
                 print(f"d={d} N={n} causal={bool(c)}", flush=True)
-                rows = bench_fused(d, n, bool(c), cands, args.warm_only, args.rep, args.kind)
+                rows = bench_fused(d, n, bool(c), cands, args.warm_only, args.rep, args.kind, args.rounds)
                 record["rows"].append(dict(d=d, n=n, causal=bool(c), impls=rows))
                 torch.cuda.empty_cache()
         if args.warm_only:
@@ -237,6 +270,8 @@ def main(argv=None):
     ap.add_argument("--warm-only", action="store_true", help="fused/ws: compile every candidate, time nothing")
     ap.add_argument("--rep", type=int, default=100, help="fused: do_bench rep budget (ms)")
     ap.add_argument("--out", help="fused: write every number to this JSON file")
+    ap.add_argument("--rounds", type=int, default=1, help="fused/ws: time every run this many times, in rotated "
+                    "order; ms is the median (each round is recorded)")
     ap.add_argument("--dq-mode", nargs="+", choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     ap.add_argument("--only", nargs="+", default=[], metavar="NAME",
@@ -247,6 +282,8 @@ def main(argv=None):
     ap.add_argument("--window", type=int, default=1024, help="--variant window: its left side")
     ap.add_argument("--flex", action="store_true", help="--variant: FlexAttention's backward too (compiles)")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds is at least 1, not {args.rounds}")
     args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
     if args.variant:
         from tools.tune_backward_masks import main_masks

@@ -293,6 +293,26 @@ def test_tune_only_times_the_candidates_named():
     assert tb.pick("fused", tb.FUSED_CANDIDATES[64], ["fused(128, 64, 8, 3, True)"]) == [(128, 64, 8, 3, True)]
 
 
+def test_tune_rounds_rotate_the_order_and_keep_every_time():
+    """tune_backward.time_rounds: each round times every run once, starting one run later each round; a run that
+    raises keeps its error and is not timed again while the others go on; --rounds below 1 is a usage error."""
+    from tools import tune_backward as tb
+    calls = []
+
+    def bench(fn):
+        calls.append(fn())
+        if calls[-1] == "c" and calls.count("c") == 2:
+            raise RuntimeError("out of resources\nmore")
+        return float(len(calls))
+    got = tb.time_rounds({n: (lambda n=n: n) for n in "abc"}, 3, bench)
+    # round 2 starts at b, round 3 at c, which raised in round 2 and is skipped
+    assert calls == ["a", "b", "c", "b", "c", "a", "a", "b"]
+    assert got == {"a": [1.0, 6.0, 7.0], "b": [2.0, 4.0, 8.0], "c": "RuntimeError: out of resources"}
+    assert tb.time_rounds({}, 2, bench) == {}
+    with pytest.raises(SystemExit):
+        tb.main(["--kind", "ws", "--rounds", "0"])
+
+
 @pytest.fixture(scope="module")
 def query_range():
     return gluon_on_host("_ws_bwd_gluon", "query_range")
