@@ -45,3 +45,23 @@ def test_which_backward_kernel_a_recording_ran():
     cells = [dict(impl="teaching", status="ok", ms=5.78), dict(impl="fast", status="ok", ms=5.777)]
     assert training.same_backward_noise(cells) == pytest.approx(0.003 / 5.777)
     assert training.same_backward_noise(cells[:1]) is None
+
+
+def test_readme_backward_headline_is_the_newest_training_recording():
+    """The README's ws_bwd row and its FA4 sentence quote the newest training recording: the ranges of backward-alone
+    ratios over N >= 4096 and both causal settings, as printed there (two decimals)."""
+    import re
+    root = DATA.parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    newest = sorted(DATA.glob("nvidia-h200-train-*.json"))[-1]
+    cells = {(c["impl"], c["n"], c["d"], c["causal"]): c["ms"] for c in load_dataset(newest)["cells"]
+             if c["mode"] == "bwd" and c["status"] == "ok" and c["n"] >= 4096}
+
+    def span(peer, d):
+        rs = [cells[(peer, n, d_, cz)] / cells[("fast", n, d_, cz)] for (i, n, d_, cz) in cells if i == "fast"
+              and d_ in d]
+        return f"{min(rs):.2f}–{max(rs):.2f}x"
+    row = next(line for line in readme.splitlines() if line.startswith("| `ws_bwd.py`"))
+    assert f"`assets/benchmarks/{newest.name}`" in row
+    assert re.search(rf"{span('sdpa-cudnn', (64,))} cuDNN at d = 64, {span('sdpa-cudnn', (128,))} at d = 128", row)
+    assert f"{span('fa4', (64, 128))} in the later training run" in readme.replace("\n", " ")
