@@ -11,9 +11,10 @@ catches compile errors and the worst-spilling tiles before any device time is sp
 the forward table's switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the
 registers the SASS uses under it.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at
-the backward table's launch (or --block-m / --stages / --dq-split), per --dq-mode (default: "split", "tma",
-"tma2"): the same report plus the number of dQ atomic adds in the PTX (scalar atom.global and
-red.global.add.v2.f32 column pairs) and TMA reduce-adds.
+the backward table's launch (or --block-m / --stages / --dq-split; "rows": block_m 128), per --dq-mode (default:
+"split", "tma", "tma2"), with the prefetch a launch in that mode runs (or --prefetch); a combination the backward
+refuses (ws_bwd.check_tiles) is skipped with its reason. The same report plus the number of dQ atomic adds in the
+PTX (scalar atom.global and red.global.add.v2.f32 column pairs) and TMA reduce-adds.
 Only public hooks of the kernels are used (ws.compile_spec, ws_bwd.compile_spec, backward_fused.compile_spec).
 """
 import argparse
@@ -115,11 +116,19 @@ def ws_bwd_main(args):
                                                                     args.stats_acc, args.early_dq, args.table):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
-        name = (f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} "
-                f"stats_acc={acc} early_dq={early} table={table} prefetch={int(args.prefetch)}:")
+        if mode == "rows" and not args.block_m:
+            bm = 128                                   # "rows" splits block_m's rows: it runs block_m 128 only
+        name = f"  {mode} d={d} causal={int(causal)} {dt} bm={bm} stages={stages} dq_split={split} "
+        try:                                           # what ws_bwd.backward would refuse is not compiled
+            prefetch = ws_bwd.prefetch_for(d, mode, args.prefetch)     # None: what a launch in this mode runs
+            ws_bwd.check_tiles(d, bm, stages, split, mode, prefetch=prefetch)
+        except ws_bwd.KernelInputError as e:
+            print(f"{name.rstrip()}: skipped, {e}", flush=True)
+            continue
+        name += f"stats_acc={acc} early_dq={early} table={table} prefetch={prefetch}:"
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
-                                 early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=args.prefetch)
+                                 early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=prefetch)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -175,8 +184,9 @@ def main(argv=None):
     ap.add_argument("--early-dq", type=int, nargs="+", default=[0], choices=[0, 1, 2],
                     help="--ws-bwd tma modes: 1 = dQ's MMAs issued behind dV's and dK's without waiting for them, "
                          "2 = dQ's before dK's, its piece sent while dK's runs (dq_first)")
-    ap.add_argument("--prefetch", type=int, default=0, choices=[0, 1, 2],
-                    help="--ws-bwd: lse and delta loaded a query block ahead (1: registers, 2: by the producer)")
+    ap.add_argument("--prefetch", type=int, default=None, choices=[0, 1, 2],
+                    help="--ws-bwd: lse and delta loaded a query block ahead (1: registers, 2: by the producer); "
+                         "default: what a launch in each mode runs (the table's in the TMA modes, else 0)")
     ap.add_argument("--table", type=int, nargs="+", default=[0], choices=[0, 1],
                     help="--ws-bwd: 1 = a window's / packed documents' launch (the host's by-key tables)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")

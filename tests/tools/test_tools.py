@@ -127,3 +127,17 @@ def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_p
         (tmp_path / name / "k.ptx").write_text(text)
     assert ptx_same.compare(tmp_path / "a", tmp_path / "b") == 0
     assert ptx_same.compare(tmp_path / "a", tmp_path / "c") == 1
+
+
+def test_compile_check_skips_what_the_ws_backward_refuses(capsys):
+    """`python -m tools.compile_check --ws-bwd` names and skips a combination ws_bwd.check_tiles refuses ("rows" at
+    d = 128: its 128-row blocks do not fit), with the refusal, instead of compiling it into an MLIR error; a retired
+    mode is refused by argparse."""
+    import pytest
+
+    from tools import compile_check
+    compile_check.main(["--ws-bwd", "--dq-mode", "rows", "--ws-d", "128"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  rows")]
+    assert len(lines) == 2 and all("bm=128" in line and ": skipped, the ws backward runs" in line for line in lines)
+    with pytest.raises(SystemExit):
+        compile_check.main(["--ws-bwd", "--dq-mode", "partial"])
