@@ -48,7 +48,7 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # columns over all 128 keys, as column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to
 # time the pairs' worth); "tma" as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add
 # (the consumer does not wait); "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ
-# MMAs one block later "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the
+# MMAs one block later; "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the
 # reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
 # 128 only)
 DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}

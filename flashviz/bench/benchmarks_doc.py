@@ -249,7 +249,8 @@ def render() -> str:
             f"A newer run cut short by its time budget (the cells it reached), `{_rel(p)}` ({_prov(var_all[p])}):",
             "", variants_dataset.markdown_table(var_all[p]), "")],
         *[line for p, ns in var_more.items() for line in (
-            f"N = {', '.join(map(str, ns))}, which that run did not time, from the newest run that did, `{_rel(p)}` "
+            f"N = {', '.join(map(str, ns))}, which the first table's run did not time, from the newest run that did, "
+            f"`{_rel(p)}` "
             f"({_prov(var_all[p])}" + ("" if var_all[p]["complete"] else "; cut short by its time budget, the cells "
                                         "it reached") + "):",
             "", variants_dataset.markdown_table(var_all[p], set(ns)), "")],
