@@ -138,8 +138,7 @@ def _sdpa_bwd(q, k, v, do, causal, backend):
 def time_rounds(runs: dict, rounds: int, bench) -> dict:
     """{name: [ms of each round]} (or the error's text): every round times each run once with bench(fn), the order
     rotated by one per round, so no run always goes first or right after the same neighbour; a run that raises is
-    timed no further. Several rounds show the spread that one do_bench median hides (5-10 % within a cell on a
-    shared H200)."""
+    timed no further. Several rounds show the spread that one do_bench median hides."""
     names = list(runs)
     out: dict = {n: [] for n in names}
     for r in range(rounds):
@@ -150,8 +149,13 @@ def time_rounds(runs: dict, rounds: int, bench) -> dict:
             try:
                 out[name].append(bench(runs[name]))
             except Exception as e:  # noqa: BLE001 -- recorded for that run, the others go on
-                out[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+                out[name] = _error_text(e)
     return out
+
+
+def _error_text(e: Exception) -> str:
+    """A failed run's record: the exception's type and its message's first line."""
+    return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
 
 
 def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused", rounds=1):
@@ -202,7 +206,7 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
             got = run()
             errs[name] = max((a.float() - b.float()).abs().max().item() for a, b in zip(got, ref)) if ref else None
         except Exception as e:  # noqa: BLE001
-            rows[name] = dict(error=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+            rows[name] = dict(error=_error_text(e))
             print(f"  {name}: {rows[name]['error']}", flush=True)
     times = time_rounds({k: runs[k] for k in errs}, rounds,
                         lambda f: triton.testing.do_bench(f, warmup=25, rep=rep, return_mode="median"))

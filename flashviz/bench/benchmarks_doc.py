@@ -145,13 +145,10 @@ def render() -> str:
     var_all = {p: variants_dataset.load_variants_dataset(p) for p in variants_dataset.list_variants_datasets()}
     var_p = next(iter(complete_first(var_all)))                  # the newest complete (the page's default)
     var_cut = sorted(p for p in var_all if p > var_p and not var_all[p]["complete"])   # newer, cut short
-    var_ns = {c["n"] for c in var_all[var_p]["cells"]}
-    var_more = {}                                                # older runs' N that the default lacks: the newest
-    for p in sorted(var_all, reverse=True):                      # run holding each, complete or not
-        if p != var_p and p not in var_cut:
-            for n in sorted({c["n"] for c in var_all[p]["cells"]} - var_ns - {m for ns in var_more.values()
-                                                                                for m in ns}):
-                var_more.setdefault(p, []).append(n)
+    seen, var_more = {c["n"] for c in var_all[var_p]["cells"]}, {}   # each N the default lacks: from the newest
+    for p in sorted(set(var_all) - {var_p, *var_cut}, reverse=True):      # other run holding it, complete or not
+        if ns := sorted({c["n"] for c in var_all[p]["cells"]} - seen):
+            var_more[p], seen = ns, seen | set(ns)
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
     versions_p = sorted((BENCH / "versions").glob("*.json"))

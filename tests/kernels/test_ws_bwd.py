@@ -468,13 +468,14 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     bm, stages = ws_bwd.CONFIGS[d][:2]
     pf = ws_bwd.prefetch_for(d, mode)                  # prefetch 2 adds each stage's lse and delta
     assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= got["shared"] <= ws_bwd.SMEM_BYTES
-    # per consumer, per query-block loop (masked band + the rest): BM x d / 2 fp32 adds over 128 threads, in pairs
-    adds = 2 * 2 * bm * d // 128
+    # "split": in each of 2 consumers' 2 query-block loops (masked band, the rest), BM x d / 2 fp32 adds over 128
+    # threads, as column pairs
+    pairs = 2 * 2 * bm * (d // 2) // 128 // 2
     if mode in ws_bwd.TMA_MODES:                     # one reduce site per consumer partition per loop
         assert got["atom"] == 0 and got["red_v2"] == 0 and got["tma_add"] == 2 * 2
         assert got["mbar_init"] >= 2 * stages + 1 + 2 * (1 if mode == "tma" else 2)   # + ds_ready/ds_free slots
-    else:                                              # d / 2 columns, two each
-        assert got["atom"] == 0 and got["red_v2"] == adds // 4
+    else:
+        assert got["atom"] == 0 and got["red_v2"] == pairs
         assert got["mbar_init"] >= 2 * stages + 3      # ring (ready, empty), K/V, ds_ready, ds_free
 
 
