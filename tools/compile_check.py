@@ -23,8 +23,6 @@ import re
 import subprocess
 import tempfile
 
-os.environ["TRITON_INTERPRET"] = "0"          # compile for real even without a GPU (before triton is imported)
-
 
 def _usage(cubin: bytes, cuobjdump: str) -> str:
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
@@ -171,6 +169,9 @@ def ws_main(args):
 
 
 def main(argv=None):
+    # compile for real even without a GPU, in the command's own process (set at import time, it switched every later
+    # test of a pytest process that imported this module off Triton's interpreter, as tools/ptx_same.py did)
+    os.environ["TRITON_INTERPRET"] = "0"
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ws", action="store_true", help="the Gluon ws forward instead of the fused backward")
     ap.add_argument("--ws-bwd", action="store_true", help="the Gluon ws backward instead of the fused backward")

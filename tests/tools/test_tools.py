@@ -1,6 +1,7 @@
 """The developer tools (tools/) on this machine: the GPU-suite summary's counting and schema, and the count of
 `_`-names crossing module boundaries, which stays at the few left in files other rooms own."""
 import json
+import os
 
 from flashviz.bench import evidence
 from tools import private_names, suite_summary
@@ -129,13 +130,16 @@ def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_p
     assert ptx_same.compare(tmp_path / "a", tmp_path / "c") == 1
 
 
-def test_compile_check_skips_what_the_ws_backward_refuses(capsys):
+def test_compile_check_skips_what_the_ws_backward_refuses(capsys, monkeypatch):
     """`python -m tools.compile_check --ws-bwd` names and skips a combination ws_bwd.check_tiles refuses ("rows" at
     d = 128: its 128-row blocks do not fit), with the refusal, instead of compiling it into an MLIR error; a retired
-    mode is refused by argparse."""
+    mode is refused by argparse. Importing the module leaves TRITON_INTERPRET alone; main() sets it (restored here)."""
     import pytest
 
+    before = os.environ.get("TRITON_INTERPRET")
     from tools import compile_check
+    assert os.environ.get("TRITON_INTERPRET") == before       # importing it leaves later tests on the interpreter
+    monkeypatch.setenv("TRITON_INTERPRET", os.environ.get("TRITON_INTERPRET", ""))   # main() sets it: restored after
     compile_check.main(["--ws-bwd", "--dq-mode", "rows", "--ws-d", "128"])
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  rows")]
     assert len(lines) == 2 and all("bm=128" in line and ": skipped, the ws backward runs" in line for line in lines)
