@@ -43,8 +43,8 @@ def dq_piece(ds_smem, k_smem, slot, zq, CID: gl.constexpr, BM: gl.constexpr, D: 
 @gluon.jit
 def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1-6: once both halves of dS^T of block c are in shared memory, dQ_i's columns
-    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3/4: by
+    """DQ_MODE 1-7: once both halves of dS^T of block c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3-7: by
     one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
@@ -82,13 +82,30 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
     buf = dq_smem.index((c & (NBUF - 1)) * 2 + CID)          # c % NBUF, NBUF 1 or 2
     tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
-    buf.store(dq)
+    if DQ_MODE == 7:                                  # "frag": the accumulator's order, 16-byte stores
+        buf.store(frag_order(dq))
+    else:
+        buf.store(dq)
     fence_async_shared()
     if n_dq > 0:                                      # (0: timing without the adds)
-        if DQ_MODE == 6:
+        if DQ_MODE == 7:                              # piece (block, CID): FR rows of 32 from (2 block + CID) FR
+            FR: gl.constexpr = BM * D // 64
+            tma_add(desc_dq, [gl.program_id(1), (start // BM * 2 + CID) * FR, 0], buf.reshape([1, FR, 32]))
+        elif DQ_MODE == 6:
             tma_add(desc_dq, [gl.program_id(1), start + CID * (BM // 2), 0], buf.reshape([1, BM // 2, D]))
         else:
             tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+
+
+@gluon.jit
+def frag_order(dq):
+    """The BM x d/2 = 64 x 64 piece (rows 16 w + 8 i + r, columns 8 j + 2 q + p) as 128 rows of 32 in the order
+    (j, w, r, q, i, p): the order the wgmma accumulator holds it in (warp w, lane 4 r + q, registers (j, i, p)), so
+    each thread's four (i, p) values are one 16-byte store and each warp's store is 512 contiguous bytes (no bank
+    conflicts). ws_bwd.frag_index and the cast kernel undo it. A relabelling: no data moves between threads."""
+    x = gl.reshape(dq, [4, 2, 8, 8, 4, 2])           # (w, i, r, j, q, p)
+    x = gl.permute(x, [3, 0, 2, 4, 1, 5])            # (j, w, r, q, i, p)
+    return gl.reshape(x, [128, 32])
 
 
 @gluon.jit

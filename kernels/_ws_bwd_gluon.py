@@ -42,7 +42,9 @@ behind dK's, before waiting for dV's and dK's (measured no faster: off by defaul
 two staging buffers per consumer for the dQ piece, so storing block c's waits for the reduce-add of block c - 2,
 not c - 1. DQ_MODE 6 ("rows", FlashAttention-3's split at d = 64, BM = 128): "tma2" with consumer c's piece the BM/2
 rows [c BM/2, (c + 1) BM/2) of all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA
-chain instead of N = d / 2.
+chain instead of N = d / 2. DQ_MODE 7 ("frag", the default at d = 128): "tma2" with the piece staged in the
+accumulator's own order (_ws_bwd_dq.frag_order: 16-byte stores, no bank conflicts) and added into a dQ buffer kept
+in that order, which the cast pass (_ws_bwd_cast.py) puts back in row order.
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills
@@ -448,7 +450,10 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
         mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
-    if DQ_MODE == 6:                                  # "rows": each consumer's BM/2 x d piece
+    if DQ_MODE == 7:                                  # "frag": each consumer's piece as 128 rows of 32, unswizzled
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM * D // 64, 32],
+                                            gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=2))
+    elif DQ_MODE == 6:                                # "rows": each consumer's BM/2 x d piece
         dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM // 2, D],
                                             gl.NVMMASharedLayout.get_default_for([BM // 2, D], gl.float32))
     elif DQ_MODE >= 3:                                # [buffer * 2 + consumer] (DQ_MODE 5: two buffers each)

@@ -16,15 +16,16 @@ from __future__ import annotations
 from .claims import Faster, Fastest, NotFaster, Ran
 from .tables import ANY, Launch, Route, View, dims
 
-WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02b.json"
-WS_D64 = WS_D128
+WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02c.json"
+WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02b.json"
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-01.json"
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
 GATES = {"ws": "ws-backward", "fused": "fused-backward"}
-# prefetch 2: the producer brings each query block's lse and delta with Q_i and dO_i (kernels/ws_bwd.py)
+# prefetch 2: the producer brings each query block's lse and delta with Q_i and dO_i (kernels/ws_bwd.py); d = 128:
+# "frag" stages dQ in the accumulator's order (no bank conflicts), which left room for a third ring stage
 WS_BWD = {64: dict(block_m=128, stages=2, dq_split=1, rotate=True, dq_mode="rows", early_dq=False, prefetch=2),
-          128: dict(block_m=64, stages=2, dq_split=1, rotate=True, dq_mode="tma2", early_dq=False, prefetch=2)}
+          128: dict(block_m=64, stages=3, dq_split=1, rotate=True, dq_mode="frag", early_dq=False, prefetch=2)}
 
 
 def tune_name(f: dict, early=None) -> str:

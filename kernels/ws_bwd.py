@@ -50,9 +50,11 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # (the consumer does not wait); "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ
 # MMAs one block later; "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the
 # reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
-# 128 only)
-DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6}
-TMA_MODES = ("tma", "tma2", "tma3", "rows")
+# 128 only); "frag" as "tma2" with the piece staged in the MMA accumulator's own order
+# (16-byte stores, no bank conflicts) into a dQ buffer kept in that order, put back in row order by the cast pass
+# (frag_index; d 128, block_m 64 only)
+DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6, "frag": 7}
+TMA_MODES = ("tma", "tma2", "tma3", "rows", "frag")
 # modes taken out, and why: "partial" (DQ_MODE 0, each consumer adding its own 64 keys' BM x d partial by scalar
 # atomics, slower than "split" in every tune run) raced under triton 3.8 and, with 2820011's loop trims, faulted
 # under 3.6 (with windows) and 3.7.1 (causal, d = 64) on an H200 while every other mode passed
@@ -116,7 +118,7 @@ def early_dq_on(d: int, dq_mode: str, early_dq: bool | None = None) -> bool:
 
 
 def prefetch_for(d: int, dq_mode: str, prefetch: int | None = None) -> int:
-    """A launch's prefetch: `prefetch`, or PREFETCH[d] when None for the TMA modes (0 for the others). 1 and 2 take
+    """A launch's prefetch: `prefetch`, or PREFETCH[d] when None for TMA_MODES (0 for the others). 1 and 2 take
     only TMA_MODES, the modes they were timed with (under triton 3.8 on an H200 the retired "partial" computed a
     wrong dQ with prefetch 2 and faulted with 1: assets/verified/repeats/prefetch-partial-3.8.0.log)."""
     if prefetch is None:
@@ -151,7 +153,7 @@ def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: st
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces); prefetch 2: each ring stage's lse and delta (fp32, block_m each)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
-    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows") else 1
+    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows", "frag") else 1
     stats = 2 * stages * block_m * 4 if prefetch == 2 else 0
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src + stats
 
@@ -169,10 +171,10 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     smem = smem_bytes(d, block_m, stages, itemsize, dq_mode, prefetch)
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem > SMEM_BYTES or dq_split not in (1, 2) or \
             cols < 32 or (dq_mode in TMA_MODES and dq_split != 1) or \
-            (dq_mode == "rows" and block_m != 128):
+            (dq_mode == "rows" and block_m != 128) or (dq_mode == "frag" and (block_m, d) != (64, 128)):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / 2 / dq_split >= 32; tma: 1; rows: "
-                               f"block_m 128); got block_m={block_m}, stages={stages}, "
+                               f"block_m 128; frag: block_m 64 at d 128); got block_m={block_m}, stages={stages}, "
                                f"dq_split={dq_split}, dq_mode={dq_mode!r} at d={d}")
 
 
@@ -182,10 +184,24 @@ def _smem_layout(rows: int, d: int, fp16: bool):
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False):
+def frag_index(block_m: int, d: int):
+    """For "frag": offset[r, c] of element (r, c) of a block's block_m x d dQ inside that block's stretch of the
+    buffer (numpy, int64): consumer c // (d / 2)'s piece, then _ws_bwd_dq.frag_order's order (j, w, r8, q, i, p)
+    for row 16 w + 8 i + r8 and column 8 j + 2 q + p of the piece. The kernel's reshape and the cast's inverse spell
+    the same map; the CPU tests check this one against both."""
+    import numpy as np
+    r, c = np.meshgrid(np.arange(block_m), np.arange(d), indexing="ij")
+    cid, cc = c // (d // 2), c % (d // 2)
+    w, i, r8 = r // 16, (r // 8) % 2, r % 8
+    j, q, p = cc // 8, (cc // 2) % 4, cc % 2
+    return (cid * (block_m * d // 2) + j * 512 + w * 128 + r8 * 16 + q * 4 + i * 2 + p).astype(np.int64)
+
+
+def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "cols"):
     """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores and adds
-    clip); dq_acc's (fp32, B*H*Nq rows) boxes are one consumer's d / 2 columns of block_m rows (TMA modes), or with
-    dq_rows its block_m / 2 rows of all d columns ("rows")."""
+    clip); dq_acc's (fp32) boxes are one consumer's d / 2 columns of block_m rows (dq_layout "cols", the TMA modes'
+    B*H*Nq rows of d), its block_m / 2 rows of all d columns ("rows"), or its piece as block_m * d / 64 rows of 32
+    ("frag": B*H rows of Tq * block_m * d, pieces in frag_index's order)."""
     from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     d = q.shape[3]
@@ -194,10 +210,15 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_rows: bool = False
     def desc(x, rows):
         x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
-    acc3 = dq_acc.view(q.shape[0] * q.shape[1], q.shape[2], d)
-    box = [1, block_m // 2, d] if dq_rows else [1, block_m, d // 2]
-    dq_desc = TensorDescriptor(acc3, list(acc3.shape), list(acc3.stride()), box,
-                               gl.NVMMASharedLayout.get_default_for(box, gl.float32))
+    if dq_layout == "frag":
+        acc3 = dq_acc.view(q.shape[0] * q.shape[1], -1, 32)
+        box = [1, block_m * d // 64, 32]
+        layout = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=3)
+    else:
+        acc3 = dq_acc.view(q.shape[0] * q.shape[1], q.shape[2], d)
+        box = [1, block_m // 2, d] if dq_layout == "rows" else [1, block_m, d // 2]
+        layout = gl.NVMMASharedLayout.get_default_for(box, gl.float32)
+    dq_desc = TensorDescriptor(acc3, list(acc3.shape), list(acc3.stride()), box, layout)
     return desc(q, block_m), desc(do, block_m), desc(k, 64), desc(v, 64), desc(dk, 64), desc(dv, 64), dq_desc
 
 
@@ -213,7 +234,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
-    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, dq_mode == "rows"))}
+    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, _dq_layout(dq_mode)))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", qk_inv="fp32", sm_scale="fp32", n_q="i32",
                n_k="i32", n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
                groups="i32")
@@ -223,6 +244,10 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
                   EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first, PREFETCH=prefetch)
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
+
+
+def _dq_layout(dq_mode: str) -> str:
+    return dq_mode if dq_mode in ("rows", "frag") else "cols"
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
@@ -275,10 +300,12 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
     dk, dv = (torch.empty((b, h, n_k, d), dtype=k.dtype, device=k.device) for _ in range(2))   # per query head
-    dq_acc = torch.zeros((b * h * n_q, d), dtype=torch.float32, device=q.device)
+    tq = triton.cdiv(n_q, bm)                         # "frag": whole blocks per head, in frag_index's order
+    dq_acc = torch.zeros((b * h * tq * bm, d) if mode == "frag" else (b * h * n_q, d), dtype=torch.float32,
+                         device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
-    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm, mode == "rows")
+    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm, _dq_layout(mode))
     if table:                                         # per key its query rows (1 or B, Nk, 2), per key block its
         keyb = variants.key_bounds(variant, n_q, n_k, q.device)         # query-block ranges (1 or B, Tk, 4)
         tiles = variants.tables(variant, n_q, n_k, q.device, bm, BLOCK_N, by_key=True)[1]
@@ -296,8 +323,12 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
-    total = dq_acc.numel()
-    dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
+    if mode == "frag":                                # one program per block's piece: back to row order
+        from ._ws_bwd_cast import dq_cast_frag
+        dq_cast_frag[(b * h * tq * 2,)](dq_acc, dq, n_q, tq, sm_scale, BM=bm, D=d)
+    else:
+        total = dq_acc.numel()
+        dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)
     if h_kv != h:                                     # GQA: each K/V head's gradient is its group's sum
         dk, dv = (x.view(b, h_kv, h // h_kv, n_k, d).sum(2, dtype=torch.float32).to(k.dtype) for x in (dk, dv))
     return dq, dk, dv

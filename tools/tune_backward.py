@@ -77,7 +77,8 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # tiles that compiled for sm_90 under triton 3.6 (`python -m tools.compile_check --ws-bwd`); "split" adds each dQ
 # element once per 128 keys by column-pair atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends
 # split's dQ piece by TMA reduce-add (32 KB more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging
-# buffers, "rows" as "tma2" with each consumer's piece half the rows (block_m 128). A 7-tuple adds (stats_acc,
+# buffers, "rows" as "tma2" with each consumer's piece half the rows (block_m 128), "frag" as "tma2" with the piece
+# staged in the accumulator's order (d 128). A 7-tuple adds (stats_acc,
 # early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators, EARLY_DQ);
 # (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first (dQ's MMAs before
 # dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and delta loaded a query
@@ -94,7 +95,10 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2,
                       (64, 2, 1, True, "tma2"), (64, 3, 1, True, "tma"),
                       (64, 2, 1, True, "tma"), (64, 2, 1, True, "split"),
                       (64, 2, 1, True, "split-scalar"), (64, 3, 1, True, "split")],
-                 128: [(64, 2, 1, True, "tma2", True, False, False, 2), (64, 2, 1, True, "tma2", True, False),
+                 128: [(64, 3, 1, True, "frag", True, False, False, 2), (64, 3, 1, True, "frag", True, False),
+                       (64, 3, 1, True, "frag", True, False, False, 1), (64, 3, 1, True, "frag", True, True),
+                       (64, 3, 1, True, "frag", True, False, True), (64, 2, 1, True, "frag", True, False, False, 2),
+                       (64, 2, 1, True, "tma2", True, False, False, 2), (64, 2, 1, True, "tma2", True, False),
                        (64, 2, 1, True, "tma2", True, False, False, 1), (64, 3, 1, True, "tma2", True, False, False, 2),
                        (64, 2, 1, True, "tma2", True, False, True),
                        (64, 2, 1, True, "tma3", True, False, True), (64, 3, 1, True, "tma2", True, False, True),
@@ -276,7 +280,7 @@ def main(argv=None):
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     ap.add_argument("--rounds", type=int, default=1, help="fused/ws: time every run this many times, in rotated "
                     "order; ms is the median (each round is recorded)")
-    ap.add_argument("--dq-mode", nargs="+", choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows"],
+    ap.add_argument("--dq-mode", nargs="+", choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows", "frag"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     ap.add_argument("--only", nargs="+", default=[], metavar="NAME",
                     help="fused/ws: only these candidates, by the name the recorded files give them, e.g. "

@@ -186,7 +186,7 @@ def test_configs_fit_shared_memory_and_registers():
         assert ws_bwd.smem_bytes(d, bm, stages) < ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) <= ws_bwd.SMEM_BYTES
         assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=2) == \
             ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode) + 2 * stages * bm * 4     # lse and delta per stage
-        assert mode == ("rows" if d == 64 else "tma2")   # measured fastest (test_recorded_figures_are_the_files)
+        assert mode == ("rows" if d == 64 else "frag")   # measured fastest (test_recorded_figures_are_the_files)
         pf = ws_bwd.prefetch_for(d, mode)
         assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= ws_bwd.SMEM_BYTES
         ws_bwd.check_tiles(d, bm, stages, split, mode, prefetch=pf)
@@ -195,7 +195,7 @@ def test_configs_fit_shared_memory_and_registers():
 def test_dq_mode_checks():
     """dq_mode must be a DQ_MODES key ("partial" is retired, with its reason); "split" MMAs cover d / 2 / dq_split
     >= 32 columns."""
-    assert set(ws_bwd.DQ_MODES) == {"split", "split-scalar", "tma", "tma2", "tma3", "rows"}
+    assert set(ws_bwd.DQ_MODES) == {"split", "split-scalar", "tma", "tma2", "tma3", "rows", "frag"}
     assert set(ws_bwd.RETIRED) == {"partial"} and 0 not in ws_bwd.DQ_MODES.values()
     with pytest.raises(fk.KernelInputError, match="'partial' is retired: it raced or faulted"):
         ws_bwd.check_tiles(128, 64, 2, 1, "partial")
@@ -205,6 +205,11 @@ def test_dq_mode_checks():
     ws_bwd.check_tiles(64, 128, 2, 1, "rows")             # "rows": half of block_m's rows per consumer, >= 64
     with pytest.raises(fk.KernelInputError, match="rows: block_m 128"):
         ws_bwd.check_tiles(64, 64, 2, 1, "rows")
+    for stages in (2, 3):                                 # "frag": 64 x 64 pieces, block_m 64 at d = 128 only
+        ws_bwd.check_tiles(128, 64, stages, 1, "frag", prefetch=2)
+    for d, bm, split in [(64, 128, 1), (64, 64, 1), (128, 128, 1), (128, 64, 2)]:
+        with pytest.raises(fk.KernelInputError, match="frag: block_m 64 at d 128|dq_split"):
+            ws_bwd.check_tiles(d, bm, 2, split, "frag")
     for d, mode, split in [(64, "split", 2), (64, "split-scalar", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
                            (128, "tma", 2), (64, "tma2", 2), (64, "tma3", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
@@ -390,6 +395,7 @@ _env.INTERPRET = False
 from flashviz_kernels import ws_bwd
 from tools.compile_check import compile_sm90_bwd
 bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
+stages = {stages} or stages
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
                      early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa},
                      prefetch={prefetch})
@@ -397,7 +403,7 @@ k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
                       tma=ptx.count("cp.async.bulk.tensor"), shared=k.metadata.shared,
                       atom=ptx.count("atom.global"), red_v2=ptx.count("red.relaxed.gpu.global.add.v2.f32"),
-                      tma_add=ptx.count("cp.reduce.async.bulk.tensor"),
+                      tma_add=ptx.count("cp.reduce.async.bulk.tensor"), st_v4=len(re.findall(r"st\\.shared(?:::cta)?\\.v4\\.b32", ptx)),
                       mbar_init=ptx.count("mbarrier.init"),
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
                       warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
@@ -410,15 +416,24 @@ SPILL_BOUND = 1280
 SPILL_BOUND_DEFAULT = 192                 # the mode CONFIGS runs
 
 
-def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False, prefetch=None) -> dict:
+def _stages(d, mode) -> int:
+    """CONFIGS' ring stages at d, or 2 where `mode` does not fit them ("tma3"'s four staging buffers at d = 128)."""
+    bm, stages = ws_bwd.CONFIGS[d][:2]
+    fits = ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=ws_bwd.prefetch_for(d, mode)) <= ws_bwd.SMEM_BYTES
+    return stages if fits else 2
+
+
+def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False, prefetch=None, stages=None) -> dict:
     """The COMPILE script's report for one build, in a child process with TRITON_INTERPRET=0 (prefetch None: what a
-    launch in `mode` runs, ws_bwd.prefetch_for: the table's in the TMA modes, 0 in the others)."""
+    launch in `mode` runs, ws_bwd.prefetch_for: the table's in the TMA modes, 0 in the others; stages None:
+    _stages)."""
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     prefetch = ws_bwd.prefetch_for(d, mode, prefetch)
-    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa, prefetch=prefetch)
+    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa, prefetch=prefetch,
+                          stages=stages or _stages(d, mode))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -443,19 +458,21 @@ def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
 def test_row_statistics_in_registers_spill_at_d128(causal):
     """What the Backward page says: holding lse and delta in registers through the softmax makes ptxas spill at
     d = 128 (572-688 B per thread with triton 3.6); starting the accumulators from them leaves a fraction."""
-    held = _compiled(128, causal, "fp16", "tma2", acc=False, prefetch=0)["ptxas_spills"][0]   # as the page's file
-    started = _compiled(128, causal, "fp16", "tma2", acc=True, prefetch=0)["ptxas_spills"][0]    # timed them
+    held = _compiled(128, causal, "fp16", "tma2", acc=False, prefetch=0, stages=2)["ptxas_spills"][0]   # as the
+    started = _compiled(128, causal, "fp16", "tma2", acc=True, prefetch=0, stages=2)["ptxas_spills"][0]  # page's file
     assert held >= 512 and started * 4 <= held, (held, started)
 
 
 @pytest.mark.parametrize("mode,d,causal,dtype", [
     *((m, d, c, t) for m in ("split", "tma", "tma2", "tma3")
       for d, c, t in ((64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"), (128, True, "fp16"))),
-    ("rows", 64, False, "fp16"), ("rows", 64, True, "bf16")])           # "rows": block_m 128, so d = 64 only
+    ("rows", 64, False, "fp16"), ("rows", 64, True, "bf16"),            # "rows": block_m 128, so d = 64 only
+    ("frag", 128, False, "bf16"), ("frag", 128, True, "fp16")])         # "frag": block_m 64 at d = 128 only
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "split"
     adds each consumer's BM x d/2 piece of dQ by column pairs (v2) and initialises its two dS barriers; "tma" adds
-    that piece by TMA reduce-adds only (no per-thread atomics)."""
+    that piece by TMA reduce-adds only (no per-thread atomics); "frag" stages it with 16-byte stores (the others with
+    8-byte ones)."""
     got = _compiled(d, causal, dtype, mode)
     assert got["wgmma"] > 0 and got["tma"] > 0
     assert got["ptxas_spills"] is not None and got["ptxas_spills"][0] <= SPILL_BOUND
@@ -465,12 +482,18 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     creg, preg, maxnreg = ws_bwd.REGS
     assert preg in regs and creg in regs
     assert got["warps"] == 12 and got["maxnreg"] == [str(maxnreg)]
-    bm, stages = ws_bwd.CONFIGS[d][:2]
+    bm, stages = ws_bwd.CONFIGS[d][0], _stages(d, mode)
     pf = ws_bwd.prefetch_for(d, mode)                  # prefetch 2 adds each stage's lse and delta
     assert ws_bwd.smem_bytes(d, bm, stages, dq_mode=mode, prefetch=pf) <= got["shared"] <= ws_bwd.SMEM_BYTES
     # "split": in each of 2 consumers' 2 query-block loops (masked band, the rest), BM x d / 2 fp32 adds over 128
     # threads, as column pairs
     pairs = 2 * 2 * bm * (d // 2) // 128 // 2
+    # "frag": each consumer's 64 x 64 piece as 8 16-byte stores per thread, in both loops of both consumers; "tma2"
+    # stores the same piece 8 bytes at a time
+    if mode == "frag":
+        assert got["st_v4"] >= 2 * 2 * 8
+    elif mode == "tma2" and d == 128:
+        assert got["st_v4"] == 0
     if mode in ws_bwd.TMA_MODES:                     # one reduce site per consumer partition per loop
         assert got["atom"] == 0 and got["red_v2"] == 0 and got["tma_add"] == 2 * 2
         assert got["mbar_init"] >= 2 * stages + 1 + 2 * (1 if mode == "tma" else 2)   # + ds_ready/ds_free slots
@@ -492,3 +515,44 @@ def test_stats_acc_only_where_the_start_cannot_overflow():
     assert np.isfinite(np.float32(-lse2) * np.float32(1.0 / qk))
     with np.errstate(over="ignore"):
         assert not np.isfinite(np.float32(-lse2) * np.float32(1.0 / (1e-38 * ws_bwd.LOG2E)))
+
+
+def _spelled(src: str, call: str) -> list:
+    """The int list of the first `call(x, [...])` in src."""
+    return [int(v) for v in re.search(re.escape(call) + r"\(\w+, \[([\d, ]+)\]\)", src).group(1).split(",")]
+
+
+def test_frag_order_is_a_relabelling_the_cast_undoes():
+    """"frag" (the d = 128 default): the kernel writes each 64 x 64 dQ piece in _ws_bwd_dq.frag_order's order and the
+    cast pass reads it back. ws_bwd.frag_index (the map, numpy) is a permutation of the block's stretch; the kernel's
+    reshape / permute, as spelled in its source and run in numpy, puts every element where frag_index says; the
+    cast kernel (Triton's interpreter here) recovers a float64 dQ from a buffer filled by frag_index, ragged Nq
+    included."""
+    import numpy as np
+    import triton
+    from pathlib import Path
+
+    from flashviz_kernels._ws_bwd_cast import dq_cast_frag
+    bm, d = 64, 128
+    idx = ws_bwd.frag_index(bm, d)
+    assert idx.shape == (bm, d) and sorted(idx.ravel().tolist()) == list(range(bm * d))
+    src = (Path(ws_bwd.__file__).parent / "_ws_bwd_dq.py").read_text()
+    body = src[src.index("def frag_order"):]
+    split, perm = _spelled(body, "gl.reshape"), _spelled(body, "gl.permute")
+    piece = np.random.default_rng(0).standard_normal((bm, d))
+    for cid in (0, 1):                                   # each consumer's columns, laid out as the kernel stores them
+        half = piece[:, cid * 64:(cid + 1) * 64]
+        flat = half.reshape(split).transpose(perm).reshape(-1)
+        assert np.array_equal(flat[idx[:, cid * 64:(cid + 1) * 64] - cid * bm * d // 2], half)
+    b, h, n_q = 2, 3, 150                                # ragged: the last block has 22 of 64 rows
+    tq = triton.cdiv(n_q, bm)
+    want = torch.randn(b * h, tq * bm, d, dtype=torch.float64)
+    acc = torch.empty(b * h, tq * bm * d, dtype=torch.float32)
+    flat_idx = torch.from_numpy(idx).reshape(-1)
+    for blk in range(tq):
+        acc[:, blk * bm * d + flat_idx] = want[:, blk * bm:(blk + 1) * bm].reshape(b * h, -1).float()
+    out = torch.full((b, h, n_q, d), float("nan"), dtype=torch.float16)
+    dq_cast_frag[(b * h * tq * 2,)](acc, out, n_q, tq, 0.5, BM=bm, D=d)
+    ref = 0.5 * want[:, :n_q].reshape(b, h, n_q, d)
+    assert torch.isfinite(out).all()
+    assert (out.double() - ref).abs().max().item() <= 2 ** -10 * ref.abs().max().item()

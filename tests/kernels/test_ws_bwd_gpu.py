@@ -4,8 +4,8 @@ run: no CUDA, not sm_90, not the verified triton).
 Gradients against float64 torch autograd, idiom max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps
 (helpers.backward.check with kind="ws"); rows that see no key get zero gradients (check asserts it); non-finite
 values in another head do not leak; the peak extra memory the module docstring states, measured. The gradient tests
-run every dQ mode that takes block_m 64 ("split", "tma", "tma2", "tma3"; ws_bwd.DQ_MODES; "split-scalar" only in
-the tile test below, "rows" in its own).
+run every dQ mode that takes block_m 64 ("split", "tma", "tma2", "tma3", "frag": d = 128 only; ws_bwd.DQ_MODES;
+"split-scalar" only in the tile test below, "rows" in its own).
 """
 import pytest
 import torch
@@ -16,14 +16,19 @@ from helpers.backward import EPS, check, check_peak_extra_memory, inputs
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("needs_ws_bwd")]   # skipped, with the reason, where it cannot run
 
 
-@pytest.fixture(params=["split", "tma", "tma2", "tma3"])
+@pytest.fixture(params=["split", "tma", "tma2", "tma3", "frag"])
 def dq_mode(request, monkeypatch):
-    """Every ws backward of the test runs this dq_mode (kind="ws" takes the backward table's launch)."""
-    from helpers.dispatch import ws_bwd_launch
-    from flashviz_kernels import ws_bwd
-    ws_bwd_launch(monkeypatch, dq_mode=request.param)
-    assert all(cfg[4] == request.param for cfg in ws_bwd.CONFIGS.values())
-    return request.param
+    """Every ws backward of the test runs this dq_mode (kind="ws" takes the backward table's launch): "frag" is the
+    table's at d = 128 (d = 64 keeps its own); the others at both head dims, with 2 ring stages at d = 128 (as they
+    were timed there; "tma3" fits no more)."""
+    from flashviz_kernels import backward_table, ws_bwd
+    mode = request.param
+    assert ws_bwd.CONFIGS[128][4] == "frag"
+    rows = tuple(r if mode == "frag" else r.but(dq_mode=mode, **({"stages": 2} if r.d[0] == 128 else {}))
+                 for r in backward_table.WS_BWD_LAUNCHES)
+    monkeypatch.setattr(backward_table, "WS_BWD_LAUNCHES", rows)
+    assert ws_bwd.CONFIGS[128][4] == mode and (mode == "frag" or ws_bwd.CONFIGS[64][4] == mode)
+    return mode
 
 
 @pytest.mark.parametrize("n", [1, 17, 1000, 4093])
@@ -77,7 +82,8 @@ def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first):
     (128, 64, 2, 2, True, "split"), (128, 64, 3, 1, False, "split-scalar"), (64, 128, 2, 1, True, "split"),
     (128, 64, 3, 1, False, "tma"), (64, 128, 2, 1, True, "tma"), (64, 64, 4, 1, True, "tma"),
     (128, 64, 2, 1, False, "tma2"), (64, 64, 2, 1, True, "tma2"), (64, 64, 4, 1, True, "tma3"),
-    (128, 64, 2, 1, True, "tma3")])
+    (128, 64, 2, 1, True, "tma3"), (128, 64, 2, 1, False, "frag"), (128, 64, 3, 1, True, "frag"),
+    (128, 64, 3, 1, True, "tma2")])
 def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
@@ -107,13 +113,29 @@ def test_ws_bwd_schedules(d, stats_acc, early_dq, dq_first, prefetch, mode, scal
     gradients within the fp16 naive bound, also at sm_scale 0 (where the accumulator start cannot apply: there is no
     1 / qk_scale), a negative sm_scale (attention_backward takes both; the fast forward does not, so the naive one
     makes o and lse there) and 1e-30, below ws_bwd.STATS_ACC_MIN_SCALE (the statistics are held in registers there;
-    every P is about 1 / Nk)."""
+    every P is about 1 / Nk). At d = 128 with 2 ring stages, as these modes were timed there."""
+    _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, 2 if d == 128 else None)
+
+
+@pytest.mark.parametrize("stats_acc,early_dq,dq_first,prefetch,scale", [
+    (True, False, False, 2, None), (True, False, False, 0, None), (True, False, False, 1, None),
+    (True, True, False, 0, None), (True, False, True, 0, None), (True, False, False, 2, 0.0),
+    (False, False, False, 2, -0.07), (True, False, False, 2, 1e-30)])
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000), (True, 4093, 4093)])
+def test_ws_bwd_frag_schedules(stats_acc, early_dq, dq_first, prefetch, scale, stages, causal, nq, nk):
+    """"frag" (d = 128's default: dQ staged in the accumulator's order, put back by the cast pass) under every
+    schedule switch, 2 or 3 ring stages, ragged Nq: as test_ws_bwd_schedules."""
+    _check_schedule(128, stats_acc, early_dq, dq_first, prefetch, "frag", scale, causal, nq, nk, stages)
+
+
+def _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, stages=None):
     from flashviz_kernels import ws_bwd
     q, k, v, do, _ = inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
-                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch)
+                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch, stages=stages)
 
     def grads(dtype):
         xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
