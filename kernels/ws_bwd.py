@@ -8,25 +8,25 @@ asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV
 with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
 (dq_mode, DQ_MODES): "split" (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2
 columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA
-reduce-add from shared memory, so the consumers issue no atomics at all; "tma2", the default at d = 128, is "tma" with
-two dS slots, so the two consumers wait for each other one block later; "rows", the default at d = 64 (block_m 128),
-is "tma2" with each consumer's piece half the rows of all d columns (FlashAttention-3's split there: one N = 64 MMA
-chain instead of two N = 32 ones). A last pass scales and casts the fp32 buffer. dK and dV stay in registers for the
-whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's accumulators
-(STATS_ACC), so they take no registers through the softmax, and arrive with Q_i and dO_i: the producer loads them
-into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs. kernels/_ws_bwd_gluon.py
-holds the kernel.
+reduce-add from shared memory, so the consumers issue no atomics at all; "tma2" is "tma" with two dS slots, so the
+two consumers wait for each other one block later; "frag", the default at d = 128, is "tma2" with the piece staged in
+the MMA accumulator's own order (16-byte stores, no bank conflicts; the fp32 buffer keeps that order and the cast
+pass restores rows); "rows", the default at d = 64 (block_m 128), is "tma2" with each consumer's piece half the rows
+of all d columns (FlashAttention-3's split there: one N = 64 MMA chain instead of two N = 32 ones). A last pass
+scales and casts the fp32 buffer. dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse
+and delta start S^T's and dP^T's accumulators (STATS_ACC), so they take no registers through the softmax, and arrive
+with Q_i and dO_i: the producer loads them into the ring stage (prefetch 2), so no L2 round trip sits before a
+block's first MMAs. kernels/_ws_bwd_gluon.py holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
 program reads its query head's K/V head and writes dK/dV per query head into (B, H, Nk, d) buffers, which are then
 summed over each group in float32. Masks beyond causal (sliding windows, packed documents: variant=) read the
 host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is not bitwise reproducible from run to
-run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with dlse);
-tests/kernels/test_ws_bwd_gpu.py measures it.
-Why it exists: the fastest of our backwards in every H200 cell (assets/benchmarks/tune/
-nvidia-h200-backward-ws-2026-12-02b.json, the file kernels/backward_table.py names); the Triton ones cannot
-overlap dQ's reduction with the next block's MMAs this way.
+run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with
+dlse; "frag": Nq rounded up to block_m in the dQ buffer); tests/kernels/test_ws_bwd_gpu.py measures it.
+Why it exists: the fastest of our backwards in every H200 cell (the tune files kernels/backward_table.py names for
+d = 64 and 128); the Triton ones cannot overlap dQ's reduction with the next block's MMAs this way.
 When it runs: kind="ws", or "auto" where kernels/backward_table.py's ROUTES say it measured faster (plain or causal,
 windows, documents and GQA at d 64 and 128), with that table's WS_BWD_LAUNCHES; only on a (triton, GPU) pair
 kernels/gates.py verifies for "ws-backward"; if it fails to compile or launch, autograd says so once and runs the

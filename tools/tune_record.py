@@ -19,7 +19,8 @@ def driver() -> str | None:
 
 
 def commit() -> str | None:
-    """FLASHVIZ_GIT_COMMIT (a device copy has no .git), else the checkout's HEAD, else None."""
+    """FLASHVIZ_GIT_COMMIT (a device copy's .git, where it has one, is the last landed commit, not the tree it
+    runs), else the checkout's HEAD, else None."""
     if os.environ.get("FLASHVIZ_GIT_COMMIT"):
         return os.environ["FLASHVIZ_GIT_COMMIT"]
     try:

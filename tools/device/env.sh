@@ -53,6 +53,8 @@ PY
 # --dist load by default: with loadfile, test_ws_bwd_gpu.py's 210 tests sat on one worker and never finished
 fv_suite() {
     local label=$1; shift
+    # the summary's commit: the device copy's git HEAD is the last landed commit, not the tree that runs
+    [ -n "$FLASHVIZ_GIT_COMMIT" ] || { echo "fv_suite: export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; return 1; }
     python3 -m tools.suite_summary --out "$OUT/$label.json" --junit "$OUT/$label.xml" \
         --timeout-s "${FV_SUITE_S:-420}" -- -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" --dist "${FV_DIST:-load}" \
         --continue-on-collection-errors "$@" > "$OUT/$label.log" 2>&1
