@@ -33,7 +33,7 @@ def dq_piece(ds_smem, k_smem, slot, zq, CID: gl.constexpr, BM: gl.constexpr, D: 
              DQ_MODE: gl.constexpr):
     """Issue this consumer's dQ_i piece over all 128 keys: columns [CID d/2, (CID + 1) d/2), or with DQ_MODE 6
     ("rows") rows [CID BM/2, (CID + 1) BM/2) of all d columns (one N = d MMA chain, not two of N = d / 2)."""
-    if DQ_MODE == 6:
+    if DQ_MODE == 6 or DQ_MODE == 8:
         tok = dq_rows_mmas(ds_smem, k_smem, slot, zq, CID * (BM // 2), BM // 2)
     else:
         tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2), D // 2)
@@ -82,13 +82,13 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     NBUF: gl.constexpr = 2 if DQ_MODE == 5 else 1
     buf = dq_smem.index((c & (NBUF - 1)) * 2 + CID)          # c % NBUF, NBUF 1 or 2
     tma.store_wait(NBUF - 1)                          # the reduce that last read buf (block c - NBUF) is done
-    if DQ_MODE == 7:                                  # "frag": the accumulator's order, 16-byte stores
+    if DQ_MODE == 7 or DQ_MODE == 8:                  # "frag", "rows-frag": the accumulator's order
         buf.store(frag_order(dq))
     else:
         buf.store(dq)
     fence_async_shared()
     if n_dq > 0:                                      # (0: timing without the adds)
-        if DQ_MODE == 7:                              # piece (block, CID): FR rows of 32 from (2 block + CID) FR
+        if DQ_MODE == 7 or DQ_MODE == 8:              # piece (block, CID): FR rows of 32 from (2 block + CID) FR
             FR: gl.constexpr = BM * D // 64
             tma_add(desc_dq, [gl.program_id(1), (start // BM * 2 + CID) * FR, 0], buf.reshape([1, FR, 32]))
         elif DQ_MODE == 6:
@@ -99,7 +99,8 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
 
 @gluon.jit
 def frag_order(dq):
-    """The BM x d/2 = 64 x 64 piece (rows 16 w + 8 i + r, columns 8 j + 2 q + p) as 128 rows of 32 in the order
+    """A 64 x 64 piece ("frag": BM x d/2, "rows-frag": BM/2 x d; rows 16 w + 8 i + r, columns 8 j + 2 q + p) as
+    128 rows of 32 in the order
     (j, w, r, q, i, p): the order the wgmma accumulator holds it in (warp w, lane 4 r + q, registers (j, i, p)), so
     each thread's four (i, p) values are one 16-byte store and each warp's store is 512 contiguous bytes (no bank
     conflicts). ws_bwd.frag_index and the cast kernel undo it. A relabelling: no data moves between threads."""

@@ -44,7 +44,8 @@ not c - 1. DQ_MODE 6 ("rows", FlashAttention-3's split at d = 64, BM = 128): "tm
 rows [c BM/2, (c + 1) BM/2) of all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA
 chain instead of N = d / 2. DQ_MODE 7 ("frag", the default at d = 128): "tma2" with the piece staged in the
 accumulator's own order (_ws_bwd_dq.frag_order: 16-byte stores, no bank conflicts) and added into a dQ buffer kept
-in that order, which the cast pass (_ws_bwd_cast.py) puts back in row order.
+in that order, which the cast pass (_ws_bwd_cast.py) puts back in row order. DQ_MODE 8 ("rows-frag"): "rows"
+staged as "frag" stages (the piece is 64 x 64 in both: d = 64, BM = 128).
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills
@@ -202,8 +203,9 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     stat_base = bh.to(gl.int64) * n_q
     dq_base = DQ + stat_base * D
     zs = gl.zeros([64, BM], gl.float32, s_layout)
-    DP: gl.constexpr = D if DQ_MODE == 6 else D // DQ_SPLIT // 2      # dQ columns per MMA
-    MQ: gl.constexpr = BM // 2 if DQ_MODE == 6 else BM    # and rows ("rows": BM / 2 of all d; split: d / 2 of BM)
+    ROWS: gl.constexpr = DQ_MODE == 6 or DQ_MODE == 8   # "rows", "rows-frag": BM / 2 of all d; else d / 2 of BM
+    DP: gl.constexpr = D if ROWS else D // DQ_SPLIT // 2      # dQ columns per MMA
+    MQ: gl.constexpr = BM // 2 if ROWS else BM                # and rows
     dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                         instr_shape=[16, DP, 16])
     zq = gl.zeros([MQ, DP], gl.float32, dq_layout)
@@ -450,7 +452,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
         mbarrier.init(ds_free.index(i), count=2)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
-    if DQ_MODE == 7:                                  # "frag": each consumer's piece as 128 rows of 32, unswizzled
+    if DQ_MODE == 7 or DQ_MODE == 8:                  # "frag", "rows-frag": each piece as 128 rows of 32, unswizzled
         dq_smem = gl.allocate_shared_memory(gl.float32, [2, BM * D // 64, 32],
                                             gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=2))
     elif DQ_MODE == 6:                                # "rows": each consumer's BM/2 x d piece

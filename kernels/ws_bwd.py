@@ -52,9 +52,10 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
 # 128 only); "frag" as "tma2" with the piece staged in the MMA accumulator's own order
 # (16-byte stores, no bank conflicts) into a dQ buffer kept in that order, put back in row order by the cast pass
-# (frag_index; d 128, block_m 64 only)
-DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6, "frag": 7}
-TMA_MODES = ("tma", "tma2", "tma3", "rows", "frag")
+# (frag_index; d 128, block_m 64 only); "rows-frag" "rows" staged that way (d 64, block_m 128 only)
+DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6, "frag": 7, "rows-frag": 8}
+TMA_MODES = ("tma", "tma2", "tma3", "rows", "frag", "rows-frag")
+FRAG_TILES = {"frag": (64, 128), "rows-frag": (128, 64)}     # (block_m, d): the tiles whose pieces are 64 x 64
 # modes taken out, and why: "partial" (DQ_MODE 0, each consumer adding its own 64 keys' BM x d partial by scalar
 # atomics, slower than "split" in every tune run) raced under triton 3.8 and, with 2820011's loop trims, faulted
 # under 3.6 (with windows) and 3.7.1 (causal, d = 64) on an H200 while every other mode passed
@@ -153,7 +154,7 @@ def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: st
     """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
     their fp32 dQ pieces); prefetch 2: each ring stage's lse and delta (fp32, block_m each)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
-    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows", "frag") else 1
+    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows", "frag", "rows-frag") else 1
     stats = 2 * stages * block_m * 4 if prefetch == 2 else 0
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src + stats
 
@@ -171,11 +172,12 @@ def check_tiles(d: int, block_m: int, stages: int, dq_split: int, dq_mode: str, 
     smem = smem_bytes(d, block_m, stages, itemsize, dq_mode, prefetch)
     if block_m not in (64, 128) or not 2 <= stages <= 4 or smem > SMEM_BYTES or dq_split not in (1, 2) or \
             cols < 32 or (dq_mode in TMA_MODES and dq_split != 1) or \
-            (dq_mode == "rows" and block_m != 128) or (dq_mode == "frag" and (block_m, d) != (64, 128)):
+            (dq_mode == "rows" and block_m != 128) or \
+            FRAG_TILES.get(dq_mode, (block_m, d)) != (block_m, d):
         raise KernelInputError(f"the ws backward runs block_m 64 or 128 with 2..4 stages in {SMEM_BYTES // 1024} KB "
                                f"of shared memory and dq_split 1 or 2 (d / 2 / dq_split >= 32; tma: 1; rows: "
-                               f"block_m 128; frag: block_m 64 at d 128); got block_m={block_m}, stages={stages}, "
-                               f"dq_split={dq_split}, dq_mode={dq_mode!r} at d={d}")
+                               f"block_m 128; frag: block_m 64 at d 128; rows-frag: block_m 128 at d 64); got "
+                               f"block_m={block_m}, stages={stages}, dq_split={dq_split}, dq_mode={dq_mode!r} at d={d}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -184,14 +186,17 @@ def _smem_layout(rows: int, d: int, fp16: bool):
     return gl.NVMMASharedLayout.get_default_for([1, rows, d], gl.float16 if fp16 else gl.bfloat16)
 
 
-def frag_index(block_m: int, d: int):
-    """For "frag": offset[r, c] of element (r, c) of a block's block_m x d dQ inside that block's stretch of the
-    buffer (numpy, int64): consumer c // (d / 2)'s piece, then _ws_bwd_dq.frag_order's order (j, w, r8, q, i, p)
-    for row 16 w + 8 i + r8 and column 8 j + 2 q + p of the piece. The kernel's reshape and the cast's inverse spell
-    the same map; the CPU tests check this one against both."""
+def frag_index(block_m: int, d: int, rows: bool = False):
+    """For "frag" ("rows-frag" with rows): offset[r, c] of element (r, c) of a block's block_m x d dQ inside that
+    block's stretch of the buffer (numpy, int64): consumer c // (d / 2)'s piece (rows: r // (block_m / 2)'s), then
+    _ws_bwd_dq.frag_order's order (j, w, r8, q, i, p) for row 16 w + 8 i + r8 and column 8 j + 2 q + p of the
+    piece. The kernel's reshape and the cast's inverse spell the same map; the CPU tests check this one against
+    both."""
     import numpy as np
     r, c = np.meshgrid(np.arange(block_m), np.arange(d), indexing="ij")
     cid, cc = c // (d // 2), c % (d // 2)
+    if rows:
+        cid, r, cc = r // (block_m // 2), r % (block_m // 2), c
     w, i, r8 = r // 16, (r // 8) % 2, r % 8
     j, q, p = cc // 8, (cc // 2) % 4, cc % 2
     return (cid * (block_m * d // 2) + j * 512 + w * 128 + r8 * 16 + q * 4 + i * 2 + p).astype(np.int64)
@@ -201,7 +206,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "col
     """TMA descriptors over 3-D views (B*H, N, d): a box stops at its head's end (zeros past it, stores and adds
     clip); dq_acc's (fp32) boxes are one consumer's d / 2 columns of block_m rows (dq_layout "cols", the TMA modes'
     B*H*Nq rows of d), its block_m / 2 rows of all d columns ("rows"), or its piece as block_m * d / 64 rows of 32
-    ("frag": B*H rows of Tq * block_m * d, pieces in frag_index's order)."""
+    ("frag", "rows-frag": B*H rows of Tq * block_m * d, pieces in frag_index's order)."""
     from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     d = q.shape[3]
@@ -210,7 +215,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "col
     def desc(x, rows):
         x3 = x.view(x.shape[0] * x.shape[1], x.shape[2], d)
         return TensorDescriptor(x3, list(x3.shape), list(x3.stride()), [1, rows, d], _smem_layout(rows, d, fp16))
-    if dq_layout == "frag":
+    if dq_layout in FRAG_TILES:
         acc3 = dq_acc.view(q.shape[0] * q.shape[1], -1, 32)
         box = [1, block_m * d // 64, 32]
         layout = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=3)
@@ -247,7 +252,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
 
 
 def _dq_layout(dq_mode: str) -> str:
-    return dq_mode if dq_mode in ("rows", "frag") else "cols"
+    return dq_mode if dq_mode in ("rows", "frag", "rows-frag") else "cols"
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
@@ -301,7 +306,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
     dk, dv = (torch.empty((b, h, n_k, d), dtype=k.dtype, device=k.device) for _ in range(2))   # per query head
     tq = triton.cdiv(n_q, bm)                         # "frag": whole blocks per head, in frag_index's order
-    dq_acc = torch.zeros((b * h * tq * bm, d) if mode == "frag" else (b * h * n_q, d), dtype=torch.float32,
+    dq_acc = torch.zeros((b * h * tq * bm, d) if mode in FRAG_TILES else (b * h * n_q, d), dtype=torch.float32,
                          device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
@@ -323,9 +328,9 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
-    if mode == "frag":                                # one program per block's piece: back to row order
+    if mode in FRAG_TILES:                            # one program per block's piece: back to row order
         from ._ws_bwd_cast import dq_cast_frag
-        dq_cast_frag[(b * h * tq * 2,)](dq_acc, dq, n_q, tq, sm_scale, BM=bm, D=d)
+        dq_cast_frag[(b * h * tq * 2,)](dq_acc, dq, n_q, tq, sm_scale, BM=bm, D=d, ROWS=mode == "rows-frag")
     else:
         total = dq_acc.numel()
         dq_cast[(triton.cdiv(total, 1024),)](dq_acc, dq, total, sm_scale, BLOCK=1024)

@@ -178,7 +178,7 @@ def main(argv=None):
     ap.add_argument("--block-m", type=int, default=None, help="--ws-bwd: query rows per step instead of CONFIGS'")
     ap.add_argument("--dq-split", type=int, default=None, help="--ws-bwd: dQ MMAs per query block (d pieces)")
     ap.add_argument("--dq-mode", nargs="+", default=None,
-                    choices=["split", "split-scalar", "tma", "tma2", "tma3", "rows", "frag"],
+                    choices=["split", "split-scalar", "tma", "tma2", "tma3", "rows", "frag", "rows-frag"],
                     help="--ws-bwd: dQ modes to compile (default: split, tma, tma2)")
     ap.add_argument("--stats-acc", type=int, nargs="+", default=[1], choices=[0, 1],
                     help="--ws-bwd: 1 = lse/delta start the S^T/dP^T accumulators (the default), 0 = held in registers")

@@ -85,6 +85,7 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off.
 WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
                       (128, 2, 1, True, "rows", True, False, False, 1),
+                      (128, 2, 1, True, "rows-frag", True, False, False, 2),
                       (128, 2, 1, True, "rows", True, True),
                       (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
                       (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
@@ -281,7 +282,8 @@ def main(argv=None):
     ap.add_argument("--out", help="fused: write every number to this JSON file")
     ap.add_argument("--rounds", type=int, default=1, help="fused/ws: time every run this many times, in rotated "
                     "order; ms is the median (each round is recorded)")
-    ap.add_argument("--dq-mode", nargs="+", choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows", "frag"],
+    ap.add_argument("--dq-mode", nargs="+",
+                    choices=["split-scalar", "split", "tma", "tma2", "tma3", "rows", "frag", "rows-frag"],
                     help="ws: only the candidates of these dQ modes (ws_bwd.DQ_MODES)")
     ap.add_argument("--only", nargs="+", default=[], metavar="NAME",
                     help="fused/ws: only these candidates, by the name the recorded files give them, e.g. "

@@ -195,7 +195,7 @@ def test_configs_fit_shared_memory_and_registers():
 def test_dq_mode_checks():
     """dq_mode must be a DQ_MODES key ("partial" is retired, with its reason); "split" MMAs cover d / 2 / dq_split
     >= 32 columns."""
-    assert set(ws_bwd.DQ_MODES) == {"split", "split-scalar", "tma", "tma2", "tma3", "rows", "frag"}
+    assert set(ws_bwd.DQ_MODES) == {"split", "split-scalar", "tma", "tma2", "tma3", "rows", "frag", "rows-frag"}
     assert set(ws_bwd.RETIRED) == {"partial"} and 0 not in ws_bwd.DQ_MODES.values()
     with pytest.raises(fk.KernelInputError, match="'partial' is retired: it raced or faulted"):
         ws_bwd.check_tiles(128, 64, 2, 1, "partial")
@@ -210,6 +210,10 @@ def test_dq_mode_checks():
     for d, bm, split in [(64, 128, 1), (64, 64, 1), (128, 128, 1), (128, 64, 2)]:
         with pytest.raises(fk.KernelInputError, match="frag: block_m 64 at d 128|dq_split"):
             ws_bwd.check_tiles(d, bm, 2, split, "frag")
+    ws_bwd.check_tiles(64, 128, 2, 1, "rows-frag", prefetch=2)      # "rows-frag": block_m 128 at d = 64 only
+    for d, bm in [(64, 64), (128, 128), (128, 64)]:
+        with pytest.raises(fk.KernelInputError, match="rows-frag: block_m 128 at d 64"):
+            ws_bwd.check_tiles(d, bm, 2, 1, "rows-frag")
     for d, mode, split in [(64, "split", 2), (64, "split-scalar", 2), (64, "splitt", 1), (64, None, 1), (64, "", 1),
                            (128, "tma", 2), (64, "tma2", 2), (64, "tma3", 2)]:
         with pytest.raises(fk.KernelInputError, match="dq_mode" if mode in ("splitt", None, "") else "dq_split"):
@@ -468,7 +472,8 @@ def test_row_statistics_in_registers_spill_at_d128(causal):
     *((m, d, c, t) for m in ("split", "tma", "tma2", "tma3")
       for d, c, t in ((64, False, "fp16"), (64, True, "bf16"), (128, False, "bf16"), (128, True, "fp16"))),
     ("rows", 64, False, "fp16"), ("rows", 64, True, "bf16"),            # "rows": block_m 128, so d = 64 only
-    ("frag", 128, False, "bf16"), ("frag", 128, True, "fp16")])         # "frag": block_m 64 at d = 128 only
+    ("frag", 128, False, "bf16"), ("frag", 128, True, "fp16"),          # "frag": block_m 64 at d = 128 only
+    ("rows-frag", 64, False, "fp16"), ("rows-frag", 64, True, "bf16")])   # "rows-frag": block_m 128 at d = 64
 def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled). "split"
     adds each consumer's BM x d/2 piece of dQ by column pairs (v2) and initialises its two dS barriers; "tma" adds
@@ -491,7 +496,7 @@ def test_ws_backward_compiles_for_sm90(d, causal, dtype, mode):
     pairs = 2 * 2 * bm * (d // 2) // 128 // 2
     # "frag": each consumer's 64 x 64 piece as 8 16-byte stores per thread, in both loops of both consumers; "tma2"
     # stores the same piece 8 bytes at a time
-    if mode == "frag":
+    if mode in ws_bwd.FRAG_TILES:
         assert got["st_v4"] >= 2 * 2 * 8
     elif mode == "tma2" and d == 128:
         assert got["st_v4"] == 0
@@ -523,7 +528,8 @@ def _spelled(src: str, call: str) -> list:
     return [int(v) for v in re.search(re.escape(call) + r"\(\w+, \[([\d, ]+)\]\)", src).group(1).split(",")]
 
 
-def test_frag_order_is_a_relabelling_the_cast_undoes():
+@pytest.mark.parametrize("mode", ["frag", "rows-frag"])
+def test_frag_order_is_a_relabelling_the_cast_undoes(mode):
     """"frag" (the d = 128 default): the kernel writes each 64 x 64 dQ piece in _ws_bwd_dq.frag_order's order and the
     cast pass reads it back. ws_bwd.frag_index (the map, numpy) is a permutation of the block's stretch; the kernel's
     reshape / permute, as spelled in its source and run in numpy, puts every element where frag_index says; the
@@ -534,18 +540,19 @@ def test_frag_order_is_a_relabelling_the_cast_undoes():
     from pathlib import Path
 
     from flashviz_kernels._ws_bwd_cast import dq_cast_frag
-    bm, d = 64, 128
-    idx = ws_bwd.frag_index(bm, d)
+    bm, d = ws_bwd.FRAG_TILES[mode]
+    rows = mode == "rows-frag"                           # consumer c's piece: half the rows, all columns
+    idx = ws_bwd.frag_index(bm, d, rows=rows)
     assert idx.shape == (bm, d) and sorted(idx.ravel().tolist()) == list(range(bm * d))
     src = (Path(ws_bwd.__file__).parent / "_ws_bwd_dq.py").read_text()
     body = src[src.index("def frag_order"):]
     split, perm = _spelled(body, "gl.reshape"), _spelled(body, "gl.permute")
-    piece = np.random.default_rng(0).standard_normal((bm, d))
-    for cid in (0, 1):                                   # each consumer's columns, laid out as the kernel stores them
-        half = piece[:, cid * 64:(cid + 1) * 64]
-        flat = half.reshape(split).transpose(perm).reshape(-1)
-        assert np.array_equal(flat[idx[:, cid * 64:(cid + 1) * 64] - cid * bm * d // 2], half)
-    b, h, n_q = 2, 3, 150                                # ragged: the last block has 22 of 64 rows
+    block = np.random.default_rng(0).standard_normal((bm, d))
+    for cid in (0, 1):                                   # each consumer's 64 x 64 piece, laid out as the kernel does
+        part = np.s_[cid * 64:(cid + 1) * 64, :] if rows else np.s_[:, cid * 64:(cid + 1) * 64]
+        flat = block[part].reshape(split).transpose(perm).reshape(-1)
+        assert np.array_equal(flat[idx[part] - cid * bm * d // 2], block[part])
+    b, h, n_q = 2, 3, 150                                # ragged: the last block ends inside it
     tq = triton.cdiv(n_q, bm)
     want = torch.randn(b * h, tq * bm, d, dtype=torch.float64)
     acc = torch.empty(b * h, tq * bm * d, dtype=torch.float32)
@@ -553,7 +560,7 @@ def test_frag_order_is_a_relabelling_the_cast_undoes():
     for blk in range(tq):
         acc[:, blk * bm * d + flat_idx] = want[:, blk * bm:(blk + 1) * bm].reshape(b * h, -1).float()
     out = torch.full((b, h, n_q, d), float("nan"), dtype=torch.float16)
-    dq_cast_frag[(b * h * tq * 2,)](acc, out, n_q, tq, 0.5, BM=bm, D=d)
+    dq_cast_frag[(b * h * tq * 2,)](acc, out, n_q, tq, 0.5, BM=bm, D=d, ROWS=rows)
     ref = 0.5 * want[:, :n_q].reshape(b, h, n_q, d)
     assert torch.isfinite(out).all()
     assert (out.double() - ref).abs().max().item() <= 2 ** -10 * ref.abs().max().item()

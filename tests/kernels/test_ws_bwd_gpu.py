@@ -64,15 +64,17 @@ def test_ws_bwd_with_dlse(causal, nq, nk, dq_mode):
     check(1, 4, nq, nk, 64, torch.float16, causal, seed=9, with_dlse=True, kind="ws")
 
 
+@pytest.mark.parametrize("mode", ["rows", "rows-frag"])
 @pytest.mark.parametrize("dq_first", [False, True])
 @pytest.mark.parametrize("nq,nk,causal,dtype", [(1, 1, False, torch.float16), (1000, 1000, True, torch.float16),
                                                 (1000, 1500, True, torch.bfloat16), (1500, 1000, True, torch.float16),
                                                 (777, 1000, False, torch.float16), (4093, 17, True, torch.float16)])
-def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first):
-    """dq_mode "rows" (d = 64, block_m 128: each consumer's dQ piece is half the rows, all columns), dQ's MMAs after
-    or before dK's: float64 autograd's gradients within the naive bound, no gradient for rows that see no key."""
+def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first, mode):
+    """dq_mode "rows" (d = 64, block_m 128: each consumer's dQ piece is half the rows, all columns; "rows-frag" staged
+    in the MMA accumulator's order), dQ's MMAs after or before dK's: float64 autograd's gradients within the naive
+    bound, no gradient for rows that see no key."""
     from helpers.dispatch import ws_bwd_launch
-    ws_bwd_launch(monkeypatch, dq_mode="rows", block_m=128, dq_first=dq_first, early_dq=False)
+    ws_bwd_launch(monkeypatch, dq_mode=mode, block_m=128, dq_first=dq_first, early_dq=False)
     check(2, 3, nq, nk, 64, dtype, causal, seed=nq + nk, kind="ws")
 
 
@@ -83,7 +85,7 @@ def test_ws_bwd_rows(monkeypatch, nq, nk, causal, dtype, dq_first):
     (128, 64, 3, 1, False, "tma"), (64, 128, 2, 1, True, "tma"), (64, 64, 4, 1, True, "tma"),
     (128, 64, 2, 1, False, "tma2"), (64, 64, 2, 1, True, "tma2"), (64, 64, 4, 1, True, "tma3"),
     (128, 64, 2, 1, True, "tma3"), (128, 64, 2, 1, False, "frag"), (128, 64, 3, 1, True, "frag"),
-    (128, 64, 3, 1, True, "tma2")])
+    (128, 64, 3, 1, True, "tma2"), (64, 128, 2, 1, True, "rows-frag")])
 def test_ws_bwd_other_tiles(d, block_m, stages, dq_split, rotate, mode):
     """The switches ws_bwd.backward takes for tuning compute the same gradients (causal, ragged N)."""
     from flashviz_kernels import ws_bwd
