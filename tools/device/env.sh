@@ -1,7 +1,7 @@
 # Sourced first by every command sent to the lent GPU machine (the device tool runs it in the checkout's root).
 # That machine has torch and triton but not this project installed, nor streamlit/plotly, and no network: this
 # makes the checkout importable (`flashviz_kernels` is the folder kernels/) and puts packages carried in the
-# ignored folder .whl/ first on PYTHONPATH. Functions:
+# ignored folder .whl/ (built by tools/device/pack.sh) first on PYTHONPATH. Functions:
 #   fv_triton DIR     a trimmed triton build (DIR/triton-X.tar.xz, with its dist-info) instead of the image's
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)

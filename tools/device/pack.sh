@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
+#   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~49 MB)
+#   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
+# The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), Blackwell's ptxas,
+# nvdisasm, cuobjdump, CUPTI, proton and instrumentation, with libtriton.so stripped of symbols. FA4 is
+# flash-attn-4 4.0.0b36 and the wheels its Hopper path imports, unpacked into one tree (PLATFORM.md).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PIP="${PIP:-$ROOT/.venv/bin/pip} download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+case "${1:-}" in
+triton)
+    v=${2:?triton version, e.g. 3.8.0}
+    $PIP "triton==$v" -d "$TMP"
+    python3 -m zipfile -e "$TMP"/triton-"$v"-*.whl "$TMP/x"
+    cd "$TMP/x"
+    rm -rf triton/backends/amd triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so \
+        triton/backends/nvidia/bin/ptxas-blackwell triton/backends/nvidia/bin/nvdisasm \
+        triton/backends/nvidia/bin/cuobjdump
+    sed -i '/^amd *=/d' "triton-$v.dist-info/entry_points.txt"
+    strip --strip-unneeded triton/_C/libtriton.so
+    chmod +x triton/backends/nvidia/bin/*
+    out="$ROOT/.whl/t$(echo "$v" | cut -d. -f1,2 | tr -d .)"
+    mkdir -p "$out"
+    tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$out/triton-$v.tar.xz"
+    ls -la "$out" ;;
+fa4)
+    $PIP flash-attn-4==4.0.0b36 nvidia-cutlass-dsl==4.8.1 nvidia-cutlass-dsl-libs-base==4.8.1 \
+        nvidia-cutlass-dsl-libs-core==4.8.1 nvidia-cutlass-dsl-libs-cu13==4.8.1 "apache-tvm-ffi<0.2,>=0.1.11" \
+        torch-c-dlpack-ext "quack-kernels>=0.5.3" -d "$TMP"
+    for w in "$TMP"/*.whl; do python3 -m zipfile -e "$w" "$TMP/u"; done
+    (cd "$TMP/u" && tar cf - . | xz -T2 -6 > "$TMP/fa4.tar.xz")
+    (cd "$TMP" && split -b 48M fa4.tar.xz fa4part.)
+    mkdir -p "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b"
+    mv "$TMP/fa4part.aa" "$ROOT/.whl/fa4a/"
+    mv "$TMP/fa4part.ab" "$ROOT/.whl/fa4b/"
+    ls -la "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b" ;;
+*)
+    echo "usage: $0 triton VERSION | fa4" >&2
+    exit 2 ;;
+esac
