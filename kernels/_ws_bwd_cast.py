@@ -12,7 +12,7 @@ def dq_cast_frag(ACC, DQ, n_q, tq, sm_scale, BM: tl.constexpr, D: tl.constexpr, 
     cid = pid % 2
     blk = (pid // 2) % tq
     bh = pid // 2 // tq
-    x = tl.load(ACC + pid.to(tl.int64) * 4096 + tl.arange(0, 4096))       # (j, w, r8, q, i, p)
+    x = tl.load(ACC + pid.to(tl.int64) * 4096 + tl.arange(0, 4096))       # (j, w, r8, q, i, p); ws_bwd.FRAG_TILES
     x = tl.permute(tl.reshape(x, [8, 4, 8, 4, 2, 2]), [1, 4, 2, 0, 3, 5])  # (w, i, r8, j, q, p)
     x = tl.reshape(x, [64, 64])                       # rows 16 w + 8 i + r8, columns 8 j + 2 q + p
     if ROWS:                                          # "rows-frag": consumer cid's half of the rows, all d columns

@@ -31,8 +31,9 @@ def dq_rows_mmas(ds_smem, k_smem, slot, zq, row0, MQ: gl.constexpr):
 @gluon.jit
 def dq_piece(ds_smem, k_smem, slot, zq, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
              DQ_MODE: gl.constexpr):
-    """Issue this consumer's dQ_i piece over all 128 keys: columns [CID d/2, (CID + 1) d/2), or with DQ_MODE 6
-    ("rows") rows [CID BM/2, (CID + 1) BM/2) of all d columns (one N = d MMA chain, not two of N = d / 2)."""
+    """Issue this consumer's dQ_i piece over all 128 keys: columns [CID d/2, (CID + 1) d/2), or with DQ_MODE 6 / 8
+    ("rows", "rows-frag") rows [CID BM/2, (CID + 1) BM/2) of all d columns (one N = d MMA chain, not two of
+    N = d / 2)."""
     if DQ_MODE == 6 or DQ_MODE == 8:
         tok = dq_rows_mmas(ds_smem, k_smem, slot, zq, CID * (BM // 2), BM // 2)
     else:
@@ -43,9 +44,9 @@ def dq_piece(ds_smem, k_smem, slot, zq, CID: gl.constexpr, BM: gl.constexpr, D: 
 @gluon.jit
 def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr,
               DQ_SPLIT: gl.constexpr, DQ_MODE: gl.constexpr):
-    """DQ_MODE 1-7: once both halves of dS^T of block c are in shared memory, dQ_i's columns
-    [CID d/2, (CID + 1) d/2) over all 128 keys, dS (BM x 128) @ K[:, half], added once (2: as column pairs, 3-7: by
-    one TMA reduce-add of the piece from shared memory, rows from `start`)."""
+    """DQ_MODE 1-8: once both halves of dS^T of block c are in shared memory, dQ_i's columns
+    [CID d/2, (CID + 1) d/2) over all 128 keys (6 and 8: rows [CID BM/2, (CID + 1) BM/2) of all d), dS @ K, added
+    once (2: as column pairs, 3-8: by one TMA reduce-add of the piece from shared memory, rows from `start`)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
@@ -100,10 +101,10 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
 @gluon.jit
 def frag_order(dq):
     """A 64 x 64 piece ("frag": BM x d/2, "rows-frag": BM/2 x d; rows 16 w + 8 i + r, columns 8 j + 2 q + p) as
-    128 rows of 32 in the order
-    (j, w, r, q, i, p): the order the wgmma accumulator holds it in (warp w, lane 4 r + q, registers (j, i, p)), so
-    each thread's four (i, p) values are one 16-byte store and each warp's store is 512 contiguous bytes (no bank
-    conflicts). ws_bwd.frag_index and the cast kernel undo it. A relabelling: no data moves between threads."""
+    128 rows of 32 in the order (j, w, r, q, i, p): the order the wgmma accumulator holds it in (warp w, lane 4 r + q,
+    registers (j, i, p)), so each thread's four (i, p) values are one 16-byte store and each warp's store is 512
+    contiguous bytes (no bank conflicts). ws_bwd.frag_index and the cast kernel undo it. A relabelling: no data
+    moves between threads."""
     x = gl.reshape(dq, [4, 2, 8, 8, 4, 2])           # (w, i, r, j, q, p)
     x = gl.permute(x, [3, 0, 2, 4, 1, 5])            # (j, w, r, q, i, p)
     return gl.reshape(x, [128, 32])

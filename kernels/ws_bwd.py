@@ -24,7 +24,7 @@ program reads its query head's K/V head and writes dK/dV per query head into (B,
 summed over each group in float32. Masks beyond causal (sliding windows, packed documents: variant=) read the
 host's by-key tables (variants.tables); softcap and ALiBi are not taken. dQ is not bitwise reproducible from run to
 run (the adds' order), dK and dV are. Peak extra memory: 3*B*H*N*d*elem + B*H*Nq*(d + 2)*4 (+ B*H*Nq*4 with
-dlse; "frag": Nq rounded up to block_m in the dQ buffer); tests/kernels/test_ws_bwd_gpu.py measures it.
+dlse; "frag", "rows-frag": Nq rounded up to block_m in the dQ buffer); tests/kernels/test_ws_bwd_gpu.py measures it.
 Why it exists: the fastest of our backwards in every H200 cell (the tune files kernels/backward_table.py names for
 d = 64 and 128); the Triton ones cannot overlap dQ's reduction with the next block's MMAs this way.
 When it runs: kind="ws", or "auto" where kernels/backward_table.py's ROUTES say it measured faster (plain or causal,
@@ -52,7 +52,7 @@ BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
 # reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
 # 128 only); "frag" as "tma2" with the piece staged in the MMA accumulator's own order
 # (16-byte stores, no bank conflicts) into a dQ buffer kept in that order, put back in row order by the cast pass
-# (frag_index; d 128, block_m 64 only); "rows-frag" "rows" staged that way (d 64, block_m 128 only)
+# (frag_index; d 128, block_m 64 only); "rows-frag" as "rows", staged that way (d 64, block_m 128 only)
 DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6, "frag": 7, "rows-frag": 8}
 TMA_MODES = ("tma", "tma2", "tma3", "rows", "frag", "rows-frag")
 FRAG_TILES = {"frag": (64, 128), "rows-frag": (128, 64)}     # (block_m, d): the tiles whose pieces are 64 x 64
@@ -305,7 +305,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
     dk, dv = (torch.empty((b, h, n_k, d), dtype=k.dtype, device=k.device) for _ in range(2))   # per query head
-    tq = triton.cdiv(n_q, bm)                         # "frag": whole blocks per head, in frag_index's order
+    tq = triton.cdiv(n_q, bm)                         # FRAG_TILES: whole blocks per head, in frag_index's order
     dq_acc = torch.zeros((b * h * tq * bm, d) if mode in FRAG_TILES else (b * h * n_q, d), dtype=torch.float32,
                          device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")

@@ -77,15 +77,17 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # tiles that compiled for sm_90 under triton 3.6 (`python -m tools.compile_check --ws-bwd`); "split" adds each dQ
 # element once per 128 keys by column-pair atomics, "split-scalar" times what its v2 pairs are worth, "tma" sends
 # split's dQ piece by TMA reduce-add (32 KB more shared memory), "tma2" with two dS slots, "tma3" and two dQ staging
-# buffers, "rows" as "tma2" with each consumer's piece half the rows (block_m 128), "frag" as "tma2" with the piece
-# staged in the accumulator's order (d 128). A 7-tuple adds (stats_acc,
-# early_dq), ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators, EARLY_DQ);
+# buffers, "rows" as "tma2" with each consumer's piece half the rows (block_m 128), "frag" and "rows-frag" as "tma2"
+# and "rows" with the piece staged in the accumulator's order (d 128 / d 64). A 7-tuple adds (stats_acc, early_dq),
+# ws_bwd.backward's switches (a 5-tuple runs its defaults: lse and delta start the accumulators, EARLY_DQ);
 # (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first (dQ's MMAs before
 # dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and delta loaded a query
 # block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off.
 WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
                       (128, 2, 1, True, "rows", True, False, False, 1),
                       (128, 2, 1, True, "rows-frag", True, False, False, 2),
+                      (128, 2, 1, True, "rows-frag", True, False), (128, 2, 1, True, "rows-frag", True, False, False, 1),
+                      (128, 2, 1, True, "rows-frag", True, True), (128, 2, 1, True, "rows-frag", True, False, True),
                       (128, 2, 1, True, "rows", True, True),
                       (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
                       (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
