@@ -151,10 +151,10 @@ def uses_table(var) -> bool:
 
 def smem_bytes(d: int, block_m: int, stages: int, itemsize: int = 2, dq_mode: str = "split",
                prefetch: int = 0) -> int:
-    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets for "tma2"/"tma3"; TMA_MODES: and
+    """Q/dO ring, K and V of the 128 keys, the two consumers' dS^T tiles (two sets from "tma2" on; TMA_MODES: and
     their fp32 dQ pieces); prefetch 2: each ring stage's lse and delta (fp32, block_m each)."""
     tma_src = (4 if dq_mode == "tma3" else 2) * block_m * (d // 2) * 4 if dq_mode in TMA_MODES else 0
-    ds_slots = 2 if dq_mode in ("tma2", "tma3", "rows", "frag", "rows-frag") else 1
+    ds_slots = 2 if DQ_MODES.get(dq_mode, 0) >= 4 else 1     # the kernel's NSLOT
     stats = 2 * stages * block_m * 4 if prefetch == 2 else 0
     return (2 * stages * block_m * d + 2 * BLOCK_N * d + ds_slots * BLOCK_N * block_m) * itemsize + tma_src + stats
 
@@ -252,7 +252,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
 
 
 def _dq_layout(dq_mode: str) -> str:
-    return dq_mode if dq_mode in ("rows", "frag", "rows-frag") else "cols"
+    return dq_mode if dq_mode == "rows" or dq_mode in FRAG_TILES else "cols"
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,

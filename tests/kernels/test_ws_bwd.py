@@ -398,8 +398,8 @@ from flashviz_kernels import _env
 _env.INTERPRET = False
 from flashviz_kernels import ws_bwd
 from tools.compile_check import compile_sm90_bwd
-bm, stages, split, rot, _ = ws_bwd.CONFIGS[{d}]
-stages = {stages} or stages
+bm, _, split, rot, _ = ws_bwd.CONFIGS[{d}]
+stages = {stages}
 k = compile_sm90_bwd({d}, {causal}, "{dtype}", bm, stages, split, rot, "{mode}",
                      early_dq=ws_bwd.early_dq_on({d}, "{mode}"), stats_acc={acc}, table={table}, gqa={gqa},
                      prefetch={prefetch})
