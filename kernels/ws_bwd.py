@@ -11,9 +11,10 @@ columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands i
 reduce-add from shared memory, so the consumers issue no atomics at all; "tma2" is "tma" with two dS slots, so the
 two consumers wait for each other one block later; "frag", the default at d = 128, is "tma2" with the piece staged in
 the MMA accumulator's own order (16-byte stores, no bank conflicts; the fp32 buffer keeps that order and the cast
-pass restores rows); "rows", the default at d = 64 (block_m 128), is "tma2" with each consumer's piece half the rows
-of all d columns (FlashAttention-3's split there: one N = 64 MMA chain instead of two N = 32 ones). A last pass
-scales and casts the fp32 buffer. dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse
+pass restores rows); "rows" (block_m 128) is "tma2" with each consumer's piece half the rows of all d columns
+(FlashAttention-3's split at d = 64: one N = 64 MMA chain instead of two N = 32 ones), and "rows-frag", the default
+at d = 64, is "rows" staged in the accumulator's order as "frag" is. A last pass scales and casts the fp32 buffer.
+dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse
 and delta start S^T's and dP^T's accumulators (STATS_ACC), so they take no registers through the softmax, and arrive
 with Q_i and dO_i: the producer loads them into the ring stage (prefetch 2), so no L2 round trip sits before a
 block's first MMAs. kernels/_ws_bwd_gluon.py holds the kernel.

@@ -83,11 +83,13 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # (..., False, False) is the schedule that held lse and delta in registers. An 8-tuple adds dq_first (dQ's MMAs before
 # dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and delta loaded a query
 # block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off.
-WS_CANDIDATES = {64: [(128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
-                      (128, 2, 1, True, "rows", True, False, False, 1),
-                      (128, 2, 1, True, "rows-frag", True, False, False, 2),
+WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                       (128, 2, 1, True, "rows-frag", True, False), (128, 2, 1, True, "rows-frag", True, False, False, 1),
+                      (128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
+                      (128, 2, 1, True, "rows", True, False, False, 1),
                       (128, 2, 1, True, "rows-frag", True, True), (128, 2, 1, True, "rows-frag", True, False, True),
+                      (128, 2, 1, True, "rows-frag", True, True, False, 2),
+                      (128, 2, 1, True, "rows-frag", True, False, True, 2),
                       (128, 2, 1, True, "rows", True, True),
                       (128, 2, 1, True, "rows", True, False, True), (128, 2, 1, True, "rows", False, False),
                       (128, 2, 1, True, "tma2", True, False), (128, 2, 1, True, "tma2", True, False, True),
