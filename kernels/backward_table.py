@@ -21,9 +21,7 @@ WS_D128_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-2026-12-
 WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02d.json"
 WS_D64_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-d64-2026-12-02.json"   # early / first, prefetch 2
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
-# per d: the mask tune run that timed the d's launch (d = 128's after "frag", 3 stages)
-MASKS = {64: "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d64-2026-12-01.json",
-         128: "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d128-2026-12-02.json"}
+MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-02.json"   # with WS_BWD's launches
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
 GATES = {"ws": "ws-backward", "fused": "fused-backward"}
 # prefetch 2: the producer brings each query block's lse and delta with Q_i and dO_i (kernels/ws_bwd.py); d = 128:
@@ -47,7 +45,7 @@ def _ws_dense(d, file):
 
 
 def _ws_mask(variant, d):
-    file = MASKS[d].format(variant=variant)
+    file = MASKS.format(variant=variant, d=d)
     return (Faster(file, dict(name="ws"), dict(name="reference"), dict(d=d)),
             Ran(file, dict(name="ws"), max_err=2e-2 if variant == "gqa" else 1e-2))
 
