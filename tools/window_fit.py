@@ -1,0 +1,83 @@
+"""Where a sliding window's forward time goes: `python -m tools.window_fit --out FILE` (CUDA only).
+
+At N = 16384, B = 4, H = 32, fp16, causal, per head dim: impl="fast" as dispatched (kernels/api.launch_plan names
+the kernel and tiles) on dense causal and on windows of --windows keys, timed by triton.testing.do_bench (median).
+Per run the key tiles the kernel walks (key_tiles: kernels/_ws_tile.key_range's arithmetic, per query tile) and
+the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each run into
+work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
+causal's ms per key tile is the rate the window is measured against (issue 32's tile bound: dense causal /
+window in key tiles). Writes every number to --out (JSON) with the record header."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+import numpy as np
+
+
+def key_tiles(n: int, bm: int, bn: int, window: int | None) -> tuple[int, int]:
+    """(key tiles, query tiles) of one head, square causal attention, the left side `window` (None: dense): each
+    query tile at s walks the BN-key tiles from (s - window) // bn (0 without a window) to cdiv(min(s + bm, n), bn)."""
+    nq = math.ceil(n / bm)
+    tiles = 0
+    for i in range(nq):
+        s = i * bm
+        lo = 0 if window is None else max(s - window, 0) // bn
+        tiles += math.ceil(min(s + bm, n) / bn) - lo
+    return tiles, nq
+
+
+def fit(rows: list[dict]) -> tuple[float, float]:
+    """(a, b): the least-squares ms = a * tiles + b * qtiles over rows (at least two, not proportional)."""
+    A = np.array([[r["tiles"], r["qtiles"]] for r in rows], float)
+    (a, b), *_ = np.linalg.lstsq(A, np.array([r["ms"] for r in rows], float), rcond=None)
+    return float(a), float(b)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--n", type=int, default=16384)
+    ap.add_argument("--windows", type=int, nargs="+", default=[128, 256, 512, 1024, 2048, 4096])
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    import torch
+    import triton
+
+    from flashviz_kernels import api
+    from tools.tune_record import record_header
+    record = record_header("window_fit", list(argv) if argv is not None else __import__("sys").argv[1:])
+    b_, h_, n = record["batch"], record["heads"], args.n
+    for d in args.d:
+        q, k, v = (torch.randn(b_, h_, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        rows = []
+        for w in [None, *args.windows]:
+            kw = dict(causal=True) if w is None else dict(causal=True, window=(w, 0))
+            plan = api.launch_plan(q, k, v, impl="fast", **kw)
+            tiles, nq = key_tiles(n, plan.block_m, plan.block_n, w)
+            run = lambda: api.attention(q, k, v, impl="fast", **kw)  # noqa: E731
+            run()
+            torch.cuda.synchronize()
+            ms = triton.testing.do_bench(run, warmup=50, rep=300)
+            rows.append(dict(d=d, n=n, window=w, kernel=plan.kernel, block_m=plan.block_m, block_n=plan.block_n,
+                             tiles=tiles * b_ * h_, qtiles=nq * b_ * h_, ms=ms))
+            print(rows[-1], flush=True)
+        dense, wins = rows[0], [r for r in rows[1:] if (r["block_m"], r["block_n"]) == (rows[1]["block_m"],
+                                                                                      rows[1]["block_n"])]
+        a, b = fit(wins)
+        print(f"d={d}: window {a * 1e6:.2f} ns per key tile + {b * 1e6:.2f} ns per query tile; dense causal "
+              f"{dense['ms'] / dense['tiles'] * 1e6:.2f} ns per key tile ({dense['block_m']} x {dense['block_n']})")
+        for r in rows[1:]:
+            speed, bound = dense["ms"] / r["ms"], dense["tiles"] / r["tiles"]
+            print(f"  window {r['window']}: dense causal / window {speed:.2f}, key-tile bound {bound:.2f} "
+                  f"({speed / bound:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time")
+        record["rows"] += rows
+        record.setdefault("fits", []).append(dict(d=d, ms_per_tile=a, ms_per_qtile=b,
+                                                  dense_ms_per_tile=dense["ms"] / dense["tiles"]))
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
