@@ -44,8 +44,8 @@ not c - 1. DQ_MODE 6 ("rows", FlashAttention-3's split at d = 64, BM = 128): "tm
 rows [c BM/2, (c + 1) BM/2) of all d columns (dS's rows are a 64-column chunk of each dS^T buffer), one N = d MMA
 chain instead of N = d / 2. DQ_MODE 7 ("frag", the default at d = 128): "tma2" with the piece staged in the
 accumulator's own order (_ws_bwd_dq.frag_order: 16-byte stores, no bank conflicts) and added into a dQ buffer kept
-in that order, which the cast pass (_ws_bwd_cast.py) puts back in row order. DQ_MODE 8 ("rows-frag"): "rows"
-staged as "frag" stages (the piece is 64 x 64 in both: d = 64, BM = 128).
+in that order, which the cast pass (_ws_bwd_cast.py) puts back in row order. DQ_MODE 8 ("rows-frag", the default at
+d = 64): "rows" staged as "frag" stages (the piece is 64 x 64 in both: d = 64, BM = 128).
 STATS_ACC (the default): the MMAs start from -lse2_i / qk_scale and -delta_i instead of zero, so S^T's accumulator
 comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as dP^T - delta_i. Row i's statistics
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills

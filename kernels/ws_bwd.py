@@ -14,10 +14,10 @@ the MMA accumulator's own order (16-byte stores, no bank conflicts; the fp32 buf
 pass restores rows); "rows" (block_m 128) is "tma2" with each consumer's piece half the rows of all d columns
 (FlashAttention-3's split at d = 64: one N = 64 MMA chain instead of two N = 32 ones), and "rows-frag", the default
 at d = 64, is "rows" staged in the accumulator's order as "frag" is. A last pass scales and casts the fp32 buffer.
-dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse
-and delta start S^T's and dP^T's accumulators (STATS_ACC), so they take no registers through the softmax, and arrive
-with Q_i and dO_i: the producer loads them into the ring stage (prefetch 2), so no L2 round trip sits before a
-block's first MMAs. kernels/_ws_bwd_gluon.py holds the kernel.
+dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's
+accumulators (STATS_ACC), so they take no registers through the softmax, and arrive with Q_i and dO_i: the producer
+loads them into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs.
+kernels/_ws_bwd_gluon.py holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
 gradient reaching lse) entering as delta - dlse; fp16/bf16, d 64/128. GQA/MQA (k, v with H_kv heads): each
