@@ -6,6 +6,8 @@
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
+# At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
+# fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 FV_ROOT=$PWD
 mkdir -p /tmp/fv && ln -sfn "$FV_ROOT/kernels" /tmp/fv/flashviz_kernels
