@@ -2,30 +2,26 @@
 
 At N = 16384, B = 4, H = 32, fp16, causal, per head dim: impl="fast" as dispatched (kernels/api.launch_plan names
 the kernel and tiles) on dense causal and on windows of --windows keys, timed by triton.testing.do_bench (median).
-Per run the key tiles the kernel walks (key_tiles: kernels/_ws_tile.key_range's arithmetic, per query tile) and
-the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each run into
-work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
+Per run the key tiles the kernel walks (key_tiles: the engine's run blocks, as kernels/_ws_tile.key_range walks
+them) and the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each
+run into work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
 causal's ms per key tile is the rate the window is measured against (issue 32's tile bound: dense causal /
 window in key tiles). Writes every number to --out (JSON) with the record header."""
 from __future__ import annotations
 
 import argparse
 import json
-import math
 
 import numpy as np
 
+from flashviz.engine.variants import block_map, make_variant
+
 
 def key_tiles(n: int, bm: int, bn: int, window: int | None) -> tuple[int, int]:
-    """(key tiles, query tiles) of one head, square causal attention, the left side `window` (None: dense): each
-    query tile at s walks the BN-key tiles from (s - window) // bn (0 without a window) to cdiv(min(s + bm, n), bn)."""
-    nq = math.ceil(n / bm)
-    tiles = 0
-    for i in range(nq):
-        s = i * bm
-        lo = 0 if window is None else max(s - window, 0) // bn
-        tiles += math.ceil(min(s + bm, n) / bn) - lo
-    return tiles, nq
+    """(key tiles, query tiles) of one head, square causal attention, the left side `window` (None: dense): the
+    engine's run blocks (flashviz.engine.variants.block_map), the range each query tile's program walks."""
+    blocks = block_map(make_variant(causal=True, window=None if window is None else (window, 0)), n, bm, bn)
+    return int(blocks.run.sum()), blocks.tr
 
 
 def fit(rows: list[dict]) -> tuple[float, float]:
