@@ -22,7 +22,9 @@ PERSISTENT on: grid = min(SMs, tiles); program p walks tiles p, p+G, ... of pers
 L2-sized groups, inside a group the longest causal tiles first). All three partitions walk the same tiles; the
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
-while tile t is computed, and a consumer waits for tile t's O store only after tile t+1's Q arrived.
+while tile t is computed. A consumer stores tile t's O (normalise, shared memory, TMA) while tile t+1's first
+Q·Kᵀ runs, and frees tile t's slot after tile t+1's first softmax (attend's PREV), so the epilogue no longer
+sits between two tiles' GEMMs (tools/window_fit.py measures a query tile's cost beyond its key tiles).
 The forward table turns it on where it measured faster (d=128 without a mask).
 
 Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA
@@ -41,7 +43,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_tile import attend, block_tiles, load_kv, persistent_tile, store_out
+from ._ws_tile import attend, block_tiles, first_state, load_kv, persistent_tile, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
 
@@ -86,22 +88,26 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         n_qblk = gl.cdiv(n_q, BM)
         i = 0                                         # query tiles done by this program
         kv = 0                                        # K/V ring positions consumed so far
+        acc, m, l, rows = first_state(M_WG, BN, D)    # the previous tile's result, stored under the next's Q·K_0ᵀ
+        bh_p = 0
+        r0_p = 0
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
             bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
             t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
-            q_buf = q_smem.index(NC * qs + CID)
             r0 = start_q + CID * M_WG
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
-            tma.store_wait(0)                         # the previous tile's O store has left the other slot:
-            mbarrier.arrive(q_empty.index(1 - qs), pred=i > 0)      # the producer may load Q there
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-            acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID, NC, M_WG, BN, D, STAGES,
-                                     CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
-            store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
+            last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs))
+            acc, m, l, rows = attend(a, q_smem.index(NC * qs + CID), bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID,
+                                     NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True)
+            bh_p = bh
+            r0_p = r0
             kv += n_tiles
             i += 1
+        if i > 0:                                     # the last tile's O
+            store_out(acc, m, l, rows, q_smem.index(NC * ((i - 1) % 2) + CID), desc_o, LSE, bh_p, r0_p, n_q, M_WG, D)
         tma.store_wait(0)
     else:
         bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
@@ -109,8 +115,8 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-        acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, CID, NC, M_WG, BN, D, STAGES, CAUSAL,
-                                 WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ)
+        acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D, STAGES,
+                                 CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 

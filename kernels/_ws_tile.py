@@ -7,7 +7,7 @@ With kv = 0 (one tile per program) these are the per-tile formulas. Imported by 
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, warpgroup_mma,
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
 try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
@@ -136,12 +136,17 @@ def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 
 
 @gluon.jit
-def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr,
-           BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
-           OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
+           M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+           WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr,
+           SEQ: gl.constexpr, PREV: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) of head bh against key tiles t_lo .. t_lo + n_tiles - 1 at ring
     positions kv, kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in
-    log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles)."""
+    log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles).
+    PREV (persistent launches): last_tile = (acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel) of this consumer's
+    previous tile, whose epilogue (store_out into o_buf, the Q slot it was computed from) runs while this tile's
+    Q·K_0ᵀ is on the tensor cores; once this tile's first softmax is done, its O store has left o_buf and
+    q_rel (that slot's q_empty barrier) takes this consumer's arrive, so the producer may load Q there."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -197,6 +202,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
             mbarrier.arrive(turn.index((CID + 1) % NC))
+        if PREV:                                      # the previous tile's O, under Q·K_0ᵀ
+            _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         mbarrier.arrive(empty.index(st0))
         exit_scope("qk")
@@ -207,6 +214,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
                                        left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
+        if PREV:
+            _release_prev(last_tile)
         if not OVERLAP:
             enter_scope("pv")
             mbarrier.wait(ready.index(STAGES + st0), (kv // STAGES) & 1)
@@ -277,9 +286,40 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, CID: gl.constexpr, NC: g
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + last))
             exit_scope("pv")
+    elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
+        _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
+        _release_prev(last_tile)
     if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows
+
+
+@gluon.jit
+def _finish_prev(last_tile, desc_o, LSE, n_q, M_WG: gl.constexpr, D: gl.constexpr):
+    """attend's PREV: the previous tile's store_out (none before a program's first tile)."""
+    acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel = last_tile
+    if has_prev:
+        store_out(acc, m, l, rows, o_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
+
+
+@gluon.jit
+def _release_prev(last_tile):
+    """attend's PREV: wait until the previous tile's O store has left its Q slot, then free the slot (q_rel)."""
+    acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel = last_tile
+    tma.store_wait(0)
+    mbarrier.arrive(q_rel, pred=has_prev)
+
+
+@gluon.jit
+def first_state(M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr):
+    """(acc, m, l, rows) in attend's layouts, standing for "no previous tile" in a persistent loop."""
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    return (gl.zeros([M_WG, D], gl.float32, o_layout), gl.full([M_WG], float("-inf"), gl.float32, row_l),
+            gl.full([M_WG], 0.0, gl.float32, row_l), gl.arange(0, M_WG, layout=row_l))
 
 
 @gluon.jit
@@ -290,7 +330,7 @@ def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constex
                                                        instr_shape=[16, D, 16])
     orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
     l_safe = gl.where(l == 0.0, 1.0, l)
-    out = acc / gl.expand_dims(gl.convert_layout(l_safe, orow_l), 1)
+    out = acc * gl.expand_dims(gl.convert_layout(1.0 / l_safe, orow_l), 1)   # one division per row
     q_buf.store(out.to(desc_o.dtype))
     fence_async_shared()
     tma_store(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
