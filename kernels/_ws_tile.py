@@ -73,28 +73,28 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 
 
 @gluon.jit
-def _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias, MASKED: gl.constexpr,
-             CAUSAL: gl.constexpr, WINDOW: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
-    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. ALIBI:
-    bias is the tile's per-key ALiBi term (log2 units, _alibi_cols), added to every row. SEQ: each row sees the
-    keys [row_lo, row_hi] (variants.row_bounds: its document, causal side and window included)."""
+def _softmax(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
+             ALIBI: gl.constexpr):
+    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
+    row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
+    ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
+    ALiBi term (log2 units, _alibi_cols), added to every row. Without ALiBi a hidden score is -inf before the
+    scale (qk_scale > 0: api checks it), so the masked step is the unmasked one's FFMA + exp2 plus the select."""
     if MASKED:                                        # diagonal band (causal), window/document edge, ragged tile
-        if SEQ:
-            ok = (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1)) & \
-                 (gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1))
-        else:
-            ok = gl.expand_dims(cols, 0) < n_k
-            if CAUSAL:
-                ok = ok & (gl.expand_dims(cols, 0) <= gl.expand_dims(rows, 1) + offset)
-            if WINDOW:
-                ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(rows, 1) + (offset - left))
-        t = s * qk_scale
+        ok = gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1)
+        if LOWER:
+            ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
         if ALIBI:
-            t = t + gl.expand_dims(bias, 0)
-        s = gl.where(ok, t, float("-inf"))
-        m_new = gl.maximum(m, gl.max(s, 1))
+            s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
+            m_new = gl.maximum(m, gl.max(s, 1))
+        else:
+            s = gl.where(ok, s, float("-inf"))
+            m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
-        p = gl.exp2(s - gl.expand_dims(m_ref, 1))
+        if ALIBI:
+            p = gl.exp2(s - gl.expand_dims(m_ref, 1))
+        else:
+            p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     elif ALIBI:                                       # every key visible, each with its ALiBi term
         t = s * qk_scale + gl.expand_dims(bias, 0)
         m_new = gl.maximum(m, gl.max(t, 1))
@@ -110,16 +110,21 @@ def _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, b
 
 
 @gluon.jit
-def _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
-                  CAUSAL: gl.constexpr, WINDOW: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+def _softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
+                  ALIBI: gl.constexpr, SEQ: gl.constexpr):
     """_softmax on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
-    elsewhere (two compiled copies, picked per tile at run time)."""
+    elsewhere; with a window, a masked tile from lo_full on (the diagonal) checks the causal side only. Two or
+    three compiled copies, picked per tile at run time."""
     if (k0 < full) & (k0 >= lo_full):
-        p, alpha, m_new, l_new = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
-                                          False, CAUSAL, WINDOW, ALIBI, SEQ)
+        p, alpha, m_new, l_new = _softmax(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI)
     else:
-        p, alpha, m_new, l_new = _softmax(s, m, l, cols, rows, row_lo, row_hi, n_k, offset, left, qk_scale, bias,
-                                          True, CAUSAL, WINDOW, ALIBI, SEQ)
+        if WINDOW:
+            if k0 >= lo_full:                         # every row's left bound is at or before k0
+                p, alpha, m_new, l_new = _softmax(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, False, ALIBI)
+            else:                                     # the band's left edge
+                p, alpha, m_new, l_new = _softmax(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, True, ALIBI)
+        else:
+            p, alpha, m_new, l_new = _softmax(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, SEQ, ALIBI)
     return p, alpha, m_new, l_new
 
 
@@ -169,8 +174,13 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     lo_full = 0                                       # ... nor, with a window, tiles from lo_full on: keys
     if WINDOW:                                        # every row of this slice sees on the left side
         lo_full = r0 + M_WG - 1 + offset - left
-    row_lo = rows                                     # SEQ: each row's visible keys [row_lo, row_hi]
-    row_hi = rows
+    row_lo = rows                                     # each row's visible keys [row_lo, row_hi] (masked tiles)
+    if CAUSAL:
+        row_hi = gl.minimum(rows + offset, n_k - 1)
+    else:
+        row_hi = rows * 0 + (n_k - 1)
+    if WINDOW:
+        row_lo = rows + (offset - left)
     if SEQ:                                           # whole-block full tiles [f_lo, f_hi) (a superset of rows:
         b = bh // n_heads                             # full for this slice too); rows past n_q see nothing
         rng = tiles + b * tiles_b + ((r0 - CID * M_WG) // (NC * M_WG)) * 4
@@ -210,8 +220,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         bias = _alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
-        p, alpha, m, l = _softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
-                                       left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
+        p, alpha, m, l = _softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
+                                       WINDOW, ALIBI, SEQ)
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if PREV:
@@ -250,8 +260,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
-                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
-                                               left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
+                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
+                                               WINDOW, ALIBI, SEQ)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -265,8 +275,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 mbarrier.arrive(empty.index(st))
                 exit_scope("qk")
                 enter_scope("softmax")
-                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, rows, row_lo, row_hi, n_k, offset,
-                                               left, qk_scale, bias, CAUSAL, WINDOW, ALIBI, SEQ)
+                p, alpha, m, l = _softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
+                                               WINDOW, ALIBI, SEQ)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
