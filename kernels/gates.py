@@ -11,7 +11,7 @@ assets/verified/<gpu>-triton-<version>.json, and add
     Verified("ws-forward", "3.9.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.9.0.json")),
 tests/kernels/test_dispatch_evidence.py checks every row against its file. Most 3.6 rows cite recordings made there
 (their provenance names the triton and the GPU, their cells ran and were checked), as no suite summary was kept
-then; the ws backward's cites its suite.
+then; the ws forward's and backward's cite their suites.
 """
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ PATHS = ("ws-forward", "ws-backward", "fused-backward", "timeline")
 _NAMES = {"ws-forward": "Gluon kernel", "ws-backward": "Gluon backward", "fused-backward": "fused Triton backward",
           "timeline": "proton timeline recording"}
 
-WS_RUN = "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json"
 FUSED_RUN = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 TIMELINE_RUN = "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json"
 SUITE = "assets/verified/nvidia-h200-triton-{}.json"            # GPU-suite summaries (python -m tools.suite_summary)
@@ -48,7 +47,8 @@ class Verified:
 
 
 VERIFIED = (
-    Verified("ws-forward", "3.6.", (9, 0), Ran(WS_RUN, dict(name="ws"))),
+    # the ws forward's test files at d5188c9 (a tile's O stored under the next tile's Q·K_0ᵀ, per-row mask bounds)
+    Verified("ws-forward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
     # the ws backward's test files at f620d35 (the loop trims in, "partial" retired), on each triton it opens on
     Verified("ws-backward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-backward"), TESTS["ws-backward"])),
     Verified("fused-backward", "3.6.", (9, 0), Ran(FUSED_RUN, dict(name="fused(*"))),
@@ -56,13 +56,13 @@ VERIFIED = (
     # torch 2.12.1 / 2.13 pin triton 3.7.1: the whole suite passed (d973d34); repeated runs of the backward tests
     # failed the fused backward at N = 1 there (assets/verified/repeats/; their N = 4096 failures were the GPU out of
     # memory, as on 3.6), so that one stays closed; the ws backward's files passed whole again at f620d35
-    Verified("ws-forward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["ws-forward"])),
+    Verified("ws-forward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-backward", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1-ws-backward"), TESTS["ws-backward"])),
     Verified("timeline", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1"), TESTS["timeline"])),
     # torch 2.14 pins triton ~=3.8.0: the whole suite passed (9a9c4c5; at 38d5109 it failed "partial" with prefetch,
     # a mode since retired: assets/verified/repeats/); a repeated run failed the fused backward at N = 1 (dv wrong),
     # so that one stays on 3.6 while the Gluon kernels open
-    Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["ws-forward"])),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
 )
