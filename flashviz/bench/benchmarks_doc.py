@@ -16,7 +16,6 @@ from flashviz_kernels import backward_table, forward_table, gates
 from . import evidence
 from .dataset import load_dataset
 from .markdown_tables import markdown
-from .recording import complete_first
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -143,10 +142,11 @@ def render() -> str:
     fwd_p, train_p, ws_p = _newest("nvidia-h200-fwd-*.json"), _newest("nvidia-h200-train-*.json"), _newest("ws/*.json")
     fwd, train, wsd = load_dataset(fwd_p), load_dataset(train_p), load_dataset(ws_p)
     var_all = {p: variants_dataset.load_variants_dataset(p) for p in variants_dataset.list_variants_datasets()}
-    var_p = next(iter(complete_first(var_all)))                  # the newest complete (the page's default)
+    var_p = next(iter(variants_dataset.fullest_first(var_all)))  # the fullest newest complete (the page's default)
     var_cut = sorted(p for p in var_all if p > var_p and not var_all[p]["complete"])   # newer, cut short
+    var_part = sorted(p for p in var_all if p > var_p and var_all[p]["complete"])       # newer, fewer variants
     seen, var_more = {c["n"] for c in var_all[var_p]["cells"]}, {}   # each N the default lacks: from the newest
-    for p in sorted(set(var_all) - {var_p, *var_cut}, reverse=True):      # other run holding it, complete or not
+    for p in sorted(set(var_all) - {var_p, *var_cut, *var_part}, reverse=True):  # other run holding it
         if ns := sorted({c["n"] for c in var_all[p]["cells"]} - seen):
             var_more[p], seen = ns, seen | set(ns)
     fa4_p = _newest("nvidia-h200-fa4-*.json")
@@ -244,6 +244,9 @@ def render() -> str:
         "",
         *[line for p in var_cut for line in (
             f"A newer run cut short by its time budget (the cells it reached), `{_rel(p)}` ({_prov(var_all[p])}):",
+            "", variants_dataset.markdown_table(var_all[p]), "")],
+        *[line for p in var_part for line in (
+            f"A newer run that timed some variants only, `{_rel(p)}` ({_prov(var_all[p])}):",
             "", variants_dataset.markdown_table(var_all[p]), "")],
         *[line for p, ns in var_more.items() for line in (
             f"N = {', '.join(map(str, ns))}, which the first table's run did not time, from the newest run that did, "

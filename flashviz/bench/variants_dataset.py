@@ -132,6 +132,14 @@ def list_variants_datasets(directory=None) -> list:
     return SCHEMA.list(directory)
 
 
+def fullest_first(recordings: dict[str, dict]) -> dict[str, dict]:
+    """The same {name: recording}, complete ones first and, among those, the ones covering more variants first
+    (each group keeps its given order, newest name first): the Variants page opens on the fullest recent run, not
+    on a newer one that timed two variants to check a kernel change."""
+    return dict(sorted(recordings.items(), key=lambda kv: (kv[1].get("complete", True) is False,
+                                                           -len({c["variant"] for c in kv[1]["cells"]}))))
+
+
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
     """The cells of one variant (at N, or at the largest N recorded for it), in the recorded impl order."""
     cells = [c for c in ds["cells"] if c["variant"] == variant]

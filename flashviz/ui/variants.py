@@ -18,7 +18,8 @@ import pandas as pd
 import streamlit as st
 
 from flashviz.engine import variants as engine
-from flashviz.bench.variants_dataset import list_variants_datasets, load_variants_dataset, window_account
+from flashviz.bench.variants_dataset import (fullest_first, list_variants_datasets, load_variants_dataset,
+                                             window_account)
 from flashviz.infra.cache import MiB, fingerprint, freeze, memo
 from flashviz.charts import variants as charts
 from flashviz.charts.common import fmt_num
@@ -76,7 +77,8 @@ def cached_rows(v: engine.Variant, n: int, d: int, seed: int, row: int, bc: int,
 
 
 def variants_datasets(lang: str) -> dict[str, dict]:
-    return committed_recordings(list_variants_datasets(), load_variants_dataset, lang, "variants.bad_file")
+    return fullest_first(committed_recordings(list_variants_datasets(), load_variants_dataset, lang,
+                                              "variants.bad_file"))
 
 
 # ----------------------------------------------------------------------------- the variant: widgets and values

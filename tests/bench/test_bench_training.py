@@ -65,3 +65,22 @@ def test_readme_backward_headline_is_the_newest_training_recording():
     assert f"`assets/benchmarks/{newest.name}`" in row
     assert re.search(rf"{span('sdpa-cudnn', (64,))} cuDNN at d = 64, {span('sdpa-cudnn', (128,))} at d = 128", row)
     assert f"{span('fa4', (64, 128))} in the later training run" in readme.replace("\n", " ")
+
+
+def test_readme_fa4_sentence_is_the_newest_fa4_recording():
+    """The README's FA4 paragraph quotes the newest h200-fa4 recording: `fast` over FA4 and FA4 and `fast` over
+    cuDNN, forward and backward, as ranges over its 16 cells (two decimals)."""
+    root = DATA.parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    newest = sorted(DATA.glob("nvidia-h200-fa4-*.json"))[-1]
+    cells = load_dataset(newest)["cells"]
+
+    def span(impl, mode, key):
+        rs = [c[key] for c in cells if c["impl"] == impl and c["mode"] == mode and c["status"] == "ok"]
+        assert len(rs) == 8
+        return f"{min(rs):.2f}–{max(rs):.2f}x"
+    assert f"`assets/benchmarks/{newest.name}`" in text
+    assert (f"`fast` took {span('fast', 'fwd', 'speedup_vs_fa4')} FA4's speed forward and "
+            f"{span('fast', 'bwd', 'speedup_vs_fa4')} backward, where FA4 ran {span('fa4', 'fwd', 'speedup_vs_cudnn')}"
+            f" and {span('fa4', 'bwd', 'speedup_vs_cudnn')} cuDNN and ours {span('fast', 'fwd', 'speedup_vs_cudnn')}"
+            f" and {span('fast', 'bwd', 'speedup_vs_cudnn')}") in text
