@@ -1,11 +1,12 @@
 """impl="ws": a warp-specialised, FlashAttention-3-style attention forward in Gluon, for Hopper (sm_90) only.
 
 What it is: per 128-row (NC = 2) or 192-row (NC = 3) query block, a 1-warp producer streams K_j/V_j by TMA into a
-STAGES-deep shared-memory ring guarded by mbarriers; each consumer warpgroup owns 64 rows and runs Q·Kᵀ and P·V
-as asynchronous warpgroup MMAs (P stays in registers as the A operand), overlapping the softmax of tile j with
-the P·V of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers
-to the consumers (setmaxnreg). Same contract as kernels/fast.py: (out, lse natural log, float32), ragged
-Nq/Nk (TMA clips per head), bottom-right causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
+STAGES-deep shared-memory ring guarded by mbarriers; each consumer warpgroup owns 64 rows and runs Q·Kᵀ and P·V as
+asynchronous warpgroup MMAs (P stays in registers as the A operand), overlapping the softmax of tile j with the P·V
+of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers to the
+consumers (setmaxnreg). A persistent launch stores each tile's O while the next tile's first Q·Kᵀ runs. Same
+contract as kernels/fast.py: (out, lse natural log, float32), ragged Nq/Nk (TMA clips per head), bottom-right
+causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
 Variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band are not
 loaded), causal ALiBi and packed documents (docs: the host's tables decide each tile's keys and mask).
 Why it exists: the tl kernel (kernels/fast.py) cannot overlap one warpgroup's softmax with another's MMAs; this
