@@ -64,7 +64,7 @@ def test_readme_backward_headline_is_the_newest_training_recording():
     row = next(line for line in readme.splitlines() if line.startswith("| `ws_bwd.py`"))
     assert f"`assets/benchmarks/{newest.name}`" in row
     assert re.search(rf"{span('sdpa-cudnn', (64,))} cuDNN at d = 64, {span('sdpa-cudnn', (128,))} at d = 128", row)
-    assert f"{span('fa4', (64, 128))} in the later training run" in readme.replace("\n", " ")
+    assert f"{span('fa4', (64, 128))} in the newest training run" in readme.replace("\n", " ")
 
 
 def test_readme_fa4_sentence_is_the_newest_fa4_recording():
