@@ -29,7 +29,7 @@ from flashviz_kernels.rules import as_int
 
 from . import dataset as _ds
 from . import schema as sc
-from .recording import check_object, check_top
+from .recording import check_object, check_top, complete_first
 from .ring_dataset import STD_PROV
 from .variants_spec import IMPLS, KIND, SCHEMA_VERSION, STATUSES, VARIANTS, cell_flops, doc_lens
 
@@ -136,8 +136,8 @@ def fullest_first(recordings: dict[str, dict]) -> dict[str, dict]:
     """The same {name: recording}, complete ones first and, among those, the ones covering more variants first
     (each group keeps its given order, newest name first): the Variants page opens on the fullest recent run, not
     on a newer one that timed two variants to check a kernel change."""
-    return dict(sorted(recordings.items(), key=lambda kv: (kv[1].get("complete", True) is False,
-                                                           -len({c["variant"] for c in kv[1]["cells"]}))))
+    by_breadth = sorted(recordings.items(), key=lambda kv: -len({c["variant"] for c in kv[1]["cells"]}))
+    return complete_first(dict(by_breadth))                        # both sorts stable
 
 
 def measured(ds: dict, variant: str, n: int | None = None) -> list[dict]:
