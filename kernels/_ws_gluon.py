@@ -43,7 +43,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_tile import attend, block_tiles, first_state, load_kv, persistent_tile, store_out
+from ._ws_tile import attend, block_tiles, drain, first_state, load_kv, persistent_tile, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
 
@@ -88,7 +88,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         n_qblk = gl.cdiv(n_q, BM)
         i = 0                                         # query tiles done by this program
         kv = 0                                        # K/V ring positions consumed so far
-        acc, m, l, rows = first_state(M_WG, BN, D)    # the previous tile's result, stored under the next's Q·K_0ᵀ
+        CARRY: gl.constexpr = OVERLAP and not PINGPONG    # last P·V beside the next Q·K_0ᵀ (pingpong: slower)
+        acc, m, l, rows, p16, alpha = first_state(M_WG, BN, D, desc_q.dtype)   # "no previous tile" (see attend)
+        n_prev = 0                                    # the previous tile's key tiles (CARRY: its last P·V waits)
         bh_p = 0
         r0_p = 0
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
@@ -99,15 +101,24 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             r0 = start_q + CID * M_WG
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-            last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs))
-            acc, m, l, rows = attend(a, q_smem.index(NC * qs + CID), bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID,
-                                     NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True)
+            last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs),
+                         p16, alpha, n_prev)
+            acc, m, l, rows, p16_t, alpha_t = attend(
+                a, q_smem.index(NC * qs + CID), bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID, NC, M_WG, BN, D,
+                STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY)
+            if CARRY:                                 # (only then loop-carried: registers the others keep)
+                p16 = p16_t
+                alpha = alpha_t
             bh_p = bh
             r0_p = r0
             kv += n_tiles
+            n_prev = n_tiles
             i += 1
-        if i > 0:                                     # the last tile's O
-            store_out(acc, m, l, rows, q_smem.index(NC * ((i - 1) % 2) + CID), desc_o, LSE, bh_p, r0_p, n_q, M_WG, D)
+        if i > 0:                                     # the last tile's O (CARRY: after its last P·V)
+            if CARRY:
+                acc = drain(acc, p16, alpha, kv, n_prev, a[7], a[10], a[11], STAGES, D)
+            store_out(acc, m, l, rows, q_smem.index(NC * ((i - 1) % 2) + CID), desc_o, LSE, bh_p, r0_p, n_q, M_WG, D,
+                      CARRY)
         tma.store_wait(0)
     else:
         bh, start_q, t_lo, n_tiles = _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
@@ -115,8 +126,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-        acc, m, l, rows = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D, STAGES,
-                                 CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False)
+        acc, m, l, rows, p16, alpha = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN,
+                                                   D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False,
+                                                   False)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 

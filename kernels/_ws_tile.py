@@ -138,14 +138,19 @@ def _alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
            M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
            WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr,
-           SEQ: gl.constexpr, PREV: gl.constexpr):
+           SEQ: gl.constexpr, PREV: gl.constexpr, CARRY: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) of head bh against key tiles t_lo .. t_lo + n_tiles - 1 at ring
     positions kv, kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in
     log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles).
     PREV (persistent launches): last_tile = (acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel) of this consumer's
     previous tile, whose epilogue (store_out into o_buf, the Q slot it was computed from) runs while this tile's
     Q·K_0ᵀ is on the tensor cores; once this tile's first softmax is done, its O store has left o_buf and
-    q_rel (that slot's q_empty barrier) takes this consumer's arrive, so the producer may load Q there."""
+    q_rel (that slot's q_empty barrier) takes this consumer's arrive, so the producer may load Q there.
+    CARRY (PREV with OVERLAP, the caller's choice): a tile's last P·V is not run at its end but carried into the
+    next tile and issued with its Q·K_0ᵀ (P·V first), so no GEMM is issued alone at a tile boundary; last_tile then
+    also holds (p16, alpha, n_prev): that P, its rescale and the key tiles the tile walked (its last one at ring
+    position kv - 1), and the returned acc lacks that P·V. The previous tile's O is finished and stored while
+    Q·K_0ᵀ runs, as without CARRY."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -187,6 +192,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     l = gl.full([M_WG], 0.0, gl.float32, row_l)
     acc = gl.zeros([M_WG, D], gl.float32, o_layout)
     s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
+    p16 = gl.zeros([M_WG, BN], dtype, p_layout)       # CARRY: nothing pending unless a key tile runs
+    alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
 
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K_j not loaded yet),
@@ -204,10 +211,27 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
             mbarrier.wait(turn.index(CID), kv & 1)
         exit_scope("wait_turn")
         enter_scope("qk")
+        if CARRY:                                     # the previous tile's last P·V first (nothing pending:
+            acc_p, m_p, l_p, rows_p, bh_p, r0_p, has_prev, o_buf, q_rel, p16_p, alpha_p, n_prev = last_tile
+            pend = n_prev > 0                         # P = 0 on this tile's V_0 and no accumulator, a no-key
+            v_st = st0                                # tile's O, which store_out zeroes: rows with l = 0)
+            v_ph = (kv // STAGES) & 1
+            if pend:                                  # its last key tile sits at ring position kv - 1
+                v_st = (kv - 1) % STAGES
+                v_ph = ((kv - 1) // STAGES) & 1
+            acc_p = acc_p * gl.expand_dims(gl.convert_layout(alpha_p, orow_l), 1)
+            mbarrier.wait(ready.index(STAGES + v_st), v_ph)
+            pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
             mbarrier.arrive(turn.index((CID + 1) % NC))
-        if PREV:                                      # the previous tile's O, under Q·K_0ᵀ
+        if CARRY:                                     # the previous tile's O, finished, under Q·K_0ᵀ
+            acc_p = warpgroup_mma_wait(1, deps=(pv_tok,))
+            mbarrier.arrive(empty.index(STAGES + v_st), pred=pend)
+            if has_prev:
+                store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
+            acc = acc_p                               # its registers: this tile's first P·V ignores them
+        elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
             _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         mbarrier.arrive(empty.index(st0))
@@ -248,7 +272,10 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 prev = (c - 1) % STAGES
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)
-                acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, is_async=True)
+                use = True                            # CARRY: acc holds the previous tile's O before P_0·V_0
+                if CARRY:
+                    use = j > 1
+                acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, use_acc=use, is_async=True)
                 if PINGPONG:
                     mbarrier.arrive(turn.index((CID + 1) % NC))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
@@ -281,7 +308,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 acc = warpgroup_mma_wait(0, deps=(acc,))
                 mbarrier.arrive(empty.index(STAGES + st))
                 exit_scope("pv")
-        if OVERLAP:                                   # the last tile's P·V
+        if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it)
             enter_scope("pv")
             c = kv + n_tiles - 1
             last = c % STAGES
@@ -292,50 +319,79 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
             mbarrier.arrive(empty.index(STAGES + last))
             exit_scope("pv")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
-        _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
+        if CARRY:
+            acc_p, m_p, l_p, rows_p, bh_p, r0_p, has_prev, o_buf, q_rel, p16_p, alpha_p, n_prev = last_tile
+            acc_p = drain(acc_p, p16_p, alpha_p, kv, n_prev, v_smem, ready, empty, STAGES, D)
+            if has_prev:
+                store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
+        else:
+            _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         _release_prev(last_tile)
     if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
-    return acc, m, l, rows
+    return acc, m, l, rows, p16, alpha
 
 
 @gluon.jit
 def _finish_prev(last_tile, desc_o, LSE, n_q, M_WG: gl.constexpr, D: gl.constexpr):
     """attend's PREV: the previous tile's store_out (none before a program's first tile)."""
-    acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel = last_tile
-    if has_prev:
-        store_out(acc, m, l, rows, o_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
+    if last_tile[6]:                                  # last_tile: (acc, m, l, rows, bh, r0, has_prev, o_buf, ..)
+        store_out(last_tile[0], last_tile[1], last_tile[2], last_tile[3], last_tile[7], desc_o, LSE, last_tile[4],
+                  last_tile[5], n_q, M_WG, D)
 
 
 @gluon.jit
 def _release_prev(last_tile):
     """attend's PREV: wait until the previous tile's O store has left its Q slot, then free the slot (q_rel)."""
-    acc, m, l, rows, bh, r0, has_prev, o_buf, q_rel = last_tile
     tma.store_wait(0)
-    mbarrier.arrive(q_rel, pred=has_prev)
+    mbarrier.arrive(last_tile[8], pred=last_tile[6])  # q_rel, when there was a previous tile
 
 
 @gluon.jit
-def first_state(M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr):
-    """(acc, m, l, rows) in attend's layouts, standing for "no previous tile" in a persistent loop."""
+def first_state(M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, DTYPE: gl.constexpr):
+    """(acc, m, l, rows, p16, alpha) in attend's layouts, standing for "no previous tile" in a persistent loop."""
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BN, 16])
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
     return (gl.zeros([M_WG, D], gl.float32, o_layout), gl.full([M_WG], float("-inf"), gl.float32, row_l),
-            gl.full([M_WG], 0.0, gl.float32, row_l), gl.arange(0, M_WG, layout=row_l))
+            gl.full([M_WG], 0.0, gl.float32, row_l), gl.arange(0, M_WG, layout=row_l),
+            gl.zeros([M_WG, BN], DTYPE, p_layout), gl.full([M_WG], 1.0, gl.float32, row_l))
 
 
 @gluon.jit
-def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constexpr, D: gl.constexpr):
+def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexpr, D: gl.constexpr):
+    """CARRY: the pending last P·V of a tile that walked n_prev key tiles, up to ring position kv - 1 (none if
+    n_prev = 0; acc holds earlier P·Vs if n_prev > 1), run alone where no next Q·Kᵀ comes to run it beside."""
+    if n_prev > 0:
+        c = kv - 1
+        o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                           instr_shape=[16, D, 16])
+        st = c % STAGES
+        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
+        acc = warpgroup_mma(p16, v_smem.index(st), acc, use_acc=n_prev > 1, is_async=True)
+        acc = warpgroup_mma_wait(0, deps=(acc,))
+        mbarrier.arrive(empty.index(STAGES + st))
+    return acc
+
+
+@gluon.jit
+def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constexpr, D: gl.constexpr,
+              EXACT0: gl.constexpr = False):
     """Normalise once (rows that saw no key stay zero, LSE -inf) and start the TMA store of O through Q's buffer;
     the caller waits for it (tma.store_wait) before that buffer is written again."""
     o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
     orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
     l_safe = gl.where(l == 0.0, 1.0, l)
-    out = acc * gl.expand_dims(gl.convert_layout(1.0 / l_safe, orow_l), 1)   # one division per row
+    if EXACT0:                                        # CARRY: a no-key tile's acc may hold 0 * V_0 (NaN if V_0
+        inv = gl.convert_layout(gl.where(l == 0.0, 0.0, 1.0 / l_safe), orow_l)     # is not finite): exactly 0
+        out = gl.where(gl.expand_dims(inv == 0.0, 1), 0.0, acc * gl.expand_dims(inv, 1))
+    else:
+        out = acc * gl.expand_dims(gl.convert_layout(1.0 / l_safe, orow_l), 1)   # one division per row
     q_buf.store(out.to(desc_o.dtype))
     fence_async_shared()
     tma_store(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
