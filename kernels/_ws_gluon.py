@@ -24,7 +24,9 @@ ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_em
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
 while tile t is computed. A consumer stores tile t's O (normalise, shared memory, TMA) while tile t+1's first
 Q·Kᵀ runs, and frees tile t's slot after tile t+1's first softmax (attend's PREV), so the epilogue no longer
-sits between two tiles' GEMMs (tools/window_fit.py measures a query tile's cost beyond its key tiles).
+sits between two tiles' GEMMs (tools/window_fit.py measures a query tile's cost beyond its key tiles). Without
+PINGPONG, tile t's last P·V is also carried into tile t+1 and issued just before its first Q·Kᵀ (CARRY), so no
+GEMM is issued alone at a tile boundary; with PINGPONG that timed slower (the window at d=128) and is off.
 The forward table turns it on where it measured faster (d=128 without a mask).
 
 Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA

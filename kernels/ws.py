@@ -4,7 +4,8 @@ What it is: per 128-row (NC = 2) or 192-row (NC = 3) query block, a 1-warp produ
 STAGES-deep shared-memory ring guarded by mbarriers; each consumer warpgroup owns 64 rows and runs Q·Kᵀ and P·V as
 asynchronous warpgroup MMAs (P stays in registers as the A operand), overlapping the softmax of tile j with the P·V
 of tile j-1 (OVERLAP) and taking turns on the tensor cores (PINGPONG); the producer gives its registers to the
-consumers (setmaxnreg). A persistent launch stores each tile's O while the next tile's first Q·Kᵀ runs. Same
+consumers (setmaxnreg). A persistent launch stores each tile's O while the next tile's first Q·Kᵀ runs and,
+without PINGPONG, issues a tile's last P·V with that Q·Kᵀ (attend's CARRY; slower with PINGPONG, kept off). Same
 contract as kernels/fast.py: (out, lse natural log, float32), ragged Nq/Nk (TMA clips per head), bottom-right
 causal, fully masked rows -> zeros and LSE -inf; fp16/bf16, d 64/128.
 Variants: GQA/MQA (k, v with H_kv heads), a causal sliding window (window_left; tiles left of the band are not
