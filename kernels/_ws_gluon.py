@@ -9,7 +9,7 @@ NC*M_WG-row query tiles of one head each (NC = 2 or 3 consumer warpgroups; kerne
 per-tile code). Variants: GQA/MQA (query head h of H reads key/value head h // (H / H_kv): the producer's TMA
 coordinates, no copies) and, with CAUSAL, a
 sliding window's left side (WINDOW: tiles left of the band are never loaded, key_range; the band's left edge
-is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_tile._alibi_cols);
+is masked like the diagonal); with CAUSAL also ALiBi (ALIBI: a per-key term on every score, _ws_softmax.alibi_cols);
 packed documents (SEQ: each query tile's key tiles, which of them need no mask, and each row's visible keys come
 from the host's tables, variants.tables for Br = NC*M_WG, Bc = BN; ROWB (1 or B, Nq, 2), TILES (1 or B, Tr, 4)):
 

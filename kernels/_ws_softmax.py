@@ -1,0 +1,67 @@
+"""The ws forward's softmax step on one score tile, with its masks and ALiBi term (kernels/_ws_tile.py's attend
+calls it once per key tile). Scores are in log2 units: qk_scale = sm_scale * log2 e, so every exponential is a
+bare exp2. Imported by _ws_tile.py only."""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+
+@gluon.jit
+def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
+             ALIBI: gl.constexpr):
+    """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
+    row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
+    ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
+    ALiBi term (log2 units, alibi_cols), added to every row. Without ALiBi a hidden score is -inf before the
+    scale (qk_scale > 0: api checks it), so the masked step is the unmasked one's FFMA + exp2 plus the select."""
+    if MASKED:                                        # diagonal band (causal), window/document edge, ragged tile
+        ok = gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1)
+        if LOWER:
+            ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
+        if ALIBI:
+            s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
+            m_new = gl.maximum(m, gl.max(s, 1))
+        else:
+            s = gl.where(ok, s, float("-inf"))
+            m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+        m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
+        if ALIBI:
+            p = gl.exp2(s - gl.expand_dims(m_ref, 1))
+        else:
+            p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
+    elif ALIBI:                                       # every key visible, each with its ALiBi term
+        t = s * qk_scale + gl.expand_dims(bias, 0)
+        m_new = gl.maximum(m, gl.max(t, 1))
+        m_ref = m_new
+        p = gl.exp2(t - gl.expand_dims(m_ref, 1))
+    else:                                             # every key visible: no mask, no guard
+        m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+        m_ref = m_new
+        p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
+    alpha = gl.exp2(m - m_ref)
+    l_new = l * alpha + gl.sum(p, 1)
+    return p, alpha, m_new, l_new
+
+
+@gluon.jit
+def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
+                  ALIBI: gl.constexpr, SEQ: gl.constexpr):
+    """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
+    elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
+    on the diagonal tile timed no faster on the H200)."""
+    if (k0 < full) & (k0 >= lo_full):
+        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI)
+    else:
+        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ, ALIBI)
+    return p, alpha, m_new, l_new
+
+
+@gluon.jit
+def alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
+    """Causal ALiBi adds slope * (j - i - offset) (<= 0 where visible) to score (i, j). Split as slope * (j - r0 -
+    offset) - slope * (i - r0): the key term goes on every score (kept small near the diagonal, where the row
+    maxima are, by measuring from r0); the row term is a per-row constant that cancels in the softmax, so only
+    the row's max carries it (attend subtracts it at the end, for the LSE). slope2 in log2 units; 0 off ALiBi."""
+    bias = slope2
+    if ALIBI:                                         # constexpr: only one of the two types is ever built
+        bias = slope2 * (cols - (r0 + offset)).to(gl.float32)
+    return bias
