@@ -135,12 +135,13 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
 
     if n_tiles > 0:
-        # key tile 0: Q·K_0ᵀ alone. Scopes (one of each per key tile and warp): wait_kv (K_j not loaded yet),
-        # wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are ready; with
-        # OVERLAP also O's rescale, V_{j-1}'s wait and the issue of P_{j-1}·V_{j-1}, which runs meanwhile; with
-        # PREV, on key tile 0, the previous tile's O store),
-        # softmax, pv (without OVERLAP: V_j's wait and P·V; with it: the wait for P_{j-1}·V_{j-1}). K is
-        # released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after P·V.
+        # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
+        # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are
+        # ready; with OVERLAP also O's rescale, V_{j-1}'s wait and the issue of P_{j-1}·V_{j-1}, which runs
+        # meanwhile; with PREV, on key tile 0, the previous tile's O store, and with CARRY its last P·V issued
+        # just before), softmax, pv (without OVERLAP: V_j's wait and P·V; with it: the wait for
+        # P_{j-1}·V_{j-1}). K is released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after
+        # P·V.
         st0 = kv % STAGES
         enter_scope("wait_kv")
         mbarrier.wait(ready.index(st0), (kv // STAGES) & 1)
