@@ -118,7 +118,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             i += 1
         if i > 0:                                     # the last tile's O (CARRY: after its last P·V)
             if CARRY:
-                acc = drain(acc, p16, alpha, kv, n_prev, a[7], a[10], a[11], STAGES, D)
+                acc = drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES, D)
             store_out(acc, m, l, rows, q_smem.index(NC * ((i - 1) % 2) + CID), desc_o, LSE, bh_p, r0_p, n_q, M_WG, D,
                       CARRY)
         tma.store_wait(0)
@@ -128,9 +128,8 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-        acc, m, l, rows, p16, alpha = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN,
-                                                   D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False,
-                                                   False)
+        acc, m, l, rows, p16, alpha = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D,
+                                             STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False, False)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 

@@ -151,11 +151,11 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
             mbarrier.wait(turn.index(CID), kv & 1)
         exit_scope("wait_turn")
         enter_scope("qk")
-        if CARRY:                                     # the previous tile's last P·V first (nothing pending:
+        if CARRY:                                     # the previous tile's last P·V first. None pending (a
             acc_p, m_p, l_p, rows_p, bh_p, r0_p, has_prev, o_buf, q_rel, p16_p, alpha_p, n_prev = last_tile
-            pend = n_prev > 0                         # P = 0 on this tile's V_0 and no accumulator, a no-key
-            v_st = st0                                # tile's O, which store_out zeroes: rows with l = 0)
-            v_ph = (kv // STAGES) & 1
+            pend = n_prev > 0                         # program's first tile, or a no-key tile before): P = 0
+            v_st = st0                                # times this tile's V_0 without the accumulator, and
+            v_ph = (kv // STAGES) & 1                 # store_out's EXACT0 zeroes that tile's rows (l = 0)
             if pend:                                  # its last key tile sits at ring position kv - 1
                 v_st = (kv - 1) % STAGES
                 v_ph = ((kv - 1) // STAGES) & 1
@@ -180,7 +180,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                       WINDOW, ALIBI, SEQ)
+                                      WINDOW, ALIBI, SEQ)
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if PREV:
@@ -223,7 +223,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                               WINDOW, ALIBI, SEQ)
+                                              WINDOW, ALIBI, SEQ)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -238,7 +238,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                               WINDOW, ALIBI, SEQ)
+                                              WINDOW, ALIBI, SEQ)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
@@ -267,7 +267,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
         else:
             _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         _release_prev(last_tile)
-    if ALIBI:                                         # the row term _alibi_cols left out: the LSE carries it
+    if ALIBI:                                         # the row term alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows, p16, alpha
 
