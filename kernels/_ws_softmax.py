@@ -7,7 +7,7 @@ from triton.experimental.gluon import language as gl
 
 @gluon.jit
 def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
-             ALIBI: gl.constexpr):
+                 ALIBI: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
     row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
     ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
@@ -44,7 +44,7 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
 
 @gluon.jit
 def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
-                  ALIBI: gl.constexpr, SEQ: gl.constexpr):
+                 ALIBI: gl.constexpr, SEQ: gl.constexpr):
     """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
