@@ -155,9 +155,9 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 # 3.6 and 3.7's ptxas spill 16 B stored / 28 B loaded in the two persistent causal d = 128 launches (pingpong) since a
 # tile's O is stored under the next tile's first Q·Kᵀ (3002e92): in 3.6's SASS, three 32-bit values stored before the
 # first setmaxnreg and reloaded after the partitions' register changes (the producer's among them), no tile data; the
-# ws-forward suites passed on 3.6.0 / 3.7.1 / 3.8.0 at d5188c9 (assets/verified/*-ws-forward.json) and the window
-# launch ran faster with it (assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03.json, against the kernel before
-# it timed in the same H200 run, which no committed file holds)
+# ws-forward suites passed with it on 3.6.0 / 3.7.1 / 3.8.0 (assets/verified/*-ws-forward.json name their commits);
+# the window launch ran faster with it (assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03.json, against the
+# kernel before it timed in the same H200 run, which no committed file holds)
 PTXAS_SPILL_BYTES = {"3.8.": 64, "3.6.": 32, "3.7.": 32}
 
 
