@@ -47,8 +47,8 @@ class Verified:
 
 
 VERIFIED = (
-    # the ws forward's test files at bff7b58 (a tile's last P·V carried into the next tile without PINGPONG) on
-    # 3.6.0 and 3.7.1; on 3.8.0 at d5188c9, and a tree with the carry passed there too (assets/verified/repeats/)
+    # the ws forward's test files with a tile's last P·V carried into the next tile without PINGPONG: at bff7b58 on
+    # 3.6.0 and 3.7.1, at 01ea696 (the same kernel, comments apart) on 3.8.0
     Verified("ws-forward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
     # the ws backward's test files at f620d35 (the loop trims in, "partial" retired), on each triton it opens on
     Verified("ws-backward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-backward"), TESTS["ws-backward"])),
