@@ -13,8 +13,8 @@ loaded), causal ALiBi and packed documents (docs: the host's tables decide each 
 Why it exists: the tl kernel (kernels/fast.py) cannot overlap one warpgroup's softmax with another's MMAs; this
 one can, and is the project's fastest forward (assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json).
 When it runs: impl="ws", or impl="fast" where kernels/forward_table.py's ROUTES say it measured faster; its
-schedule switches come from that table's WS_LAUNCHES (schedule()); OVERLAP_ENV, PERSISTENT_ENV and CONSUMERS_ENV
-switch every launch (tests run both sides). Only on a (triton, GPU) pair kernels/gates.py verifies for
+schedule switches come from that table's WS_LAUNCHES (schedule()); OVERLAP_ENV, PINGPONG_ENV, PERSISTENT_ENV and
+CONSUMERS_ENV switch every launch (tests run both sides). Only on a (triton, GPU) pair kernels/gates.py verifies for
 "ws-forward" (Gluon's API moved between 3.6 and 3.8; kernels/gluon_shims.py holds the differences); elsewhere, and
 after any compile or launch failure, impl="fast" runs the tl kernel and says why once (logger "flashviz_kernels",
 status()); impl="ws" asked for explicitly raises KernelUnavailable with that reason.
@@ -37,8 +37,8 @@ GATE = forward_table.GATES["ws"]
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
-from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, consumers_default,  # noqa: E402,F401
-                          overlap_default, persistent_default, schedule)
+from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, PINGPONG_ENV,  # noqa: E402,F401
+                          consumers_default, overlap_default, persistent_default, pingpong_default, schedule)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -127,8 +127,8 @@ def runtime_failure() -> str | None:
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
     verified (each (triton, GPU) row of kernels/gates.py with its evidence file), fast_uses_ws, persistent (the
-    launches that run PERSISTENT unless told), consumers (NC per launch), overlap (the launches that run OVERLAP
-    unless told)."""
+    launches that run PERSISTENT unless told), consumers (NC per launch), overlap and pingpong (the launches that run
+    OVERLAP, PINGPONG unless told)."""
     from .ws_schedule import schedule_lines
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
@@ -347,7 +347,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
-    pp = schedule(d, causal)["pingpong"] if pingpong is None else pingpong
+    pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None) if pingpong is None else pingpong
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "

@@ -12,6 +12,7 @@ from .errors import KernelInputError
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
 OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
+PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every ws launch that does not pass pingpong
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 
@@ -70,9 +71,20 @@ def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int
     return env == "1"
 
 
+def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+    """PINGPONG for a launch that does not say: PINGPONG_ENV when set (1 or 0), else the forward table's schedule
+    (window / docs: a causal window's or packed documents' launch). Without it a persistent launch carries each
+    tile's last P·V into the next tile (kernels/_ws_tile.py, CARRY)."""
+    env = env_switch(PINGPONG_ENV, ("0", "1"), "1 (pingpong) or 0 (no pingpong)")
+    if env is None:
+        return schedule(d, causal, window=window, docs=docs)["pingpong"]
+    return env == "1"
+
+
 def schedule_lines() -> dict:
-    """{"persistent": ..., "consumers": ..., "overlap": ...} for ws.status()."""
-    return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status())
+    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ...} for ws.status()."""
+    return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
+                pingpong=_pingpong_status())
 
 
 def switch_line(env: str, describe) -> str:
@@ -105,6 +117,13 @@ def _overlap_status() -> str:
         text = "every (d, causal)" if len(on) == len(CONFIGS) else ", ".join(on) or "none"
         return f"{text}{' but ' + ', '.join(off) if off else ''}"
     return switch_line(OVERLAP_ENV, describe)
+
+
+def _pingpong_status() -> str:
+    """Which (d, causal) launches (and causal windows) run PINGPONG by default here."""
+    return switch_line(PINGPONG_ENV, lambda: ", ".join(
+        [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if pingpong_default(d, c)]
+        + [f"d={d} window" for d in _band_dims() if pingpong_default(d, True, window=True)]) or "none")
 
 
 def _persistent_status() -> str:

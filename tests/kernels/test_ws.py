@@ -310,6 +310,26 @@ def test_overlap_switch_env(monkeypatch):
         ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
 
 
+def test_pingpong_switch_env(monkeypatch):
+    """PINGPONG_ENV overrides the forward table's PINGPONG for launches that do not pass pingpong (windows take their
+    band row's, else their (d, causal) row's); a bad value is a typed error before any launch."""
+    monkeypatch.delenv(ws.PINGPONG_ENV, raising=False)
+    for (d, causal), cfg in ws.CONFIGS.items():
+        assert ws.pingpong_default(d, causal) is cfg[4]
+        assert ws.pingpong_default(d, True, window=True) is ws.schedule(d, True, window=True)["pingpong"]
+    assert ws.status()["pingpong"].endswith("(CONFIGS)") and "d=128 causal=True" in ws.status()["pingpong"]
+    for env, want in (("0", False), ("1", True)):
+        monkeypatch.setenv(ws.PINGPONG_ENV, env)
+        assert all(ws.pingpong_default(d, c, w) is want for d, c in ws.CONFIGS for w in (False, c))
+        assert ws.status()["pingpong"].endswith(f"({ws.PINGPONG_ENV}={env})")
+    monkeypatch.setenv(ws.PINGPONG_ENV, "yes")
+    assert "must be 1" in ws.status()["pingpong"]
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    with pytest.raises(fk.KernelInputError, match=ws.PINGPONG_ENV):
+        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+
+
 def test_persistent_switch_env_and_checks(monkeypatch):
     """PERSISTENT_ENV overrides CONFIGS (a bad value is a typed error); programs / groups only with persistent;
     a ring plus Q buffers larger than sm_90's shared memory is refused before any launch."""
