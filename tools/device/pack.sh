@@ -2,6 +2,7 @@
 # Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
 #   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~49 MB)
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
+#   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), Blackwell's ptxas,
 # nvdisasm, cuobjdump, CUPTI, proton and instrumentation, with libtriton.so stripped of symbols. FA4 is
 # flash-attn-4 4.0.0b36 and the wheels its Hopper path imports, unpacked into one tree (PLATFORM.md).
@@ -39,7 +40,13 @@ fa4)
     mv "$TMP/fa4part.aa" "$ROOT/.whl/fa4a/"
     mv "$TMP/fa4part.ab" "$ROOT/.whl/fa4b/"
     ls -la "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b" ;;
+app)
+    # streamlit 1.67's and plotly's requirements that the device image (KINDS.md's package list) does not hold
+    mkdir -p "$ROOT/.whl/app"
+    $PIP -d "$ROOT/.whl/app" streamlit plotly altair pydeck starlette uvicorn python-multipart websockets \
+        itsdangerous watchdog jsonschema referencing rpds-py jsonschema-specifications
+    ls -la "$ROOT/.whl/app" ;;
 *)
-    echo "usage: $0 triton VERSION | fa4" >&2
+    echo "usage: $0 triton VERSION | fa4 | app" >&2
     exit 2 ;;
 esac
