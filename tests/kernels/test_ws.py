@@ -285,6 +285,17 @@ def test_key_tiles_follow_bottom_right_causal(tile_fns, bm):
             assert key_tiles(start, n_q, n_k, bm, 64, False) == -(-n_k // 64)
 
 
+def _refused_before_launch(monkeypatch, env):
+    """With env set to a bad value, ws.forward raises KernelInputError naming it before any launch (host checks
+    only: ws.unsupported is stubbed); returns the (q, keywords) it called with."""
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    with pytest.raises(fk.KernelInputError, match=env):
+        ws.forward(q, q, q, **kw)
+    return q, kw
+
+
 def test_overlap_switch_env(monkeypatch):
     """OVERLAP_ENV overrides CONFIGS' OVERLAP for launches that do not pass overlap; a bad value is a typed error."""
     monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
@@ -304,10 +315,7 @@ def test_overlap_switch_env(monkeypatch):
     assert ws.status()["overlap"] == "every (d, causal) but d=64 ALiBi (CONFIGS)"      # the tables as measured
     monkeypatch.setenv(ws.OVERLAP_ENV, "on")
     assert "must be 1" in ws.status()["overlap"]
-    monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
-    with pytest.raises(fk.KernelInputError, match=ws.OVERLAP_ENV):
-        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    _refused_before_launch(monkeypatch, ws.OVERLAP_ENV)
 
 
 def test_pingpong_switch_env(monkeypatch):
@@ -324,10 +332,7 @@ def test_pingpong_switch_env(monkeypatch):
         assert ws.status()["pingpong"].endswith(f"({ws.PINGPONG_ENV}={env})")
     monkeypatch.setenv(ws.PINGPONG_ENV, "yes")
     assert "must be 1" in ws.status()["pingpong"]
-    monkeypatch.setattr(ws, "unsupported", lambda q: None)
-    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
-    with pytest.raises(fk.KernelInputError, match=ws.PINGPONG_ENV):
-        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
+    _refused_before_launch(monkeypatch, ws.PINGPONG_ENV)
 
 
 def test_persistent_switch_env_and_checks(monkeypatch):
@@ -341,10 +346,7 @@ def test_persistent_switch_env_and_checks(monkeypatch):
     monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
     assert ws.persistent_default(64, False) is False
     monkeypatch.setenv(ws.PERSISTENT_ENV, "yes")
-    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
-    kw = dict(causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2)
-    with pytest.raises(fk.KernelInputError, match=ws.PERSISTENT_ENV):
-        ws.forward(q, q, q, **kw)
+    q, kw = _refused_before_launch(monkeypatch, ws.PERSISTENT_ENV)
     monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
     with pytest.raises(fk.KernelInputError, match="persistent launch only"):
         ws.forward(q, q, q, programs=4, **kw)
