@@ -114,8 +114,8 @@ WS_LAUNCHES = (
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=64)) for f in (WINDOW_B, WINDOW_C))),
     Launch("ws", "window", dims(128), True, dict(persistent=True, consumers=2),
            "persistent: the fastest ws schedule timed, before and after OVERLAP; PINGPONG kept (the dense causal "
-           "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (2-4 % "
-           "slower; 2 % faster at 4096, same run)",
+           "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (faster "
+           "at 4096 in the same call: PINGPONG_W's files)",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))
            + tuple(NotFaster(PINGPONG_W.format(w), dict(name="ws pingpong=0"), dict(name="ws pingpong=1"),
                              dict(d=128)) for w in (256, 1024))),
