@@ -82,7 +82,8 @@ def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
 @gluon.jit
 def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
-              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
+              PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
+              HALF: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
@@ -91,6 +92,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         i = 0                                         # query tiles done by this program
         kv = 0                                        # K/V ring positions consumed so far
         CARRY: gl.constexpr = OVERLAP and not PINGPONG    # last P·V beside the next Q·K_0ᵀ (pingpong: slower)
+        HALF_P: gl.constexpr = HALF and not CARRY and not SEQ     # kernels/_ws_half.py
         acc, m, l, rows, p16, alpha = first_state(M_WG, BN, D, desc_q.dtype)   # "no previous tile" (see attend)
         n_prev = 0                                    # the previous tile's key tiles (CARRY: its last P·V waits)
         bh_p = 0
@@ -107,7 +109,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                          p16, alpha, n_prev)
             acc, m, l, rows, p16_t, alpha_t = attend(
                 a, q_smem.index(NC * qs + CID), bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID, NC, M_WG, BN, D,
-                STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY)
+                STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY, HALF_P)
             if CARRY:                                 # (only then loop-carried: registers the others keep)
                 p16 = p16_t
                 alpha = alpha_t
@@ -129,7 +131,8 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
         acc, m, l, rows, p16, alpha = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D,
-                                             STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False, False)
+                                             STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False, False,
+                                             HALF and not SEQ)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
 
@@ -137,22 +140,22 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
 @gluon.jit
 def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
-    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
 
 
 @gluon.jit
 def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
-    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
 
 
 @gluon.jit
 def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr):
-    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
 
 
 @gluon.jit
@@ -200,7 +203,7 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
            n_heads, groups, slopes_b, rowb_b, tiles_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
            D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
            PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr):
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, HALF: gl.constexpr = False):
     QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
@@ -229,14 +232,19 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
     # bound to a name first, they would arrive as runtime values)
     if NC == 3:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
-            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
+                          HALF)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
+                          HALF)),
+            (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
+                          HALF)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
-            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ)),
+            (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
+                          HALF)),
+            (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
+                          HALF)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

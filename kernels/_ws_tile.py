@@ -7,8 +7,7 @@ With kv = 0 (one tile per program) these are the per-tile formulas. Imported by 
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
-                                                               warpgroup_mma_wait)
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
 try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
     from triton.profiler.language import enter_scope, exit_scope
@@ -21,9 +20,10 @@ except ImportError:                                   # a triton without proton:
     def exit_scope(name: gl.constexpr):
         pass
 
+from ._ws_half import edge_halves, half_step  # noqa: E402
+from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_softmax import alibi_cols, softmax_tile  # noqa: E402
-from .gluon_shims import tma_load, tma_store  # noqa: E402
-from .numerics import LN2_C  # noqa: E402
+from .gluon_shims import tma_load  # noqa: E402
 
 
 @gluon.jit
@@ -78,7 +78,7 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
            M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
            WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr,
-           SEQ: gl.constexpr, PREV: gl.constexpr, CARRY: gl.constexpr):
+           SEQ: gl.constexpr, PREV: gl.constexpr, CARRY: gl.constexpr, HALF: gl.constexpr):
     """One consumer's rows [r0, r0 + M_WG) of head bh against key tiles t_lo .. t_lo + n_tiles - 1 at ring
     positions kv, kv+1, ...: (acc unnormalised, m, l, rows). ALIBI (causal only): slope2 = this head's slope in
     log2 units. SEQ: which tiles need no mask and each row's keys come from the host's tables (block_tiles).
@@ -90,7 +90,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     next tile and issued with its Q·K_0ᵀ (P·V first), so no GEMM is issued alone at a tile boundary; last_tile then
     also holds (p16, alpha, n_prev): that P, its rescale and the key tiles the tile walked (its last one at ring
     position kv - 1), and the returned acc lacks that P·V. The previous tile's O is finished and stored while
-    Q·K_0ᵀ runs, as without CARRY."""
+    Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band edge's tile this
+    consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or after the last."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -135,6 +136,15 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     p16 = gl.zeros([M_WG, BN], dtype, p_layout)       # CARRY: nothing pending unless a key tile runs
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
 
+    hi = 0
+    if HALF:                                          # a band edge's tile this consumer sees half of: that half
+        lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
+        if lo > 0:                                    # the first tile's second half
+            acc, m, l = half_step(a, q_buf, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,
+                                  NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
+        t_lo = t_lo + lo                              # the whole tiles between
+        kv = kv + lo
+        n_tiles = n_tiles - lo - hi
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
         # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are
@@ -173,7 +183,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
                 store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
             acc = acc_p                               # its registers: this tile's first P·V ignores them
         elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
-            _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
+            finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         mbarrier.arrive(empty.index(st0))
         exit_scope("qk")
@@ -185,11 +195,15 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
         p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if PREV:
-            _release_prev(last_tile)
+            release_prev(last_tile)
         if not OVERLAP:
             enter_scope("pv")
             mbarrier.wait(ready.index(STAGES + st0), (kv // STAGES) & 1)
-            acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
+            if HALF:                                  # acc may hold a first half step's P·V already
+                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                acc = warpgroup_mma(p16, v_smem.index(st0), acc, is_async=True)
+            else:
+                acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + st0))
             exit_scope("pv")
@@ -266,26 +280,15 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
             if has_prev:
                 store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
         else:
-            _finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
-        _release_prev(last_tile)
+            finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
+        release_prev(last_tile)
+    if HALF:
+        if hi > 0:                                    # the last tile's first half
+            acc, m, l = half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, r0, offset, slope2,
+                                  row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
     if ALIBI:                                         # the row term alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows, p16, alpha
-
-
-@gluon.jit
-def _finish_prev(last_tile, desc_o, LSE, n_q, M_WG: gl.constexpr, D: gl.constexpr):
-    """attend's PREV: the previous tile's store_out (none before a program's first tile)."""
-    if last_tile[6]:                                  # last_tile: (acc, m, l, rows, bh, r0, has_prev, o_buf, ..)
-        store_out(last_tile[0], last_tile[1], last_tile[2], last_tile[3], last_tile[7], desc_o, LSE, last_tile[4],
-                  last_tile[5], n_q, M_WG, D)
-
-
-@gluon.jit
-def _release_prev(last_tile):
-    """attend's PREV: wait until the previous tile's O store has left its Q slot, then free the slot (q_rel)."""
-    tma.store_wait(0)
-    mbarrier.arrive(last_tile[8], pred=last_tile[6])  # q_rel, when there was a previous tile
 
 
 @gluon.jit
@@ -317,27 +320,6 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
         acc = warpgroup_mma_wait(0, deps=(acc,))
         mbarrier.arrive(empty.index(STAGES + st))
     return acc
-
-
-@gluon.jit
-def store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG: gl.constexpr, D: gl.constexpr,
-              EXACT0: gl.constexpr = False):
-    """Normalise once (rows that saw no key stay zero, LSE -inf) and start the TMA store of O through Q's buffer;
-    the caller waits for it (tma.store_wait) before that buffer is written again."""
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, D, 16])
-    orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
-    l_safe = gl.where(l == 0.0, 1.0, l)
-    if EXACT0:                                        # CARRY: a no-key tile's acc may hold 0 * V_0 (NaN if V_0
-        inv = gl.convert_layout(gl.where(l == 0.0, 0.0, 1.0 / l_safe), orow_l)     # is not finite): exactly 0
-        out = gl.where(gl.expand_dims(inv == 0.0, 1), 0.0, acc * gl.expand_dims(inv, 1))
-    else:
-        out = acc * gl.expand_dims(gl.convert_layout(1.0 / l_safe, orow_l), 1)   # one division per row
-    q_buf.store(out.to(desc_o.dtype))
-    fence_async_shared()
-    tma_store(desc_o, [bh, r0, 0], q_buf.reshape([1, M_WG, D]))
-    lse = gl.where(l == 0.0, float("-inf"), (m + gl.log2(l_safe)) * LN2_C)
-    gl.store(LSE + bh.to(gl.int64) * n_q + rows, lse, mask=rows < n_q)
 
 
 @gluon.jit

@@ -37,8 +37,9 @@ GATE = forward_table.GATES["ws"]
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
-from .ws_schedule import (CONFIGS, CONSUMERS_ENV, OVERLAP_ENV, PERSISTENT_ENV, PINGPONG_ENV,  # noqa: E402,F401
-                          consumers_default, overlap_default, persistent_default, pingpong_default, schedule)
+from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
+                          PINGPONG_ENV, consumers_default, half_default, overlap_default, persistent_default,
+                          pingpong_default, schedule)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -246,7 +247,7 @@ def descriptors(q, k, v, o, m_wg: int, bn: int):
 
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
-                 window: bool = False, alibi: bool = False, docs: bool = False):
+                 window: bool = False, alibi: bool = False, docs: bool = False, half: bool = False):
     """(jit function, signature, constexprs, options) of one launch configuration, for triton.compile with a
     GluonASTSource and a GPU target: how tools/compile_check.py builds the sm_90 kernel on a machine without a GPU.
     Call it in a process with TRITON_INTERPRET=0 (jit functions made under the interpreter cannot be compiled)."""
@@ -262,7 +263,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
     creg, preg, maxnreg = REGS[consumers]
     consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
                   OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg)
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=half)
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_fwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
@@ -308,7 +309,7 @@ def _sm_count(index: int) -> int:
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
             num_stages: int, window_left: int = -1, alibi_slopes=None, docs=None, overlap: bool | None = None,
             pingpong: bool | None = None, persistent: bool | None = None, programs: int | None = None,
-            groups: int | None = None):
+            groups: int | None = None, half: bool | None = None):
     """q (B, H, Nq, d), k/v (B, H_kv, Nk, d) fp16/bf16 CUDA (H % H_kv == 0: GQA/MQA, no copies) -> (out like q,
     lse (B, H, Nq) float32). window_left >= 0 (causal only): row i also sees no key j < i + Nk - Nq - window_left
     (flash-attn's window (window_left, 0)). alibi_slopes (causal only): float32 (1 or B, H), contiguous, as
@@ -316,7 +317,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     documents): variants.tables(variant, Nq, Nk, device, block_m, block_n), int32 (row bounds (1 or B, Nq, 2), tile
     ranges (1 or B, ceil(Nq / block_m), 4)); they then decide which keys each row sees (the causal side and window
     included). persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid
-    size (default the SM count) and the head group (default head_group())."""
+    size (default the SM count) and the head group (default head_group()). half None: half_default() (HALF_ENV;
+    kernels/_ws_half.py)."""
     import torch
     why = unsupported(q)
     if why:
@@ -348,6 +350,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
     pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None) if pingpong is None else pingpong
+    hf = half_default() if half is None else bool(half)
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
@@ -381,6 +384,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
-                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg, num_warps=4,
-                     maxnreg=maxnreg)
+                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=hf,
+                     num_warps=4, maxnreg=maxnreg)
     return o, lse

@@ -13,6 +13,7 @@ PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persiste
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
 OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
 PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every ws launch that does not pass pingpong
+HALF_ENV = "FLASHVIZ_WS_HALF"              # 1: HALF (kernels/_ws_half.py) in every ws launch that does not pass half
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 
@@ -79,6 +80,12 @@ def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool =
     if env is None:
         return schedule(d, causal, window=window, docs=docs)["pingpong"]
     return env == "1"
+
+
+def half_default() -> bool:
+    """HALF for a launch that does not say: off unless HALF_ENV=1 (not timed on the kernel with PREV and CARRY
+    yet; its first version was reverted, 3f907d6: kernels/_ws_half.py)."""
+    return env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)") == "1"
 
 
 def schedule_lines() -> dict:

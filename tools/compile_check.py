@@ -80,14 +80,14 @@ def _compile(spec, gluon: bool, warp_size: int = 32):
 
 def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True, pingpong: bool = True,
                  block_n: int = 128, stages: int = 2, persistent: bool = False, consumers: int = 2,
-                 window: bool = False, alibi: bool = False, docs: bool = False):
+                 window: bool = False, alibi: bool = False, docs: bool = False, half: bool = False):
     """Compile the Gluon forward for sm_90 without a GPU: the CompiledKernel (asm["ptx"], metadata.shared). Run it in
     a process with TRITON_INTERPRET=0: jit functions (Gluon's own included) made under the interpreter cannot be
     compiled."""
     from flashviz_kernels import ws
     return _compile(ws.compile_spec(d, causal, dtype, overlap=overlap, pingpong=pingpong, block_n=block_n,
                                     stages=stages, persistent=persistent, consumers=consumers, window=window,
-                                    alibi=alibi, docs=docs), gluon=True)
+                                    alibi=alibi, docs=docs, half=half), gluon=True)
 
 
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,

@@ -89,7 +89,7 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
     ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
-    program vs persistent, two vs three consumers, OVERLAP and PINGPONG off / on by ws's env switches) and dense
+    program vs persistent, two vs three consumers, OVERLAP, PINGPONG and HALF off / on by ws's env switches) and dense
     causal over each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(text_header("tune_fast", args.argv))
@@ -120,6 +120,7 @@ def tune_window(args, dtype):
                  for p in ("0", "1") for nc in (("2", "3") if d == 64 else ("2",))]
         runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]
         runs += [(f"ws pingpong={p}", dict(impl="ws", env={ws.PINGPONG_ENV: p})) for p in ("0", "1")]
+        runs += [(f"ws half={h}", dict(impl="ws", env={ws.HALF_ENV: h})) for h in ("0", "1")]
         for name, kw in runs:
             env = kw.pop("env", {})
             saved = {key: os.environ.get(key) for key in env}

@@ -74,6 +74,22 @@ def test_every_schedule_variant(overlap, pingpong):
                     f"overlap={overlap} pingpong={pingpong} causal={causal}")
 
 
+@pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, False), (False, True), (True, True)])
+def test_half_edges_every_schedule(overlap, pingpong):
+    """HALF (kernels/_ws_half.py) under all four OVERLAP x PINGPONG schedules, causal, ragged Nq != Nk both ways and
+    a window: the rows a half step covers (each tile's diagonal for the first consumer, a window's first tile for
+    the second) match the float64 reference as the whole-tile kernel's do."""
+    from flashviz_kernels import ws
+    from helpers.variant_ref import reference
+    for nq, nk, left in ((1500, 1700, -1), (1700, 1500, -1), (1500, 1500, 700)):
+        q, k, v = make(1, 4, nq, nk, 128, torch.float16, seed=nq + left)
+        o, lse = ws.forward(q, k, v, causal=True, sm_scale=0.088, block_m=128, block_n=128, num_warps=4,
+                            num_stages=2, overlap=overlap, pingpong=pingpong, window_left=left, half=True)
+        kw = dict(causal=True, scale=0.088, window=None if left < 0 else (left, 0))
+        check_close(o, reference(q, k, v, **kw)[0], reference(q, k, v, **kw, dtype=q.dtype)[0], EPS[q.dtype],
+                    f"HALF overlap={overlap} pingpong={pingpong} {nq}x{nk} window {left}")
+
+
 def test_fully_masked_rows_are_zero():
     q, k, v = make(2, 16, 300, 100, 64, torch.float16, seed=1)
     out, lse = _check(q, k, v, True, "ws masked rows", full=True)

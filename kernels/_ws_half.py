@@ -1,0 +1,82 @@
+"""HALF in the ws forward: a band edge's key tile of which one consumer's 64 rows see only one half runs, for that
+consumer, as a half tile (BN/2 keys: a Q·Kᵀ of N = BN/2, a masked softmax step, a P·V of K = BN/2). On a causal
+window of 1024 keys at 128 x 128 tiles each consumer skips half of one of its 9 tiles: the first consumer (rows
+r0 .. r0 + 63) the second half of the diagonal tile, the second the first half of the window's first tile. The ring and the turns still
+see whole tiles (the producer loads them; both barriers are released once per ring position).
+History: a first version (49a2e0b) timed 4-6 % faster on that window (H200, triton 3.6) and was reverted (3f907d6):
+triton 3.6's ptxas (CUDA 12.8) reused a uniform descriptor register set on a path that skipped it, in persistent
+launches where a consumer's whole tile was a half step. Here a half step never stands alone (edge_halves keeps at
+least one whole tile) and it runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). Not timed
+yet: off unless asked for (kernels/ws_schedule.py HALF_ENV). Imported by _ws_tile.py only."""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
+
+from ._ws_softmax import alibi_cols, softmax_step
+
+
+@gluon.jit
+def edge_halves(t_lo, n_tiles, r0, offset, left, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
+                WINDOW: gl.constexpr):
+    """(lo, hi) for one consumer's rows [r0, r0 + M_WG) over key tiles [t_lo, t_lo + n_tiles): lo = 1 when no row
+    sees the first BN/2 keys of the first tile (every row's band starts, at r + offset - left, at or past its middle),
+    hi = 1 when no row sees the last tile's second half (every row ends, at r + offset, before its middle); both 0
+    unless a whole tile stays between (a half step never runs alone)."""
+    HB: gl.constexpr = BN // 2
+    lo = 0
+    hi = 0
+    if WINDOW:
+        if t_lo * BN + HB <= r0 + offset - left:
+            lo = 1
+    if CAUSAL:
+        if (t_lo + n_tiles - 1) * BN + HB > r0 + M_WG - 1 + offset:
+            hi = 1
+    if n_tiles - lo - hi < 1:
+        lo = 0
+        hi = 0
+    return lo, hi
+
+
+@gluon.jit
+def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, row_lo, row_hi, CID: gl.constexpr,
+              NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+              WINDOW: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr):
+    """Half H (0: keys [k0, k0 + BN/2), 1: the rest) of the key tile at ring position c: Q·K_hᵀ, a masked softmax
+    step and P·V_h, one after the other, on BN/2-key slices of the ring's buffers; (acc, m, l) in attend's layouts.
+    A first half step (H = 1) runs before attend's key tile 0, which still stores the previous tile's O (PREV):
+    carrying that store here kept the previous O live through key tile 0 as well and spilled more (ptxas, 3.6)."""
+    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
+    HB: gl.constexpr = BN // 2
+    h_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, HB, 16])
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    st = c % STAGES
+    mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+    if PINGPONG:
+        mbarrier.wait(turn.index(CID), c & 1)
+    s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(H * HB, HB).permute((1, 0)),
+                          gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
+    if PINGPONG:
+        mbarrier.arrive(turn.index((CID + 1) % NC))
+    s = warpgroup_mma_wait(0, deps=(s_tok,))
+    mbarrier.arrive(empty.index(st))
+    cols = k0 + H * HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
+    bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
+    p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
+                                      gl.convert_layout(row_lo, hrow_l), gl.convert_layout(row_hi, hrow_l), qk_scale,
+                                      bias, True, WINDOW, ALIBI)
+    acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+    p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
+    mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
+    acc = warpgroup_mma(p16, v_smem.index(st).slice(H * HB, HB), acc, is_async=True)
+    acc = warpgroup_mma_wait(0, deps=(acc,))
+    mbarrier.arrive(empty.index(STAGES + st))
+    return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
+
