@@ -6,8 +6,13 @@ see whole tiles (the producer loads them; both barriers are released once per ri
 History: a first version (49a2e0b) timed 4-6 % faster on that window (H200, triton 3.6) and was reverted (3f907d6):
 triton 3.6's ptxas (CUDA 12.8) reused a uniform descriptor register set on a path that skipped it, in persistent
 launches where a consumer's whole tile was a half step. Here a half step never stands alone (edge_halves keeps at
-least one whole tile) and it runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). Not timed
-yet: off unless asked for (kernels/ws_schedule.py HALF_ENV). Imported by _ws_tile.py only."""
+least one whole tile) and it runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). Off unless
+asked for (kernels/ws_schedule.py HALF_ENV). Imported by _ws_tile.py only.
+Measured on the H200 (triton 3.6.0, this commit's parent 4d8ce17, 2026-12-03): still wrong in every persistent
+launch that runs it (7 of the HALF GPU tests failed, max errors 2.4-4.1; every one-tile launch passed), and on the
+1024-key window not faster (2.274 ms against 2.265 without it, tools.tune_fast --window 1024 --d 128 --ws-only; the
+same run put overlap=0 4 % ahead, which interleaved repeats then contradicted: 2.25 vs 2.35 ms medians, one
+timing ranging 1.97-2.48 ms). A dead end unless the persistent failure is found."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
