@@ -1,18 +1,16 @@
 """HALF in the ws forward: a band edge's key tile of which one consumer's 64 rows see only one half runs, for that
 consumer, as a half tile (BN/2 keys: a Q·Kᵀ of N = BN/2, a masked softmax step, a P·V of K = BN/2). On a causal
 window of 1024 keys at 128 x 128 tiles each consumer skips half of one of its 9 tiles: the first consumer (rows
-r0 .. r0 + 63) the second half of the diagonal tile, the second the first half of the window's first tile. The ring and the turns still
-see whole tiles (the producer loads them; both barriers are released once per ring position).
-History: a first version (49a2e0b) timed 4-6 % faster on that window (H200, triton 3.6) and was reverted (3f907d6):
-triton 3.6's ptxas (CUDA 12.8) reused a uniform descriptor register set on a path that skipped it, in persistent
-launches where a consumer's whole tile was a half step. Here a half step never stands alone (edge_halves keeps at
-least one whole tile) and it runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). Off unless
-asked for (kernels/ws_schedule.py HALF_ENV). Imported by _ws_tile.py only.
-Measured on the H200 (triton 3.6.0, this commit's parent 4d8ce17, 2026-12-03): still wrong in every persistent
-launch that runs it (7 of the HALF GPU tests failed, max errors 2.4-4.1; every one-tile launch passed), and on the
-1024-key window not faster (2.274 ms against 2.265 without it, tools.tune_fast --window 1024 --d 128 --ws-only; the
-same run put overlap=0 4 % ahead, which interleaved repeats then contradicted: 2.25 vs 2.35 ms medians, one
-timing ranging 1.97-2.48 ms). A dead end unless the persistent failure is found."""
+r0 .. r0 + 63) the second half of the diagonal tile, the second the first half of the window's first tile. The
+ring and the turns still see whole tiles (the producer loads them; both barriers are released once per ring position).
+History: a first version (49a2e0b) timed faster on that window (H200, triton 3.6) and was reverted (3f907d6) as
+a ptxas miscompile in persistent launches. This one never runs a half step alone (edge_halves keeps at least one
+whole tile) and runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). On the H200 triton 3.6.0
+still builds it wrong in persistent launches with a window (one tile per program and plain causal are right), and
+triton 3.8.0 builds the same source right: kernels/gates.py's "ws-half" rows open it where its tests passed, with
+tools.half_check's recording of 3.6.0 as the reason it stays closed there; elsewhere ws.forward runs whole tiles.
+The forward table turns it on for the d = 128 window (kernels/forward_table.py HALF_W: faster in interleaved rounds).
+Imported by _ws_tile.py only."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait

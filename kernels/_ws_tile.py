@@ -32,10 +32,8 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
     """(t_lo, n_tiles): the BN-key tiles [t_lo, t_lo + n_tiles) some row of the BM-row query tile at start_q sees.
     Bottom-right causal: row r sees keys j <= r + n_k - n_q (fewer tiles for early rows); WINDOW (causal only):
     also j >= r + n_k - n_q - left, so tiles left of the band are never loaded. Every consumer walks them all
-    (its rows outside the band mask them): the ring is shared. (Running a consumer's half-seen edge tile as a
-    64-key half timed faster on a 1024-key window, but triton 3.6's ptxas miscompiled it in persistent launches
-    that skip the whole tiles: reverted, 3f907d6. A second version that never runs a half step alone, branch
-    ws-half-edge, was still wrong in every persistent launch on the H200 and no faster: unlanded.)"""
+    (its rows outside the band mask them): the ring is shared; with HALF a consumer runs an edge tile it sees
+    half of as that half (kernels/_ws_half.py)."""
     if CAUSAL:
         hi = gl.minimum(gl.maximum(start_q + BM + n_k - n_q, 0), n_k)     # keys any row of the tile sees
     else:

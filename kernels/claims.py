@@ -90,9 +90,14 @@ class Suite:
     this compute capability. Without `files`: the whole run completed, passed at least one test and failed none.
     With `files` (test files as the run named them): each of those files ran every test it collected, passed at
     least one and failed none, whatever happened elsewhere in the run (an interrupted run, another path's
-    failure)."""
+    failure). env: environment switches the run must have had set (the summary's "switches", e.g. the ws forward's
+    FLASHVIZ_WS_HALF=1 forcing HALF into every launch)."""
     file: str
     files: tuple = ()
+    env: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "env", _frozen(self.env))
 
 
 CLAIMS = (Faster, Fastest, NotFaster, Ran, Suite)

@@ -2,15 +2,17 @@
 
   ROUTES       (variant, d, causal, N = min(Nq, Nk)) -> "ws" (kernels/ws.py) or "tl" (kernels/fast.py)
   WS_LAUNCHES  (variant, d, causal) -> the ws kernel's schedule: block_n, stages, overlap, pingpong, persistent,
-               consumers (NC warpgroups of 64 query rows: block_m = 64 NC)
+               consumers (NC warpgroups of 64 query rows: block_m = 64 NC); a band row may add half
+               (kernels/_ws_half.py; off unless a row says so, and where kernels/gates.py's "ws-half" rows verify the
+               triton)
   TL_LAUNCHES  (d up to, causal, element bytes) -> the tl kernel's block_m, block_n, num_warps, num_stages
 A call's variants: "dense" (plain or causal; GQA/MQA read K/V heads in place and follow it), plus "window" (a causal
 window's left side), "alibi" (causal ALiBi), "docs" (packed documents). impl="fast" with no pinned launch runs ws
 only where the dense row for its (d, causal, N) and the row of each other variant it has at d say "ws", ws takes
 the inputs (ws.takes: no softcap; ALiBi and windows causal only; fp16/bf16, d 64 or 128) and kernels/gates.py
 verifies this (triton, GPU) for "ws-forward" (gates.describe lists the pairs); otherwise, and for anything no row
-names, the tl kernel. A ws launch takes its dense row's schedule, then a band's (window, else docs) persistent and
-consumers, then ALiBi's overlap (ws.schedule; at three consumers a persistent or banded launch runs without
+names, the tl kernel. A ws launch takes its dense row's schedule, then a band's (window, else docs) persistent,
+consumers and half, then ALiBi's overlap (ws.schedule; at three consumers a persistent or banded launch runs without
 OVERLAP: ws.overlap_default). Every claim (kernels/claims.py) is checked against its file by
 tests/kernels/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures its file holds.
 """
@@ -29,6 +31,7 @@ ALIBI = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt"
 ALIBI_B = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt"
 DOCS = "assets/benchmarks/tune/nvidia-h200-docs-2026-12-01.txt"
 PINGPONG_W = "assets/benchmarks/tune/nvidia-h200-window-pingpong-{}-2026-12-03.txt"   # after CARRY (b61c793)
+HALF_W = "assets/benchmarks/tune/nvidia-h200-window-half-{}-2026-12-03.txt"   # triton 3.8.0: 3.6 builds HALF wrong
 
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
 GATES = {"ws": "ws-forward"}
@@ -112,13 +115,16 @@ WS_LAUNCHES = (
     Launch("ws", "window", dims(64), True, dict(persistent=True, consumers=2),
            "persistent with two consumers: the fastest ws schedule timed, before and after OVERLAP",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=64)) for f in (WINDOW_B, WINDOW_C))),
-    Launch("ws", "window", dims(128), True, dict(persistent=True, consumers=2),
+    Launch("ws", "window", dims(128), True, dict(persistent=True, consumers=2, half=True),
            "persistent: the fastest ws schedule timed, before and after OVERLAP; PINGPONG kept (the dense causal "
            "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (faster "
-           "at 4096 in the same call: PINGPONG_W's files)",
+           "at 4096 in the same call: PINGPONG_W's files); HALF (a band edge's tile a consumer sees half of, run as "
+           "that half) faster at windows 256 and 1024, in interleaved rounds, where kernels/gates.py lets it run",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))
            + tuple(NotFaster(PINGPONG_W.format(w), dict(name="ws pingpong=0"), dict(name="ws pingpong=1"),
-                             dict(d=128)) for w in (256, 1024))),
+                             dict(d=128)) for w in (256, 1024))
+           + tuple(Faster(HALF_W.format(w), dict(name="ws half=1"), dict(name="ws half=0"), dict(d=128))
+                   for w in (256, 1024))),
     Launch("ws", "docs", dims(128), ANY, dict(persistent=True, consumers=2),
            "a window's schedule: within 3 % of the fastest ws schedule timed",
            (Fastest(DOCS, BAND, dict(name="ws persistent=*"), dict(d=128), within=1.03),)),

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from .claims import Ran, Suite
 
 UNVERIFIED_ENV = "FLASHVIZ_UNVERIFIED"     # "1": run GPU paths on an unverified triton (to verify it; never default)
-PATHS = ("ws-forward", "ws-backward", "fused-backward", "timeline")
-_NAMES = {"ws-forward": "Gluon kernel", "ws-backward": "Gluon backward", "fused-backward": "fused Triton backward",
+PATHS = ("ws-forward", "ws-half", "ws-backward", "fused-backward", "timeline")
+_NAMES = {"ws-forward": "Gluon kernel", "ws-half": "Gluon kernel's half edge tiles (HALF)",
+          "ws-backward": "Gluon backward", "fused-backward": "fused Triton backward",
           "timeline": "proton timeline recording"}
 
 FUSED_RUN = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
@@ -33,6 +34,8 @@ SUITE = "assets/verified/nvidia-h200-triton-{}.json"            # GPU-suite summ
 TESTS = {"ws-forward": ("tests/kernels/test_ws_gpu.py", "tests/kernels/test_ws_variants_gpu.py",
                         "tests/kernels/test_kernels_gpu.py",
                         "tests/kernels/test_variants_gpu.py"),
+         "ws-half": ("tests/kernels/test_ws_gpu.py", "tests/kernels/test_ws_variants_gpu.py",
+                     "tests/kernels/test_kernels_gpu.py", "tests/kernels/test_variants_gpu.py"),
          "ws-backward": ("tests/kernels/test_ws_bwd_gpu.py", "tests/kernels/test_ws_bwd_masks_gpu.py"),
          "fused-backward": ("tests/kernels/test_backward_fused_gpu.py", "tests/kernels/test_backward.py"),
          "timeline": ("tests/bench/test_timeline_gpu.py",)}
@@ -64,6 +67,11 @@ VERIFIED = (
     # a mode since retired: assets/verified/repeats/); a repeated run failed the fused backward at N = 1 (dv wrong),
     # so that one stays on 3.6 while the Gluon kernels open
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
+    # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
+    # launch. Not on 3.6: its build was wrong in persistent window launches (max errors 0.4-4.5, d = 64 an illegal
+    # address; one tile per program and plain causal right), the same source right under 3.8.0
+    Verified("ws-half", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-half"), TESTS["ws-half"],
+                                              env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
 )

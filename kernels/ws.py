@@ -34,12 +34,13 @@ from .errors import KernelInputError, KernelUnavailable
 from .numerics import LOG2E
 
 GATE = forward_table.GATES["ws"]
+HALF_GATE = "ws-half"                              # HALF's own rows (kernels/gates.py): triton 3.6 built it wrong
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          PINGPONG_ENV, consumers_default, half_default, overlap_default, persistent_default,
-                          pingpong_default, schedule)
+                          PINGPONG_ENV, consumers_default, half_default, half_runs, overlap_default,
+                          persistent_default, pingpong_default, schedule)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -128,13 +129,14 @@ def runtime_failure() -> str | None:
 def status() -> dict:
     """What impl="ws" (and fast's use of it) can do in this process: active, reason, triton, verified_triton,
     verified (each (triton, GPU) row of kernels/gates.py with its evidence file), fast_uses_ws, persistent (the
-    launches that run PERSISTENT unless told), consumers (NC per launch), overlap and pingpong (the launches that run
-    OVERLAP, PINGPONG unless told)."""
+    launches that run PERSISTENT unless told), consumers (NC per launch), overlap, pingpong and half (the launches
+    that run OVERLAP, PINGPONG, HALF's half steps unless told; half also says why none does on this triton)."""
     from .ws_schedule import schedule_lines
     why = _reason_unavailable()
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON), verified=gates.describe(GATE),
-                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(), **schedule_lines())
+                fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(),
+                **schedule_lines(gate_reason(HALF_GATE)))
 
 
 def takes(var) -> bool:
@@ -317,8 +319,9 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     documents): variants.tables(variant, Nq, Nk, device, block_m, block_n), int32 (row bounds (1 or B, Nq, 2), tile
     ranges (1 or B, ceil(Nq / block_m), 4)); they then decide which keys each row sees (the causal side and window
     included). persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid
-    size (default the SM count) and the head group (default head_group()). half None: half_default() (HALF_ENV;
-    kernels/_ws_half.py)."""
+    size (default the SM count) and the head group (default head_group()). half None: half_default() (HALF_ENV,
+    else the table; kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where
+    half=True raises KernelUnavailable. HALF runs in causal launches only."""
     import torch
     why = unsupported(q)
     if why:
@@ -350,7 +353,13 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
     pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None) if pingpong is None else pingpong
-    hf = half_default() if half is None else bool(half)
+    hf = half_default(d, causal, window_left >= 0, docs=rowb is not None) if half is None else bool(half)
+    hf = hf and bool(causal)                          # HALF's half steps are a causal edge's (or a window's)
+    why_half = gate_reason(HALF_GATE) if hf else None
+    if why_half and half:
+        raise KernelUnavailable(f"half=True (HALF, half edge tiles) cannot run here: {why_half}")
+    hf = hf and not why_half                          # the table's or HALF_ENV's HALF where not verified: whole
+                                                      # tiles (status()["half"] says why)
     for name, x in (("programs", programs), ("groups", groups)):
         if x is not None and (not pers or not isinstance(x, int) or x < 1):
             raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "

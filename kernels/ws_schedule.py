@@ -13,7 +13,8 @@ PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persiste
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
 OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every ws launch that does not pass overlap
 PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every ws launch that does not pass pingpong
-HALF_ENV = "FLASHVIZ_WS_HALF"              # 1: HALF (kernels/_ws_half.py) in every ws launch that does not pass half
+HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) on / off for every ws launch that
+                                           # does not pass half (only where kernels/gates.py's "ws-half" rows let it)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 
@@ -82,16 +83,29 @@ def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool =
     return env == "1"
 
 
-def half_default() -> bool:
-    """HALF for a launch that does not say: off unless HALF_ENV=1 (not timed on the kernel with PREV and CARRY
-    yet; its first version was reverted, 3f907d6: kernels/_ws_half.py)."""
-    return env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)") == "1"
+def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+    """HALF for a launch that does not say: HALF_ENV when set (1 or 0), else the forward table's schedule (a row's
+    `half`; off where no row sets it). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
+    env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
+    if env is None:
+        return bool(schedule(d, causal, window=window, docs=docs).get("half", False))
+    return env == "1"
 
 
-def schedule_lines() -> dict:
-    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ...} for ws.status()."""
+def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+    """Whether a launch that does not say runs HALF's half steps: HALF on, causal, no packed documents and no CARRY
+    (a persistent launch with OVERLAP and without PINGPONG; kernels/_ws_gluon.py's HALF_P)."""
+    pers = persistent_default(d, causal, window, docs=docs)
+    carry = pers and not pingpong_default(d, causal, window, docs=docs) and overlap_default(
+        d, causal, consumers=consumers_default(d, causal, window, docs=docs), persistent=pers, window=window or docs)
+    return half_default(d, causal, window, docs=docs) and causal and not docs and not carry
+
+
+def schedule_lines(half_why: str | None = None) -> dict:
+    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ...} for ws.status();
+    half_why: why this triton may not run HALF (kernels/gates.py), None where it may."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
-                pingpong=_pingpong_status())
+                pingpong=_pingpong_status(), half=_half_status(half_why))
 
 
 def switch_line(env: str, describe) -> str:
@@ -138,3 +152,14 @@ def _persistent_status() -> str:
     return switch_line(PERSISTENT_ENV, lambda: ", ".join(
         [f"d={d} causal={c}" for d, c in sorted(CONFIGS) if persistent_default(d, c)]
         + [f"d={d} window" for d in _band_dims() if persistent_default(d, True, window=True)]) or "none")
+
+
+def _half_status(why: str | None) -> str:
+    """Which causal launches (and causal windows) run HALF's half steps by default, or why none does here."""
+    def describe():
+        on = [f"d={d} causal=True" for d, c in sorted(CONFIGS) if c and half_runs(d, c)] \
+            + [f"d={d} window" for d in _band_dims() if half_runs(d, True, window=True)]
+        if on and why:
+            return f"none here ({', '.join(on)} where verified): {why}"
+        return ", ".join(on) or "none"
+    return switch_line(HALF_ENV, describe)

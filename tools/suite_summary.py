@@ -62,7 +62,9 @@ def summary(pytest_args: list[str], result: dict) -> dict:
                 versions=dict(triton=triton.__version__, torch=torch.__version__, python=platform.python_version(),
                               cuda=str(torch.version.cuda)),
                 command=" ".join(["python -m pytest", *pytest_args]),
-                unverified_env=os.environ.get("FLASHVIZ_UNVERIFIED", ""), **result, commit=commit() or "unknown",
+                unverified_env=os.environ.get("FLASHVIZ_UNVERIFIED", ""),
+                switches={k: v for k, v in sorted(os.environ.items()) if k.startswith("FLASHVIZ_WS_") and v},
+                **result, commit=commit() or "unknown",
                 date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
 

@@ -6,8 +6,10 @@ prints the best next to SDPA's flash and cuDNN backends measured in the same run
 kernels/forward_table.py (TL_LAUNCHES) whose claim names the output kept under assets/benchmarks/tune/.
 """
 import argparse
+import contextlib
 import itertools
 import os
+import statistics
 import sys
 
 import torch
@@ -42,6 +44,9 @@ def main(argv=None):
                     help="time causal packed documents (lengths N/4, N/8, N/2 and the rest, as the variants bench; "
                          "with --window / --alibi too) instead, against dense causal")
     ap.add_argument("--ws-only", action="store_true", help="with --window/--alibi/--docs: the ws schedules only")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="with --window/--alibi/--docs: time every run this many times, interleaved, and print the "
+                         "median (and the rounds' range)")
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     dtype = getattr(torch, args.dtype)
@@ -86,6 +91,21 @@ WINDOW_CANDIDATES = ((128, 64, 4, 2), (128, 64, 4, 3), (128, 64, 8, 2), (128, 12
                      (128, 128, 8, 3), (64, 64, 4, 3), (64, 128, 4, 2), (128, 32, 4, 3))
 
 
+@contextlib.contextmanager
+def _switches(env: dict):
+    """The ws environment switches `env` set for one run, then restored."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, val in saved.items():
+            if val is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = val
+
+
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
     ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
@@ -121,24 +141,28 @@ def tune_window(args, dtype):
         runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]
         runs += [(f"ws pingpong={p}", dict(impl="ws", env={ws.PINGPONG_ENV: p})) for p in ("0", "1")]
         runs += [(f"ws half={h}", dict(impl="ws", env={ws.HALF_ENV: h})) for h in ("0", "1")]
-        for name, kw in runs:
-            env = kw.pop("env", {})
-            saved = {key: os.environ.get(key) for key in env}
-            os.environ.update(env)
-            try:
-                f = lambda: api.attention(q, k, v, **var, **kw)  # noqa: E731
-                err = (f().float() - ref.float()).abs().max().item()
-                ms = bench(f)
-                print(f"  {name}: {ms:.3f} ms  dense causal / variant x{t_dense / ms:.2f} (dispatched) "
-                      f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {err:.1e}")
-            except Exception as e:  # noqa: BLE001 - report and go on
-                print(f"  {name}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
-            finally:
-                for key, val in saved.items():
-                    if val is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = val
+        times, errs = {}, {}
+        for i in range(args.rounds):                  # interleaved, every other round backwards (--rounds)
+            for name, kw in (runs if i % 2 == 0 else runs[::-1]):
+                if isinstance(errs.get(name), str):   # it raised: reported once below
+                    continue
+                call = {key: val for key, val in kw.items() if key != "env"}
+                try:
+                    with _switches(kw.get("env", {})):
+                        f = lambda: api.attention(q, k, v, **var, **call)  # noqa: E731,B023
+                        if name not in errs:
+                            errs[name] = (f().float() - ref.float()).abs().max().item()
+                        times.setdefault(name, []).append(bench(f))
+                except Exception as e:  # noqa: BLE001 - report and go on
+                    errs[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"
+        for name, _ in runs:
+            if isinstance(errs.get(name), str):
+                print(f"  {name}: {errs[name]}")
+                continue
+            ms = statistics.median(times[name])
+            spread = f"  rounds {min(times[name]):.3f}-{max(times[name]):.3f}" if args.rounds > 1 else ""
+            print(f"  {name}: {ms:.3f} ms  dense causal / variant x{t_dense / ms:.2f} (dispatched) "
+                  f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {errs[name]:.1e}{spread}")
         del q, k, v, ref
         torch.cuda.empty_cache()
 

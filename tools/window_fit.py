@@ -1,7 +1,8 @@
 """Where a sliding window's forward time goes: `python -m tools.window_fit --out FILE` (CUDA only).
 
 At N = 16384, B = 4, H = 32, fp16, causal, per head dim: impl="fast" as dispatched (kernels/api.launch_plan names
-the kernel and tiles) on dense causal and on windows of --windows keys, timed by triton.testing.do_bench (median).
+the kernel and tiles) on dense causal and on windows of --windows keys, timed by triton.testing.do_bench (median;
+with --rounds R, R interleaved rounds and their median: the H200's run-to-run spread is about 5 %).
 Per run the key tiles the kernel walks (key_tiles: the engine's run blocks, as kernels/_ws_tile.key_range walks
 them) and the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each
 run into work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
@@ -36,6 +37,8 @@ def main(argv=None):
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
     ap.add_argument("--n", type=int, default=16384)
     ap.add_argument("--windows", type=int, nargs="+", default=[128, 256, 512, 1024, 2048, 4096])
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every run this many times, interleaved, and keep the median (ms_rounds: each)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     import torch
@@ -47,18 +50,22 @@ def main(argv=None):
     b_, h_, n = record["batch"], record["heads"], args.n
     for d in args.d:
         q, k, v = (torch.randn(b_, h_, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
-        rows = []
+        rows, runs = [], {}
         for w in [None, *args.windows]:
             kw = dict(causal=True) if w is None else dict(causal=True, window=(w, 0))
             plan = api.launch_plan(q, k, v, impl="fast", **kw)
             tiles, nq = key_tiles(n, plan.block_m, plan.block_n, w)
-            run = lambda: api.attention(q, k, v, impl="fast", **kw)  # noqa: E731
-            run()
-            torch.cuda.synchronize()
-            ms = triton.testing.do_bench(run, warmup=50, rep=300)
+            runs[w] = lambda kw=kw: api.attention(q, k, v, impl="fast", **kw)  # noqa: E731
+            runs[w]()
             rows.append(dict(d=d, n=n, window=w, kernel=plan.kernel, block_m=plan.block_m, block_n=plan.block_n,
-                             tiles=tiles * b_ * h_, qtiles=nq * b_ * h_, ms=ms))
-            print(rows[-1], flush=True)
+                             tiles=tiles * b_ * h_, qtiles=nq * b_ * h_, ms_rounds=[]))
+        torch.cuda.synchronize()
+        for i in range(args.rounds):                  # interleaved, every other round backwards: a slow spell of
+            for r in (rows if i % 2 == 0 else rows[::-1]):     # the device falls on every window alike
+                r["ms_rounds"].append(triton.testing.do_bench(runs[r["window"]], warmup=50, rep=300))
+        for r in rows:
+            r["ms"] = float(np.median(r["ms_rounds"]))
+            print(r, flush=True)
         dense, wins = rows[0], [r for r in rows[1:] if (r["block_m"], r["block_n"]) == (rows[1]["block_m"],
                                                                                       rows[1]["block_n"])]
         a, b = fit(wins)

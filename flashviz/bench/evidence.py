@@ -35,7 +35,8 @@ CAPABILITY = {"NVIDIA H200": (9, 0), "NVIDIA H100 80GB HBM3": (9, 0), "NVIDIA H1
 SUITE_KIND = "flashviz-gpu-suite"
 SUITE_FIELDS = {"kind": str, "schema_version": int, "gpu": str, "capability": str, "versions": dict, "command": str,
                 "passed": int, "failed": int, "skipped": int, "errors": int, "commit": str, "date": str}
-# optional: "interrupted" (bool: the run hit its time limit), "files" ({test file: FILE_COUNTS}), "failures" ([str])
+# optional: "interrupted" (bool: the run hit its time limit), "files" ({test file: FILE_COUNTS}), "failures" ([str]),
+# "switches" ({FLASHVIZ_WS_* variable: value} set for the run)
 FILE_COUNTS = ("collected", "passed", "failed", "skipped", "errors")
 
 
@@ -276,7 +277,12 @@ def check(claim) -> Verdict:
                                 f"{', all correct' if not bad else f', {len(bad)} not ok'} (triton {src.triton}, "
                                 f"sm_{''.join(map(str, src.capability or ('?',)))}, commit {str(src.commit)[:7]})")
     if isinstance(claim, Suite):
-        return _suite(src, claim.files)
+        verdict = _suite(src, claim.files)
+        unset = {k: v for k, v in claim.env.items() if (src.raw.get("switches") or {}).get(k) != v}
+        if unset:
+            return Verdict(False, f"the run had not set {', '.join(f'{k}={v}' for k, v in unset.items())}; "
+                                  + verdict.text)
+        return verdict
     raise TypeError(f"not a claim: {claim!r}")
 
 

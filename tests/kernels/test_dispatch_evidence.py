@@ -149,6 +149,20 @@ def test_a_suite_claim_with_files_needs_each_file_whole_by_path_or_by_name(tmp_p
         assert verdict.ok == (name in ("old", "new")), (name, verdict)
 
 
+def test_a_suite_claim_with_env_needs_the_run_to_have_set_it(tmp_path):
+    """Suite(env=...): the summary's switches hold each variable at that value (HALF's rows need runs that forced
+    it into every launch); a run without them, or with another value, fails the claim."""
+    for name, switches, ok in (("none", None, False), ("off", {"FLASHVIZ_WS_HALF": "0"}, False),
+                               ("on", {"FLASHVIZ_WS_HALF": "1"}, True)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(SUITE if switches is None else dict(SUITE, switches=switches)))
+        verdict = evidence.check(claims.Suite(str(p), env={"FLASHVIZ_WS_HALF": "1"}))
+        assert verdict.ok is ok, (name, verdict)
+        assert evidence.check(claims.Suite(str(p))).ok
+    assert "had not set FLASHVIZ_WS_HALF=1" in evidence.check(
+        claims.Suite(str(tmp_path / "none.json"), env={"FLASHVIZ_WS_HALF": "1"})).text
+
+
 def test_every_test_file_a_gate_needs_exists():
     from pathlib import Path
     root = Path(__file__).resolve().parents[2]

@@ -373,6 +373,48 @@ def test_pingpong_switch_env(monkeypatch):
     _refused_before_launch(monkeypatch, ws.PINGPONG_ENV)
 
 
+def test_half_runs_where_the_table_and_the_gate_say(monkeypatch):
+    """HALF (kernels/_ws_half.py): the table's rows set it (the d = 128 window), HALF_ENV overrides them, and it
+    runs only in causal launches without CARRY or documents; where kernels/gates.py's "ws-half" rows do not verify
+    this triton, status says none runs and why, and half=True raises KernelUnavailable before any launch."""
+    from helpers.dispatch import pretend_hopper
+    monkeypatch.delenv(ws.HALF_ENV, raising=False)
+    monkeypatch.delenv(ws.PINGPONG_ENV, raising=False)
+    monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
+    monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
+    assert ws.half_default(128, True, window=True) is True
+    assert [ws.half_default(d, c) for d, c in sorted(ws.CONFIGS)] == [False] * len(ws.CONFIGS)
+    assert ws.half_runs(128, True, window=True) and not ws.half_runs(128, False)
+    monkeypatch.setenv(ws.HALF_ENV, "1")
+    assert not ws.half_runs(128, True, docs=True) and not ws.half_runs(64, False)
+    assert ws.half_runs(128, True) and ws.half_runs(128, True, window=True)      # PINGPONG: no CARRY
+    assert not ws.half_runs(64, True, window=True)      # d = 64's window: persistent, OVERLAP, no PINGPONG: CARRY
+    assert ws.half_runs(64, True)                       # d = 64 causal: one tile per program
+    monkeypatch.setenv(ws.PINGPONG_ENV, "0")            # persistent with OVERLAP and no PINGPONG: CARRY, no HALF
+    monkeypatch.setenv(ws.PERSISTENT_ENV, "1")
+    monkeypatch.setenv(ws.OVERLAP_ENV, "1")
+    assert not ws.half_runs(128, True) and not ws.half_runs(128, True, window=True)
+    for env in (ws.PINGPONG_ENV, ws.PERSISTENT_ENV, ws.OVERLAP_ENV):
+        monkeypatch.delenv(env)
+    monkeypatch.setenv(ws.HALF_ENV, "0")
+    assert not ws.half_runs(128, True, window=True) and ws.status()["half"] == f"none ({ws.HALF_ENV}=0)"
+    monkeypatch.delenv(ws.HALF_ENV)
+    pretend_hopper(monkeypatch, version="3.8.0")
+    assert ws.status()["half"] == "d=128 window (CONFIGS)"
+    pretend_hopper(monkeypatch, version="3.6.0")
+    line = ws.status()["half"]
+    assert line.startswith("none here (d=128 window where verified): triton 3.6.0 is not a version") and "3.8.x" in line
+    q = torch.empty((1, 2, 300, 128), dtype=torch.float16)
+    monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "_sm_count", lambda i: pytest.fail("launched"))
+    with pytest.raises(fk.KernelUnavailable, match="half=True .* cannot run here: triton 3.6.0"):
+        ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2,
+                   half=True)
+    monkeypatch.setenv(ws.HALF_ENV, "on")
+    assert "must be 1" in ws.status()["half"]
+    _refused_before_launch(monkeypatch, ws.HALF_ENV)
+
+
 def test_persistent_switch_env_and_checks(monkeypatch):
     """PERSISTENT_ENV overrides CONFIGS (a bad value is a typed error); programs / groups only with persistent;
     a ring plus Q buffers larger than sm_90's shared memory is refused before any launch."""

@@ -81,6 +81,8 @@ def test_half_edges_every_schedule(overlap, pingpong):
     the second) match the float64 reference as the whole-tile kernel's do."""
     from flashviz_kernels import ws
     from helpers.variant_ref import reference
+    if ws.gate_reason(ws.HALF_GATE):
+        pytest.skip(f"HALF does not run here: {ws.gate_reason(ws.HALF_GATE)}")
     for nq, nk, left in ((1500, 1700, -1), (1700, 1500, -1), (1500, 1500, 700)):
         q, k, v = make(1, 4, nq, nk, 128, torch.float16, seed=nq + left)
         o, lse = ws.forward(q, k, v, causal=True, sm_scale=0.088, block_m=128, block_n=128, num_warps=4,

@@ -145,3 +145,25 @@ def test_compile_check_skips_what_the_ws_backward_refuses(capsys, monkeypatch):
     assert len(lines) == 2 and all("bm=128" in line and ": skipped, the ws backward runs" in line for line in lines)
     with pytest.raises(SystemExit):
         compile_check.main(["--ws-bwd", "--dq-mode", "partial"])
+
+
+def test_half_check_names_the_slices_off_and_their_place_in_the_walk():
+    """tools.half_check: a 64-row slice over 0.02 is named by head, query block (last to first per head), consumer
+    and its place in its program's walk; the reference is float64 causal attention with the window's left side."""
+    import torch
+
+    from tools.half_check import bad_slices, reference
+    err = torch.zeros(1, 2, 300)
+    err[0, 1, 130] = 0.5                                  # head 1, block 1 (rows 128..255), consumer 0
+    err[0, 0, 299] = 0.03                                 # head 0, block 2 (rows 256..299), consumer 0
+    got = bad_slices(err, 300, 2, programs=2)
+    # walk: t = 0..5 is (h0 b2), (h0 b1), (h0 b0), (h1 b2), (h1 b1), (h1 b0); program p runs t = p, p + 2, ..
+    assert got == [dict(head=0, block=2, consumer=0, err=0.03, i=0), dict(head=1, block=1, consumer=0, err=0.5, i=2)]
+    assert [s["i"] for s in bad_slices(err, 300, 2, programs=None)] == [None, None]
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 1, n, 16, generator=g) for n in (5, 7, 7))
+    s = (q.double() @ k.double().transpose(-1, -2)) * 0.088
+    r = torch.arange(5)[:, None] + 2
+    j = torch.arange(7)[None, :]
+    want = torch.softmax(s.masked_fill((j > r) | (j < r - 1), float("-inf")), -1) @ v.double()
+    assert torch.allclose(reference(q, k, v, 1), want)
