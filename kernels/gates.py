@@ -51,7 +51,7 @@ class Verified:
 
 VERIFIED = (
     # the ws forward's test files with a tile's last P·V carried into the next tile without PINGPONG: at bff7b58 on
-    # 3.6.0 and 3.7.1, at 01ea696 (the same kernel, comments apart) on 3.8.0
+    # 3.7.1, at 01ea696 (the same kernel, comments apart) on 3.8.0, at 4a66295 (HALF closed there) on 3.6.0
     Verified("ws-forward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
     # the ws backward's test files at f620d35 (the loop trims in, "partial" retired), on each triton it opens on
     Verified("ws-backward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-backward"), TESTS["ws-backward"])),
@@ -68,8 +68,8 @@ VERIFIED = (
     # so that one stays on 3.6 while the Gluon kernels open
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
-    # launch. Not on 3.6: its build was wrong in persistent window launches (max errors 0.4-4.5, d = 64 an illegal
-    # address; one tile per program and plain causal right), the same source right under 3.8.0
+    # launch that can run it, at 4a66295. Not 3.6 nor 3.7.1: their builds are wrong in persistent launches with a
+    # window (assets/verified/repeats/: half-check-3.6.0-*.json, ws-forward-half-3.7.1-*.json; README.md there)
     Verified("ws-half", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-half"), TESTS["ws-half"],
                                               env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),

@@ -24,6 +24,7 @@ def test_fit_recovers_the_per_tile_and_per_query_tile_costs():
 
 
 FITS = ("2026-12-03", "2026-12-03b", "2026-12-03c", "2026-12-03d")   # at 3002e92, 16dea62, d5188c9, 01ea696
+HALF_FIT = "2026-12-03e"              # at 4a66295 under triton 3.8.0, HALF on (the gate's), 6 interleaved rounds
 
 
 def _recording(tag):
@@ -33,7 +34,7 @@ def _recording(tag):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("tag", FITS)
+@pytest.mark.parametrize("tag", FITS + (HALF_FIT,))
 def test_committed_fits_are_their_rows(tag):
     """Each committed run: its key and query tiles are key_tiles' at its tiles (B * H heads), and its stored fit is
     the least squares of its window rows (so README's per-query-tile figures come from the timings)."""
@@ -63,3 +64,22 @@ def test_window_1024_against_its_tile_bound():
     assert all(7.39 < bound < 7.41 for _, bound, _ in (first, *later))
     assert all(fixed < 0.9 * first[2] for _, _, fixed in later)
     assert all(0.86 < share < 0.91 for share, _, _ in later)
+
+
+def test_window_1024_with_half_against_its_tile_bound():
+    """HALF's run (triton 3.8.0, where kernels/gates.py opens it): each time is the median of its interleaved rounds;
+    the window's speed-up over dense causal is 0.9 of the 7.40x bound (issue 32's target), its fixed cost per query
+    tile below every earlier run's. The dense causal rate in that run was the slowest of the five (a slower
+    denominator helps the ratio): the window's own per-key-tile rate is within 3 % of the earlier runs'."""
+    rec = _recording(HALF_FIT)
+    assert rec["triton"] == "3.8.0" and "--rounds 6" in rec["command"]
+    for row in rec["rows"]:
+        assert len(row["ms_rounds"]) == 6 and row["ms"] == pytest.approx(float(np.median(row["ms_rounds"])))
+    dense, win = (next(r for r in rec["rows"] if r["d"] == 128 and r["window"] == w) for w in (None, 1024))
+    share = dense["ms"] / win["ms"] / (dense["tiles"] / win["tiles"])
+    assert 0.9 <= share < 0.91
+    f = next(f for f in rec["fits"] if f["d"] == 128)
+    earlier = [next(g for g in _recording(t)["fits"] if g["d"] == 128) for t in FITS]
+    assert all(f["ms_per_qtile"] < g["ms_per_qtile"] for g in earlier)
+    assert all(f["dense_ms_per_tile"] > g["dense_ms_per_tile"] for g in earlier)
+    assert all(abs(f["ms_per_tile"] / g["ms_per_tile"] - 1) < 0.03 for g in earlier)
