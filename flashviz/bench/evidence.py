@@ -94,6 +94,8 @@ def load(path: str) -> Source:
     if isinstance(obj.get("rows"), list):
         triton = obj.get("triton") or (obj.get("status") or {}).get("triton")
         cap = CAPABILITY.get(obj.get("device", "NVIDIA H200" if "status" in obj else None))
+        if str(obj.get("command", "")).startswith("python -m tools.half_check"):    # a correctness check: no times
+            return Source(path, "check", triton, cap, obj.get("git_commit"), (), obj)
         if str(obj.get("command", "")).startswith("python -m tools.window_fit"):    # impl="fast" as dispatched,
             recs = tuple(dict(n=row["n"], d=row["d"], causal=True, window=row["window"], name=row["kernel"],  # causal
                               variant=None if row["window"] is None else "window", block_m=row["block_m"],
