@@ -14,7 +14,8 @@ gradients of two (batch, head) slices). Per impl, in this order:
      returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
      clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None).
   4. graph timing (CUDA only): the same call captured in a torch.cuda.CUDAGraph and replayed
-     (triton.testing.do_bench_cudagraph, median of its replays): GPU time without the host's launch cost,
+     (graph_timing.replay_times: triton.testing.do_bench_cudagraph, or for "bwd" the backward captured on its
+     forward's stream; median of the replays): GPU time without the host's launch cost,
      calls back to back with L2 not cleared between them. A capture that fails leaves graph_ms null and
      says why in graph_message; on CPU graph_message says graphs are not available.
 Failures never propagate: OOM -> status "oom" (caches emptied), impl unable to run -> "unavailable",
@@ -33,6 +34,7 @@ import torch
 import flashviz_kernels as fk
 
 from . import peers, provenance
+from .graph_timing import replay_times
 from .spec import (BASELINES, DATASET_KIND, PEERS, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
                    ideal_bytes)
 
@@ -215,9 +217,8 @@ def _graph(cell: dict, fn, device: str, rep_ms: float) -> None:
         cell["graph_message"] = GRAPH_CPU_MESSAGE
         return
     try:
-        from triton.testing import do_bench_cudagraph
         with fk.LAUNCH_LOCK:
-            times = do_bench_cudagraph(fn, rep=rep_ms, return_mode="all")
+            times = replay_times(fn, rep_ms)
         ms = statistics.median(times)
         if not ms > 0:
             raise RuntimeError(f"median replay time {ms} ms is not positive")
