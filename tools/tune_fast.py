@@ -109,8 +109,9 @@ def _switches(env: dict):
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
     ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
-    program vs persistent, two vs three consumers, OVERLAP, PINGPONG and HALF off / on by ws's env switches) and dense
-    causal over each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
+    program vs persistent, two vs three consumers, OVERLAP, PINGPONG and HALF off / on by ws's env switches, and
+    HALF with PINGPONG where the launch would carry instead: HALF runs only without CARRY) and dense causal over
+    each. Recordings before 2026-12-01 evening call the first ws line "ws CONFIGS"."""
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100, return_mode="median")  # noqa: E731
     print(text_header("tune_fast", args.argv))
     for d in args.d:
@@ -141,6 +142,8 @@ def tune_window(args, dtype):
         runs += [(f"ws overlap={o}", dict(impl="ws", env={ws.OVERLAP_ENV: o})) for o in ("0", "1")]
         runs += [(f"ws pingpong={p}", dict(impl="ws", env={ws.PINGPONG_ENV: p})) for p in ("0", "1")]
         runs += [(f"ws half={h}", dict(impl="ws", env={ws.HALF_ENV: h})) for h in ("0", "1")]
+        if not ws.pingpong_default(d, True, window=args.window is not None, docs=args.docs):    # HALF needs no
+            runs += [("ws pingpong=1 half=1", dict(impl="ws", env={ws.PINGPONG_ENV: "1", ws.HALF_ENV: "1"}))]  # CARRY
         times, errs = {}, {}
         for i in range(args.rounds):                  # interleaved, every other round backwards (--rounds)
             for name, kw in (runs if i % 2 == 0 else runs[::-1]):

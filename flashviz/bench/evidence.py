@@ -12,7 +12,7 @@ module is the one place that opens their files. records(path) reads:
   - tune_fast / tune_backward text outputs (`# ...` header, then blocks "d=128 N=16384 window (1024, 0) ..." or
     "d=128 N=8192 causal=False" and lines "  NAME: 3.142 ms" / "  NAME   3.142 ms"): one per line; the older name
     "ws CONFIGS" reads as "ws as picked" (tune_fast's docstring);
-  - GPU-suite summaries (assets/verified/*.json, SUITE_FIELDS);
+  - GPU-suite summaries (assets/verified/*.json, SUITE_FIELDS); tools.half_check's JSON: its provenance, no records;
   - server measurements (assets/load/: load test, CPU profile, memory curve): their provenance, no records.
 A cell is one (n, d, causal, variant) of the records kept; check() compares the selected records cell by cell.
 """
