@@ -92,7 +92,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         i = 0                                         # query tiles done by this program
         kv = 0                                        # K/V ring positions consumed so far
         CARRY: gl.constexpr = OVERLAP and not PINGPONG    # last P·V beside the next Q·K_0ᵀ (pingpong: slower)
-        HALF_P: gl.constexpr = HALF and not CARRY and not SEQ     # kernels/_ws_half.py
+        HALF_P: gl.constexpr = HALF if not CARRY and not SEQ else False    # kernels/_ws_half.py (1/True or 2)
         acc, m, l, rows, p16, alpha = first_state(M_WG, BN, D, desc_q.dtype)   # "no previous tile" (see attend)
         n_prev = 0                                    # the previous tile's key tiles (CARRY: its last P·V waits)
         bh_p = 0
@@ -107,9 +107,11 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
             last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs),
                          p16, alpha, n_prev)
+            q_buf = q_smem.index(NC * qs + CID)
             acc, m, l, rows, p16_t, alpha_t = attend(
-                a, q_smem.index(NC * qs + CID), bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID, NC, M_WG, BN, D,
-                STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY, HALF_P)
+                a, q_buf, _q_lo(q_smem, q_buf, NC * qs + CID, n_q, HALF_P), bh, r0, t_lo, n_tiles, kv, slope2,
+                last_tile, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY,
+                HALF_P)
             if CARRY:                                 # (only then loop-carried: registers the others keep)
                 p16 = p16_t
                 alpha = alpha_t
@@ -130,11 +132,23 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         r0 = start_q + CID * M_WG
         mbarrier.wait(q_ready.index(0), 0)            # always: the output reuses Q's buffer
         slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-        acc, m, l, rows, p16, alpha = attend(a, q_buf, bh, r0, t_lo, n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D,
-                                             STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, False, False,
-                                             HALF and not SEQ)
+        HALF_1: gl.constexpr = HALF if not SEQ else False
+        acc, m, l, rows, p16, alpha = attend(a, q_buf, _q_lo(q_smem, q_buf, CID, n_q, HALF_1), bh, r0, t_lo,
+                                             n_tiles, 0, slope2, 0, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW,
+                                             OVERLAP, PINGPONG, ALIBI, SEQ, False, False, HALF_1)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
+
+
+@gluon.jit
+def _q_lo(q_smem, q_buf, at, n_q, HALF: gl.constexpr):
+    """The Q view a window's first half step reads (attend's q_lo): q_buf, or with HALF = 2 the same slot through
+    an index ptxas cannot prove equal to q_buf's (at + (n_q < 0), 0 at run time). ptxas 12.8 (triton 3.6, 3.7.1)
+    otherwise computes key tile 0's Q descriptors (k-steps 1..7) only inside that half step and reads them after
+    it whether or not the step ran: persistent windows got the previous tile's Q (kernels/_ws_half.py)."""
+    if HALF == 2:
+        return q_smem.index(at + (n_q < 0).to(gl.int32))
+    return q_buf
 
 
 @gluon.jit

@@ -73,7 +73,7 @@ def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
 
 
 @gluon.jit
-def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
+def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
            M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
            WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr,
            SEQ: gl.constexpr, PREV: gl.constexpr, CARRY: gl.constexpr, HALF: gl.constexpr):
@@ -89,7 +89,8 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     also holds (p16, alpha, n_prev): that P, its rescale and the key tiles the tile walked (its last one at ring
     position kv - 1), and the returned acc lacks that P·V. The previous tile's O is finished and stored while
     Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band edge's tile this
-    consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or after the last."""
+    consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or after the last;
+    the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be another view)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -138,7 +139,7 @@ def attend(a, q_buf, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.const
     if HALF:                                          # a band edge's tile this consumer sees half of: that half
         lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
         if lo > 0:                                    # the first tile's second half
-            acc, m, l = half_step(a, q_buf, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,
+            acc, m, l = half_step(a, q_lo, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,
                                   NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo

@@ -102,6 +102,13 @@ def _gluon_import_error() -> str | None:
     return None
 
 
+def half_code(version: str | None = None):
+    """HALF's constexpr for this triton (kernels/_ws_gluon.py _q_lo): 2 where triton ships ptxas 12.8 (3.6, 3.7: a
+    window's first half step reads Q through a view ptxas cannot equate with key tile 0's), else True."""
+    v = triton_version() if version is None else version
+    return 2 if v.startswith(("3.6.", "3.7.")) else True
+
+
 def gate_reason(path: str = GATE) -> str | None:
     """Why `path` (a kernels/gates.py path) cannot run in this process: its gate for this triton and GPU, or the
     interpreter (None when it can)."""
@@ -393,6 +400,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
-                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=hf,
+                     ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
+                     HALF=half_code() if hf else False,
                      num_warps=4, maxnreg=maxnreg)
     return o, lse

@@ -4,6 +4,7 @@ kernel configuration the compile test covers, before and after the change, and c
     python -m tools.ptx_same dump /tmp/before          # at the old commit (git stash), then
     python -m tools.ptx_same dump /tmp/after           # at the new one
     python -m tools.ptx_same compare /tmp/before /tmp/after
+    python -m tools.ptx_same dump --half 1 /tmp/x     # HALF in the causal cases (kernels/_ws_half.py)
 
 Identical bodies mean the GPU runs the same instructions, so the change needs no device run. Only debug
 information is left out of the comparison (.loc / .file lines, comments, the `$L__tmpN:` labels of line ranges,
@@ -25,7 +26,7 @@ CASES = [(128, True, 2, False, False, False), (128, False, 2, False, False, Fals
          (64, False, 2, False, False, True)]
 
 
-def dump(out: Path) -> int:
+def dump(out: Path, half: str = "0") -> int:
     # compile for real, before the kernels are imported (the command runs in its own process); set at import time,
     # it switched every later test of a pytest process that imported this module off Triton's interpreter
     os.environ["TRITON_INTERPRET"] = "0"
@@ -38,7 +39,8 @@ def dump(out: Path) -> int:
         bn, stages, _, pingpong = ws.CONFIGS[(d, causal)][1:5]
         overlap = ws.overlap_default(d, causal, consumers=nc, persistent=persistent, window=window)
         k = compile_sm90(d, causal, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
-                         persistent=persistent, consumers=nc, window=window, docs=docs, alibi=alibi)
+                         persistent=persistent, consumers=nc, window=window, docs=docs, alibi=alibi,
+                         **({} if half == "0" else dict(half={"1": True, "2": 2}[half] and causal)))
         name = (f"d{d}_causal{int(causal)}_nc{nc}_window{int(window)}_docs{int(docs)}_alibi{int(alibi)}"
                 f"_p{int(persistent)}")
         (out / f"{name}.ptx").write_text(k.asm["ptx"])
@@ -69,12 +71,15 @@ def compare(a: Path, b: Path) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("dump").add_argument("out", type=Path)
+    d = sub.add_parser("dump")
+    d.add_argument("out", type=Path)
+    d.add_argument("--half", choices=("0", "1", "2"), default="0",
+                   help="HALF in the causal cases: 1 (True, triton 3.8's build), 2 (ptxas 12.8's workaround)")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     args = ap.parse_args(argv)
-    return dump(args.out) if args.cmd == "dump" else compare(args.a, args.b)
+    return dump(args.out, args.half) if args.cmd == "dump" else compare(args.a, args.b)
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ from tools.compile_check import compile_sm90
 bn, stages, _, pingpong = ws.CONFIGS[({d}, True)][1:5]
 overlap = ws.overlap_default({d}, True, consumers={nc}, persistent={persistent}, window={window})   # as forward
 k = compile_sm90({d}, True, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages, persistent={persistent},
-                 consumers={nc}, window={window}, half=True)
+                 consumers={nc}, window={window}, half={half})
 """ + PTXAS + """\
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), spills=ptx.count("st.local"),
                       ptxas_spills=[int(x) for x in spill.groups()] if spill else None)))
@@ -215,11 +215,13 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), spills=ptx.count("st.l
 HALF_SPILL_BYTES = 96
 
 
-@pytest.mark.parametrize("d,nc,persistent,window", [(128, 2, False, False), (128, 2, True, False),
-                                                    (128, 2, True, True), (64, 3, False, False)])
-def test_half_compiles_for_sm90(d, nc, persistent, window):
+@pytest.mark.parametrize("d,nc,persistent,window,half", [(128, 2, False, False, True), (128, 2, True, False, True),
+                                                         (128, 2, True, True, True), (64, 3, False, False, True),
+                                                         (128, 2, True, True, 2)])
+def test_half_compiles_for_sm90(d, nc, persistent, window, half):
     """HALF's causal launches (the edge half steps compiled in) build for sm_90 with no local-memory spills in the
-    PTX; ptxas's spills stay within HALF_SPILL_BYTES."""
+    PTX; ptxas's spills stay within HALF_SPILL_BYTES. half = 2: the first half step's Q through _q_lo's opaque
+    index (ws.half_code under triton 3.6 and 3.7)."""
     import json
     import os
     import subprocess
@@ -227,7 +229,7 @@ def test_half_compiles_for_sm90(d, nc, persistent, window):
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window)
+    code = HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window, half=half)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
@@ -412,6 +414,7 @@ def test_half_runs_where_the_table_and_the_gate_say(monkeypatch):
     with pytest.raises(fk.KernelUnavailable, match="half=True .* cannot run here: triton 3.6.0"):
         ws.forward(q, q, q, causal=True, sm_scale=0.1, block_m=128, block_n=128, num_warps=4, num_stages=2,
                    half=True)
+    assert [ws.half_code(v) for v in ("3.6.0", "3.7.1", "3.8.0", "3.9.0")] == [2, 2, True, True]
     monkeypatch.setenv(ws.HALF_ENV, "on")
     assert "must be 1" in ws.status()["half"]
     _refused_before_launch(monkeypatch, ws.HALF_ENV)
