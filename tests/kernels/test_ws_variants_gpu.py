@@ -50,21 +50,27 @@ def _kw(left, causal, name="", b=1, h=1):
     return kw
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_ws_variant_against_float64(name, schedule):
+def _check_case(name, seed, label):
+    """impl="ws" on CASES[name] against the float64 reference (naive's error sets the tolerance): the output, rows
+    that see no key exactly zero with LSE -inf, and the other rows' LSE."""
     b, h, h_kv, nq, nk, d, dtype, left, causal = CASES[name]
-    if schedule.endswith("nc2") and d != 64:
-        pytest.skip("d = 128 runs two consumers already")
-    q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name))
+    q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=seed)
     kw = _kw(left, causal, name, b, h)
     out64, lse64 = reference(q, k, v, **kw)
     naive = fk.attention(q, k, v, impl="naive", **kw)
     out, lse = fk.attention_with_lse(q, k, v, impl="ws", **kw)
-    check_close(out, out64, naive, EPS[dtype], f"ws {name} {schedule}")
+    check_close(out, out64, naive, EPS[dtype], label)
     dead = torch.isneginf(lse64)
     assert torch.equal(torch.isneginf(lse), dead)
     assert torch.all(out[dead] == 0)
     assert torch.allclose(lse.double()[~dead], lse64[~dead], atol=2e-2)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_ws_variant_against_float64(name, schedule):
+    if schedule.endswith("nc2") and CASES[name][5] != 64:
+        pytest.skip("d = 128 runs two consumers already")
+    _check_case(name, len(name), f"ws {name} {schedule}")
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if CASES[n][-1]])
@@ -72,22 +78,12 @@ def test_ws_half_against_float64(name, schedule, monkeypatch):
     """HALF (kernels/_ws_half.py: a band edge's tile a consumer sees half of runs as that half) on every causal
     case, each schedule: the same float64 check as without it."""
     from flashviz_kernels import ws
-    b, h, h_kv, nq, nk, d, dtype, left, causal = CASES[name]
-    if schedule.endswith("nc2") and d != 64:
+    if schedule.endswith("nc2") and CASES[name][5] != 64:
         pytest.skip("d = 128 runs two consumers already")
     if ws.gate_reason(ws.HALF_GATE):
         pytest.skip(f"HALF does not run here: {ws.gate_reason(ws.HALF_GATE)}")
     monkeypatch.setenv(ws.HALF_ENV, "1")
-    q, k, v, _ = make(b, h, h_kv, nq, nk, d, dtype, seed=len(name) + 1)
-    kw = _kw(left, causal, name, b, h)
-    out64, lse64 = reference(q, k, v, **kw)
-    naive = fk.attention(q, k, v, impl="naive", **kw)
-    out, lse = fk.attention_with_lse(q, k, v, impl="ws", **kw)
-    check_close(out, out64, naive, EPS[dtype], f"ws HALF {name} {schedule}")
-    dead = torch.isneginf(lse64)
-    assert torch.equal(torch.isneginf(lse), dead)
-    assert torch.all(out[dead] == 0)
-    assert torch.allclose(lse.double()[~dead], lse64[~dead], atol=2e-2)
+    _check_case(name, len(name) + 1, f"ws HALF {name} {schedule}")
 
 
 # name -> (b, h, h_kv, n, d, dtype, keywords besides seq_ids)
