@@ -68,9 +68,12 @@ VERIFIED = (
     # so that one stays on 3.6 while the Gluon kernels open
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
-    # launch that can run it, at 4a66295. Not 3.6 nor 3.7.1: their builds were wrong in persistent launches with a
-    # window (assets/verified/repeats/: half-check-3.6.0-*.json, ws-forward-half-3.7.1-*.json; README.md there says
-    # why: ptxas 12.8). Their build now takes ws.half_code's workaround, not yet run on a GPU: no row until it is
+    # launch that can run it: 3.8 at 4a66295; 3.6 and 3.7.1 at 2efc21f, whose build takes ws.half_code's workaround
+    # for their ptxas 12.8 (without it, persistent windows were wrong: assets/verified/repeats/README.md)
+    Verified("ws-half", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward-half"), TESTS["ws-half"],
+                                              env={"FLASHVIZ_WS_HALF": "1"})),
+    Verified("ws-half", "3.7.1", (9, 0), Suite(SUITE.format("3.7.1-ws-forward-half"), TESTS["ws-half"],
+                                               env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-half", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-half"), TESTS["ws-half"],
                                               env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),

@@ -34,7 +34,7 @@ from .errors import KernelInputError, KernelUnavailable
 from .numerics import LOG2E
 
 GATE = forward_table.GATES["ws"]
-HALF_GATE = "ws-half"                              # HALF's own rows (kernels/gates.py): 3.6 and 3.7.1 build it wrong
+HALF_GATE = "ws-half"                              # HALF's own rows (kernels/gates.py); 3.6/3.7.1 need half_code
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
