@@ -18,13 +18,14 @@ def _gib(b) -> str:
 def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) -> str:
     """TFLOP/s per impl and fast's ratios, one row per (N, d, causal) of `mode` and `dtype`, as Markdown: the tables
     of docs/BENCHMARKS.md are printed from the recorded file (`python -m flashviz.bench.report FILE --markdown`).
-    Forward tables add the CUDA-graph ratio (launch cost removed) where the file has it, and peak memory."""
+    Ratios from CUDA-graph replays (launch cost removed) are added where the file has them; forward tables add
+    peak memory."""
     rows: dict[tuple, dict] = {}
     for c in dataset["cells"]:
         if c["mode"] == mode and c["dtype"] == dtype and (ns is None or c["n"] in ns):
             rows.setdefault((c["n"], c["d"], c["causal"]), {})[c["impl"]] = c
     impls = [i for i in MD_BASE if any(i in by for by in rows.values())]
-    graph = mode == "fwd" and any(c.get("graph_ms") is not None for by in rows.values() for c in by.values())
+    graph = any(c.get("graph_ms") is not None for by in rows.values() for c in by.values())
 
     def tf(c):
         if c is None:
@@ -36,13 +37,14 @@ def markdown(dataset: dict, mode: str = "fwd", dtype: str = "float16", ns=None) 
         return f"{b[key] / a[key]:.2f}x" if ok else "—"
     peers = [("sdpa-cudnn", "cuDNN"), ("sdpa-flash", "flash")] + ([("fa4", "FA4")] if "fa4" in impls else [])
     head = [MD_NAMES[i] for i in impls] + [f"fast / {name}" for _, name in peers]
-    head += ["fast / cuDNN, CUDA graph"] if graph else []
+    graphed = [(i, name) for i, name in peers if i != "sdpa-flash"] if graph else []
+    head += [f"fast / {name}, CUDA graph" for _, name in graphed]
     head += ["naive peak", "fast peak"] if mode == "fwd" else []
     lines = ["| N | d | causal | " + " | ".join(head) + " |", "|---|---|---|" + "---|" * len(head)]
     for (n, d, causal), by in sorted(rows.items()):
-        f, cu = by.get("fast"), by.get("sdpa-cudnn")
+        f = by.get("fast")
         cols = [tf(by.get(i)) for i in impls] + [ratio(f, by.get(i)) for i, _ in peers]
-        cols += [ratio(f, cu, "graph_ms")] if graph else []
+        cols += [ratio(f, by.get(i), "graph_ms") for i, _ in graphed]
         if mode == "fwd":
             cols += [_gib((by.get(i) or {}).get("peak_extra_bytes")) for i in ("naive", "fast")]
         lines.append(f"| {n} | {d} | {'yes' if causal else 'no'} | " + " | ".join(cols) + " |")

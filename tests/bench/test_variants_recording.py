@@ -92,7 +92,7 @@ def test_the_fa4_run_says_where_it_stopped_and_where_fa4_could_not_run():
 
 def test_the_training_run_times_fa4_beside_cudnn_in_every_cell():
     from flashviz.bench import load_dataset
-    data = load_dataset(ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03.json")
+    data = load_dataset(ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03b.json")
     assert data["complete"] and data["provenance"]["flash_attn_4"]
     by = {(c["impl"], c["mode"], c["n"], c["d"], c["causal"]): c for c in data["cells"]}
     keys = {k[1:] for k in by}

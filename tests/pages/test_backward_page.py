@@ -24,7 +24,7 @@ from flashviz.infra.units import ELEM_BYTES
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE, STEPPER, BLOCKS = "backward", "stepper", "blocks"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03b.json"
 W = "_w.cfg."
 MIB = 2 ** 20
 

@@ -28,7 +28,7 @@ from flashviz.ui.speed_live import family_text
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 STEPPER = "stepper"
-TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03.json"
+TRAIN = ROOT / "assets" / "benchmarks" / "nvidia-h200-train-2026-12-03b.json"
 W = "_w.cfg."
 
 
