@@ -1,29 +1,52 @@
-"""Where the time goes for short kernels: `python -m tools.launch_overhead` (GPU only, from the repository root).
+"""Where the time goes for short calls: `python -m tools.launch_overhead [--mode bwd] [--profile 200]` (GPU only,
+from the repository root).
 
-For each implementation it prints three numbers at B=4, H=32, fp16:
+For each implementation it prints three numbers at B=4, H=32, fp16, with the calls flashviz.bench times
+(measure.runner; FA4 through peers.fa4_runner where flash-attn-4 is installed):
   per-call  triton.testing.do_bench median, one call per timing, L2 cleared before each (what
-            flashviz.bench records): host launch cost leaks in when it exceeds the GPU work
-  graph     triton.testing.do_bench_cudagraph median: the same calls replayed from a CUDA graph,
-            i.e. GPU time alone
-  enqueue   wall time per call of 300 back-to-back calls without a sync: the Python-side cost
-When enqueue >= graph the implementation is launch-bound at that size and per-call timings
-understate its kernel (on the H200 that happened at N = 1024, not from N = 4096: why the recorded datasets carry
-graph_ms beside ms; the forward table decides below N = 4096 by graph_ms). Its output is printed, not recorded.
+            flashviz.bench records as ms): host launch cost leaks in when it exceeds the GPU work
+  graph     the same calls replayed from a CUDA graph (graph_timing.replay_times, what it records as graph_ms):
+            GPU time alone
+  enqueue   wall time per call of 200 back-to-back calls without a sync: the host's cost
+When enqueue >= graph the implementation is launch-bound at that size and per-call timings understate its kernel
+(on the H200: N = 1024, not from N = 4096; why the recorded datasets carry graph_ms beside ms; the forward table
+decides below N = 4096 by graph_ms). --profile K then runs `fast` K more times under cProfile and prints the
+functions that hold the host's time (tottime and cumulative). Its output is printed, not recorded.
 """
 import argparse
+import cProfile
+import io
+import pstats
 import time
 
 import torch
-import torch.nn.functional as F
 import triton
 
-from flashviz_kernels import api
+from flashviz.bench import graph_timing, measure, peers
+
+CALLS = 200
 
 
-def _sdpa_cudnn(q, k, v, causal):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+def _fns(x: dict, cfg: dict) -> dict:
+    fns = {impl: measure.runner(impl, x, cfg, {}) for impl in ("fast", "sdpa-cudnn", "sdpa-flash")}
+    try:
+        fns["fa4"] = peers.fa4_runner(x, cfg)
+    except Exception as e:                                   # not installed, or not this GPU: say so, go on
+        print(f"  fa4 not run: {type(e).__name__}: {str(e)[:120]}")
+    return fns
+
+
+def _profile(fn, calls: int, top: int = 28) -> str:
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    torch.cuda.synchronize()
+    out = io.StringIO()
+    for key in ("tottime", "cumulative"):
+        pstats.Stats(prof, stream=out).sort_stats(key).print_stats(top)
+    return out.getvalue()
 
 
 def main(argv=None):
@@ -31,34 +54,37 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="+", default=[1024, 4096])
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
     ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
+    ap.add_argument("--mode", choices=["fwd", "bwd", "fwd+bwd"], default="fwd")
+    ap.add_argument("--profile", type=int, default=0, metavar="K", help="then K calls of fast under cProfile")
     args = ap.parse_args(argv)
-    torch.set_grad_enabled(False)
     for n in args.n:
         for d in args.d:
             for causal in map(bool, args.causal):
-                q, k, v = (torch.randn(4, 32, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
-                flops = 4 * 4 * 32 * n * n * d * (0.5 if causal else 1)
-                fns = {"fast": lambda: api.attention(q, k, v, causal=causal, impl="fast"),
-                       "teaching": lambda: api.attention(q, k, v, causal=causal, impl="teaching"),
-                       "sdpa-flash": lambda: api.attention(q, k, v, causal=causal, impl="sdpa-flash"),
-                       "sdpa-cudnn": lambda: _sdpa_cudnn(q, k, v, causal)}
-                print(f"N={n} d={d} causal={causal}", flush=True)
+                cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=args.mode)
+                x = measure.make_inputs(cfg, 0, "cuda")
+                flops = 4 * 4 * 32 * n * n * d * (0.5 if causal else 1) * {"fwd": 1, "bwd": 2.5, "fwd+bwd": 3.5}[
+                    args.mode]
+                print(f"N={n} d={d} causal={causal} {args.mode}", flush=True)
+                fns = _fns(x, cfg)
                 for name, fn in fns.items():
                     fn()
                     torch.cuda.synchronize()
                     per_call = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
                     t0 = time.perf_counter()
-                    for _ in range(300):
+                    for _ in range(CALLS):
                         fn()
-                    enqueue_us = (time.perf_counter() - t0) / 300 * 1e6
+                    enqueue_us = (time.perf_counter() - t0) / CALLS * 1e6
                     torch.cuda.synchronize()
-                    graph = triton.testing.do_bench_cudagraph(fn, rep=50, return_mode="median")
+                    times = sorted(graph_timing.replay_times(fn, 50.0))
+                    graph = times[len(times) // 2]
                     tf = lambda ms: flops / ms * 1e-9  # noqa: E731
                     bound = "  launch-bound" if enqueue_us >= graph * 1e3 else ""
                     print(f"  {name:<11} per-call {per_call * 1e3:8.1f} us {tf(per_call):4.0f} TFLOP/s   graph "
                           f"{graph * 1e3:8.1f} us {tf(graph):4.0f} TFLOP/s   enqueue {enqueue_us:6.1f} us{bound}",
                           flush=True)
-                del q, k, v
+                if args.profile:
+                    print(_profile(fns["fast"], args.profile), flush=True)
+                del x, fns
                 torch.cuda.empty_cache()
 
 
