@@ -38,10 +38,11 @@ def training_view(dataset: dict, *, n, d, causal, dtype, batch, heads) -> dict:
 
 def times_rows(bwd: list[dict], step: list[dict], ref: str = "fast") -> list[dict]:
     """Per implementation: ms and TFLOP/s of the backward alone and of a training step, the step's peak extra
-    memory, and how many times faster `ref` is (t_impl / t_ref; None where either did not run)."""
+    memory, and how many times faster `ref` is (t_impl / t_ref; None where either did not run); bwd_graph_ms and
+    ref_vs_bwd_graph: the same for the backward's CUDA-graph replays (GPU time alone) where recorded."""
     by_b, by_s = {c["impl"]: c for c in bwd}, {c["impl"]: c for c in step}
-    ratio = lambda by, i: (by[i]["ms"] / by[ref]["ms"]  # noqa: E731
-                           if i in by and ref in by and by[i]["ms"] and by[ref]["ms"] else None)
+    ratio = lambda by, i, key="ms": (by[i][key] / by[ref][key]  # noqa: E731
+                                     if i in by and ref in by and by[i].get(key) and by[ref].get(key) else None)
     rows = []
     for impl in dict.fromkeys([*by_s, *by_b]):
         b, s = by_b.get(impl, {}), by_s.get(impl, {})
@@ -49,7 +50,8 @@ def times_rows(bwd: list[dict], step: list[dict], ref: str = "fast") -> list[dic
         rows.append(dict(impl=impl, status=s.get("status") or b.get("status"), bwd_ms=b.get("ms"),
                          bwd_tflops=b.get("tflops"), step_ms=s.get("ms"), step_tflops=s.get("tflops"),
                          peak_mib=None if peak is None else peak / 2 ** 20,
-                         ref_vs_bwd=ratio(by_b, impl), ref_vs_step=ratio(by_s, impl)))
+                         ref_vs_bwd=ratio(by_b, impl), ref_vs_step=ratio(by_s, impl),
+                         bwd_graph_ms=b.get("graph_ms"), ref_vs_bwd_graph=ratio(by_b, impl, "graph_ms")))
     return rows
 
 

@@ -58,7 +58,8 @@ def _ratio(a, b):
 
 def ratio_rows(cells: list[dict]) -> list[dict]:
     """Per impl of one configuration: ms, TFLOP/s, peak MiB and the ratios (None where a side is missing).
-    speed-up = t_base / t (above 1: faster); memory ratio = peak / peak_base (below 1: smaller)."""
+    speed-up = t_base / t (above 1: faster); memory ratio = peak / peak_base (below 1: smaller). graph_ms and its
+    speed-up: the same calls replayed from a CUDA graph (GPU time, no host launch cost) where the cell has it."""
     by = {c["impl"]: c for c in cells}
 
     def ok(c, field):
@@ -73,7 +74,9 @@ def ratio_rows(cells: list[dict]) -> list[dict]:
                          speedup_vs_naive=_ratio(ok(by.get("naive"), "ms"), ms),
                          speedup_vs_cudnn=_ratio(ok(by.get("sdpa-cudnn"), "ms"), ms),
                          memory_vs_naive=_ratio(peak, ok(by.get("naive"), "peak_extra_bytes")),
-                         memory_vs_cudnn=_ratio(peak, ok(by.get("sdpa-cudnn"), "peak_extra_bytes"))))
+                         memory_vs_cudnn=_ratio(peak, ok(by.get("sdpa-cudnn"), "peak_extra_bytes")),
+                         graph_ms=ok(c, "graph_ms"),
+                         graph_speedup_vs_cudnn=_ratio(ok(by.get("sdpa-cudnn"), "graph_ms"), ok(c, "graph_ms"))))
     return rows
 
 

@@ -170,6 +170,9 @@ STRINGS = {
     "backward.col_peak": {"en": "step peak MiB", "zh": "训练步峰值 MiB"},
     "backward.col_ref_bwd": {"en": "ours (fast) faster, backward", "zh": "我们（fast）快几倍，反向"},
     "backward.col_ref_step": {"en": "ours (fast) faster, step", "zh": "我们（fast）快几倍，训练步"},
+    "backward.col_bwd_graph_ms": {"en": "backward ms, CUDA graph", "zh": "反向 ms，CUDA graph"},
+    "backward.col_ref_bwd_graph": {"en": "ours (fast) faster, backward, CUDA graph",
+                                   "zh": "我们（fast）快几倍，反向，CUDA graph"},
     "backward.summary_head": {"en": "**Our backward over every configuration of this recording** ({date}, timed with "
                                     "CUDA events; the other's time ÷ ours: above 1× ours is faster, below 1× slower):",
                               "zh": "**我们的反向传播在这份记录所有配置上的表现**（{date}，用 CUDA 事件计时；对方时间 ÷ 我们的时间："

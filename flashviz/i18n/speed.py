@@ -137,6 +137,14 @@ STRINGS = {
     "speed.col_speedup_cudnn": {"en": "speed-up vs cuDNN", "zh": "相对 cuDNN 加速"},
     "speed.col_mem_naive": {"en": "memory vs naive", "zh": "显存 / naive"},
     "speed.col_mem_cudnn": {"en": "memory vs cuDNN", "zh": "显存 / cuDNN"},
+    "speed.col_graph_ms": {"en": "GPU time, CUDA graph (ms)", "zh": "GPU 时间，CUDA graph（ms）"},
+    "speed.col_graph_cudnn": {"en": "speed-up vs cuDNN, CUDA graph", "zh": "相对 cuDNN 加速，CUDA graph"},
+    "speed.graph_note": {
+        "en": "Time (ms) is one call as a program makes it, Python's launch work included; the CUDA-graph columns "
+              "replay the same calls with that work removed, so they time the GPU alone. Where the two differ "
+              "most (small N), the host's launch path, not the kernel, sets the speed of a single call.",
+        "zh": "时间（ms）是用户发起一次调用的耗时，包含 Python 的启动开销；CUDA graph 两列重放同样的调用、去掉了这部分开销，"
+              "只计 GPU 时间。两者相差最大的地方（N 较小时），决定单次调用快慢的是主机端的启动路径，而不是 kernel。"},
     "speed.status_ok": {"en": "ok", "zh": "正常"},
     "speed.status_oom": {"en": "OOM", "zh": "显存不足（OOM）"},
     "speed.status_error": {"en": "error", "zh": "出错"},

@@ -224,8 +224,13 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     kernel = kernel or t("backward.kernel_autograd", lang)
     name = lambda i: ours.get(i) or charts.impl_name(i, lang)  # noqa: E731
     for r in tr_rows:
-        if r["impl"] == "teaching":
-            r["ref_vs_bwd"] = None                 # the same backward kernel as the fast row: no ratio to show
+        if r["impl"] == "teaching":                # the same backward kernel as the fast row: no ratio to show
+            r["ref_vs_bwd"] = r["ref_vs_bwd_graph"] = None
+    graph = {t("backward.col_bwd_graph_ms", lang): [fmt(r["bwd_graph_ms"]) for r in tr_rows],
+             t("backward.col_ref_bwd_graph", lang): [fmt(r["ref_vs_bwd_graph"]) + "×" * (r["ref_vs_bwd_graph"]
+                                                                                         is not None)
+                                                     for r in tr_rows]} \
+        if any(r["bwd_graph_ms"] is not None for r in tr_rows) else {}
     df = pd.DataFrame({t("backward.col_impl", lang): [name(r["impl"]) for r in tr_rows],
                        t("backward.col_bwd_ms", lang): [fmt(r["bwd_ms"]) for r in tr_rows],
                        t("backward.col_bwd_tflops", lang): [fmt(r["bwd_tflops"], ".0f") for r in tr_rows],
@@ -235,8 +240,10 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
                        t("backward.col_ref_bwd", lang): [fmt(r["ref_vs_bwd"]) + "×" * (r["ref_vs_bwd"] is not None)
                                                          for r in tr_rows],
                        t("backward.col_ref_step", lang): [fmt(r["ref_vs_step"]) + "×" * (r["ref_vs_step"] is not None)
-                                                          for r in tr_rows]})
+                                                          for r in tr_rows], **graph})
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
+    if graph:
+        st.caption(t("speed.graph_note", lang))
     noise = training.same_backward_noise(view["bwd"])
     if noise is not None:
         st.caption(t("backward.same_kernel", lang, kernel=kernel, pct=f"{100 * noise:.1f}"))

@@ -34,7 +34,13 @@ def _x(v, fmt: str) -> str:
 
 
 def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
-    """charts.speed.ratio_rows -> the table the page shows (numbers as text, '—' where unmeasured)."""
+    """charts.speed.ratio_rows -> the table the page shows (numbers as text, '—' where unmeasured); the CUDA-graph
+    columns only where some row has a graph time."""
+    graph = {
+        t("speed.col_graph_ms", lang): [_x(r.get("graph_ms"), ".3f") for r in rows],
+        t("speed.col_graph_cudnn", lang): [_x(r.get("graph_speedup_vs_cudnn"), ".2f")
+                                           + "×" * (r.get("graph_speedup_vs_cudnn") is not None) for r in rows],
+    } if any(r.get("graph_ms") is not None for r in rows) else {}
     return pd.DataFrame({
         t("speed.col_impl", lang): [charts.impl_label(r["impl"], lang) for r in rows],
         t("speed.col_status", lang): [t(f"speed.status_{r['status']}", lang) for r in rows],
@@ -47,6 +53,7 @@ def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
                                                                                       is not None) for r in rows],
         t("speed.col_mem_naive", lang): [_x(r["memory_vs_naive"], ".3f") for r in rows],
         t("speed.col_mem_cudnn", lang): [_x(r["memory_vs_cudnn"], ".2f") for r in rows],
+        **graph,
     })
 
 
@@ -80,6 +87,8 @@ def family_slug(c: dict) -> str:
 def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
     rows = charts.ratio_rows(cells)
     st.dataframe(ratio_frame(rows, lang), hide_index=True, key=key)
+    if any(r.get("graph_ms") is not None for r in rows):
+        st.caption(t("speed.graph_note", lang))
 
 
 # ----------------------------------------------------------------------------- the process-wide store

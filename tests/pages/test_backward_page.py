@@ -128,10 +128,13 @@ def test_times_at_the_nearest_recorded_configuration(train):
         row = df.loc[name]
         assert row["backward ms"] == f"{b['ms']:.2f}" and row["training step ms"] == f"{s['ms']:.2f}"
         assert row["step peak MiB"] == f"{s['peak_extra_bytes'] / MIB:,.0f}"
+        assert row["backward ms, CUDA graph"] == f"{b['graph_ms']:.2f}"          # GPU time alone, replayed
         if impl == "teaching":                            # the same backward kernel as fast's row: no ratio
-            assert row["ours (fast) faster, backward"] == "—"
+            assert row["ours (fast) faster, backward"] == row["ours (fast) faster, backward, CUDA graph"] == "—"
         else:
             assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
+            assert row["ours (fast) faster, backward, CUDA graph"] == f"{b['graph_ms'] / fast_b['graph_ms']:.2f}×"
+    assert t("speed.graph_note", "en") in [x.value for x in at.caption]
     # the speed-ups are the dataset's own: t_flash / t_fast = fast's speedup_vs_flash
     assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_flash']:.2f}×"
     flash_b = near(train, "sdpa-flash", "bwd")

@@ -156,6 +156,37 @@ def test_fa4_is_drawn_beside_cudnn_in_the_training_recording():
     assert row["time (ms)"] == f"{fa4['ms']:.3f}" and row["speed-up vs cuDNN"] == f"{cudnn['ms'] / fa4['ms']:.2f}×"
 
 
+def test_recorded_table_shows_cuda_graph_times_beside_per_call_ones():
+    """The training run's backward at N = 1024: the table's CUDA-graph columns are the file's graph_ms and their
+    ratio to cuDNN's, and the caption says what they time; our per-call time there is several times the graph's
+    (the host's launch path), cuDNN's is not."""
+    at = open_page(n=1024, d=64, dtype="float16")
+    at.segmented_control(key="_w.speed.mode").set_value("bwd").run()
+    clean(at)
+    cells = {c["impl"]: c for c in load_dataset(TRAIN)["cells"] if (c["mode"], c["n"], c["d"], c["causal"]) ==
+             ("bwd", 1024, 64, False)}
+    df = next(d.value for d in at.dataframe if "implementation" in d.value.columns).set_index("implementation")
+    fast, cudnn = df.loc[t("speed.impl_fast", "en")], df.loc["SDPA cuDNN"]
+    assert fast[t("speed.col_graph_ms", "en")] == f"{cells['fast']['graph_ms']:.3f}"
+    assert fast[t("speed.col_graph_cudnn", "en")] == f"{cells['sdpa-cudnn']['graph_ms'] / cells['fast']['graph_ms']:.2f}×"
+    assert cudnn[t("speed.col_graph_cudnn", "en")] == "1.00×"
+    assert t("speed.graph_note", "en") in texts(at)
+    assert cells["fast"]["ms"] > 2 * cells["fast"]["graph_ms"] and cells["sdpa-cudnn"]["ms"] < 1.2 * cells[
+        "sdpa-cudnn"]["graph_ms"]
+
+
+def test_per_call_and_graph_times_differ_most_at_the_smallest_n():
+    """The caption's trend, in the training run: for `fast`, per-call over graph time is largest at N = 1024 in
+    every (mode, d, causal)."""
+    by: dict = {}
+    for c in load_dataset(TRAIN)["cells"]:
+        if c["impl"] == "fast" and c["status"] == "ok" and c.get("graph_ms"):
+            by.setdefault((c["mode"], c["d"], c["causal"]), {})[c["n"]] = c["ms"] / c["graph_ms"]
+    assert len(by) == 8
+    for ratios in by.values():
+        assert max(ratios, key=ratios.get) == min(ratios) == 1024
+
+
 def test_time_metric_draws_log_axes_with_reference_slopes():
     at = open_page(n=4096, d=128, dtype="float16")
     at.segmented_control(key="_w.speed.metric").set_value("ms").run()
@@ -302,6 +333,11 @@ def test_ratio_rows():
     rows = {r["impl"]: r for r in charts.ratio_rows(fake_cells(4096, 128, False, "float16", 4, 32))}
     assert rows["naive"]["status"] == "oom" and rows["fast"]["speedup_vs_naive"] is None
     assert rows["sdpa-cudnn"]["speedup_vs_cudnn"] == 1.0 and rows["fast"]["memory_vs_cudnn"] > 0
+    cells = {c["impl"]: c for c in fake_cells(4096, 128, False, "float16", 4, 32)}
+    assert rows["fast"]["graph_ms"] == cells["fast"]["graph_ms"]
+    assert rows["fast"]["graph_speedup_vs_cudnn"] == pytest.approx(cells["sdpa-cudnn"]["graph_ms"] /
+                                                                   cells["fast"]["graph_ms"], rel=1e-12)
+    assert rows["naive"]["graph_ms"] is None and rows["naive"]["graph_speedup_vs_cudnn"] is None
 
 
 def test_the_h200_preset_lands_on_a_recorded_cell():
