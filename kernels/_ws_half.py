@@ -6,9 +6,9 @@ ring and the turns still see whole tiles (the producer loads them; both barriers
 History: a first version (49a2e0b) timed faster on that window (H200, triton 3.6) and was reverted (3f907d6) as
 a ptxas miscompile in persistent launches. This one never runs a half step alone (edge_halves keeps at least one
 whole tile) and runs only where CARRY does not (PINGPONG launches; kernels/_ws_tile.py). On the H200 triton 3.6.0
-still builds it wrong in persistent launches with a window (one tile per program and plain causal are right), and
-triton 3.8.0 builds the same source right: kernels/gates.py's "ws-half" rows open it where its tests passed, with
-tools.half_check's recording of 3.6.0 as the reason it stays closed there; elsewhere ws.forward runs whole tiles.
+built it wrong in persistent launches with a window (one tile per program and plain causal were right;
+tools.half_check's recording), and triton 3.8.0 built the same source right. kernels/gates.py's "ws-half" rows
+open it where its forced-HALF suites passed; elsewhere ws.forward runs whole tiles.
 Why (read in the SASS, no GPU needed: tools.ptx_same's PTX through each ptxas, then nvdisasm): both builds get the
 same PTX, in which the window's first half step (lo) and key tile 0 compute Q's wgmma descriptors by the same
 expressions. ptxas 12.8 (triton 3.6, 3.7.1) keeps those of k-steps 1..7 from the half step's block and reads them in
@@ -16,9 +16,10 @@ key tile 0 also on the path that skipped it: a persistent tile with no lo step u
 or whatever the registers held where none ran before (the first consumer, which never runs one in a window
 aligned to its tiles; d = 64's illegal address). ptxas 12.9 (triton 3.8) recomputes them.
 HALF = 2 (ws.half_code, under triton 3.6 and 3.7) hands the lo step Q through an index ptxas cannot prove equal
-(kernels/_ws_gluon.py _q_lo); ptxas 12.8 then builds key tile 0's descriptors on every path. Not run on a GPU yet,
-so the gate stays closed there until the forced-HALF suites pass.
-The forward table turns it on for the d = 128 window (kernels/forward_table.py HALF_W: faster in interleaved rounds).
+(kernels/_ws_gluon.py _q_lo); ptxas 12.8 then builds key tile 0's descriptors on every path, and the forced-HALF
+suites and half_check passed on 3.6.0 and 3.7.1 with it (2efc21f).
+The forward table turns it on for the d = 128 window (kernels/forward_table.py HALF_W: faster in interleaved rounds
+under triton 3.8; under 3.6 the window fit saw no gain, assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03f.json).
 Imported by _ws_tile.py only."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
