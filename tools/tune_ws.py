@@ -33,9 +33,10 @@ NC3_CANDIDATES = {64: [(128, 2, False, False), (128, 2, False, True), (128, 3, F
                        (64, 3, False, False), (64, 3, True, True)],
                   128: [(64, 2, False, False), (64, 2, False, True), (64, 3, False, False)]}
 # d -> (NC, (block_n, stages, OVERLAP, PINGPONG)) for --variants overlap: the table's schedule against FA3's
-# intra-warpgroup overlap (split K/V barriers, P converted right after its softmax), with 2 and 3 stages.
+# intra-warpgroup overlap (split K/V barriers, P converted right after its softmax), with 2 and 3 stages; at d=64
+# also FA4's sm90 mix (192 x 128, 2 stages, overlap, pingpong over the three warpgroups: flash_attn/cute/interface.py)
 OVERLAP_CANDIDATES = {64: [(3, (128, 3, False, False)), (3, (128, 3, True, False)), (3, (128, 3, True, True)),
-                           (2, (128, 3, True, True)), (2, (128, 3, True, False))],
+                           (3, (128, 2, True, True)), (2, (128, 3, True, True)), (2, (128, 3, True, False))],
                       128: [(2, (128, 2, False, True)), (2, (128, 2, False, False)), (2, (128, 2, True, True)),
                             (2, (128, 2, True, False)), (2, (128, 3, True, True)), (2, (128, 3, True, False)),
                             (2, (128, 3, False, True))]}
