@@ -173,6 +173,12 @@ STRINGS = {
     "backward.col_bwd_graph_ms": {"en": "backward ms, CUDA graph", "zh": "反向 ms，CUDA graph"},
     "backward.col_ref_bwd_graph": {"en": "ours (fast) faster, backward, CUDA graph",
                                    "zh": "我们（fast）快几倍，反向，CUDA graph"},
+    "backward.graph_note": {
+        "en": "Backward ms is one call as a training loop makes it, Python's launch work included; the CUDA-graph "
+              "columns replay the same backward with that work removed, so they time the GPU alone. Where the two "
+              "differ most (small N), the host's launch path, not the kernel, sets the speed of a single call.",
+        "zh": "反向 ms 是训练循环发起一次调用的耗时，包含 Python 的启动开销；CUDA graph 两列重放同样的反向、去掉了这部分开销，"
+              "只计 GPU 时间。两者相差最大的地方（N 较小时），决定单次调用快慢的是主机端的启动路径，而不是 kernel。"},
     "backward.summary_head": {"en": "**Our backward over every configuration of this recording** ({date}, timed with "
                                     "CUDA events; the other's time ÷ ours: above 1× ours is faster, below 1× slower):",
                               "zh": "**我们的反向传播在这份记录所有配置上的表现**（{date}，用 CUDA 事件计时；对方时间 ÷ 我们的时间："

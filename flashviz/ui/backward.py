@@ -243,7 +243,7 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
                                                           for r in tr_rows], **graph})
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
     if graph:
-        st.caption(t("speed.graph_note", lang))
+        st.caption(t("backward.graph_note", lang))
     noise = training.same_backward_noise(view["bwd"])
     if noise is not None:
         st.caption(t("backward.same_kernel", lang, kernel=kernel, pct=f"{100 * noise:.1f}"))

@@ -134,7 +134,7 @@ def test_times_at_the_nearest_recorded_configuration(train):
         else:
             assert row["ours (fast) faster, backward"] == f"{b['ms'] / fast_b['ms']:.2f}×"
             assert row["ours (fast) faster, backward, CUDA graph"] == f"{b['graph_ms'] / fast_b['graph_ms']:.2f}×"
-    assert t("speed.graph_note", "en") in [x.value for x in at.caption]
+    assert t("backward.graph_note", "en") in [x.value for x in at.caption]
     # the speed-ups are the dataset's own: t_flash / t_fast = fast's speedup_vs_flash
     assert df.loc["SDPA flash", "ours (fast) faster, backward"] == f"{fast_b['speedup_vs_flash']:.2f}×"
     flash_b = near(train, "sdpa-flash", "bwd")
