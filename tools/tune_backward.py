@@ -27,7 +27,7 @@ import torch.nn.functional as F
 import triton
 
 from flashviz_kernels import api
-from tools.tune_record import record_header
+from tools.tune_record import error_text, record_header, time_rounds
 
 CANDIDATES = [(64, 128, 128, 64, 8, 2), (64, 128, 128, 64, 8, 3), (64, 128, 128, 64, 4, 2), (32, 64, 64, 32, 4, 3),
               (32, 128, 128, 32, 4, 2), (32, 128, 128, 32, 8, 2), (64, 64, 64, 64, 8, 2), (64, 64, 64, 64, 4, 3),
@@ -145,29 +145,6 @@ def _sdpa_bwd(q, k, v, do, causal, backend):
     return run, run()
 
 
-def time_rounds(runs: dict, rounds: int, bench) -> dict:
-    """{name: [ms of each round]} (or the error's text): every round times each run once with bench(fn), the order
-    rotated by one per round, so no run always goes first or right after the same neighbour; a run that raises is
-    timed no further. Several rounds show the spread that one do_bench median hides."""
-    names = list(runs)
-    out: dict = {n: [] for n in names}
-    for r in range(rounds):
-        k = r % len(names) if names else 0
-        for name in names[k:] + names[:k]:
-            if isinstance(out[name], str):
-                continue
-            try:
-                out[name].append(bench(runs[name]))
-            except Exception as e:  # noqa: BLE001 -- recorded for that run, the others go on
-                out[name] = _error_text(e)
-    return out
-
-
-def _error_text(e: Exception) -> str:
-    """A failed run's record: the exception's type and its message's first line."""
-    return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
-
-
 def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused", rounds=1):
     """Rows {name: {ms, tflops, maxerr}} for SDPA cuDNN, SDPA flash, the reference and every candidate of kind
     (fused; or ws, then with the fused backward's own pick too); rounds > 1 (time_rounds): ms is the median of the
@@ -216,7 +193,7 @@ def bench_fused(d, n, causal, candidates, warm_only=False, rep=100, kind="fused"
             got = run()
             errs[name] = max((a.float() - b.float()).abs().max().item() for a, b in zip(got, ref)) if ref else None
         except Exception as e:  # noqa: BLE001
-            rows[name] = dict(error=_error_text(e))
+            rows[name] = dict(error=error_text(e))
             print(f"  {name}: {rows[name]['error']}", flush=True)
     times = time_rounds({k: runs[k] for k in errs}, rounds,
                         lambda f: triton.testing.do_bench(f, warmup=25, rep=rep, return_mode="median"))

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 import triton
 
 from flashviz_kernels import api, ws
-from tools.tune_record import text_header
+from tools.tune_record import error_text, text_header, time_rounds
 
 
 def _sdpa_ms(q, k, v, causal, backend):
@@ -106,6 +106,12 @@ def _switches(env: dict):
                 os.environ[key] = val
 
 
+def _timed(bench, f, env: dict) -> float:
+    """bench(f) with the ws environment switches `env` set (a ws schedule's run)."""
+    with _switches(env):
+        return bench(f)
+
+
 def tune_window(args, dtype):
     """Tiles for a causal variant (a sliding window, ALiBi and/or packed documents): each tl candidate's time, the
     ws kernel's (as impl="ws" picks it: the forward table's schedule for the variant; then one tile per
@@ -144,26 +150,24 @@ def tune_window(args, dtype):
         runs += [(f"ws half={h}", dict(impl="ws", env={ws.HALF_ENV: h})) for h in ("0", "1")]
         if not ws.pingpong_default(d, True, window=args.window is not None, docs=args.docs):    # HALF needs no
             runs += [("ws pingpong=1 half=1", dict(impl="ws", env={ws.PINGPONG_ENV: "1", ws.HALF_ENV: "1"}))]  # CARRY
-        times, errs = {}, {}
-        for i in range(args.rounds):                  # interleaved, every other round backwards (--rounds)
-            for name, kw in (runs if i % 2 == 0 else runs[::-1]):
-                if isinstance(errs.get(name), str):   # it raised: reported once below
-                    continue
-                call = {key: val for key, val in kw.items() if key != "env"}
-                try:
-                    with _switches(kw.get("env", {})):
-                        f = lambda: api.attention(q, k, v, **var, **call)  # noqa: E731,B023
-                        if name not in errs:
-                            errs[name] = (f().float() - ref.float()).abs().max().item()
-                        times.setdefault(name, []).append(bench(f))
-                except Exception as e:  # noqa: BLE001 - report and go on
-                    errs[name] = f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"
+        calls, errs = {}, {}
+        for name, kw in runs:                         # each run once, against the 64 x 64 tl reference
+            call = {key: val for key, val in kw.items() if key != "env"}
+            f = lambda call=call: api.attention(q, k, v, **var, **call)  # noqa: E731,B023 (timed in this loop)
+            try:
+                with _switches(kw.get("env", {})):
+                    errs[name] = (f().float() - ref.float()).abs().max().item()
+                calls[name] = (f, kw.get("env", {}))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                errs[name] = error_text(e)
+        times = time_rounds(calls, args.rounds, lambda run: _timed(bench, *run))    # interleaved (--rounds)
         for name, _ in runs:
-            if isinstance(errs.get(name), str):
-                print(f"  {name}: {errs[name]}")
+            got = errs[name] if isinstance(errs[name], str) else times[name]
+            if isinstance(got, str):
+                print(f"  {name}: {got}")
                 continue
-            ms = statistics.median(times[name])
-            spread = f"  rounds {min(times[name]):.3f}-{max(times[name]):.3f}" if args.rounds > 1 else ""
+            ms = statistics.median(got)
+            spread = f"  rounds {min(got):.3f}-{max(got):.3f}" if args.rounds > 1 else ""
             print(f"  {name}: {ms:.3f} ms  dense causal / variant x{t_dense / ms:.2f} (dispatched) "
                   f"x{t_tl / ms:.2f} (tl)  maxerr vs 64x64 {errs[name]:.1e}{spread}")
         del q, k, v, ref

@@ -1,6 +1,6 @@
 """What every tune tool writes at the head of its output: the NVIDIA driver version and one record header
-(command, device, torch, triton, driver, CUDA, commit, date). A leaf module: the tune tools import it, it imports
-none of them."""
+(command, device, torch, triton, driver, CUDA, commit, date); and time_rounds, the interleaved rounds they time
+candidates in. A leaf module: the tune tools import it, it imports none of them."""
 from __future__ import annotations
 
 import os
@@ -48,3 +48,26 @@ def text_header(tool: str, argv) -> str:
     return (f"# {torch.cuda.get_device_name(0)} (driver {driver()}, CUDA {torch.version.cuda}), torch "
             f"{torch.__version__}, triton {triton.__version__}, commit {commit() or '?'}, "
             f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())};\n# python -m tools.{tool} " + " ".join(argv))
+
+
+def time_rounds(runs: dict, rounds: int, bench) -> dict:
+    """{name: [ms of each round]} (or the error's text): every round times each run once with bench(fn), the order
+    rotated by one per round, so no run always goes first or right after the same neighbour; a run that raises is
+    timed no further. Several rounds show the spread that one do_bench median hides."""
+    names = list(runs)
+    out: dict = {n: [] for n in names}
+    for r in range(rounds):
+        k = r % len(names) if names else 0
+        for name in names[k:] + names[:k]:
+            if isinstance(out[name], str):
+                continue
+            try:
+                out[name].append(bench(runs[name]))
+            except Exception as e:  # noqa: BLE001 -- recorded for that run, the others go on
+                out[name] = error_text(e)
+    return out
+
+
+def error_text(e: Exception) -> str:
+    """A failed run's record: the exception's type and its message's first line."""
+    return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"

@@ -45,7 +45,7 @@ def main(argv=None):
     import triton
 
     from flashviz_kernels import api
-    from tools.tune_record import record_header
+    from tools.tune_record import record_header, time_rounds
     record = record_header("window_fit", list(argv) if argv is not None else __import__("sys").argv[1:])
     b_, h_, n = record["batch"], record["heads"], args.n
     for d in args.d:
@@ -58,12 +58,13 @@ def main(argv=None):
             runs[w] = lambda kw=kw: api.attention(q, k, v, impl="fast", **kw)  # noqa: E731
             runs[w]()
             rows.append(dict(d=d, n=n, window=w, kernel=plan.kernel, block_m=plan.block_m, block_n=plan.block_n,
-                             tiles=tiles * b_ * h_, qtiles=nq * b_ * h_, ms_rounds=[]))
+                             tiles=tiles * b_ * h_, qtiles=nq * b_ * h_))
         torch.cuda.synchronize()
-        for i in range(args.rounds):                  # interleaved, every other round backwards: a slow spell of
-            for r in (rows if i % 2 == 0 else rows[::-1]):     # the device falls on every window alike
-                r["ms_rounds"].append(triton.testing.do_bench(runs[r["window"]], warmup=50, rep=300))
-        for r in rows:
+        times = time_rounds(runs, args.rounds, lambda f: triton.testing.do_bench(f, warmup=50, rep=300))
+        for r in rows:                                # interleaved: a slow spell falls on every window alike
+            if isinstance(times[r["window"]], str):
+                raise RuntimeError(f"window {r['window']}: {times[r['window']]}")
+            r["ms_rounds"] = times[r["window"]]
             r["ms"] = float(np.median(r["ms_rounds"]))
             print(r, flush=True)
         dense, wins = rows[0], [r for r in rows[1:] if (r["block_m"], r["block_n"]) == (rows[1]["block_m"],

@@ -167,3 +167,19 @@ def test_half_check_names_the_slices_off_and_their_place_in_the_walk():
     j = torch.arange(7)[None, :]
     want = torch.softmax(s.masked_fill((j > r) | (j < r - 1), float("-inf")), -1) @ v.double()
     assert torch.allclose(reference(q, k, v, 1), want)
+
+
+def test_time_rounds_rotates_the_order_and_drops_a_run_that_raises():
+    """tools.tune_record.time_rounds (tune_backward, tune_fast --rounds, window_fit --rounds): round r starts at run
+    r mod n, each run is timed once per round, and a run that raises keeps its error and is not timed again."""
+    from tools.tune_record import time_rounds
+    order = []
+
+    def bench(name):
+        order.append(name)
+        if name == "c" and order.count("c") == 2:
+            raise ValueError("out of resources\nmore")
+        return float(len(order))
+    got = time_rounds({"a": "a", "b": "b", "c": "c"}, 3, bench)
+    assert order == ["a", "b", "c", "b", "c", "a", "a", "b"]
+    assert got == {"a": [1.0, 6.0, 7.0], "b": [2.0, 4.0, 8.0], "c": "ValueError: out of resources"}
