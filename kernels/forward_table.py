@@ -31,7 +31,7 @@ ALIBI = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01.txt"
 ALIBI_B = "assets/benchmarks/tune/nvidia-h200-alibi-2026-12-01b.txt"
 DOCS = "assets/benchmarks/tune/nvidia-h200-docs-2026-12-01.txt"
 PINGPONG_W = "assets/benchmarks/tune/nvidia-h200-window-pingpong-{}-2026-12-03.txt"   # after CARRY (b61c793)
-HALF_W = "assets/benchmarks/tune/nvidia-h200-window-half-{}-2026-12-03.txt"   # triton 3.8.0: 3.6 builds HALF wrong
+HALF_W = "assets/benchmarks/tune/nvidia-h200-window-half-{}-2026-12-03.txt"   # timed under triton 3.8.0 only
 
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
 GATES = {"ws": "ws-forward"}
@@ -119,7 +119,8 @@ WS_LAUNCHES = (
            "persistent: the fastest ws schedule timed, before and after OVERLAP; PINGPONG kept (the dense causal "
            "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (faster "
            "at 4096 in the same call: PINGPONG_W's files); HALF (a band edge's tile a consumer sees half of, run as "
-           "that half) faster at windows 256 and 1024, in interleaved rounds, where kernels/gates.py lets it run",
+           "that half) faster at windows 256 and 1024, in interleaved rounds under triton 3.8 (3.6's window fit: no "
+           "gain), where kernels/gates.py lets it run",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))
            + tuple(NotFaster(PINGPONG_W.format(w), dict(name="ws pingpong=0"), dict(name="ws pingpong=1"),
                              dict(d=128)) for w in (256, 1024))
