@@ -226,21 +226,22 @@ def times_section(ds: dict, view: dict, cfg: Config, b: int, h: int, lang: str) 
     for r in tr_rows:
         if r["impl"] == "teaching":                # the same backward kernel as the fast row: no ratio to show
             r["ref_vs_bwd"] = r["ref_vs_bwd_graph"] = None
-    graph = {t("backward.col_bwd_graph_ms", lang): [fmt(r["bwd_graph_ms"]) for r in tr_rows],
-             t("backward.col_ref_bwd_graph", lang): [fmt(r["ref_vs_bwd_graph"]) + "×" * (r["ref_vs_bwd_graph"]
-                                                                                         is not None)
-                                                     for r in tr_rows]} \
-        if any(r["bwd_graph_ms"] is not None for r in tr_rows) else {}
-    df = pd.DataFrame({t("backward.col_impl", lang): [name(r["impl"]) for r in tr_rows],
-                       t("backward.col_bwd_ms", lang): [fmt(r["bwd_ms"]) for r in tr_rows],
-                       t("backward.col_bwd_tflops", lang): [fmt(r["bwd_tflops"], ".0f") for r in tr_rows],
-                       t("backward.col_step_ms", lang): [fmt(r["step_ms"]) for r in tr_rows],
-                       t("backward.col_step_tflops", lang): [fmt(r["step_tflops"], ".0f") for r in tr_rows],
-                       t("backward.col_peak", lang): [fmt(r["peak_mib"], ",.0f") for r in tr_rows],
-                       t("backward.col_ref_bwd", lang): [fmt(r["ref_vs_bwd"]) + "×" * (r["ref_vs_bwd"] is not None)
-                                                         for r in tr_rows],
-                       t("backward.col_ref_step", lang): [fmt(r["ref_vs_step"]) + "×" * (r["ref_vs_step"] is not None)
-                                                          for r in tr_rows], **graph})
+    ratio = lambda v: fmt(v) + "×" * (v is not None)  # noqa: E731
+    cols = {t("backward.col_impl", lang): [name(r["impl"]) for r in tr_rows],
+            t("backward.col_bwd_ms", lang): [fmt(r["bwd_ms"]) for r in tr_rows],
+            t("backward.col_bwd_graph_ms", lang): [fmt(r["bwd_graph_ms"]) for r in tr_rows],
+            t("backward.col_bwd_tflops", lang): [fmt(r["bwd_tflops"], ".0f") for r in tr_rows],
+            t("backward.col_step_ms", lang): [fmt(r["step_ms"]) for r in tr_rows],
+            t("backward.col_step_tflops", lang): [fmt(r["step_tflops"], ".0f") for r in tr_rows],
+            t("backward.col_peak", lang): [fmt(r["peak_mib"], ",.0f") for r in tr_rows],
+            t("backward.col_ref_bwd", lang): [ratio(r["ref_vs_bwd"]) for r in tr_rows],
+            t("backward.col_ref_bwd_graph", lang): [ratio(r["ref_vs_bwd_graph"]) for r in tr_rows],
+            t("backward.col_ref_step", lang): [ratio(r["ref_vs_step"]) for r in tr_rows]}
+    graph = any(r["bwd_graph_ms"] is not None for r in tr_rows)
+    if not graph:                                     # beside the per-call columns they compare with, or none
+        for key in ("backward.col_bwd_graph_ms", "backward.col_ref_bwd_graph"):
+            del cols[t(key, lang)]
+    df = pd.DataFrame(cols)
     st.dataframe(df, hide_index=True, key=f"{NS}.times_table")
     if graph:
         st.caption(t("backward.graph_note", lang))

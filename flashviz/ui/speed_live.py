@@ -36,25 +36,27 @@ def _x(v, fmt: str) -> str:
 def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
     """charts.speed.ratio_rows -> the table the page shows (numbers as text, '—' where unmeasured); the CUDA-graph
     columns only where some row has a graph time."""
-    graph = {
-        t("speed.col_graph_ms", lang): [_x(r.get("graph_ms"), ".3f") for r in rows],
-        t("speed.col_graph_cudnn", lang): [_x(r.get("graph_speedup_vs_cudnn"), ".2f")
-                                           + "×" * (r.get("graph_speedup_vs_cudnn") is not None) for r in rows],
-    } if any(r.get("graph_ms") is not None for r in rows) else {}
-    return pd.DataFrame({
+    graph = any(r.get("graph_ms") is not None for r in rows)
+    cols = {
         t("speed.col_impl", lang): [charts.impl_label(r["impl"], lang) for r in rows],
         t("speed.col_status", lang): [t(f"speed.status_{r['status']}", lang) for r in rows],
         t("speed.col_ms", lang): [_x(r["ms"], ".3f") for r in rows],
+        t("speed.col_graph_ms", lang): [_x(r.get("graph_ms"), ".3f") for r in rows],
         t("speed.col_tflops", lang): [_x(r["tflops"], ".0f") for r in rows],
         t("speed.col_peak", lang): [_x(r["peak_mib"], ",.0f") for r in rows],
         t("speed.col_speedup_naive", lang): [_x(r["speedup_vs_naive"], ".2f") + "×" * (r["speedup_vs_naive"]
                                                                                       is not None) for r in rows],
         t("speed.col_speedup_cudnn", lang): [_x(r["speedup_vs_cudnn"], ".2f") + "×" * (r["speedup_vs_cudnn"]
                                                                                       is not None) for r in rows],
+        t("speed.col_graph_cudnn", lang): [_x(r.get("graph_speedup_vs_cudnn"), ".2f")
+                                           + "×" * (r.get("graph_speedup_vs_cudnn") is not None) for r in rows],
         t("speed.col_mem_naive", lang): [_x(r["memory_vs_naive"], ".3f") for r in rows],
         t("speed.col_mem_cudnn", lang): [_x(r["memory_vs_cudnn"], ".2f") for r in rows],
-        **graph,
-    })
+    }
+    if not graph:                                     # beside the per-call columns they compare with, or none
+        for key in ("speed.col_graph_ms", "speed.col_graph_cudnn"):
+            del cols[t(key, lang)]
+    return pd.DataFrame(cols)
 
 
 def cell_notes(cells: list[dict], lang: str) -> None:
