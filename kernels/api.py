@@ -133,9 +133,9 @@ def _ws_launch(q, k, var: Variant) -> tuple[int, int, int, int] | None:
 
 
 def _ws_band(var: Variant) -> dict:
-    """The ws launch's band keywords: a causal window's left side, packed documents (their schedule, not the (d,
-    causal) one: query tiles that each run about as many key tiles)."""
-    return dict(window=var.left >= 0, docs=var.seq_ids is not None)
+    """The ws launch's schedule keywords: a causal window's left side, packed documents (their schedule, not the (d,
+    causal) one: query tiles that each run about as many key tiles), ALiBi (its row's stages)."""
+    return dict(window=var.left >= 0, docs=var.seq_ids is not None, alibi=var.slopes is not None)
 
 
 @_interpreter_bf16

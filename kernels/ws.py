@@ -216,13 +216,14 @@ def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = Fals
 
 
 def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False,
-                docs: bool = False) -> tuple[int, int, int, int]:
+                docs: bool = False, alibi: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
-    64 x consumers_default unless given (window / docs: a causal window's or packed documents' launch)."""
+    64 x consumers_default unless given (window / docs / alibi: a causal window's, packed documents' or ALiBi's
+    launch, whose table rows may set their own stages)."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
-    s = schedule(d, causal)
+    s = schedule(d, causal, window=window, docs=docs, alibi=alibi)
     bm = 64 * consumers_default(d, causal, window, docs=docs) if block_m is None else block_m
     bn = s["block_n"] if block_n is None else block_n
     _check_tile(bm, bn)
@@ -359,7 +360,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
                                                              persistent=pers, window=band)
-    pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None) if pingpong is None else pingpong
+    pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None, alibi=alibi_slopes is not None) \
+        if pingpong is None else pingpong
     hf = half_default(d, causal, window_left >= 0, docs=rowb is not None) if half is None else bool(half)
     hf = hf and bool(causal)                          # HALF's half steps are a causal edge's (or a window's)
     why_half = gate_reason(HALF_GATE) if hf else None

@@ -21,8 +21,8 @@ CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages
 
 def schedule(d: int, causal: bool, *, window: bool = False, docs: bool = False, alibi: bool = False) -> dict:
     """The forward table's ws schedule for a launch (block_n, stages, overlap, pingpong, persistent, consumers):
-    the dense row of (d, causal), then a band's (window, else docs) persistent and consumers, then ALiBi's
-    overlap. KeyError where the kernel has no schedule (d not in HEAD_DIMS)."""
+    the dense row of (d, causal), then the fields a band's row (window, else docs) sets, then those ALiBi's row
+    sets. KeyError where the kernel has no schedule (d not in HEAD_DIMS)."""
     out = forward_table.ws_dense(d, causal)
     for on, variant in ((docs and not window, "docs"), (window, "window"), (alibi, "alibi")):
         row = forward_table.ws_rows(variant, d, causal) if on else None
@@ -73,13 +73,13 @@ def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int
     return env == "1"
 
 
-def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool = False, alibi: bool = False) -> bool:
     """PINGPONG for a launch that does not say: PINGPONG_ENV when set (1 or 0), else the forward table's schedule
-    (window / docs: a causal window's or packed documents' launch). Without it a persistent launch carries each
-    tile's last P·V into the next tile (kernels/_ws_tile.py, CARRY)."""
+    (window / docs / alibi: a causal window's, packed documents' or ALiBi's launch). Without it a persistent launch
+    carries each tile's last P·V into the next tile (kernels/_ws_tile.py, CARRY)."""
     env = env_switch(PINGPONG_ENV, ("0", "1"), "1 (pingpong) or 0 (no pingpong)")
     if env is None:
-        return schedule(d, causal, window=window, docs=docs)["pingpong"]
+        return schedule(d, causal, window=window, docs=docs, alibi=alibi)["pingpong"]
     return env == "1"
 
 
