@@ -447,6 +447,34 @@ def test_persistent_switch_env_and_checks(monkeypatch):
     assert ws.head_group(128, 8192, 128, 2, False) == 1 and ws.head_group(3, 64, 64, 2, True) == 3
 
 
+def test_band_and_alibi_rows_set_their_own_stages_and_pingpong(monkeypatch):
+    """A window's, documents' or ALiBi's row that names stages or pingpong launches with them (pick_config's stages,
+    pingpong_default), not with its dense row's: d = 64's dense row moved to FA4's mix (2 stages, PINGPONG), its band
+    and ALiBi rows keep the schedule they were timed with."""
+    for name in (ws.PINGPONG_ENV, ws.CONSUMERS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    dense64 = forward_table.ws_dense(64, True)
+    assert (dense64["stages"], dense64["pingpong"]) == (2, True)
+    seen = 0
+    for row in forward_table.WS_LAUNCHES:
+        if row.variant == "dense" or not {"stages", "pingpong"} & set(row.fields):
+            continue
+        kw = dict(window=row.variant == "window", docs=row.variant == "docs", alibi=row.variant == "alibi")
+        for d in range(row.d[0], row.d[1] + 1):
+            if d not in ws.HEAD_DIMS:
+                continue
+            q = torch.empty((1, 1, 8, d), dtype=torch.float16, device="meta")
+            if "stages" in row.fields:
+                assert ws.pick_config(q, q, causal=True, **kw)[3] == row.fields["stages"], row
+            if "pingpong" in row.fields:
+                assert ws.pingpong_default(d, True, kw["window"], docs=kw["docs"], alibi=kw["alibi"]) \
+                    is row.fields["pingpong"], row
+            seen += 1
+    assert seen >= 3                                   # d = 64's window, documents and ALiBi rows
+    q = torch.empty((1, 1, 8, 64), dtype=torch.float16, device="meta")
+    assert ws.pick_config(q, q, causal=True)[3] == 2 and ws.pick_config(q, q, causal=True, alibi=True)[3] == 3
+
+
 def test_consumers_switch_env_config_and_shared_memory(monkeypatch):
     """NC (consumer warpgroups) lives in CONFIGS as block_m = 64 * NC; CONSUMERS_ENV overrides it for launches that
     do not pass block_m (a bad value is a typed error); the register budgets fit 64K per SM; three 64-row Q/O
