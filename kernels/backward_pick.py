@@ -8,6 +8,7 @@ import torch
 
 from . import _env, backward_table, fallback, gates
 from .errors import KernelInputError, KernelOutOfMemory
+from .tables import Memo
 from .variants import Variant
 
 # "auto": the table's choice; "fused", "reference", "ws": that backward for every call (attention_backward(kind=...)
@@ -68,6 +69,10 @@ def _variants(var: Variant | None) -> list[str]:
 def table_says(kernel: str, d: int, variants=()) -> tuple[bool, str]:
     """(whether the backward table has a `kernel` row for "dense" and for each of `variants` at d, and why: the
     dense row's reason, or the reason of a row that names another kernel there)."""
+    return _table_says(kernel, int(d), tuple(variants))
+
+
+def _table_says_of(kernel: str, d: int, variants: tuple) -> tuple[bool, str]:
     why = ""
     for v in ("dense", *variants):
         rows = [r for r in backward_table.ROUTES if r.covers(v, d, True, 1)]
@@ -78,6 +83,9 @@ def table_says(kernel: str, d: int, variants=()) -> tuple[bool, str]:
                            f"no row of the backward table sends {v} at d={d} to {kernel}")
         why = why or f"the backward table: {kernel} at d={d}: {mine.why}"
     return True, why
+
+
+_table_says = Memo(_table_says_of, ((backward_table, "ROUTES"),))
 
 
 def ws_route(q, var: Variant | None = None) -> tuple[bool, str]:

@@ -13,8 +13,10 @@ the reference. Rows' claims are checked against their files by tests/kernels/tes
 """
 from __future__ import annotations
 
+import sys
+
 from .claims import Faster, Fastest, NotFaster, Ran
-from .tables import ANY, Launch, Route, View, dims
+from .tables import ANY, Launch, Memo, Route, View, dims
 
 WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02c.json"
 WS_D128_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-2026-12-02c.json"   # early / first, prefetch 2
@@ -138,10 +140,17 @@ REFERENCE_LAUNCHES = (
 
 def ws_launch(d: int) -> dict:
     """The ws backward's launch at head dim d (KeyError where it has none)."""
-    row = next((r for r in WS_BWD_LAUNCHES if r.covers("ws_bwd", "dense", d, True)), None)
+    row = _ws_bwd_row(int(d))
     if row is None:
         raise KeyError(d)
     return dict(row.fields)
+
+
+def _ws_bwd_row_of(d: int) -> Launch | None:
+    return next((r for r in WS_BWD_LAUNCHES if r.covers("ws_bwd", "dense", d, True)), None)
+
+
+_ws_bwd_row = Memo(_ws_bwd_row_of, ((sys.modules[__name__], "WS_BWD_LAUNCHES"),))   # a call reads it 13 times
 
 
 def _tiles(rows, kernel, d, itemsize, names):

@@ -18,8 +18,10 @@ tests/kernels/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with
 """
 from __future__ import annotations
 
+import sys
+
 from .claims import Faster, Fastest, NotFaster
-from .tables import ANY, Launch, Route, View, dims
+from .tables import ANY, Launch, Memo, Route, View, dims
 
 WS_RUN = "assets/benchmarks/ws/nvidia-h200-ws-2026-12-01b.json"          # ws and tl (pinned) against cuDNN
 FWD_1130 = "assets/benchmarks/nvidia-h200-fwd-2026-11-30.json"          # CUDA-graph times below N = 4096
@@ -178,8 +180,16 @@ def ws_thresholds() -> list[str]:
     return sorted(f"d={d} causal={c} N>={n}" for (d, c), n in least.items())
 
 
-def ws_rows(variant: str, d: int, causal: bool) -> Launch | None:
+def _ws_row(variant: str, d: int, causal: bool) -> Launch | None:
     return next((r for r in WS_LAUNCHES if r.covers("ws", variant, d, causal)), None)
+
+
+_ws_row_memo = Memo(_ws_row, ((sys.modules[__name__], "WS_LAUNCHES"),))
+
+
+def ws_rows(variant: str, d: int, causal: bool) -> Launch | None:
+    """The first WS_LAUNCHES row of (variant, d, causal), or None (a frozen row: remembered per table)."""
+    return _ws_row_memo(variant, int(d), bool(causal))
 
 
 def ws_dense(d: int, causal: bool) -> dict:

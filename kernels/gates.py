@@ -16,9 +16,11 @@ then; the ws forward's and backward's cite their suites.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 from .claims import Ran, Suite
+from .tables import Memo
 
 UNVERIFIED_ENV = "FLASHVIZ_UNVERIFIED"     # "1": run GPU paths on an unverified triton (to verify it; never default)
 PATHS = ("ws-forward", "ws-half", "ws-backward", "fused-backward", "timeline")
@@ -108,7 +110,13 @@ def unverified_allowed() -> bool:
 def why_not(path: str, triton_version: str, capability, interpret: bool = False) -> str | None:
     """Why `path` may not run with this triton on a GPU of this capability (None: a row verifies the pair, or
     UNVERIFIED_ENV opens the version check for a verification run; the device checks stay). interpret: Triton
-    interprets on CPU here."""
+    interprets on CPU here. Remembered per (arguments, UNVERIFIED_ENV) while VERIFIED is the same table: every
+    launch asks."""
+    cap = None if capability is None else tuple(capability)
+    return _why_not_memo(path, triton_version, cap, bool(interpret), unverified_allowed())
+
+
+def _why_not(path: str, triton_version: str, capability, interpret: bool, _unverified: bool) -> str | None:
     mine = rows(path)
     if not any(triton_version.startswith(r.triton) for r in mine) and not unverified_allowed():
         known = ", ".join(map(version_label, versions(path)))
@@ -133,3 +141,6 @@ def describe(path: str) -> list[str]:
     """One line per row: 'triton 3.6.x on sm_90 (FILE)'."""
     return [f"triton {version_label(r.triton)} on sm_{r.capability[0]}{r.capability[1]} ({r.evidence.file})"
             for r in rows(path)]
+
+
+_why_not_memo = Memo(_why_not, ((sys.modules[__name__], "VERIFIED"),))

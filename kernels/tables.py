@@ -67,6 +67,38 @@ def launch(rows, kernel: str, variant: str, d: int, causal: bool, **key) -> Laun
     return next((r for r in rows if r.covers(kernel, variant, d, causal, **key)), None)
 
 
+class Memo:
+    """fn(*args) remembered while the tables it reads are the objects they were: `sources` is ((module, name), ...),
+    and a module attribute rebound to another object (a test or tool patching a table) starts a fresh cache, so
+    answers always follow the live tables. For the host side of a launch: each lookup scans rows, and a short call's
+    enqueue is host-bound (tools/launch_overhead.py). fn's results are shared between callers: return immutable
+    values (tuples, frozen rows, MappingProxyType) and copy what a caller may change. At most `size` argument
+    tuples are kept (then the cache starts over)."""
+
+    def __init__(self, fn, sources, size: int = 4096):
+        self.fn, self.sources, self.size = fn, tuple(sources), size
+        self._state = ((), {})                        # (the source objects, {args: result}), swapped whole
+
+    def __call__(self, *args):
+        now = tuple(getattr(m, n) for m, n in self.sources)
+        src, cache = self._state
+        if len(src) != len(now) or any(a is not b for a, b in zip(src, now)):
+            cache = {}
+            self._state = (now, cache)
+        try:
+            return cache[args]
+        except KeyError:
+            pass
+        out = self.fn(*args)
+        if len(cache) >= self.size:
+            cache.clear()
+        cache[args] = out
+        return out
+
+    def clear(self) -> None:
+        self._state = ((), {})
+
+
 class View(Mapping):
     """A read-only mapping computed from a table each time it is read (so it follows a patched table):
     keys() from `keys`, each value from `value(key)`."""

@@ -190,7 +190,12 @@ def fast_route(q, k, causal: bool, window: bool = False, alibi: bool = False, do
         return "tl", f"{PIN_TL_ENV}=1 pins impl='fast' to the tl kernel"
     if q.dtype.itemsize != 2:
         return "tl", "the ws kernel takes float16 or bfloat16 only"
-    d, n = q.shape[3], min(q.shape[2], k.shape[2])
+    return _table_route(int(q.shape[3]), int(min(q.shape[2], k.shape[2])), bool(causal), bool(window), bool(alibi),
+                        bool(docs))
+
+
+def _route_of(d: int, n: int, causal: bool, window: bool, alibi: bool, docs: bool) -> tuple:
+    """fast_route's answer from the forward table's ROUTES alone."""
     row = tables.route(forward_table.ROUTES, "dense", d, causal, n)
     if row is None or row.kernel != "ws":
         return "tl", row.why if row else f"no row of the forward table sends d={d}, N={n} to ws"
@@ -200,6 +205,9 @@ def fast_route(q, k, causal: bool, window: bool = False, alibi: bool = False, do
             if other is None or other.kernel != "ws":
                 return "tl", (other.why if other else f"no row of the forward table sends {variant} at d={d} to ws")
     return "ws", row.why
+
+
+_table_route = tables.Memo(_route_of, ((forward_table, "ROUTES"),))
 
 
 def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = False, docs: bool = False) -> bool:

@@ -5,9 +5,11 @@ what and who decided it (the bench records them in every dataset's provenance). 
 from __future__ import annotations
 
 import os
+from types import MappingProxyType
 
 from . import forward_table
 from .errors import KernelInputError
+from .tables import Memo
 
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
@@ -23,12 +25,19 @@ def schedule(d: int, causal: bool, *, window: bool = False, docs: bool = False, 
     """The forward table's ws schedule for a launch (block_n, stages, overlap, pingpong, persistent, consumers):
     the dense row of (d, causal), then the fields a band's row (window, else docs) sets, then those ALiBi's row
     sets. KeyError where the kernel has no schedule (d not in HEAD_DIMS)."""
+    return dict(_schedule(int(d), bool(causal), bool(window), bool(docs), bool(alibi)))
+
+
+def _resolve(d: int, causal: bool, window: bool, docs: bool, alibi: bool) -> MappingProxyType:
     out = forward_table.ws_dense(d, causal)
     for on, variant in ((docs and not window, "docs"), (window, "window"), (alibi, "alibi")):
         row = forward_table.ws_rows(variant, d, causal) if on else None
         if row is not None:
             out.update(row.fields)
-    return out
+    return MappingProxyType(out)
+
+
+_schedule = Memo(_resolve, ((forward_table, "WS_LAUNCHES"),))     # a launch asks for it six times
 
 
 def consumers_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> int:
