@@ -1,0 +1,152 @@
+"""Where the host's time goes in one short `fast` call: `python -m tools.host_breakdown [--d 64] [--causal 0]`
+(GPU only, from the repository root).
+
+tools/launch_overhead.py showed short calls are launch-bound (the host takes longer to enqueue a call than the GPU
+takes to run it) and cProfile spread the cost thin. This times, without a profiler, the enqueue of each layer of
+the call on its own: --calls back-to-back calls, then one sync, wall time per call (best of 5), at B=4, H=32, fp16.
+Keep calls x launches per call under the GPU's launch queue (about 1,000 entries): past it a launch waits for the
+GPU and the figure turns into GPU time (200 calls of the backward's eight or so launches would pass it).
+Forward: the api call (no autograd), ws.forward, and inside it the four TMA descriptors, the two output
+allocations and the kernel launch alone. Backward: autograd.grad of a pass-through Python Function (what the
+engine costs any Function), then ours: autograd.grad, api.attention_backward, ws_bwd.backward, and inside it
+row_stats (lse's patch and the delta pre-pass), the fp32 dQ buffer's zeros, the seven descriptors and the kernel
+launch alone. Each layer's figure includes the ones below it. Printed, not recorded.
+"""
+import argparse
+import importlib
+import time
+
+import torch
+import triton
+
+import flashviz_kernels as fk
+from flashviz_kernels import api, backward_fused, ws, ws_bwd
+from flashviz_kernels.numerics import LOG2E
+
+CALLS = 40
+
+
+def enqueue_us(fn, calls: int = CALLS, repeat: int = 5) -> float:
+    """Best over `repeat` of the wall time per call of `calls` back-to-back calls (one sync after them)."""
+    fn()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        best = min(best, (t1 - t0) / calls * 1e6)
+    return best
+
+
+def forward_parts(q, k, v, causal: bool) -> dict:
+    scale = q.shape[3] ** -0.5
+    bm, bn, w, st = ws.pick_config(q, k, causal=causal)
+    mod = importlib.import_module("flashviz_kernels._ws_gluon")
+    o, lse = ws.forward(q, k, v, causal=causal, sm_scale=scale, block_m=bm, block_n=bn, num_warps=w, num_stages=st)
+    descs = ws.descriptors(q, k, v, o, 64, bn)
+    b, h, n, d = q.shape
+    pers = ws.persistent_default(d, causal)
+    grid = (min(torch.cuda.get_device_properties(0).multi_processor_count, triton.cdiv(n, bm) * b * h),) if pers \
+        else (triton.cdiv(n, bm), b * h)
+    creg, preg, maxnreg = ws.REGS[bm // 64]
+    kw = dict(NC=bm // 64, M_WG=64, BN=bn, D=d, STAGES=st, CAUSAL=causal, WINDOW=False,
+              OVERLAP=ws.overlap_default(d, causal, consumers=bm // 64, persistent=pers),
+              PINGPONG=ws.pingpong_default(d, causal), PERSISTENT=pers, ALIBI=False, SEQ=False, CONSUMER_REGS=creg,
+              PRODUCER_REGS=preg, HALF=False, num_warps=4, maxnreg=maxnreg)
+    grp = ws.head_group(b * h, n, d, q.element_size(), causal) if pers else 1
+
+    def launch():
+        mod.ws_fwd[grid](*descs, lse, lse, lse, lse, scale * LOG2E, n, n, b * h, grp, -1, h, 1, 0, 0, 0, **kw)
+
+    with torch.no_grad():
+        return {
+            "api attention (no autograd)": lambda: fk.attention(q, k, v, causal=causal),
+            "ws.forward": lambda: ws.forward(q, k, v, causal=causal, sm_scale=scale, block_m=bm, block_n=bn,
+                                             num_warps=w, num_stages=st),
+            "  4 TMA descriptors": lambda: ws.descriptors(q, k, v, o, 64, bn),
+            "  o, lse allocations": lambda: (torch.empty_like(q), torch.empty((b, h, n), dtype=torch.float32,
+                                                                             device=q.device)),
+            "  kernel launch alone": launch,
+        }
+
+
+class _Pass(torch.autograd.Function):
+    """o = q (a view-free copy), backward hands dO back: what the autograd engine costs a Python Function alone."""
+
+    @staticmethod
+    def forward(ctx, q):
+        return q.clone()
+
+    @staticmethod
+    def backward(ctx, do):
+        return do
+
+
+def backward_parts(q, k, v, causal: bool) -> dict:
+    scale = q.shape[3] ** -0.5
+    qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
+    out = fk.attention(qg, kg, vg, causal=causal)
+    do = torch.randn_like(out)
+    with torch.no_grad():
+        o, lse = fk.attention_with_lse(q, k, v, causal=causal)
+    b, h, n, d = q.shape
+    bm, st, split, rot, mode = ws_bwd.CONFIGS[d]
+    tq = triton.cdiv(n, bm)
+    shape = (b * h * tq * bm, d) if mode in ws_bwd.FRAG_TILES else (b * h * n, d)
+    acc = torch.zeros(shape, dtype=torch.float32, device=q.device)
+    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    mod = importlib.import_module("flashviz_kernels._ws_bwd_gluon")
+    lse2, delta = backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E)
+    descs = ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd._dq_layout(mode))
+    creg, preg, maxnreg = ws_bwd.REGS
+    kw = dict(BM=bm, D=d, STAGES=st, CAUSAL=causal, DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
+              PRODUCER_REGS=preg, DQ_MODE=ws_bwd.DQ_MODES[mode], STATS_ACC=True,
+              EARLY_DQ=ws_bwd.early_dq_on(d, mode, None) and not ws_bwd.DQ_FIRST[d], TABLE=False, GQA=False,
+              DQ_FIRST=bool(ws_bwd.DQ_FIRST[d]), PREFETCH=ws_bwd.prefetch_for(d, mode, None), num_warps=4,
+              maxnreg=maxnreg)
+
+    def launch():
+        mod.ws_bwd[(triton.cdiv(n, ws_bwd.BLOCK_N), b * h)](
+            *descs[:-1], acc, lse2, delta, scale * LOG2E, 1.0 / (scale * LOG2E), scale, n, n, n, descs[-1],
+            lse2, lse2, 0, 0, h, 1, **kw)
+
+    qp = q.detach().requires_grad_()
+    passed = _Pass.apply(qp)
+    return {
+        "autograd.grad, a pass-through Function": lambda: torch.autograd.grad(passed, (qp,), do, retain_graph=True),
+        "autograd.grad": lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True),
+        "api attention_backward": lambda: api.attention_backward(q, k, v, o, lse, do, causal=causal),
+        "ws_bwd.backward": lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=scale),
+        "  row_stats (lse patch + delta)": lambda: backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E),
+        "  fp32 dQ buffer zeros": lambda: torch.zeros(shape, dtype=torch.float32, device=q.device),
+        "  7 TMA descriptors": lambda: ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd._dq_layout(mode)),
+        "  kernel launch alone": launch,
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1024)
+    ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
+    ap.add_argument("--calls", type=int, default=CALLS)
+    args = ap.parse_args(argv)
+    print(f"# {torch.cuda.get_device_name(0)}, torch {torch.__version__}, triton {triton.__version__}; "
+          f"host enqueue per call, best of 5 x {args.calls} calls (us)")
+    for d in args.d:
+        for causal in map(bool, args.causal):
+            q, k, v = (torch.randn(4, 32, args.n, d, device="cuda", dtype=torch.float16) for _ in range(3))
+            print(f"N={args.n} d={d} causal={causal}  plan: {api.launch_plan(q, k, v, causal=causal)}, "
+                  f"backward: {api.backward_plan(q, k, v, causal=causal)}")
+            for name, fn in {**forward_parts(q, k, v, causal), **backward_parts(q, k, v, causal)}.items():
+                try:
+                    print(f"  {name:34s} {enqueue_us(fn, args.calls):8.1f}")
+                except Exception as e:                       # report and go on
+                    print(f"  {name:34s} {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+
+
+if __name__ == "__main__":
+    main()
