@@ -240,7 +240,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     x = torch.empty((1, 2, 256, d), dtype=dict(fp16=torch.float16, bf16=torch.bfloat16)[dtype])
     names = ("desc_q", "desc_do", "desc_k", "desc_v", "desc_dk", "desc_dv", "desc_dq")
     acc = torch.empty((2 * 256, d), dtype=torch.float32)
-    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, _dq_layout(dq_mode)))}
+    sig = {n: mangle_type(t) for n, t in zip(names, descriptors(x, x, x, x, x, x, acc, block_m, dq_layout(dq_mode)))}
     sig.update(DQ="*fp32", LSE="*fp32", DELTA="*fp32", qk_scale="fp32", qk_inv="fp32", sm_scale="fp32", n_q="i32",
                n_k="i32", n_dq="i32", KEYB="*i32", TILES="*i32", keyb_b="i32", tiles_b="i32", n_heads="i32",
                groups="i32")
@@ -252,7 +252,8 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
 
-def _dq_layout(dq_mode: str) -> str:
+def dq_layout(dq_mode: str) -> str:
+    """descriptors()'s dq_layout for a DQ_MODES key: "rows", "frag", "rows-frag" as they are, the rest "cols"."""
     return dq_mode if dq_mode == "rows" or dq_mode in FRAG_TILES else "cols"
 
 
@@ -311,7 +312,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
                          device=q.device)
     mod = importlib.import_module(f"{__package__}._ws_bwd_gluon")
     creg, preg, maxnreg = REGS
-    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm, _dq_layout(mode))
+    *descs, dq_desc = descriptors(q, do, k, v, dk, dv, dq_acc, bm, dq_layout(mode))
     if table:                                         # per key its query rows (1 or B, Nk, 2), per key block its
         keyb = variants.key_bounds(variant, n_q, n_k, q.device)         # query-block ranges (1 or B, Tk, 4)
         tiles = variants.tables(variant, n_q, n_k, q.device, bm, BLOCK_N, by_key=True)[1]

@@ -100,7 +100,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     mod = importlib.import_module("flashviz_kernels._ws_bwd_gluon")
     lse2, delta = backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E)
-    descs = ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd._dq_layout(mode))
+    descs = ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd.dq_layout(mode))
     creg, preg, maxnreg = ws_bwd.REGS
     kw = dict(BM=bm, D=d, STAGES=st, CAUSAL=causal, DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
               PRODUCER_REGS=preg, DQ_MODE=ws_bwd.DQ_MODES[mode], STATS_ACC=True,
@@ -122,7 +122,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
         "ws_bwd.backward": lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=scale),
         "  row_stats (lse patch + delta)": lambda: backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E),
         "  fp32 dQ buffer zeros": lambda: torch.zeros(shape, dtype=torch.float32, device=q.device),
-        "  7 TMA descriptors": lambda: ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd._dq_layout(mode)),
+        "  7 TMA descriptors": lambda: ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd.dq_layout(mode)),
         "  kernel launch alone": launch,
     }
 
