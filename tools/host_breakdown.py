@@ -8,9 +8,10 @@ Keep calls x launches per call under the GPU's launch queue (about 1,000 entries
 GPU and the figure turns into GPU time (200 calls of the backward's eight or so launches would pass it).
 Forward: the api call (no autograd), ws.forward, and inside it the four TMA descriptors, the two output
 allocations and the kernel launch alone. Backward: autograd.grad of a pass-through Python Function (what the
-engine costs any Function), then ours: autograd.grad, api.attention_backward, ws_bwd.backward, and inside it
-row_stats (lse's patch and the delta pre-pass), the fp32 dQ buffer's zeros, the seven descriptors and the kernel
-launch alone. Each layer's figure includes the ones below it. Printed, not recorded.
+engine costs any Function), of a Function whose backward calls api.attention_backward, of ours on the calling thread
+(set_multithreading_enabled(False): no device worker thread) and as it runs; then api.attention_backward,
+ws_bwd.backward, and inside it row_stats (lse's patch and the delta pre-pass), the fp32 dQ buffer's zeros, the seven
+descriptors and the kernel launch alone. Each layer's figure includes the ones below it. Printed, not recorded.
 """
 import argparse
 import importlib
@@ -85,6 +86,29 @@ class _Pass(torch.autograd.Function):
         return do
 
 
+class _ApiBackward(torch.autograd.Function):
+    """o from a forward run beforehand; backward calls api.attention_backward: ours without _FlashFunction."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, o, lse, causal):
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal = causal
+        return o.clone()
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, o, lse = ctx.saved_tensors
+        return (*api.attention_backward(q, k, v, o, lse, do, causal=ctx.causal, lock=False), None, None, None)
+
+
+def _single_thread(fn):
+    """fn with the autograd engine running the backward on the calling thread (no device worker thread)."""
+    def run():
+        with torch.autograd.set_multithreading_enabled(False):
+            return fn()
+    return run
+
+
 def backward_parts(q, k, v, causal: bool) -> dict:
     scale = q.shape[3] ** -0.5
     qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
@@ -115,7 +139,12 @@ def backward_parts(q, k, v, causal: bool) -> dict:
 
     qp = q.detach().requires_grad_()
     passed = _Pass.apply(qp)
+    via_api = _ApiBackward.apply(qg, kg, vg, o, lse, causal)
     return {
+        "autograd.grad, a Function calling the api": lambda: torch.autograd.grad(via_api, (qg, kg, vg), do,
+                                                                                 retain_graph=True),
+        "autograd.grad, on the calling thread": _single_thread(
+            lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)),
         "autograd.grad, a pass-through Function": lambda: torch.autograd.grad(passed, (qp,), do, retain_graph=True),
         "autograd.grad": lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True),
         "api attention_backward": lambda: api.attention_backward(q, k, v, o, lse, do, causal=causal),
