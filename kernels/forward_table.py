@@ -14,7 +14,8 @@ verifies this (triton, GPU) for "ws-forward" (gates.describe lists the pairs); o
 names, the tl kernel. A ws launch takes its dense row's schedule, then the fields a band's row (window, else docs)
 sets (persistent, consumers, half, stages, pingpong), then those ALiBi's row sets (ws.schedule; at three consumers a
 persistent or banded launch runs without OVERLAP: ws.overlap_default). Every claim (kernels/claims.py) is checked
-against its file by tests/kernels/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures its file holds.
+against its file by tests/kernels/test_dispatch_evidence.py; docs/BENCHMARKS.md prints each row with the figures
+its file holds.
 """
 from __future__ import annotations
 

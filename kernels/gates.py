@@ -116,9 +116,9 @@ def why_not(path: str, triton_version: str, capability, interpret: bool = False)
     return _why_not_memo(path, triton_version, cap, bool(interpret), unverified_allowed())
 
 
-def _why_not(path: str, triton_version: str, capability, interpret: bool, _unverified: bool) -> str | None:
+def _why_not(path: str, triton_version: str, capability, interpret: bool, unverified: bool) -> str | None:
     mine = rows(path)
-    if not any(triton_version.startswith(r.triton) for r in mine) and not unverified_allowed():
+    if not any(triton_version.startswith(r.triton) for r in mine) and not unverified:
         known = ", ".join(map(version_label, versions(path)))
         return (f"triton {triton_version} is not a version the {_NAMES[path]} was verified on ({known}; "
                 f"{UNVERIFIED_ENV}=1 runs it anyway, to verify it)")
@@ -131,8 +131,7 @@ def _why_not(path: str, triton_version: str, capability, interpret: bool, _unver
         names = " or ".join(f"sm_{a}{b}" for a, b in capabilities(path))
         return (f"compute capability {cap[0]}.{cap[1]} is not {names} (Hopper), the only one the {_NAMES[path]} was "
                 f"verified on")
-    if not any(r.capability == cap and triton_version.startswith(r.triton) for r in mine) \
-            and not unverified_allowed():
+    if not any(r.capability == cap and triton_version.startswith(r.triton) for r in mine) and not unverified:
         return f"triton {triton_version} was not verified with the {_NAMES[path]} on sm_{cap[0]}{cap[1]}"
     return None
 
