@@ -20,8 +20,8 @@ STRINGS = {
     "backward.bh_help": {"en": "Memory and FLOPs below count all B × H heads (the recorded GPU datasets use B = 4, "
                                "H = 32).",
                          "zh": "下面的显存和 FLOPs 按全部 B × H 个头计算（录制的 GPU 数据集用 B = 4、H = 32）。"},
-    "backward.load_training": {"en": "Use a recorded training size (N = 4096, d = 64, fp16)",
-                               "zh": "使用已录制的训练规模（N = 4096，d = 64，fp16）"},
+    "backward.load_training": {"en": "Use a recorded training size (N = {n}, d = {d}, fp16)",
+                               "zh": "使用已录制的训练规模（N = {n}，d = {d}，fp16）"},
     "backward.load_training_help": {"en": "Sets the shared configuration for every page (the 'long' preset, fp16).",
                                     "zh": "修改所有页面共享的配置（“长序列”预设，fp16）。"},
     "backward.fix_input": {"en": "Fix the value above to see the numbers.", "zh": "请先修正上面的输入，再查看数字。"},

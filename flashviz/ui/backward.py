@@ -23,7 +23,7 @@ from flashviz.infra.errors import InputError
 from flashviz.i18n import t
 from flashviz.ui import backward_demo, state
 from flashviz.ui.common import chart, committed_recordings, shared_figure, shown_errors
-from flashviz.ui.config import DTYPE_SHORT, Config
+from flashviz.ui.config import DTYPE_SHORT, PRESETS, Config
 from flashviz.infra.units import fmt_bytes
 
 NS = "backward"
@@ -31,6 +31,7 @@ FIELDS = ("n", "d", "causal", "dtype", "seed")
 DEFAULTS = dict(batch=4, heads=32, source=None)
 LIVE = "live"                                   # the source "measure on this GPU"
 LIVE_NS = (1024, 2048, 4096, 8192, 16384)
+TRAINING_PRESET = "long"                        # the button's size: one the recorded training sweep ran
 PROV_KEYS = ("device", "driver", "cuda", "torch", "triton", "date", "commit")
 
 
@@ -123,12 +124,13 @@ def controls(lang: str) -> None:
     a, b, c = st.columns([2, 2, 5])
     a.number_input(t("backward.batch", lang), step=1, help=t("backward.bh_help", lang), **_kept("batch"))
     b.number_input(t("backward.heads", lang), step=1, help=t("backward.bh_help", lang), **_kept("heads"))
-    c.button(t("backward.load_training", lang), key=f"{NS}.load_training", icon=":material/model_training:",
-             on_click=_load_training, help=t("backward.load_training_help", lang))
+    p = PRESETS[TRAINING_PRESET]
+    c.button(t("backward.load_training", lang, n=p["n"], d=p["d"]), key=f"{NS}.load_training",
+             icon=":material/model_training:", on_click=_load_training, help=t("backward.load_training_help", lang))
 
 
 def _load_training() -> None:
-    state.apply_preset("long")                     # N = 4096, d = 64, full, as the recorded training sweep
+    state.apply_preset(TRAINING_PRESET)            # a size the recorded training sweep ran (a test checks it)
     state.set_values(dtype="float16")
 
 

@@ -274,12 +274,15 @@ def test_shared_config_carries_across_pages():
 
 
 def test_training_size_button():
+    """The button's label names the size it sets, and that size is one the recording shows exactly."""
     at = open_page()
-    at.button(key="backward.load_training").click().run()
+    button = at.button(key="backward.load_training")
+    button.click().run()
     clean(at)
     c = config(at)
     assert (c.n, c.d, c.dtype, c.causal) == (4096, 64, "float16", False)
-    assert any("Recorded at exactly your configuration" in m.value for m in at.markdown)
+    assert f"N = {c.n}, d = {c.d}, fp16" in button.label
+    assert any(f"Recorded at exactly your configuration: N = {c.n}, d = {c.d}" in m.value for m in at.markdown)
 
 
 def test_opens_on_a_recorded_size_with_rows_labelled_by_the_backward_kernel(train):
