@@ -4,8 +4,8 @@
 tools/launch_overhead.py showed short calls are launch-bound (the host takes longer to enqueue a call than the GPU
 takes to run it) and cProfile spread the cost thin. This times, without a profiler, the enqueue of each layer of
 the call on its own: --calls back-to-back calls, then one sync, wall time per call (best of 5), at B=4, H=32, fp16.
-Keep calls x launches per call under the GPU's launch queue (about 1,000 entries): past it a launch waits for the
-GPU and the figure turns into GPU time (200 calls of the backward's eight or so launches would pass it).
+Keep calls x launches per call well under the driver's launch queue (on the order of a thousand launches, not
+measured here): past it a launch waits for the GPU and the figure turns into GPU time.
 Forward: the api call (no autograd), ws.forward, and inside it the four TMA descriptors, the two output
 allocations and the kernel launch alone. Backward: autograd.grad of a pass-through Python Function (what the
 engine costs any Function), of a Function whose backward calls api.attention_backward, of ours on the calling thread
