@@ -70,7 +70,7 @@ def forward_parts(q, k, v, causal: bool) -> dict:
             "  4 TMA descriptors": lambda: ws.descriptors(q, k, v, o, 64, bn),
             "  o, lse allocations": lambda: (torch.empty_like(q), torch.empty((b, h, n), dtype=torch.float32,
                                                                              device=q.device)),
-            "  kernel launch alone": launch,
+            "  ws_fwd launch alone": launch,
         }
 
 
@@ -152,7 +152,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
         "  row_stats (lse patch + delta)": lambda: backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E),
         "  fp32 dQ buffer zeros": lambda: torch.zeros(shape, dtype=torch.float32, device=q.device),
         "  7 TMA descriptors": lambda: ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd.dq_layout(mode)),
-        "  kernel launch alone": launch,
+        "  ws_bwd launch alone": launch,
     }
 
 
@@ -170,11 +170,12 @@ def main(argv=None):
             q, k, v = (torch.randn(4, 32, args.n, d, device="cuda", dtype=torch.float16) for _ in range(3))
             print(f"N={args.n} d={d} causal={causal}  plan: {api.launch_plan(q, k, v, causal=causal)}, "
                   f"backward: {api.backward_plan(q, k, v, causal=causal)}")
-            for name, fn in {**forward_parts(q, k, v, causal), **backward_parts(q, k, v, causal)}.items():
-                try:
-                    print(f"  {name:34s} {enqueue_us(fn, args.calls):8.1f}")
-                except Exception as e:                       # report and go on
-                    print(f"  {name:34s} {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+            for parts in (forward_parts(q, k, v, causal), backward_parts(q, k, v, causal)):
+                for name, fn in parts.items():
+                    try:
+                        print(f"  {name:42s} {enqueue_us(fn, args.calls):8.1f}")
+                    except Exception as e:                   # report and go on
+                        print(f"  {name:42s} {type(e).__name__}: {str(e).splitlines()[0][:100]}")
 
 
 if __name__ == "__main__":
