@@ -12,6 +12,8 @@ engine costs any Function), of a Function whose backward calls api.attention_bac
 (set_multithreading_enabled(False): no device worker thread) and as it runs; then api.attention_backward,
 ws_bwd.backward, and inside it row_stats (lse's patch and the delta pre-pass), the fp32 dQ buffer's zeros, the seven
 descriptors and the kernel launch alone. Each layer's figure includes the ones below it. Printed, not recorded.
+--torch-profile K then runs autograd.grad and api.attention_backward K times each under torch.profiler (CPU
+activity) and prints the ops and functions that hold the host's time (self CPU): where autograd's extra time goes.
 """
 import argparse
 import importlib
@@ -40,6 +42,16 @@ def enqueue_us(fn, calls: int = CALLS, repeat: int = 5) -> float:
         torch.cuda.synchronize()
         best = min(best, (t1 - t0) / calls * 1e6)
     return best
+
+
+def profile_table(fn, calls: int, top: int = 25) -> str:
+    """torch.profiler's table (CPU activity, sorted by self CPU time) of `calls` runs of fn, after one warm-up run."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(calls):
+            fn()
+    return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=top)
 
 
 def forward_parts(q, k, v, causal: bool) -> dict:
@@ -162,6 +174,8 @@ def main(argv=None):
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
     ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
     ap.add_argument("--calls", type=int, default=CALLS)
+    ap.add_argument("--torch-profile", type=int, default=0, metavar="K",
+                    help="then K calls of autograd.grad and of api.attention_backward under torch.profiler")
     args = ap.parse_args(argv)
     print(f"# {torch.cuda.get_device_name(0)}, torch {torch.__version__}, triton {triton.__version__}; "
           f"host enqueue per call, best of 5 x {args.calls} calls (us)")
@@ -176,6 +190,10 @@ def main(argv=None):
                         print(f"  {name:42s} {enqueue_us(fn, args.calls):8.1f}")
                     except Exception as e:                   # report and go on
                         print(f"  {name:42s} {type(e).__name__}: {str(e).splitlines()[0][:100]}")
+            if args.torch_profile:
+                for name in ("autograd.grad", "api attention_backward"):
+                    print(f"\n{name}, {args.torch_profile} calls under torch.profiler:")
+                    print(profile_table(parts[name], args.torch_profile))
 
 
 if __name__ == "__main__":

@@ -183,3 +183,16 @@ def test_time_rounds_rotates_the_order_and_drops_a_run_that_raises():
     got = time_rounds({"a": "a", "b": "b", "c": "c"}, 3, bench)
     assert order == ["a", "b", "c", "b", "c", "a", "a", "b"]
     assert got == {"a": [1.0, 6.0, 7.0], "b": [2.0, 4.0, 8.0], "c": "ValueError: out of resources"}
+
+
+def test_host_breakdown_profile_table_counts_the_calls_it_ran():
+    """tools.host_breakdown.profile_table (--torch-profile): the ops of `calls` runs (the warm-up left out), by self
+    CPU time; run here on CPU tensors."""
+    import torch
+
+    from tools.host_breakdown import profile_table
+    a = torch.randn(32, 32)
+    table = profile_table(lambda: torch.mm(a, a), 7)
+    row = next(line for line in table.splitlines() if line.strip().startswith("aten::mm"))
+    assert row.split()[-1] == "7"                      # the "# of Calls" column
+    assert "Self CPU" in table
