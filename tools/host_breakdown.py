@@ -17,7 +17,6 @@ activity) and prints the ops and functions that hold the host's time (self CPU):
 """
 import argparse
 import importlib
-import time
 
 import torch
 import triton
@@ -25,23 +24,9 @@ import triton
 import flashviz_kernels as fk
 from flashviz_kernels import api, backward_fused, ws, ws_bwd
 from flashviz_kernels.numerics import LOG2E
+from tools.launch_overhead import enqueue_us
 
 CALLS = 40
-
-
-def enqueue_us(fn, calls: int = CALLS, repeat: int = 5) -> float:
-    """Best over `repeat` of the wall time per call of `calls` back-to-back calls (one sync after them)."""
-    fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        t1 = time.perf_counter()
-        torch.cuda.synchronize()
-        best = min(best, (t1 - t0) / calls * 1e6)
-    return best
 
 
 def profile_table(fn, calls: int, top: int = 25) -> str:
@@ -187,7 +172,7 @@ def main(argv=None):
             for parts in (forward_parts(q, k, v, causal), backward_parts(q, k, v, causal)):
                 for name, fn in parts.items():
                     try:
-                        print(f"  {name:42s} {enqueue_us(fn, args.calls):8.1f}")
+                        print(f"  {name:42s} {enqueue_us(fn, args.calls, repeat=5):8.1f}")
                     except Exception as e:                   # report and go on
                         print(f"  {name:42s} {type(e).__name__}: {str(e).splitlines()[0][:100]}")
             if args.torch_profile:

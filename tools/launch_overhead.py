@@ -36,6 +36,22 @@ def _fns(x: dict, cfg: dict) -> dict:
     return fns
 
 
+def enqueue_us(fn, calls: int = CALLS, repeat: int = 1) -> float:
+    """Best over `repeat` of the wall time per call of `calls` back-to-back calls (one sync after them), after one
+    warm-up call: the host's cost of enqueueing fn (tools/host_breakdown.py times each layer of a call with it)."""
+    fn()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        best = min(best, (t1 - t0) / calls * 1e6)
+    return best
+
+
 def _profile(fn, calls: int, top: int = 28) -> str:
     prof = cProfile.Profile()
     prof.enable()
@@ -70,17 +86,13 @@ def main(argv=None):
                     fn()
                     torch.cuda.synchronize()
                     per_call = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-                    t0 = time.perf_counter()
-                    for _ in range(CALLS):
-                        fn()
-                    enqueue_us = (time.perf_counter() - t0) / CALLS * 1e6
-                    torch.cuda.synchronize()
+                    enqueue = enqueue_us(fn, CALLS)
                     times = sorted(graph_timing.replay_times(fn, 50.0))
                     graph = times[len(times) // 2]
                     tf = lambda ms: flops / ms * 1e-9  # noqa: E731
-                    bound = "  launch-bound" if enqueue_us >= graph * 1e3 else ""
+                    bound = "  launch-bound" if enqueue >= graph * 1e3 else ""
                     print(f"  {name:<11} per-call {per_call * 1e3:8.1f} us {tf(per_call):4.0f} TFLOP/s   graph "
-                          f"{graph * 1e3:8.1f} us {tf(graph):4.0f} TFLOP/s   enqueue {enqueue_us:6.1f} us{bound}",
+                          f"{graph * 1e3:8.1f} us {tf(graph):4.0f} TFLOP/s   enqueue {enqueue:6.1f} us{bound}",
                           flush=True)
                 if args.profile:
                     print(_profile(fns["fast"], args.profile), flush=True)
