@@ -3,6 +3,8 @@
 import json
 import os
 
+import pytest
+
 from flashviz.bench import evidence
 from tools import private_names, suite_summary
 
@@ -196,3 +198,33 @@ def test_host_breakdown_profile_table_counts_the_calls_it_ran():
     row = next(line for line in table.splitlines() if line.strip().startswith("aten::mm"))
     assert row.split()[-1] == "7"                      # the "# of Calls" column
     assert "Self CPU" in table
+
+
+def test_ncu_pair_reads_details_and_stalls_and_tables_what_differs():
+    """tools/ncu_pair.py on a small ncu-shaped export: the program's own lines before the header are skipped, the
+    raw page's units row is not a kernel, each kernel keeps its details and stall reasons, and the table keeps
+    only metrics whose values differ, longest kernel first."""
+    from tools import ncu_pair
+    head = '"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"'
+    details = "\n".join(["==PROF== Connected", "warming up", head,
+                         '"0","pre","GPU Speed Of Light Throughput","Duration","us","5"',
+                         '"1","ours","GPU Speed Of Light Throughput","Duration","ms","2.7"',
+                         '"1","ours","Launch Statistics","Registers Per Thread","register/thread","168"',
+                         '"2","peer","GPU Speed Of Light Throughput","Duration","us","2,400"',
+                         '"2","peer","Launch Statistics","Registers Per Thread","register/thread","168"',
+                         '"2","peer","Memory Workload Analysis","Local Memory Spilling Requests","","0"'])
+    stall = ncu_pair.STALL[0] + "{}" + ncu_pair.STALL[1]
+    raw = "\n".join([f'"ID","Kernel Name","{stall.format("wait")}","{stall.format("barrier")}"',
+                     '"","","ratio","ratio"', '"1","ours","1.57","4.02"', '"2","peer","0.70","1.64"'])
+    ks = ncu_pair.kernels(ncu_pair.read_csv(details), ncu_pair.read_csv(raw))
+    assert [k["name"] for k in ks] == ["pre", "ours", "peer"]
+    assert ks[1]["stalls"] == {"wait": 1.57, "barrier": 4.02} and ks[0]["stalls"] == {}
+    assert ks[2]["details"]["Memory Workload Analysis"] == {"Local Memory Spilling Requests": "0"}
+    text = ncu_pair.table(dict(cells={"bwd 4096 64 0": dict(kernels=ks)}))
+    lines = text.splitlines()
+    assert lines[1].split()[1:] == ["ours", "peer"]                     # 2.7 ms before 2,400 us; "pre" left out
+    assert any(line.split()[:2] == ["Duration", "(ms)"] for line in lines)
+    assert not any("Registers" in line for line in lines)               # equal in both: not printed
+    assert any(line.split() == ["wait", "1.57", "0.7"] for line in lines)
+    with pytest.raises(ValueError):
+        ncu_pair.read_csv("no header here")
