@@ -54,16 +54,38 @@ def _row_stats(LSE, DELTA, bh, rows, n_q):
 
 
 @triton.jit
-def bwd_delta(O, DO, DLSE, DELTA, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_M: tl.constexpr,
-               HAS_DLSE: tl.constexpr):
+def bwd_delta(O, DO, LSE, DLSE, LSE_OUT, DELTA, lse_scale, n_q, D: tl.constexpr, BLOCK_D: tl.constexpr,
+              BLOCK_M: tl.constexpr, HAS_DLSE: tl.constexpr):
+    """The pre-pass (row_stats): delta_i and lse_i * lse_scale of BLOCK_M query rows, a row that saw no key patched."""
     bh = tl.program_id(1).to(tl.int64)
     rows, base, ok = _tile(tl.program_id(0) * BLOCK_M, n_q, bh, D, BLOCK_M, BLOCK_D)
+    live = rows < n_q
     o = tl.load(O + base, mask=ok, other=0.0).to(tl.float32)
     do = tl.load(DO + base, mask=ok, other=0.0).to(tl.float32)
     delta = tl.sum(o * do, 1)                                                   # delta_i
-    if HAS_DLSE:
-        delta = delta - tl.load(DLSE + bh * n_q + rows, mask=rows < n_q, other=0.0)
-    tl.store(DELTA + bh * n_q + rows, delta, mask=rows < n_q)
+    lse = tl.load(LSE + bh * n_q + rows, mask=live, other=0.0)
+    dead = lse == float("-inf")                                                 # saw no key
+    if HAS_DLSE:                                                                # a dead row's dlse counts for nothing
+        delta = delta - tl.where(dead, 0.0, tl.load(DLSE + bh * n_q + rows, mask=live, other=0.0).to(tl.float32))
+    tl.store(DELTA + bh * n_q + rows, delta, mask=live)
+    tl.store(LSE_OUT + bh * n_q + rows, tl.where(dead, float("inf"), lse * lse_scale), mask=live)   # +inf: P = 0
+
+
+def row_stats(o, do, lse, dlse, block_d: int, lse_scale: float = 1.0):
+    """The per-row inputs of a backward that recomputes P from the LSE (all three backwards): (lse * lse_scale with
+    the rows that saw no key (-inf) patched to +inf, so their P is exactly 0; delta = rowsum(dO * O) - dlse, the
+    gradient reaching a dead row's lse counting for nothing), each (B, H, Nq) float32, contiguous, new (the caller's
+    lse is not touched). One kernel (bwd_delta) does the patch and the sum. block_d: the head dim rounded up to a
+    power of two (the pre-pass's tile)."""
+    b, h, n_q, d = o.shape
+    lse = lse.contiguous()
+    lse_out = torch.empty(lse.shape, dtype=torch.float32, device=lse.device)
+    delta = torch.empty_like(lse_out)
+    bwd_delta[(triton.cdiv(n_q, 64), b * h)](o.contiguous(), do.contiguous(), lse,
+                                               delta if dlse is None else dlse.contiguous(),   # DLSE unread
+                                               lse_out, delta, float(lse_scale), n_q, D=d, BLOCK_D=block_d,
+                                               BLOCK_M=64, HAS_DLSE=dlse is not None)
+    return lse_out, delta
 
 
 @triton.jit
@@ -224,17 +246,11 @@ def backward(q, k, v, o, lse, do, *, variant, sm_scale: float, dlse=None, config
     block_d = max(16, 1 << (d - 1).bit_length())
     m1, n1, m2, n2, warps, stages = config
     ieee = q.element_size() == 4
-    # -inf LSE (rows that saw no key) would give exp2(-inf - -inf); such rows have no visible key,
-    # so every tile masks them: send +inf instead, which makes their P exactly 0. Their lse does not depend
-    # on q or k at all, so whatever gradient reaches it (even inf or NaN from a later merge) counts for nothing.
-    dead = torch.isneginf(lse)
-    lse = torch.where(dead, torch.full_like(lse, float("inf")), lse).contiguous()
-    delta = torch.empty_like(lse)
-    if dlse is not None:
-        dlse = torch.where(dead, torch.zeros_like(lse), dlse.to(torch.float32)).contiguous()
+    # -inf LSE (rows that saw no key) would give exp2(-inf - -inf); such rows have no visible key, so every tile
+    # masks them: row_stats sends +inf instead, which makes their P exactly 0. Their lse does not depend on q or k
+    # at all, so whatever gradient reaches it (even inf or NaN from a later merge) counts for nothing.
+    lse, delta = row_stats(o, do, lse, dlse, block_d)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
-                                               D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
     flags = dict(H=h, GROUPS=variant.groups, D=d, BLOCK_D=block_d, **variant.flags(), IEEE=ieee, num_warps=warps,
                  num_stages=stages)
     slopes, slopes_b = variants.slopes_arg(variant, lse)

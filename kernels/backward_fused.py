@@ -2,7 +2,7 @@
 
 The 7-matmul backward (kernels/backward.py, the teaching reference) recomputes S = Q K^T and P twice: once
 in its dK/dV kernel and again in its dQ kernel (plus dP = dO V^T twice). Here every tile is visited once:
-    pre-pass      delta_i = rowsum(dO_i * O_i) - dlse_i                      (backward.bwd_delta)
+    pre-pass      delta_i = rowsum(dO_i * O_i) - dlse_i, lse patched         (backward.row_stats)
     main kernel   one program per K/V block j, looping over the query blocks i that see it:
                   S_ij = Q_i K_j^T, P_ij = exp(S_ij - lse_i)                 1  (recomputed from the saved lse)
                   dV_j += P_ij^T dO_i                                        2
@@ -38,7 +38,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
 from . import backward_table  # noqa: E402
-from .backward import bwd_delta, dot  # noqa: E402
+from .backward import dot, row_stats  # noqa: E402
 from .numerics import LOG2E, LOG2E_C  # noqa: E402
 
 # head dim upper bound -> (BLOCK_N keys per program, BLOCK_M query rows per step, num_warps, num_stages, ROTATE) of
@@ -164,24 +164,6 @@ def compile_spec(d: int, causal: bool, config, dtype: str = "fp16"):
                   ROTATE=bool(rot))
     sig.update({k: "constexpr" for k in consts})
     return bwd_fused, sig, consts, dict(num_warps=warps, num_stages=stages)
-
-
-def row_stats(o, do, lse, dlse, block_d: int, lse_scale: float = 1.0):
-    """The per-row inputs of a backward that recomputes P from the LSE (this one and kernels/ws_bwd.py): (lse *
-    lse_scale with the rows that saw no key (-inf) patched to +inf, so their P is exactly 0; delta =
-    rowsum(dO * O) - dlse, the gradient reaching a dead row's lse counting for nothing), each (B, H, Nq) float32,
-    contiguous. block_d: the head dim rounded up to a power of two (the pre-pass's tile)."""
-    b, h, n_q, d = o.shape
-    dead = torch.isneginf(lse)
-    if dlse is not None:
-        dlse = dlse.to(torch.float32).masked_fill(dead, 0.0).contiguous()
-    lse = (lse * lse_scale if lse_scale != 1.0 else lse.clone()).contiguous()   # ours: the caller keeps theirs
-    lse.masked_fill_(dead, float("inf"))                     # in place: no second temporary
-    del dead
-    delta = torch.empty_like(lse)
-    bwd_delta[(triton.cdiv(n_q, 64), b * h)](o, do, delta if dlse is None else dlse, delta, n_q,  # DLSE unread
-                                               D=d, BLOCK_D=block_d, BLOCK_M=64, HAS_DLSE=dlse is not None)
-    return lse, delta
 
 
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, config):

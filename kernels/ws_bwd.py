@@ -277,7 +277,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     import torch
     import triton
 
-    from .backward_fused import dq_cast, row_stats
+    from .backward import row_stats
+    from .backward_fused import dq_cast
     from .fast import tma_ready
     why = supported(q)
     if why:

@@ -22,7 +22,7 @@ import torch
 import triton
 
 import flashviz_kernels as fk
-from flashviz_kernels import api, backward_fused, ws, ws_bwd
+from flashviz_kernels import api, backward, ws, ws_bwd
 from flashviz_kernels.numerics import LOG2E
 from tools.launch_overhead import enqueue_us
 
@@ -120,7 +120,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
     acc = torch.zeros(shape, dtype=torch.float32, device=q.device)
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     mod = importlib.import_module("flashviz_kernels._ws_bwd_gluon")
-    lse2, delta = backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E)
+    lse2, delta = backward.row_stats(o, do, lse, None, d, lse_scale=LOG2E)
     descs = ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd.dq_layout(mode))
     creg, preg, maxnreg = ws_bwd.REGS
     kw = dict(BM=bm, D=d, STAGES=st, CAUSAL=causal, DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
@@ -146,7 +146,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
         "autograd.grad": lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True),
         "api attention_backward": lambda: api.attention_backward(q, k, v, o, lse, do, causal=causal),
         "ws_bwd.backward": lambda: ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=scale),
-        "  row_stats (lse patch + delta)": lambda: backward_fused.row_stats(o, do, lse, None, d, lse_scale=LOG2E),
+        "  row_stats (lse patch + delta)": lambda: backward.row_stats(o, do, lse, None, d, lse_scale=LOG2E),
         "  fp32 dQ buffer zeros": lambda: torch.zeros(shape, dtype=torch.float32, device=q.device),
         "  7 TMA descriptors": lambda: ws_bwd.descriptors(q, do, k, v, dk, dv, acc, bm, ws_bwd.dq_layout(mode)),
         "  ws_bwd launch alone": launch,

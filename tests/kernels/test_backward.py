@@ -151,3 +151,30 @@ def test_backward_while_caller_holds_the_launch_lock():
         out = fk.attention(q, k, v, impl="fast", causal=True)
         dq, dk, dv = torch.autograd.grad(out, (q, k, v), torch.ones_like(out))
     assert all(torch.isfinite(x).all() for x in (dq, dk, dv))
+
+
+@pytest.mark.parametrize("n_q,d,block_d", [(100, 64, 64), (7, 40, 64), (130, 16, 16)])
+@pytest.mark.parametrize("lse_scale", [1.0, 1.4426950408889634])
+@pytest.mark.parametrize("with_dlse", [False, True])
+def test_row_stats_patches_dead_rows_and_subtracts_dlse(n_q, d, block_d, lse_scale, with_dlse):
+    """backward.row_stats (one pre-pass kernel) against float64 torch: delta = rowsum(dO * O) - dlse with a dead
+    row's (lse -inf) dlse ignored even when it is inf or NaN, lse * lse_scale with dead rows sent as +inf, ragged
+    Nq, a head dim below its power-of-two tile; the caller's lse is left as it was."""
+    from flashviz_kernels import backward
+    g = torch.Generator(device=DEV).manual_seed(n_q + d)
+    o, do = (torch.randn((2, 3, n_q, d), device=DEV, generator=g).to(torch.float16) for _ in range(2))
+    lse = torch.randn((2, 3, n_q), device=DEV, generator=g) * 4
+    dead = torch.rand((2, 3, n_q), device=DEV, generator=g) < 0.3
+    lse[dead] = float("-inf")
+    dlse = torch.randn((2, 3, n_q), device=DEV, generator=g) if with_dlse else None
+    if with_dlse:
+        dlse[dead] = torch.tensor([float("inf"), float("nan")], device=DEV).repeat(int(dead.sum()))[:int(dead.sum())]
+    before = lse.clone()
+    lse_out, delta = backward.row_stats(o, do, lse, dlse, block_d, lse_scale=lse_scale)
+    want_delta = (o.double() * do.double()).sum(-1) - (0 if dlse is None else torch.where(dead, 0, dlse.double()))
+    want_lse = torch.where(dead, float("inf"), lse.double() * lse_scale)
+    assert lse_out.dtype == delta.dtype == torch.float32 and lse_out.shape == delta.shape == lse.shape
+    assert torch.equal(torch.isposinf(lse_out), dead) and not torch.isnan(delta).any()
+    torch.testing.assert_close(lse_out[~dead].double(), want_lse[~dead], rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(delta.double(), want_delta, rtol=1e-5, atol=1e-4)
+    assert torch.equal(lse, before)
