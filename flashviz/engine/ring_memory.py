@@ -9,8 +9,8 @@ picks on an H200 (kernel_on_h200).
 
 One GPU (W = 1), autograd's backward of one attention call: the inputs q, k, v, the saved output o and the incoming
 dO (5 tensors of B H N d); the gradients dq, dk, dv (3 more); per row the saved lse (float32) and the backward's
-row statistics (reference and fused: a -inf mask, lse with those rows patched, delta: 9 bytes; ws: the patched
-lse and delta, the mask freed before delta is made: 8 bytes); fused and ws add a float32 dQ buffer (4 bytes per
+row statistics (every kernel: lse with the rows that saw no key patched, and delta, both made by one pre-pass,
+kernels/backward.row_stats: 8 bytes); fused and ws add a float32 dQ buffer (4 bytes per
 element of q, as big as dq, dk and dv together at 16 bits).
 
 A ring device, a "shard" being B H N/W d elements of the inputs' dtype, holds q, k, v, o, dO (5 shards) and lse, and:
@@ -37,7 +37,7 @@ from ..infra.errors import InputError, check_int
 from .ring import MAX_TIMELINE_N, check, chunks_of
 
 KERNELS = ("reference", "fused", "ws")
-STATS = {"reference": 9, "fused": 9, "ws": 8}       # row-statistics bytes per query row of one call (see above)
+STATS = {"reference": 8, "fused": 8, "ws": 8}       # row-statistics bytes per query row of one call (see above)
 
 
 def kernel_on_h200(d: int) -> str:
