@@ -77,10 +77,10 @@ def kernels(details: list[dict], raw: list[dict]) -> list[dict]:
 
 
 def profile(cells: list[str], impls: list[str], out: Path) -> dict:
-    from flashviz.bench import provenance
+    from flashviz.bench import evidence, provenance
     sections = [a for s in SECTIONS for a in ("--section", s)]
     base = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--target-processes", "all", *sections]
-    record = dict(kind="ncu-pair", impls=impls, sections=list(SECTIONS), cells={},
+    record = dict(kind=evidence.NCU_KIND, impls=impls, sections=list(SECTIONS), cells={},
                   provenance=provenance.collect("cuda", "python -m tools.ncu_pair " + " ".join(sys.argv[1:]), "ncu"))
     with tempfile.TemporaryDirectory() as tmp:
         for cell in cells:

@@ -33,6 +33,7 @@ CELL = ("n", "d", "causal", "variant")
 # device name -> compute capability, for files whose provenance names only the device (tune runs)
 CAPABILITY = {"NVIDIA H200": (9, 0), "NVIDIA H100 80GB HBM3": (9, 0), "NVIDIA H100": (9, 0)}
 SUITE_KIND = "flashviz-gpu-suite"
+NCU_KIND = "ncu-pair"                 # tools/ncu_pair.py's records (assets/benchmarks/ncu/)
 SUITE_FIELDS = {"kind": str, "schema_version": int, "gpu": str, "capability": str, "versions": dict, "command": str,
                 "passed": int, "failed": int, "skipped": int, "errors": int, "commit": str, "date": str}
 # optional: "interrupted" (bool: the run hit its time limit), "files" ({test file: FILE_COUNTS}), "failures" ([str]),
@@ -76,6 +77,10 @@ def load(path: str) -> Source:
         if problems:
             raise EvidenceError(f"{path}: not a valid GPU-suite summary: {'; '.join(problems)}")
         return Source(path, "suite", obj["versions"].get("triton"), _cap(obj["capability"]), obj["commit"], (), obj)
+    if obj.get("kind") == NCU_KIND:                          # tools/ncu_pair.py: profiler metrics, no timings
+        prov = obj["provenance"]
+        return Source(path, "ncu", prov.get("triton"), _cap(prov.get("compute_capability")), prov.get("git_commit"),
+                      (), obj)
     if "cells" in obj and "provenance" in obj:
         prov = obj["provenance"]
         recs = []
