@@ -228,3 +228,18 @@ def test_ncu_pair_reads_details_and_stalls_and_tables_what_differs():
     assert any(line.split() == ["wait", "1.57", "0.7"] for line in lines)
     with pytest.raises(ValueError):
         ncu_pair.read_csv("no header here")
+
+
+def test_fa4_rounds_pairs_each_round_and_says_what_did_not_run():
+    """tools/fa4_rounds.py's ratio is peer / ours within the same round (median, min, max), not a ratio of medians,
+    and a peer that did not run prints "-" instead of a number."""
+    from tools import fa4_rounds
+    row = dict(mode="bwd", n=4096, d=64, causal=True,
+               impls={"fast": dict(ms=2.0, ms_all=[2.0, 1.0, 4.0]), "fa4": dict(ms=1.8, ms_all=[1.8, 1.1, 3.2]),
+                      "sdpa-cudnn": dict(error="RuntimeError: no cuDNN")})
+    med, lo, hi = fa4_rounds.ratios(row, "fa4")
+    assert (round(med, 6), round(lo, 6), round(hi, 6)) == (0.9, 0.8, 1.1)
+    assert fa4_rounds.ratios(row, "sdpa-cudnn") is None
+    text = fa4_rounds.line(row)
+    assert text.startswith("bwd N=4096 d=64 causal=1: fast 2.000  fa4 1.800  sdpa-cudnn - ms")
+    assert "vs fa4 0.900 (0.800-1.100)" in text and text.endswith("vs sdpa-cudnn -")

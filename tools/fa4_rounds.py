@@ -1,0 +1,104 @@
+"""Ours against FlashAttention-4 and cuDNN as GPU time, in interleaved rounds (GPU, flash-attn-4 installed):
+
+    python -m tools.fa4_rounds [--mode fwd bwd] [--n 4096 16384] [--d 64 128] [--causal 0 1] [--rounds 5]
+                               [--out assets/benchmarks/tune/FILE.json]
+
+`python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
+recordings an impl's time in one cell moved by up to 15 % (fa4-2026-12-03b against 03c), more than the gaps
+between the impls it compares. Here each cell's calls (the bench's own: measure.runner, peers.fa4_runner; B = 4,
+H = 32, fp16) are replayed from CUDA graphs (graph_timing.replay_times: GPU time, no host launch cost, L2 not
+cleared between calls), each impl once per round, the order rotated every round (tune_record.time_rounds). A
+ratio is peer / ours of the same round (above 1: ours faster); the line gives the median over rounds and their
+range. One output of each call is compared with cuDNN's first (max |difference| over the output and, for bwd, the
+three gradients), so a wrong call cannot pass for a fast one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+IMPLS = ("fast", "fa4", "sdpa-cudnn")
+
+
+def _flat(result):
+    return result if isinstance(result, (tuple, list)) else (result,)
+
+
+def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) -> dict:
+    import torch
+
+    from flashviz.bench import graph_timing, measure, peers
+    from tools.tune_record import error_text, time_rounds
+    cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
+    x = measure.make_inputs(cfg, 0, "cuda")
+    runs, row = {}, dict(mode=mode, n=n, d=d, causal=causal, impls={})
+    for impl in IMPLS:
+        try:
+            runs[impl] = peers.fa4_runner(x, cfg) if impl == "fa4" else measure.runner(impl, x, cfg, {})
+            row["impls"][impl] = dict(out=[t.detach().float() for t in _flat(runs[impl]())])
+        except Exception as e:                       # noqa: BLE001 -- recorded, the others go on
+            runs.pop(impl, None)
+            row["impls"][impl] = dict(error=error_text(e))
+    torch.cuda.synchronize()
+    ref = row["impls"].get("sdpa-cudnn", {}).pop("out", None)
+    for impl, r in row["impls"].items():
+        out = r.pop("out", None)
+        if out is not None and ref is not None:
+            r["maxerr"] = max(float((a - b).abs().max()) for a, b in zip(out, ref))
+    times = time_rounds(runs, rounds, lambda fn: statistics.median(graph_timing.replay_times(fn, rep_ms)))
+    for impl, t in times.items():
+        if isinstance(t, str):
+            row["impls"][impl] = dict(error=t)
+        else:
+            row["impls"][impl].update(ms=statistics.median(t), ms_all=t)
+    return row
+
+
+def ratios(row: dict, peer: str) -> tuple[float, float, float] | None:
+    """(median, min, max) over rounds of peer ms / ours ms in the same round; None where either did not run."""
+    a, b = row["impls"].get("fast", {}), row["impls"].get(peer, {})
+    if "ms_all" not in a or "ms_all" not in b:
+        return None
+    rs = [p / o for o, p in zip(a["ms_all"], b["ms_all"])]
+    return statistics.median(rs), min(rs), max(rs)
+
+
+def line(row: dict) -> str:
+    ms = "  ".join(f"{i} {row['impls'][i]['ms']:.3f}" if "ms" in row["impls"].get(i, {}) else f"{i} -"
+                   for i in IMPLS)
+    parts = []
+    for peer in ("fa4", "sdpa-cudnn"):
+        r = ratios(row, peer)
+        parts.append(f"vs {peer} " + ("-" if r is None else f"{r[0]:.3f} ({r[1]:.3f}-{r[2]:.3f})"))
+    return f"{row['mode']} N={row['n']} d={row['d']} causal={int(row['causal'])}: {ms} ms | " + " | ".join(parts)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mode", nargs="+", choices=["fwd", "bwd"], default=["fwd", "bwd"])
+    ap.add_argument("--n", type=int, nargs="+", default=[4096, 16384])
+    ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--causal", type=int, nargs="+", choices=[0, 1], default=[0, 1])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rep-ms", type=float, default=100.0, help="replay time per impl per round")
+    ap.add_argument("--out", type=Path)
+    a = ap.parse_args()
+    from tools.tune_record import record_header
+    rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms,
+                        timer="CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved")
+    for mode in a.mode:
+        for d in a.d:
+            for n in a.n:
+                for causal in a.causal:
+                    row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms)
+                    rec["rows"].append(row)
+                    print(line(row), flush=True)
+                    if a.out:
+                        a.out.write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
