@@ -87,8 +87,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     from tools.tune_record import record_header
-    rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms,
-                        timer="CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved")
+    rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms)
+    rec["timer"] = "CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved"
     for mode in a.mode:
         for d in a.d:
             for n in a.n:
