@@ -50,8 +50,8 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) ->
             r["maxerr"] = max(float((a - b).abs().max()) for a, b in zip(out, ref))
     times = time_rounds(runs, rounds, lambda fn: statistics.median(graph_timing.replay_times(fn, rep_ms)))
     for impl, t in times.items():
-        if isinstance(t, str):
-            row["impls"][impl] = dict(error=t)
+        if isinstance(t, str):                      # the first call ran (maxerr kept); the timing did not
+            row["impls"][impl]["error"] = t
         else:
             row["impls"][impl].update(ms=statistics.median(t), ms_all=t)
     return row
