@@ -384,6 +384,9 @@ def attention_backward(q, k, v, o, lse, do, *, causal: bool = False, sm_scale: f
     for name, x in (("lse", lse), ("dlse", dlse)):
         if (x is not None or name == "lse") and (not isinstance(x, torch.Tensor) or x.shape != q.shape[:3]):
             raise KernelInputError(f"{name} must be a tensor shaped (B, H, Nq) = {tuple(q.shape[:3])}")
+        if x is not None and (not x.is_floating_point() or x.device != q.device):
+            raise KernelInputError(f"{name} must be floating point on q's device ({q.device}), got {x.dtype} on "
+                                   f"{x.device}")
     if config is not None:
         if len(config) not in (5, 6):
             raise KernelInputError(f"config must be 5 (fused) or 6 (reference) numbers (see the docstring), "

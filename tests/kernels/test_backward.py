@@ -178,3 +178,20 @@ def test_row_stats_patches_dead_rows_and_subtracts_dlse(n_q, d, block_d, lse_sca
     torch.testing.assert_close(lse_out[~dead].double(), want_lse[~dead], rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(delta.double(), want_delta, rtol=1e-5, atol=1e-4)
     assert torch.equal(lse, before)
+
+
+def test_attention_backward_refuses_statistics_it_cannot_read():
+    """lse and dlse of integer dtype (a caller's bug: -inf has no integer form) or on another device than q give
+    a typed error naming the tensor, before any launch; floating lse of another width is read as float32."""
+    q = torch.randn((1, 2, 40, 16), device=DEV)
+    lse = torch.randn((1, 2, 40), device=DEV)
+    for bad, name in ((lse.long(), "lse"), (None, "dlse")):
+        with pytest.raises(fk.KernelInputError, match=name):
+            fk.attention_backward(q, q, q, q, bad if name == "lse" else lse, q,
+                                  dlse=lse.to(torch.int32) if name == "dlse" else None, kind="reference")
+    with pytest.raises(fk.KernelInputError, match="device"):                    # another device than q's
+        fk.attention_backward(q, q, q, q, torch.empty((1, 2, 40), device="meta"), q, kind="reference")
+    got = fk.attention_backward(q, q, q, q, lse.double(), q, kind="reference")
+    want = fk.attention_backward(q, q, q, q, lse, q, kind="reference")
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b)
