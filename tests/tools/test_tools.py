@@ -132,21 +132,30 @@ def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_p
     assert ptx_same.compare(tmp_path / "a", tmp_path / "c") == 1
 
 
-def test_compile_check_skips_what_the_ws_backward_refuses(capsys, monkeypatch):
+def test_compile_check_skips_what_the_ws_backward_refuses():
     """`python -m tools.compile_check --ws-bwd` names and skips a combination ws_bwd.check_tiles refuses ("rows" at
     d = 128: its 128-row blocks do not fit), with the refusal, instead of compiling it into an MLIR error; a retired
-    mode is refused by argparse. Importing the module leaves TRITON_INTERPRET alone; main() sets it (restored here)."""
-    import pytest
+    mode is refused by argparse. Importing the module leaves TRITON_INTERPRET alone. main() runs in a process of its
+    own: it sets TRITON_INTERPRET=0, so kernel modules it imported first would be made for the compiler, not the
+    interpreter, and every later CPU kernel test of this process would fail ("Cannot call @triton.jit'd outside of
+    the scope of a kernel": seen when this test ran first on a worker)."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
     before = os.environ.get("TRITON_INTERPRET")
-    from tools import compile_check
+    from tools import compile_check  # noqa: F401
     assert os.environ.get("TRITON_INTERPRET") == before       # importing it leaves later tests on the interpreter
-    monkeypatch.setenv("TRITON_INTERPRET", os.environ.get("TRITON_INTERPRET", ""))   # main() sets it: restored after
-    compile_check.main(["--ws-bwd", "--dq-mode", "rows", "--ws-d", "128"])
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  rows")]
-    assert len(lines) == 2 and all("bm=128" in line and ": skipped, the ws backward runs" in line for line in lines)
-    with pytest.raises(SystemExit):
-        compile_check.main(["--ws-bwd", "--dq-mode", "partial"])
+    root = Path(__file__).resolve().parents[2]
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tools.compile_check", "--ws-bwd", *a],  # noqa: E731
+                                    cwd=root, capture_output=True, text=True, timeout=300,
+                                    env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    done = run("--dq-mode", "rows", "--ws-d", "128")
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  rows")]
+    assert done.returncode == 0 and len(lines) == 2, done.stdout + done.stderr
+    assert all("bm=128" in line and ": skipped, the ws backward runs" in line for line in lines)
+    refused = run("--dq-mode", "partial")
+    assert refused.returncode == 2 and "invalid choice: 'partial'" in refused.stderr
 
 
 def test_half_check_names_the_slices_off_and_their_place_in_the_walk():
