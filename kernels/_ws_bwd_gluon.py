@@ -69,7 +69,8 @@ flashviz_kernels.variants but plain causal): each key block's query blocks come 
 masked ones before and after the full ones walked first in one loop, and a masked block tests each key's
 interval of query rows (KEYB, variants.key_bounds: per key, not per row, so a thread holds 2 values, not 2 BM / 4).
 ROTATE: program j walks its unmasked query blocks starting at block j (mod their count), so the programs of one
-head spread their dQ adds over different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py.
+head spread their dQ adds over different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py,
+the walk over query blocks (ranges, rotation, ring slots) in _ws_bwd_walk.py.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -77,94 +78,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                                warpgroup_mma_wait)
 
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
+from ._ws_bwd_walk import block_row, query_ranges, ring, rotation
 from .gluon_shims import thread_barrier, tma_load, tma_store
-
-
-@gluon.jit
-def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
-    """(lo, full, hi) for the BN-key block at start_k: query blocks [lo, full) need a mask (causal band, ragged
-    key block), [full, hi) do not; all multiples of BM, hi = n_q rounded up."""
-    hi = gl.cdiv(n_q, BM) * BM
-    lo = 0
-    full = 0
-    if CAUSAL:                                        # row r sees keys j <= r + n_k - n_q
-        offset = n_k - n_q
-        lo = (gl.maximum(start_k - offset, 0) // BM) * BM
-        full = gl.minimum(gl.cdiv(gl.maximum(start_k + BN - 1 - offset, 0), BM) * BM, hi)
-        full = gl.maximum(full, lo)
-    if start_k + BN > n_k:                            # ragged last key block: keys past n_k must get P = 0
-        full = hi
-    return lo, full, hi
-
-
-@gluon.jit
-def query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
-                 CAUSAL: gl.constexpr, TABLE: gl.constexpr):
-    """(a0, a1, a2, a3), multiples of BM: query blocks [a0, a1) and [a2, a3) need a mask, [a1, a2) do not. TABLE
-    (windows, packed documents): the host's by-key table (variants.tables(..., by_key=True) for Br = BM, Bc = BN:
-    (t_lo, f_lo, f_hi, t_hi) per key block, batch stride tiles_b); else query_range's arithmetic and a2 = a3."""
-    if TABLE:
-        rng = tiles + (bh // n_heads) * tiles_b + (start_k // BN) * 4
-        a0 = gl.load(rng) * BM
-        a1 = gl.load(rng + 1) * BM
-        a2 = gl.load(rng + 2) * BM
-        a3 = gl.load(rng + 3) * BM
-    else:
-        a0, a1, a2 = query_range(start_k, n_q, n_k, BM, BN, CAUSAL)
-        a3 = a2
-    return a0, a1, a2, a3
-
-
-@gluon.jit
-def block_start(lo, count, it, r0, BM: gl.constexpr, ROTATE: gl.constexpr):
-    """First row of the it-th (0 <= it <= count) of `count` query blocks from lo; ROTATE starts at block r0 (the
-    program's rotation, below count) and wraps, so the key blocks of one head do not all add into the same dQ rows
-    at the same moment (producer and consumers agree). A compare and a subtract: no division inside the loops."""
-    if ROTATE:
-        j = it + r0
-        return lo + gl.where(j >= count, j - count, j) * BM
-    return lo + it * BM
-
-
-@gluon.jit
-def rotation(count):
-    """The block a ROTATE walk of `count` blocks starts at: program_id(0) % count (0 where count is 0), once per
-    loop."""
-    return gl.program_id(0) % gl.maximum(count, 1)
-
-
-@gluon.jit
-def ring(c, N: gl.constexpr):
-    """(c % N, (c // N) & 1) for a ring position c >= 0: the slot and the phase parity of an N-deep ring, by mask and
-    shift where N is 1, 2 or 4 (no signed-division fix-ups on the loops' critical path)."""
-    slot = c % N
-    phase = (c // N) & 1
-    if N == 1:
-        slot = 0
-        phase = c & 1
-    if N == 2:
-        slot = c & 1
-        phase = (c >> 1) & 1
-    if N == 4:
-        slot = c & 3
-        phase = (c >> 2) & 1
-    return slot, phase
-
-
-@gluon.jit
-def _skip(start, gap_at, gap, TABLE: gl.constexpr):
-    """A block's first row, moved on by gap where it is at or past gap_at (over the full blocks, between a masked
-    run's two edges; only TABLE launches have a second edge)."""
-    if TABLE:
-        start = start + (start >= gap_at).to(gl.int32) * gap
-    return start
-
-
-@gluon.jit
-def _block_row(lo, count, it, r0, gap_at, gap, BM: gl.constexpr, ROTATE: gl.constexpr, TABLE: gl.constexpr):
-    """First row of the it-th query block a _blocks / _load_blocks loop walks (the consumers and the producer agree;
-    r0 = rotation(count))."""
-    return _skip(block_start(lo, count, it, r0, BM, ROTATE), gap_at, gap, TABLE)
 
 
 @gluon.jit
@@ -214,12 +129,12 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     count = (hi - lo) // BM
     r0 = rotation(count)
     if PREFETCH == 1:                                 # the first block's row statistics, ahead of the loop
-        rows_n = _block_row(lo, count, 0, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+        rows_n = block_row(lo, count, 0, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
         lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (count > 0))
     for it in range(count):
         c = c0 + it
         st, ph = ring(c, STAGES)
-        start = _block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
+        start = block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
         q_buf = q_smem.index(st)
         do_buf = do_smem.index(st)
         rows = start + gl.arange(0, BM, layout=qrow_l)
@@ -251,7 +166,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             s = warpgroup_mma_wait(1, deps=(s_tok,))
             p = gl.exp2(s * qk_scale - lse_row)
         if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
-            rows_n = _block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
+            rows_n = block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
             lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
         if MASKED:
             if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
@@ -409,7 +324,7 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
         st, ph = ring(c, STAGES)
         mbarrier.wait(empty.index(st), ph ^ 1)        # fresh barriers pass phase 1 at once
         bar = ready.index(st)
-        start = _block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
+        start = block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
         if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
             rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
             base = bh.to(gl.int64) * n_q              # load, store, load, store: as timed (_row_stats loads both first)

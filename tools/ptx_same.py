@@ -1,10 +1,12 @@
-"""Whether a change to the Gluon ws forward changes its machine code, without a GPU: dump the sm_90 PTX of every
-kernel configuration the compile test covers, before and after the change, and compare the kernel bodies.
+"""Whether a change to the Gluon ws forward (or, with --bwd, backward) changes its machine code, without a GPU:
+dump the sm_90 PTX of every kernel configuration the compile test covers, before and after the change, and compare
+the kernel bodies.
 
     python -m tools.ptx_same dump /tmp/before          # at the old commit (git stash), then
     python -m tools.ptx_same dump /tmp/after           # at the new one
     python -m tools.ptx_same compare /tmp/before /tmp/after
     python -m tools.ptx_same dump --half 1 /tmp/x     # HALF in the causal cases (kernels/_ws_half.py)
+    python -m tools.ptx_same dump --bwd /tmp/before   # the Gluon ws backward instead (BWD_CASES)
 
 Identical bodies mean the GPU runs the same instructions, so the change needs no device run. Only debug
 information is left out of the comparison (.loc / .file lines, comments, the `$L__tmpN:` labels of line ranges,
@@ -49,6 +51,40 @@ def dump(out: Path, half: str = "0") -> int:
     return 0
 
 
+def bwd_cases() -> list[tuple[str, dict]]:
+    """(name, compile_sm90_bwd keywords) of the ws backward: the table's launch at d 64 and 128, causal or not, and
+    with a mask table, GQA, the statistics in registers, prefetch 0; then, not causal, dq modes "split" and "tma2",
+    early_dq and dq_first."""
+    from flashviz_kernels import backward_table
+    out = []
+    for d, causal in itertools.product((64, 128), (False, True)):
+        f = backward_table.ws_launch(d)
+        base = dict(d=d, causal=causal, block_m=f["block_m"], stages=f["stages"], dq_split=f["dq_split"],
+                    rotate=f["rotate"], dq_mode=f["dq_mode"], early_dq=f["early_dq"], prefetch=f["prefetch"])
+        for tag, extra in (("", {}), ("_table", dict(table=True)), ("_gqa", dict(gqa=True)),
+                           ("_regstats", dict(stats_acc=False)), ("_pre0", dict(prefetch=0))):
+            out.append((f"bwd_d{d}_causal{int(causal)}{tag}", dict(base, **extra)))
+        if not causal:
+            for tag, extra in (("_split", dict(dq_mode="split", prefetch=0)), ("_tma2", dict(dq_mode="tma2")),
+                               ("_early", dict(early_dq=True)), ("_first", dict(dq_first=True))):
+                out.append((f"bwd_d{d}_causal0{tag}", dict(base, **extra)))
+    return out
+
+
+def dump_bwd(out: Path) -> int:
+    os.environ["TRITON_INTERPRET"] = "0"                 # as dump: compile for real, in its own process
+    import triton
+
+    from tools.compile_check import compile_sm90_bwd
+    out.mkdir(parents=True, exist_ok=True)
+    cases = bwd_cases()
+    for name, kw in cases:
+        (out / f"{name}.ptx").write_text(compile_sm90_bwd(**kw).asm["ptx"])
+    (out / "triton.json").write_text(json.dumps(dict(triton=triton.__version__)))
+    print(f"{len(cases)} kernels (triton {triton.__version__}) in {out}")
+    return 0
+
+
 def body(ptx: str) -> list[str]:
     """The kernel's instructions: from .entry to the first DWARF data line, without the debug-only labels."""
     lines = ptx.splitlines()
@@ -75,11 +111,14 @@ def main(argv=None) -> int:
     d.add_argument("out", type=Path)
     d.add_argument("--half", choices=("0", "1", "2"), default="0",
                    help="HALF in the causal cases: 1 (True, triton 3.8's build), 2 (ptxas 12.8's workaround)")
+    d.add_argument("--bwd", action="store_true", help="the Gluon ws backward (bwd_cases) instead of the forward")
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     args = ap.parse_args(argv)
-    return dump(args.out, args.half) if args.cmd == "dump" else compare(args.a, args.b)
+    if args.cmd == "compare":
+        return compare(args.a, args.b)
+    return dump_bwd(args.out) if args.bwd else dump(args.out, args.half)
 
 
 if __name__ == "__main__":

@@ -324,7 +324,7 @@ def test_tune_rounds_rotate_the_order_and_keep_every_time():
 
 @pytest.fixture(scope="module")
 def query_range():
-    return gluon_on_host("_ws_bwd_gluon", "query_range")
+    return gluon_on_host("_ws_bwd_walk", "query_range")
 
 
 @pytest.mark.parametrize("n_q,n_k", [(1, 1), (17, 17), (1000, 1000), (1000, 1500), (1500, 1000), (300, 100),
@@ -353,7 +353,7 @@ def test_table_walk_visits_each_query_block_once(bm):
     edges with _skip, then the full loop with ROTATE): per key block and batch entry, every query block holding a
     visible pair exactly once, the full ones unmasked and every pair in them visible, nothing else."""
     from flashviz_kernels import variants
-    ranges, block_start, skip = (gluon_on_host("_ws_bwd_gluon", f) for f in ("query_ranges", "block_start", "_skip"))
+    ranges, block_start, skip = (gluon_on_host("_ws_bwd_walk", f) for f in ("query_ranges", "block_start", "skip_gap"))
 
     class _Bool(int):                                   # (start >= gap_at).to(gl.int32) on the host
         def to(self, _):

@@ -1,0 +1,92 @@
+"""The walk over query blocks shared by the ws backward's producer and consumers (kernels/_ws_bwd_gluon.py): which
+query blocks a key block visits (masked and unmasked ranges), in which order (ROTATE, and the gap over a TABLE launch's
+full blocks) and at which ring slot and phase. Imported by _ws_bwd_gluon.py only."""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+
+@gluon.jit
+def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """(lo, full, hi) for the BN-key block at start_k: query blocks [lo, full) need a mask (causal band, ragged
+    key block), [full, hi) do not; all multiples of BM, hi = n_q rounded up."""
+    hi = gl.cdiv(n_q, BM) * BM
+    lo = 0
+    full = 0
+    if CAUSAL:                                        # row r sees keys j <= r + n_k - n_q
+        offset = n_k - n_q
+        lo = (gl.maximum(start_k - offset, 0) // BM) * BM
+        full = gl.minimum(gl.cdiv(gl.maximum(start_k + BN - 1 - offset, 0), BM) * BM, hi)
+        full = gl.maximum(full, lo)
+    if start_k + BN > n_k:                            # ragged last key block: keys past n_k must get P = 0
+        full = hi
+    return lo, full, hi
+
+
+@gluon.jit
+def query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
+                 CAUSAL: gl.constexpr, TABLE: gl.constexpr):
+    """(a0, a1, a2, a3), multiples of BM: query blocks [a0, a1) and [a2, a3) need a mask, [a1, a2) do not. TABLE
+    (windows, packed documents): the host's by-key table (variants.tables(..., by_key=True) for Br = BM, Bc = BN:
+    (t_lo, f_lo, f_hi, t_hi) per key block, batch stride tiles_b); else query_range's arithmetic and a2 = a3."""
+    if TABLE:
+        rng = tiles + (bh // n_heads) * tiles_b + (start_k // BN) * 4
+        a0 = gl.load(rng) * BM
+        a1 = gl.load(rng + 1) * BM
+        a2 = gl.load(rng + 2) * BM
+        a3 = gl.load(rng + 3) * BM
+    else:
+        a0, a1, a2 = query_range(start_k, n_q, n_k, BM, BN, CAUSAL)
+        a3 = a2
+    return a0, a1, a2, a3
+
+
+@gluon.jit
+def block_start(lo, count, it, r0, BM: gl.constexpr, ROTATE: gl.constexpr):
+    """First row of the it-th (0 <= it <= count) of `count` query blocks from lo; ROTATE starts at block r0 (the
+    program's rotation, below count) and wraps, so the key blocks of one head do not all add into the same dQ rows
+    at the same moment (producer and consumers agree). A compare and a subtract: no division inside the loops."""
+    if ROTATE:
+        j = it + r0
+        return lo + gl.where(j >= count, j - count, j) * BM
+    return lo + it * BM
+
+
+@gluon.jit
+def rotation(count):
+    """The block a ROTATE walk of `count` blocks starts at: program_id(0) % count (0 where count is 0), once per
+    loop."""
+    return gl.program_id(0) % gl.maximum(count, 1)
+
+
+@gluon.jit
+def ring(c, N: gl.constexpr):
+    """(c % N, (c // N) & 1) for a ring position c >= 0: the slot and the phase parity of an N-deep ring, by mask and
+    shift where N is 1, 2 or 4 (no signed-division fix-ups on the loops' critical path)."""
+    slot = c % N
+    phase = (c // N) & 1
+    if N == 1:
+        slot = 0
+        phase = c & 1
+    if N == 2:
+        slot = c & 1
+        phase = (c >> 1) & 1
+    if N == 4:
+        slot = c & 3
+        phase = (c >> 2) & 1
+    return slot, phase
+
+
+@gluon.jit
+def skip_gap(start, gap_at, gap, TABLE: gl.constexpr):
+    """A block's first row, moved on by gap where it is at or past gap_at (over the full blocks, between a masked
+    run's two edges; only TABLE launches have a second edge)."""
+    if TABLE:
+        start = start + (start >= gap_at).to(gl.int32) * gap
+    return start
+
+
+@gluon.jit
+def block_row(lo, count, it, r0, gap_at, gap, BM: gl.constexpr, ROTATE: gl.constexpr, TABLE: gl.constexpr):
+    """First row of the it-th query block the consumers' and the producer's loops walk (_ws_bwd_gluon.py: they
+    agree; r0 = rotation(count))."""
+    return skip_gap(block_start(lo, count, it, r0, BM, ROTATE), gap_at, gap, TABLE)
