@@ -132,6 +132,22 @@ def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_p
     assert ptx_same.compare(tmp_path / "a", tmp_path / "c") == 1
 
 
+def test_ptx_same_backward_cases_are_distinct_launches_the_backward_accepts():
+    """ptx_same dump --bwd: each case has its own file name, the table's launch is among them at both head dims,
+    and every case is one ws_bwd.check_tiles and prefetch_for accept (a refused one would fail the dump)."""
+    from flashviz_kernels import backward_table, ws_bwd
+    from tools import ptx_same
+    cases = ptx_same.bwd_cases()
+    assert len({name for name, _ in cases}) == len(cases) == 28
+    for d in (64, 128):
+        f = backward_table.ws_launch(d)
+        assert any(kw["d"] == d and kw["dq_mode"] == f["dq_mode"] and kw["block_m"] == f["block_m"] and
+                   kw.get("table") is None for _, kw in cases)
+    for _, kw in cases:
+        prefetch = ws_bwd.prefetch_for(kw["d"], kw["dq_mode"], kw["prefetch"])
+        ws_bwd.check_tiles(kw["d"], kw["block_m"], kw["stages"], kw["dq_split"], kw["dq_mode"], 2, prefetch)
+
+
 def test_compile_check_skips_what_the_ws_backward_refuses():
     """`python -m tools.compile_check --ws-bwd` names and skips a combination ws_bwd.check_tiles refuses ("rows" at
     d = 128: its 128-row blocks do not fit), with the refusal, instead of compiling it into an MLIR error; a retired
