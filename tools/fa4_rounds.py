@@ -4,13 +4,13 @@
                                [--out assets/benchmarks/tune/FILE.json]
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
-recordings an impl's time in one cell moved by up to 15 % (fa4-2026-12-03b against 03c), more than the gaps
-between the impls it compares. Here each cell's calls (the bench's own: measure.runner, peers.fa4_runner; B = 4,
-H = 32, fp16) are replayed from CUDA graphs (graph_timing.replay_times: GPU time, no host launch cost, L2 not
-cleared between calls), each impl once per round, the order rotated every round (tune_record.time_rounds). A
-ratio is peer / ours of the same round (above 1: ours faster); the line gives the median over rounds and their
-range. One output of each call is compared with cuDNN's first (max |difference| over the output and, for bwd, the
-three gradients), so a wrong call cannot pass for a fast one.
+recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
+compares. Here each cell's calls (the bench's own: measure.any_runner; B = 4, H = 32, fp16) are replayed from
+CUDA graphs (graph_timing.replay_times: GPU time, no host launch cost, L2 not cleared between calls), each impl
+once per round, the order rotated every round (tune_record.time_rounds). A ratio is peer / ours of the same round
+(above 1: ours faster); the line gives the median over rounds and their range. One output of each call is compared
+with cuDNN's first (max |difference| over the output and, for bwd, the three gradients), so a wrong call cannot
+pass for a fast one.
 """
 from __future__ import annotations
 
@@ -30,14 +30,14 @@ def _flat(result):
 def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) -> dict:
     import torch
 
-    from flashviz.bench import graph_timing, measure, peers
+    from flashviz.bench import graph_timing, measure
     from tools.tune_record import error_text, time_rounds
     cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
     x = measure.make_inputs(cfg, 0, "cuda")
     runs, row = {}, dict(mode=mode, n=n, d=d, causal=causal, impls={})
     for impl in IMPLS:
         try:
-            runs[impl] = peers.fa4_runner(x, cfg) if impl == "fa4" else measure.runner(impl, x, cfg, {})
+            runs[impl] = measure.any_runner(impl, x, cfg)
             row["impls"][impl] = dict(out=[t.detach().float() for t in _flat(runs[impl]())])
         except Exception as e:                       # noqa: BLE001 -- recorded, the others go on
             runs.pop(impl, None)

@@ -5,7 +5,7 @@ is spent on. GPU only (ncu on the PATH), from the repository root:
     python -m tools.ncu_pair --table assets/benchmarks/ncu/FILE.json      # the comparison, no GPU needed
 
 A cell is "MODE N D CAUSAL" (MODE fwd or bwd; B = 4, H = 32, fp16, flashviz.bench's inputs and calls:
-measure.make_inputs, measure.runner, peers.fa4_runner). For each cell one ncu run profiles exactly one call of each
+measure.make_inputs, measure.any_runner). For each cell one ncu run profiles exactly one call of each
 impl: the call runs once to compile and warm up (the "bwd" runner also runs its forward then), then once between
 cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off), so every kernel that call launches is
 profiled (ours: the row pre-pass, the dQ buffer's zeros, the main kernel, the cast; FA4: its pre- and
@@ -34,11 +34,11 @@ def inner(mode: str, n: int, d: int, causal: bool, impls: list[str]) -> None:
     """The profiled program: one warm call, then one call between cudaProfilerStart and Stop, per impl."""
     import torch
 
-    from flashviz.bench import measure, peers
+    from flashviz.bench import measure
     cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
     x = measure.make_inputs(cfg, 0, "cuda")
     for impl in impls:
-        fn = peers.fa4_runner(x, cfg) if impl == "fa4" else measure.runner(impl, x, cfg, {})
+        fn = measure.any_runner(impl, x, cfg)
         fn()
         torch.cuda.synchronize()
         torch.cuda.profiler.start()

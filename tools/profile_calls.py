@@ -17,7 +17,7 @@ import argparse
 import torch
 import triton
 
-from flashviz.bench import measure, peers
+from flashviz.bench import measure
 
 
 def main(argv=None):
@@ -33,7 +33,7 @@ def main(argv=None):
     flops = 4 * 4 * 32 * a.n * a.n * a.d * (0.5 if a.causal else 1.0) * (2.5 if a.mode == "bwd" else 1.0)
     fns = {}
     for impl in a.impls.split(","):
-        fns[impl] = peers.fa4_runner(x, cfg) if impl == "fa4" else measure.runner(impl, x, cfg, {})
+        fns[impl] = measure.any_runner(impl, x, cfg)
         for _ in range(3):
             fns[impl]()
         torch.cuda.synchronize()

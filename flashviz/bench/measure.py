@@ -175,6 +175,12 @@ def runner(impl: str, x: dict, cfg: dict, blocks: dict):
     return bwd
 
 
+def any_runner(impl: str, x: dict, cfg: dict, blocks: dict | None = None):
+    """runner's function for one of ours or torch's, peers.fa4_runner's for a peer (PEERS): the call the bench
+    times for impl (peers.Unavailable where the peer cannot run here)."""
+    return peers.fa4_runner(x, cfg) if impl in PEERS else runner(impl, x, cfg, blocks or {})
+
+
 def time_calls(fn, device: str, warmup_ms: float, rep_ms: float, min_reps: int, est_ms: float) -> list[float]:
     """Timed runs in ms (each one call of fn)."""
     if device == "cuda":
@@ -244,14 +250,11 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
     if device == "cpu" and impl in TRITON_IMPLS:
         cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
         return cell
-    if impl in PEERS:                                    # FlashAttention-4: its own layout, copied before timing
-        try:
-            fn = peers.fa4_runner(x, cfg)
-        except peers.Unavailable as e:
-            cell.update(status="unavailable", message=str(e))
-            return cell
-    else:
-        fn = runner(impl, x, cfg, blocks)
+    try:                                                 # FlashAttention-4: its own layout, copied before timing
+        fn = any_runner(impl, x, cfg, blocks)
+    except peers.Unavailable as e:
+        cell.update(status="unavailable", message=str(e))
+        return cell
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness
