@@ -21,15 +21,13 @@ Each consumer keeps its 64 keys' K, V in shared memory and dK, dV (fp32) in regi
 How dQ_i leaves is the DQ_MODE. DQ_MODE 1/2 ("split", FlashAttention-3's way): both consumers store their dS^T (64 x
 BM) in shared memory, then consumer c computes dQ_i[:, c d/2 : (c+1) d/2] = dS (BM x 128) K[:, that half] as two
 chained MMAs (one per consumer's 64 keys) and adds only that: each dQ element added once per 128 keys (2: as
-red.global.add.v2.f32 column pairs, 1: scalar atomics). (DQ_MODE 0, "partial", each consumer's own 64 keys' BM x d
-partial added by scalar atomics, is gone: it raced under triton 3.8 and faulted under 3.6 and 3.7.1 once the loops
-were trimmed, assets/verified/repeats/README.md.) (One MMA over a [128, d] view of the [2, 64, d] buffers is wrong
-where rows are wider than the 128-byte swizzle: the layout stores 64-column chunks of all rows one after another. The
-H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's MMAs, the BM x d/2 fp32 piece stored to shared memory and added
-by one TMA reduce-add (the consumer waits only for its previous reduce to have read the buffer). DQ_MODE 4 ("tma2"):
-"tma" with NSLOT = 2 dS^T slots, so a consumer stores block c's dS^T once block c - 2's dQ MMAs are done instead of
-c - 1's. Per slot s two more mbarriers, count 2, one arrive per consumer each (block c uses slot c % NSLOT,
-k = c // NSLOT is its use of the slot):
+red.global.add.v2.f32 column pairs, 1: scalar atomics; DQ_MODE 0 is retired: ws_bwd.RETIRED). (One MMA over a [128, d]
+view of the [2, 64, d] buffers is wrong where rows are wider than the 128-byte swizzle: the layout stores 64-column
+chunks of all rows one after another. The H200 caught it at d = 128.) DQ_MODE 3 ("tma"): split's MMAs, the BM x d/2
+fp32 piece stored to shared memory and added by one TMA reduce-add (the consumer waits only for its previous reduce to
+have read the buffer). DQ_MODE 4 ("tma2"): "tma" with NSLOT = 2 dS^T slots, so a consumer stores block c's dS^T once
+block c - 2's dQ MMAs are done instead of c - 1's. Per slot s two more mbarriers, count 2, one arrive per consumer
+each (block c uses slot c % NSLOT, k = c // NSLOT is its use of the slot):
     ds_ready[s]  arrived after the fence that follows a consumer's dS^T store of block c; both wait for parity
                  k & 1 before their dQ MMAs of c
     ds_free[s]   arrived after a consumer's dQ MMAs of c completed; both wait for parity (k & 1) ^ 1 (the slot's
@@ -68,9 +66,11 @@ diagonal band masked, the blocks below it not. TABLE (sliding windows, packed do
 flashviz_kernels.variants but plain causal): each key block's query blocks come from the host's by-key table, the
 masked ones before and after the full ones walked first in one loop, and a masked block tests each key's
 interval of query rows (KEYB, variants.key_bounds: per key, not per row, so a thread holds 2 values, not 2 BM / 4).
-ROTATE: program j walks its unmasked query blocks starting at block j (mod their count), so the programs of one
-head spread their dQ adds over different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py,
-the walk over query blocks (ranges, rotation, ring slots) in _ws_bwd_walk.py.
+EXP (kernels/_ws_bwd_exp.py): 1 and 3 wait for dP^T together with S^T, so dS's multiplies can sit between P^T's
+exponentials; 2 and 3 compute half of the exponentials as a cubic on the FMA pipe. ROTATE: program j walks its
+unmasked query blocks starting at block j (mod their count), so the programs of one head spread their dQ adds over
+different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py, the walk over query blocks
+(ranges, rotation, ring slots) in _ws_bwd_walk.py.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -78,6 +78,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                                warpgroup_mma_wait)
 
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
+from ._ws_bwd_exp import exp2_tile
 from ._ws_bwd_walk import block_row, query_ranges, ring, rotation
 from .gluon_shims import thread_barrier, tma_load, tma_store
 
@@ -93,7 +94,7 @@ def _row_stats(LSE, DELTA, base, rows, ok):
 def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
             ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr,
-            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
+            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr, EXP: gl.constexpr):
     """(hi - lo) / BM query blocks from lo (block_start's order; a block at or past gap_at moved on by gap: the
     masked blocks of both edges in one loop) at ring positions c0, c0 + 1, ... against this consumer's 64 keys:
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
@@ -156,15 +157,21 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
                 mbarrier.wait(ready.index(st), ph)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), s_init, is_async=True)       # S^T - lse2 / qk_scale
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
-            s = warpgroup_mma_wait(1, deps=(s_tok,))
-            p = gl.exp2(s * qk_scale)
+            if EXP % 2 == 1:                          # "late": dP^T too, so dS's multiplies can interleave
+                s, dp = warpgroup_mma_wait(0, deps=(s_tok, dp_tok))
+            else:
+                s = warpgroup_mma_wait(1, deps=(s_tok,))
+            p = exp2_tile(s * qk_scale, s_layout, EXP)
         else:
             if PREFETCH != 2:
                 mbarrier.wait(ready.index(st), ph)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
             dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
-            s = warpgroup_mma_wait(1, deps=(s_tok,))
-            p = gl.exp2(s * qk_scale - lse_row)
+            if EXP % 2 == 1:
+                s, dp = warpgroup_mma_wait(0, deps=(s_tok, dp_tok))
+            else:
+                s = warpgroup_mma_wait(1, deps=(s_tok,))
+            p = exp2_tile(s * qk_scale - lse_row, s_layout, EXP)
         if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
             rows_n = block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
             lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
@@ -179,7 +186,8 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             p = gl.where(ok, p, 0.0)
         p16 = gl.convert_layout(p.to(dtype), op_layout)
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
-        dp = warpgroup_mma_wait(1, deps=(dp_tok,))
+        if EXP % 2 == 0:
+            dp = warpgroup_mma_wait(1, deps=(dp_tok,))
         if STATS_ACC:
             ds = p * dp
         else:
@@ -224,7 +232,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
               STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr,
-              PREFETCH: gl.constexpr):
+              PREFETCH: gl.constexpr, EXP: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
@@ -247,9 +255,9 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     mbarrier.wait(kv_bar, 0)
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
     dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES, True,
-                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
+                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP)
     dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
-                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH)
+                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP)
     last = (end - lo) // BM - 1                       # the other consumer's last dQ MMAs read all of K
     if last >= 0:
         NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
@@ -269,17 +277,19 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 @gluon.jit
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
+               EXP: gl.constexpr):
     _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH)
+              PREFETCH, EXP)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
-               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr):
+               EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
+               EXP: gl.constexpr):
     _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH)
+              PREFETCH, EXP)
 
 
 @gluon.jit
@@ -342,7 +352,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 4,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
-           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0):
+           GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0,
+           EXP: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -385,8 +396,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
          TILES, keyb_b, tiles_b, n_heads, groups, stats_smem)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH)),
+                      PREFETCH, EXP)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH)),
+                      PREFETCH, EXP)),
         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -231,7 +232,9 @@ def test_dq_mode_checks():
                                       (dict(dq_mode="partial"), "'partial' is retired"),
                                       (dict(dq_mode="split", prefetch=2), "prefetch 2 takes dq_mode 'tma'"),
                                       (dict(dq_mode="split", prefetch=1), "prefetch 1 takes dq_mode"),
-                                      (dict(prefetch=3), "prefetch is 0, 1 or 2")])
+                                      (dict(prefetch=3), "prefetch is 0, 1 or 2"),
+                                      (dict(exp_mode="fast"), "exp_mode is one of"),
+                                      (dict(exp_mode=None), "exp_mode is one of")])
 def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
     """ws_bwd.backward checks its switches (dq_mode among them) before any buffer or kernel (CPU tensors here: the
     device gate is patched open, so a missing check would fail elsewhere)."""
@@ -287,6 +290,46 @@ def test_tune_candidates_take_both_modes():
     assert tb.candidate_name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
     assert tb.switches((64, 2, 1, True, "tma2", True, False)) == dict(stats_acc=True, early_dq=False, dq_first=False,
                                                                       prefetch=0)   # not the table's prefetch
+    poly = (64, 3, 1, True, "frag", True, False, False, 2, "poly")
+    assert tb.candidate_name("ws", poly) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 exp=poly"
+    assert tb.switches(poly)["exp_mode"] == "poly" and "exp_mode" not in tb.switches(poly[:9])
+    for d, cands in tb.WS_CANDIDATES.items():          # each exp mode beside the table's launch, at its switches
+        assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES) - {"mufu"}
+        assert all(c[:9] == cands[0] for c in cands if len(c) > 9)
+
+
+def _exp2_fma_on_host():
+    """_ws_bwd_exp.exp2_fma's own source run on numpy float32 (Gluon has no interpreter): bitcasts as views."""
+    import types
+    mod = pytest.importorskip("flashviz_kernels._ws_bwd_exp", reason="Gluon cannot be imported here")
+
+    class F(np.ndarray):
+        def to(self, dtype, bitcast=False):
+            assert bitcast
+            return np.asarray(self).view(dtype).view(F)
+    shim = types.SimpleNamespace(int32=np.int32, float32=np.float32, where=np.where)
+    consts = {n: np.float32(getattr(mod, n).value) for n in ("ROUND", "C0", "C1", "C2", "C3")}
+    fn = types.FunctionType(mod.exp2_fma.fn.__code__, {**mod.exp2_fma.fn.__globals__, **consts, "gl": shim})
+    return lambda x: fn(np.asarray(x, np.float32).view(F))
+
+
+def test_exp2_fma_matches_float64_where_p_lives():
+    """The "poly" exponentials (ws_bwd.EXP_MODES): 2^x as round(x) in the exponent bits times a cubic, in float32
+    as written, within 8e-5 of float64's 2^x relatively over [-125.5, 1] (P = 2^x <= 1 up to rounding; fp16's
+    rounding of P is 4.9e-4) and within 2^-126 absolutely below (where the result is subnormal), exactly 0 below -126
+    and at -inf (masked scores, rows that see no key), NaN for NaN."""
+    f = _exp2_fma_on_host()
+    x = np.concatenate([np.linspace(-126, 1, 2_000_001, dtype=np.float32),
+                        np.float32(-126) + np.float32(2 ** -17) * np.arange(1, 2000, dtype=np.float32),
+                        np.arange(-126, 2, dtype=np.float32) + np.float32(0.5)])
+    y, ref = f(x).astype(np.float64), np.exp2(x.astype(np.float64))
+    assert np.isfinite(y).all() and (y > 0).all()
+    normal = x >= -125.5
+    assert np.abs(y / ref - 1)[normal].max() < 8e-5
+    assert np.abs(y - ref)[~normal].max() < 2.0 ** -126
+    with np.errstate(invalid="ignore"):
+        z = f(np.array([-126.01, -127, -150, -1e30, -np.inf, np.nan], np.float32))
+    assert (z[:5] == 0).all() and not np.signbit(z[:5]).any() and np.isnan(z[5])
 
 
 def test_tune_only_times_the_candidates_named():

@@ -131,23 +131,43 @@ def test_ws_bwd_frag_schedules(stats_acc, early_dq, dq_first, prefetch, scale, s
     _check_schedule(128, stats_acc, early_dq, dq_first, prefetch, "frag", scale, causal, nq, nk, stages)
 
 
-def _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, stages=None):
+@pytest.mark.parametrize("exp_mode", ["late", "poly", "late-poly"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("scale", [None, 1e-30])
+@pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000), (True, 4093, 4093), (False, 1, 1),
+                                          (True, 1300, 1000)])
+def test_ws_bwd_exp_modes(exp_mode, d, scale, causal, nq, nk):
+    """P^T's exponentials waited for with dP^T ("late") and half of them as a cubic on the FMA pipe ("poly"), at the
+    table's launch (and at 1e-30, where lse and delta sit in registers, not in the accumulators): float64 autograd's
+    gradients within the fp16 naive bound; rows that see no key (causal, Nq > Nk) get zero gradients."""
+    from flashviz_kernels import ws_bwd
+    _, stages, _, _, mode = ws_bwd.CONFIGS[d]
+    _check_schedule(d, True, False, False, 2, mode, scale, causal, nq, nk, stages, exp_mode=exp_mode)
+
+
+def _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, stages=None,
+                    exp_mode="mufu"):
     from flashviz_kernels import ws_bwd
     q, k, v, do, _ = inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
-                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch, stages=stages)
+                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch, stages=stages, exp_mode=exp_mode)
 
     def grads(dtype):
         xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
         s = xs[0] @ xs[1].transpose(-1, -2) * sm
-        if causal:                                     # bottom-right: row i sees keys j <= i + nk - nq (>= 1 here)
+        if causal:                                     # bottom-right: row i sees keys j <= i + nk - nq
             i = torch.arange(nq, device=q.device)[:, None]
             s = s.masked_fill(torch.arange(nk, device=q.device)[None, :] > i + nk - nq, float("-inf"))
-        out = torch.softmax(s.float() if dtype == torch.float16 else s, dim=-1).to(dtype) @ xs[2]
+        alive = (s > float("-inf")).any(-1, keepdim=True)       # a row that sees no key: no output, no gradient
+        s = torch.where(alive, s, 0.0)
+        p = torch.softmax(s.float() if dtype == torch.float16 else s, dim=-1) * alive
+        out = p.to(dtype) @ xs[2]
         return torch.autograd.grad((out * do.to(dtype)).sum(), xs)
     ref, low = grads(torch.float64), grads(torch.float16)
+    if causal and nq > nk:                             # rows that see no key
+        assert (got[0][:, :, :nq - nk].float() == 0).all()
     for name, a, n_, r in zip("qkv", got, low, ref):
         assert torch.isfinite(a).all(), name
         err, base = (a.double() - r).abs().max().item(), (n_.double() - r).abs().max().item()
