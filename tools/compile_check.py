@@ -47,7 +47,18 @@ def _ws_report(k, bindir: str) -> str:
     used = re.search(r"Used (\d+) registers", v.stderr)
     return (f"regs {used.group(1) if used else '?'} (launch), used per setmaxnreg budget {_per_budget(sass)}, "
             f"spill stores {spill.group(1) if spill else '?'} B loads {spill.group(2) if spill else '?'} B, "
-            f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma")
+            f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma, {_sass_mix(sass)}")
+
+
+def _sass_mix(sass: str) -> str:
+    """MUFU.EX2 and local-memory (LDL/STL: spill) instructions in the SASS, and the mean distance in instructions
+    between one MUFU.EX2 and the next within a run of them (gaps over 64 instructions: another loop, not counted)."""
+    lines = [ln for ln in sass.splitlines() if re.match(r"\s+/\*[0-9a-f]{4,}\*/", ln)]
+    at = [i for i, ln in enumerate(lines) if "MUFU.EX2" in ln]
+    gaps = [b - a for a, b in zip(at, at[1:]) if b - a <= 64]
+    local = sum(1 for ln in lines if re.search(r"\b(LDL|STL)\b", ln))
+    spacing = f"{sum(gaps) / len(gaps):.2f}" if gaps else "-"
+    return f"MUFU.EX2 {len(at)} (mean spacing {spacing}), local-memory lines {local}"
 
 
 def _per_budget(sass: str) -> dict:
@@ -93,12 +104,12 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True,
                      early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False,
-                     prefetch: int = 0):
+                     prefetch: int = 0, exp_mode: str = "mufu"):
     """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
     launch (the host's by-key tables)."""
     from flashviz_kernels import ws_bwd
     return _compile(ws_bwd.compile_spec(d, causal, dtype, block_m, stages, dq_split, rotate, dq_mode, stats_acc,
-                                        early_dq, table, gqa, dq_first, prefetch), gluon=True)
+                                        early_dq, table, gqa, dq_first, prefetch, exp_mode), gluon=True)
 
 
 def ws_bwd_main(args):
@@ -110,8 +121,9 @@ def ws_bwd_main(args):
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     modes = args.dq_mode or ["split", "tma", "tma2"]
-    for mode, d, causal, dt, acc, early, table in itertools.product(modes, args.ws_d, (False, True), dtypes,
-                                                                    args.stats_acc, args.early_dq, args.table):
+    for mode, d, causal, dt, acc, early, table, exp in itertools.product(modes, args.ws_d, (False, True), dtypes,
+                                                                         args.stats_acc, args.early_dq, args.table,
+                                                                         args.exp):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
         if mode == "rows" and not args.block_m:
@@ -123,10 +135,11 @@ def ws_bwd_main(args):
         except ws_bwd.KernelInputError as e:
             print(f"{name.rstrip()}: skipped, {e}", flush=True)
             continue
-        name += f"stats_acc={acc} early_dq={early} table={table} prefetch={prefetch}:"
+        name += f"stats_acc={acc} early_dq={early} table={table} prefetch={prefetch} exp={exp}:"
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
-                                 early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=prefetch)
+                                 early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=prefetch,
+                                 exp_mode=exp)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
             continue
@@ -190,6 +203,8 @@ def main(argv=None):
                          "default: what a launch in each mode runs (the table's in the TMA modes, else 0)")
     ap.add_argument("--table", type=int, nargs="+", default=[0], choices=[0, 1],
                     help="--ws-bwd: 1 = a window's / packed documents' launch (the host's by-key tables)")
+    ap.add_argument("--exp", nargs="+", default=["mufu"], choices=["mufu", "late", "poly", "late-poly"],
+                    help="--ws-bwd: how P^T's exponentials issue (ws_bwd.EXP_MODES)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")
