@@ -153,6 +153,9 @@ def runner(impl: str, x: dict, cfg: dict, blocks: dict):
             with torch.no_grad():
                 return fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
         return fwd
+    # leaves of its own (same storage): a leaf's AccumulateGrad node keeps the stream it was made on while any graph
+    # holds it, so another runner's kept bwd graph on x's leaves made our graph capture on a side stream fail
+    q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
 
     def fwd_bwd():
         out = fk.attention(q, k, v, causal=causal, impl=impl, **blocks)

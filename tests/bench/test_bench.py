@@ -312,6 +312,61 @@ def test_gpu_cells_record_graph_and_per_call_times():
                 assert c["graph_ms"] <= c["ms_p80"] * 1.5, (impl, c["graph_ms"], c["ms"], c["ms_p80"])
 
 
+def _leaves(out):
+    """The tensors of every AccumulateGrad node out's autograd graph reaches."""
+    seen, todo, leaves = set(), [out.grad_fn], []
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if hasattr(node, "variable"):
+            leaves.append(node.variable)
+        todo.extend(f for f, _ in node.next_functions)
+    return leaves
+
+
+@pytest.mark.parametrize("mode", ["fwd+bwd", "bwd"])
+def test_each_runner_differentiates_leaves_of_its_own(mode):
+    """A runner's graph reaches leaves that share x's storage but are not x's tensors: a leaf's AccumulateGrad keeps
+    the stream it was made on while any graph holds it, so two bwd runners on x's own leaves (tools/fa4_rounds: ours
+    and cuDNN's, each keeping its forward) made ours fail to capture on a side stream (2026-12-04, H200)."""
+    cfg = dict(n=16, d=8, causal=True, dtype="float32", batch=1, heads=2, mode=mode)
+    x = measure.make_inputs(cfg, 0, "cpu")
+    fn = measure.runner("naive", x, cfg, {})
+    out, dq, dk, dv = fn()
+    leaves = _leaves(out)
+    assert len(leaves) == 3
+    assert all(leaf is not x[n] for leaf in leaves for n in ("q", "k", "v"))
+    assert {leaf.data_ptr() for leaf in leaves} == {x[n].data_ptr() for n in ("q", "k", "v")}
+    q, k, v = (x[n].detach().double().requires_grad_(True) for n in ("q", "k", "v"))   # float64 reference
+    s = (q @ k.transpose(-1, -2)) / math.sqrt(cfg["d"])
+    s = s.masked_fill(torch.ones(16, 16, dtype=torch.bool).triu(1), float("-inf"))
+    ref = torch.softmax(s, -1) @ v
+    grads = torch.autograd.grad(ref, (q, k, v), x["dout"].double())
+    torch.testing.assert_close(out.double(), ref, atol=1e-5, rtol=1e-5)
+    for got, want in zip((dq, dk, dv), grads):
+        torch.testing.assert_close(got.double(), want, atol=1e-4, rtol=1e-4)
+    assert x["q"].grad is None
+
+
+@pytest.mark.gpu
+def test_bwd_runners_sharing_inputs_each_capture():
+    """tools/fa4_rounds' order: every impl's first call (forward kept), then each one's backward captured and
+    replayed while the others' graphs stay alive."""
+    cfg = dict(n=1024, d=64, causal=True, dtype="float16", batch=2, heads=4, mode="bwd")
+    x = measure.make_inputs(cfg, 0, "cuda")
+    from flashviz.bench import graph_timing
+    runs = {impl: measure.runner(impl, x, cfg, {}) for impl in ("fast", "sdpa-cudnn")}
+    first = {impl: fn() for impl, fn in runs.items()}
+    torch.cuda.synchronize()
+    for a, b in zip(first["fast"], first["sdpa-cudnn"]):
+        assert float((a.float() - b.float()).abs().max()) < 2e-2
+    for impl, fn in runs.items():
+        times = graph_timing.replay_times(fn, 10.0)
+        assert len(times) >= graph_timing.MIN_REPLAYS and min(times) > 0, impl
+
+
 def test_markdown_tables_are_printed_from_the_file():
     """report.markdown: every row's TFLOP/s and fast's ratios are the cells' own numbers (docs/BENCHMARKS.md's
     tables are its output), one row per (N, d, causal) of the mode and dtype asked for."""
