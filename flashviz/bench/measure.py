@@ -153,27 +153,32 @@ def runner(impl: str, x: dict, cfg: dict, blocks: dict):
             with torch.no_grad():
                 return fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
         return fwd
-    # leaves of its own (same storage): a leaf's AccumulateGrad node keeps the stream it was made on while any graph
-    # holds it, so another runner's kept bwd graph on x's leaves made our graph capture on a side stream fail
-    q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+    # leaves of their own (x's storage): a leaf's AccumulateGrad node keeps the stream it was made on while any graph
+    # holds it, so a graph kept elsewhere (another runner's, an earlier output) on the same leaves made a backward
+    # capture on a side stream fail (graph_timing.backward_replays)
+    def leaves():
+        return tuple(t.detach().requires_grad_(True) for t in (q, k, v))
+
+    qkv = leaves()
 
     def fwd_bwd():
-        out = fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
+        out = fk.attention(*qkv, causal=causal, impl=impl, **blocks)
         if not out.requires_grad:
             raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
-        return (out, *torch.autograd.grad(out, (q, k, v), x["dout"]))
+        return (out, *torch.autograd.grad(out, qkv, x["dout"]))
     if cfg["mode"] == "fwd+bwd":
         return fwd_bwd
 
     saved = {}
 
-    def bwd():                                           # forward once, then time the backward alone
+    def bwd():                                           # forward once (new leaves each time), then the backward alone
         if "out" not in saved:
-            saved["out"] = fk.attention(q, k, v, causal=causal, impl=impl, **blocks)
+            saved["qkv"] = leaves()
+            saved["out"] = fk.attention(*saved["qkv"], causal=causal, impl=impl, **blocks)
             if not saved["out"].requires_grad:
                 raise fk.KernelUnavailable(f"{impl} has no backward pass yet")
         out = saved["out"]
-        return (out, *torch.autograd.grad(out, (q, k, v), x["dout"], retain_graph=True))
+        return (out, *torch.autograd.grad(out, saved["qkv"], x["dout"], retain_graph=True))
     bwd.saved = saved
     return bwd
 

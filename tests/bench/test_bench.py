@@ -348,12 +348,16 @@ def test_each_runner_differentiates_leaves_of_its_own(mode):
     for got, want in zip((dq, dk, dv), grads):
         torch.testing.assert_close(got.double(), want, atol=1e-4, rtol=1e-4)
     assert x["q"].grad is None
+    if mode == "bwd":                                 # a rerun forward (graph_timing clears fn.saved) gets new ones
+        fn.saved.clear()
+        again = _leaves(fn()[0])
+        assert all(a is not b for a in again for b in leaves)
 
 
 @pytest.mark.gpu
 def test_bwd_runners_sharing_inputs_each_capture():
     """tools/fa4_rounds' order: every impl's first call (forward kept), then each one's backward captured and
-    replayed while the others' graphs stay alive."""
+    replayed while the others' graphs and the first calls' outputs (their graphs) stay alive."""
     cfg = dict(n=1024, d=64, causal=True, dtype="float16", batch=2, heads=4, mode="bwd")
     x = measure.make_inputs(cfg, 0, "cuda")
     from flashviz.bench import graph_timing
