@@ -31,7 +31,8 @@ from .. import __version__
 from ..infra import images
 from . import palette as P
 from .common import EXPORT_HEIGHT, EXPORT_SCALE, EXPORT_WIDTH, plotly_config
-from ..infra.images import ImageError, ImageFailed, ImagesUnavailable, find_browser, reset  # noqa: F401  (the API)
+from ..infra.images import (NO_BROWSER, ImageError, ImageFailed, ImagesUnavailable,  # noqa: F401 (the API)
+                            find_browser, reset)
 
 IMAGE_FORMATS = ("png", "svg")
 FORMATS = ("png", "svg", "html", "csv", "json")

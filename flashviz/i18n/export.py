@@ -29,6 +29,8 @@ STRINGS = {
                              "zh": "每条曲线的 x、y、z、文本和名称，以及配置。NaN 与 ±∞ 记为 null。"},
     "export.no_browser": {"en": "PNG and SVG are not available on this server: {why}. HTML, CSV and JSON still work.",
                           "zh": "此服务器无法生成 PNG 和 SVG：{why}。HTML、CSV 和 JSON 仍可下载。"},
+    "export.no_browser_found": {"en": "no Chromium or Chrome found (on Debian: `apt-get install chromium`)",
+                                "zh": "找不到 Chromium 或 Chrome（Debian 上安装：`apt-get install chromium`）"},
     "export.image_hung": {
         "en": "{fmt} cannot be made right now: {why}. Try again in a few seconds, or use the camera button in the "
               "chart's toolbar, which makes the image in your browser.",

@@ -79,11 +79,15 @@ def find_browser() -> str | None:
     return path
 
 
+# status()'s why on a machine without a browser (the pages say it in their language: flashviz.ui.common.image_why)
+NO_BROWSER = "no Chromium or Chrome found (on Debian: apt-get install chromium)"
+
+
 def no_browser_reason() -> str:
     env = os.environ.get("BROWSER_PATH")
     if env is not None:
         return f"no browser at BROWSER_PATH={env}"
-    return "no Chromium or Chrome found (on Debian: apt-get install chromium)"
+    return NO_BROWSER
 
 
 # ----------------------------------------------------------------------------- one browser

@@ -99,6 +99,12 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
         export_menu(item, lang, key=key)
 
 
+def image_why(why: str, lang: str) -> str:
+    """image_status()'s why in the page's language where it is the bare machine's (no browser installed); other
+    whys are a browser's own error text, shown as they are."""
+    return t("export.no_browser_found", lang) if why == export.NO_BROWSER else why
+
+
 def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, popover: bool = True) -> None:
     """A small popover of download buttons (or the buttons alone); each generates its file only when clicked."""
     ok, why = export.image_status()
@@ -114,9 +120,9 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, 
             st.download_button(t(f"export.fmt_{fmt}", lang), data=functools.partial(export.export, item, fmt),
                                file_name=f"{stem}.{fmt}", mime=export.MIME[fmt], on_click=click,
                                key=f"{key}.export.{fmt}" if key else None, icon=ICONS[fmt], disabled=off,
-                               help=why if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
+                               help=image_why(why, lang) if off else t(f"export.fmt_{fmt}_help", lang), width="stretch")
         if not ok:
-            st.caption(t("export.no_browser", lang, why=why))
+            st.caption(t("export.no_browser", lang, why=image_why(why, lang)))
         elif failed := export.last_image_failure():                   # shown here: a download cannot say why
             st.caption(t("export.image_failed", lang, why=failed))
 
@@ -188,7 +194,7 @@ def export_sidebar(lang: str) -> None:
             key="_export.zip", icon=":material/folder_zip:", disabled=n == 0, width="stretch",
             help=t("export.zip_help", lang, n=n) if n else t("export.zip_none", lang))
         if n and not ok:
-            st.sidebar.caption(t("export.zip_no_images", lang, why=why))
+            st.sidebar.caption(t("export.zip_no_images", lang, why=image_why(why, lang)))
         elif n and (failed := export.last_image_failure()):
             st.sidebar.caption(t("export.image_failed", lang, why=failed))
     runlog.end()                                               # app.py's last call: the run's server time

@@ -60,3 +60,25 @@ def test_every_registered_page_renders(slug, lang):
     at = open_page(slug, lang=lang)
     clean(at)
     assert at.title[0].value == t(f"{pages.BY_SLUG[slug].module}.title", lang)
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+@pytest.mark.parametrize("slug", ["decoding", "variants"])
+def test_a_server_without_a_browser_says_so_in_the_pages_language(slug, lang, monkeypatch):
+    """A bare machine (no Chromium: the README's first command on a fresh box) keeps PNG/SVG off and says why in
+    the page's language, the install command in a code span; a Chinese page shows no English prose for it."""
+    from flashviz.charts import export
+    from flashviz.infra import images
+    from helpers.zh import english_on_a_chinese_page, page_texts
+    monkeypatch.delenv("BROWSER_PATH", raising=False)
+    assert images.no_browser_reason() == export.NO_BROWSER
+    monkeypatch.setattr(export, "image_status", lambda: (False, images.no_browser_reason()))
+    at = open_page(slug, lang=lang)
+    clean(at)
+    found = t("export.no_browser_found", lang)
+    shown = [c.value for c in at.caption]
+    assert t("export.no_browser", lang, why=found) in shown
+    assert t("export.zip_no_images", lang, why=found) in shown
+    assert not any(export.NO_BROWSER in x for x in page_texts(at) + shown)
+    if lang == "zh":
+        assert not english_on_a_chinese_page(at)
