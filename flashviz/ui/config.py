@@ -81,14 +81,17 @@ DEFAULT = Config()
 # 128 x 64 tiles (flashviz.engine.tiling.fa2_block_sizes).
 KERNEL_DEFAULT = Config(n=4096, d=128, block_m=128, block_n=64, dtype="float16", row=4095)
 
-# Presets write the canonical values. None = keep the current value.
+# Presets write the canonical values. None = keep the current value. Each sets Br too: at the kernel scale (Br = 128)
+# a small preset would otherwise keep a Br larger than its N (the blocks page refused it).
 # "masked_tile": keys 0-3 masked as padding make the first tile of row 9 fully masked (causal alone never can).
 PRESETS: dict[str, dict] = {
-    "lesson": dict(n=16, d=4, block_n=4, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),
-    "tile1": dict(n=16, d=4, block_n=1, causal=False, row=15, masked="", scores="", guard=True, seed=DEFAULT.seed),
-    "masked_tile": dict(n=16, d=4, block_n=4, causal=True, row=9, masked="0-3", scores="", guard=True,
+    "lesson": dict(n=16, d=4, block_m=4, block_n=4, causal=False, row=15, masked="", scores="", guard=True,
+                   seed=DEFAULT.seed),
+    "tile1": dict(n=16, d=4, block_m=4, block_n=1, causal=False, row=15, masked="", scores="", guard=True,
+                  seed=DEFAULT.seed),
+    "masked_tile": dict(n=16, d=4, block_m=4, block_n=4, causal=True, row=9, masked="0-3", scores="", guard=True,
                         seed=DEFAULT.seed),
-    "long": dict(n=4096, d=64, block_n=64, causal=False, row=4095, masked="", scores="", guard=True,
+    "long": dict(n=4096, d=64, block_m=64, block_n=64, causal=False, row=4095, masked="", scores="", guard=True,
                  seed=DEFAULT.seed),
     # a configuration the recorded H200 sweep measured (assets/benchmarks/nvidia-h200-fwd-*.json)
     "h200": dict(n=8192, d=128, block_m=64, block_n=64, causal=False, dtype="float16", row=8191, masked="",
