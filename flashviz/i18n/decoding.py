@@ -44,8 +44,13 @@ STRINGS = {
 
     # flash-decoding
     "decoding.workers": {"en": "Workers W", "zh": "worker 数 W"},
-    "decoding.workers_help": {"en": "Contiguous chunks of keys, sizes differing by at most one (W must not exceed N).",
-                              "zh": "把 key 切成连续的若干段，各段长度最多相差 1（W 不能超过 N）。"},
+    "decoding.workers_help": {"en": "Contiguous chunks of keys, sizes differing by at most one (the split takes at most N workers).",
+                              "zh": "把 key 切成连续的若干段，各段长度最多相差 1（切分最多用 N 个 worker）。"},
+    "decoding.workers_capped": {
+        "en": "The H200 count above uses W = {w}; this row has only N = {n} keys, so the split below uses W = {n} "
+              "workers of one key each.",
+        "zh": "上面 H200 的计数用的是 W = {w}；这一行只有 N = {n} 个 key，所以下面的切分用 W = {n} 个 worker，"
+              "每个只分到一个 key。"},
     "decoding.tree": {"en": "Merge as a tree", "zh": "按树形合并"},
     "decoding.tree_help": {"en": "Off: merge worker by worker, left to right. On: pairwise, as a GPU reduction would. Same answer up to "
                                  "rounding: the merge is associative and commutative.",

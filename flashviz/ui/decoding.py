@@ -27,7 +27,7 @@ from flashviz.engine.decoding import (DecodeResult, PagedResult, build_paged_cac
                                       paged_attention)
 from flashviz.infra.errors import check_int
 from flashviz.i18n import t
-from flashviz.engine.online_softmax import online_softmax_trace
+from flashviz.engine.online_softmax import online_softmax_trace, parse_scores
 from flashviz.engine.tiling import GPU_PRESETS
 from flashviz.ui import state, steps
 from flashviz.ui.common import chart, config_ok, shared_figure, shown_errors
@@ -130,7 +130,10 @@ def opening(cfg: Config, lang: str) -> DecodeResult:
     a.slider(t("decoding.workers", lang), 1, MAX_W, help=t("decoding.workers_help", lang), **_kept("workers"))
     b.toggle(t("decoding.tree", lang), help=t("decoding.tree_help", lang), **_kept("tree"))
     grid_line(int(_val("workers")), lang)
-    workers, tree = _val("workers"), _val("tree")
+    keys = len(parse_scores(cfg.scores)) if cfg.typed else cfg.n
+    workers, tree = min(int(_val("workers")), keys), _val("tree")      # the split needs a key per worker
+    if workers < _val("workers"):
+        st.caption(t("decoding.workers_capped", lang, w=_val("workers"), n=keys))
     res = cached_decode(cfg, workers, tree)
     name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(tree)
     fig = shared_figure("decoding.decode", (cfg, workers, tree, lang), lambda: charts.decoding_figure(res, lang))

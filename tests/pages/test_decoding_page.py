@@ -65,3 +65,21 @@ def test_the_chinese_page_has_no_english_prose():
     at = open_page(PAGE, lang="zh")
     clean(at)
     assert not english_on_a_chinese_page(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_workers_past_n_split_one_key_each_while_the_grid_keeps_w(lang):
+    """The slider reaches 64 for the H200 count; a row of N = 16 keys (or 5 typed scores) splits over N workers of
+    one key each, says so, and still merges to the single pass."""
+    at = open_page(PAGE, lang=lang)
+    at.slider(key="_w.decoding.workers").set_value(64).run()
+    clean(at)
+    assert at.markdown[1].value == t("decoding.grid", lang, b=1, h=32, gpu="H200", sms=132, p1=32, s1="24", w=64,
+                                     pw=2048, sw="100")
+    assert t("decoding.workers_capped", lang, w=64, n=16) in [c.value for c in at.caption]
+    assert next(m.value for m in at.metric if m.label == t("decoding.ctr_workers", lang)) == "16"
+    at = open_page(PAGE, lang=lang, scores="1, 2, 3, -1, 0.5")
+    at.slider(key="_w.decoding.workers").set_value(8).run()
+    clean(at)
+    assert t("decoding.workers_capped", lang, w=8, n=5) in [c.value for c in at.caption]
+    assert next(m.value for m in at.metric if m.label == t("decoding.ctr_workers", lang)) == "5"
