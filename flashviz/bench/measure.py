@@ -381,11 +381,15 @@ def measure_cell(impl: str, n: int, d: int, causal: bool, dtype: str, batch: int
     return measure_config([impl], n, d, causal, dtype, batch, heads, mode, **opts)[0]
 
 
+# a dataset's provenance.timer, as this module writes it (flashviz.ui.speed says each in the page's language)
+TIMER_CUDA = "triton.testing.do_bench median (CUDA events, L2 cleared per run)"
+TIMER_GRAPH = "; graph_ms: triton.testing.do_bench_cudagraph median (replays, L2 warm)"
+TIMER_CPU = "time.perf_counter median (CPU)"
+
+
 def new_dataset(spec: SweepSpec, command: str | None = None, device: str | None = None) -> dict:
     device = device or device_kind()
-    timer = ("triton.testing.do_bench median (CUDA events, L2 cleared per run); graph_ms: "
-             "triton.testing.do_bench_cudagraph median (replays, L2 warm)" if device == "cuda"
-             else "time.perf_counter median (CPU)")
+    timer = TIMER_CUDA + TIMER_GRAPH if device == "cuda" else TIMER_CPU
     return dict(schema_version=SCHEMA_VERSION, kind=DATASET_KIND, complete=False, elapsed_s=0.0,
                 provenance=provenance.collect(device, command, timer), sweep=spec.to_json(), cells=[])
 

@@ -97,7 +97,7 @@ STRINGS = {
               "{m_elems:,} {dtype} elements. Source: {src}",
         "zh": "{name}：{sms} 个 SM · 每个 SM 有 {l1} KiB 的 L1 + 共享内存 · 每个 SM 最多 {smem} KiB 共享内存，每个"
               "线程块最多 {blk} KiB · 每个 SM 有 {regs} KiB 寄存器 → M = {blk} KiB（一个线程块）= {m_elems:,} 个 "
-              "{dtype} 元素。来源：{src}"},
+              "{dtype} 元素。来源（原文）：`{src}`"},
     "blocks.custom_doc": {"en": "M = {kib} KiB = {m_elems:,} {dtype} elements.",
                           "zh": "M = {kib} KiB = {m_elems:,} 个 {dtype} 元素。"},
     "blocks.ctl_mode": {"en": "Block sizes", "zh": "块大小"},

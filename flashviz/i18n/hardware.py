@@ -92,7 +92,7 @@ STRINGS = {
               "**{x}×**, roughly an order of magnitude.",
         "zh": "FlashAttention 论文估计 SRAM 带宽约为 {sram}，HBM 为 {hbm}：前者约是后者的 **{x} 倍**，大约一个数量级。"},
     "hardware.sources": {"en": "Sources: {src}. SMs and shared memory: {tuning}.",
-                         "zh": "来源：{src}。SM 数量与共享内存：{tuning}。"},
+                         "zh": "来源（原文）：`{src}`。SM 数量与共享内存：`{tuning}`。"},
 
     "hardware.mb_explain": {
         "en": "Naive attention at N = {n}, d = {d}, {dtype}, B×H = {bh} executes {flops} of matmuls and moves "

@@ -126,6 +126,16 @@ STRINGS = {
     "speed.prov_command": {"en": "Command", "zh": "命令"},
     "speed.prov_timer": {"en": "Timer", "zh": "计时方式"},
     "speed.prov_incomplete": {"en": "Incomplete", "zh": "未完成"},
+    # measure.TIMER_*, said in the page's language (the panel shows another file's own words as they are)
+    "speed.timer_cuda": {"en": "triton.testing.do_bench median (CUDA events, L2 cleared per run)",
+                         "zh": "`triton.testing.do_bench` 的中位数（CUDA 事件计时，每次运行前清空 L2）"},
+    "speed.timer_cuda_graph": {
+        "en": "triton.testing.do_bench median (CUDA events, L2 cleared per run); graph_ms: "
+              "triton.testing.do_bench_cudagraph median (replays, L2 warm)",
+        "zh": "`triton.testing.do_bench` 的中位数（CUDA 事件计时，每次运行前清空 L2）；graph_ms："
+              "`triton.testing.do_bench_cudagraph` 的中位数（CUDA Graph 重放，L2 保持热）"},
+    "speed.timer_cpu": {"en": "time.perf_counter median (CPU)", "zh": "`time.perf_counter` 的中位数（CPU）"},
+    "speed.timer_rep": {"en": "; warm-up {warmup} ms, rep {rep} ms", "zh": "；预热 {warmup} ms，重复 {rep} ms"},
 
     # tables and notes
     "speed.col_impl": {"en": "implementation", "zh": "实现"},

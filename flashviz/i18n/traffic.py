@@ -155,7 +155,7 @@ STRINGS = {
               "counts {fast_model} MB at its {br} × {bc} tiles: the L2 served the K/V re-reads. Measured, flash "
               "moves **{x}× fewer bytes** than naive.",
         "zh": "**实测**（{device} 上的 Nsight Compute，{date}，N = {n}，d = {d}，按每个头计）：朴素注意力搬运了 "
-              "{naive} MB（模型：{naive_model} MB）；fast flash kernel 搬运了 {fast} MB，而模型在它的 {br} × {bc} tile "
+              "{naive} MB（模型：{naive_model} MB）；我们的 `fast` flash kernel 搬运了 {fast} MB，而模型在它的 {br} × {bc} tile "
               "下算出 {fast_model} MB：K、V 的重读由 L2 提供了。实测下，flash 搬运的字节**只有朴素实现的 1/{x}**。"},
     "traffic.measured_none": {
         "en": "No Nsight recording at this N and d; the {device} recording has {have}.",

@@ -85,6 +85,7 @@ def live_source(lang: str) -> dict | None:
     cfg, b, h = state.config(), _ss("batch"), _ss("heads")
     if st.button(t("backward.live_run", lang), key=f"{NS}.live_run", icon=":material/speed:"):
         from flashviz.bench import provenance as prov
+        from flashviz.bench.measure import TIMER_CUDA
         bar = st.progress(0.0)
         tick = lambda i, n, _c: bar.progress(min(1.0, i / max(n, 1)))  # noqa: E731
         ns = sorted(set(LIVE_NS) | {cfg.n})
@@ -92,7 +93,7 @@ def live_source(lang: str) -> dict | None:
         cells += live.measure_live(cfg.n, cfg.d, cfg.causal, cfg.dtype, b, h, mode="bwd")
         p = prov.collect("cuda", "flashviz app, page 'Backward and recomputation': flashviz.bench.live.sweep_live("
                          f"{ns}, d={cfg.d}, causal={cfg.causal}, dtype={cfg.dtype}, B={b}, H={h}, mode='fwd+bwd')",
-                         "triton.testing.do_bench median (CUDA events, L2 cleared per run)")
+                         TIMER_CUDA)
         st.session_state[f"{NS}.live"] = dict(provenance=p, sweep={}, cells=cells, complete=True)
     ds = st.session_state.get(f"{NS}.live")
     if ds is None:

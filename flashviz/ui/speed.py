@@ -116,10 +116,25 @@ def provenance_panel(ds: dict, lang: str) -> None:
         cols = st.columns(4)
         for i, f in enumerate(fields):
             label = t(f"speed.prov_{f['key']}", lang)
-            cols[i % 4].caption(f"**{label}** · {literal.md(f['value'])}")
+            value = timer_text(ds, lang) if f["key"] == "timer" and lang != "en" else None
+            cols[i % 4].caption(f"**{label}** · {value or literal.md(f['value'])}")
         command = next(f["value"] for f in provenance_fields(ds) if f["key"] == "command")
         st.caption(t("speed.prov_command", lang))
         st.code(command, language="bash", wrap_lines=True)
+
+
+def timer_text(ds: dict, lang: str) -> str | None:
+    """A recording's timer in the page's language where flashviz.bench.measure wrote it (None: another file's
+    own words, which the panel shows as they are)."""
+    from flashviz.bench import measure
+    key = {measure.TIMER_CUDA: "cuda", measure.TIMER_CUDA + measure.TIMER_GRAPH: "cuda_graph",
+           measure.TIMER_CPU: "cpu"}.get(ds["provenance"].get("timer"))
+    if key is None:
+        return None
+    s = ds.get("sweep", {})
+    rep = (t("speed.timer_rep", lang, warmup=f"{s['warmup_ms']:g}", rep=f"{s['rep_ms']:g}")
+           if s.get("warmup_ms") is not None and s.get("rep_ms") is not None else "")
+    return t(f"speed.timer_{key}", lang) + rep
 
 
 def source_line(ds: dict, lang: str) -> str:

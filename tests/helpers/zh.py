@@ -1,12 +1,14 @@
 """What a Chinese page must not show: English prose (three English words in a row outside code spans) and the
-spellings the issue named (内核 for kernel, 运行最大值 / 运行求和 for the running max and sum). Used by the page tests
-of inside, ring, variants, decoding and quiz."""
+spellings the issue named (内核 for kernel, 运行最大值 / 运行求和 for the running max and sum, 差 alone for a
+difference). Used by tests/pages/test_pages.py on every page as it opens, and by the page tests of inside, ring,
+variants, decoding and quiz on their other states."""
 from __future__ import annotations
 
 import re
 
 LATIN_RUN = re.compile(r"(?<![`\w])[A-Za-z][a-z'-]*(?: [a-z][a-z'-]*){2,}")
-AVOID = ("内核", "运行最大值", "运行求和", "差 ")
+AVOID = ("内核", "运行最大值", "运行求和")
+BARE_DIFF = re.compile(r"(?<![相误大])差 ")       # 差 alone for "difference"; 相差, 误差 and 最大差 are words
 
 
 def page_texts(at) -> list[str]:
@@ -20,5 +22,6 @@ def page_texts(at) -> list[str]:
 
 def english_on_a_chinese_page(at) -> list[str]:
     out = [m.group(0) for x in page_texts(at) for m in LATIN_RUN.finditer(x)]
-    out += [f"{w!r} in {x[:40]!r}" for x in page_texts(at) for w in AVOID if w in x and not re.search(r"最大差 ", x)]
+    out += [f"{w!r} in {x[:40]!r}" for x in page_texts(at) for w in AVOID if w in x]
+    out += [f"bare 差 in {x[:40]!r}" for x in page_texts(at) if BARE_DIFF.search(x)]
     return out

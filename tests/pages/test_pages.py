@@ -82,3 +82,13 @@ def test_a_server_without_a_browser_says_so_in_the_pages_language(slug, lang, mo
     assert not any(export.NO_BROWSER in x for x in page_texts(at) + shown)
     if lang == "zh":
         assert not english_on_a_chinese_page(at)
+
+
+@pytest.mark.parametrize("slug", [p.slug for p in pages.PAGES])
+def test_no_chinese_page_opens_on_english_prose(slug):
+    """Every registered page, as it opens in Chinese: recorded literals (a source, a timer) in code spans or said in
+    Chinese, never three English words in a row; none of the spellings the glossary retired."""
+    from helpers.zh import english_on_a_chinese_page
+    at = open_page(slug, lang="zh")
+    clean(at)
+    assert not english_on_a_chinese_page(at)

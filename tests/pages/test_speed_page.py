@@ -400,3 +400,17 @@ def test_one_upload_limit_the_readers():
     with pytest.raises(DatasetError) as e:
         speed.read_upload(b" " * (MAX_BYTES + 1))
     assert "MiB" in e.value.localized("zh") and "数据集最大" in e.value.localized("zh")
+
+
+def test_the_timer_is_said_in_the_pages_language_where_measure_wrote_it():
+    """The provenance panel's timer: measure's own three timers in Chinese (their English keys are measure's very
+    words), with the sweep's warm-up and rep; a file that names another timer keeps its own words (None here)."""
+    from flashviz.bench import measure
+    from flashviz.ui.speed import timer_text
+    for key, timer in (("cuda", measure.TIMER_CUDA), ("cuda_graph", measure.TIMER_CUDA + measure.TIMER_GRAPH),
+                       ("cpu", measure.TIMER_CPU)):
+        assert t(f"speed.timer_{key}", "en") == timer
+        assert timer_text(dict(provenance=dict(timer=timer), sweep={}), "zh") == t(f"speed.timer_{key}", "zh")
+    ds = dict(provenance=dict(timer=measure.TIMER_CUDA), sweep=dict(warmup_ms=25, rep_ms=100.0))
+    assert timer_text(ds, "zh") == t("speed.timer_cuda", "zh") + "；预热 25 ms，重复 100 ms"
+    assert timer_text(dict(provenance=dict(timer="my stopwatch"), sweep={}), "zh") is None
