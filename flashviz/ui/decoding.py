@@ -129,11 +129,12 @@ def opening(cfg: Config, lang: str) -> DecodeResult:
     a, b = st.columns([2, 1], vertical_alignment="bottom")
     a.slider(t("decoding.workers", lang), 1, MAX_W, help=t("decoding.workers_help", lang), **_kept("workers"))
     b.toggle(t("decoding.tree", lang), help=t("decoding.tree_help", lang), **_kept("tree"))
-    grid_line(int(_val("workers")), lang)
+    asked, tree = int(_val("workers")), _val("tree")
+    grid_line(asked, lang)
     keys = len(parse_scores(cfg.scores)) if cfg.typed else cfg.n
-    workers, tree = min(int(_val("workers")), keys), _val("tree")      # the split needs a key per worker
-    if workers < _val("workers"):
-        st.caption(t("decoding.workers_capped", lang, w=_val("workers"), n=keys))
+    workers = min(asked, keys)                                          # the split needs a key per worker
+    if workers < asked:
+        st.caption(t("decoding.workers_capped", lang, w=asked, n=keys))
     res = cached_decode(cfg, workers, tree)
     name = f"{cfg.slug()}_W{res.workers}" + "_tree" * bool(tree)
     fig = shared_figure("decoding.decode", (cfg, workers, tree, lang), lambda: charts.decoding_figure(res, lang))
