@@ -15,7 +15,7 @@ STRINGS = {
     "decoding.grid": {
         "en": "**B = {b}, H = {h} on an {gpu} ({sms} SMs): {p1} programs, {s1} % of the SMs given work.** Split over "
               "W = {w} workers: {pw} programs, {sw} % (more programs than SMs run in waves).",
-        "zh": "**{gpu}（{sms} 个 SM）上 B = {b}、H = {h}：{p1} 个 program，只有 {s1} % 的 SM 有活干。**切给 W = {w} 个 "
+        "zh": "**{gpu}（{sms} 个 SM）上 B = {b}、H = {h}：{p1} 个 program，只有 {s1} % 的 SM 有活干**。切给 W = {w} 个 "
               "worker：{pw} 个 program，{sw} %（program 多于 SM 时分几轮执行）。"},
     "decoding.merge_header": {"en": "For students: the merge, worker by worker", "zh": "给学生：逐个 worker 看合并"},
     "decoding.grid_header": {"en": "For kernel engineers: programs against SMs at other batch sizes",
