@@ -12,7 +12,8 @@ A browser is a helper process that can die or hang; that must cost one image, ne
   on the next image.
 * A browser that fails to start is tried again later, after a back-off (RETRY_S), never remembered forever.
 * Failures are typed (ImageError: ImagesUnavailable, ImageFailed) with a message in words; status() and
-  last_failure() give the pages something to show.
+  last_failure() give the pages something to show. Each message is a Why: English words that also carry a code
+  and their values, so a page says it in its own language (flashviz.ui.common.image_why).
 """
 from __future__ import annotations
 
@@ -32,10 +33,36 @@ IMAGE_TIMEOUT_S = 8.0           # one image; a warm browser needs ~0.3 s
 QUEUE_TIMEOUT_S = 30.0          # waiting for other sessions' images before giving up on this one
 PING_TIMEOUT_S = 1.5            # a DevTools round trip to a healthy browser takes milliseconds
 NOT_READY = "kaleido_scopes is not defined"  # kaleido rendered in a script context without its script
-HUNG = f"the export browser did not answer within {PING_TIMEOUT_S:g} s; it is restarted"
 RETRY_S = (5.0, 15.0, 60.0, 300.0)      # after the 1st, 2nd, 3rd, later failed start
 FIND_TTL_S = 60.0               # the browser search is repeated this often (one may be installed meanwhile)
 FAILURE_SHOWN_S = 300.0         # how long the last failed image is reported
+
+
+class Why(str):
+    """A reason in English words (it is that str) that also names its kind (`code`) and the values in it, so a page
+    can say it in its own language. Values that are themselves reasons are Whys too."""
+
+    def __new__(cls, text: str, code: str, values: dict | None = None):
+        s = super().__new__(cls, text)
+        s.code, s.values = code, dict(values or {})
+        return s
+
+    def __reduce__(self):
+        return Why, (str(self), self.code, self.values)
+
+
+def _why(e: BaseException) -> Why | str:
+    """The reason an exception was raised with (a Why where this module raised it), else its text."""
+    return e.args[0] if e.args and isinstance(e.args[0], Why) else str(e)
+
+
+def _detail(e: BaseException) -> str:
+    """`Type: message` of a helper's exception, for a reason's `detail`."""
+    return f"{type(e).__name__}: {e or 'no details'}"
+
+
+HUNG = Why(f"the export browser did not answer within {PING_TIMEOUT_S:g} s; it is restarted", "hung",
+           dict(s=f"{PING_TIMEOUT_S:g}"))
 
 
 class ImageError(FlashvizError, RuntimeError):
@@ -80,14 +107,18 @@ def find_browser() -> str | None:
 
 
 # status()'s why on a machine without a browser (the pages say it in their language: flashviz.ui.common.image_why)
-NO_BROWSER = "no Chromium or Chrome found (on Debian: apt-get install chromium)"
+NO_BROWSER = Why("no Chromium or Chrome found (on Debian: apt-get install chromium)", "no_browser")
 
 
-def no_browser_reason() -> str:
+def no_browser_reason() -> Why:
     env = os.environ.get("BROWSER_PATH")
     if env is not None:
-        return f"no browser at BROWSER_PATH={env}"
+        return Why(f"no browser at BROWSER_PATH={env}", "no_browser_at", dict(path=env))
     return NO_BROWSER
+
+
+def _retry(error: Why, wait: float) -> Why:
+    return Why(f"{error}; next try in {wait:.0f} s", "retry", dict(why=error, s=f"{wait:.0f}"))
 
 
 # ----------------------------------------------------------------------------- one browser
@@ -181,13 +212,15 @@ class _Renderer:
                 return fut.result(max(0.1, deadline - time.monotonic()))
             except TimeoutError:
                 fut.cancel()
-                raise ImageFailed(f"Chromium did not finish the image within {timeout:g} s", timed_out=True) from None
+                raise ImageFailed(Why(f"Chromium did not finish the image within {timeout:g} s", "timeout",
+                                      dict(s=f"{timeout:g}")), timed_out=True) from None
             except Exception as e:
                 # kaleido can take the blank page's script context for its own on a busy machine (its tab navigates,
                 # then waits for the first new context): its script is then "not defined". Reload the tab once.
                 if attempt == 1 and NOT_READY in str(e) and self._reload_tab(deadline):
                     continue
-                raise ImageFailed(f"Chromium could not make the image ({type(e).__name__}: {e or 'no details'})") from e
+                raise ImageFailed(Why(f"Chromium could not make the image ({_detail(e)})", "render_failed",
+                                      dict(detail=_detail(e)))) from e
         raise AssertionError("unreachable")
 
     def _reload_tab(self, deadline: float) -> bool:
@@ -252,7 +285,7 @@ def _get() -> _Renderer:
     with _lock:
         wait = _state["retry_at"] - time.monotonic()
         if _state["error"] and wait > 0:
-            raise ImagesUnavailable(f"{_state['error']}; next try in {wait:.0f} s")
+            raise ImagesUnavailable(_retry(_state["error"], wait))
     path = find_browser()
     if path is None:
         raise ImagesUnavailable(no_browser_reason())
@@ -263,9 +296,11 @@ def _get() -> _Renderer:
             _state["failures"] += 1
             delay = RETRY_S[min(_state["failures"], len(RETRY_S)) - 1]
             detail = e.args[0] if e.args and isinstance(e.args[0], str) else str(e) or "no details"
-            _state["error"] = f"Chromium at {path} did not start ({type(e).__name__}: {detail})"
+            detail = f"{type(e).__name__}: {detail}"
+            _state["error"] = Why(f"Chromium at {path} did not start ({detail})", "start_failed",
+                                  dict(path=path, detail=detail))
             _state["retry_at"] = time.monotonic() + delay
-        raise ImagesUnavailable(f"{_state['error']}; next try in {delay:g} s") from e
+        raise ImagesUnavailable(_retry(_state["error"], delay)) from e
     with _lock:
         _state.update(renderer=r, error=None, failures=0)
     return r
@@ -294,7 +329,8 @@ def check(timeout: float = PING_TIMEOUT_S) -> tuple[bool, str]:
 def render(fig: dict, opts: dict) -> bytes:
     """Image bytes of the figure dict `fig` with kaleido's `opts` (format, width, height, scale)."""
     if not _render_lock.acquire(timeout=QUEUE_TIMEOUT_S):
-        raise ImageFailed(f"other images were being made for more than {QUEUE_TIMEOUT_S:g} s; try again")
+        raise ImageFailed(Why(f"other images were being made for more than {QUEUE_TIMEOUT_S:g} s; try again",
+                              "queue", dict(s=f"{QUEUE_TIMEOUT_S:g}")))
     try:
         for attempt in (1, 2):
             r = _get()
@@ -309,7 +345,8 @@ def render(fig: dict, opts: dict) -> bytes:
                     _drop(r)
                 if attempt == 1 and broken and not e.timed_out:     # the browser had died: once more, afresh
                     continue
-                msg = f"{e}; the browser is restarted for the next image" if broken else str(e)
+                msg = Why(f"{e}; the browser is restarted for the next image", "restarted",
+                          dict(why=_why(e))) if broken else _why(e)
                 with _lock:
                     _state["last_failure"] = (time.monotonic(), msg)
                 raise ImageFailed(msg, timed_out=e.timed_out) from e
@@ -328,7 +365,7 @@ def status() -> tuple[bool, str]:
     if r is not None:
         return True, r.path
     if error and wait > 0:
-        return False, f"{error}; next try in {wait:.0f} s"
+        return False, _retry(error, wait)
     path = find_browser()
     return (True, path) if path else (False, no_browser_reason())
 

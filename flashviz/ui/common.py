@@ -100,9 +100,20 @@ def chart(fig, name: str, slug: str, *, height: int | None = None, key: str | No
 
 
 def image_why(why: str, lang: str) -> str:
-    """image_status()'s why in the page's language where it is the bare machine's (no browser installed); other
-    whys are a browser's own error text, shown as they are."""
-    return t("export.no_browser_found", lang) if why == export.NO_BROWSER else why
+    """A reason flashviz.infra.images gave (an images.Why: its code and values) in the page's language; a helper's
+    own error text inside it (an exception's words, a path) stays as it is, in a code span. A plain str (a reason
+    from elsewhere) is shown as it is."""
+    code = getattr(why, "code", None)
+    if code is None:
+        return why
+    values = {k: image_why(v, lang) if getattr(v, "code", None) else _literal(v) if k in ("detail", "path") else v
+              for k, v in why.values.items()}
+    return t(f"export.why_{code}", lang, **values)
+
+
+def _literal(text: str) -> str:
+    """`text` as one markdown code span (a backtick inside would end it early)."""
+    return "`" + str(text).replace("`", "'") + "`"
 
 
 def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, popover: bool = True) -> None:
@@ -124,7 +135,7 @@ def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, 
         if not ok:
             st.caption(t("export.no_browser", lang, why=image_why(why, lang)))
         elif failed := export.last_image_failure():                   # shown here: a download cannot say why
-            st.caption(t("export.image_failed", lang, why=failed))
+            st.caption(t("export.image_failed", lang, why=image_why(failed, lang)))
 
 
 def register_export(items: list, files: list, lang: str, *, title: str, note: str = "", extra_labels=None,
@@ -164,7 +175,7 @@ def image_clicked(fmt: str, lang: str) -> None:
     if why == export.IMAGE_HUNG:
         msg = t("export.image_hung_browser", lang, fmt=fmt.upper(), s=f"{export.images.PING_TIMEOUT_S:g}")
     else:
-        msg = t("export.image_hung", lang, fmt=fmt.upper(), why=why)
+        msg = t("export.image_hung", lang, fmt=fmt.upper(), why=image_why(why, lang))
     st.toast(msg, icon=":material/error:", duration="long")
 
 
@@ -196,7 +207,7 @@ def export_sidebar(lang: str) -> None:
         if n and not ok:
             st.sidebar.caption(t("export.zip_no_images", lang, why=image_why(why, lang)))
         elif n and (failed := export.last_image_failure()):
-            st.sidebar.caption(t("export.image_failed", lang, why=failed))
+            st.sidebar.caption(t("export.image_failed", lang, why=image_why(failed, lang)))
     runlog.end()                                               # app.py's last call: the run's server time
 
 

@@ -75,13 +75,39 @@ def test_a_server_without_a_browser_says_so_in_the_pages_language(slug, lang, mo
     monkeypatch.setattr(export, "image_status", lambda: (False, images.no_browser_reason()))
     at = open_page(slug, lang=lang)
     clean(at)
-    found = t("export.no_browser_found", lang)
+    found = t("export.why_no_browser", lang)
     shown = [c.value for c in at.caption]
     assert t("export.no_browser", lang, why=found) in shown
     assert t("export.zip_no_images", lang, why=found) in shown
     assert not any(export.NO_BROWSER in x for x in page_texts(at) + shown)
     if lang == "zh":
         assert not english_on_a_chinese_page(at)
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_a_browser_that_failed_says_why_in_the_pages_language(lang, monkeypatch):
+    """A browser that did not start (status) and an image that timed out (the last failure) are said in the
+    page's language, the browser's own words in a code span; a Chinese page shows no English prose for them."""
+    from flashviz.charts import export
+    from flashviz.infra import images
+    from flashviz.ui.common import image_why
+    from helpers.zh import english_on_a_chinese_page, page_texts
+    start = images.Why("Chromium at /opt/c did not start (RuntimeError: exit 3)", "start_failed",
+                       dict(path="/opt/c", detail="RuntimeError: exit 3"))
+    timeout = images.Why("Chromium did not finish the image within 8 s", "timeout", dict(s="8"))
+    restarted = images.Why(f"{timeout}; the browser is restarted for the next image", "restarted", dict(why=timeout))
+    for status, failure, key, why in (((False, images._retry(start, 15)), None, "export.no_browser",
+                                       images._retry(start, 15)),
+                                      ((True, "/usr/bin/chromium"), restarted, "export.image_failed", restarted)):
+        monkeypatch.setattr(export, "image_status", lambda status=status: status)
+        monkeypatch.setattr(export, "last_image_failure", lambda failure=failure: failure)
+        at = open_page("variants", lang=lang)
+        clean(at)
+        said = image_why(why, lang)
+        assert t(key, lang, why=said) in [c.value for c in at.caption]
+        assert ("15" in said or "8" in said) and (said.replace("`", "") == str(why)) == (lang == "en")
+        if lang == "zh":
+            assert not english_on_a_chinese_page(at) and not any(str(why) in x for x in page_texts(at))
 
 
 @pytest.mark.parametrize("slug", [p.slug for p in pages.PAGES])
