@@ -14,9 +14,11 @@ STRINGS = {
               "在线 softmax，最后用递推本身的重缩放合并它们的 (m, ℓ, o)：program 更多，答案不变。"},
     "decoding.grid": {
         "en": "**B = {b}, H = {h} on an {gpu} ({sms} SMs): {p1} programs, {s1} % of the SMs given work.** Split over "
-              "W = {w} workers: {pw} programs, {sw} % (more programs than SMs run in waves).",
+              "W = {w} workers: {pw} programs, {sw} %{more}.",
         "zh": "**{gpu}（{sms} 个 SM）上 B = {b}、H = {h}：{p1} 个 program，只有 {s1} % 的 SM 有活干**。切给 W = {w} 个 "
-              "worker：{pw} 个 program，{sw} %（program 多于 SM 时分几轮执行）。"},
+              "worker：{pw} 个 program，{sw} %{more}。"},
+    "decoding.grid_more": {"en": " (more programs than SMs: they run in {waves} waves)",
+                           "zh": "（program 多于 SM，分 {waves} 轮执行）"},
     "decoding.merge_header": {"en": "For students: the merge, worker by worker", "zh": "给学生：逐个 worker 看合并"},
     "decoding.grid_header": {"en": "For kernel engineers: programs against SMs at other batch sizes",
                              "zh": "给 kernel 工程师：其他批大小下 program 数与 SM 数的对比"},

@@ -120,8 +120,10 @@ def grid_line(workers: int, lang: str) -> None:
     """The one number the idea rests on: programs of a decode step against the SMs, without and with the split."""
     sms = GPU_PRESETS[GPU]["sms"]
     one, split = (decode_grid(DECODE_B, DECODE_H, GPU, workers=w) for w in (1, workers))
+    more = t("decoding.grid_more", lang, waves=split.waves) if split.waves > 1 else ""    # only where it happens
     st.markdown(t("decoding.grid", lang, b=DECODE_B, h=DECODE_H, gpu=GPU, sms=sms, p1=one.programs,
-                  s1=f"{100 * one.busy_share:.0f}", w=workers, pw=split.programs, sw=f"{100 * split.busy_share:.0f}"))
+                  s1=f"{100 * one.busy_share:.0f}", w=workers, pw=split.programs, sw=f"{100 * split.busy_share:.0f}",
+                  more=more))
 
 
 def opening(cfg: Config, lang: str) -> DecodeResult:

@@ -48,7 +48,7 @@ def test_the_page_opens_on_the_programs_against_the_sms(lang):
     w = at.slider(key="_w.decoding.workers").value
     assert w == 4
     want = t("decoding.grid", lang, b=1, h=32, gpu="H200", sms=132, p1=32, s1="24", w=4, pw=128,
-             sw=f"{100 * 128 / 132:.0f}")
+             sw=f"{100 * 128 / 132:.0f}", more="")           # 128 programs fit the 132 SMs: no word about waves
     assert at.markdown[1].value == want                       # right under the idea
     assert [e.label for e in at.main.expander] == [t(f"decoding.{k}_header", lang) for k in ("merge", "grid", "paged")]
     grid = next(d.value for d in at.dataframe if t("decoding.col_programs", lang) in d.value.columns)
@@ -57,7 +57,7 @@ def test_the_page_opens_on_the_programs_against_the_sms(lang):
     at.slider(key="_w.decoding.workers").set_value(7).run()
     clean(at)
     assert at.markdown[1].value == t("decoding.grid", lang, b=1, h=32, gpu="H200", sms=132, p1=32, s1="24", w=7,
-                                     pw=224, sw="100")
+                                     pw=224, sw="100", more=t("decoding.grid_more", lang, waves=2))   # 224 > 132
 
 
 def test_the_chinese_page_has_no_english_prose():
@@ -75,7 +75,7 @@ def test_workers_past_n_split_one_key_each_while_the_grid_keeps_w(lang):
     at.slider(key="_w.decoding.workers").set_value(64).run()
     clean(at)
     assert at.markdown[1].value == t("decoding.grid", lang, b=1, h=32, gpu="H200", sms=132, p1=32, s1="24", w=64,
-                                     pw=2048, sw="100")
+                                     pw=2048, sw="100", more=t("decoding.grid_more", lang, waves=16))  # 2048 / 132
     assert t("decoding.workers_capped", lang, w=64, n=16) in [c.value for c in at.caption]
     assert next(m.value for m in at.metric if m.label == t("decoding.ctr_workers", lang)) == "16"
     at = open_page(PAGE, lang=lang, scores="1, 2, 3, -1, 0.5")
