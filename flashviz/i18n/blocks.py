@@ -151,7 +151,7 @@ STRINGS = {
     "blocks.ctr_sofar": {"en": "HBM accesses so far", "zh": "目前的 HBM 访问次数"},
     "blocks.ctr_sofar_help": {"en": "Elements read from plus written to HBM up to and including this step.",
                               "zh": "截至这一步（含）从 HBM 读取与写入 HBM 的元素个数之和。"},
-    "blocks.ctr_total": {"en": "FlashAttention, whole run (model)", "zh": "FlashAttention 全程（模型）"},
+    "blocks.ctr_total": {"en": "FlashAttention total (model)", "zh": "FlashAttention 全程（模型）"},
     "blocks.ctr_total_help": {"en": "The same count after the last step, in this loop order.",
                               "zh": "按当前循环顺序，最后一步之后的同一计数。"},
     "blocks.ctr_standard": {"en": "Standard attention (model)", "zh": "标准注意力（模型）"},

@@ -47,7 +47,7 @@ STRINGS = {
         "zh": "连续切分：切成 W 段，GPU r 拿第 r 段。之字形：切成 2W 段，GPU r 拿第 r 段和第 2W−1−r 段。"},
     "ring.layout_contiguous": {"en": "contiguous", "zh": "连续切分"},
     "ring.layout_zigzag": {"en": "zigzag", "zh": "之字形"},
-    "ring.causal": {"en": "Causal", "zh": "因果掩码"},
+    "ring.causal": {"en": "Causal", "zh": "因果"},
     "ring.causal_help": {"en": "A query sees only keys at or before its own position.",
                          "zh": "每个 query 只能看到位置不晚于自己的 key。"},
     "ring.chunk": {"en": "Tokens per chunk", "zh": "每段 token 数"},

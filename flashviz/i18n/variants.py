@@ -71,8 +71,8 @@ STRINGS = {
               "anything. A program (one Q block) runs {lo} to {hi} of its {tc} K/V blocks.",
         "zh": "**{total} 个块中有 {run} 个需要计算**（{partial} 个部分可见，{full} 个完全可见）；其余 {skipped} 个块"
               "连数据都不用加载。每个 program（一个 Q 块）要处理的 K/V 块在 {lo} 到 {hi} 个之间（共 {tc} 个）。"},
-    "variants.met_flops": {"en": "Executed FLOPs vs dense", "zh": "实际执行的 FLOPs 占稠密的比例"},
-    "variants.met_bytes": {"en": "HBM bytes vs dense", "zh": "HBM 字节数占稠密的比例"},
+    "variants.met_flops": {"en": "Executed FLOPs vs dense", "zh": "实际 FLOPs 占稠密"},
+    "variants.met_bytes": {"en": "HBM bytes vs dense", "zh": "HBM 字节占稠密"},
     "variants.met_bytes_help": {"en": "Reads and writes of Q, K, V and O in FlashAttention-2's loop order.",
                                 "zh": "按 FlashAttention-2 的循环顺序读写 Q、K、V 和 O 的字节数。"},
     "variants.cost_text": {

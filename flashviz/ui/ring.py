@@ -143,7 +143,7 @@ def takeaway(sim: engine.RingSim, lang: str) -> None:
 
 def opening(cfg, lang: str) -> engine.RingSim:
     """The ring's controls (one row), the step controls, the picture, one computed sentence."""
-    c = st.columns([2, 2, 1, 1, 2], vertical_alignment="bottom")
+    c = st.columns([2, 2, 1.3, 1, 2], vertical_alignment="bottom")       # "Causal" and its help whole at 1280 px
     c[0].slider(t("ring.world", lang), 1, 8, help=t("ring.world_help", lang), **_kept("world"))
     c[1].segmented_control(t("ring.layout", lang), engine.LAYOUTS, required=True, help=t("ring.layout_help", lang),
                            format_func=lambda x: t(f"ring.layout_{x}", lang), **_kept("layout"))

@@ -26,8 +26,8 @@ from flashviz.i18n import t
 pytestmark = pytest.mark.browser
 
 
-def _open(browser, url: str, path: str = "", query: str = "lang=en", *, height: int = 900):
-    page = browser.new_page(viewport={"width": 1400, "height": height}, locale="en-US", accept_downloads=True)
+def _open(browser, url: str, path: str = "", query: str = "lang=en", *, height: int = 900, width: int = 1400):
+    page = browser.new_page(viewport={"width": width, "height": height}, locale="en-US", accept_downloads=True)
     page.goto(f"{url}/{path}?{query}")
     page.locator("h1").first.wait_for(timeout=60000)
     return page
@@ -43,8 +43,15 @@ def _label(page) -> str | None:
 
 # ----------------------------------------------------------------------------- every page
 
+# texts Streamlit cuts with an ellipsis when they overflow (metric and widget labels): a cut one hides words
+CUT = """() => [...document.querySelectorAll('*')].filter(e => getComputedStyle(e).textOverflow === 'ellipsis'
+    && e.getBoundingClientRect().width > 0 && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText.slice(0, 60))
+    .filter(text => text.trim())"""
+
+
 def _visit_all(page, lang: str) -> list[str]:
-    """Click every page in the sidebar's navigation; each must draw (charts or quiz questions) and raise nothing."""
+    """Click every page in the sidebar's navigation; each must draw (charts or quiz questions), raise nothing and
+    show its labels whole."""
     seen = []
     for url_path, _module, title_key, _icon, *_ in app_pages():
         title = t(title_key, lang)
@@ -62,6 +69,7 @@ def _visit_all(page, lang: str) -> list[str]:
         no_exception(page)
         assert page.locator("[data-testid=stAlertContentError]").count() == 0, \
             page.locator("[data-testid=stAlertContentError]").first.inner_text()
+        assert not page.evaluate(CUT), (url_path, lang, page.evaluate(CUT))      # no label cut to "…"
         heading = page.locator("h1").first.inner_text()                         # waited for above
         if lang == "zh":
             assert any("\u4e00" <= c <= "\u9fff" for c in heading), heading       # a Chinese title
@@ -72,7 +80,7 @@ def _visit_all(page, lang: str) -> list[str]:
 
 
 def test_every_page_renders_in_both_languages(browser, app_url):
-    page = _open(browser, app_url)
+    page = _open(browser, app_url, width=1280)                 # a classroom projector's width: labels stay whole
     assert _visit_all(page, "en") == [p.slug for p in app_pages()]
     page.locator(".st-key-_w-lang button", has_text="中文").click()           # the sidebar's language switch
     page.locator("[data-testid=stSidebarNav] a", has_text=t("common.nav_quiz", "zh")).wait_for(timeout=30000)
