@@ -287,4 +287,7 @@ STRINGS = {
     "speed.ws_off": {"en": "not used: `{reason}`", "zh": "未使用：`{reason}`"},
     "speed.upload_too_big": {"en": "Over the limit: datasets are at most {cap} MiB.",
                              "zh": "超出上限：数据集最大 {cap} MiB。"},
+    # Streamlit's own words in the upload box, said again in the page's language (ui/speed.upload_css)
+    "speed.upload_button": {"en": "Upload", "zh": "上传"},
+    "speed.upload_limit": {"en": "{cap} MiB per file · JSON", "zh": "每个文件最大 {cap} MiB · JSON"},
 }

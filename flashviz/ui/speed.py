@@ -95,12 +95,20 @@ def upload_box(lang: str) -> None:
 def upload_css(lang: str) -> None:
     """A file over the widget's limit is refused in the browser, before the page sees it, with Streamlit's English
     "File must be 6.0MB or smaller" (kept for screen readers): show the reader's one limit, in the page's language,
-    next to the refused file instead."""
+    next to the refused file instead. The box's own "Upload" and "6MB per file • JSON" are drawn in the page's
+    language too, with the one limit the reader applies (the widget's words stay in the DOM for screen readers)."""
     from flashviz.bench.dataset import MAX_BYTES
-    text = t("speed.upload_too_big", lang, cap=f"{MAX_BYTES / 2**20:.0f}").replace("\\", "").replace('"', "'")
-    st.html(f'<style>.st-key-_w-{NS}-upload [data-testid="stFileChip"][aria-invalid="true"]::after '
-            f'{{content: "{text}"; color: var(--st-red-color, {P.VERMILLION}); font-size: 0.875rem; margin-left: 0.5rem;}}'
-            "</style>")
+    cap = f"{MAX_BYTES / 2**20:.0f}"
+    say = lambda key: t(key, lang, cap=cap).replace("\\", "").replace('"', "'")          # noqa: E731 (CSS text)
+    box = f".st-key-_w-{NS}-upload"
+    css = (f'{box} [data-testid="stFileChip"][aria-invalid="true"]::after {{content: "{say("speed.upload_too_big")}"; '
+           f'color: var(--st-red-color, {P.VERMILLION}); font-size: 0.875rem; margin-left: 0.5rem;}}')
+    button = f'{box} [data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p'
+    limit = f'{box} [data-testid="stFileUploaderDropzoneInstructions"] > div'
+    css += (f'{button}, {limit} > span {{font-size: 0;}} '
+            f'{button}::after {{content: "{say("speed.upload_button")}"; font-size: 1rem;}} '
+            f'{limit}::after {{content: "{say("speed.upload_limit")}"; font-size: 0.875rem;}}')
+    st.html(f"<style>{css}</style>")
 
 
 def _label(key: str, ds: dict, lang: str) -> str:

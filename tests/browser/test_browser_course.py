@@ -68,3 +68,23 @@ def test_a_file_over_the_limit_is_refused_in_the_page_language(browser, app_url,
         assert shown == '"' + t("speed.upload_too_big", "zh", cap=f"{MAX_BYTES / 2**20:.0f}") + '"'
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_upload_box_says_its_words_and_the_readers_limit_in_the_page_language(browser, app_url, lang):
+    """Streamlit writes "Upload" and "6MB per file • JSON" in English and names its widget's limit; the box shows
+    the page's language and the one limit the reader applies (ui/speed.upload_css), the widget's words hidden."""
+    from flashviz.bench.dataset import MAX_BYTES
+    page = _open(browser, app_url, f"speed?lang={lang}")
+    try:
+        box = page.locator(".st-key-_w-speed-upload")
+        box.wait_for(timeout=60000)
+        after = "e => [getComputedStyle(e, '::after').content, getComputedStyle(e).fontSize]"
+        button = box.locator("[data-testid=stFileUploaderDropzone] button [data-testid=stMarkdownContainer] p")
+        limit = box.locator("[data-testid=stFileUploaderDropzoneInstructions] > div")
+        assert button.evaluate(after) == [f'"{t("speed.upload_button", lang)}"', "0px"]
+        cap = f"{MAX_BYTES / 2**20:.0f}"
+        assert limit.evaluate(after)[0] == f'"{t("speed.upload_limit", lang, cap=cap)}"'
+        assert limit.locator("span").first.evaluate("e => getComputedStyle(e).fontSize") == "0px"
+    finally:
+        page.close()
