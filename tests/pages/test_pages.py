@@ -118,3 +118,19 @@ def test_no_chinese_page_opens_on_english_prose(slug):
     at = open_page(slug, lang="zh")
     clean(at)
     assert not english_on_a_chinese_page(at)
+
+
+def test_the_readmes_page_table_is_the_course():
+    """README's table of pages: every registered page, in the navigation's order, under its sidebar name and its
+    address; the quiz row's question count is the quiz's."""
+    import re
+    from pathlib import Path
+    from flashviz.ui.quiz import QUESTIONS
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| Page (address) |", 1)[1].split("\n\n", 1)[0]
+    rows = [re.match(r"\| (.+?) \((`[^)]*`)\) \| (.+) \|$", r) for r in table.splitlines()[2:]]
+    assert all(rows), table
+    assert [(m[1], m[2].split(", ")[-1]) for m in rows] == [
+        (t(p.title_key, "en"), f"`/{p.slug}`") for p in pages.PAGES]
+    quiz = next(m[3] for m in rows if m[2].endswith("`/quiz`"))
+    assert quiz.startswith(f"{len(QUESTIONS)} questions"), quiz
