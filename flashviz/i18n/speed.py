@@ -284,7 +284,7 @@ STRINGS = {
     "speed.ws_used": {"en": "used", "zh": "已使用"},
     "speed.ws_not_here": {"en": "active, but not chosen at this d, causal and N ({rules})",
                           "zh": "可用，但在这个 d、因果设置和 N 下未被选用（{rules}）"},
-    "speed.ws_off": {"en": "not used: `{reason}`", "zh": "未使用：`{reason}`"},
+    "speed.ws_off": {"en": "not used: {reason}", "zh": "未使用：{reason}"},          # reason: a code span
     "speed.upload_too_big": {"en": "Over the limit: datasets are at most {cap} MiB.",
                              "zh": "超出上限：数据集最大 {cap} MiB。"},
     # Streamlit's own words in the upload box, said again in the page's language (ui/speed.upload_css)

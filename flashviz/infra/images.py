@@ -25,6 +25,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from types import MappingProxyType
 
 from .errors import FlashvizError
 
@@ -44,11 +45,11 @@ class Why(str):
 
     def __new__(cls, text: str, code: str, values: dict | None = None):
         s = super().__new__(cls, text)
-        s.code, s.values = code, dict(values or {})
+        s.code, s.values = code, MappingProxyType(dict(values or {}))    # read-only: NO_BROWSER, HUNG are shared
         return s
 
     def __reduce__(self):
-        return Why, (str(self), self.code, self.values)
+        return Why, (str(self), self.code, dict(self.values))
 
 
 def _why(e: BaseException) -> Why | str:

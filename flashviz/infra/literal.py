@@ -3,6 +3,7 @@ quotes a file) shown as exactly those characters: Markdown, HTML or LaTeX in it 
 image (a tracking pixel), a colour or a formula on a classroom screen.
 
     st.caption(f"**GPU** · {literal.md(value)}")          # Streamlit Markdown (st.markdown, caption, info, ...)
+    t("export.why_start_failed", lang, detail=literal.code(err))   # the same, as one code span (a literal)
     dict(customdata=[literal.plotly(msg)], ...)          # Plotly titles, names, hover text
 """
 from __future__ import annotations
@@ -19,6 +20,12 @@ def md(text) -> str:
     form; line breaks become spaces (no headings, lists or quotes from a value's own lines)."""
     flat = " ".join(str(text).splitlines())
     return "".join("\\" + c if c in _PUNCT else c for c in flat)
+
+
+def code(text) -> str:
+    """`text` as one Markdown code span: shown verbatim in monospace; a backtick inside (which would end the span
+    early) becomes ', line breaks become spaces."""
+    return "`" + " ".join(str(text).replace("`", "'").splitlines()) + "`"
 
 
 def plotly(text) -> str:

@@ -106,14 +106,9 @@ def image_why(why: str, lang: str) -> str:
     code = getattr(why, "code", None)
     if code is None:
         return why
-    values = {k: image_why(v, lang) if getattr(v, "code", None) else _literal(v) if k in ("detail", "path") else v
-              for k, v in why.values.items()}
+    values = {k: image_why(v, lang) if getattr(v, "code", None) else literal.code(v) if k in ("detail", "path")
+              else v for k, v in why.values.items()}
     return t(f"export.why_{code}", lang, **values)
-
-
-def _literal(text: str) -> str:
-    """`text` as one markdown code span (a backtick inside would end it early)."""
-    return "`" + str(text).replace("`", "'") + "`"
 
 
 def export_menu(item: export.ChartExport, lang: str, *, key: str | None = None, popover: bool = True) -> None:

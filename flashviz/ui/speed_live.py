@@ -178,7 +178,7 @@ def kernel_line(n: int, d: int, causal: bool, dtype: str, lang: str, device: str
     elif s["active"]:
         why = t("speed.ws_not_here", lang, rules="; ".join(s["fast_uses_ws"]) or "—")
     else:
-        why = t("speed.ws_off", lang, reason=str(s["reason"]).replace("`", "'"))
+        why = t("speed.ws_off", lang, reason=literal.code(s["reason"]))
     return t("speed.kernel_line", lang, kernel=kernel, bm=bm, bn=bn, why=why)
 
 
