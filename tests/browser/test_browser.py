@@ -69,7 +69,10 @@ def _visit_all(page, lang: str) -> list[str]:
         no_exception(page)
         assert page.locator("[data-testid=stAlertContentError]").count() == 0, \
             page.locator("[data-testid=stAlertContentError]").first.inner_text()
-        assert not page.evaluate(CUT), (url_path, lang, page.evaluate(CUT))      # no label cut to "…"
+        try:                                                    # no label cut to "…", once the layout settles
+            page.wait_for_function(f"() => ({CUT})().length === 0", timeout=15000)
+        except Exception:
+            raise AssertionError((url_path, lang, page.evaluate(CUT))) from None
         heading = page.locator("h1").first.inner_text()                         # waited for above
         if lang == "zh":
             assert any("\u4e00" <= c <= "\u9fff" for c in heading), heading       # a Chinese title

@@ -79,9 +79,9 @@ def reasons(monkeypatch) -> dict[str, images.Why]:
     out["retry, from status()"] = images.status()[1]
 
     images._state.update(error=None, retry_at=0.0)
-    monkeypatch.setattr(images, "IMAGE_TIMEOUT_S", 0.2)
-    for name, err, alive in (("timeout", None, True), ("render_failed", ValueError("bad figure"), True),
-                             ("restarted", ValueError("target closed"), False)):
+    for name, err, alive, limit in (("timeout", None, True, 0.2), ("render_failed", ValueError("bad figure"), True, 30),
+                                    ("restarted", ValueError("target closed"), False, 30)):
+        monkeypatch.setattr(images, "IMAGE_TIMEOUT_S", limit)     # a refusal comes at once, however busy the machine
         r = fake_renderer(err, alive=alive)
         monkeypatch.setattr(images, "_get", lambda r=r: r)
         with pytest.raises(images.ImageFailed) as e:
