@@ -22,6 +22,7 @@ WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02c.json"
 WS_D128_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-2026-12-02c.json"   # early / first, prefetch 2
 WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02d.json"
 WS_D64_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-d64-2026-12-02.json"   # early / first, prefetch 2
+WS_EXP = "assets/benchmarks/tune/nvidia-h200-backward-ws-exp-d{d}-2026-12-05.json"   # ws_bwd.EXP_MODES, the launch's
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-02.json"   # with WS_BWD's launches
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
@@ -72,6 +73,14 @@ def _orders(f: dict) -> list:
     return [tune_name(f, early=True), tune_name({**f, "dq_first": True})]
 
 
+def _exp_claim(d: int, f: dict):
+    """P^T's exponentials all on MUFU.EX2 as soon as S^T is done (exp_mode "mufu", the name without "exp=") no
+    slower (geometric mean, within 1 %) than issuing them late or half as a cubic on the FMA pipe (ws_bwd.EXP_MODES)."""
+    others = [f"{tune_name(f)} exp={e}" for e in ("late", "poly", "late-poly")]
+    return Faster(WS_EXP.format(d=d), dict(name=tune_name(f)), dict(name=others), dict(d=d), within=1.01,
+                  geomean=True)
+
+
 def _orders_claim(d: int, f: dict):
     """dQ's MMAs early or first no faster (within 1 %) than the launch's order, timed at the launch's prefetch 2 in
     their own runs (WS_D128_ORDERS, WS_D64_ORDERS): at prefetch 0, WS_D128's run timed "first" and WS_D64's "early"
@@ -83,13 +92,14 @@ def _orders_claim(d: int, f: dict):
 WS_BWD_LAUNCHES = tuple(
     Launch("ws_bwd", "dense", dims(d), ANY, f, "the fastest ws tiles timed (geometric mean, within 1 %); the row "
            "statistics loaded with Q_i and dO_i faster than at each block's start or a block ahead in registers; dQ's "
-           "MMAs early (behind dK's) or first (before dK's, FlashAttention-3's order) no faster (within 1 %)",
+           "MMAs early (behind dK's) or first (before dK's, FlashAttention-3's order) no faster (within 1 %); "
+           "the exponentials on MUFU as soon as S^T is done no slower than any other EXP_MODES order (within 1 %)",
            (Fastest(file, dict(name=tune_name(f)), dict(name="ws(*", dq_adds=True), dict(d=d), within=1.01,
                     geomean=True),
             Faster(file, dict(name=tune_name(f)),
                    dict(name=[tune_name({**f, "prefetch": 0}), tune_name({**f, "prefetch": 1})]), dict(d=d),
                    geomean=True),
-            _orders_claim(d, f)))
+            _orders_claim(d, f), _exp_claim(d, f)))
     for d, file in ((64, WS_D64), (128, WS_D128)) for f in (WS_BWD[d],))
 
 _FIT = "untuned: sized to fit shared memory"

@@ -63,7 +63,8 @@ FRAG_TILES = {"frag": (64, 128), "rows-frag": (128, 64)}     # (block_m, d): the
 # exp_mode -> the kernel's EXP (kernels/_ws_bwd_exp.py): how P^T's exponentials issue. "mufu" all on MUFU.EX2 as
 # soon as S^T is done; "late" the same after dP^T is done too (dS's multiplies can sit between them); "poly" half of
 # them (one column of each pair a thread holds) as a cubic on the FMA pipe, off the SFU's queue; "late-poly" both.
-# "mufu" stays the default: none of the others was faster when tools.tune_backward timed them (H200), not recorded yet
+# "mufu" stays the default: none of the others was faster in geometric mean over N and causal (H200, triton 3.6;
+# backward_table.WS_EXP's files, checked by the launch rows' claims)
 EXP_MODES = {"mufu": 0, "late": 1, "poly": 2, "late-poly": 3}
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
