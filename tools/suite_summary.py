@@ -7,7 +7,7 @@ FLASHVIZ_UNVERIFIED=1 lets the Gluon kernels, the fused backward and the timelin
 yet, so the suite tests them there (without it they fall back and their GPU tests skip or test the fallback). The
 summary goes to assets/verified/<gpu>-triton-<version>.json (flashviz.bench.evidence.SUITE_FIELDS: versions, the
 suite command, passed / failed / skipped / errors, commit, date); a row
-    Verified("ws-forward", "3.9.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.9.0.json")),
+    Verified("ws-forward", "3.10.", (9, 0), Suite("assets/verified/nvidia-h200-triton-3.10.0.json")),
 in kernels/gates.py then widens the gate, and tests/kernels/test_dispatch_evidence.py checks the file (nothing failed).
 """
 from __future__ import annotations

@@ -35,7 +35,7 @@ def test_status_here_is_inactive_with_a_reason():
         assert ("interpreter" in st["reason"]) or ("not a version" in st["reason"])
 
 
-@pytest.mark.parametrize("version", ["3.7.0", "3.9.0", "3.5.1", "3.60.0", "not installed"])
+@pytest.mark.parametrize("version", ["3.7.0", "3.10.0", "3.5.1", "3.60.0", "not installed"])
 def test_unverified_triton_is_refused(monkeypatch, version):
     _pretend_hopper(monkeypatch, version=version)
     st = ws.status()
@@ -57,11 +57,11 @@ def test_hopper_with_verified_triton_is_active_or_says_why(monkeypatch):
 
 
 def test_explicit_ws_raises_unavailable_with_the_reason(monkeypatch):
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.10.0")
     q, k, v = _qkv()
-    with pytest.raises(fk.KernelUnavailable, match="3.9.0"):
+    with pytest.raises(fk.KernelUnavailable, match="3.10.0"):
         fk.attention(q, k, v, impl="ws")
-    with pytest.raises(fk.KernelUnavailable, match="3.9.0"):
+    with pytest.raises(fk.KernelUnavailable, match="3.10.0"):
         fk.attention_with_lse(q, k, v, impl="ws")
 
 
@@ -120,16 +120,16 @@ def test_gluon_failure_falls_back_once_and_is_reported(monkeypatch):
 
 def test_provenance_carries_ws_status(monkeypatch):
     from flashviz.bench import provenance
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.10.0")
     f = provenance.ws_fields()
-    assert f["ws_status"].startswith("inactive: triton 3.9.0")
+    assert f["ws_status"].startswith("inactive: triton 3.10.0")
     from flashviz_kernels import gates
     assert f["ws_verified_triton"] == ", ".join(map(gates.version_label, gates.versions("ws-forward")))
     assert f["ws_verified_triton"].startswith("3.6.x") and f["fast_uses_ws"]
     assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
     assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert (f["ws_pingpong"], f["ws_half"]) == (ws.status()["pingpong"], ws.status()["half"])
-    assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.9: not verified
+    assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
     assert p["ws_status"] == f["ws_status"]

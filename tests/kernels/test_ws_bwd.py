@@ -74,7 +74,7 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setitem(ws_bwd._failed, "reason", None)
     assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_80"
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))    # an unverified triton: the
-    pretend_hopper(monkeypatch, version="3.9.0")                                    # Triton gates say no too
+    pretend_hopper(monkeypatch, version="3.10.0")                                    # Triton gates say no too
     assert backward_pick.backward_label() == "auto: reference (7 matmuls) on sm_90"
 
 
@@ -170,12 +170,13 @@ def test_ws_kind_reasons(monkeypatch):
 
 def test_ws_status_reason_is_its_own_gate(monkeypatch):
     """The ws backward's reason names its own gate (kernels/gates.py "ws-backward"): on a triton no row verifies, the
-    backward's sentence; 3.7.1 and 3.8 verify both Gluon kernels since 4000139 (its own suite file on 3.7.1)."""
+    backward's sentence; 3.7.1 and 3.8 verify both Gluon kernels since 4000139 (its own suite file on 3.7.1), 3.9
+    since its suites at 99a4182."""
     from flashviz_kernels import gates
-    monkeypatch.setattr(ws, "triton_version", lambda: "3.9.0")
+    monkeypatch.setattr(ws, "triton_version", lambda: "3.10.0")
     q = torch.zeros(1, 1, 8, 64, dtype=torch.float16)
-    assert "triton 3.9.0 is not a version the Gluon backward was verified on" in ws_bwd.supported(q)
-    assert gates.versions("ws-backward") == ("3.6.", "3.7.1", "3.8.")
+    assert "triton 3.10.0 is not a version the Gluon backward was verified on" in ws_bwd.supported(q)
+    assert gates.versions("ws-backward") == ("3.6.", "3.7.1", "3.8.", "3.9.")
     assert gates.why_not("ws-backward", "3.7.1", (9, 0)) is None and gates.why_not("fused-backward", "3.7.1", (9, 0))
 
 
