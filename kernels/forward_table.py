@@ -37,6 +37,8 @@ PINGPONG_W = "assets/benchmarks/tune/nvidia-h200-window-pingpong-{}-2026-12-03.t
 HALF_W = "assets/benchmarks/tune/nvidia-h200-window-half-{}-2026-12-03.txt"   # timed under triton 3.8.0 only
 OVERLAP_D64 = "assets/benchmarks/tune/nvidia-h200-ws-overlap-d64-2026-12-03.json"   # FA4's d=64 mix, 8 rounds
 OVERLAP_D64_38 = "assets/benchmarks/tune/nvidia-h200-ws-overlap-d64-triton38-2026-12-03.json"   # the same, 3.8.0
+PP_D128_38 = "assets/benchmarks/tune/nvidia-h200-ws-overlap-d128-triton38-2026-12-05.json"    # non-causal, 3.8.0
+PERS_D128_38 = "assets/benchmarks/tune/nvidia-h200-ws-persistent-d128-triton38-2026-12-05.json"   # the same, both
 
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
 GATES = {"ws": "ws-forward"}
@@ -92,7 +94,8 @@ def _ws(block_n, stages, overlap, pingpong, persistent, consumers):
 
 _D64 = _ws(128, 2, True, True, False, 3)           # FA4's sm90 d=64 mix: 2 stages, OVERLAP, PINGPONG over three
 _D64_BAND = dict(stages=3, pingpong=False)         # the d=64 band and ALiBi rows keep the schedule they were timed with
-_D128 = _ws(128, 2, True, False, True, 2)
+_D128 = _ws(128, 2, True, True, True, 2)            # PINGPONG since 2026-12-05: faster under triton 3.8 (claims)
+_D128_TIMED = dict(_D128, pingpong=False)           # the schedule OVERLAP's 3.6 run timed OVERLAP and persistence in
 _D128C = _ws(128, 2, True, True, False, 2)
 
 
@@ -113,6 +116,18 @@ def _fa4_mix(causal):
             Fastest(OVERLAP_D64, mix, three, where, within=1.01, geomean=True), on_38)
 
 
+def _d128_claims():
+    """d = 128, non-causal: OVERLAP and persistence as 3.6's OVERLAP run timed them (without PINGPONG); PINGPONG
+    against the same launch without it under 3.8, in two runs (PP_D128_38's rows name persistent None: the table's,
+    persistent; PERS_D128_38 times both)."""
+    where, pp = dict(d=128, causal=False), {k: v for k, v in _D128.items() if k != "persistent"}
+    return (_overlap_on(_D128_TIMED, 128, False, 0.98),
+            Faster(OVERLAP, _D128_TIMED, dict(_D128_TIMED, persistent=False), where),
+            Faster(PP_D128_38, pp, dict(pp, pingpong=False), where),
+            Faster(PERS_D128_38, _D128, dict(_D128, pingpong=False), where),
+            Faster(PERS_D128_38, _D128, dict(_D128, persistent=False), where))
+
+
 def _nc3(causal):
     return Faster(NC3, dict(consumers=3, block_n=128, stages=3, overlap=False, pingpong=False), dict(consumers=2),
                   dict(d=64, causal=causal), within=0.93)
@@ -126,9 +141,11 @@ WS_LAUNCHES = (
     Launch("ws", "dense", dims(64), True, _D64, "three consumers at least 7 % faster than two; FA4's mix (2 stages, "
            "OVERLAP, PINGPONG) the fastest of six schedules in geometric mean; under triton 3.8 faster than the "
            "3-stage row without PINGPONG in every cell", (_nc3(True),) + _fa4_mix(True)),
-    Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N; persistent faster than "
-           "one tile per program", (_overlap_on(_D128, 128, False, 0.98),
-                                    Faster(OVERLAP, _D128, dict(_D128, persistent=False), dict(d=128, causal=False)))),
+    Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N and persistent faster "
+           "than one tile per program (timed without PINGPONG, triton 3.6); PINGPONG faster than without in every "
+           "cell of two runs under triton 3.8 (what a fresh install gets), persistent still faster there. 3.6's run, "
+           "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG 2 % slower in geometric mean",
+           _d128_claims()),
     Launch("ws", "dense", dims(128), True, _D128C, "OVERLAP at least 2 % faster at every N; with PINGPONG, one tile "
            "per program", (_overlap_on(_D128C, 128, True, 0.98),
                            Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
