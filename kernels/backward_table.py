@@ -22,7 +22,7 @@ WS_D128 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02c.json"
 WS_D128_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-2026-12-02c.json"   # early / first, prefetch 2
 WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02d.json"
 WS_D64_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-d64-2026-12-02.json"   # early / first, prefetch 2
-WS_EXP = "assets/benchmarks/tune/nvidia-h200-backward-ws-exp-d{d}-2026-12-05.json"   # ws_bwd.EXP_MODES, the launch's
+WS_EXP = "assets/benchmarks/tune/nvidia-h200-backward-ws-exp-d{d}-2026-12-05.json"   # ws_bwd.EXP_MODES at WS_BWD
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-02.json"   # with WS_BWD's launches
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
