@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
 #   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~49 MB)
+#   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
+#                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
 #   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), the ptxas it does not
@@ -18,23 +20,33 @@ trap 'rm -rf "$TMP"' EXIT
 case "${1:-}" in
 triton)
     v=${2:?triton version, e.g. 3.8.0}
+    full=${3:-}
     $PIP "triton==$v" -d "$TMP"
     python3 -m zipfile -e "$TMP"/triton-"$v"-*.whl "$TMP/x"
     cd "$TMP/x"
     # the ptxas triton does not run for sm_90: from 3.9 it runs its CUDA 13 one (bin/ptxas-blackwell) there too
     unused=ptxas-blackwell
     [ "$(printf '%s\n' 3.9.0 "$v" | sort -V | head -1)" = 3.9.0 ] && unused=ptxas
-    rm -rf triton/backends/amd triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so \
-        triton/include triton/plugins \
+    [ -n "$full" ] || rm -rf triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so
+    rm -rf triton/backends/amd triton/include triton/plugins \
         "triton/backends/nvidia/bin/$unused" triton/backends/nvidia/bin/nvdisasm \
         triton/backends/nvidia/bin/cuobjdump
     sed -i '/^amd *=/d' "triton-$v.dist-info/entry_points.txt"
     strip --strip-unneeded triton/_C/libtriton.so
     chmod +x triton/backends/nvidia/bin/*
     out="$ROOT/.whl/t$(echo "$v" | cut -d. -f1,2 | tr -d .)"
-    mkdir -p "$out"
-    tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$out/triton-$v.tar.xz"
-    ls -la "$out" ;;
+    if [ -z "$full" ]; then
+        mkdir -p "$out"
+        tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$out/triton-$v.tar.xz"
+        ls -la "$out"
+    else                                 # env.sh: fv_stash "$out"f1 in one call, fv_triton_parts "$out"f2 in the next
+        mkdir -p "${out}f1" "${out}f2"
+        tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$TMP/triton-$v.tar.xz"
+        (cd "$TMP" && split -b 48M "triton-$v.tar.xz" "triton-$v.tar.xz.")
+        mv "$TMP/triton-$v.tar.xz.aa" "${out}f1/"
+        mv "$TMP/triton-$v.tar.xz.ab" "${out}f2/"
+        ls -la "${out}f1" "${out}f2"
+    fi ;;
 fa4)
     $PIP flash-attn-4==4.0.0b36 nvidia-cutlass-dsl==4.8.1 nvidia-cutlass-dsl-libs-base==4.8.1 \
         nvidia-cutlass-dsl-libs-core==4.8.1 nvidia-cutlass-dsl-libs-cu13==4.8.1 "apache-tvm-ffi<0.2,>=0.1.11" \
@@ -53,6 +65,6 @@ app)
         itsdangerous watchdog jsonschema referencing rpds-py jsonschema-specifications
     ls -la "$ROOT/.whl/app" ;;
 *)
-    echo "usage: $0 triton VERSION | fa4 | app" >&2
+    echo "usage: $0 triton VERSION [full] | fa4 | app" >&2
     exit 2 ;;
 esac
