@@ -33,7 +33,7 @@ def _usage(cubin: bytes, cuobjdump: str) -> str:
     return f"regs {m.group(1)} stack {m.group(2)} B" if m else "usage unknown"
 
 
-def _ptxas(bindir: str) -> str:
+def ptxas_sm90(bindir: str) -> str:
     """The ptxas triton itself runs for sm_90: from 3.9 its CUDA 13 one (bin/ptxas-blackwell; the legacy bin/ptxas,
     CUDA 12.9, refuses 3.9's PTX 9.4), before that bin/ptxas."""
     try:
@@ -49,7 +49,7 @@ def _ws_report(k, bindir: str) -> str:
         ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(ptx, "w") as f:
             f.write(k.asm["ptx"])
-        v = subprocess.run([_ptxas(bindir), "-v", "--gpu-name", "sm_90a", ptx, "-o", cubin],
+        v = subprocess.run([ptxas_sm90(bindir), "-v", "--gpu-name", "sm_90a", ptx, "-o", cubin],
                            capture_output=True, text=True)
         sass = subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], capture_output=True,
                               text=True).stdout

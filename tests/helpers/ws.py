@@ -2,12 +2,13 @@
 interpreter), and the lines of a compile script that report ptxas's register use and spills."""
 
 
-# The lines of a COMPILE script after `k = compile_...`: ptxas -v on k's PTX (spills)
-PTXAS = """ptx = k.asm["ptx"]
+# The lines of a COMPILE script after `k = compile_...`: ptxas -v on k's PTX (spills), with the ptxas triton runs
+PTXAS = """from tools.compile_check import ptxas_sm90
+ptx = k.asm["ptx"]
 bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 with tempfile.TemporaryDirectory() as tmp:
     open(os.path.join(tmp, "k.ptx"), "w").write(ptx)
-    v = subprocess.run([os.path.join(bindir, "ptxas"), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
+    v = subprocess.run([ptxas_sm90(bindir), "-v", "--gpu-name", "sm_90a", os.path.join(tmp, "k.ptx"),
                         "-o", os.path.join(tmp, "k.cubin")], capture_output=True, text=True).stderr
 spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
 """

@@ -160,7 +160,9 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 # ws-forward suites passed with it on 3.6.0 / 3.7.1 / 3.8.0 (assets/verified/*-ws-forward.json name their commits);
 # the window launch ran faster with it (assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03.json, against the
 # kernel before it timed in the same H200 run, which no committed file holds)
-PTXAS_SPILL_BYTES = {"3.8.": 64, "3.6.": 32, "3.7.": 32}
+# 3.9's code generation spills up to 56 B in the d = 64 launches (assets/benchmarks/tune/
+# cpu-sm90-compile-triton38-vs-39-2026-12-05.txt); its ws-forward suite passed whole on the H200 with them
+PTXAS_SPILL_BYTES = {"3.8.": 64, "3.9.": 64, "3.6.": 32, "3.7.": 32}
 
 
 @pytest.mark.parametrize("persistent", [False, True])
@@ -226,8 +228,9 @@ def test_half_compiles_for_sm90(d, nc, persistent, window, half):
     import os
     import subprocess
     import sys
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}")
+    from flashviz_kernels import gates
+    if not any(ws.triton_version().startswith(p) for p in gates.versions("ws-half")):       # HALF's own gate
+        pytest.skip(f"installed triton {ws.triton_version()} is not one HALF was verified on")
     env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     code = HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window, half=half)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
