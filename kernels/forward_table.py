@@ -144,7 +144,7 @@ WS_LAUNCHES = (
     Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N and persistent faster "
            "than one tile per program (timed without PINGPONG, triton 3.6); PINGPONG faster than without in every "
            "cell of two runs under triton 3.8 (what a fresh install gets), persistent still faster there. 3.6's run, "
-           "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG 2 % slower in geometric mean",
+           "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG slower in geometric mean",
            _d128_claims()),
     Launch("ws", "dense", dims(128), True, _D128C, "OVERLAP at least 2 % faster at every N; with PINGPONG, one tile "
            "per program", (_overlap_on(_D128C, 128, True, 0.98),

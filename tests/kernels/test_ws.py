@@ -160,7 +160,7 @@ print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(
 # ws-forward suites passed with it on 3.6.0 / 3.7.1 / 3.8.0 (assets/verified/*-ws-forward.json name their commits);
 # the window launch ran faster with it (assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03.json, against the
 # kernel before it timed in the same H200 run, which no committed file holds)
-# 3.9's code generation spills up to 56 B in the d = 64 launches (assets/benchmarks/tune/
+# 3.9's code generation spills in the d = 64 launches (assets/benchmarks/tune/
 # cpu-sm90-compile-triton38-vs-39-2026-12-05.txt); its ws-forward suite passed whole on the H200 with them
 PTXAS_SPILL_BYTES = {"3.8.": 64, "3.9.": 64, "3.6.": 32, "3.7.": 32}
 

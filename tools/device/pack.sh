@@ -35,13 +35,13 @@ triton)
     strip --strip-unneeded triton/_C/libtriton.so
     chmod +x triton/backends/nvidia/bin/*
     out="$ROOT/.whl/t$(echo "$v" | cut -d. -f1,2 | tr -d .)"
+    tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$TMP/triton-$v.tar.xz"
     if [ -z "$full" ]; then
         mkdir -p "$out"
-        tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$out/triton-$v.tar.xz"
+        mv "$TMP/triton-$v.tar.xz" "$out/"
         ls -la "$out"
     else                                 # env.sh: fv_stash "$out"f1 in one call, fv_triton_parts "$out"f2 in the next
         mkdir -p "${out}f1" "${out}f2"
-        tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$TMP/triton-$v.tar.xz"
         (cd "$TMP" && split -b 48M "triton-$v.tar.xz" "triton-$v.tar.xz.")
         mv "$TMP/triton-$v.tar.xz.aa" "${out}f1/"
         mv "$TMP/triton-$v.tar.xz.ab" "${out}f2/"
