@@ -503,13 +503,19 @@ def test_ws_backward_with_mask_tables_compiles_for_sm90(d, dtype):
     assert table["ptxas_spills"][0] <= SPILL_BOUND_TABLE and plain["ptxas_spills"][0] <= SPILL_BOUND_DEFAULT
 
 
+# the least the held build spills per triton (B per thread): 3.9's code generation spills far less there than 3.6-3.8
+# did, yet still at least four times the started build (the page's history, told with 3.6's file, stays true)
+HELD_SPILL_MIN = {"3.9.": 64}
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_row_statistics_in_registers_spill_at_d128(causal):
     """What the Backward page says: holding lse and delta in registers through the softmax makes ptxas spill at
     d = 128 (572-688 B per thread with triton 3.6); starting the accumulators from them leaves a fraction."""
     held = _compiled(128, causal, "fp16", "tma2", acc=False, prefetch=0, stages=2)["ptxas_spills"][0]   # as the
     started = _compiled(128, causal, "fp16", "tma2", acc=True, prefetch=0, stages=2)["ptxas_spills"][0]  # page's file
-    assert held >= 512 and started * 4 <= held, (held, started)
+    least = next((b for v, b in HELD_SPILL_MIN.items() if ws.triton_version().startswith(v)), 512)
+    assert held >= least and started * 4 <= held, (held, started)
 
 
 @pytest.mark.parametrize("mode,d,causal,dtype", [
