@@ -39,8 +39,8 @@ VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon k
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          PINGPONG_ENV, consumers_default, half_default, half_runs, overlap_default,
-                          persistent_default, pingpong_default, schedule)
+                          PINGPONG_ENV, WIDE_BN, consumers_default, half_default, half_runs,
+                          overlap_default, persistent_default, pingpong_default, schedule, tile_problem)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -226,22 +226,23 @@ def fast_should_use(q, k, causal: bool, window: bool = False, alibi: bool = Fals
 def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool = False,
                 docs: bool = False, alibi: bool = False) -> tuple[int, int, int, int]:
     """(block_m, block_n, num_warps, num_stages); num_warps is per consumer warpgroup and always 4; block_m
-    64 x consumers_default unless given (window / docs / alibi: a causal window's, packed documents' or ALiBi's
-    launch, whose table rows may set their own stages)."""
+    64 x consumers_default unless given (128 with block_n WIDE_BN: two consumers only) (window / docs / alibi: a
+    causal window's, packed documents' or ALiBi's launch, whose table rows may set their own stages)."""
     d = q.shape[3]
     if d not in HEAD_DIMS:
         raise KernelUnavailable(f"the Gluon kernel takes head dim d in {HEAD_DIMS}, not {d}")
     s = schedule(d, causal, window=window, docs=docs, alibi=alibi)
-    bm = 64 * consumers_default(d, causal, window, docs=docs) if block_m is None else block_m
     bn = s["block_n"] if block_n is None else block_n
-    _check_tile(bm, bn)
+    bm = (128 if bn == WIDE_BN else 64 * consumers_default(d, causal, window, docs=docs)) if block_m is None \
+        else block_m
+    _check_tile(bm, bn, d)
     return bm, bn, 4, s["stages"]
 
 
-def _check_tile(bm, bn) -> None:
-    if bm not in (128, 192) or bn not in (64, 128):
-        raise KernelInputError(f"the ws kernel runs block_m = 128 or 192 (two or three warpgroups x 64 rows) and "
-                               f"block_n 64 or 128; got {bm} x {bn}")
+def _check_tile(bm, bn, d) -> None:
+    why = tile_problem(bm, bn, d)
+    if why:
+        raise KernelInputError(why)
 
 
 @functools.lru_cache(maxsize=None)
@@ -337,14 +338,16 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     included). persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid
     size (default the SM count) and the head group (default head_group()). half None: half_default() (HALF_ENV,
     else the table; kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where
-    half=True raises KernelUnavailable. HALF runs in causal launches only."""
+    half=True raises KernelUnavailable. HALF runs in causal launches only. block_n is 64 or 128, or WIDE_BN (256)
+    at d = 64 with block_m 128: there without ALiBi or HALF, and OVERLAP off unless passed (ws_schedule's WIDE_BN
+    says why)."""
     import torch
     why = unsupported(q)
     if why:
         raise KernelUnavailable(f"impl='ws' cannot run here: {why}")
     if num_warps != 4:
         raise KernelInputError(f"the ws kernel runs 4 warps per consumer warpgroup; got num_warps = {num_warps}")
-    _check_tile(block_m, block_n)
+    _check_tile(block_m, block_n, q.shape[3])
     nc = block_m // 64
     if not 2 <= num_stages <= 4:
         raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
@@ -367,11 +370,14 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     pers = persistent_default(d, causal, window_left >= 0, docs=rowb is not None) if persistent is None \
         else bool(persistent)
     ov = overlap if overlap is not None else overlap_default(d, causal, alibi_slopes is not None, consumers=nc,
-                                                             persistent=pers, window=band)
+                                                             persistent=pers, window=band, block_n=block_n)
     pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None, alibi=alibi_slopes is not None) \
         if pingpong is None else pingpong
     hf = half_default(d, causal, window_left >= 0, docs=rowb is not None) if half is None else bool(half)
-    hf = hf and bool(causal)                          # HALF's half steps are a causal edge's (or a window's)
+    if block_n == WIDE_BN and (half or alibi_slopes is not None):   # ALiBi's key terms spill there (compile file)
+        raise KernelInputError(f"block_n = {WIDE_BN} runs without ALiBi and HALF (half edge tiles); got "
+                               f"alibi_slopes={'set' if alibi_slopes is not None else None}, half={half}")
+    hf = hf and bool(causal) and block_n != WIDE_BN   # HALF's half steps are a causal edge's (or a window's)
     why_half = gate_reason(HALF_GATE) if hf else None
     if why_half and half:
         raise KernelUnavailable(f"half=True (HALF, half edge tiles) cannot run here: {why_half}")

@@ -19,6 +19,23 @@ HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) o
                                            # does not pass half (only where kernels/gates.py's "ws-half" rows let it)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
+# block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
+# 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
+# take 128 of its 240 registers: OVERLAP's second score tile spills, as do ALiBi's terms under triton 3.8; three
+# consumers' 160 fail ptxas, and d = 128's K/V ring outgrows shared memory (what ptxas made of each: assets/
+# benchmarks/tune/cpu-sm90-compile-wide-2026-12-05.txt)
+WIDE_BN = 256
+
+
+def tile_problem(block_m: int, block_n: int, d: int) -> str | None:
+    """Why the ws forward cannot run this (block_m, block_n) at head dim d (None: it can): 2 or 3 consumer
+    warpgroups x 64 rows by 64 or 128 keys, and 128 x WIDE_BN at d = 64."""
+    if block_m in (128, 192) and block_n in (64, 128):
+        return None
+    if (block_m, block_n, d) == (128, WIDE_BN, 64):
+        return None
+    return (f"the ws kernel runs block_m = 128 or 192 (two or three warpgroups x 64 rows) and block_n 64 or 128, or "
+            f"128 x {WIDE_BN} at d = 64; got {block_m} x {block_n} at d = {d}")
 
 
 def schedule(d: int, causal: bool, *, window: bool = False, docs: bool = False, alibi: bool = False) -> dict:
@@ -70,13 +87,13 @@ def persistent_default(d: int, causal: bool, window: bool = False, *, docs: bool
 
 
 def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int = 2, persistent: bool = False,
-                    window: bool = False) -> bool:
+                    window: bool = False, block_n: int = 128) -> bool:
     """OVERLAP for a launch that does not say: OVERLAP_ENV when set (1 or 0), else the forward table's (ALiBi's row
     where it has one; windows keep their (d, causal) row's); never at three consumers walking tiles persistently or
-    a window: their 160 registers spill with it (tools/compile_check.py --ws shows the bytes)."""
+    a window, nor at block_n = WIDE_BN: their registers spill with it (tools/compile_check.py --ws shows the bytes)."""
     env = env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
     if env is None:
-        if consumers == 3 and (persistent or window):
+        if consumers == 3 and (persistent or window) or block_n == WIDE_BN:
             return False
         return schedule(d, causal, alibi=alibi)["overlap"]
     return env == "1"

@@ -8,8 +8,9 @@ number of wgmma instructions and whether the dQ reduce-add became a TMA reductio
 Use the triton version of the GPU machine to see what it will compile (a venv per version; PLATFORM.md). It
 catches compile errors and the worst-spilling tiles before any device time is spent.
 --ws: every (consumers, d, causal, causal window, causal ALiBi, packed documents, persistent) of the ws kernel at
-the forward table's switches: ptxas -v's spill bytes, the launch registers, and per setmaxnreg budget the
-registers the SASS uses under it.
+the forward table's switches (or --block-n, --stages, --overlap): ptxas -v's spill bytes, the launch registers, and
+per setmaxnreg budget the registers the SASS uses under it; a tile ws.forward refuses (ws.tile_problem) is compiled
+all the same and marked, so its spills show why.
 --ws-bwd: the Gluon ws backward (kernels/ws_bwd.py) at d in --ws-d, causal off/on, --dtype (both: fp16 and bf16) at
 the backward table's launch (or --block-m / --stages / --dq-split; "rows": block_m 128), per --dq-mode (default:
 "split", "tma", "tma2"), with the prefetch a launch in that mode runs (or --prefetch); a combination the backward
@@ -44,7 +45,9 @@ def ptxas_sm90(bindir: str) -> str:
 
 
 def _ws_report(k, bindir: str) -> str:
-    """ptxas -v on the kernel's PTX (spills), the launch registers and the highest register in the SASS."""
+    """ptxas -v on the kernel's PTX (spills), the launch registers, the highest register in the SASS, and the
+    warpgroup waits ptxas added (SASS WARPGROUP.DEPBAR beyond the PTX's wgmma.wait_group: a wait the source did not
+    ask for, e.g. before an MMA chain whose registers it must first settle)."""
     with tempfile.TemporaryDirectory() as tmp:
         ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(ptx, "w") as f:
@@ -55,9 +58,11 @@ def _ws_report(k, bindir: str) -> str:
                               text=True).stdout
     spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", v.stderr)
     used = re.search(r"Used (\d+) registers", v.stderr)
+    added = sass.count("WARPGROUP.DEPBAR") - k.asm["ptx"].count("wgmma.wait_group")
     return (f"regs {used.group(1) if used else '?'} (launch), used per setmaxnreg budget {_per_budget(sass)}, "
             f"spill stores {spill.group(1) if spill else '?'} B loads {spill.group(2) if spill else '?'} B, "
-            f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma, {_sass_mix(sass)}")
+            f"shared {k.metadata.shared} B, {k.asm['ptx'].count('wgmma.mma_async')} wgmma, {_sass_mix(sass)}, "
+            f"waits ptxas added {added}")
 
 
 def _sass_mix(sass: str) -> str:
@@ -175,9 +180,12 @@ def ws_main(args):
                                                                         (False, True)):
         bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]                  # the forward table's dense row
         bn, stages = args.block_n or bn, args.stages or stages
-        ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window or docs)  # as forward
+        ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window or docs,  # as forward
+                                block_n=bn) if args.overlap is None else bool(args.overlap)
         name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} docs={int(docs)} " \
                f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}:"
+        if ws.tile_problem(64 * nc, bn, d):             # compiled all the same: the spills say why it is refused
+            name += " (ws.forward refuses this tile)"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
         if need > ws.SMEM_BYTES:
             print(f"{name} skipped: needs {need} B of shared memory", flush=True)
@@ -219,6 +227,8 @@ def main(argv=None):
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")
     ap.add_argument("--stages", type=int, default=None, help="--ws: instead of CONFIGS' stages")
+    ap.add_argument("--overlap", type=int, default=None, choices=[0, 1],
+                    help="--ws: OVERLAP off / on instead of the launch's default (ws.overlap_default)")
     ap.add_argument("--d", type=int, default=128)
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "bf16", "fp32", "both"],
                     help="--ws-bwd: both = fp16 and bf16")

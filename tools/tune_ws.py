@@ -8,7 +8,8 @@ the same run.
 to try, "auto" = ws.head_group), --rounds repeats the candidates interleaved (to see the run-to-run spread),
 and a summary per cell ends the output (--json writes it too). --consumers runs each candidate with 2 and/or 3
 consumer warpgroups (block_m 128 / 192); --variants consumers times NC=2 at the forward table's switches against
-NC=3 at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule).
+NC=3 at NC3_CANDIDATES (the summary gives each NC=3 row's ms over the fastest NC=2 of its cell and schedule);
+--variants wide the table's row against 128 x 256 tiles (WIDE_CANDIDATES, d = 64).
 A winner becomes a row of kernels/forward_table.py (WS_LAUNCHES, or ROUTES for where fast runs ws) whose claim
 names the --json file kept under assets/benchmarks/tune/; tests/kernels/test_dispatch_evidence.py checks it there.
 """
@@ -41,6 +42,11 @@ OVERLAP_CANDIDATES = {64: [(3, (128, 3, False, False)), (3, (128, 3, True, False
                             (2, (128, 2, True, False)), (2, (128, 3, True, True)), (2, (128, 3, True, False)),
                             (2, (128, 3, False, True))]}
 
+# d -> (NC, (block_n, stages, OVERLAP, PINGPONG)) for --variants wide: 128 x 256 tiles (ws.WIDE_BN; d = 64 only,
+# without OVERLAP: ws_schedule's comment says why) against the table's own row, timed first in each cell
+WIDE_CANDIDATES = {64: [(2, (256, 2, False, True)), (2, (256, 3, False, True)), (2, (256, 2, False, False)),
+                        (2, (256, 3, False, False))]}
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,7 +57,7 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--dtype", default="float16")
     ap.add_argument("--rep", type=int, default=100, help="do_bench rep budget (ms)")
-    ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers", "overlap"))
+    ap.add_argument("--variants", default="short", choices=("all", "short", "default", "consumers", "overlap", "wide"))
     ap.add_argument("--consumers", default=["config"], nargs="+", choices=("config", "2", "3"),
                     help="consumer warpgroups per candidate: the table's (or the env switch), 2, 3 (not with "
                          "--variants consumers, which picks its own)")
@@ -88,6 +94,8 @@ def main(argv=None):
             cands = [(2, ws.CONFIGS[(d, causal)][1:5])] + [(3, c) for c in NC3_CANDIDATES.get(d, [])]
         elif args.variants == "overlap":
             cands = OVERLAP_CANDIDATES[d]
+        elif args.variants == "wide":                  # the table's row, then the wide tiles (none at d = 128)
+            cands = [(ws.consumers_default(d, causal), ws.CONFIGS[(d, causal)][1:5])] + WIDE_CANDIDATES.get(d, [])
         elif args.variants == "default":
             cands = [ws.CONFIGS[(d, causal)][1:5]]
         elif args.variants == "short":                 # each schedule switch alone, then the other tile
@@ -97,7 +105,7 @@ def main(argv=None):
             cands = list(itertools.product((64, 128), (2, 3), (False, True), (False, True)))
             if d == 128:
                 cands = [c for c in cands if not (c[0] == 128 and c[1] == 3)]     # 228 KB of shared memory
-        if args.variants not in ("consumers", "overlap"):
+        if args.variants not in ("consumers", "overlap", "wide"):
             cands = [(nc, c) for nc in ncs for c in cands]
         pers = {"config": (None,), "off": (False,), "on": (True,), "both": (False, True)}[args.persistent]
         runs = []                                      # (label, launch) per candidate x schedule x head group

@@ -174,6 +174,26 @@ def test_compile_check_skips_what_the_ws_backward_refuses():
     assert refused.returncode == 2 and "invalid choice: 'partial'" in refused.stderr
 
 
+def test_compile_check_marks_a_tile_the_ws_forward_refuses():
+    """`python -m tools.compile_check --ws --block-n 256`: a tile ws.forward refuses (ws.tile_problem) is still
+    reported, marked as refused, so the file that says why (ws_schedule.WIDE_BN's) can show it: at d = 128 every
+    launch's K/V ring outgrows shared memory, which the report says before compiling anything."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "tools.compile_check", "--ws", "--ws-d", "128", "--consumers", "2",
+                           "--block-n", "256"], cwd=root, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  NC=2 d=128")]
+    assert done.returncode == 0 and len(lines) == 14, done.stdout + done.stderr
+    assert all("bn=256" in line and "(ws.forward refuses this tile) skipped: needs" in line for line in lines)
+
+
 def test_half_check_names_the_slices_off_and_their_place_in_the_walk():
     """tools.half_check: a 64-row slice over 0.02 is named by head, query block (last to first per head), consumer
     and its place in its program's walk; the reference is float64 causal attention with the window's left side."""
