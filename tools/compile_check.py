@@ -156,7 +156,7 @@ def ws_bwd_main(args):
                                  early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=prefetch,
                                  exp_mode=exp)
         except Exception as e:  # noqa: BLE001
-            print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:300]}", flush=True)
+            print(f"{name} FAILED {type(e).__name__}: {_first_error(e)[:300]}", flush=True)
             continue
         ptx = k.asm["ptx"]
         print(f"{name} {_ws_report(k, bindir)}, atomics {ptx.count('atom.global')} scalar + "
@@ -194,9 +194,16 @@ def ws_main(args):
             k = compile_sm90(d, causal, args.dtype, overlap=ov, pingpong=pp, block_n=bn, stages=stages,
                              persistent=pers, consumers=nc, window=window, alibi=alibi, docs=docs)
         except Exception as e:  # noqa: BLE001
-            print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+            print(f"{name} FAILED {type(e).__name__}: {_first_error(e)[:200]}", flush=True)
             continue
         print(f"{name} {_ws_report(k, bindir)}", flush=True)
+
+
+def _first_error(e: Exception) -> str:
+    """The line that says why a compile failed: ptxas's first fatal line where there is one (triton's own first
+    line only says "Internal Triton PTX codegen error"), else the exception's first line."""
+    lines = str(e).splitlines()
+    return next((ln.strip() for ln in lines if ln.startswith("ptxas fatal")), lines[0] if lines else "")
 
 
 def main(argv=None):
@@ -251,7 +258,7 @@ def main(argv=None):
             try:
                 k = _compile(bf.compile_spec(args.d, causal, config, args.dtype), gluon=False, warp_size=128)
             except Exception as e:  # noqa: BLE001
-                print(f"{name} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+                print(f"{name} FAILED {type(e).__name__}: {_first_error(e)[:200]}", flush=True)
                 continue
             ptx = k.asm["ptx"]
             print(f"{name} {_usage(k.asm['cubin'], cuobjdump)}, shared {k.metadata.shared} B, "

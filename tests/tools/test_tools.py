@@ -194,6 +194,15 @@ def test_compile_check_marks_a_tile_the_ws_forward_refuses():
     assert all("bn=256" in line and "(ws.forward refuses this tile) skipped: needs" in line for line in lines)
 
 
+def test_compile_check_names_ptxas_fatal_line():
+    """A failed compile is reported by ptxas's own reason (triton's first line says only that ptxas failed)."""
+    from tools.compile_check import _first_error
+    e = RuntimeError("PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : (C7602) "
+                     "Insufficient registers (128) to compile instruction\nptxas fatal   : Ptx assembly aborted")
+    assert _first_error(e) == "ptxas fatal   : (C7602) Insufficient registers (128) to compile instruction"
+    assert _first_error(ValueError("one line\ntwo")) == "one line" and _first_error(ValueError("")) == ""
+
+
 def test_half_check_names_the_slices_off_and_their_place_in_the_walk():
     """tools.half_check: a 64-row slice over 0.02 is named by head, query block (last to first per head), consumer
     and its place in its program's walk; the reference is float64 causal attention with the window's left side."""
