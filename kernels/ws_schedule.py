@@ -93,7 +93,7 @@ def overlap_default(d: int, causal: bool, alibi: bool = False, *, consumers: int
     a window, nor at block_n = WIDE_BN: their registers spill with it (tools/compile_check.py --ws shows the bytes)."""
     env = env_switch(OVERLAP_ENV, ("0", "1"), "1 (overlap) or 0 (no overlap)")
     if env is None:
-        if consumers == 3 and (persistent or window) or block_n == WIDE_BN:
+        if (consumers == 3 and (persistent or window)) or block_n == WIDE_BN:
             return False
         return schedule(d, causal, alibi=alibi)["overlap"]
     return env == "1"
