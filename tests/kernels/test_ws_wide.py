@@ -85,9 +85,9 @@ k = compile_sm90(64, {causal}, overlap=overlap, pingpong=True, block_n=256, stag
 print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), spills=ptx.count("st.local"), shared=k.metadata.shared,
                       overlap=overlap, ptxas_spills=[int(x) for x in spill.groups()] if spill else None)))
 """
-# ptxas spill bytes allowed at 128 x 256: none but the persistent non-causal launch's 24 B under 3.8 (none under 3.6;
-# assets/benchmarks/tune/cpu-sm90-compile-wide-2026-12-05.txt)
-WIDE_SPILL_BYTES = 32
+# ptxas spill bytes (stores, loads) allowed at 128 x 256, per triton: none but the persistent launches', 24 B under 3.8
+# (none under 3.6) and 64 / 104 B under 3.9 (assets/benchmarks/tune/cpu-sm90-compile-wide-2026-12-05.txt)
+WIDE_SPILL_BYTES = {"3.9.": 104}
 
 
 @pytest.mark.parametrize("causal,window,docs,persistent,stages", [
@@ -95,7 +95,8 @@ WIDE_SPILL_BYTES = 32
     (True, False, False, True, 2), (True, True, False, True, 2), (False, False, True, False, 2)])
 def test_wide_tile_compiles_for_sm90(causal, window, docs, persistent, stages):
     """In a child process with TRITON_INTERPRET=0, like test_ws.py's compile tests: OVERLAP off by default, no
-    local-memory spills in the PTX, ptxas's within WIDE_SPILL_BYTES, shared memory within sm_90's and the estimate."""
+    local-memory spills in the PTX, ptxas's within WIDE_SPILL_BYTES (else 24 B), shared memory within sm_90's and
+    the estimate."""
     import json
     import os
     import subprocess
@@ -108,5 +109,6 @@ def test_wide_tile_compiles_for_sm90(causal, window, docs, persistent, stages):
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["overlap"] is False and got["wgmma"] > 0 and got["spills"] == 0
-    assert max(got["ptxas_spills"]) <= WIDE_SPILL_BYTES, got["ptxas_spills"]
+    bound = next((b for v, b in WIDE_SPILL_BYTES.items() if ws.triton_version().startswith(v)), 24)
+    assert max(got["ptxas_spills"]) <= bound, got["ptxas_spills"]
     assert ws.smem_bytes(64, 256, stages, persistent, 2, 2) <= got["shared"] <= ws.SMEM_BYTES
