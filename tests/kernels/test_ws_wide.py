@@ -112,3 +112,47 @@ def test_wide_tile_compiles_for_sm90(causal, window, docs, persistent, stages):
     bound = next((b for v, b in WIDE_SPILL_BYTES.items() if ws.triton_version().startswith(v)), 24)
     assert max(got["ptxas_spills"]) <= bound, got["ptxas_spills"]
     assert ws.smem_bytes(64, 256, stages, persistent, 2, 2) <= got["shared"] <= ws.SMEM_BYTES
+
+
+def _recorded_builds():
+    """(triton, command, launch line) of each build in the compile recording ws_schedule.WIDE_BN's comment cites."""
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "assets/benchmarks/tune/cpu-sm90-compile-wide-2026-12-05.txt"
+    out, triton_v, cmd = [], None, None
+    for line in path.read_text().splitlines():
+        if line.startswith("## ws forward, triton "):
+            triton_v = line.split()[4]
+        elif line.startswith("# $ "):
+            cmd = line[4:]
+        elif line.startswith("  NC="):
+            out.append((triton_v, cmd, line))
+    return out
+
+
+def _spills(line):
+    import re
+    m = re.search(r"spill stores (\d+) B loads (\d+) B", line)
+    return None if m is None else max(int(m.group(1)), int(m.group(2)))
+
+
+def test_the_wide_rules_say_what_the_recording_holds():
+    """WIDE_BN's comment and ws.forward's refusals, against the file they cite: at d = 64 two consumers without ALiBi
+    spill at most what test_wide_tile_compiles_for_sm90 allows per triton, ALiBi (under 3.8) and forced OVERLAP
+    spill hundreds of bytes, three consumers fail in ptxas for registers, d = 128 outgrows shared memory."""
+    builds = _recorded_builds()
+    assert {t for t, _, _ in builds} == {"3.8.0", "3.6.0", "3.9.0"} and len(builds) == 224
+    for triton_v, cmd, line in builds:
+        wide = "bn=256" in line
+        bound = WIDE_SPILL_BYTES.get(triton_v[:4], 24)
+        if not wide:                                              # the table's own tiles, for comparison
+            assert "refuses" not in line
+        elif "d=128" in line:
+            assert "(ws.forward refuses this tile) skipped: needs" in line and "of shared memory" in line
+        elif "NC=3" in line:
+            assert "refuses" in line and "Insufficient registers" in line
+        elif "ov=1" in line:
+            assert "--overlap 1" in cmd and _spills(line) >= 150, line
+        elif "alibi=1" in line:
+            assert triton_v == "3.6.0" or _spills(line) >= 900, line
+        else:
+            assert "refuses" not in line and _spills(line) <= bound, line
