@@ -14,6 +14,25 @@ spill = re.search(r"(\\d+) bytes spill stores, (\\d+) bytes spill loads", v)
 """
 
 
+def compile_report(code: str) -> dict:
+    """Run a COMPILE script (it ends by printing one JSON line) in a child process with TRITON_INTERPRET=0 (under the
+    interpreter, jit functions cannot be compiled) and this process's sys.path; the script must succeed."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def per_triton(table: dict, default):
+    """table's value for the installed triton (keys are version prefixes such as "3.9."), else default."""
+    from flashviz_kernels import ws
+    return next((b for v, b in table.items() if ws.triton_version().startswith(v)), default)
+
+
 class Ptr:
     """A pointer into a tensor's flat storage, for running a Gluon helper's scalar loads on the host (host)."""
     def __init__(self, t, i=0):

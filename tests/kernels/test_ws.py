@@ -9,7 +9,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows
 from helpers.dispatch import fast_routes
-from helpers.ws import PTXAS, gluon_on_host
+from helpers.ws import PTXAS, compile_report, gluon_on_host, per_triton
 from flashviz_kernels import _env, forward_table, ws
 
 pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py here)
@@ -173,20 +173,12 @@ PTXAS_SPILL_BYTES = {"3.8.": 64, "3.9.": 64, "3.6.": 32, "3.7.": 32}
 def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs):
     """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled); docs:
     packed documents (the host's tables)."""
-    import json
-    import os
-    import subprocess
-    import sys
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
-    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window, docs=docs)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+    got = compile_report(COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window, docs=docs))
     assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
-    bound = next((b for v, b in PTXAS_SPILL_BYTES.items() if ws.triton_version().startswith(v)), 0)
+    bound = per_triton(PTXAS_SPILL_BYTES, 0)
     assert max(got["ptxas_spills"]) <= bound, got["ptxas_spills"]               # ptxas's own allocation
     regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
     creg, preg, maxnreg = ws.REGS[nc]
@@ -224,18 +216,10 @@ def test_half_compiles_for_sm90(d, nc, persistent, window, half):
     """HALF's causal launches (the edge half steps compiled in) build for sm_90 with no local-memory spills in the
     PTX; ptxas's spills stay within HALF_SPILL_BYTES. half = 2: the first half step's Q through _q_lo's opaque
     index (ws.half_code under triton 3.6 and 3.7)."""
-    import json
-    import os
-    import subprocess
-    import sys
     from flashviz_kernels import gates
     if not any(ws.triton_version().startswith(p) for p in gates.versions("ws-half")):       # HALF's own gate
         pytest.skip(f"installed triton {ws.triton_version()} is not one HALF was verified on")
-    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    code = HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window, half=half)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+    got = compile_report(HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window, half=half))
     assert got["wgmma"] > 0 and got["spills"] == 0
     assert max(got["ptxas_spills"]) <= HALF_SPILL_BYTES, got["ptxas_spills"]
 

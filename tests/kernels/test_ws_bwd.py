@@ -2,10 +2,7 @@
 when it cannot, the fallback when it fails), its per-key-block query range as plain Python, and its sm_90 compile
 under the verified triton (skipped elsewhere, as test_ws.py's compile test). The GPU tests are in test_ws_bwd_gpu.py."""
 import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,7 +11,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.dispatch import backward_routes, pretend_hopper
 from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
-from helpers.ws import PTXAS, Ptr, gluon_on_host
+from helpers.ws import PTXAS, Ptr, compile_report, gluon_on_host, per_triton
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
@@ -479,13 +476,9 @@ def _compiled(d, causal, dtype, mode, acc=True, table=False, gqa=False, prefetch
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
                     "kernel is only compiled there (PYTHONPATH with triton 3.6 first runs this test)")
-    env = dict(os.environ, TRITON_INTERPRET="0", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     prefetch = ws_bwd.prefetch_for(d, mode, prefetch)
-    code = COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa, prefetch=prefetch,
-                          stages=stages or _stages(d, mode))
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return compile_report(COMPILE.format(d=d, causal=causal, dtype=dtype, mode=mode, acc=acc, table=table, gqa=gqa,
+                                         prefetch=prefetch, stages=stages or _stages(d, mode)))
 
 
 # a window's or packed documents' launch (the host's by-key tables, both masked edges in one loop; triton 3.6):
@@ -514,7 +507,7 @@ def test_row_statistics_in_registers_spill_at_d128(causal):
     d = 128 (572-688 B per thread with triton 3.6); starting the accumulators from them leaves a fraction."""
     held = _compiled(128, causal, "fp16", "tma2", acc=False, prefetch=0, stages=2)["ptxas_spills"][0]   # as the
     started = _compiled(128, causal, "fp16", "tma2", acc=True, prefetch=0, stages=2)["ptxas_spills"][0]  # page's file
-    least = next((b for v, b in HELD_SPILL_MIN.items() if ws.triton_version().startswith(v)), 512)
+    least = per_triton(HELD_SPILL_MIN, 512)
     assert held >= least and started * 4 <= held, (held, started)
 
 
