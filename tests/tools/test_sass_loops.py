@@ -1,0 +1,58 @@
+"""tools/sass_loops.py: which loops and paths it counts in SASS, on a hand-made listing whose answer is known, and
+on the ws forward's real sm_90 build, whose per-iteration work follows from the tile (no GPU needed)."""
+import pytest
+from helpers.ws import compile_report
+
+from tools import sass_loops
+
+# A kernel in cuobjdump's layout: a loop at 0x20-0x90 whose body branches (two paths: 8 and 6 instructions),
+# an mbarrier wait whose retry stub sits after EXIT and jumps back into the loop, and a second loop without HGMMA.
+LISTING = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                 /* 0x0 */
+        /*0010*/                   MOV R2, RZ ;                           /* 0x0 */
+        /*0020*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;   /* 0x0 */
+        /*0030*/              @!P0 BRA 0xd0 ;                             /* 0x0 */
+        /*0040*/                   HGMMA.64x128x16.F32 R24, gdesc[UR8], RZ, !UPT, gsb0 ;   /* 0x0 */
+        /*0050*/               @P1 BRA 0x80 ;                             /* 0x0 */
+        /*0060*/                   FSEL R3, R3, RZ, P2 ;                  /* 0x0 */
+        /*0070*/                   MUFU.EX2 R3, R3 ;                      /* 0x0 */
+        /*0080*/                   IADD3 R2, R2, 0x1, RZ ;                /* 0x0 */
+        /*0090*/               @P3 BRA 0x20 ;                             /* 0x0 */
+        /*00a0*/                   IADD3 R5, R5, 0x1, RZ ;                /* 0x0 */
+        /*00b0*/               @P4 BRA 0xa0 ;                             /* 0x0 */
+        /*00c0*/                   EXIT ;                                 /* 0x0 */
+        /*00d0*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R2 ;   /* 0x0 */
+        /*00e0*/              @!P0 BRA 0xd0 ;                             /* 0x0 */
+        /*00f0*/                   BRA 0x40 ;                             /* 0x0 */
+"""
+
+
+def test_loops_and_paths_of_a_listing_whose_answer_is_known():
+    ins = sass_loops.parse(LISTING)
+    assert len(ins) == 16 and ins[4] == (0x40, "HGMMA.64x128x16.F32 R24, gdesc[UR8], RZ, !UPT, gsb0")
+    assert sass_loops.loops(ins) == [(2, 9)]         # not the stub's jump back (it crosses EXIT), not 0xa0 (no MMA)
+    counts = sorted(c["all"] for c in sass_loops.paths(ins, 2, 9))
+    assert counts == [6, 8]                          # @P1 BRA 0x80 taken (skips FSEL, MUFU) or not
+    longest = max(sass_loops.paths(ins, 2, 9), key=lambda c: c["all"])
+    assert (longest["HGMMA"], longest["MUFU.EX2"], longest["FSEL"], longest["SYNCS"], longest["BAR"]) == \
+        (1, 1, 1, 1, 0)
+    assert sass_loops.mma_kflop(ins[4][1]) == 2 * 64 * 128 * 16 / 1000
+    assert sass_loops.shortest(LISTING) == [6]
+    assert sass_loops.opcode("@!UP2 BRA 0x10") == "BRA" and sass_loops.kind("MUFU.EX2 R3, R3") == "MUFU.EX2"
+
+
+def test_the_ws_forward_loop_holds_one_key_tile_of_work():
+    """d = 64, the table's three consumers: one loop per consumer, and on its unmasked path one 64 x 128 key tile
+    per warpgroup: Q K^T (4 HGMMA 64x128x16) and P V (8 HGMMA 64x64x16) = 2 * 64 * 128 * 64 * 2 FLOP, 64 scores and
+    2 row rescales per thread through MUFU.EX2 (2 rows of 32 scores in the wgmma layout), 32 fp16 pairs packed."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    got = compile_report(
+        "import json\nfrom tools import sass_loops as s\nins = s.parse(s.cuobjdump_sass(s.ours('fwd', 64, False)))\n"
+        "ls = s.loops(ins)\np = [min(s.paths(ins, a, b), key=lambda c: c['all']) for a, b in ls]\n"
+        "print(json.dumps(dict(n=len(ls), mix=[[c['HGMMA'], c['MUFU.EX2'], c['F2FP']] for c in p],\n"
+        "                      kflop=sum(s.mma_kflop(t) for _, t in ins[ls[0][0]:ls[0][1] + 1]))))\n")
+    nc = ws.CONFIGS[(64, False)][6]
+    assert got["n"] == nc and got["mix"] == [[12, 66, 32]] * nc, got
+    assert got["kflop"] == pytest.approx(2 * 64 * 128 * 64 * 2 / 1000)

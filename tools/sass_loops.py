@@ -1,0 +1,252 @@
+"""What one iteration of a Hopper attention kernel's main loop issues, from its sm_90 SASS, built without a GPU:
+`python -m tools.sass_loops [--fa4-python PY]` (from the repository root).
+
+Why: at d = 64 a 64 x 128 score tile per warpgroup costs about as many SFU cycles (MUFU.EX2) as tensor-core
+cycles, so every other instruction a warp issues in the loop competes for the same issue slots; two kernels that
+run the same tiles can be compared instruction by instruction. Nsight Compute counts a whole launch; this counts
+one trip round each loop, on each path through it (a loop whose body branches, e.g. the ws forward's masked and
+unmasked softmax, has two).
+
+Ours: the ws forward (kernels/ws.py) and ws backward (kernels/ws_bwd.py) at their tables' launches, compiled by
+tools.compile_check's hooks. FlashAttention-4 (optional, --fa4-python): its sm90 forward and backward built the
+way its interface documents for CPU-only compilation (FakeTensorMode, FLASH_ATTENTION_ARCH / CUTE_DSL_ARCH
+sm_90a, FLASH_ATTENTION_NUM_SMS), in a child process of an interpreter that imports flash_attn.cute (Python 3.12:
+its wheels are cp312; tools/device/pack.sh fa4 unpacks them, PYTHONPATH as tools/device/env.sh's fv_fa4 sets it).
+Loops are innermost loops (a conditional branch back) holding HGMMA; a path follows branches forward inside the
+loop and takes none that leaves it (an mbarrier wait's retry, placed after the kernel's end).
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CLASSES = ("HGMMA", "MUFU.EX2", "FFMA", "FMUL", "FADD", "FMNMX", "FSEL", "F2FP", "PRMT", "SHFL", "BAR", "SYNCS",
+           "WARPGROUP", "LDS", "STS", "LDL", "STL")     # what the table shows; the rest count as "other"
+MAX_PATHS = 64
+
+
+def parse(sass: str) -> list:
+    """[(address, instruction text without the trailing ';'), ...] of cuobjdump -sass output (one kernel)."""
+    out = []
+    for ln in sass.splitlines():
+        m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", ln)
+        if m:
+            out.append((int(m.group(1), 16), m.group(2)))
+    return out
+
+
+def opcode(text: str) -> str:
+    """The opcode with its modifiers, predicate dropped: '@!P1 BRA 0x10' -> 'BRA'."""
+    t = re.sub(r"^@!?U?P[T\d]+\s+", "", text)
+    return t.split()[0] if t else ""
+
+
+def kind(text: str) -> str:
+    op = opcode(text)
+    return next((c for c in CLASSES if op == c or op.startswith(c + ".")), "other")
+
+
+def _target(text: str):
+    m = re.search(r"\bBRA\b(?:\.\w+)*\s+(?:`\(\.L_x_\d+\)\s*)?0x([0-9a-f]+)", text)
+    return int(m.group(1), 16) if m else None
+
+
+def loops(ins: list) -> list:
+    """(first, last) instruction indices of the innermost loops that hold HGMMA: a BRA back to an earlier address
+    (predicated, or not where the compiler put the exit test first), with no EXIT between (an mbarrier wait's
+    retry stub after a partition's EXIT jumps back into its loop) and no other such loop inside it."""
+    at = {a: i for i, (a, _) in enumerate(ins)}
+    found = []
+    for i, (a, t) in enumerate(ins):
+        tgt = _target(t) if opcode(t) == "BRA" else None
+        if tgt is not None and tgt < a and tgt in at:
+            body = [x for _, x in ins[at[tgt]:i + 1]]
+            if any(kind(x) == "HGMMA" for x in body) and not any(opcode(x) == "EXIT" for x in body):
+                found.append((at[tgt], i))
+    return [(s, e) for s, e in found if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e for s2, e2 in found)]
+
+
+def paths(ins: list, s: int, e: int) -> list:
+    """Counter of instruction kinds per acyclic path from s to e (the back branch); at most MAX_PATHS."""
+    at = {a: i for i, (a, _) in enumerate(ins)}
+    done, todo = [], [(s, collections.Counter())]
+    while todo and len(done) < MAX_PATHS:
+        i, c = todo.pop()
+        while i <= e:
+            t = ins[i][1]
+            c[kind(t)] += 1
+            c["all"] += 1
+            tgt = _target(t) if opcode(t) == "BRA" else None
+            if i == e or tgt is None:
+                i += 1
+                continue
+            j = at.get(tgt)
+            inside = j is not None and i < j <= e
+            if not t.startswith("@"):              # unconditional: go there, or the path leaves the loop
+                if not inside:
+                    c = None
+                    break
+                i = j
+            else:
+                if inside:
+                    todo.append((j, c.copy()))
+                i += 1
+        if c is not None:
+            done.append(c)
+    return done
+
+
+def mma_kflop(text: str) -> float:
+    """kFLOP of one HGMMA.MxNxK instruction (2 M N K)."""
+    m = re.search(r"HGMMA\.(\d+)x(\d+)x(\d+)", text)
+    return 2 * int(m.group(1)) * int(m.group(2)) * int(m.group(3)) / 1000 if m else 0.0
+
+
+def shortest(sass: str) -> list:
+    """Per loop (in address order), the instruction count of its shortest path: the unmasked trip where a loop
+    holds a masked one too, what a steady-state key (or query) block costs one warp."""
+    ins = parse(sass)
+    return [min(c["all"] for c in paths(ins, s, e)) for s, e in loops(ins)]
+
+
+def report(name: str, sass: str) -> list:
+    """Lines for each loop of the kernel: per path, instructions, MMA kFLOP per warpgroup, and the kinds; then the
+    shortest path of each loop on one line."""
+    ins = parse(sass)
+    lines = []
+    for s, e in loops(ins):
+        kflop = sum(mma_kflop(t) for _, t in ins[s:e + 1])
+        for n, c in enumerate(sorted(paths(ins, s, e), key=lambda c: c["all"])):
+            mix = " ".join(f"{k} {c[k]}" for k in CLASSES + ("other",) if c[k])
+            lines.append(f"{name} loop@{ins[s][0]:#x} path {n}: {c['all']} instructions, "
+                         f"{c['all'] / kflop * 1000 if kflop else 0:.1f} per MMA MFLOP ({kflop:.0f} kFLOP): {mix}")
+    if not lines:
+        return [f"{name}: no loop with HGMMA"]
+    return lines + [f"{name}: shortest path per loop {shortest(sass)}"]
+
+
+def cuobjdump_sass(cubin: bytes) -> str:
+    import triton
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        return subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
+
+
+def ours(what: str, d: int, causal: bool) -> bytes:
+    """The cubin of our ws forward / backward at its table's launch (fp16), compiled for sm_90a."""
+    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sm90
+    if what == "fwd":
+        from flashviz_kernels import ws
+        bn, stages, _, pp, pers, nc = ws.CONFIGS[(d, causal)][1:7]
+        ov = ws.overlap_default(d, causal, False, consumers=nc, persistent=pers, window=False, block_n=bn)
+        k = compile_sm90(d, causal, "fp16", overlap=ov, pingpong=pp, block_n=bn, stages=stages, persistent=pers,
+                         consumers=nc)
+    else:
+        from flashviz_kernels import ws_bwd
+        bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
+        k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode,
+                             prefetch=ws_bwd.prefetch_for(d, mode, None))
+    import triton
+    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    with tempfile.TemporaryDirectory() as tmp:       # ptxas -arch sm_90a as triton runs it for this GPU
+        ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(ptx, "w") as f:
+            f.write(k.asm["ptx"])
+        subprocess.run([ptxas_sm90(bindir), "--gpu-name", "sm_90a", ptx, "-o", cubin], check=True)
+        with open(cubin, "rb") as f:
+            return f.read()
+
+
+FA4_CHILD = r"""
+import glob, os, sys, torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from flash_attn.cute.interface import _flash_attn_bwd, flash_attn_func
+what, d, causal, out = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+with FakeTensorMode():
+    q = torch.empty(4, 4096, 32, d, dtype=torch.float16, device="cuda")
+    if what == "fwd":
+        flash_attn_func(q, q, q, causal=causal)
+    else:
+        lse = torch.empty(4, 32, 4096, dtype=torch.float32, device="cuda")
+        _flash_attn_bwd(q, q, q, q, q, lse, d ** -0.5, causal)
+cubins = [f for f in glob.glob(os.path.join(out, "*.cubin")) if ("Forward" if what == "fwd" else "BackwardSm90") in f]
+print(cubins[0])
+"""
+
+
+def _fa4_env(path: str, **more) -> dict:
+    """The child's environment: path (an unpacked FA4 tree: pack.sh fa4) and its cutlass DSL packages first."""
+    env = dict(os.environ, **more)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [os.path.join(path, "nvidia_cutlass_dsl", "dsl_packages"), path, env.get("PYTHONPATH", "")])
+    return env
+
+
+def fa4(python: str, path: str, what: str, d: int, causal: bool) -> bytes:
+    """FA4's sm90 cubin for B = 4, N = 4096, H = 32, fp16, compiled on this CPU by python's flash_attn.cute."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = _fa4_env(path, FLASH_ATTENTION_ARCH="sm_90a", CUTE_DSL_ARCH="sm_90a", FLASH_ATTENTION_NUM_SMS="132",
+                       CUTE_DSL_KEEP_CUBIN="1", CUTE_DSL_DUMP_DIR=tmp)
+        r = subprocess.run([python, "-c", FA4_CHILD, what, str(d), str(int(causal)), tmp], capture_output=True,
+                           text=True, env=env)
+        if r.returncode:
+            raise RuntimeError(f"FA4 compile failed: {r.stderr.strip().splitlines()[-1:]}")
+        with open(r.stdout.strip().splitlines()[-1], "rb") as f:
+            return f.read()
+
+
+def fa4_versions(python: str, path: str) -> str:
+    code = ("import sys; from importlib.metadata import version as v; print('flash-attn-4', v('flash-attn-4'), "
+            "'nvidia-cutlass-dsl', v('nvidia-cutlass-dsl'), 'python', sys.version.split()[0])")
+    r = subprocess.run([python, "-c", code], capture_output=True, text=True, env=_fa4_env(path))
+    return r.stdout.strip() or "versions unknown"
+
+
+def _commit() -> str:
+    """HEAD's full hash, with "+dirty" where the tree differs from it (what was compiled is then not HEAD)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()  # noqa: E731
+    head = run("rev-parse", "HEAD") or "unknown"
+    return head + ("+dirty" if run("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def main(argv=None):
+    os.environ["TRITON_INTERPRET"] = "0"             # compile for real (tools.compile_check says why)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--what", nargs="+", default=["fwd", "bwd"], choices=["fwd", "bwd"])
+    ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
+    ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
+    ap.add_argument("--fa4-python", default=None, help="an interpreter that imports flash_attn.cute (FA4)")
+    ap.add_argument("--fa4-path", default="", help="an unpacked FA4 tree put first on that interpreter's path")
+    args = ap.parse_args(argv)
+    import datetime
+
+    import triton
+    import torch
+    print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
+    print(f"# CPU machine, no GPU; triton {triton.__version__}, torch {torch.__version__}, commit {_commit()}, "
+          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}; sm_90a SASS of fp16 launches, "
+          f"B 4, H 32, N 4096" + (f"; {fa4_versions(args.fa4_python, args.fa4_path)}" if args.fa4_python else ""))
+    for what in args.what:
+        for d in args.d:
+            for causal in args.causal:
+                tag = f"{what} d={d} causal={causal}"
+                for name, build in (("ours", lambda: ours(what, d, bool(causal))),
+                                    ("fa4", lambda: fa4(args.fa4_python, args.fa4_path, what, d, bool(causal)))):
+                    if name == "fa4" and not args.fa4_python:
+                        continue
+                    try:
+                        lines = report(f"{tag} {name}", cuobjdump_sass(build()))
+                    except Exception as e:  # noqa: BLE001
+                        lines = [f"{tag} {name}: FAILED {type(e).__name__}: {str(e)[:200]}"]
+                    print("\n".join(lines), flush=True)
+
+
+if __name__ == "__main__":
+    main()
