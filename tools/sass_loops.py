@@ -211,9 +211,10 @@ def fa4_versions(python: str, path: str) -> str:
 def _commit() -> str:
     """HEAD's full hash, with "+dirty" where the tree differs from it (what was compiled is then not HEAD)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    run = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()  # noqa: E731
-    head = run("rev-parse", "HEAD") or "unknown"
-    return head + ("+dirty" if run("status", "--porcelain", "--untracked-files=no") else "")
+
+    def git(*a):
+        return subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()
+    return (git("rev-parse", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain", "-uno") else "")
 
 
 def main(argv=None):
