@@ -1,4 +1,5 @@
-"""P^T's exponentials in the ws backward (kernels/_ws_bwd_gluon.py), by EXP mode (ws_bwd.EXP_MODES).
+"""P^T's exponentials in the ws backward (kernels/_ws_bwd_gluon.py), by EXP mode (ws_bwd.EXP_MODES), and its masks
+by MASK mode 1 (ws_bwd.MASK_MODES: keep_from, keep_between).
 
 Why: under Nsight Compute (assets/benchmarks/ncu/, issue 32) the backward's 64 MUFU.EX2 per thread per query block
 issue back to back while both consumer warpgroups are in the same phase, so they queue on the SFU pipe; FA4 spaces
@@ -42,3 +43,20 @@ def exp2_tile(x, layout: gl.constexpr, EXP: gl.constexpr):
         return gl.convert_layout(y, layout)
     else:
         return gl.exp2(x)
+
+
+@gluon.jit
+def keep_from(p, rows, first):
+    """p where rows >= first, else 0: keep_between without its upper bound (one compare a score, not two)."""
+    return gl.inline_asm_elementwise("{ .reg .pred k; setp.ge.s32 k, $1, $2; selp.f32 $0, $3, 0f00000000, k; }",
+                                     "=f,r,r,f", [rows, first, p], dtype=gl.float32, is_pure=True, pack=1)
+
+
+@gluon.jit
+def keep_between(p, rows, first, last):
+    """p where first <= rows <= last (row i sees key j in [first_j, last_j]), else 0, one asm statement a score.
+    As gl.where the compares were made ahead of the exponentials and the 64 of a thread held as a bit mask, three
+    instructions more a score to pack and unpack (python -m tools.sass_loops --what bwd: the masked loops)."""
+    return gl.inline_asm_elementwise(
+        "{ .reg .pred a, b; setp.ge.s32 a, $1, $2; setp.le.and.s32 b, $1, $3, a; selp.f32 $0, $4, 0f00000000, b; }",
+        "=f,r,r,r,f", [rows, first, last, p], dtype=gl.float32, is_pure=True, pack=1)

@@ -66,6 +66,9 @@ diagonal band masked, the blocks below it not. TABLE (sliding windows, packed do
 flashviz_kernels.variants but plain causal): each key block's query blocks come from the host's by-key table, the
 masked ones before and after the full ones walked first in one loop, and a masked block tests each key's
 interval of query rows (KEYB, variants.key_bounds: per key, not per row, so a thread holds 2 values, not 2 BM / 4).
+MASK (ws_bwd.MASK_MODES): 0 zeroes a masked block's hidden P^T by gl.where; 1 by one compare-and-select asm
+statement a score (keep_from: causal, from each key's first query row; keep_between: TABLE's per-key interval), so
+the compares are not made ahead of the exponentials and held as a bit mask.
 EXP (kernels/_ws_bwd_exp.py): 1 and 3 wait for dP^T together with S^T, so dS's multiplies can sit between P^T's
 exponentials; 2 and 3 compute half of the exponentials as a cubic on the FMA pipe. ROTATE: program j walks its
 unmasked query blocks starting at block j (mod their count), so the programs of one head spread their dQ adds over
@@ -78,7 +81,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                                warpgroup_mma_wait)
 
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
-from ._ws_bwd_exp import exp2_tile
+from ._ws_bwd_exp import exp2_tile, keep_between, keep_from
 from ._ws_bwd_walk import block_row, query_ranges, ring, rotation
 from .gluon_shims import thread_barrier, tma_load, tma_store
 
@@ -94,7 +97,7 @@ def _row_stats(LSE, DELTA, base, rows, ok):
 def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr,
             ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr,
-            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr, EXP: gl.constexpr):
+            TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr, EXP: gl.constexpr, MASK: gl.constexpr):
     """(hi - lo) / BM query blocks from lo (block_start's order; a block at or past gap_at moved on by gap: the
     masked blocks of both edges in one loop) at ring positions c0, c0 + 1, ... against this consumer's 64 keys:
     (dk, dv). MASKED with TABLE: key j is seen by the rows [k_first_j, k_last_j] (key_bounds, loaded once)."""
@@ -116,6 +119,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1   # dS^T slots ("tma2": two, so a store waits for c - 2)
     keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
     offset = n_k - n_q
+    first = gl.where(keys < n_k, keys - offset, 2147483647)   # causal, MASK 1: each key's first query row
     stat_base = bh.to(gl.int64) * n_q
     dq_base = DQ + stat_base * D
     zs = gl.zeros([64, BM], gl.float32, s_layout)
@@ -175,15 +179,19 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         if PREFETCH == 1:                             # the next block's statistics, while this block's MMAs run
             rows_n = block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
             lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
-        if MASKED:
-            if TABLE:                                 # per key, not per row: 2 registers a thread, not 2 x BM / 4
-                ok = (gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) & \
-                     (gl.expand_dims(rows, 0) <= gl.expand_dims(k_last, 1))
-            else:
-                ok = gl.expand_dims(keys, 1) < n_k
-                if CAUSAL:
-                    ok = ok & (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset)
-            p = gl.where(ok, p, 0.0)
+        if MASKED:                                    # MASK 1 ("asm"): one asm statement a score (ws_bwd.MASK_MODES)
+            if TABLE and MASK == 1:                   # per key, not per row: 2 registers a thread, not 2 x BM / 4
+                p = keep_between(p, gl.expand_dims(rows, 0), gl.expand_dims(k_first, 1), gl.expand_dims(k_last, 1))
+            elif TABLE:
+                p = gl.where((gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) &
+                             (gl.expand_dims(rows, 0) <= gl.expand_dims(k_last, 1)), p, 0.0)
+            elif CAUSAL and MASK == 1:
+                p = keep_from(p, gl.expand_dims(rows, 0), gl.expand_dims(first, 1))
+            elif CAUSAL:
+                p = gl.where((gl.expand_dims(keys, 1) < n_k) &
+                             (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset), p, 0.0)
+            else:                                     # a ragged last key block: per key
+                p = gl.where(gl.expand_dims(keys, 1) < n_k, p, 0.0)
         p16 = gl.convert_layout(p.to(dtype), op_layout)
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
         if EXP % 2 == 0:
@@ -232,7 +240,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
               STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr,
-              PREFETCH: gl.constexpr, EXP: gl.constexpr):
+              PREFETCH: gl.constexpr, EXP: gl.constexpr, MASK: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
@@ -255,9 +263,9 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     mbarrier.wait(kv_bar, 0)
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
     dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES, True,
-                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP)
+                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP, MASK)
     dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
-                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP)
+                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP, MASK)
     last = (end - lo) // BM - 1                       # the other consumer's last dQ MMAs read all of K
     if last >= 0:
         NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
@@ -278,18 +286,18 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
                EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
-               EXP: gl.constexpr):
+               EXP: gl.constexpr, MASK: gl.constexpr):
     _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH, EXP)
+              PREFETCH, EXP, MASK)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
                EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
-               EXP: gl.constexpr):
+               EXP: gl.constexpr, MASK: gl.constexpr):
     _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH, EXP)
+              PREFETCH, EXP, MASK)
 
 
 @gluon.jit
@@ -353,7 +361,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 4,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
            GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0,
-           EXP: gl.constexpr = 0):
+           EXP: gl.constexpr = 0, MASK: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -396,8 +404,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
          TILES, keyb_b, tiles_b, n_heads, groups, stats_smem)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH, EXP)),
+                      PREFETCH, EXP, MASK)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH, EXP)),
+                      PREFETCH, EXP, MASK)),
         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

@@ -66,6 +66,14 @@ FRAG_TILES = {"frag": (64, 128), "rows-frag": (128, 64)}     # (block_m, d): the
 # "mufu" stays the default: none of the others was faster in geometric mean over N and causal (H200, triton 3.6;
 # backward_table.WS_EXP's files, checked by the launch rows' claims)
 EXP_MODES = {"mufu": 0, "late": 1, "poly": 2, "late-poly": 3}
+# mask_mode -> the kernel's MASK: how a masked query block zeroes P^T where a key is hidden (causal band, ragged end,
+# window, documents). "where": gl.where, whose 64 compares a thread makes ahead of the exponentials and holds as a
+# bit mask (three instructions more a score to pack and unpack, and 2 compares a score for causal); "asm": compare
+# and select in one asm statement a score (sm_90 SASS of the causal masked loop at d 64: 1080 -> 745 instructions
+# a block, python -m tools.sass_loops --what bwd). MASK_DEFAULT stays "where" until "asm" has passed the GPU suite
+# and been timed (tests/kernels/test_ws_bwd_gpu.py, test_ws_bwd_masks_gpu.py run both)
+MASK_MODES = {"where": 0, "asm": 1}
+MASK_DEFAULT = "where"
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
@@ -237,7 +245,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "col
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
                  rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True, early_dq: bool = False,
                  table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: int = 0,
-                 exp_mode: str = "mufu"):
+                 exp_mode: str = "mufu", mask_mode: str | None = None):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
     launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
@@ -255,7 +263,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
                   EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first, PREFETCH=prefetch,
-                  EXP=exp_code(exp_mode))
+                  EXP=exp_code(exp_mode), MASK=mask_code(mask_mode))
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
@@ -267,6 +275,14 @@ def exp_code(exp_mode: str) -> int:
     return EXP_MODES[exp_mode]
 
 
+def mask_code(mask_mode: str | None) -> int:
+    """The kernel's MASK for a MASK_MODES key, None: MASK_DEFAULT's (KernelInputError for any other)."""
+    mask_mode = MASK_DEFAULT if mask_mode is None else mask_mode
+    if mask_mode not in MASK_MODES:
+        raise KernelInputError(f"the ws backward's mask_mode is one of {tuple(MASK_MODES)}, not {mask_mode!r}")
+    return MASK_MODES[mask_mode]
+
+
 def dq_layout(dq_mode: str) -> str:
     """descriptors()'s dq_layout for a DQ_MODES key: "rows", "frag", "rows-frag" as they are, the rest "cols"."""
     return dq_mode if dq_mode == "rows" or dq_mode in FRAG_TILES else "cols"
@@ -275,7 +291,8 @@ def dq_layout(dq_mode: str) -> str:
 def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, block_m: int | None = None,
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
-             dq_first: bool | None = None, prefetch: int | None = None, variant=None, exp_mode: str = "mufu"):
+             dq_first: bool | None = None, prefetch: int | None = None, variant=None, exp_mode: str = "mufu",
+             mask_mode: str | None = None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
@@ -286,7 +303,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     its piece sent while dK's runs (FlashAttention-3's order). prefetch (TMA_MODES; None: the table's, 0 in the
     other modes; prefetch_for): 1 each query block's lse and delta loaded into registers one block ahead, 2 loaded by
     the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
-    its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue).
+    its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
+    mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT.
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -315,7 +333,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     if dq_first is None:
         dq_first = DQ_FIRST[d] and not early_dq and mode in TMA_MODES
     prefetch = prefetch_for(d, mode, prefetch)
-    exp = exp_code(exp_mode)
+    exp, mask = exp_code(exp_mode), mask_code(mask_mode)
     check_tiles(d, bm, st, split, mode, q.element_size(), prefetch)
     if (early_dq or dq_first) and mode not in TMA_MODES:
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
@@ -345,7 +363,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=acc,
         EARLY_DQ=early_dq_on(d, mode, early_dq) and not dq_first, TABLE=table, GQA=h_kv != h,
-        DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, num_warps=4,
+        DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     if mode in FRAG_TILES:                            # one program per block's piece: back to row order

@@ -137,8 +137,9 @@ def cuobjdump_sass(cubin: bytes) -> str:
         return subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
 
 
-def ours(what: str, d: int, causal: bool) -> bytes:
-    """The cubin of our ws forward / backward at its table's launch (fp16), compiled for sm_90a."""
+def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> bytes:
+    """The cubin of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
+    default), compiled for sm_90a."""
     from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sm90
     if what == "fwd":
         from flashviz_kernels import ws
@@ -150,7 +151,7 @@ def ours(what: str, d: int, causal: bool) -> bytes:
         from flashviz_kernels import ws_bwd
         bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
         k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode,
-                             prefetch=ws_bwd.prefetch_for(d, mode, None))
+                             prefetch=ws_bwd.prefetch_for(d, mode, None), mask_mode=mask_mode)
     import triton
     bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     with tempfile.TemporaryDirectory() as tmp:       # ptxas -arch sm_90a as triton runs it for this GPU
@@ -223,6 +224,8 @@ def main(argv=None):
     ap.add_argument("--what", nargs="+", default=["fwd", "bwd"], choices=["fwd", "bwd"])
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
     ap.add_argument("--causal", type=int, nargs="+", default=[0, 1], choices=[0, 1])
+    ap.add_argument("--mask", default=None, choices=["where", "asm"],
+                    help="the ws backward's mask_mode (ws_bwd.MASK_MODES; default: its MASK_DEFAULT)")
     ap.add_argument("--fa4-python", default=None, help="an interpreter that imports flash_attn.cute (FA4)")
     ap.add_argument("--fa4-path", default="", help="an unpacked FA4 tree put first on that interpreter's path")
     args = ap.parse_args(argv)
@@ -238,7 +241,7 @@ def main(argv=None):
         for d in args.d:
             for causal in args.causal:
                 tag = f"{what} d={d} causal={causal}"
-                for name, build in (("ours", lambda: ours(what, d, bool(causal))),
+                for name, build in (("ours", lambda: ours(what, d, bool(causal), args.mask)),
                                     ("fa4", lambda: fa4(args.fa4_python, args.fa4_path, what, d, bool(causal)))):
                     if name == "fa4" and not args.fa4_python:
                         continue

@@ -232,7 +232,8 @@ def test_dq_mode_checks():
                                       (dict(dq_mode="split", prefetch=1), "prefetch 1 takes dq_mode"),
                                       (dict(prefetch=3), "prefetch is 0, 1 or 2"),
                                       (dict(exp_mode="fast"), "exp_mode is one of"),
-                                      (dict(exp_mode=None), "exp_mode is one of")])
+                                      (dict(exp_mode=None), "exp_mode is one of"),
+                                      (dict(mask_mode="select"), "mask_mode is one of")])
 def test_backward_rejects_bad_dq_mode_before_launching(monkeypatch, kw, match):
     """ws_bwd.backward checks its switches (dq_mode among them) before any buffer or kernel (CPU tensors here: the
     device gate is patched open, so a missing check would fail elsewhere)."""
@@ -291,9 +292,13 @@ def test_tune_candidates_take_both_modes():
     poly = (64, 3, 1, True, "frag", True, False, False, 2, "poly")
     assert tb.candidate_name("ws", poly) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 exp=poly"
     assert tb.switches(poly)["exp_mode"] == "poly" and "exp_mode" not in tb.switches(poly[:9])
-    for d, cands in tb.WS_CANDIDATES.items():          # each exp mode beside the table's launch, at its switches
-        assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES) - {"mufu"}
+    for d, cands in tb.WS_CANDIDATES.items():          # each exp and mask mode beside the table's launch, at its
+        assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES)   # switches
         assert all(c[:9] == cands[0] for c in cands if len(c) > 9)
+        assert {c[10] for c in cands if len(c) > 10} == set(ws_bwd.MASK_MODES) - {ws_bwd.MASK_DEFAULT}
+    asm = (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm")
+    assert tb.candidate_name("ws", asm) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 mask=asm"
+    assert tb.switches(asm)["mask_mode"] == "asm" and "mask_mode" not in tb.switches(asm[:10])
 
 
 def _exp2_fma_on_host():
@@ -607,3 +612,27 @@ def test_frag_order_is_a_relabelling_the_cast_undoes(mode):
     ref = 0.5 * want[:, :n_q].reshape(b, h, n_q, d)
     assert torch.isfinite(out).all()
     assert (out.double() - ref).abs().max().item() <= 2 ** -10 * ref.abs().max().item()
+
+
+MASK_LOOPS = """import json, os
+from tools import sass_loops as s
+out = {{}}
+for mask in ("where", "asm"):
+    out[mask] = s.shortest(s.cuobjdump_sass(s.ours("bwd", {d}, {causal}, mask)))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_asm_mask_shortens_the_causal_masked_loop(d):
+    """Why mask_mode "asm" exists (ws_bwd.MASK_MODES), checked on the installed triton's sm_90 build of the table's
+    causal launch: each consumer's masked loop issues fewer instructions a block with "asm" than with gl.where,
+    and its unmasked loop the same number (give or take ptxas's scheduling)."""
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    got = compile_report(MASK_LOOPS.format(d=d, causal=True))
+    where, asm = got["where"], got["asm"]
+    assert len(where) == len(asm) == 4, got           # per consumer: the masked loop, then the unmasked one
+    for c in (0, 2):
+        assert asm[c] < where[c], got
+        assert abs(asm[c + 1] - where[c + 1]) <= 8, got

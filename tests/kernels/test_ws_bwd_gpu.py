@@ -145,14 +145,27 @@ def test_ws_bwd_exp_modes(exp_mode, d, scale, causal, nq, nk):
     _check_schedule(d, True, False, False, 2, mode, scale, causal, nq, nk, stages, exp_mode=exp_mode)
 
 
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (True, 4093, 4093), (True, 1300, 1000), (True, 1, 1),
+                                          (True, 127, 4093), (False, 777, 1000), (True, 2048, 2048)])
+def test_ws_bwd_asm_mask(d, causal, nq, nk):
+    """mask_mode "asm" (each masked score zeroed by one compare-and-select asm statement) at the table's launch:
+    float64 autograd's gradients within the fp16 naive bound, on the causal band (bottom-right, Nq < Nk and
+    Nq > Nk: rows that see no key get zero gradients), a ragged last key block and an aligned N."""
+    from flashviz_kernels import ws_bwd
+    _, stages, _, _, mode = ws_bwd.CONFIGS[d]
+    _check_schedule(d, True, False, False, 2, mode, None, causal, nq, nk, stages, mask_mode="asm")
+
+
 def _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, stages=None,
-                    exp_mode="mufu"):
+                    exp_mode="mufu", mask_mode=None):
     from flashviz_kernels import ws_bwd
     q, k, v, do, _ = inputs(1, 3, nq, nk, d, torch.float16, seed=nq + d)
     sm = d ** -0.5 if scale is None else scale
     o, lse = fk.attention_with_lse(q, k, v, causal=causal, sm_scale=sm, impl="fast" if sm > 0 else "naive")
     got = ws_bwd.backward(q, k, v, o, lse, do, causal=causal, sm_scale=sm, dq_mode=mode, stats_acc=stats_acc,
-                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch, stages=stages, exp_mode=exp_mode)
+                          early_dq=early_dq, dq_first=dq_first, prefetch=prefetch, stages=stages, exp_mode=exp_mode,
+                          mask_mode=mask_mode)
 
     def grads(dtype):
         xs = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
