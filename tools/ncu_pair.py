@@ -28,6 +28,11 @@ from pathlib import Path
 SECTIONS = ("SpeedOfLight", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats",
             "WarpStateStats", "SchedulerStats", "InstructionStats")
 STALL = ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio")   # raw metric name around the reason
+# Warps a kernel launches that never issue past its start: Gluon's warp_specialize pads the producer's one warp to a
+# warpgroup, and the padding parks at a CTA barrier until the kernel ends (its SASS: the partition switch's idle case,
+# two BAR.SYNC 0x1), so ncu counts every cycle of theirs as a "barrier" stall. FA4's producer warpgroup exits its
+# idle warps instead: they are not active (ncu's Achieved Active Warps Per SM says so), not stalled.
+PARKED = {"ws_bwd": 3, "ws_fwd": 3}           # kernel name -> parked warps per CTA (one CTA per SM in both)
 
 
 def inner(mode: str, n: int, d: int, causal: bool, impls: list[str]) -> None:
@@ -109,6 +114,19 @@ def _duration_us(k: dict) -> float:
     return 0.0
 
 
+def barrier_unparked(k: dict) -> float | None:
+    """k's barrier stalls per issued instruction without its parked warps' (PARKED): those stall every active cycle,
+    a parked / active-warps share of all warp cycles, i.e. that share of ncu's warp cycles per issued instruction.
+    As measured for a kernel with none; None without the metrics."""
+    try:
+        barrier = k["stalls"]["barrier"]
+        active = float(k["details"]["Occupancy"]["Achieved Active Warps Per SM (warp)"].replace(",", ""))
+        cycles = float(k["details"]["Warp State Statistics"]["Warp Cycles Per Issued Instruction (cycle)"])
+    except (KeyError, ValueError):
+        return None
+    return barrier - PARKED.get(k["name"], 0) / active * cycles
+
+
 def table(record: dict, top: int = 2, width: int = 26) -> str:
     """Per cell, its `top` longest kernels as columns; a line per metric (and stall reason) whose values differ."""
     out = []
@@ -128,6 +146,10 @@ def table(record: dict, top: int = 2, width: int = 26) -> str:
                 out.append(f"[{s}]")
                 section = s
             out.append(f"  {m}"[:56].ljust(58) + "".join(v[:width - 2].ljust(width) for v in vals))
+        if any(k["name"] in PARKED for k in ks):
+            vals = [barrier_unparked(k) for k in ks]
+            out.append("  barrier less parked warps (PARKED)".ljust(58) +
+                       "".join(("-" if v is None else f"{v:.3f}").ljust(width) for v in vals))
     return "\n".join(out)
 
 

@@ -297,3 +297,30 @@ def test_fa4_rounds_pairs_each_round_and_says_what_did_not_run():
     text = fa4_rounds.line(row)
     assert text.startswith("bwd N=4096 d=64 causal=1: fast 2.000  fa4 1.800  sdpa-cudnn - ms")
     assert "vs fa4 0.900 (0.800-1.100)" in text and text.endswith("vs sdpa-cudnn -")
+
+
+def test_ncu_pair_takes_the_parked_warps_share_out_of_barrier_stalls():
+    """barrier_unparked: a kernel in PARKED loses parked / active warps of its warp cycles per issued instruction
+    from its barrier stalls; any other keeps its own; missing metrics give None. PARKED's 3 per CTA is what the
+    recorded launches hold: block size minus the warps Gluon's partitions run (consumers of 4, one producer warp)."""
+    from tools import ncu_pair
+
+    def k(name, barrier, active, cycles):
+        return dict(name=name, stalls=dict(barrier=barrier),
+                    details={"Occupancy": {"Achieved Active Warps Per SM (warp)": str(active)},
+                             "Warp State Statistics": {"Warp Cycles Per Issued Instruction (cycle)": str(cycles)}})
+    assert ncu_pair.barrier_unparked(k("ws_bwd", 4.0, 12.0, 12.0)) == pytest.approx(4.0 - 3 / 12 * 12)
+    assert ncu_pair.barrier_unparked(k("peer", 1.5, 9.8, 7.0)) == 1.5
+    assert ncu_pair.barrier_unparked(dict(name="ws_bwd", stalls={}, details={})) is None
+    text = ncu_pair.table(dict(cells={"c": dict(kernels=[k("ws_bwd", 4.0, 12.0, 12.0), k("peer", 1.5, 9.8, 7.0)])}))
+    assert text.splitlines()[-1].split()[-2:] == ["1.000", "1.500"]
+    rec = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "assets", "benchmarks", "ncu",
+                                      "nvidia-h200-ncu-2026-12-03.json")))
+    from flashviz_kernels import ws
+    for cell, c in rec["cells"].items():
+        for kern in c["kernels"]:
+            if kern["name"] in ncu_pair.PARKED:
+                warps = int(kern["details"]["Launch Statistics"]["Block Size"]) // 32
+                consumers = ws.CONFIGS[(int(cell.split()[2]), cell.split()[3] == "1")][6] \
+                    if kern["name"] == "ws_fwd" else 2
+                assert warps - (4 * consumers + 1) == ncu_pair.PARKED[kern["name"]], (cell, warps)
