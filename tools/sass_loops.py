@@ -233,10 +233,12 @@ def main(argv=None):
 
     import triton
     import torch
-    print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
-    print(f"# CPU machine, no GPU; triton {triton.__version__}, torch {torch.__version__}, commit {_commit()}, "
+    import platform
+    print(f"# CPU machine, no GPU (driver none, CUDA none; {platform.platform()}), torch {torch.__version__}, "
+          f"triton {triton.__version__}, commit {_commit()}, "
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}; sm_90a SASS of fp16 launches, "
           f"B 4, H 32, N 4096" + (f"; {fa4_versions(args.fa4_python, args.fa4_path)}" if args.fa4_python else ""))
+    print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
     for what in args.what:
         for d in args.d:
             for causal in args.causal:
