@@ -210,12 +210,13 @@ def fa4_versions(python: str, path: str) -> str:
 
 
 def _commit() -> str:
-    """HEAD's full hash, with "+dirty" where the tree differs from it (what was compiled is then not HEAD)."""
+    """HEAD's full hash, with "+dirty" where a tracked file outside assets/ differs from it (what was compiled is
+    then not HEAD; a recording being written is not code)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def git(*a):
         return subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()
-    return (git("rev-parse", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain", "-uno") else "")
+    return (git("rev-parse", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain", "-uno", "--", ".", ":!assets") else "")
 
 
 def main(argv=None):
