@@ -12,8 +12,8 @@ tools.compile_check's hooks. FlashAttention-4 (optional, --fa4-python): its sm90
 way its interface documents for CPU-only compilation (FakeTensorMode, FLASH_ATTENTION_ARCH / CUTE_DSL_ARCH
 sm_90a, FLASH_ATTENTION_NUM_SMS), in a child process of an interpreter that imports flash_attn.cute (Python 3.12:
 its wheels are cp312; tools/device/pack.sh fa4 unpacks them, PYTHONPATH as tools/device/env.sh's fv_fa4 sets it).
-Loops are innermost loops (a conditional branch back) holding HGMMA; a path follows branches forward inside the
-loop and takes none that leaves it (an mbarrier wait's retry, placed after the kernel's end).
+Loops are innermost loops holding HGMMA (a branch back, with no EXIT between); a path follows branches forward
+inside the loop and takes none that leaves it (an mbarrier wait's retry, placed after the partition's EXIT).
 """
 import argparse
 import collections
