@@ -293,7 +293,7 @@ def test_tune_candidates_take_both_modes():
     assert tb.candidate_name("ws", poly) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 exp=poly"
     assert tb.switches(poly)["exp_mode"] == "poly" and "exp_mode" not in tb.switches(poly[:9])
     for d, cands in tb.WS_CANDIDATES.items():          # each exp and mask mode beside the table's launch, at its
-        assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES)   # switches
+        assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES)     # switches ("asm" with "mufu")
         assert all(c[:9] == cands[0] for c in cands if len(c) > 9)
         assert {c[10] for c in cands if len(c) > 10} == set(ws_bwd.MASK_MODES) - {ws_bwd.MASK_DEFAULT}
     asm = (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm")
@@ -614,7 +614,7 @@ def test_frag_order_is_a_relabelling_the_cast_undoes(mode):
     assert (out.double() - ref).abs().max().item() <= 2 ** -10 * ref.abs().max().item()
 
 
-MASK_LOOPS = """import json, os
+MASK_LOOPS = """import json
 from tools import sass_loops as s
 out = {{}}
 for mask in ("where", "asm"):
