@@ -69,9 +69,9 @@ EXP_MODES = {"mufu": 0, "late": 1, "poly": 2, "late-poly": 3}
 # mask_mode -> the kernel's MASK: how a masked query block zeroes P^T where a key is hidden (causal band, ragged end,
 # window, documents). "where": gl.where, whose 64 compares a thread makes ahead of the exponentials and holds as a
 # bit mask (three instructions more a score to pack and unpack, and 2 compares a score for causal); "asm": compare
-# and select in one asm statement a score (sm_90 SASS of the causal masked loop at d 64: 1080 -> 745 instructions
-# a block, python -m tools.sass_loops --what bwd). MASK_DEFAULT stays "where" until "asm" has passed the GPU suite
-# and been timed (tests/kernels/test_ws_bwd_gpu.py, test_ws_bwd_masks_gpu.py run both)
+# and select in one asm statement a score (a third fewer instructions in the causal masked loop's SASS:
+# assets/benchmarks/tune/cpu-sm90-bwd-mask-asm-2026-12-05.txt). MASK_DEFAULT stays "where" until "asm" has passed
+# the GPU suite and been timed (tests/kernels/test_ws_bwd_gpu.py, test_ws_bwd_masks_gpu.py run both)
 MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "

@@ -44,10 +44,8 @@ def ptxas_sm90(bindir: str) -> str:
         return os.path.join(bindir, "ptxas")
 
 
-def _ws_report(k, bindir: str) -> str:
-    """ptxas -v on the kernel's PTX (spills), the launch registers, the highest register in the SASS, and the
-    warpgroup waits ptxas added (SASS WARPGROUP.DEPBAR beyond the PTX's wgmma.wait_group: a wait the source did not
-    ask for, e.g. before an MMA chain whose registers it must first settle)."""
+def ptxas_sass(k, bindir: str) -> tuple[str, str]:
+    """(ptxas -v's report, cuobjdump -sass) of a CompiledKernel's PTX built by the ptxas triton runs for sm_90a."""
     with tempfile.TemporaryDirectory() as tmp:
         ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(ptx, "w") as f:
@@ -56,8 +54,16 @@ def _ws_report(k, bindir: str) -> str:
                            capture_output=True, text=True)
         sass = subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], capture_output=True,
                               text=True).stdout
-    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", v.stderr)
-    used = re.search(r"Used (\d+) registers", v.stderr)
+    return v.stderr, sass
+
+
+def _ws_report(k, bindir: str) -> str:
+    """ptxas -v on the kernel's PTX (spills), the launch registers, the highest register in the SASS, and the
+    warpgroup waits ptxas added (SASS WARPGROUP.DEPBAR beyond the PTX's wgmma.wait_group: a wait the source did not
+    ask for, e.g. before an MMA chain whose registers it must first settle)."""
+    report, sass = ptxas_sass(k, bindir)
+    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    used = re.search(r"Used (\d+) registers", report)
     added = sass.count("WARPGROUP.DEPBAR") - k.asm["ptx"].count("wgmma.wait_group")
     return (f"regs {used.group(1) if used else '?'} (launch), used per setmaxnreg budget {_per_budget(sass)}, "
             f"spill stores {spill.group(1) if spill else '?'} B loads {spill.group(2) if spill else '?'} B, "

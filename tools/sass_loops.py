@@ -137,10 +137,12 @@ def cuobjdump_sass(cubin: bytes) -> str:
         return subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
 
 
-def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> bytes:
-    """The cubin of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
-    default), compiled for sm_90a."""
-    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sm90
+def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
+    """The SASS of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
+    default), built for sm_90a as triton builds it for this GPU."""
+    import triton
+
+    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass
     if what == "fwd":
         from flashviz_kernels import ws
         bn, stages, _, pp, pers, nc = ws.CONFIGS[(d, causal)][1:7]
@@ -152,15 +154,7 @@ def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> bytes
         bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
         k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode,
                              prefetch=ws_bwd.prefetch_for(d, mode, None), mask_mode=mask_mode)
-    import triton
-    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
-    with tempfile.TemporaryDirectory() as tmp:       # ptxas -arch sm_90a as triton runs it for this GPU
-        ptx, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-        with open(ptx, "w") as f:
-            f.write(k.asm["ptx"])
-        subprocess.run([ptxas_sm90(bindir), "--gpu-name", "sm_90a", ptx, "-o", cubin], check=True)
-        with open(cubin, "rb") as f:
-            return f.read()
+    return ptxas_sass(k, os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin"))[1]
 
 
 FA4_CHILD = r"""
@@ -209,16 +203,6 @@ def fa4_versions(python: str, path: str) -> str:
     return r.stdout.strip() or "versions unknown"
 
 
-def _commit() -> str:
-    """HEAD's full hash, with "+dirty" where a tracked file outside assets/ differs from it (what was compiled is
-    then not HEAD; a recording being written is not code)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-    def git(*a):
-        return subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()
-    return (git("rev-parse", "HEAD") or "unknown") + ("+dirty" if git("status", "--porcelain", "-uno", "--", ".", ":!assets") else "")
-
-
 def main(argv=None):
     os.environ["TRITON_INTERPRET"] = "0"             # compile for real (tools.compile_check says why)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -231,12 +215,15 @@ def main(argv=None):
     ap.add_argument("--fa4-path", default="", help="an unpacked FA4 tree put first on that interpreter's path")
     args = ap.parse_args(argv)
     import datetime
-
-    import triton
-    import torch
     import platform
+
+    import torch
+    import triton
+
+    from flashviz.bench.provenance import git_state
+    commit, dirty = git_state()                      # what was compiled is not HEAD where the tree is dirty
     print(f"# CPU machine, no GPU (driver none, CUDA none; {platform.platform()}), torch {torch.__version__}, "
-          f"triton {triton.__version__}, commit {_commit()}, "
+          f"triton {triton.__version__}, commit {commit}{'+dirty' if dirty else ''}, "
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}; sm_90a SASS of fp16 launches, "
           f"B 4, H 32, N 4096" + (f"; {fa4_versions(args.fa4_python, args.fa4_path)}" if args.fa4_python else ""))
     print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
@@ -245,11 +232,12 @@ def main(argv=None):
             for causal in args.causal:
                 tag = f"{what} d={d} causal={causal}"
                 for name, build in (("ours", lambda: ours(what, d, bool(causal), args.mask)),
-                                    ("fa4", lambda: fa4(args.fa4_python, args.fa4_path, what, d, bool(causal)))):
+                                    ("fa4", lambda: cuobjdump_sass(
+                                        fa4(args.fa4_python, args.fa4_path, what, d, bool(causal))))):
                     if name == "fa4" and not args.fa4_python:
                         continue
                     try:
-                        lines = report(f"{tag} {name}", cuobjdump_sass(build()))
+                        lines = report(f"{tag} {name}", build())
                     except Exception as e:  # noqa: BLE001
                         lines = [f"{tag} {name}: FAILED {type(e).__name__}: {str(e)[:200]}"]
                     print("\n".join(lines), flush=True)

@@ -618,7 +618,7 @@ MASK_LOOPS = """import json
 from tools import sass_loops as s
 out = {{}}
 for mask in ("where", "asm"):
-    out[mask] = s.shortest(s.cuobjdump_sass(s.ours("bwd", {d}, {causal}, mask)))
+    out[mask] = s.shortest(s.ours("bwd", {d}, {causal}, mask))
 print(json.dumps(out))
 """
 

@@ -49,7 +49,7 @@ def test_the_ws_forward_loop_holds_one_key_tile_of_work():
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
     got = compile_report(
-        "import json\nfrom tools import sass_loops as s\nins = s.parse(s.cuobjdump_sass(s.ours('fwd', 64, False)))\n"
+        "import json\nfrom tools import sass_loops as s\nins = s.parse(s.ours('fwd', 64, False))\n"
         "ls = s.loops(ins)\np = [min(s.paths(ins, a, b), key=lambda c: c['all']) for a, b in ls]\n"
         "print(json.dumps(dict(n=len(ls), mix=[[c['HGMMA'], c['MUFU.EX2'], c['F2FP']] for c in p],\n"
         "                      kflop=sum(s.mma_kflop(t) for _, t in ins[ls[0][0]:ls[0][1] + 1]))))\n")
