@@ -5,6 +5,7 @@ Every K/V ring position is named by a counter c that keeps counting across the q
 (turn[c] completes once per ring position: the consumers pass it round in order 0, 1, .., NC-1, 0, ..).
 With kv = 0 (one tile per program) these are the per-tile formulas. Imported by _ws_gluon.py only.
 """
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
@@ -22,8 +23,12 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_softmax import alibi_cols, softmax_tile  # noqa: E402
+from ._ws_softmax import alibi_cols, p_operand, softmax_tile  # noqa: E402
 from .gluon_shims import tma_load  # noqa: E402
+from .ws_schedule import p_pack_default  # noqa: E402
+
+# key tile 0's P converted by inline asm (triton 3.8, or FLASHVIZ_WS_PPACK): fixed for the process at import
+P_PACK = gl.constexpr(p_pack_default(triton.__version__))
 
 
 @gluon.jit
@@ -191,7 +196,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
                                       WINDOW, ALIBI, SEQ)
-        p16 = gl.convert_layout(p.to(dtype), p_layout)    # P as the A operand, in registers (fp32 P dies here)
+        PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
+        p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
         exit_scope("softmax")
         if PREV:
             release_prev(last_tile)

@@ -18,6 +18,10 @@ PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every 
 HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) on / off for every ws launch that
                                            # does not pass half (only where kernels/gates.py's "ws-half" rows let it)
 
+P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
+                                           # read once, when the kernel module is imported (a module constexpr)
+P_PACK_TRITONS = ("3.8.",)                 # where that is the default: tools.sass_loops' recording says why
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -189,3 +193,16 @@ def _half_status(why: str | None) -> str:
             return f"none here ({', '.join(on)} where verified): {why}"
         return ", ".join(on) or "none"
     return switch_line(HALF_ENV, describe)
+
+
+def p_pack_default(version: str) -> bool:
+    """Whether the ws forward converts key tile 0's P to fp16/bf16 with one inline-asm cvt a pair
+    (kernels/_ws_softmax.py p_operand): P_PACK_ENV when set (1 or 0), else on for the tritons of P_PACK_TRITONS.
+    Under triton 3.8 LLVM folds the two P conversions that meet at the loop's phi into one after it, so the loop
+    carries fp32 P and ptxas spends 32 PRMT a trip in the default partition's consumer
+    (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt); an asm conversion cannot be folded. Under 3.6 and
+    3.9 nothing is folded and the asm adds register moves."""
+    env = env_switch(P_PACK_ENV, ("0", "1"), "1 (asm-packed P) or 0 (P.to(dtype))")
+    if env is None:
+        return version.startswith(P_PACK_TRITONS)
+    return env == "1"
