@@ -20,7 +20,8 @@ HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) o
 
 P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
                                            # read once, when the kernel module is imported (a module constexpr)
-P_PACK_TRITONS = ("3.8.",)                 # where that is the default: tools.sass_loops' recording says why
+P_PACK_TRITONS = ()                        # where that is the default: none until a GPU has timed and tested it
+                                           # (3.8 is the candidate: p_pack_default says why)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
