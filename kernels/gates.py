@@ -31,6 +31,7 @@ _NAMES = {"ws-forward": "Gluon kernel", "ws-half": "Gluon kernel's half edge til
 FUSED_RUN = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 TIMELINE_RUN = "assets/benchmarks/timeline/nvidia-h200-2026-12-01b.json"
 SUITE = "assets/verified/nvidia-h200-triton-{}.json"            # GPU-suite summaries (python -m tools.suite_summary)
+H100_SUITE = "assets/verified/nvidia-h100-triton-{}.json"       # the same, from an H100 (sm_90 too)
 # the test files that exercise each path on the GPU: a row citing a suite needs all of them whole there (every
 # collected test ran, none failed), whatever else the run did; runs from before tests/ had folders match by file name
 TESTS = {"ws-forward": ("tests/kernels/test_ws_gpu.py", "tests/kernels/test_ws_variants_gpu.py",
@@ -69,6 +70,9 @@ VERIFIED = (
     # a mode since retired: assets/verified/repeats/); a repeated run failed the fused backward at N = 1 (dv wrong),
     # so that one stays on 3.6 while the Gluon kernels open
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
+    # the same files (and the wide tile's) on an H100 at 5afa322, after d = 128 non-causal took PINGPONG (5e64398)
+    Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
     # launch that can run it: 3.8 at 4a66295; 3.6 and 3.7.1 at 2efc21f, whose build takes ws.half_code's workaround
     # for their ptxas 12.8 (without it, persistent windows were wrong: assets/verified/repeats/README.md)

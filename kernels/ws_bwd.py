@@ -70,8 +70,9 @@ EXP_MODES = {"mufu": 0, "late": 1, "poly": 2, "late-poly": 3}
 # window, documents). "where": gl.where, whose 64 compares a thread makes ahead of the exponentials and holds as a
 # bit mask (three instructions more a score to pack and unpack, and 2 compares a score for causal); "asm": compare
 # and select in one asm statement a score (a third fewer instructions in the causal masked loop's SASS:
-# assets/benchmarks/tune/cpu-sm90-bwd-mask-asm-2026-12-05.txt). MASK_DEFAULT stays "where" until "asm" has passed
-# the GPU suite and been timed (tests/kernels/test_ws_bwd_gpu.py, test_ws_bwd_masks_gpu.py run both)
+# assets/benchmarks/tune/cpu-sm90-bwd-mask-asm-2026-12-05.txt). "asm" passed its GPU tests on an H100 under 3.6 and
+# 3.8 (assets/verified/nvidia-h100-triton-3.*-ws-backward-mask-asm.json) but timed no faster there: slower at
+# d = 128, mixed at d = 64 (assets/benchmarks/tune/nvidia-h100-backward-ws-mask-asm-*.json), so "where" stays
 MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
