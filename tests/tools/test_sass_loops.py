@@ -56,3 +56,36 @@ def test_the_ws_forward_loop_holds_one_key_tile_of_work():
     nc = ws.CONFIGS[(64, False)][6]
     assert got["n"] == nc and got["mix"] == [[12, 66, 32]] * nc, got
     assert got["kflop"] == pytest.approx(2 * 64 * 128 * 64 * 2 / 1000)
+
+
+PACK_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_PPACK"] = "{pack}"      # read once, when the kernel module is imported
+from tools import sass_loops as s
+from tools.compile_check import compile_sm90
+out = {{}}
+for causal in (False, True):
+    ins = s.parse(s.ours("fwd", 64, causal))
+    p = [min(s.paths(ins, a, b), key=lambda c: c["all"]) for a, b in s.loops(ins)]
+    out[str(causal)] = [[c["all"], c["PRMT"], c["F2FP"]] for c in p]
+compile_sm90(64, True, "bf16")                  # p_operand's bf16 cvt builds too
+print(json.dumps(out))
+"""
+
+
+def test_packed_p_carries_no_prmt_and_shortens_3_8s_default_consumer():
+    """FLASHVIZ_WS_PPACK (ws_schedule.p_pack_default): with key tile 0's P converted by inline asm, no consumer's
+    unmasked trip at d = 64 swaps fp16 halves (PRMT) and each still packs its 64 scores as 32 pairs (F2FP). Under
+    triton 3.8, without it, the default partition's consumer carries fp32 P and spends 32 PRMT a trip: packing
+    shortens that trip by at least 30 instructions. Under the other verified tritons nothing is carried that way."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    on, off = (compile_report(PACK_LOOPS.format(pack=p)) for p in ("1", "0"))
+    three_eight = ws.triton_version().startswith("3.8.")
+    for causal in ("False", "True"):
+        assert len(on[causal]) == len(off[causal]) == ws.CONFIGS[(64, causal == "True")][6], (on, off)
+        assert all(prmt == 0 and f2fp == 32 for _, prmt, f2fp in on[causal]), on
+        assert (off[causal][0][1] == 32) == three_eight, off
+        if three_eight:
+            assert on[causal][0][0] <= off[causal][0][0] - 30, (on, off)
