@@ -143,7 +143,7 @@ def status() -> dict:
     return dict(active=why is None, reason=why or "ok", triton=triton_version(),
                 verified_triton=list(VERIFIED_TRITON), verified=gates.describe(GATE),
                 fast_uses_ws=[] if _pinned_tl() else forward_table.ws_thresholds(),
-                **schedule_lines(gate_reason(HALF_GATE)))
+                **schedule_lines(gate_reason(HALF_GATE), triton_version()))
 
 
 def takes(var) -> bool:

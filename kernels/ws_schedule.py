@@ -132,11 +132,13 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
     return half_default(d, causal, window, docs=docs) and causal and not docs and not carry
 
 
-def schedule_lines(half_why: str | None = None) -> dict:
-    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ...} for ws.status();
-    half_why: why this triton may not run HALF (kernels/gates.py), None where it may."""
+def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
+    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...} for
+    ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
+    installed triton's (p_pack_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
-                pingpong=_pingpong_status(), half=_half_status(half_why))
+                pingpong=_pingpong_status(), half=_half_status(half_why),
+                p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:

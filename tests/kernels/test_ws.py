@@ -129,6 +129,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
     assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert (f["ws_pingpong"], f["ws_half"]) == (ws.status()["pingpong"], ws.status()["half"])
+    assert f["ws_p_pack"] == ws.status()["p_pack"]
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
@@ -539,3 +540,20 @@ def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
     for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
         assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
         assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers
+
+
+def test_p_pack_switch(monkeypatch):
+    """FLASHVIZ_WS_PPACK decides key tile 0's P packing where set; else the tritons of P_PACK_TRITONS, never 3.6 or
+    3.9 (their sm_90 builds grew with it: tests/tools/test_sass_loops.py); ws.status() and provenance say which."""
+    from flashviz_kernels import ws_schedule as sch
+    monkeypatch.delenv(sch.P_PACK_ENV, raising=False)
+    assert not sch.p_pack_default("3.6.0") and not sch.p_pack_default("3.9.0")
+    assert ws.status()["p_pack"] == ("d=64" if sch.p_pack_default(ws.triton_version()) else "none") + " (CONFIGS)"
+    monkeypatch.setenv(sch.P_PACK_ENV, "1")
+    assert sch.p_pack_default("3.6.0") and ws.status()["p_pack"] == f"d=64 ({sch.P_PACK_ENV}=1)"
+    monkeypatch.setenv(sch.P_PACK_ENV, "0")
+    assert not sch.p_pack_default("3.8.0") and ws.status()["p_pack"] == f"none ({sch.P_PACK_ENV}=0)"
+    monkeypatch.setenv(sch.P_PACK_ENV, "yes")
+    with pytest.raises(fk.KernelInputError, match="must be 1"):
+        sch.p_pack_default("3.8.0")
+    assert "must be 1" in ws.status()["p_pack"]
