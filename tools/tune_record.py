@@ -31,14 +31,16 @@ def commit() -> str | None:
 
 
 def record_header(tool: str, argv, **extra) -> dict:
-    """A tune file's provenance (command, device, torch, triton, driver, CUDA, commit, date), its shape and timer,
-    extra fields, and the rows to fill."""
+    """A tune file's provenance (command, device, torch, triton, driver, CUDA, commit, date, the ws kernels'
+    FLASHVIZ_WS_* switches set, from 2026-12-05), its shape and timer, extra fields, and the rows to fill."""
     import torch
     import triton
     return dict(command=f"python -m tools.{tool} " + " ".join(argv), device=torch.cuda.get_device_name(0),
                 torch=torch.__version__, triton=triton.__version__, driver=driver(), cuda=torch.version.cuda,
-                git_commit=commit(), date=time.strftime("%Y-%m-%d", time.gmtime()), batch=4, heads=32,
-                dtype="float16", **extra, timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
+                git_commit=commit(), date=time.strftime("%Y-%m-%d", time.gmtime()),
+                switches={k: v for k, v in sorted(os.environ.items()) if k.startswith("FLASHVIZ_WS_") and v},
+                batch=4, heads=32, dtype="float16", **extra,
+                timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
 
 
 def text_header(tool: str, argv) -> str:
