@@ -20,8 +20,8 @@ HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) o
 
 P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
                                            # read once, when the kernel module is imported (a module constexpr)
-P_PACK_TRITONS = ()                        # where that is the default: none until a GPU has timed and tested it
-                                           # (3.8 is the candidate: p_pack_default says why)
+P_PACK_TRITONS = ()                        # where that is the default: none, as timed on an H100 under 3.8
+                                           # (p_pack_default says why it was tried and why it is off)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -204,7 +204,10 @@ def p_pack_default(version: str) -> bool:
     Under triton 3.8 LLVM folds the two P conversions that meet at the loop's phi into one after it, so the loop
     carries fp32 P and ptxas spends 32 PRMT a trip in the default partition's consumer
     (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt); an asm conversion cannot be folded. Under 3.6 and
-    3.9 nothing is folded and the asm adds register moves."""
+    3.9 nothing is folded and the asm adds register moves. Off everywhere: on an H100 under 3.8 it timed no faster
+    (d = 64, alternating runs: assets/benchmarks/tune/nvidia-h100-fwd-ppack*-triton38-2026-12-05.json), so those
+    PRMT are not what makes 3.8's d = 64 forward slower than 3.6's; its GPU tests passed as far as they ran
+    (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-ppack.json, interrupted at the device's time limit)."""
     env = env_switch(P_PACK_ENV, ("0", "1"), "1 (asm-packed P) or 0 (P.to(dtype))")
     if env is None:
         return version.startswith(P_PACK_TRITONS)
