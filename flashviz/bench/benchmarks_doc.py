@@ -59,8 +59,8 @@ def _setup(path: str | None) -> str:
     """The (triton, GPU) pairs kernels/gates.py verifies for a path; "any" for a kernel without a gate."""
     if path is None:
         return "any"
-    return ", ".join(f"triton {gates.version_label(r.triton)} on sm_{r.capability[0]}{r.capability[1]}"
-                     for r in gates.rows(path))
+    return ", ".join(dict.fromkeys(f"triton {gates.version_label(r.triton)} on sm_{r.capability[0]}{r.capability[1]}"
+                                   for r in gates.rows(path)))      # a pair two suites verify: once
 
 
 def _routes(rows, gate_of) -> list[str]:
