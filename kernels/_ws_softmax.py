@@ -71,7 +71,8 @@ def alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 def p_operand(p, dtype: gl.constexpr, layout: gl.constexpr, PACK: gl.constexpr):
     """P (fp32) as the P·V A operand: dtype, in `layout`. PACK: each pair converted by one inline-asm
     cvt.rn.{f16,bf16}x2.f32, which LLVM cannot fold into a later conversion (ws_schedule.p_pack_default says
-    where and why); the same rounding as p.to(dtype). cvt's first source fills the pair's high half."""
+    where and why); the same rounding as p.to(dtype). cvt's first source fills the high half, so a pair's second
+    element ($2) goes first."""
     if PACK:
         if dtype == gl.float16:
             q = gl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [p], dtype=gl.float16,

@@ -27,7 +27,8 @@ from ._ws_softmax import alibi_cols, p_operand, softmax_tile  # noqa: E402
 from .gluon_shims import tma_load  # noqa: E402
 from .ws_schedule import p_pack_default  # noqa: E402
 
-# key tile 0's P converted by inline asm (triton 3.8, or FLASHVIZ_WS_PPACK): fixed for the process at import
+# key tile 0's P converted by inline asm where ws_schedule.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
+# default): fixed for the process when this module is imported
 P_PACK = gl.constexpr(p_pack_default(triton.__version__))
 
 
