@@ -34,6 +34,18 @@ def _usage(cubin: bytes, cuobjdump: str) -> str:
     return f"regs {m.group(1)} stack {m.group(2)} B" if m else "usage unknown"
 
 
+def triton_bin() -> str:
+    """The folder of the CUDA tools the installed triton ships (ptxas, cuobjdump)."""
+    import triton
+    return os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+
+
+def cubin_sass(cubin: str, bindir: str, check: bool = False) -> str:
+    """cuobjdump -sass of a cubin file (check: raise where cuobjdump fails)."""
+    return subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], capture_output=True, text=True,
+                          check=check).stdout
+
+
 def ptxas_sm90(bindir: str) -> str:
     """The ptxas triton itself runs for sm_90: from 3.9 its CUDA 13 one (bin/ptxas-blackwell; the legacy bin/ptxas,
     CUDA 12.9, refuses 3.9's PTX 9.4), before that bin/ptxas."""
@@ -52,8 +64,7 @@ def ptxas_sass(k, bindir: str) -> tuple[str, str]:
             f.write(k.asm["ptx"])
         v = subprocess.run([ptxas_sm90(bindir), "-v", "--gpu-name", "sm_90a", ptx, "-o", cubin],
                            capture_output=True, text=True)
-        sass = subprocess.run([os.path.join(bindir, "cuobjdump"), "-sass", cubin], capture_output=True,
-                              text=True).stdout
+        sass = cubin_sass(cubin, bindir)
     return v.stderr, sass
 
 
@@ -138,7 +149,7 @@ def ws_bwd_main(args):
 
     import triton
     from flashviz_kernels import ws_bwd
-    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    bindir = triton_bin()
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     modes = args.dq_mode or ["split", "tma", "tma2"]
@@ -174,7 +185,7 @@ def ws_main(args):
 
     import triton
     from flashviz_kernels import ws
-    bindir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    bindir = triton_bin()
     print(f"triton {triton.__version__}, sm_90, ws kernel, {args.dtype}; REGS (consumer, producer, launch) "
           f"{ws.REGS}")
     # (causal, window, ALiBi, documents): windows and ALiBi are causal only
@@ -257,7 +268,7 @@ def main(argv=None):
     from tools.tune_backward import FUSED_CANDIDATES
     configs = ([tuple(int(x) for x in c.split(",")) for c in args.config] if args.config
                else FUSED_CANDIDATES.get(args.d, [bf.CONFIGS[128]]))
-    cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    cuobjdump = os.path.join(triton_bin(), "cuobjdump")
     print(f"triton {triton.__version__}, sm_90, d={args.d}, {args.dtype}")
     for config in configs:
         for causal in (False, True):

@@ -129,20 +129,17 @@ def report(name: str, sass: str) -> list:
 
 
 def cuobjdump_sass(cubin: bytes) -> str:
-    import triton
-    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    from tools.compile_check import cubin_sass, triton_bin
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(cubin)
         f.flush()
-        return subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
+        return cubin_sass(f.name, triton_bin(), check=True)
 
 
 def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
     """The SASS of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
     default), built for sm_90a as triton builds it for this GPU."""
-    import triton
-
-    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass
+    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass, triton_bin
     if what == "fwd":
         from flashviz_kernels import ws
         bn, stages, _, pp, pers, nc = ws.CONFIGS[(d, causal)][1:7]
@@ -154,7 +151,7 @@ def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
         bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
         k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode,
                              prefetch=ws_bwd.prefetch_for(d, mode, None), mask_mode=mask_mode)
-    return ptxas_sass(k, os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin"))[1]
+    return ptxas_sass(k, triton_bin())[1]
 
 
 FA4_CHILD = r"""
