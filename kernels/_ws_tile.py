@@ -25,11 +25,13 @@ from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_softmax import alibi_cols, p_operand, softmax_tile  # noqa: E402
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_schedule import p_pack_default  # noqa: E402
+from .ws_schedule import early_rescale_default, p_pack_default  # noqa: E402
 
 # key tile 0's P converted by inline asm where ws_schedule.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
 P_PACK = gl.constexpr(p_pack_default(triton.__version__))
+# O's rescale right after P·V's wait (EARLY) or before the next P·V: ws_schedule.early_rescale_default
+EARLY = gl.constexpr(early_rescale_default(triton.__version__))
 
 
 @gluon.jit
@@ -175,7 +177,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             if pend:                                  # its last key tile sits at ring position kv - 1
                 v_st = (kv - 1) % STAGES
                 v_ph = ((kv - 1) // STAGES) & 1
-            acc_p = acc_p * gl.expand_dims(gl.convert_layout(alpha_p, orow_l), 1)
+            if not EARLY:
+                acc_p = acc_p * gl.expand_dims(gl.convert_layout(alpha_p, orow_l), 1)
             mbarrier.wait(ready.index(STAGES + v_st), v_ph)
             pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
@@ -199,6 +202,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                                       WINDOW, ALIBI, SEQ)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
+        if OVERLAP and EARLY and not CARRY:
+            acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
         exit_scope("softmax")
         if PREV:
             release_prev(last_tile)
@@ -231,7 +236,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs, then
                                                       # P_{j-1}·V_{j-1}
                 prev = (c - 1) % STAGES
-                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                if not EARLY:
+                    acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)
                 use = True                            # CARRY: acc holds the previous tile's O before P_0·V_0
                 if CARRY:
@@ -249,6 +255,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 mbarrier.arrive(empty.index(STAGES + prev))
+                if EARLY:
+                    acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("pv")
             else:
@@ -273,7 +281,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             enter_scope("pv")
             c = kv + n_tiles - 1
             last = c % STAGES
-            acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+            if not EARLY:
+                acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
             mbarrier.wait(ready.index(STAGES + last), (c // STAGES) & 1)
             acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
@@ -320,7 +329,8 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
         o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                            instr_shape=[16, D, 16])
         st = c % STAGES
-        acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
+        if not EARLY:
+            acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
         mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
         acc = warpgroup_mma(p16, v_smem.index(st), acc, use_acc=n_prev > 1, is_async=True)
         acc = warpgroup_mma_wait(0, deps=(acc,))

@@ -23,6 +23,10 @@ P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inl
 P_PACK_TRITONS = ()                        # where that is the default: none, as timed on an H100 under 3.8
                                            # (p_pack_default says why it was tried and why it is off)
 
+EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after P·V's wait, or before the next
+                                           # P·V (early_rescale_default); read once, at the kernel module's import
+EARLY_RESCALE_TRITONS = ()                 # where early is the default (early_rescale_default says why)
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -133,12 +137,15 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
 
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
-    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...} for
+    """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
+    "early_rescale": ...} for
     ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
     installed triton's (p_pack_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why),
-                p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"))
+                p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
+                early_rescale=switch_line(EARLY_RESCALE_ENV,
+                                          lambda: "every launch" if early_rescale_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -211,4 +218,17 @@ def p_pack_default(version: str) -> bool:
     env = env_switch(P_PACK_ENV, ("0", "1"), "1 (asm-packed P) or 0 (P.to(dtype))")
     if env is None:
         return version.startswith(P_PACK_TRITONS)
+    return env == "1"
+
+
+def early_rescale_default(version: str) -> bool:
+    """Where the ws forward's OVERLAP loop rescales O by a key tile's alpha (kernels/_ws_tile.py attend): early,
+    right after the previous P·V's wait at the end of the trip that computed alpha, or late, at the start of the next
+    trip between the issue of its Q·Kᵀ and of P·V. Same arithmetic, same order of operations on O. Late leaves the
+    32 FMULs (d = 64) to ptxas, and triton 3.8's build places them between the first and second Q·Kᵀ HGMMA in the
+    non-default consumers (an HGMMA issue gap of 33 instructions against 8) while 3.6's puts them where early does
+    (tools.sass_loops). EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
+    env = env_switch(EARLY_RESCALE_ENV, ("0", "1"), "1 (rescale after P·V's wait) or 0 (before the next P·V)")
+    if env is None:
+        return version.startswith(EARLY_RESCALE_TRITONS)
     return env == "1"
