@@ -6,10 +6,11 @@ in one cell, under whatever triton is first on the path. GPU only (ncu on the PA
 
 Same profiled program as tools/ncu_pair.py (one warm call, then one call between cudaProfilerStart and Stop), but
 only kernels whose name matches --kernel, with the SourceCounters section (its warp sampling is what fills the
-source page). The record (kind ncu-pair, so flashviz.bench.evidence reads it) keeps, per kernel, the SASS lines that
-were sampled: address, instruction and every non-zero numeric column of ncu's source page (the sample counts, all and
-not-issued, and the per-reason counts where ncu prints them). Two builds of one kernel (triton 3.6 and 3.8, say)
-cannot be matched line by line; the table compares them by opcode and by their heaviest lines.
+source page). The record (kind ncu-pair, so flashviz.bench.evidence reads it) keeps, per kernel, ncu's details and
+stall ratios as ncu_pair does, each sampled SASS line (offset from the kernel's start, instruction, samples, and
+samples per stall reason), and per main loop (one per consumer warpgroup; tools/sass_loops.py finds them) its share
+of the samples and its reasons. Two builds of one kernel (triton 3.6 and 3.8, or a switch's two sides) cannot be
+matched line by line; the table compares them by loop, opcode and reason, and lists each one's heaviest lines.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import collections
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,7 @@ from tools import ncu_pair
 
 SECTIONS = ("SourceCounters", "WarpStateStats", "LaunchStats", "Occupancy", "SpeedOfLight")
 ALL = "Warp Stall Sampling (All Samples)"       # the source page's total samples column (its name in ncu 2025)
+STALL = "stall_"                                # its per-reason columns (stall_wait, ...; "... (Not Issued)" too)
 
 
 def read_source(text: str) -> list[dict]:
@@ -43,25 +46,46 @@ def read_source(text: str) -> list[dict]:
     raise ValueError("no ncu source-page header (a line naming an address and a source column) in the input")
 
 
-def _num(value: str) -> float | None:
+def _num(value: str) -> float:
     try:
         return float(value.replace(",", ""))
     except (AttributeError, ValueError):
-        return None
+        return 0.0
 
 
-def sampled(rows: list[dict]) -> list[dict]:
-    """The rows with samples, each as {address, sass, and its non-zero numeric columns}."""
+def program(rows: list[dict]) -> list[dict]:
+    """Every SASS line of the page as {offset (bytes from the kernel's first line), sass (branch targets as offsets
+    too), samples (ncu's all-samples count), stalls {reason: samples}, non-zero reasons only}."""
+    base = int(rows[0]["Address"], 16)
+
+    def rel(text: str) -> str:
+        return re.sub(r"0x[0-9a-f]{9,}", lambda m: hex(int(m.group(0), 16) - base), text.strip())
+    return [dict(offset=int(r["Address"], 16) - base, sass=rel(r["Source"]), samples=_num(r.get(ALL, "")),
+                 stalls={k[len(STALL):]: _num(v) for k, v in r.items()
+                         if k and k.startswith(STALL) and "Not Issued" not in k and _num(v)})
+            for r in rows]
+
+
+def loop_shares(lines: list[dict]) -> list[dict]:
+    """Per innermost loop holding HGMMA (tools/sass_loops.py: one per consumer warpgroup in the ws forward): its
+    first and last offsets, its share of all samples, and its stall reasons' shares of its own samples."""
+    from tools import sass_loops
+    ins = [(x["offset"], x["sass"]) for x in lines]
+    total = sum(x["samples"] for x in lines) or 1.0
     out = []
-    for r in rows:
-        nums = {k: v for k, v in ((k, _num(v)) for k, v in r.items() if k not in ("Address", "Source")) if v}
-        if any("Sampl" in k for k in nums):
-            out.append(dict(address=r["Address"], sass=r["Source"].strip(), **nums))
+    for s, e in sass_loops.loops(ins):
+        body = lines[s:e + 1]
+        n = sum(x["samples"] for x in body) or 1.0
+        why = collections.Counter()
+        for x in body:
+            why.update(x["stalls"])
+        out.append(dict(first=body[0]["offset"], last=body[-1]["offset"], lines=len(body),
+                        share=round(n / total, 4), stalls={k: round(v / n, 4) for k, v in why.most_common()}))
     return out
 
 
 def samples(line: dict) -> float:
-    return line.get(ALL) or max((v for k, v in line.items() if "Sampl" in k and isinstance(v, float)), default=0.0)
+    return line["samples"]
 
 
 def opcode(sass: str) -> str:
@@ -99,12 +123,13 @@ def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None) -> d
             raw_dir.mkdir(parents=True, exist_ok=True)
             (raw_dir / (out.stem + ".source.csv")).write_text(src, encoding="utf-8")
         ks = ncu_pair.kernels(ncu_pair.read_csv(page("--page", "details")), ncu_pair.read_csv(page("--page", "raw")))
-        lines = sampled(read_source(src))
+        lines = program(read_source(src))
         for k in ks:                       # one kernel matches --kernel in these cells; its source page is the page
-            k["sass"] = lines
+            k["loops"] = loop_shares(lines)
+            k["sass"] = [x for x in lines if x["samples"]]
         record["cells"][cell] = dict(command=" ".join(base + ["-o", "REPORT", "python", *prog[1:]]), kernels=ks)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")   # ~0.3 MB a kernel
     return record
 
 
@@ -115,14 +140,21 @@ def table(record: dict, top: int = 20) -> str:
         for k in c["kernels"]:
             lines = k.get("sass", [])
             total = sum(samples(x) for x in lines) or 1.0
-            out.append(f"== {cell} {k['name']} (triton {prov.get('triton')}): {total:.0f} samples, "
-                       f"{len(lines)} sampled lines")
+            out.append(f"== {cell} {k['name']} (triton {prov.get('triton')}, {prov.get('device_name')}): {total:.0f} "
+                       f"samples on {len(lines)} lines")
             by_op = collections.Counter()
+            why = collections.Counter()
             for x in lines:
                 by_op[opcode(x["sass"])] += samples(x)
-            out.append("  by opcode: " + ", ".join(f"{op} {v / total:.1%}" for op, v in by_op.most_common(12)))
+                why.update(x["stalls"])
+            out.append("  by opcode: " + ", ".join(f"{op} {v / total:.1%}" for op, v in by_op.most_common(10)))
+            out.append("  by reason: " + ", ".join(f"{r} {v / total:.1%}" for r, v in why.most_common(10)))
+            for lp in k.get("loops", []):
+                out.append(f"  loop {lp['first']:#x}-{lp['last']:#x} ({lp['lines']} lines): {lp['share']:.1%} of "
+                           "samples; " + ", ".join(f"{r} {v:.0%}" for r, v in list(lp["stalls"].items())[:6]))
             for x in sorted(lines, key=samples, reverse=True)[:top]:
-                out.append(f"  {x['address']:>8} {samples(x) / total:6.1%}  {x['sass'][:90]}")
+                reasons = ", ".join(f"{r} {v:.0f}" for r, v in sorted(x["stalls"].items(), key=lambda i: -i[1])[:2])
+                out.append(f"  {x['offset']:#07x} {samples(x) / total:6.1%}  {x['sass'][:60]:60s} {reasons}")
     return "\n".join(out)
 
 
