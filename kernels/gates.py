@@ -73,6 +73,12 @@ VERIFIED = (
     # the same files (and the wide tile's) on an H100 at 5afa322, after d = 128 non-causal took PINGPONG (5e64398)
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
+    # the same files with O's rescale right after P·V's wait (FLASHVIZ_WS_EARLY_RESCALE=1; 3.6's default from
+    # 2026-12-05, ws_schedule.early_rescale_default) on an H200 at 6678dd0
+    Verified("ws-forward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward-early-rescale"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-early-rescale"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
     # launch that can run it: 3.8 at 4a66295; 3.6 and 3.7.1 at 2efc21f, whose build takes ws.half_code's workaround
     # for their ptxas 12.8 (without it, persistent windows were wrong: assets/verified/repeats/README.md)
