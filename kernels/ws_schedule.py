@@ -25,7 +25,8 @@ P_PACK_TRITONS = ()                        # where that is the default: none, as
 
 EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after P·V's wait, or before the next
                                            # P·V (early_rescale_default); read once, at the kernel module's import
-EARLY_RESCALE_TRITONS = ()                 # where early is the default (early_rescale_default says why)
+EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster in every d = 64 / 128 forward cell on
+                                           # an H200 under 3.6, slower under 3.8 (early_rescale_default's files)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -145,7 +146,7 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                 pingpong=_pingpong_status(), half=_half_status(half_why),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
                 early_rescale=switch_line(EARLY_RESCALE_ENV,
-                                          lambda: "every launch" if early_rescale_default(version) else "none"))
+                                          lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -224,10 +225,15 @@ def p_pack_default(version: str) -> bool:
 def early_rescale_default(version: str) -> bool:
     """Where the ws forward's OVERLAP loop rescales O by a key tile's alpha (kernels/_ws_tile.py attend): early,
     right after the previous P·V's wait at the end of the trip that computed alpha, or late, at the start of the next
-    trip between the issue of its Q·Kᵀ and of P·V. Same arithmetic, same order of operations on O. Late leaves the
-    32 FMULs (d = 64) to ptxas, and triton 3.8's build places them between the first and second Q·Kᵀ HGMMA in the
-    non-default consumers (an HGMMA issue gap of 33 instructions against 8) while 3.6's puts them where early does
-    (tools.sass_loops). EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
+    trip between the issue of its Q·Kᵀ and of P·V. Same arithmetic on O in the same order. Late leaves the 32 FMULs
+    (d = 64) to ptxas, which puts them between the first and second Q·Kᵀ HGMMA of one consumer (3.6) or two (3.8);
+    early issues every consumer's Q·Kᵀ as one run (tests/tools/test_sass_loops.py). Timed against cuDNN in
+    alternating processes, two pairs per setting (assets/benchmarks/tune/nvidia-h{100,200}-fwd-early*-2026-12-05.json):
+    under 3.6 on an H200 early was faster in all 8 cells of both pairs (cuDNN ratio +0.3 to +1.8 %, and against
+    FlashAttention-4 in a third pair: nvidia-h200-fa4-rounds-fwd-early*-run3), under 3.8 slower (H200 -1.1 % in the
+    geomean, -5 % at d = 128 non-causal N = 16384; H100 -0.6 %), so early is 3.6's default only. Its GPU tests
+    passed under both (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
+    EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
     env = env_switch(EARLY_RESCALE_ENV, ("0", "1"), "1 (rescale after P·V's wait) or 0 (before the next P·V)")
     if env is None:
         return version.startswith(EARLY_RESCALE_TRITONS)

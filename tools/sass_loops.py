@@ -99,6 +99,13 @@ def paths(ins: list, s: int, e: int) -> list:
     return done
 
 
+def hgmma_gaps(ins: list, s: int, e: int) -> list:
+    """Instructions from each HGMMA of the loop s..e to the next, in address order: where a warpgroup's GEMM is
+    issued as one run (gaps of a few uniform-register instructions) or split by other work the compiler put there."""
+    at = [i for i in range(s, e + 1) if kind(ins[i][1]) == "HGMMA"]
+    return [b - a for a, b in zip(at, at[1:])]
+
+
 def mma_kflop(text: str) -> float:
     """kFLOP of one HGMMA.MxNxK instruction (2 M N K)."""
     m = re.search(r"HGMMA\.(\d+)x(\d+)x(\d+)", text)

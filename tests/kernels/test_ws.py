@@ -129,7 +129,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert "d=64 causal=False: 3" in f["ws_schedule"] and f["ws_schedule"].startswith("persistent: ")
     assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert (f["ws_pingpong"], f["ws_half"]) == (ws.status()["pingpong"], ws.status()["half"])
-    assert f["ws_p_pack"] == ws.status()["p_pack"]
+    assert f["ws_p_pack"] == ws.status()["p_pack"] and f["ws_early_rescale"] == ws.status()["early_rescale"]
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
@@ -557,3 +557,23 @@ def test_p_pack_switch(monkeypatch):
     with pytest.raises(fk.KernelInputError, match="must be 1"):
         sch.p_pack_default("3.8.0")
     assert "must be 1" in ws.status()["p_pack"]
+
+
+def test_early_rescale_switch(monkeypatch):
+    """FLASHVIZ_WS_EARLY_RESCALE decides where the OVERLAP loop rescales O where set; else the tritons of
+    EARLY_RESCALE_TRITONS: 3.6 (timed faster there), not 3.8 (timed slower) nor the untimed 3.7 and 3.9."""
+    from flashviz_kernels import ws_schedule as sch
+    monkeypatch.delenv(sch.EARLY_RESCALE_ENV, raising=False)
+    assert sch.early_rescale_default("3.6.0") and sch.early_rescale_default("3.6.1")
+    assert not any(sch.early_rescale_default(v) for v in ("3.7.1", "3.8.0", "3.9.0", "3.10.0"))
+    here = "every OVERLAP launch" if sch.early_rescale_default(ws.triton_version()) else "none"
+    assert ws.status()["early_rescale"] == f"{here} (CONFIGS)"
+    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "1")
+    assert sch.early_rescale_default("3.8.0")
+    assert ws.status()["early_rescale"] == f"every OVERLAP launch ({sch.EARLY_RESCALE_ENV}=1)"
+    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "0")
+    assert not sch.early_rescale_default("3.6.0")
+    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "early")
+    with pytest.raises(fk.KernelInputError, match="must be 1"):
+        sch.early_rescale_default("3.6.0")
+    assert "must be 1" in ws.status()["early_rescale"]

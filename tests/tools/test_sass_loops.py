@@ -88,3 +88,31 @@ def test_packed_p_carries_no_prmt_and_shortens_3_8s_default_consumer():
         assert all(prmt == 0 and f2fp == 32 for _, prmt, f2fp in on[causal]), on
         if three_eight:
             assert off[causal][0][1] == 32 and on[causal][0][0] <= off[causal][0][0] - 30, (on, off)
+
+
+RESCALE_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_EARLY_RESCALE"] = "{early}"   # read once, when the kernel module is imported
+from tools import sass_loops as s
+out = {{}}
+for causal in (False, True):
+    ins = s.parse(s.ours("fwd", 64, causal))
+    out[str(causal)] = [max(s.hgmma_gaps(ins, a, b)[:3]) for a, b in s.loops(ins)]
+print(json.dumps(out))
+"""
+
+
+def test_early_rescale_issues_each_consumers_q_k_gemm_as_one_run():
+    """FLASHVIZ_WS_EARLY_RESCALE (ws_schedule.early_rescale_default): with O rescaled right after P·V's wait, every
+    consumer issues its Q·Kᵀ's four HGMMA (d = 64) back to back, a few uniform-register instructions apart. Late,
+    3.6's and 3.8's ptxas put the 32 FMULs of the rescale between the first and second HGMMA in at least one
+    consumer (tools.sass_loops; which one and how far is the compiler's choice)."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    early, late = (compile_report(RESCALE_LOOPS.format(early=e)) for e in ("1", "0"))
+    for causal in ("False", "True"):
+        assert len(early[causal]) == len(late[causal]) == ws.CONFIGS[(64, causal == "True")][6], (early, late)
+        assert max(early[causal]) <= 12, early
+        if ws.triton_version().startswith(("3.6.", "3.8.")):
+            assert max(late[causal]) >= 30, late

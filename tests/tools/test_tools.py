@@ -284,6 +284,38 @@ def test_ncu_pair_reads_details_and_stalls_and_tables_what_differs():
         ncu_pair.read_csv("no header here")
 
 
+def test_ncu_source_reads_the_source_page_and_shares_samples_by_loop():
+    """tools/ncu_source.py on a small ncu-shaped source page: the program's lines and the kernel-name line before the
+    header are skipped, addresses and branch targets become offsets from the kernel's first line, each line keeps
+    its samples and non-zero reasons (not the "Not Issued" copies), and the loop holding HGMMA (0x10-0x30, branch
+    back) gets its share of all samples."""
+    from tools import ncu_source
+    cols = ('"Address","Source","Warp Stall Sampling (All Samples)","stall_wait","stall_barrier",'
+            '"stall_wait (Not Issued)"')
+    base = 0x7F0000001000
+    rows = [(0x0, "MOV R1, c[0x0][0x28]", 2, 2, 0), (0x10, "HGMMA.64x128x16.F32 R24, gdesc[UR8], RZ", 6, 6, 0),
+            (0x20, "MUFU.EX2 R3, R3", 3, 3, 0), (0x30, f"@P0 BRA {base + 0x10:#x}", 1, 1, 0), (0x40, "NOP", 8, 0, 8),
+            (0x50, "EXIT", 0, 0, 0)]
+    page = "\n".join(["==PROF== Connected", '"Kernel Name","ws_fwd",', cols] +
+                     [f'"{base + a:#x}","  {t}","{n}","{w}","{b}","{w}"' for a, t, n, w, b in rows])
+    lines = ncu_source.program(ncu_source.read_source(page))
+    assert [x["offset"] for x in lines] == [0, 0x10, 0x20, 0x30, 0x40, 0x50]
+    assert lines[3]["sass"] == "@P0 BRA 0x10" and lines[1]["stalls"] == {"wait": 6.0}
+    assert lines[4]["stalls"] == {"barrier": 8.0} and lines[5]["stalls"] == {} and lines[5]["samples"] == 0
+    loops = ncu_source.loop_shares(lines)
+    assert len(loops) == 1 and (loops[0]["first"], loops[0]["last"], loops[0]["lines"]) == (0x10, 0x30, 3)
+    assert loops[0]["share"] == round(10 / 20, 4) and loops[0]["stalls"] == {"wait": 1.0}
+    assert ncu_source.opcode("@!P0 HGMMA.64x128x16.F32 R24") == "HGMMA" and ncu_source.opcode("NOP") == "NOP"
+    rec = dict(provenance=dict(triton="3.6.0", device_name="GPU"),
+               cells={"fwd 4096 64 0": dict(kernels=[dict(name="ws_fwd", loops=loops,
+                                                          sass=[x for x in lines if x["samples"]])])})
+    text = ncu_source.table(rec, top=2)
+    assert "20 samples on 5 lines" in text and "by opcode: NOP 40.0%, HGMMA 30.0%" in text
+    assert "loop 0x10-0x30 (3 lines): 50.0% of samples; wait 100%" in text
+    with pytest.raises(ValueError):
+        ncu_source.read_source("no header here")
+
+
 def test_fa4_rounds_pairs_each_round_and_says_what_did_not_run():
     """tools/fa4_rounds.py's ratio is peer / ours within the same round (median, min, max), not a ratio of medians,
     and a peer that did not run prints "-" instead of a number."""
