@@ -177,7 +177,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             if pend:                                  # its last key tile sits at ring position kv - 1
                 v_st = (kv - 1) % STAGES
                 v_ph = ((kv - 1) // STAGES) & 1
-            if not EARLY:
+            if not EARLY:                             # (EARLY: its last trip applied alpha_p already)
                 acc_p = acc_p * gl.expand_dims(gl.convert_layout(alpha_p, orow_l), 1)
             mbarrier.wait(ready.index(STAGES + v_st), v_ph)
             pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
@@ -202,8 +202,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                                       WINDOW, ALIBI, SEQ)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
-        if OVERLAP and EARLY and not CARRY:
-            acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+        if OVERLAP and EARLY and not CARRY:           # alpha_0 on what HALF's first step left in O (else 0);
+            acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)   # CARRY's first P·V ignores O
         exit_scope("softmax")
         if PREV:
             release_prev(last_tile)
@@ -233,8 +233,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             k0 = (t_lo + j) * BN                      # this tile's first key
             cols = k0 + gl.arange(0, BN, layout=col_l)
             bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
-            if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs, then
-                                                      # P_{j-1}·V_{j-1}
+            if OVERLAP:                               # FA3's order: O rescaled while Q·K_jᵀ runs (EARLY: at
+                                                      # the end of trip j-1), then P_{j-1}·V_{j-1}
                 prev = (c - 1) % STAGES
                 if not EARLY:
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
@@ -255,7 +255,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 mbarrier.arrive(empty.index(STAGES + prev))
-                if EARLY:
+                if EARLY:                             # O ready for P_j·V_j: alpha_j now, not next trip
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("pv")
