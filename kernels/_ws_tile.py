@@ -94,11 +94,12 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     q_rel (that slot's q_empty barrier) takes this consumer's arrive, so the producer may load Q there.
     CARRY (PREV with OVERLAP, the caller's choice): a tile's last P·V is not run at its end but carried into the
     next tile and issued with its Q·K_0ᵀ (P·V first), so no GEMM is issued alone at a tile boundary; last_tile then
-    also holds (p16, alpha, n_prev): that P, its rescale and the key tiles the tile walked (its last one at ring
-    position kv - 1), and the returned acc lacks that P·V. The previous tile's O is finished and stored while
-    Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band edge's tile this
-    consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or after the last;
-    the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be another view)."""
+    also holds (p16, alpha, n_prev): that P, its rescale (EARLY: applied already) and the key tiles the tile walked
+    (its last one at ring position kv - 1), and the returned acc lacks that P·V. The previous tile's O is finished
+    and stored while Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band
+    edge's tile this consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or
+    after the last; the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be
+    another view)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],

@@ -139,9 +139,8 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ...} for
-    ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
-    installed triton's (p_pack_default)."""
+    "early_rescale": ...} for ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where
+    it may; version: the installed triton's (p_pack_default, early_rescale_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
@@ -229,9 +228,10 @@ def early_rescale_default(version: str) -> bool:
     (d = 64) to ptxas, which puts them between the first and second Q·Kᵀ HGMMA of one consumer (3.6) or two (3.8);
     early issues every consumer's Q·Kᵀ as one run (tests/tools/test_sass_loops.py). Timed against cuDNN in
     alternating processes, two pairs per setting (assets/benchmarks/tune/nvidia-h{100,200}-fwd-early*-2026-12-05.json):
-    under 3.6 on an H200 early was faster in all 8 cells of both pairs (cuDNN ratio +0.3 to +1.8 %, and against
-    FlashAttention-4 in a third pair: nvidia-h200-fa4-rounds-fwd-early*-run3), under 3.8 slower (H200 -1.1 % in the
-    geomean, -5 % at d = 128 non-causal N = 16384; H100 -0.6 %), so early is 3.6's default only. Its GPU tests
+    under 3.6 on an H200 early was faster in all 8 cells of both pairs (cuDNN / ours of the median times, +0.3 to
+    +1.8 % a cell), and against FlashAttention-4 in 7 of 8 cells of a third pair (fa4_rounds' per-round ratio:
+    nvidia-h200-fa4-rounds-fwd-early*-run3); under 3.8 slower (H200 -1.1 % in the geomean, -5 % at d = 128
+    non-causal N = 16384; H100 -0.6 %), so early is 3.6's default only (3.7 and 3.9: untimed, late). Its GPU tests
     passed under both (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
     EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
     env = env_switch(EARLY_RESCALE_ENV, ("0", "1"), "1 (rescale after P·V's wait) or 0 (before the next P·V)")
