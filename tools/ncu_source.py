@@ -1,5 +1,6 @@
 """Where inside one kernel its warps wait: Nsight Compute's warp-state samples per SASS instruction, for our `fast`
-in one cell, under whatever triton is first on the path. GPU only (ncu on the PATH), from the repository root:
+(or a peer: --impl fa4 --kernel <its name>) in one cell, under whatever triton is first on the path. GPU only (ncu
+on the PATH), from the repository root:
 
     python -m tools.ncu_source --cell "fwd 4096 64 0" --kernel ws_fwd --out assets/benchmarks/ncu/FILE.json
     python -m tools.ncu_source --table FILE.json [FILE2.json]     # per file: samples by opcode, the top lines
@@ -95,14 +96,14 @@ def opcode(sass: str) -> str:
     return word.split(".")[0]
 
 
-def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None) -> dict:
+def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None, impl: str = "fast") -> dict:
     from flashviz.bench import evidence, provenance
     mode, n, d, causal = cell.split()
     sections = [a for s in SECTIONS for a in ("--section", s)]
     base = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--target-processes", "all",
             "-k", f"regex:{kernel}", "--import-source", "no", *sections]
-    prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", mode, n, d, causal, "--impls", "fast"]
-    record = dict(kind=evidence.NCU_KIND, impls=["fast"],
+    prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", mode, n, d, causal, "--impls", impl]
+    record = dict(kind=evidence.NCU_KIND, impls=[impl],
                   sections=list(SECTIONS), cells={},
                   provenance=provenance.collect("cuda", "python -m tools.ncu_source " + " ".join(sys.argv[1:]),
                                                 "ncu"))
@@ -123,8 +124,11 @@ def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None) -> d
             raw_dir.mkdir(parents=True, exist_ok=True)
             (raw_dir / (out.stem + ".source.csv")).write_text(src, encoding="utf-8")
         ks = ncu_pair.kernels(ncu_pair.read_csv(page("--page", "details")), ncu_pair.read_csv(page("--page", "raw")))
+        if len(ks) != 1:                   # the source page would hold each one's lines after the other
+            raise RuntimeError(f"--kernel {kernel!r} matched {len(ks)} kernels in {cell!r}: "
+                               f"{[k['name'] for k in ks]}; give a regex that matches one")
         lines = program(read_source(src))
-        for k in ks:                       # one kernel matches --kernel in these cells; its source page is the page
+        for k in ks:                       # the one kernel --kernel matched: the page is its page
             k["loops"] = loop_shares(lines)
             k["sass"] = [x for x in lines if x["samples"]]
         record["cells"][cell] = dict(command=" ".join(base + ["-o", "REPORT", "python", *prog[1:]]), kernels=ks)
@@ -162,6 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cell", default="fwd 4096 64 0", help='"MODE N D CAUSAL"')
     ap.add_argument("--kernel", default="ws_fwd", help="ncu's kernel-name regex (the kernel to sample)")
+    ap.add_argument("--impl", default="fast", help="whose call runs (flashviz.bench's impl names: fast, fa4, ...)")
     ap.add_argument("--out", type=Path, help="where the record goes (JSON)")
     ap.add_argument("--raw-dir", type=Path, help="also keep ncu's source-page CSV there")
     ap.add_argument("--table", type=Path, nargs="+", help="print records instead of profiling")
@@ -170,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.table:
         print("\n".join(table(json.loads(p.read_text(encoding="utf-8")), a.top) for p in a.table))
     elif a.out:
-        print(table(profile(a.cell, a.kernel, a.out, a.raw_dir), a.top))
+        print(table(profile(a.cell, a.kernel, a.out, a.raw_dir, a.impl), a.top))
     else:
         ap.error("give --out FILE.json (profile, GPU) or --table FILE.json")
 
