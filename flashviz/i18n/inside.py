@@ -225,7 +225,10 @@ STRINGS = {
               "`pv` (ws): with OVERLAP, waiting for that P·V to finish; without it, waiting for V_j and running P·V.\n"
               "- Recordings made before commit 02c62b8 (2026-12-01) ran one barrier per ring stage: there "
               "`wait_kv` waited for K_j and V_j together, `tma_wait_slot` / `tma_issue` covered both copies, and "
-              "`pv` ended with the rescaling by α.",
+              "`pv` ended with the rescaling by α.\n"
+              "- Under triton 3.6 from commit b5344e3 (2026-12-05) the OVERLAP loop rescales the running output "
+              "at the end of `pv`, right after that wait, instead of inside `qk` (a recording's provenance field "
+              "`ws_early_rescale` says which).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
@@ -239,7 +242,9 @@ STRINGS = {
               "重缩放累积的输出，并发出上一个 tile 的 P·V，让它与本 tile 的 softmax 同时进行）；`pv`（ws）：打开 OVERLAP "
               "时是等那次 P·V 完成；关闭时是等 V_j 到达并算 P·V。\n"
               "- 提交 02c62b8（2026-12-01）之前的记录，环形缓冲区每级只有一个屏障：那里 `wait_kv` 同时等 K_j 和 V_j，"
-              "`tma_wait_slot` / `tma_issue` 涵盖两次拷贝，`pv` 最后还包括用修正系数 α 重缩放。"},
+              "`tma_wait_slot` / `tma_issue` 涵盖两次拷贝，`pv` 最后还包括用修正系数 α 重缩放。\n"
+              "- 在 triton 3.6 下，从提交 b5344e3（2026-12-05）起，OVERLAP 循环在 `pv` 末尾、紧接那次等待之后重缩放"
+              "累积的输出，而不是在 `qk` 里（记录的 provenance 字段 `ws_early_rescale` 注明是哪一种）。"},
 
     # for anyone reading a profile
     "inside.can_header": {"en": "For anyone reading a profile: what this measurement can and cannot show",
