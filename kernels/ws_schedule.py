@@ -215,10 +215,7 @@ def p_pack_default(version: str) -> bool:
     (d = 64, alternating runs: assets/benchmarks/tune/nvidia-h100-fwd-ppack*-triton38-2026-12-05.json), so those
     PRMT are not what makes 3.8's d = 64 forward slower than 3.6's; its GPU tests passed as far as they ran
     (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-ppack.json, interrupted at the device's time limit)."""
-    env = env_switch(P_PACK_ENV, ("0", "1"), "1 (asm-packed P) or 0 (P.to(dtype))")
-    if env is None:
-        return version.startswith(P_PACK_TRITONS)
-    return env == "1"
+    return _on_where(P_PACK_ENV, P_PACK_TRITONS, version, "1 (asm-packed P) or 0 (P.to(dtype))")
 
 
 def early_rescale_default(version: str) -> bool:
@@ -228,13 +225,17 @@ def early_rescale_default(version: str) -> bool:
     (d = 64) to ptxas, which puts them between the first and second Q·Kᵀ HGMMA of one consumer (3.6) or two (3.8);
     early issues every consumer's Q·Kᵀ as one run (tests/tools/test_sass_loops.py). Timed against cuDNN in
     alternating processes, two pairs per setting (assets/benchmarks/tune/nvidia-h{100,200}-fwd-early*-2026-12-05.json):
-    under 3.6 on an H200 early was faster in all 8 cells of both pairs (cuDNN / ours of the median times, +0.3 to
-    +1.8 % a cell), and against FlashAttention-4 in 7 of 8 cells of a third pair (fa4_rounds' per-round ratio:
-    nvidia-h200-fa4-rounds-fwd-early*-run3); under 3.8 slower (H200 -1.1 % in the geomean, -5 % at d = 128
-    non-causal N = 16384; H100 -0.6 %), so early is 3.6's default only (3.7 and 3.9: untimed, late). Its GPU tests
-    passed under both (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
+    under 3.6 on an H200 early was faster in all 8 cells of both pairs, and against FlashAttention-4 in 7 of 8 cells
+    of a third pair (nvidia-h200-fa4-rounds-fwd-early*-run3); under 3.8 slower in the geomean on the H200 and the
+    H100, so early is 3.6's default only (3.7 and 3.9: untimed, late). Its GPU tests passed under both
+    (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
     EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
-    env = env_switch(EARLY_RESCALE_ENV, ("0", "1"), "1 (rescale after P·V's wait) or 0 (before the next P·V)")
-    if env is None:
-        return version.startswith(EARLY_RESCALE_TRITONS)
-    return env == "1"
+    return _on_where(EARLY_RESCALE_ENV, EARLY_RESCALE_TRITONS, version,
+                     "1 (rescale after P·V's wait) or 0 (before the next P·V)")
+
+
+def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:
+    """A 1 / 0 switch: env when set (KernelInputError naming `what` otherwise), else on for the triton versions
+    starting with one of `tritons`."""
+    value = env_switch(env, ("0", "1"), what)
+    return version.startswith(tritons) if value is None else value == "1"

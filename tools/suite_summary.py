@@ -54,7 +54,7 @@ def summary(pytest_args: list[str], result: dict) -> dict:
     import torch
     import triton
 
-    from tools.tune_record import commit
+    from tools.tune_record import commit, switches
     cap = torch.cuda.get_device_capability(0) if torch.cuda.is_available() else None
     return dict(kind="flashviz-gpu-suite", schema_version=1,
                 gpu=torch.cuda.get_device_name(0) if cap else "no CUDA device",
@@ -63,8 +63,7 @@ def summary(pytest_args: list[str], result: dict) -> dict:
                               cuda=str(torch.version.cuda)),
                 command=" ".join(["python -m pytest", *pytest_args]),
                 unverified_env=os.environ.get("FLASHVIZ_UNVERIFIED", ""),
-                switches={k: v for k, v in sorted(os.environ.items()) if k.startswith("FLASHVIZ_WS_") and v},
-                **result, commit=commit() or "unknown",
+                switches=switches(), **result, commit=commit() or "unknown",
                 date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
 
 

@@ -30,6 +30,11 @@ def commit() -> str | None:
         return None
 
 
+def switches() -> dict:
+    """The ws kernels' FLASHVIZ_WS_* environment switches set for this run (kernels/ws_schedule.py reads them)."""
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("FLASHVIZ_WS_") and v}
+
+
 def record_header(tool: str, argv, **extra) -> dict:
     """A tune file's provenance (command, device, torch, triton, driver, CUDA, commit, date, the ws kernels'
     FLASHVIZ_WS_* switches set, from 2026-12-05), its shape and timer, extra fields, and the rows to fill."""
@@ -38,8 +43,7 @@ def record_header(tool: str, argv, **extra) -> dict:
     return dict(command=f"python -m tools.{tool} " + " ".join(argv), device=torch.cuda.get_device_name(0),
                 torch=torch.__version__, triton=triton.__version__, driver=driver(), cuda=torch.version.cuda,
                 git_commit=commit(), date=time.strftime("%Y-%m-%d", time.gmtime()),
-                switches={k: v for k, v in sorted(os.environ.items()) if k.startswith("FLASHVIZ_WS_") and v},
-                batch=4, heads=32, dtype="float16", **extra,
+                switches=switches(), batch=4, heads=32, dtype="float16", **extra,
                 timer="triton.testing.do_bench median (L2 cleared per run)", rows=[])
 
 
