@@ -1,8 +1,70 @@
 """The ws forward's softmax step on one score tile, with its masks and ALiBi term (kernels/_ws_tile.py's attend
 calls it once per key tile). Scores are in log2 units: qk_scale = sm_scale * log2 e, so every exponential is a
 bare exp2. Imported by _ws_tile.py only."""
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+
+from .ws_schedule import row_tree_default
+
+# each row's max and sum as a tree of pairs, or in triton's order (ws_schedule.row_tree_default): fixed at import
+ROW_TREE = gl.constexpr(row_tree_default(triton.__version__))
+
+
+@gluon.jit
+def _halve(x, MAX: gl.constexpr):
+    """(M, W) -> (M, W / 2): column c combined with c + W / 2 (both in one thread: the top column bit is a
+    register's in the wgmma layouts these tiles come in), max or sum."""
+    M: gl.constexpr = x.shape[0]
+    W: gl.constexpr = x.shape[1]
+    y = gl.reshape(x, [M, 2, W // 2])
+    if MAX:
+        r = gl.max(y, 1)
+    else:
+        r = gl.sum(y, 1)
+    return r
+
+
+@gluon.jit
+def _row_reduce(x, MAX: gl.constexpr):
+    """gl.max(x, 1) (MAX) or gl.sum(x, 1) of a wgmma-accumulator tile (M, BN). ROW_TREE: as a tree, halving the
+    columns while they are in one thread (BN / 8 of them a row: log2(BN / 8) levels), then across the quad of
+    threads that shares a row; else Triton's own order (a chain per row under 3.6, a tree under 3.8)."""
+    if ROW_TREE:
+        BN: gl.constexpr = x.shape[1]
+        y = x
+        if BN >= 512:
+            y = _halve(y, MAX)
+        if BN >= 256:
+            y = _halve(y, MAX)
+        if BN >= 128:
+            y = _halve(y, MAX)
+        if BN >= 64:
+            y = _halve(y, MAX)
+        if BN >= 32:
+            y = _halve(y, MAX)
+        if BN >= 16:
+            y = _halve(y, MAX)                                     # (M, 8): a thread's pair in each of 4 lanes
+        if MAX:
+            r = gl.max(y, 1)
+        else:
+            r = gl.sum(y, 1)
+        r = gl.convert_layout(r, gl.SliceLayout(1, x.type.layout))
+    elif MAX:
+        r = gl.max(x, 1)
+    else:
+        r = gl.sum(x, 1)
+    return r
+
+
+@gluon.jit
+def row_max(x):
+    return _row_reduce(x, True)
+
+
+@gluon.jit
+def row_sum(x):
+    return _row_reduce(x, False)
 
 
 @gluon.jit
@@ -19,10 +81,10 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
         if ALIBI:
             s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
-            m_new = gl.maximum(m, gl.max(s, 1))
+            m_new = gl.maximum(m, row_max(s))
         else:
             s = gl.where(ok, s, float("-inf"))
-            m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+            m_new = gl.maximum(m, row_max(s) * qk_scale)
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
         if ALIBI:
             p = gl.exp2(s - gl.expand_dims(m_ref, 1))
@@ -30,15 +92,15 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     elif ALIBI:                                       # every key visible, each with its ALiBi term
         t = s * qk_scale + gl.expand_dims(bias, 0)
-        m_new = gl.maximum(m, gl.max(t, 1))
+        m_new = gl.maximum(m, row_max(t))
         m_ref = m_new
         p = gl.exp2(t - gl.expand_dims(m_ref, 1))
     else:                                             # every key visible: no mask, no guard
-        m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+        m_new = gl.maximum(m, row_max(s) * qk_scale)
         m_ref = m_new
         p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
-    l_new = l * alpha + gl.sum(p, 1)
+    l_new = l * alpha + row_sum(p)
     return p, alpha, m_new, l_new
 
 

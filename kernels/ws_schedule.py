@@ -28,6 +28,10 @@ EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after
 EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster in every d = 64 / 128 forward cell on
                                            # an H200 under 3.6, slower under 3.8 (early_rescale_default's files)
 
+ROW_TREE_ENV = "FLASHVIZ_WS_ROW_TREE"        # 1 / 0: softmax row max and sum as trees (row_tree_default); read
+                                           # once, at the kernel module's import
+ROW_TREE_TRITONS = ()                      # where trees are the default: none until timed
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -232,6 +236,14 @@ def early_rescale_default(version: str) -> bool:
     EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
     return _on_where(EARLY_RESCALE_ENV, EARLY_RESCALE_TRITONS, version,
                      "1 (rescale after P·V's wait) or 0 (before the next P·V)")
+
+
+def row_tree_default(version: str) -> bool:
+    """Whether the ws forward's softmax reduces each row's scores (max) and probabilities (sum) as a tree of pairs
+    in each thread (kernels/_ws_softmax.py _row_reduce) rather than in Triton's own order: one dependent chain of
+    BN / 8 - 1 FMNMX / FADD a row under 3.6 (a tree under 3.8; tools/sass_loops.py shows both).
+    ROW_TREE_ENV when set (1 or 0), else on for the tritons of ROW_TREE_TRITONS."""
+    return _on_where(ROW_TREE_ENV, ROW_TREE_TRITONS, version, "1 (tree) or 0 (triton's order)")
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:
