@@ -5,71 +5,76 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .ws_schedule import row_tree_default
+from .ws_schedule import local_sum_default, row_tree_default
 
-# each row's max and sum as a tree of pairs, or in triton's order (ws_schedule.row_tree_default): fixed at import
+# each row's max as a tree of pairs, or in triton's order (ws_schedule.row_tree_default); each lane's own share of
+# a row's sum kept until the tile's end, or the row's sum every key tile (local_sum_default): fixed at import
 ROW_TREE = gl.constexpr(row_tree_default(triton.__version__))
+LOCAL_SUM = gl.constexpr(local_sum_default(triton.__version__))
 
 
 @gluon.jit
-def _halve(x, MAX: gl.constexpr):
-    """(M, W) -> (M, W / 2): column c combined with c + W / 2 (both in one thread: the top column bit is a
-    register's in the wgmma layouts these tiles come in), max or sum."""
+def _halve(x):
+    """(M, W) -> (M, W / 2): column c's max with column c + W / 2 (both in one thread: the top column bit is a
+    register's in the wgmma layouts these tiles come in)."""
     M: gl.constexpr = x.shape[0]
     W: gl.constexpr = x.shape[1]
-    y = gl.reshape(x, [M, 2, W // 2])
-    if MAX:
-        r = gl.max(y, 1)
-    else:
-        r = gl.sum(y, 1)
-    return r
-
-
-@gluon.jit
-def _row_reduce(x, MAX: gl.constexpr):
-    """gl.max(x, 1) (MAX) or gl.sum(x, 1) of a wgmma-accumulator tile (M, BN). ROW_TREE: as a tree, halving the
-    columns while they are in one thread (BN / 8 of them a row: log2(BN / 8) levels), then across the quad of
-    threads that shares a row; else Triton's own order (a chain per row under 3.6, a tree under 3.8)."""
-    if ROW_TREE:
-        BN: gl.constexpr = x.shape[1]
-        y = x
-        if BN >= 512:
-            y = _halve(y, MAX)
-        if BN >= 256:
-            y = _halve(y, MAX)
-        if BN >= 128:
-            y = _halve(y, MAX)
-        if BN >= 64:
-            y = _halve(y, MAX)
-        if BN >= 32:
-            y = _halve(y, MAX)
-        if BN >= 16:
-            y = _halve(y, MAX)                                     # (M, 8): a thread's pair in each of 4 lanes
-        if MAX:
-            r = gl.max(y, 1)
-        else:
-            r = gl.sum(y, 1)
-        r = gl.convert_layout(r, gl.SliceLayout(1, x.type.layout))
-    elif MAX:
-        r = gl.max(x, 1)
-    else:
-        r = gl.sum(x, 1)
-    return r
+    return gl.max(gl.reshape(x, [M, 2, W // 2]), 1)
 
 
 @gluon.jit
 def row_max(x):
-    return _row_reduce(x, True)
+    """gl.max(x, 1) of a wgmma-accumulator tile (M, BN). ROW_TREE: as a tree, halving the columns while they are in
+    one thread (BN / 8 of them a row: log2(BN / 8) levels), then across the quad of lanes that shares a row; else
+    Triton's own order (one chain per row under 3.6, a tree under 3.8)."""
+    if ROW_TREE:
+        BN: gl.constexpr = x.shape[1]
+        y = x
+        if BN >= 512:
+            y = _halve(y)
+        if BN >= 256:
+            y = _halve(y)
+        if BN >= 128:
+            y = _halve(y)
+        if BN >= 64:
+            y = _halve(y)
+        if BN >= 32:
+            y = _halve(y)
+        if BN >= 16:
+            y = _halve(y)                                          # (M, 8): a thread's pair in each of 4 lanes
+        r = gl.convert_layout(gl.max(y, 1), gl.SliceLayout(1, x.type.layout))
+    else:
+        r = gl.max(x, 1)
+    return r
 
 
 @gluon.jit
-def row_sum(x):
-    return _row_reduce(x, False)
+def quad_sums(x):
+    """(M, BN) wgmma-accumulator tile -> (M, 4): each lane's own share of its rows' sums, dim 1 the 4 lanes of the
+    quad that shares a row (a thread holds row i's columns 8k + 2t + e, t its lane in the quad): no shuffle."""
+    M: gl.constexpr = x.shape[0]
+    BN: gl.constexpr = x.shape[1]
+    return gl.sum(gl.sum(gl.reshape(x, [M, BN // 8, 4, 2]), 3), 1)
+
+
+@gluon.jit
+def to_quads(l, s):
+    """LOCAL_SUM: a row sum l (M,) as quad_sums(s)'s (M, 4), all of it in the quad's first lane."""
+    z = quad_sums(gl.zeros_like(s))
+    lay: gl.constexpr = z.type.layout
+    first = gl.expand_dims(gl.arange(0, 4, layout=gl.SliceLayout(0, lay)) == 0, 0)
+    return gl.where(first, gl.expand_dims(gl.convert_layout(l, gl.SliceLayout(1, lay)), 1), z)
+
+
+@gluon.jit
+def from_quads(l4, row_l: gl.constexpr):
+    """LOCAL_SUM: the row sums (M,) in row_l of to_quads' (M, 4)."""
+    return gl.convert_layout(gl.sum(l4, 1), row_l)
 
 
 @gluon.jit
 def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
-                 ALIBI: gl.constexpr):
+                 ALIBI: gl.constexpr, LOCAL: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
     row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
     ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
@@ -100,7 +105,10 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
         m_ref = m_new
         p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
-    l_new = l * alpha + row_sum(p)
+    if LOCAL:                                         # l: to_quads' (M, 4), each lane's share
+        l_new = l * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l.type.layout)), 1) + quad_sums(p)
+    else:
+        l_new = l * alpha + gl.sum(p, 1)
     return p, alpha, m_new, l_new
 
 
@@ -111,9 +119,11 @@ def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bia
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
     if (k0 < full) & (k0 >= lo_full):
-        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI)
+        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI,
+                                                LOCAL_SUM)
     else:
-        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ, ALIBI)
+        p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ,
+                                                ALIBI, LOCAL_SUM)
     return p, alpha, m_new, l_new
 
 

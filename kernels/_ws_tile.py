@@ -23,7 +23,7 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_softmax import alibi_cols, p_operand, softmax_tile  # noqa: E402
+from ._ws_softmax import LOCAL_SUM, alibi_cols, from_quads, p_operand, softmax_tile, to_quads  # noqa: E402
 from .gluon_shims import tma_load  # noqa: E402
 from .ws_schedule import early_rescale_default, p_pack_default  # noqa: E402
 
@@ -153,6 +153,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
+    if LOCAL_SUM:                                     # each lane's share of l until the tile's end
+        l = to_quads(l, s0)
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
         # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are
@@ -298,6 +300,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         else:
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         release_prev(last_tile)
+    if LOCAL_SUM:
+        l = from_quads(l, row_l)
     if HALF:
         if hi > 0:                                    # the last tile's first half
             acc, m, l = half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, r0, offset, slope2,

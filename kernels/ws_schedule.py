@@ -28,9 +28,11 @@ EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after
 EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster in every d = 64 / 128 forward cell on
                                            # an H200 under 3.6, slower under 3.8 (early_rescale_default's files)
 
-ROW_TREE_ENV = "FLASHVIZ_WS_ROW_TREE"        # 1 / 0: softmax row max and sum as trees (row_tree_default); read
-                                           # once, at the kernel module's import
-ROW_TREE_TRITONS = ()                      # where trees are the default: none until timed
+ROW_TREE_ENV = "FLASHVIZ_WS_ROW_TREE"        # 1 / 0: softmax row max as a tree (row_tree_default); read once,
+                                           # at the kernel module's import
+ROW_TREE_TRITONS = ()                      # where it is the default: none until timed
+LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: each lane keeps its share of a row's sum until the tile's end
+LOCAL_SUM_TRITONS = ()                     # (local_sum_default); where it is the default: none until timed
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -239,11 +241,19 @@ def early_rescale_default(version: str) -> bool:
 
 
 def row_tree_default(version: str) -> bool:
-    """Whether the ws forward's softmax reduces each row's scores (max) and probabilities (sum) as a tree of pairs
-    in each thread (kernels/_ws_softmax.py _row_reduce) rather than in Triton's own order: one dependent chain of
-    BN / 8 - 1 FMNMX / FADD a row under 3.6 (a tree under 3.8; tools/sass_loops.py shows both).
+    """Whether the ws forward's softmax takes each row's max as a tree of pairs in each thread
+    (kernels/_ws_softmax.py row_max) rather than in Triton's own order: one dependent chain of BN / 8 - 1 FMNMX a
+    row under 3.6 (a tree under 3.8; tools/sass_loops.py shows both).
     ROW_TREE_ENV when set (1 or 0), else on for the tritons of ROW_TREE_TRITONS."""
     return _on_where(ROW_TREE_ENV, ROW_TREE_TRITONS, version, "1 (tree) or 0 (triton's order)")
+
+
+def local_sum_default(version: str) -> bool:
+    """Whether the ws forward keeps, per key tile, only each lane's own share of a row's sum l (kernels/_ws_softmax.py
+    quad_sums: no shuffle) and adds the quad's 4 shares once, at the query tile's end, as FlashAttention-4's sm90
+    forward does; else each key tile sums the row across the quad (2 SHFL + 2 FADD a row).
+    LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
+    return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares) or 0 (row sums)")
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:
