@@ -5,47 +5,11 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .ws_schedule import local_sum_default, row_tree_default
+from .ws_schedule import local_sum_default
 
-# each row's max as a tree of pairs, or in triton's order (ws_schedule.row_tree_default); each lane's own share of
-# a row's sum kept until the tile's end, or the row's sum every key tile (local_sum_default): fixed at import
-ROW_TREE = gl.constexpr(row_tree_default(triton.__version__))
+# d = 64: each lane's own share of a row's sum kept until the query tile's end (ws_schedule.local_sum_default):
+# fixed when this module is imported
 LOCAL_SUM = gl.constexpr(local_sum_default(triton.__version__))
-
-
-@gluon.jit
-def _halve(x):
-    """(M, W) -> (M, W / 2): column c's max with column c + W / 2 (both in one thread: the top column bit is a
-    register's in the wgmma layouts these tiles come in)."""
-    M: gl.constexpr = x.shape[0]
-    W: gl.constexpr = x.shape[1]
-    return gl.max(gl.reshape(x, [M, 2, W // 2]), 1)
-
-
-@gluon.jit
-def row_max(x):
-    """gl.max(x, 1) of a wgmma-accumulator tile (M, BN). ROW_TREE: as a tree, halving the columns while they are in
-    one thread (BN / 8 of them a row: log2(BN / 8) levels), then across the quad of lanes that shares a row; else
-    Triton's own order (one chain per row under 3.6, a tree under 3.8)."""
-    if ROW_TREE:
-        BN: gl.constexpr = x.shape[1]
-        y = x
-        if BN >= 512:
-            y = _halve(y)
-        if BN >= 256:
-            y = _halve(y)
-        if BN >= 128:
-            y = _halve(y)
-        if BN >= 64:
-            y = _halve(y)
-        if BN >= 32:
-            y = _halve(y)
-        if BN >= 16:
-            y = _halve(y)                                          # (M, 8): a thread's pair in each of 4 lanes
-        r = gl.convert_layout(gl.max(y, 1), gl.SliceLayout(1, x.type.layout))
-    else:
-        r = gl.max(x, 1)
-    return r
 
 
 @gluon.jit
@@ -86,10 +50,10 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
         if ALIBI:
             s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
-            m_new = gl.maximum(m, row_max(s))
+            m_new = gl.maximum(m, gl.max(s, 1))
         else:
             s = gl.where(ok, s, float("-inf"))
-            m_new = gl.maximum(m, row_max(s) * qk_scale)
+            m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
         if ALIBI:
             p = gl.exp2(s - gl.expand_dims(m_ref, 1))
@@ -97,11 +61,11 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     elif ALIBI:                                       # every key visible, each with its ALiBi term
         t = s * qk_scale + gl.expand_dims(bias, 0)
-        m_new = gl.maximum(m, row_max(t))
+        m_new = gl.maximum(m, gl.max(t, 1))
         m_ref = m_new
         p = gl.exp2(t - gl.expand_dims(m_ref, 1))
     else:                                             # every key visible: no mask, no guard
-        m_new = gl.maximum(m, row_max(s) * qk_scale)
+        m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
         m_ref = m_new
         p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
@@ -114,16 +78,16 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
 
 @gluon.jit
 def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
-                 ALIBI: gl.constexpr, SEQ: gl.constexpr):
+                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr):
     """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
     if (k0 < full) & (k0 >= lo_full):
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI,
-                                                LOCAL_SUM)
+                                                LOCAL)
     else:
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ,
-                                                ALIBI, LOCAL_SUM)
+                                                ALIBI, LOCAL)
     return p, alpha, m_new, l_new
 
 

@@ -153,7 +153,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
-    if LOCAL_SUM:                                     # each lane's share of l until the tile's end
+    LSUM: gl.constexpr = LOCAL_SUM and D == 64         # each lane's share of l until the tile's end (d = 64:
+    if LSUM:                                          # ws_schedule.local_sum_default says why)
         l = to_quads(l, s0)
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
@@ -202,7 +203,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                      WINDOW, ALIBI, SEQ)
+                                      WINDOW, ALIBI, SEQ, LSUM)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
         if OVERLAP and EARLY and not CARRY:           # alpha_0 on what HALF's first step left in O (else 0);
@@ -253,7 +254,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ)
+                                              WINDOW, ALIBI, SEQ, LSUM)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -270,7 +271,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ)
+                                              WINDOW, ALIBI, SEQ, LSUM)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
@@ -300,7 +301,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         else:
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         release_prev(last_tile)
-    if LOCAL_SUM:
+    if LSUM:
         l = from_quads(l, row_l)
     if HALF:
         if hi > 0:                                    # the last tile's first half

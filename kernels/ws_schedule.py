@@ -28,11 +28,10 @@ EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after
 EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster in every d = 64 / 128 forward cell on
                                            # an H200 under 3.6, slower under 3.8 (early_rescale_default's files)
 
-ROW_TREE_ENV = "FLASHVIZ_WS_ROW_TREE"        # 1 / 0: softmax row max as a tree (row_tree_default); read once,
-                                           # at the kernel module's import
-ROW_TREE_TRITONS = ()                      # where it is the default: none until timed
-LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: each lane keeps its share of a row's sum until the tile's end
-LOCAL_SUM_TRITONS = ()                     # (local_sum_default); where it is the default: none until timed
+LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps its share of a row's sum until the
+                                           # query tile's end (local_sum_default); read once, at the kernel import
+LOCAL_SUM_TRITONS = ("3.6.",)              # where that is the default: faster in every d = 64 forward cell on an
+                                           # H100 under 3.6 (local_sum_default's files); 3.7 to 3.9: untimed
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -145,13 +144,15 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ...} for ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where
-    it may; version: the installed triton's (p_pack_default, early_rescale_default)."""
+    "early_rescale": ..., "local_sum": ...} for ws.status(); half_why: why this triton may not run HALF
+    (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default, early_rescale_default,
+    local_sum_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
                 early_rescale=switch_line(EARLY_RESCALE_ENV,
-                                          lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"))
+                                          lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"),
+                local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -232,7 +233,8 @@ def early_rescale_default(version: str) -> bool:
     early issues every consumer's Q·Kᵀ as one run (tests/tools/test_sass_loops.py). Timed against cuDNN in
     alternating processes, two pairs per setting (assets/benchmarks/tune/nvidia-h{100,200}-fwd-early*-2026-12-05.json):
     under 3.6 on an H200 early was faster in all 8 cells of both pairs, and against FlashAttention-4 in 7 of 8 cells
-    of a third pair (nvidia-h200-fa4-rounds-fwd-early*-run3); under 3.8 slower in the geomean on the H200 and the
+    of a third pair (nvidia-h200-fa4-rounds-fwd-early*-run3); on an H100 under 3.6 faster in the geomean of both
+    pairs (nvidia-h100-fwd-early*-run*-2026-12-05.json); under 3.8 slower in the geomean on the H200 and the
     H100, so early is 3.6's default only (3.7 and 3.9: untimed, late). Its GPU tests passed under both
     (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
     EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
@@ -240,20 +242,19 @@ def early_rescale_default(version: str) -> bool:
                      "1 (rescale after P·V's wait) or 0 (before the next P·V)")
 
 
-def row_tree_default(version: str) -> bool:
-    """Whether the ws forward's softmax takes each row's max as a tree of pairs in each thread
-    (kernels/_ws_softmax.py row_max) rather than in Triton's own order: one dependent chain of BN / 8 - 1 FMNMX a
-    row under 3.6 (a tree under 3.8; tools/sass_loops.py shows both).
-    ROW_TREE_ENV when set (1 or 0), else on for the tritons of ROW_TREE_TRITONS."""
-    return _on_where(ROW_TREE_ENV, ROW_TREE_TRITONS, version, "1 (tree) or 0 (triton's order)")
-
-
 def local_sum_default(version: str) -> bool:
-    """Whether the ws forward keeps, per key tile, only each lane's own share of a row's sum l (kernels/_ws_softmax.py
-    quad_sums: no shuffle) and adds the quad's 4 shares once, at the query tile's end, as FlashAttention-4's sm90
-    forward does; else each key tile sums the row across the quad (2 SHFL + 2 FADD a row).
+    """Whether the ws forward at d = 64 keeps, per key tile, only each lane's own share of a row's sum l
+    (kernels/_ws_softmax.py quad_sums: no shuffle) and adds a quad's 4 shares once, at the query tile's end, as
+    FlashAttention-4's sm90 forward does; else each key tile sums the row across its quad of lanes (2 SHFL + 2 FADD
+    a row: 16 instructions a trip of the d = 64 loop's two paths). Timed on an H100 under 3.6 in alternating
+    processes (assets/benchmarks/tune/nvidia-h100-fwd-tree0-local*-run*-2026-12-05.json against cuDNN,
+    nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4): at d = 64 faster in all 4 cells
+    of all 3 pairs, at d = 128 even in the geomean, so d = 64 only. Timed there too and not adopted: each row's
+    max (and sum) as a tree of pairs in place of 3.6's one dependent chain of FMNMX (FADD) a row, which 3.8 builds
+    itself: 3 % slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree beside the
+    lane shares took their gain back (nvidia-h100-fwd-tree1-local1-run*).
     LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
-    return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares) or 0 (row sums)")
+    return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

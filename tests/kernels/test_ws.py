@@ -130,6 +130,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert f["ws_schedule"].endswith("; overlap: every (d, causal) but d=64 ALiBi (CONFIGS)")     # not cut at 300
     assert (f["ws_pingpong"], f["ws_half"]) == (ws.status()["pingpong"], ws.status()["half"])
     assert f["ws_p_pack"] == ws.status()["p_pack"] and f["ws_early_rescale"] == ws.status()["early_rescale"]
+    assert f["ws_local_sum"] == ws.status()["local_sum"] and f["ws_local_sum"].startswith("none")     # 3.10: untimed
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
@@ -577,3 +578,22 @@ def test_early_rescale_switch(monkeypatch):
     with pytest.raises(fk.KernelInputError, match="must be 1"):
         sch.early_rescale_default("3.6.0")
     assert "must be 1" in ws.status()["early_rescale"]
+
+
+def test_local_sum_switch(monkeypatch):
+    """FLASHVIZ_WS_LOCAL_SUM decides whether the d = 64 launches keep each lane's share of a row's sum where set;
+    else the tritons of LOCAL_SUM_TRITONS: 3.6 only (timed faster there; 3.7 to 3.9 untimed)."""
+    from flashviz_kernels import ws_schedule as sch
+    monkeypatch.delenv(sch.LOCAL_SUM_ENV, raising=False)
+    assert sch.local_sum_default("3.6.0") and sch.local_sum_default("3.6.1")
+    assert not any(sch.local_sum_default(v) for v in ("3.7.1", "3.8.0", "3.9.0", "3.10.0"))
+    here = "d=64" if sch.local_sum_default(ws.triton_version()) else "none"
+    assert ws.status()["local_sum"] == f"{here} (CONFIGS)"
+    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "1")
+    assert sch.local_sum_default("3.8.0") and ws.status()["local_sum"] == f"d=64 ({sch.LOCAL_SUM_ENV}=1)"
+    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "0")
+    assert not sch.local_sum_default("3.6.0")
+    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "on")
+    with pytest.raises(fk.KernelInputError, match="must be 1"):
+        sch.local_sum_default("3.6.0")
+    assert "must be 1" in ws.status()["local_sum"]

@@ -116,3 +116,30 @@ def test_early_rescale_issues_each_consumers_q_k_gemm_as_one_run():
         assert max(early[causal]) <= 12, early
         if ws.triton_version().startswith(("3.6.", "3.8.")):
             assert max(late[causal]) >= 30, late
+
+
+SUM_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_LOCAL_SUM"] = "{local}"       # read once, when the kernel module is imported
+from tools import sass_loops as s
+out = {{}}
+for d in (64, 128):
+    ins = s.parse(s.ours("fwd", d, False))
+    out[str(d)] = [[sum(s.opcode(t).split(".")[0] == op for _, t in ins[a:b + 1]) for op in ("SHFL", "FADD")]
+                   + [b - a + 1]
+                   for a, b in s.loops(ins)]
+print(json.dumps(out))
+"""
+
+
+def test_lane_shares_of_the_row_sum_drop_its_shuffles_at_d64_only():
+    """FLASHVIZ_WS_LOCAL_SUM (ws_schedule.local_sum_default): at d = 64 each lane keeps its share of a row's sum,
+    so a consumer loop (unmasked and masked path, 2 rows a thread) holds 8 SHFL and 8 FADD fewer and is shorter by
+    about those 16 (by 16 under 3.6, 15 or 16 under 3.8: ptxas's choice); the d = 128 loops do not change."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    on, off = (compile_report(SUM_LOOPS.format(local=v)) for v in ("1", "0"))
+    assert len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6] and on["128"] == off["128"]
+    for (shfl1, fadd1, n1), (shfl0, fadd0, n0) in zip(on["64"], off["64"]):
+        assert (shfl0 - shfl1, fadd0 - fadd1) == (8, 8) and 14 <= n0 - n1 <= 16, (on, off)
