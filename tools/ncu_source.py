@@ -96,6 +96,18 @@ def opcode(sass: str) -> str:
     return word.split(".")[0]
 
 
+def loop_opcodes(lines: list[dict], first: int, last: int, n: int = 6) -> list[tuple]:
+    """The n opcodes with most samples among the sampled lines at offsets first..last (one loop), as (opcode, share
+    of the loop's samples, [(reason, share of the loop's samples), ...] heaviest first)."""
+    body = [x for x in lines if first <= x["offset"] <= last]
+    total = sum(samples(x) for x in body) or 1.0
+    by_op, why = collections.Counter(), collections.defaultdict(collections.Counter)
+    for x in body:
+        by_op[opcode(x["sass"])] += samples(x)
+        why[opcode(x["sass"])].update(x["stalls"])
+    return [(op, v / total, [(r, w / total) for r, w in why[op].most_common()]) for op, v in by_op.most_common(n)]
+
+
 def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None, impl: str = "fast") -> dict:
     from flashviz.bench import evidence, provenance
     mode, n, d, causal = cell.split()
@@ -156,6 +168,9 @@ def table(record: dict, top: int = 20) -> str:
             for lp in k.get("loops", []):
                 out.append(f"  loop {lp['first']:#x}-{lp['last']:#x} ({lp['lines']} lines): {lp['share']:.1%} of "
                            "samples; " + ", ".join(f"{r} {v:.0%}" for r, v in list(lp["stalls"].items())[:6]))
+                out.append("    its opcodes (share of its samples; top reasons): " + ", ".join(
+                    f"{op} {v:.1%} ({', '.join(f'{r} {w:.1%}' for r, w in rs[:2])})"
+                    for op, v, rs in loop_opcodes(lines, lp["first"], lp["last"])))
             for x in sorted(lines, key=samples, reverse=True)[:top]:
                 reasons = ", ".join(f"{r} {v:.0f}" for r, v in sorted(x["stalls"].items(), key=lambda i: -i[1])[:2])
                 out.append(f"  {x['offset']:#07x} {samples(x) / total:6.1%}  {x['sass'][:60]:60s} {reasons}")

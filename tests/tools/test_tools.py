@@ -312,6 +312,10 @@ def test_ncu_source_reads_the_source_page_and_shares_samples_by_loop():
     text = ncu_source.table(rec, top=2)
     assert "20 samples on 5 lines" in text and "by opcode: NOP 40.0%, HGMMA 30.0%" in text
     assert "loop 0x10-0x30 (3 lines): 50.0% of samples; wait 100%" in text
+    # inside the loop, by opcode: HGMMA 6 of its 10 samples, all of them "wait"
+    assert ncu_source.loop_opcodes(lines, 0x10, 0x30) == [("HGMMA", 0.6, [("wait", 0.6)]),
+                                                           ("MUFU", 0.3, [("wait", 0.3)]), ("BRA", 0.1, [("wait", 0.1)])]
+    assert "its opcodes (share of its samples; top reasons): HGMMA 60.0% (wait 60.0%), MUFU 30.0%" in text
     with pytest.raises(ValueError):
         ncu_source.read_source("no header here")
 
