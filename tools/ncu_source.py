@@ -170,7 +170,7 @@ def table(record: dict, top: int = 20) -> str:
                            "samples; " + ", ".join(f"{r} {v:.0%}" for r, v in list(lp["stalls"].items())[:6]))
                 out.append("    its opcodes (share of its samples; top reasons): " + ", ".join(
                     f"{op} {v:.1%} ({', '.join(f'{r} {w:.1%}' for r, w in rs[:2])})"
-                    for op, v, rs in loop_opcodes(lines, lp["first"], lp["last"])))
+                    for op, v, rs in loop_opcodes(lines, lp["first"], lp["last"], 10)))
             for x in sorted(lines, key=samples, reverse=True)[:top]:
                 reasons = ", ".join(f"{r} {v:.0f}" for r, v in sorted(x["stalls"].items(), key=lambda i: -i[1])[:2])
                 out.append(f"  {x['offset']:#07x} {samples(x) / total:6.1%}  {x['sass'][:60]:60s} {reasons}")
