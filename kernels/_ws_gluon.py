@@ -29,9 +29,9 @@ PINGPONG, tile t's last P·V is also carried into tile t+1 and issued just befor
 GEMM is issued alone at a tile boundary; with PINGPONG that timed slower (the window at d=128) and is off.
 The forward table turns it on where it measured faster (d=128 without a mask).
 
-Ring protocol: K and V have their own barriers per stage s: ready[s] / ready[STAGES + s] complete when the TMA
-bytes of K_j / V_j landed (expect-tx); empty[s] takes one arrive from each of the NC consumers once its Q·K_jᵀ
-finished, empty[STAGES + s] once its P·V did, so K_{j+STAGES} loads while P_j·V_j still runs. Inputs are 3-D
+Ring protocol: K and V have their own barriers per stage s (_ws_ring.py's kbar / vbar): ready's complete when the
+TMA bytes of K_j / V_j landed (expect-tx); empty's K barrier takes one arrive from each of the NC consumers once its
+Q·K_jᵀ finished, its V barrier once its P·V did, so K_{j+STAGES} loads while P_j·V_j still runs. Inputs are 3-D
 views (B*H, N, d) so TMA clips at each head's end: keys past n_k arrive as zeros (a ragged last tile never reads
 the next head, so its non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
 OVERLAP (FA3's intra-warpgroup pipelining): Q·K_jᵀ is issued, O is rescaled by tile j-1's alpha while it runs,
@@ -47,6 +47,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
+from ._ws_ring import init_ring, ring_barriers, tbar, turn_barriers
 from ._ws_tile import attend, block_tiles, drain, first_state, load_kv, persistent_tile, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
@@ -229,18 +230,15 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
     v_smem = gl.allocate_shared_memory(dtype, [STAGES, BN, D], kv_layout)
     q_ready = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
     q_empty = gl.allocate_shared_memory(gl.int64, [QS, 1], mbarrier.MBarrierLayout())
-    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())   # K: s, V: STAGES + s
-    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [NC, 1], mbarrier.MBarrierLayout())
+    ready, empty = ring_barriers(STAGES)              # (K, V) pairs (_ws_ring.py)
+    turn = turn_barriers(NC)
     for i in gl.static_range(QS):
         mbarrier.init(q_ready.index(i), count=1)
         mbarrier.init(q_empty.index(i), count=NC)    # one arrive per consumer partition
-    for i in gl.static_range(2 * STAGES):
-        mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=NC)
+    init_ring(ready, empty, STAGES, NC)
     for i in gl.static_range(NC):
-        mbarrier.init(turn.index(i), count=1)
-    mbarrier.arrive(turn.index(0))                    # consumer 0 takes the first turn
+        mbarrier.init(tbar(turn, i), count=1)
+    mbarrier.arrive(tbar(turn, 0))                    # consumer 0 takes the first turn
 
     a = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
          qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, SLOPES, slopes_b, ROWB, TILES, rowb_b, tiles_b)

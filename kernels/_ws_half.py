@@ -25,6 +25,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
+from ._ws_ring import kbar, tbar, vbar
 from ._ws_softmax import alibi_cols, softmax_step
 
 
@@ -71,15 +72,15 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
     row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
     st = c % STAGES
-    mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+    mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
     if PINGPONG:
-        mbarrier.wait(turn.index(CID), c & 1)
+        mbarrier.wait(tbar(turn, CID), c & 1)
     s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(H * HB, HB).permute((1, 0)),
                           gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
     if PINGPONG:
-        mbarrier.arrive(turn.index((CID + 1) % NC))
+        mbarrier.arrive(tbar(turn, (CID + 1) % NC))
     s = warpgroup_mma_wait(0, deps=(s_tok,))
-    mbarrier.arrive(empty.index(st))
+    mbarrier.arrive(kbar(empty, st))
     cols = k0 + H * HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
     bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
     p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
@@ -87,9 +88,9 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
                                       bias, True, WINDOW, ALIBI, False)
     acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
-    mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
+    mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
     acc = warpgroup_mma(p16, v_smem.index(st).slice(H * HB, HB), acc, is_async=True)
     acc = warpgroup_mma_wait(0, deps=(acc,))
-    mbarrier.arrive(empty.index(STAGES + st))
+    mbarrier.arrive(vbar(empty, st, STAGES))
     return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
 

@@ -23,6 +23,7 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
+from ._ws_ring import kbar, tbar, vbar  # noqa: E402
 from ._ws_softmax import LOCAL_SUM, alibi_cols, from_quads, p_operand, softmax_tile, to_quads  # noqa: E402
 from .gluon_shims import tma_load  # noqa: E402
 from .ws_schedule import early_rescale_default, p_pack_default  # noqa: E402
@@ -162,15 +163,15 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         # ready; with OVERLAP also O's rescale, V_{j-1}'s wait and the issue of P_{j-1}·V_{j-1}, which runs
         # meanwhile; with PREV, on key tile 0, the previous tile's O store, and with CARRY its last P·V issued
         # just before), softmax, pv (without OVERLAP: V_j's wait and P·V; with it: the wait for
-        # P_{j-1}·V_{j-1}). K is released (empty[st]) as soon as Q·Kᵀ finished, V (empty[STAGES + st]) after
+        # P_{j-1}·V_{j-1}). K is released (kbar(empty, st)) as soon as Q·Kᵀ finished, V (vbar) after
         # P·V.
         st0 = kv % STAGES
         enter_scope("wait_kv")
-        mbarrier.wait(ready.index(st0), (kv // STAGES) & 1)
+        mbarrier.wait(kbar(ready, st0), (kv // STAGES) & 1)
         exit_scope("wait_kv")
         enter_scope("wait_turn")
         if PINGPONG:
-            mbarrier.wait(turn.index(CID), kv & 1)
+            mbarrier.wait(tbar(turn, CID), kv & 1)
         exit_scope("wait_turn")
         enter_scope("qk")
         if CARRY:                                     # the previous tile's last P·V first. None pending (a
@@ -183,21 +184,21 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 v_ph = ((kv - 1) // STAGES) & 1
             if not EARLY:                             # (EARLY: its last trip applied alpha_p already)
                 acc_p = acc_p * gl.expand_dims(gl.convert_layout(alpha_p, orow_l), 1)
-            mbarrier.wait(ready.index(STAGES + v_st), v_ph)
+            mbarrier.wait(vbar(ready, v_st, STAGES), v_ph)
             pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
-            mbarrier.arrive(turn.index((CID + 1) % NC))
+            mbarrier.arrive(tbar(turn, (CID + 1) % NC))
         if CARRY:                                     # the previous tile's O, finished, under Q·K_0ᵀ
             acc_p = warpgroup_mma_wait(1, deps=(pv_tok,))
-            mbarrier.arrive(empty.index(STAGES + v_st), pred=pend)
+            mbarrier.arrive(vbar(empty, v_st, STAGES), pred=pend)
             if has_prev:
                 store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
             acc = acc_p                               # its registers: this tile's first P·V ignores them
         elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
-        mbarrier.arrive(empty.index(st0))
+        mbarrier.arrive(kbar(empty, st0))
         exit_scope("qk")
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
@@ -213,24 +214,24 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             release_prev(last_tile)
         if not OVERLAP:
             enter_scope("pv")
-            mbarrier.wait(ready.index(STAGES + st0), (kv // STAGES) & 1)
+            mbarrier.wait(vbar(ready, st0, STAGES), (kv // STAGES) & 1)
             if HALF:                                  # acc may hold a first half step's P·V already
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 acc = warpgroup_mma(p16, v_smem.index(st0), acc, is_async=True)
             else:
                 acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(empty.index(STAGES + st0))
+            mbarrier.arrive(vbar(empty, st0, STAGES))
             exit_scope("pv")
         for j in range(1, n_tiles):
             c = kv + j
             st = c % STAGES
             enter_scope("wait_kv")
-            mbarrier.wait(ready.index(st), (c // STAGES) & 1)
+            mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
             exit_scope("wait_kv")
             enter_scope("wait_turn")
             if PINGPONG:
-                mbarrier.wait(turn.index(CID), c & 1)
+                mbarrier.wait(tbar(turn, CID), c & 1)
             exit_scope("wait_turn")
             enter_scope("qk")
             s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
@@ -242,15 +243,15 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 prev = (c - 1) % STAGES
                 if not EARLY:
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
-                mbarrier.wait(ready.index(STAGES + prev), ((c - 1) // STAGES) & 1)
+                mbarrier.wait(vbar(ready, prev, STAGES), ((c - 1) // STAGES) & 1)
                 use = True                            # CARRY: acc holds the previous tile's O before P_0·V_0
                 if CARRY:
                     use = j > 1
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, use_acc=use, is_async=True)
                 if PINGPONG:
-                    mbarrier.arrive(turn.index((CID + 1) % NC))
+                    mbarrier.arrive(tbar(turn, (CID + 1) % NC))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
-                mbarrier.arrive(empty.index(st))
+                mbarrier.arrive(kbar(empty, st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
@@ -258,16 +259,16 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
-                mbarrier.arrive(empty.index(STAGES + prev))
+                mbarrier.arrive(vbar(empty, prev, STAGES))
                 if EARLY:                             # O ready for P_j·V_j: alpha_j now, not next trip
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("pv")
             else:
                 if PINGPONG:
-                    mbarrier.arrive(turn.index((CID + 1) % NC))
+                    mbarrier.arrive(tbar(turn, (CID + 1) % NC))
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
-                mbarrier.arrive(empty.index(st))
+                mbarrier.arrive(kbar(empty, st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
@@ -276,10 +277,10 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
                 enter_scope("pv")
-                mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
+                mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
                 acc = warpgroup_mma(p16, v_smem.index(st), acc, is_async=True)
                 acc = warpgroup_mma_wait(0, deps=(acc,))
-                mbarrier.arrive(empty.index(STAGES + st))
+                mbarrier.arrive(vbar(empty, st, STAGES))
                 exit_scope("pv")
         if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it)
             enter_scope("pv")
@@ -287,10 +288,10 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             last = c % STAGES
             if not EARLY:
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
-            mbarrier.wait(ready.index(STAGES + last), (c // STAGES) & 1)
+            mbarrier.wait(vbar(ready, last, STAGES), (c // STAGES) & 1)
             acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(empty.index(STAGES + last))
+            mbarrier.arrive(vbar(empty, last, STAGES))
             exit_scope("pv")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
         if CARRY:
@@ -337,10 +338,10 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
         st = c % STAGES
         if not EARLY:
             acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
-        mbarrier.wait(ready.index(STAGES + st), (c // STAGES) & 1)
+        mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
         acc = warpgroup_mma(p16, v_smem.index(st), acc, use_acc=n_prev > 1, is_async=True)
         acc = warpgroup_mma_wait(0, deps=(acc,))
-        mbarrier.arrive(empty.index(STAGES + st))
+        mbarrier.arrive(vbar(empty, st, STAGES))
     return acc
 
 
@@ -348,7 +349,7 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
 def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr):
     """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
-    positions kv, kv + 1, ... K and V have their own barriers (ready/empty index st for K, STAGES + st for V): a K
+    positions kv, kv + 1, ... K and V have their own barriers (ready/empty: (K, V) pairs, _ws_ring.py): a K
     slot is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
     for j in range(n_tiles):
         c = kv + j
@@ -356,18 +357,18 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, 
         ph = ((c // STAGES) & 1) ^ 1                  # fresh barriers pass phase 1 at once
         k0 = (t_lo + j) * BN
         enter_scope("tma_wait_slot")                  # until every consumer's Q·Kᵀ has left this stage's K
-        mbarrier.wait(empty.index(st), ph)
+        mbarrier.wait(kbar(empty, st), ph)
         exit_scope("tma_wait_slot")
         enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
-        mbarrier.expect(ready.index(st), desc_k.block_type.nbytes)
-        tma_load(desc_k, [kv_bh, k0, 0], ready.index(st),
+        mbarrier.expect(kbar(ready, st), desc_k.block_type.nbytes)
+        tma_load(desc_k, [kv_bh, k0, 0], kbar(ready, st),
                                         k_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue")
         enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
-        mbarrier.wait(empty.index(STAGES + st), ph)
+        mbarrier.wait(vbar(empty, st, STAGES), ph)
         exit_scope("tma_wait_slot_v")
         enter_scope("tma_issue_v")                    # the copy of V_j
-        mbarrier.expect(ready.index(STAGES + st), desc_v.block_type.nbytes)
-        tma_load(desc_v, [kv_bh, k0, 0], ready.index(STAGES + st),
+        mbarrier.expect(vbar(ready, st, STAGES), desc_v.block_type.nbytes)
+        tma_load(desc_v, [kv_bh, k0, 0], vbar(ready, st, STAGES),
                                         v_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue_v")

@@ -33,6 +33,9 @@ LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps 
 LOCAL_SUM_TRITONS = ("3.6.",)              # where that is the default: faster in every d = 64 forward cell on an
                                            # H100 under 3.6 (local_sum_default's files); 3.7 to 3.9: untimed
 
+SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: K's and V's ring barriers in allocations of their own
+SPLIT_BARS_TRITONS = ()                    # (split_bars_default); where that is the default: none until timed
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -144,15 +147,17 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ..., "local_sum": ...} for ws.status(); half_why: why this triton may not run HALF
-    (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default, early_rescale_default,
-    local_sum_default)."""
+    "early_rescale": ..., "local_sum": ..., "split_bars": ...} for ws.status(); half_why: why this triton may not
+    run HALF (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default,
+    early_rescale_default, local_sum_default, split_bars_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
                 early_rescale=switch_line(EARLY_RESCALE_ENV,
                                           lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"),
-                local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"))
+                local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"),
+                split_bars=switch_line(SPLIT_BARS_ENV,
+                                       lambda: "every launch" if split_bars_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -255,6 +260,15 @@ def local_sum_default(version: str) -> bool:
     lane shares took their gain back (nvidia-h100-fwd-tree1-local1-run*).
     LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
     return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
+
+
+def split_bars_default(version: str) -> bool:
+    """Whether the ws forward gives V's ring barriers and each consumer's turn barrier allocations of their own
+    (kernels/_ws_ring.py), so that Triton's shared-memory barrier pass puts no warpgroup BAR.SYNC between a
+    consumer's waits on K's and V's barriers: one BAR.SYNC fewer a loop trip, 5 -> 4 under 3.6 and 4 -> 3 under
+    3.8 (tests/tools/test_sass_loops.py). Off until timed: it changes no arithmetic, only the barriers.
+    SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
+    return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

@@ -131,6 +131,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert (f["ws_pingpong"], f["ws_half"]) == (ws.status()["pingpong"], ws.status()["half"])
     assert f["ws_p_pack"] == ws.status()["p_pack"] and f["ws_early_rescale"] == ws.status()["early_rescale"]
     assert f["ws_local_sum"] == ws.status()["local_sum"] and f["ws_local_sum"].startswith("none")     # 3.10: untimed
+    assert f["ws_split_bars"] == ws.status()["split_bars"]
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
@@ -597,3 +598,17 @@ def test_local_sum_switch(monkeypatch):
     with pytest.raises(fk.KernelInputError, match="must be 1"):
         sch.local_sum_default("3.6.0")
     assert "must be 1" in ws.status()["local_sum"]
+
+
+def test_split_bars_switch(monkeypatch):
+    """FLASHVIZ_WS_SPLIT_BARS decides whether V's ring barriers and the turn barriers get allocations of their own
+    where set; no triton has it by default (untimed)."""
+    from flashviz_kernels import ws_schedule as sch
+    monkeypatch.delenv(sch.SPLIT_BARS_ENV, raising=False)
+    assert not any(sch.split_bars_default(v) for v in ("3.6.0", "3.7.1", "3.8.0", "3.9.0"))
+    assert ws.status()["split_bars"] == "none (CONFIGS)"
+    monkeypatch.setenv(sch.SPLIT_BARS_ENV, "1")
+    assert sch.split_bars_default("3.6.0") and ws.status()["split_bars"] == f"every launch ({sch.SPLIT_BARS_ENV}=1)"
+    monkeypatch.setenv(sch.SPLIT_BARS_ENV, "2")
+    with pytest.raises(fk.KernelInputError, match="must be 1"):
+        sch.split_bars_default("3.8.0")

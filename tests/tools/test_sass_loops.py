@@ -143,3 +143,33 @@ def test_lane_shares_of_the_row_sum_drop_its_shuffles_at_d64_only():
     assert len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6] and on["128"] == off["128"]
     for (shfl1, fadd1, n1), (shfl0, fadd0, n0) in zip(on["64"], off["64"]):
         assert (shfl0 - shfl1, fadd0 - fadd1) == (8, 8) and 14 <= n0 - n1 <= 16, (on, off)
+
+
+BAR_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_SPLIT_BARS"] = "{split}"     # read once, when the kernel module is imported
+from tools import sass_loops as s
+out = {{}}
+for d in (64, 128):
+    ins = s.parse(s.ours("fwd", d, False))
+    out[str(d)] = [[sum(s.opcode(t).startswith("BAR.SYNC") for _, t in ins[a:b + 1]), b - a + 1]
+                   for a, b in s.loops(ins)]
+print(json.dumps(out))
+"""
+
+
+def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
+    """FLASHVIZ_WS_SPLIT_BARS (ws_schedule.split_bars_default): with V's ring barriers and each consumer's turn
+    barrier in allocations of their own, Triton's barrier pass no longer puts a BAR.SYNC between a consumer's waits
+    on K's and V's barriers. That wait comes before the loop's masked / unmasked branch, so each loop holds one
+    BAR.SYNC fewer, and one instruction less, whichever path a trip takes (3.6: 5 -> 4, 3.8: 4 -> 3; 3.6 keeps one at
+    the loop's top, between two trips' waits on K's array, which 3.8 leaves out; the other three order the arrives,
+    which Triton's lowering always precedes with one)."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    on, off = (compile_report(BAR_LOOPS.format(split=v)) for v in ("1", "0"))
+    for d in ("64", "128"):
+        assert len(on[d]) == len(off[d]) > 0, (on, off)
+        for (bar1, n1), (bar0, n0) in zip(on[d], off[d]):
+            assert bar0 - bar1 == 1 and 0 <= n0 - n1 <= 2, (d, on, off)

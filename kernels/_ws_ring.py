@@ -1,0 +1,89 @@
+"""The ws forward's mbarriers between its partitions: the K/V ring's ready (the TMA's bytes of a stage's K or V
+landed) and empty (every consumer is done with it), one pair per stage for K and one for V, held as (K array,
+V array) pairs and named through kbar / vbar; and PINGPONG's turn barriers, one per consumer, named through tbar.
+
+SPLIT_BARS (ws_schedule.split_bars_default) gives V's ring barriers allocations of their own, and each consumer's
+turn barrier one of its own; without it the ring lives in one array of 2 * STAGES (K at s, V at STAGES + s) and the
+turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
+BAR.SYNC between two mbarrier operations on one allocation, even on different slots (a wait on K's barrier after
+V's, a wait on this consumer's turn after the arrive on the next one's), and none between operations on two
+(tools/sass_loops.py counts BAR per loop trip). Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier
+
+from .ws_schedule import split_bars_default
+
+# K and V's ring barriers in separate allocations (SPLIT_BARS) or one: fixed when this module is imported
+SPLIT_BARS = gl.constexpr(split_bars_default(triton.__version__))
+
+
+@gluon.jit
+def ring_barriers(STAGES: gl.constexpr):
+    """(ready, empty), each a (K array, V array) pair of STAGES barriers apiece (init_ring initialises them)."""
+    if SPLIT_BARS:
+        ready_k = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        empty_k = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        ready_v = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        empty_v = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    else:
+        ready_k = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())  # K: s, V: S + s
+        empty_k = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+        ready_v = ready_k
+        empty_v = empty_k
+    return (ready_k, ready_v), (empty_k, empty_v)
+
+
+@gluon.jit
+def init_ring(ready, empty, STAGES: gl.constexpr, NC: gl.constexpr):
+    """ready's barriers take the TMA's one arrive (with its bytes), empty's one arrive from each of the NC
+    consumers."""
+    for i in gl.static_range(STAGES):
+        mbarrier.init(kbar(ready, i), count=1)
+        mbarrier.init(kbar(empty, i), count=NC)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(vbar(ready, i, STAGES), count=1)
+        mbarrier.init(vbar(empty, i, STAGES), count=NC)
+
+
+@gluon.jit
+def kbar(bars, st):
+    """K's barrier of ring stage st in a (K, V) pair."""
+    return bars[0].index(st)
+
+
+@gluon.jit
+def vbar(bars, st, STAGES: gl.constexpr):
+    """V's barrier of ring stage st in a (K, V) pair."""
+    if SPLIT_BARS:
+        b = bars[1].index(st)
+    else:
+        b = bars[1].index(STAGES + st)
+    return b
+
+
+@gluon.jit
+def turn_barriers(NC: gl.constexpr):
+    """PINGPONG's NC turn barriers: a tuple of NC one-barrier allocations (SPLIT_BARS) or one array of NC."""
+    if SPLIT_BARS:
+        if NC == 3:
+            turn = (gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout()),
+                    gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout()),
+                    gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout()))
+        else:
+            turn = (gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout()),
+                    gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout()))
+    else:
+        turn = gl.allocate_shared_memory(gl.int64, [NC, 1], mbarrier.MBarrierLayout())
+    return turn
+
+
+@gluon.jit
+def tbar(turn, I: gl.constexpr):
+    """Consumer I's turn barrier."""
+    if SPLIT_BARS:
+        b = turn[I].index(0)
+    else:
+        b = turn.index(I)
+    return b
