@@ -5,9 +5,10 @@ V array) pairs and named through kbar / vbar; and PINGPONG's turn barriers, one 
 SPLIT_BARS (ws_schedule.split_bars_default) gives V's ring barriers allocations of their own, and each consumer's
 turn barrier one of its own; without it the ring lives in one array of 2 * STAGES (K at s, V at STAGES + s) and the
 turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
-BAR.SYNC between two mbarrier operations on one allocation, even on different slots (a wait on K's barrier after
-V's, a wait on this consumer's turn after the arrive on the next one's), and none between operations on two
-(tools/sass_loops.py counts BAR per loop trip). Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
+BAR.SYNC between two mbarrier waits on one allocation, even on different slots of it, and none between waits on
+two: split, a consumer's wait on V's barrier after its wait on K's needs none, one BAR.SYNC fewer a loop trip
+(tests/tools/test_sass_loops.py); the turns' split takes 1 or 2 more outside the loops (kernel totals, sm_90 SASS
+under 3.6). Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
