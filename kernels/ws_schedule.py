@@ -253,11 +253,12 @@ def local_sum_default(version: str) -> bool:
     FlashAttention-4's sm90 forward does; else each key tile sums the row across its quad of lanes (2 SHFL + 2 FADD
     a row: 16 instructions a trip of the d = 64 loop's two paths). Timed on an H100 under 3.6 in alternating
     processes (assets/benchmarks/tune/nvidia-h100-fwd-tree0-local*-run*-2026-12-05.json against cuDNN,
-    nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4): at d = 64 faster in all 4 cells
-    of all 3 pairs, at d = 128 even in the geomean, so d = 64 only. Timed there too and not adopted: each row's
-    max (and sum) as a tree of pairs in place of 3.6's one dependent chain of FMNMX (FADD) a row, which 3.8 builds
-    itself: 3 % slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree beside the
-    lane shares took their gain back (nvidia-h100-fwd-tree1-local1-run*).
+    nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4 and cuDNN; `python -m
+    tools.fa4_rounds --ab` on each pair): at d = 64 faster in all 4 cells of all 4 comparisons, at d = 128 about
+    even (geomean 0.998, N = 4096 non-causal slower in each), so d = 64 only. Timed there too and not adopted: each
+    row's max (and sum) as a tree of pairs in place of 3.6's one dependent chain of FMNMX (FADD) a row, which 3.8
+    builds itself: 3 % slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree
+    beside the lane shares took their gain back (nvidia-h100-fwd-tree1-local1-run*).
     LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
     return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
 

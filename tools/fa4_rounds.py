@@ -2,6 +2,7 @@
 
     python -m tools.fa4_rounds [--mode fwd bwd] [--n 4096 16384] [--d 64 128] [--causal 0 1] [--rounds 5]
                                [--out assets/benchmarks/tune/FILE.json]
+    python -m tools.fa4_rounds --ab OFF.json ON.json [OFF2.json ON2.json ...]    # a switch's A/B (no GPU)
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
 recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
@@ -76,6 +77,36 @@ def line(row: dict) -> str:
     return f"{row['mode']} N={row['n']} d={row['d']} causal={int(row['causal'])}: {ms} ms | " + " | ".join(parts)
 
 
+def ab(off: dict, on: dict, peer: str) -> list[tuple[str, float]]:
+    """A switch's effect in one pair of recordings made in alternating processes (off, then on): per cell both ran,
+    (ours off / peer off) / (ours on / peer on), the speed-up of ours with the switch on measured against a peer
+    timed in the same process (above 1: on is faster), so a machine that drifts between the two processes moves
+    ours and the peer together. Medians over rounds, as line() prints them."""
+    def by_cell(rec):
+        return {(r["mode"], r["n"], r["d"], bool(r["causal"])): r["impls"] for r in rec["rows"]}
+    a, b = by_cell(off), by_cell(on)
+    out = []
+    for key, ia in a.items():
+        ib = b.get(key, {})
+        if all("ms" in x.get(i, {}) for x in (ia, ib) for i in ("fast", peer)):
+            mode, n, d, causal = key
+            out.append((f"{mode} N={n} d={d} causal={int(causal)}",
+                        (ia["fast"]["ms"] / ia[peer]["ms"]) / (ib["fast"]["ms"] / ib[peer]["ms"])))
+    return out
+
+
+def ab_text(pairs: list[tuple[dict, dict]]) -> str:
+    """ab() of each pair against each peer both sides timed, cell by cell, and its geometric mean."""
+    lines = []
+    for k, (off, on) in enumerate(pairs, 1):
+        for peer in ("sdpa-cudnn", "fa4"):
+            got = ab(off, on, peer)
+            if got:
+                gm = statistics.geometric_mean([r for _, r in got])
+                lines.append(f"pair {k} against {peer}: geomean {gm:.4f}; " + ", ".join(f"{c} {r:.3f}" for c, r in got))
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", nargs="+", choices=["fwd", "bwd"], default=["fwd", "bwd"])
@@ -85,7 +116,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--rep-ms", type=float, default=100.0, help="replay time per impl per round")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--ab", type=Path, nargs="+", help="print a switch's A/B from recordings: OFF ON [OFF ON ...]")
     a = ap.parse_args()
+    if a.ab:
+        if len(a.ab) % 2:
+            ap.error("--ab takes files in pairs: OFF ON [OFF ON ...]")
+        recs = [json.loads(p.read_text(encoding="utf-8")) for p in a.ab]
+        print(ab_text(list(zip(recs[::2], recs[1::2]))))
+        return
     from tools.tune_record import record_header
     rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms)
     rec["timer"] = "CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved"

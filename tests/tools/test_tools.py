@@ -313,8 +313,8 @@ def test_ncu_source_reads_the_source_page_and_shares_samples_by_loop():
     assert "20 samples on 5 lines" in text and "by opcode: NOP 40.0%, HGMMA 30.0%" in text
     assert "loop 0x10-0x30 (3 lines): 50.0% of samples; wait 100%" in text
     # inside the loop, by opcode: HGMMA 6 of its 10 samples, all of them "wait"
-    assert ncu_source.loop_opcodes(lines, 0x10, 0x30) == [("HGMMA", 0.6, [("wait", 0.6)]),
-                                                           ("MUFU", 0.3, [("wait", 0.3)]), ("BRA", 0.1, [("wait", 0.1)])]
+    assert ncu_source.loop_opcodes(lines, 0x10, 0x30) == [
+        ("HGMMA", 0.6, [("wait", 0.6)]), ("MUFU", 0.3, [("wait", 0.3)]), ("BRA", 0.1, [("wait", 0.1)])]
     assert "its opcodes (share of its samples; top reasons): HGMMA 60.0% (wait 60.0%), MUFU 30.0%" in text
     with pytest.raises(ValueError):
         ncu_source.read_source("no header here")
@@ -333,6 +333,27 @@ def test_fa4_rounds_pairs_each_round_and_says_what_did_not_run():
     text = fa4_rounds.line(row)
     assert text.startswith("bwd N=4096 d=64 causal=1: fast 2.000  fa4 1.800  sdpa-cudnn - ms")
     assert "vs fa4 0.900 (0.800-1.100)" in text and text.endswith("vs sdpa-cudnn -")
+
+
+def test_fa4_rounds_ab_measures_a_switch_against_a_peer_of_the_same_process():
+    """--ab: per cell both recordings ran, (ours / peer) with the switch off over (ours / peer) with it on, so a
+    machine 10 % slower in the second process moves the peer too and cancels; cells or peers missing on either side
+    are left out, and the line gives the pair's geometric mean."""
+    from tools import fa4_rounds
+
+    def rec(ours, peer, fa4=None):
+        impls = {"fast": dict(ms=ours), "sdpa-cudnn": dict(ms=peer)}
+        if fa4:
+            impls["fa4"] = dict(ms=fa4)
+        return dict(rows=[dict(mode="fwd", n=4096, d=64, causal=False, impls=impls),
+                          dict(mode="fwd", n=4096, d=128, causal=True, impls={"fast": dict(error="x")})])
+    off, on = rec(1.0, 1.2, fa4=0.9), rec(0.99, 1.32)                  # on: ours 10 % slower machine, 10 % faster
+    got = fa4_rounds.ab(off, on, "sdpa-cudnn")
+    assert [c for c, _ in got] == ["fwd N=4096 d=64 causal=0"]
+    assert got[0][1] == pytest.approx((1 / 1.2) / (0.99 / 1.32))
+    assert fa4_rounds.ab(off, on, "fa4") == []                         # FA4 ran on one side only
+    text = fa4_rounds.ab_text([(off, on)])
+    assert text == f"pair 1 against sdpa-cudnn: geomean {got[0][1]:.4f}; fwd N=4096 d=64 causal=0 {got[0][1]:.3f}"
 
 
 def test_ncu_pair_takes_the_parked_warps_share_out_of_barrier_stalls():
