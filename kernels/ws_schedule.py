@@ -33,8 +33,9 @@ LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps 
 LOCAL_SUM_TRITONS = ("3.6.",)              # where that is the default: faster in every d = 64 forward cell on an
                                            # H100 under 3.6 (local_sum_default's files); 3.7 to 3.9: untimed
 
-SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: K's and V's ring barriers in allocations of their own
-SPLIT_BARS_TRITONS = ()                    # (split_bars_default); where that is the default: none until timed
+SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each turn barrier in allocations of
+                                           # their own (split_bars_default); read once, at the kernel import
+SPLIT_BARS_TRITONS = ()                    # where that is the default: none until timed
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
