@@ -42,3 +42,30 @@ def test_fv_triton_parts_joins_the_stashed_part_and_the_carried_one(tmp_path):
         assert blob == (src / "triton" / "blob.bin").read_bytes()
     finally:
         subprocess.run(["rm", "-rf", f"/tmp/triton-{version}", f"/tmp/stash/triton-{version}.tar.xz.aa"])
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_path):
+    """fv_ab VAR LABEL PAIRS runs tools.fa4_rounds with VAR=0, then VAR=1, PAIRS times, each into a file of its own,
+    and passes the files to `fa4_rounds --ab` as (off, on) pairs in that order. A python3 stub first on PATH
+    records each call instead of timing anything."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "python3"
+    stub.write_text('#!/bin/bash\nif [[ " $* " == *" --ab "* ]]; then echo "AB $*"; exit 0; fi\n'
+                    'for ((i=1; i<=$#; i++)); do if [ "${!i}" = --out ]; then j=$((i+1)); out=${!j}; fi; done\n'
+                    'echo "{}" > "$out"; echo "RUN X=$FLASHVIZ_WS_X $*"\n')
+    stub.chmod(0o755)
+    out = tmp_path / "out"
+    script = "source tools/device/env.sh >/dev/null && FV_AB_ARGS='--mode fwd --n 4096' fv_ab FLASHVIZ_WS_X lbl 2"
+    r = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, OUT=str(out), PATH=f"{bin_dir}:{os.environ['PATH']}"))
+    assert r.returncode == 0, r.stderr
+    runs = [text for log in (out / "ab").glob("*.log") for text in log.read_text().splitlines()]
+    assert sorted(runs) == sorted(f"RUN X={e} -m tools.fa4_rounds --mode fwd --n 4096 --out {out}/ab/lbl-"
+                                  f"FLASHVIZ_WS_X{e}-run{k}.json" for k in (1, 2) for e in (0, 1))
+    ab = [line for line in r.stdout.splitlines() if line.startswith("AB ")]
+    assert ab == ["AB -m tools.fa4_rounds --ab " + " ".join(f"{out}/ab/lbl-FLASHVIZ_WS_X{e}-run{k}.json"
+                                                             for k in (1, 2) for e in (0, 1))]
+    assert r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 1") < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 1") \
+        < r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 2")

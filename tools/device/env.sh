@@ -7,6 +7,7 @@
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
+#   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes, VAR=0 then VAR=1
 # At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
 # fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
@@ -71,4 +72,24 @@ fv_suite() {
         --continue-on-collection-errors "$@" > "$OUT/$label.log" 2>&1
     echo "exit $?" >> "$OUT/$label.log"
     tail -25 "$OUT/$label.log"
+}
+
+# fv_ab VAR LABEL [PAIRS]: a switch's A/B in alternating processes, VAR=0 then VAR=1, PAIRS times (2): each
+# `python -m tools.fa4_rounds $FV_AB_ARGS` (default: --rounds 3 --rep-ms 60 --mode fwd), cut at FV_AB_S seconds
+# (90), into $OUT/ab/LABEL-VAR{0,1}-run{1,2..}.json; then `python -m tools.fa4_rounds --ab` over the pairs
+fv_ab() {
+    local var=$1 label=$2 pairs=${3:-2} r e files=()
+    mkdir -p "$OUT/ab"
+    for r in $(seq 1 "$pairs"); do
+        for e in 0 1; do
+            local f="$OUT/ab/$label-$var$e-run$r"
+            echo "== $label $var=$e run $r"
+            # shellcheck disable=SC2086
+            env "$var=$e" timeout "${FV_AB_S:-90}" python3 -m tools.fa4_rounds \
+                ${FV_AB_ARGS:---rounds 3 --rep-ms 60 --mode fwd} --out "$f.json" > "$f.log" 2>&1
+            echo "rc $?"
+            files+=("$f.json")
+        done
+    done
+    python3 -m tools.fa4_rounds --ab "${files[@]}"
 }
