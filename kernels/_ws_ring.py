@@ -7,8 +7,8 @@ turn barrier one of its own; without it the ring lives in one array of 2 * STAGE
 turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
 BAR.SYNC between two mbarrier waits on one allocation, even on different slots of it, and none between waits on
 two: split, a consumer's wait on V's barrier after its wait on K's needs none, one BAR.SYNC fewer a loop trip
-(tests/tools/test_sass_loops.py); the turns' split takes 1 or 2 more outside the loops (kernel totals, sm_90 SASS
-under 3.6). Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
+(tests/tools/test_sass_loops.py); the turn barriers are split the same way. Imported by _ws_gluon.py, _ws_tile.py
+and _ws_half.py."""
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl

@@ -255,11 +255,11 @@ def local_sum_default(version: str) -> bool:
     a row: 16 instructions a trip of the d = 64 loop's two paths). Timed on an H100 under 3.6 in alternating
     processes (assets/benchmarks/tune/nvidia-h100-fwd-tree0-local*-run*-2026-12-05.json against cuDNN,
     nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4 and cuDNN; `python -m
-    tools.fa4_rounds --ab` on each pair): at d = 64 faster in all 4 cells of all 4 comparisons, at d = 128 about
-    even (geomean 0.998, N = 4096 non-causal slower in each), so d = 64 only. Timed there too and not adopted: each
-    row's max (and sum) as a tree of pairs in place of 3.6's one dependent chain of FMNMX (FADD) a row, which 3.8
-    builds itself: 3 % slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree
-    beside the lane shares took their gain back (nvidia-h100-fwd-tree1-local1-run*).
+    tools.fa4_rounds --ab` on each pair): at d = 64 faster in every cell of every comparison, at d = 128 about
+    even, so d = 64 only. Timed there too and not adopted: each row's max (and sum) as a tree of pairs in place of
+    3.6's one dependent chain of FMNMX (FADD) a row, which 3.8 builds itself: slower in the geomean
+    (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree beside the lane shares took their gain back
+    (nvidia-h100-fwd-tree1-local1-run*).
     LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
     return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
 
@@ -267,8 +267,8 @@ def local_sum_default(version: str) -> bool:
 def split_bars_default(version: str) -> bool:
     """Whether the ws forward gives V's ring barriers and each consumer's turn barrier allocations of their own
     (kernels/_ws_ring.py), so that Triton's shared-memory barrier pass puts no warpgroup BAR.SYNC between a
-    consumer's waits on K's and V's barriers: one BAR.SYNC fewer a loop trip, 5 -> 4 under 3.6 and 4 -> 3 under
-    3.8 (tests/tools/test_sass_loops.py). Off until timed: it changes no arithmetic, only the barriers.
+    consumer's waits on K's and V's barriers: one BAR.SYNC fewer a loop trip under 3.6 and 3.8
+    (tests/tools/test_sass_loops.py). Off until timed: it changes no arithmetic, only the barriers.
     SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
     return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
 

@@ -544,71 +544,33 @@ def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
         assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers
 
 
-def test_p_pack_switch(monkeypatch):
-    """FLASHVIZ_WS_PPACK decides key tile 0's P packing where set; else the tritons of P_PACK_TRITONS, never 3.6 or
-    3.9 (their sm_90 builds grew with it: tests/tools/test_sass_loops.py); ws.status() and provenance say which."""
+# the ws forward's version-gated 1 / 0 switches (kernels/ws_schedule.py): (env constant, default function,
+# ws.status() key, what status names when on, the tritons where on by default). P_PACK never (3.6's and 3.9's sm_90
+# builds grew with it, tests/tools/test_sass_loops.py); early rescale and lane sums 3.6 only (timed faster there,
+# 3.8 slower or untimed, 3.7 and 3.9 untimed); split barriers nowhere (untimed)
+SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
+            "early_rescale": ("EARLY_RESCALE_ENV", "early_rescale_default", "every OVERLAP launch", ("3.6.0", "3.6.1")),
+            "local_sum": ("LOCAL_SUM_ENV", "local_sum_default", "d=64", ("3.6.0", "3.6.1")),
+            "split_bars": ("SPLIT_BARS_ENV", "split_bars_default", "every launch", ())}
+
+
+@pytest.mark.parametrize("key", list(SWITCHES))
+def test_version_gated_switch(monkeypatch, key):
+    """Each switch's environment variable decides where set (1 on, 0 off, anything else a KernelInputError that
+    ws.status() reports); unset, the tritons the switch lists; ws.status() (and so provenance) says which."""
     from flashviz_kernels import ws_schedule as sch
-    monkeypatch.delenv(sch.P_PACK_ENV, raising=False)
-    assert not sch.p_pack_default("3.6.0") and not sch.p_pack_default("3.9.0")
-    assert ws.status()["p_pack"] == ("d=64" if sch.p_pack_default(ws.triton_version()) else "none") + " (CONFIGS)"
-    monkeypatch.setenv(sch.P_PACK_ENV, "1")
-    assert sch.p_pack_default("3.6.0") and ws.status()["p_pack"] == f"d=64 ({sch.P_PACK_ENV}=1)"
-    monkeypatch.setenv(sch.P_PACK_ENV, "0")
-    assert not sch.p_pack_default("3.8.0") and ws.status()["p_pack"] == f"none ({sch.P_PACK_ENV}=0)"
-    monkeypatch.setenv(sch.P_PACK_ENV, "yes")
+    env_name, fn_name, on_text, on_tritons = SWITCHES[key]
+    env, default = getattr(sch, env_name), getattr(sch, fn_name)
+    versions = ("3.6.0", "3.6.1", "3.7.1", "3.8.0", "3.9.0", "3.10.0")
+    monkeypatch.delenv(env, raising=False)
+    assert [default(v) for v in versions] == [v in on_tritons for v in versions]
+    here = on_text if default(ws.triton_version()) else "none"
+    assert ws.status()[key] == f"{here} (CONFIGS)"
+    monkeypatch.setenv(env, "1")
+    assert all(default(v) for v in versions) and ws.status()[key] == f"{on_text} ({env}=1)"
+    monkeypatch.setenv(env, "0")
+    assert not any(default(v) for v in versions) and ws.status()[key] == f"none ({env}=0)"
+    monkeypatch.setenv(env, "on")
     with pytest.raises(fk.KernelInputError, match="must be 1"):
-        sch.p_pack_default("3.8.0")
-    assert "must be 1" in ws.status()["p_pack"]
-
-
-def test_early_rescale_switch(monkeypatch):
-    """FLASHVIZ_WS_EARLY_RESCALE decides where the OVERLAP loop rescales O where set; else the tritons of
-    EARLY_RESCALE_TRITONS: 3.6 (timed faster there), not 3.8 (timed slower) nor the untimed 3.7 and 3.9."""
-    from flashviz_kernels import ws_schedule as sch
-    monkeypatch.delenv(sch.EARLY_RESCALE_ENV, raising=False)
-    assert sch.early_rescale_default("3.6.0") and sch.early_rescale_default("3.6.1")
-    assert not any(sch.early_rescale_default(v) for v in ("3.7.1", "3.8.0", "3.9.0", "3.10.0"))
-    here = "every OVERLAP launch" if sch.early_rescale_default(ws.triton_version()) else "none"
-    assert ws.status()["early_rescale"] == f"{here} (CONFIGS)"
-    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "1")
-    assert sch.early_rescale_default("3.8.0")
-    assert ws.status()["early_rescale"] == f"every OVERLAP launch ({sch.EARLY_RESCALE_ENV}=1)"
-    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "0")
-    assert not sch.early_rescale_default("3.6.0")
-    monkeypatch.setenv(sch.EARLY_RESCALE_ENV, "early")
-    with pytest.raises(fk.KernelInputError, match="must be 1"):
-        sch.early_rescale_default("3.6.0")
-    assert "must be 1" in ws.status()["early_rescale"]
-
-
-def test_local_sum_switch(monkeypatch):
-    """FLASHVIZ_WS_LOCAL_SUM decides whether the d = 64 launches keep each lane's share of a row's sum where set;
-    else the tritons of LOCAL_SUM_TRITONS: 3.6 only (timed faster there; 3.7 to 3.9 untimed)."""
-    from flashviz_kernels import ws_schedule as sch
-    monkeypatch.delenv(sch.LOCAL_SUM_ENV, raising=False)
-    assert sch.local_sum_default("3.6.0") and sch.local_sum_default("3.6.1")
-    assert not any(sch.local_sum_default(v) for v in ("3.7.1", "3.8.0", "3.9.0", "3.10.0"))
-    here = "d=64" if sch.local_sum_default(ws.triton_version()) else "none"
-    assert ws.status()["local_sum"] == f"{here} (CONFIGS)"
-    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "1")
-    assert sch.local_sum_default("3.8.0") and ws.status()["local_sum"] == f"d=64 ({sch.LOCAL_SUM_ENV}=1)"
-    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "0")
-    assert not sch.local_sum_default("3.6.0")
-    monkeypatch.setenv(sch.LOCAL_SUM_ENV, "on")
-    with pytest.raises(fk.KernelInputError, match="must be 1"):
-        sch.local_sum_default("3.6.0")
-    assert "must be 1" in ws.status()["local_sum"]
-
-
-def test_split_bars_switch(monkeypatch):
-    """FLASHVIZ_WS_SPLIT_BARS decides whether V's ring barriers and the turn barriers get allocations of their own
-    where set; no triton has it by default (untimed)."""
-    from flashviz_kernels import ws_schedule as sch
-    monkeypatch.delenv(sch.SPLIT_BARS_ENV, raising=False)
-    assert not any(sch.split_bars_default(v) for v in ("3.6.0", "3.7.1", "3.8.0", "3.9.0"))
-    assert ws.status()["split_bars"] == "none (CONFIGS)"
-    monkeypatch.setenv(sch.SPLIT_BARS_ENV, "1")
-    assert sch.split_bars_default("3.6.0") and ws.status()["split_bars"] == f"every launch ({sch.SPLIT_BARS_ENV}=1)"
-    monkeypatch.setenv(sch.SPLIT_BARS_ENV, "2")
-    with pytest.raises(fk.KernelInputError, match="must be 1"):
-        sch.split_bars_default("3.8.0")
+        default("3.6.0")
+    assert "must be 1" in ws.status()[key]

@@ -162,9 +162,9 @@ def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
     """FLASHVIZ_WS_SPLIT_BARS (ws_schedule.split_bars_default): with V's ring barriers and each consumer's turn
     barrier in allocations of their own, Triton's barrier pass no longer puts a BAR.SYNC between a consumer's waits
     on K's and V's barriers. That wait comes before the loop's masked / unmasked branch, so each loop holds one
-    BAR.SYNC fewer, and one instruction less, whichever path a trip takes (3.6: 5 -> 4, 3.8: 4 -> 3; 3.6 keeps one at
-    the loop's top, between two trips' waits on K's array, which 3.8 leaves out; the other three order the arrives,
-    which Triton's lowering always precedes with one)."""
+    BAR.SYNC fewer, and about one instruction less, whichever path a trip takes (3.6 keeps one at the loop's top,
+    between two trips' waits on K's array, which 3.8 leaves out; the others order the arrives, which Triton's
+    lowering always precedes with one)."""
     from flashviz_kernels import ws
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
