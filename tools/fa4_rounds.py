@@ -96,9 +96,15 @@ def ab(off: dict, on: dict, peer: str) -> list[tuple[str, float]]:
 
 
 def ab_text(pairs: list[tuple[dict, dict]]) -> str:
-    """ab() of each pair against each peer both sides timed, cell by cell, and its geometric mean."""
+    """ab() of each pair against each peer both sides timed, cell by cell, and its geometric mean; a pair whose
+    two recordings ran the same FLASHVIZ_ switches (their `switches`) gets a warning line instead: files given in
+    the wrong order (OFF OFF ON ON) compare a setting with itself."""
     lines = []
     for k, (off, on) in enumerate(pairs, 1):
+        if "switches" in off and off["switches"] == on.get("switches"):
+            lines.append(f"pair {k}: both recordings ran the same switches {off['switches']}: not an A/B "
+                         "(give the files as OFF ON [OFF ON ...])")
+            continue
         for peer in ("sdpa-cudnn", "fa4"):
             got = ab(off, on, peer)
             if got:

@@ -348,12 +348,15 @@ def test_fa4_rounds_ab_measures_a_switch_against_a_peer_of_the_same_process():
         return dict(rows=[dict(mode="fwd", n=4096, d=64, causal=False, impls=impls),
                           dict(mode="fwd", n=4096, d=128, causal=True, impls={"fast": dict(error="x")})])
     off, on = rec(1.0, 1.2, fa4=0.9), rec(0.99, 1.32)                  # on: ours 10 % slower machine, 10 % faster
+    off["switches"], on["switches"] = {"FLASHVIZ_WS_X": "0"}, {"FLASHVIZ_WS_X": "1"}
     got = fa4_rounds.ab(off, on, "sdpa-cudnn")
     assert [c for c, _ in got] == ["fwd N=4096 d=64 causal=0"]
     assert got[0][1] == pytest.approx((1 / 1.2) / (0.99 / 1.32))
     assert fa4_rounds.ab(off, on, "fa4") == []                         # FA4 ran on one side only
     text = fa4_rounds.ab_text([(off, on)])
     assert text == f"pair 1 against sdpa-cudnn: geomean {got[0][1]:.4f}; fwd N=4096 d=64 causal=0 {got[0][1]:.3f}"
+    same = fa4_rounds.ab_text([(off, on), (off, dict(off))])              # OFF ON OFF OFF: the second is no A/B
+    assert same.splitlines()[0] == text and same.splitlines()[1].startswith("pair 2: both recordings ran the same")
 
 
 def test_ncu_pair_takes_the_parked_warps_share_out_of_barrier_stalls():
