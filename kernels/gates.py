@@ -79,11 +79,17 @@ VERIFIED = (
                                                  env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-early-rescale"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
-    # and with each lane's share of a row's sum kept to the tile's end (FLASHVIZ_WS_LOCAL_SUM=1, every d; 3.6's
-    # default at d = 64 from 2026-12-05, ws_schedule.local_sum_default) on an H100 at 2682996, whose switches also
-    # held a row max as a tree of pairs (FLASHVIZ_WS_ROW_TREE=1, since removed: a max is the same in any order)
+    # and with each lane's share of a row's sum kept to the tile's end (FLASHVIZ_WS_LOCAL_SUM=1, every d; 3.6's and
+    # 3.8's default at d = 64, ws_schedule.local_sum_default) on an H100: 3.6 at 2682996, whose switches also held
+    # a row max as a tree of pairs (FLASHVIZ_WS_ROW_TREE=1, since removed: a max is the same in any order); 3.8 at 0c07b35
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-local-sum"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_LOCAL_SUM": "1"})),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-local-sum"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_LOCAL_SUM": "1"})),
+    # and with V's ring barriers and the turn barriers in allocations of their own (FLASHVIZ_WS_SPLIT_BARS=1, off
+    # by default: timed even, ws_schedule.split_bars_default) on an H100 at 0c07b35
+    Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-split-bars"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_SPLIT_BARS": "1"})),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
     # launch that can run it: 3.8 at 4a66295; 3.6 and 3.7.1 at 2efc21f, whose build takes ws.half_code's workaround
     # for their ptxas 12.8 (without it, persistent windows were wrong: assets/verified/repeats/README.md)

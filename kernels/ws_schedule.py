@@ -30,12 +30,13 @@ EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster 
 
 LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps its share of a row's sum until the
                                            # query tile's end (local_sum_default); read once, at the kernel import
-LOCAL_SUM_TRITONS = ("3.6.",)              # where that is the default: faster in every d = 64 forward cell on an
-                                           # H100 under 3.6 (local_sum_default's files); 3.7 to 3.9: untimed
+LOCAL_SUM_TRITONS = ("3.6.", "3.8.")      # where that is the default: faster at d = 64 on an H100 under 3.6 and
+                                           # 3.8 (local_sum_default's files); 3.7 and 3.9: untimed
 
 SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each turn barrier in allocations of
                                            # their own (split_bars_default); read once, at the kernel import
-SPLIT_BARS_TRITONS = ()                    # where that is the default: none until timed
+SPLIT_BARS_TRITONS = ()                    # where that is the default: none, even with cuDNN on an H100 under
+                                           # 3.6 and 3.8 (split_bars_default's files)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -256,9 +257,12 @@ def local_sum_default(version: str) -> bool:
     processes (assets/benchmarks/tune/nvidia-h100-fwd-tree0-local*-run*-2026-12-05.json against cuDNN,
     nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4 and cuDNN; `python -m
     tools.fa4_rounds --ab` on each pair): at d = 64 faster in every cell of every comparison, at d = 128 about
-    even, so d = 64 only. Timed there too and not adopted: each row's max (and sum) as a tree of pairs in place of
-    3.6's one dependent chain of FMNMX (FADD) a row, which 3.8 builds itself: slower in the geomean
-    (nvidia-h100-fwd-tree{0,1}-run{1,2}, at c362618); the max's tree beside the lane shares took their gain back
+    even, so d = 64 only. Under 3.8, three pairs against cuDNN
+    (nvidia-h100-fwd-local*-run*-triton38-2026-12-05.json): d = 64 faster in 10 of 12 cells, d = 128 about even.
+    Its GPU tests passed under both (assets/verified/nvidia-h100-triton-{3.6.0,3.8.0}-ws-forward-local-sum.json).
+    Timed on 3.6 and not adopted: each row's max (and sum) as a tree of pairs in place of 3.6's one dependent chain
+    of FMNMX (FADD) a row, which 3.8 builds itself: slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at
+    c362618); the max's tree beside the lane shares took their gain back
     (nvidia-h100-fwd-tree1-local1-run*).
     LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
     return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
@@ -268,7 +272,10 @@ def split_bars_default(version: str) -> bool:
     """Whether the ws forward gives V's ring barriers and each consumer's turn barrier allocations of their own
     (kernels/_ws_ring.py), so that Triton's shared-memory barrier pass puts no warpgroup BAR.SYNC between a
     consumer's waits on K's and V's barriers: one BAR.SYNC fewer a loop trip under 3.6 and 3.8
-    (tests/tools/test_sass_loops.py). Off until timed: it changes no arithmetic, only the barriers.
+    (tests/tools/test_sass_loops.py). It changes no arithmetic, only the barriers, and it timed even: two pairs
+    against cuDNN in alternating processes on an H100 under 3.6 and two under 3.8
+    (assets/benchmarks/tune/nvidia-h100-fwd-split*-run*-2026-12-05.json, `python -m tools.fa4_rounds --ab`), so it
+    stays off; its GPU tests passed under 3.6 (assets/verified/nvidia-h100-triton-3.6.0-ws-forward-split-bars.json).
     SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
     return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
 

@@ -229,7 +229,8 @@ STRINGS = {
               "- Under triton 3.6 from commit b5344e3 (2026-12-05) the OVERLAP loop rescales the running output "
               "at the end of `pv`, right after that wait, instead of inside `qk` (a recording's provenance field "
               "`ws_early_rescale` says which).\n"
-              "- Under triton 3.6 from commit e0166b7 (2026-12-05), at d = 64, `softmax` adds up only each lane's "
+              "- Under triton 3.6 from commit e0166b7 (2026-12-05), and under 3.8 from later that day, at d = 64, "
+              "`softmax` adds up only each lane's "
               "own share of a row's sum; a row's four shares are added once, after its last key tile, outside these "
               "scopes (provenance field `ws_local_sum`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
@@ -248,7 +249,8 @@ STRINGS = {
               "`tma_wait_slot` / `tma_issue` 涵盖两次拷贝，`pv` 最后还包括用修正系数 α 重缩放。\n"
               "- 在 triton 3.6 下，从提交 b5344e3（2026-12-05）起，OVERLAP 循环在 `pv` 末尾、紧接那次等待之后重缩放"
               "累积的输出，而不是在 `qk` 里（记录的 provenance 字段 `ws_early_rescale` 注明是哪一种）。\n"
-              "- 在 triton 3.6 下，从提交 e0166b7（2026-12-05）起，d = 64 时 `softmax` 的行求和只累加每个 lane 自己的那一份；"
+              "- 在 triton 3.6 下从提交 e0166b7（2026-12-05）起、在 3.8 下从同一天稍晚起，d = 64 时 `softmax` 的行求和只累加"
+              "每个 lane 自己的那一份；"
               "一行的四份在它最后一个 key tile 之后、这些 scope 之外才相加一次（provenance 字段 `ws_local_sum`）。"},
 
     # for anyone reading a profile
