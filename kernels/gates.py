@@ -102,6 +102,9 @@ VERIFIED = (
     # and 3.6's with its early rescale (its default from b5344e3) under them, on an H100 at f57142d
     Verified("ws-half", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-half-early-rescale"),
                                               TESTS["ws-half"], env={"FLASHVIZ_WS_HALF": "1"})),
+    # and with both 3.6 defaults since, early rescale and lane sums (d = 64), on an H100 at a806211
+    Verified("ws-half", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-half-local-sum"),
+                                              TESTS["ws-half"], env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
     # torch 2.15 pins triton ~=3.9.0: the ws forward's and backward's test files passed whole at 99a4182. Not opened
