@@ -69,16 +69,16 @@ def loops(ins: list) -> list:
     return [(s, e) for s, e in found if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e for s2, e2 in found)]
 
 
-def paths(ins: list, s: int, e: int) -> list:
-    """Counter of instruction kinds per acyclic path from s to e (the back branch); at most MAX_PATHS."""
+def trips(ins: list, s: int, e: int) -> list:
+    """The instruction indices of each acyclic path from s to e (the back branch), in issue order; at most
+    MAX_PATHS. A conditional branch inside the loop forks the path; an unconditional one out of it drops the path."""
     at = {a: i for i, (a, _) in enumerate(ins)}
-    done, todo = [], [(s, collections.Counter())]
+    done, todo = [], [(s, [])]
     while todo and len(done) < MAX_PATHS:
-        i, c = todo.pop()
+        i, seq = todo.pop()
         while i <= e:
             t = ins[i][1]
-            c[kind(t)] += 1
-            c["all"] += 1
+            seq.append(i)
             tgt = _target(t) if opcode(t) == "BRA" else None
             if i == e or tgt is None:
                 i += 1
@@ -87,16 +87,41 @@ def paths(ins: list, s: int, e: int) -> list:
             inside = j is not None and i < j <= e
             if not t.startswith("@"):              # unconditional: go there, or the path leaves the loop
                 if not inside:
-                    c = None
+                    seq = None
                     break
                 i = j
             else:
                 if inside:
-                    todo.append((j, c.copy()))
+                    todo.append((j, list(seq)))
                 i += 1
-        if c is not None:
-            done.append(c)
+        if seq is not None:
+            done.append(seq)
     return done
+
+
+def paths(ins: list, s: int, e: int) -> list:
+    """Counter of instruction kinds per acyclic path from s to e (trips), with "all" their total."""
+    return [collections.Counter([kind(ins[i][1]) for i in seq] + ["all"] * len(seq)) for seq in trips(ins, s, e)]
+
+
+SYNC_KINDS = ("HGMMA", "WARPGROUP", "BAR", "SYNCS", "SHFL")     # shown by opcode in a skeleton; the rest by kind
+
+
+def skeleton(ins: list, seq: list) -> str:
+    """One trip as runs, in issue order: synchronisation and MMA instructions by opcode (two modifiers kept:
+    'SYNCS.PHASECHK', 'WARPGROUP.DEPBAR'), the arithmetic by kind, everything else as '.'; a run of n equal ones
+    is 'name*n'. Two compilers' trips of the same loop, side by side, show where each put its waits."""
+    names = []
+    for i in seq:
+        k = kind(ins[i][1])
+        names.append(".".join(opcode(ins[i][1]).split(".")[:2]) if k in SYNC_KINDS else "." if k == "other" else k)
+    runs = []
+    for name in names:
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+    return " ".join(name if n == 1 else f"{name}*{n}" for name, n in runs)
 
 
 def hgmma_gaps(ins: list, s: int, e: int) -> list:
@@ -133,6 +158,12 @@ def report(name: str, sass: str) -> list:
     if not lines:
         return [f"{name}: no loop with HGMMA"]
     return lines + [f"{name}: shortest path per loop {shortest(sass)}"]
+
+
+def skeletons(name: str, sass: str) -> list:
+    """Per loop, the skeleton of its shortest trip (the unmasked one where a loop holds a masked one too)."""
+    ins = parse(sass)
+    return [f"{name} loop@{ins[s][0]:#x} trip: " + skeleton(ins, min(trips(ins, s, e), key=len)) for s, e in loops(ins)]
 
 
 def cuobjdump_sass(cubin: bytes) -> str:
@@ -217,6 +248,7 @@ def main(argv=None):
                     help="the ws backward's mask_mode (ws_bwd.MASK_MODES; default: its MASK_DEFAULT)")
     ap.add_argument("--fa4-python", default=None, help="an interpreter that imports flash_attn.cute (FA4)")
     ap.add_argument("--fa4-path", default="", help="an unpacked FA4 tree put first on that interpreter's path")
+    ap.add_argument("--skeleton", action="store_true", help="also each loop's shortest trip in issue order (skeleton)")
     args = ap.parse_args(argv)
     import datetime
     import platform
@@ -241,7 +273,9 @@ def main(argv=None):
                     if name == "fa4" and not args.fa4_python:
                         continue
                     try:
-                        lines = report(f"{tag} {name}", build())
+                        sass = build()
+                        lines = report(f"{tag} {name}", sass)
+                        lines += skeletons(f"{tag} {name}", sass) if args.skeleton else []
                     except Exception as e:  # noqa: BLE001
                         lines = [f"{tag} {name}: FAILED {type(e).__name__}: {str(e)[:200]}"]
                     print("\n".join(lines), flush=True)

@@ -39,6 +39,10 @@ def test_loops_and_paths_of_a_listing_whose_answer_is_known():
     assert sass_loops.mma_kflop(ins[4][1]) == 2 * 64 * 128 * 16 / 1000
     assert sass_loops.shortest(LISTING) == [6]
     assert sass_loops.opcode("@!UP2 BRA 0x10") == "BRA" and sass_loops.kind("MUFU.EX2 R3, R3") == "MUFU.EX2"
+    trips = sorted(sass_loops.trips(ins, 2, 9), key=len)    # the same two paths, as instruction indices
+    assert trips == [[2, 3, 4, 5, 8, 9], [2, 3, 4, 5, 6, 7, 8, 9]]
+    assert sass_loops.skeleton(ins, trips[0]) == "SYNCS.PHASECHK . HGMMA.64x128x16 .*3"
+    assert sass_loops.skeleton(ins, trips[1]) == "SYNCS.PHASECHK . HGMMA.64x128x16 . FSEL MUFU.EX2 .*2"
 
 
 def test_the_ws_forward_loop_holds_one_key_tile_of_work():
