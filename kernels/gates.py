@@ -80,8 +80,9 @@ VERIFIED = (
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-early-rescale"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
     # and with each lane's share of a row's sum kept to the tile's end (FLASHVIZ_WS_LOCAL_SUM=1, every d; 3.6's and
-    # 3.8's default at d = 64, ws_schedule.local_sum_default) on an H100: 3.6 at 2682996, whose switches also held
-    # a row max as a tree of pairs (FLASHVIZ_WS_ROW_TREE=1, since removed: a max is the same in any order); 3.8 at 0c07b35
+    # 3.8's default at d = 64, ws_schedule.local_sum_default) on an H100: 3.8 at 0c07b35; 3.6 at 2682996, whose
+    # switches also held a row max as a tree of pairs (FLASHVIZ_WS_ROW_TREE=1, since removed: a max is the same in
+    # any order)
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-local-sum"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_LOCAL_SUM": "1"})),
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-local-sum"), TESTS["ws-forward"],

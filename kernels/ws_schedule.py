@@ -30,13 +30,13 @@ EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster 
 
 LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps its share of a row's sum until the
                                            # query tile's end (local_sum_default); read once, at the kernel import
-LOCAL_SUM_TRITONS = ("3.6.", "3.8.")      # where that is the default: faster at d = 64 on an H100 under 3.6 and
+LOCAL_SUM_TRITONS = ("3.6.", "3.8.")       # where that is the default: faster at d = 64 on an H100 under 3.6 and
                                            # 3.8 (local_sum_default's files); 3.7 and 3.9: untimed
 
 SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each turn barrier in allocations of
                                            # their own (split_bars_default); read once, at the kernel import
-SPLIT_BARS_TRITONS = ()                    # where that is the default: none, even with cuDNN on an H100 under
-                                           # 3.6 and 3.8 (split_bars_default's files)
+SPLIT_BARS_TRITONS = ()                    # where that is the default: none, timed even against cuDNN on an H100
+                                           # under 3.6 and 3.8 (split_bars_default's files)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
