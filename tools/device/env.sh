@@ -10,6 +10,9 @@
 #   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes, VAR=0 then VAR=1
 # At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
 # fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
+# FA4 under the carried triton 3.8 (fa4a + t38, or fa4b + t38, exceed one call's 64 MiB): three calls back to
+# back, `fv_stash .whl/fa4a` (carry .whl/fa4a), `fv_stash .whl/t38` (carry .whl/t38), then `fv_fa4
+# .whl/fa4b/fa4part.ab && fv_triton /tmp/stash` (carry .whl/fa4b) before the run (done so on 2026-12-05).
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 FV_ROOT=$PWD
 mkdir -p /tmp/fv && ln -sfn "$FV_ROOT/kernels" /tmp/fv/flashviz_kernels
