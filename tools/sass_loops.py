@@ -17,6 +17,7 @@ inside the loop and takes none that leaves it (an mbarrier wait's retry, placed 
 """
 import argparse
 import collections
+import itertools
 import os
 import re
 import subprocess
@@ -115,12 +116,7 @@ def skeleton(ins: list, seq: list) -> str:
     for i in seq:
         k = kind(ins[i][1])
         names.append(".".join(opcode(ins[i][1]).split(".")[:2]) if k in SYNC_KINDS else "." if k == "other" else k)
-    runs = []
-    for name in names:
-        if runs and runs[-1][0] == name:
-            runs[-1][1] += 1
-        else:
-            runs.append([name, 1])
+    runs = ((name, len(list(run))) for name, run in itertools.groupby(names))
     return " ".join(name if n == 1 else f"{name}*{n}" for name, n in runs)
 
 
