@@ -5,11 +5,24 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .ws_schedule import local_sum_default
+from .ws_schedule import local_sum_default, pair_max_default
 
 # d = 64: each lane's own share of a row's sum kept until the query tile's end (ws_schedule.local_sum_default):
 # fixed when this module is imported
 LOCAL_SUM = gl.constexpr(local_sum_default(triton.__version__))
+# a thread's two rows' maxima joined before their exponentials (ws_schedule.pair_max_default): fixed at import
+PAIR_MAX = gl.constexpr(pair_max_default(triton.__version__))
+
+
+@gluon.jit
+def pair_rows(m):
+    """PAIR_MAX: the row maxima m (M,) unchanged, each of a thread's two values (rows r and r + 8) now computed from
+    both: max(a, min(a, b)) = a and max(b, min(a, b)) = b for any a, b that are not NaN (-inf included), an identity
+    ptxas does not fold, so neither row's exponentials can issue before both rows' quad shuffles finished."""
+    if not PAIR_MAX:
+        return m
+    return gl.inline_asm_elementwise("{ .reg .f32 t; min.f32 t, $2, $3; max.f32 $0, $2, t; max.f32 $1, $3, t; }",
+                                     "=r,=r,r,r", [m], dtype=gl.float32, is_pure=True, pack=2)
 
 
 @gluon.jit
@@ -50,10 +63,10 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
         if ALIBI:
             s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
-            m_new = gl.maximum(m, gl.max(s, 1))
+            m_new = pair_rows(gl.maximum(m, gl.max(s, 1)))
         else:
             s = gl.where(ok, s, float("-inf"))
-            m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+            m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale))
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
         if ALIBI:
             p = gl.exp2(s - gl.expand_dims(m_ref, 1))
@@ -61,11 +74,11 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     elif ALIBI:                                       # every key visible, each with its ALiBi term
         t = s * qk_scale + gl.expand_dims(bias, 0)
-        m_new = gl.maximum(m, gl.max(t, 1))
+        m_new = pair_rows(gl.maximum(m, gl.max(t, 1)))
         m_ref = m_new
         p = gl.exp2(t - gl.expand_dims(m_ref, 1))
     else:                                             # every key visible: no mask, no guard
-        m_new = gl.maximum(m, gl.max(s, 1) * qk_scale)
+        m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale))
         m_ref = m_new
         p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)

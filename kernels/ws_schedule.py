@@ -38,6 +38,10 @@ SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each
 SPLIT_BARS_TRITONS = ()                    # where that is the default: none, timed even against cuDNN on an H100
                                            # under 3.6 and 3.8 (split_bars_default's files)
 
+PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: a thread's two rows' maxima joined before either row's
+                                           # exponentials (pair_max_default); read once, at the kernel import
+PAIR_MAX_TRITONS = ()                      # where that is the default: none until timed (pair_max_default)
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -149,9 +153,9 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False)
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ..., "local_sum": ..., "split_bars": ...} for ws.status(); half_why: why this triton may not
-    run HALF (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default,
-    early_rescale_default, local_sum_default, split_bars_default)."""
+    "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ...} for ws.status(); half_why: why this
+    triton may not run HALF (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default,
+    early_rescale_default, local_sum_default, split_bars_default, pair_max_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
@@ -159,7 +163,8 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                                           lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"),
                 local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"),
                 split_bars=switch_line(SPLIT_BARS_ENV,
-                                       lambda: "every launch" if split_bars_default(version) else "none"))
+                                       lambda: "every launch" if split_bars_default(version) else "none"),
+                pair_max=switch_line(PAIR_MAX_ENV, lambda: "every launch" if pair_max_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -278,6 +283,18 @@ def split_bars_default(version: str) -> bool:
     stays off; its GPU tests passed under 3.6 (assets/verified/nvidia-h100-triton-3.6.0-ws-forward-split-bars.json).
     SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
     return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
+
+
+def pair_max_default(version: str) -> bool:
+    """Whether the ws forward joins the two rows each thread holds (rows r and r + 8 of a warp's 16) before their
+    exponentials (kernels/_ws_softmax.py pair_rows: m unchanged, 3 FMNMX a step), so that ptxas issues both rows'
+    maxima, their quad shuffles included, ahead of either row's MUFU.EX2. Without it ptxas 12.9 (triton 3.8)
+    issues the second row's shuffles after all 32 of the first row's exponentials in two of the three d = 64
+    consumer loops, and 3.6's after 11-17 (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-2026-12-05.txt);
+    on an H100 under 3.8 the FMNMX after those shuffles then wait on them (short scoreboard; assets/benchmarks/
+    ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-2026-12-05.json). Off until timed.
+    PAIR_MAX_ENV when set (1 or 0), else on for the tritons of PAIR_MAX_TRITONS."""
+    return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

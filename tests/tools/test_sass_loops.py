@@ -177,3 +177,37 @@ def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
         assert len(on[d]) == len(off[d]) > 0, (on, off)
         for (bar1, n1), (bar0, n0) in zip(on[d], off[d]):
             assert bar0 - bar1 == 1 and 0 <= n0 - n1 <= 2, (d, on, off)
+
+
+PAIR_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_PAIR_MAX"] = "{pair}"     # read once, when the kernel module is imported
+from tools import sass_loops as s
+out = {{}}
+for d in (64, 128):
+    ins = s.parse(s.ours("fwd", d, False))
+    rows = []
+    for a, b in s.loops(ins):
+        trip = [s.kind(ins[i][1]) for i in min(s.trips(ins, a, b), key=len)]
+        first = trip.index("MUFU.EX2")
+        rows.append([trip[:first].count("SHFL"), trip.count("FMNMX"), len(trip)])
+    out[str(d)] = rows
+print(json.dumps(out))
+"""
+
+
+def test_joined_row_maxima_issue_both_rows_shuffles_before_any_exponential():
+    """FLASHVIZ_WS_PAIR_MAX (ws_schedule.pair_max_default): with a thread's two rows' maxima joined (3 FMNMX a trip
+    more, m unchanged), each consumer loop's unmasked trip issues both rows' quad shuffles (2 a row) before its
+    first MUFU.EX2, at d = 64 and d = 128; without it, under 3.6 and 3.8, at least one d = 64 loop issues only the
+    first row's two before it (tools.sass_loops --skeleton showed where the second row's go)."""
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    on, off = (compile_report(PAIR_LOOPS.format(pair=v)) for v in ("1", "0"))
+    for d in ("64", "128"):
+        assert len(on[d]) == len(off[d]) > 0, (on, off)
+        for (shfl1, fmnmx1, n1), (shfl0, fmnmx0, n0) in zip(on[d], off[d]):
+            assert shfl1 == 4 and fmnmx1 - fmnmx0 == 3 and 0 <= n1 - n0 <= 5, (d, on, off)
+    if ws.triton_version().startswith(("3.6.", "3.8.")):
+        assert min(shfl for shfl, _, _ in off["64"]) == 2, off
