@@ -15,11 +15,11 @@ PAIR_MAX = gl.constexpr(pair_max_default(triton.__version__))
 
 
 @gluon.jit
-def pair_rows(m):
-    """PAIR_MAX: the row maxima m (M,) unchanged, each of a thread's two values (rows r and r + 8) now computed from
+def pair_rows(m, PAIR: gl.constexpr):
+    """PAIR: the row maxima m (M,) unchanged, each of a thread's two values (rows r and r + 8) now computed from
     both: max(a, min(a, b)) = a and max(b, min(a, b)) = b for any a, b that are not NaN (-inf included), an identity
     ptxas does not fold, so neither row's exponentials can issue before both rows' quad shuffles finished."""
-    if not PAIR_MAX:
+    if not PAIR:
         return m
     return gl.inline_asm_elementwise("{ .reg .f32 t; min.f32 t, $2, $3; max.f32 $0, $2, t; max.f32 $1, $3, t; }",
                                      "=r,=r,r,r", [m], dtype=gl.float32, is_pure=True, pack=2)
@@ -51,7 +51,7 @@ def from_quads(l4, row_l: gl.constexpr):
 
 @gluon.jit
 def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
-                 ALIBI: gl.constexpr, LOCAL: gl.constexpr):
+                 ALIBI: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
     row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
     ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
@@ -63,10 +63,10 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             ok = ok & (gl.expand_dims(cols, 0) >= gl.expand_dims(row_lo, 1))
         if ALIBI:
             s = gl.where(ok, s * qk_scale + gl.expand_dims(bias, 0), float("-inf"))
-            m_new = pair_rows(gl.maximum(m, gl.max(s, 1)))
+            m_new = pair_rows(gl.maximum(m, gl.max(s, 1)), PAIR)
         else:
             s = gl.where(ok, s, float("-inf"))
-            m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale))
+            m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale), PAIR)
         m_ref = gl.where(m_new == float("-inf"), 0.0, m_new)       # no key seen yet: avoid -inf - -inf
         if ALIBI:
             p = gl.exp2(s - gl.expand_dims(m_ref, 1))
@@ -74,11 +74,11 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
             p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     elif ALIBI:                                       # every key visible, each with its ALiBi term
         t = s * qk_scale + gl.expand_dims(bias, 0)
-        m_new = pair_rows(gl.maximum(m, gl.max(t, 1)))
+        m_new = pair_rows(gl.maximum(m, gl.max(t, 1)), PAIR)
         m_ref = m_new
         p = gl.exp2(t - gl.expand_dims(m_ref, 1))
     else:                                             # every key visible: no mask, no guard
-        m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale))
+        m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale), PAIR)
         m_ref = m_new
         p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
@@ -91,16 +91,16 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
 
 @gluon.jit
 def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
-                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr):
+                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr):
     """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
     if (k0 < full) & (k0 >= lo_full):
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI,
-                                                LOCAL)
+                                                LOCAL, PAIR)
     else:
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ,
-                                                ALIBI, LOCAL)
+                                                ALIBI, LOCAL, PAIR)
     return p, alpha, m_new, l_new
 
 

@@ -24,7 +24,8 @@ except ImportError:                                   # a triton without proton:
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_ring import kbar, tbar, vbar  # noqa: E402
-from ._ws_softmax import LOCAL_SUM, alibi_cols, from_quads, p_operand, softmax_tile, to_quads  # noqa: E402
+from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
+                          to_quads)
 from .gluon_shims import tma_load  # noqa: E402
 from .ws_schedule import early_rescale_default, p_pack_default  # noqa: E402
 
@@ -157,6 +158,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     LSUM: gl.constexpr = LOCAL_SUM and D == 64         # each lane's share of l until the tile's end (d = 64:
     if LSUM:                                          # ws_schedule.local_sum_default says why)
         l = to_quads(l, s0)
+    PAIR: gl.constexpr = PAIR_MAX and D == 64          # rows' maxima joined (d = 64: ws_schedule.pair_max_default)
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
         # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are
@@ -204,7 +206,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                      WINDOW, ALIBI, SEQ, LSUM)
+                                      WINDOW, ALIBI, SEQ, LSUM, PAIR)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
         if OVERLAP and EARLY and not CARRY:           # alpha_0 on what HALF's first step left in O (else 0);
@@ -255,7 +257,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -272,7 +274,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
