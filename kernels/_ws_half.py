@@ -26,7 +26,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
 from ._ws_ring import kbar, tbar, vbar
-from ._ws_softmax import PAIR_MAX, alibi_cols, softmax_step
+from ._ws_softmax import alibi_cols, softmax_step
 
 
 @gluon.jit
@@ -85,7 +85,7 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
     p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
                                       gl.convert_layout(row_lo, hrow_l), gl.convert_layout(row_hi, hrow_l), qk_scale,
-                                      bias, True, WINDOW, ALIBI, False, PAIR_MAX and D == 64)
+                                      bias, True, WINDOW, ALIBI, False, False)
     acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
     mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)

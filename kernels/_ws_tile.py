@@ -158,7 +158,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     LSUM: gl.constexpr = LOCAL_SUM and D == 64         # each lane's share of l until the tile's end (d = 64:
     if LSUM:                                          # ws_schedule.local_sum_default says why)
         l = to_quads(l, s0)
-    PAIR: gl.constexpr = PAIR_MAX and D == 64          # rows' maxima joined (d = 64: ws_schedule.pair_max_default)
+    # rows' maxima joined (ws_schedule.pair_max_default): d = 64 without a window, documents or ALiBi
+    PAIR: gl.constexpr = PAIR_MAX and D == 64 and not WINDOW and not SEQ and not ALIBI
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
         # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are

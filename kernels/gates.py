@@ -91,6 +91,13 @@ VERIFIED = (
     # by default: timed even, ws_schedule.split_bars_default) on an H100 at 0c07b35
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-split-bars"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_SPLIT_BARS": "1"})),
+    # and with a thread's two rows' maxima joined before their exponentials (FLASHVIZ_WS_PAIR_MAX, 3.8's default at
+    # d = 64, ws_schedule.pair_max_default) on an H100: 3.6 forced on at 98bf157 (every launch then); 3.8 with its
+    # defaults at fd2176c (every d = 64 launch then; the dense ones only since)
+    Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-pair-max"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_PAIR_MAX": "1"})),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-pair-max"),
+                                                 TESTS["ws-forward"])),
     # HALF (kernels/_ws_half.py): the ws forward's test files with FLASHVIZ_WS_HALF=1 forcing it into every causal
     # launch that can run it: 3.8 at 4a66295; 3.6 and 3.7.1 at 2efc21f, whose build takes ws.half_code's workaround
     # for their ptxas 12.8 (without it, persistent windows were wrong: assets/verified/repeats/README.md)

@@ -38,10 +38,10 @@ SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each
 SPLIT_BARS_TRITONS = ()                    # where that is the default: none, timed even against cuDNN on an H100
                                            # under 3.6 and 3.8 (split_bars_default's files)
 
-PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: at d = 64 a thread's two rows' maxima joined before either
-                                           # row's exponentials (pair_max_default); read once, at the kernel import
-PAIR_MAX_TRITONS = ("3.8.",)               # where that is the default: faster at d = 64 on an H100 under 3.8,
-                                           # even under 3.6 (pair_max_default's files); 3.7 and 3.9: untimed
+PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: in d = 64's dense launches a thread's two rows' maxima joined
+                                           # before their exponentials (pair_max_default); read at the kernel import
+PAIR_MAX_TRITONS = ("3.8.",)               # where that is the default: faster there on an H100 under 3.8, even
+                                           # under 3.6 (pair_max_default's files); 3.7 and 3.9: untimed
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -165,7 +165,7 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                 local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"),
                 split_bars=switch_line(SPLIT_BARS_ENV,
                                        lambda: "every launch" if split_bars_default(version) else "none"),
-                pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64" if pair_max_default(version) else "none"))
+                pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -287,18 +287,21 @@ def split_bars_default(version: str) -> bool:
 
 
 def pair_max_default(version: str) -> bool:
-    """Whether the ws forward at d = 64 joins the two rows each thread holds (rows r and r + 8 of a warp's 16)
-    before their exponentials (kernels/_ws_softmax.py pair_rows: m unchanged, 3 FMNMX a step), so that ptxas issues
-    both rows' maxima, their quad shuffles included, ahead of either row's MUFU.EX2 (tests/tools/test_sass_loops.py).
-    Without it ptxas 12.9 (triton 3.8) issues the second row's shuffles after all 32 of the first row's exponentials
-    in two of the three d = 64 consumer loops, 3.6's ptxas after 11-17
-    (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-2026-12-05.txt), and on an H100 under 3.8 the FMNMX after
-    them wait on them (short scoreboard: assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-
-    2026-12-05.json). Timed against cuDNN on an H100 in alternating processes
+    """Whether the ws forward's d = 64 dense launches (plain or causal, GQA; no window, documents or ALiBi) join
+    the two rows each thread holds (rows r and r + 8 of a warp's 16) before their exponentials
+    (kernels/_ws_softmax.py pair_rows: m unchanged, 3 FMNMX a step), so that ptxas issues both rows' maxima, their
+    quad shuffles included, ahead of either row's MUFU.EX2 (tests/tools/test_sass_loops.py). Without it ptxas 12.9
+    (triton 3.8) issues the second row's shuffles after all 32 of the first row's exponentials in two of the three
+    d = 64 consumer loops, 3.6's ptxas after 11-17 (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-
+    2026-12-05.txt), and on an H100 under 3.8 the FMNMX after them wait on them (short scoreboard:
+    assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-2026-12-05.json; with it,
+    ...-pair1-triton38-...). Timed against cuDNN on an H100 in alternating processes
     (assets/benchmarks/tune/nvidia-h100-fwd-pair*-run*-2026-12-05.json, `python -m tools.fa4_rounds --ab`): under
-    3.8 d = 64 faster in every cell, d = 128 slower; under 3.6 d = 64 even, d = 128 slower. So 3.8's default at
-    d = 64 only (3.7 and 3.9: untimed). PAIR_MAX_ENV when set (1 or 0), else on for the tritons of
-    PAIR_MAX_TRITONS."""
+    3.8 d = 64 faster in every cell of three pairs, d = 128 slower; under 3.6 d = 64 even, d = 128 slower. The
+    d = 64 window's launch (two consumers, persistent, no PINGPONG) was slower with it under 3.8
+    (nvidia-h100-window-fit-d64-pair*-run*-triton38-2026-12-05.json); ALiBi's and documents' were not timed. So
+    3.8's default in the d = 64 dense launches only (3.7 and 3.9: untimed). PAIR_MAX_ENV when set (1 or 0), else
+    on for the tritons of PAIR_MAX_TRITONS."""
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 
 

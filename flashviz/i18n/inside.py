@@ -232,7 +232,10 @@ STRINGS = {
               "- Under triton 3.6 from commit e0166b7 (2026-12-05), and under 3.8 from later that day, at d = 64, "
               "`softmax` adds up only each lane's "
               "own share of a row's sum; a row's four shares are added once, after its last key tile, outside these "
-              "scopes (provenance field `ws_local_sum`).",
+              "scopes (provenance field `ws_local_sum`).\n"
+              "- Under triton 3.8 from commit fd2176c (2026-12-05), in d = 64 launches without a window, documents or "
+              "ALiBi, `softmax` finishes both rows a thread holds (their maxima) before either row's exponentials "
+              "(provenance field `ws_pair_max`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
@@ -251,7 +254,9 @@ STRINGS = {
               "累积的输出，而不是在 `qk` 里（记录的 provenance 字段 `ws_early_rescale` 注明是哪一种）。\n"
               "- 在 triton 3.6 下从提交 e0166b7（2026-12-05）起、在 3.8 下从同一天稍晚起，d = 64 时 `softmax` 的行求和只累加"
               "每个 lane 自己的那一份；"
-              "一行的四份在它最后一个 key tile 之后、这些 scope 之外才相加一次（provenance 字段 `ws_local_sum`）。"},
+              "一行的四份在它最后一个 key tile 之后、这些 scope 之外才相加一次（provenance 字段 `ws_local_sum`）。\n"
+              "- 在 triton 3.8 下从提交 fd2176c（2026-12-05）起，d = 64 且没有窗口、文档打包或 ALiBi 的启动中，`softmax` "
+              "先算完每个线程持有的两行的最大值，再做任一行的指数（provenance 字段 `ws_pair_max`）。"},
 
     # for anyone reading a profile
     "inside.can_header": {"en": "For anyone reading a profile: what this measurement can and cannot show",

@@ -552,7 +552,7 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "early_rescale": ("EARLY_RESCALE_ENV", "early_rescale_default", "every OVERLAP launch", ("3.6.0", "3.6.1")),
             "local_sum": ("LOCAL_SUM_ENV", "local_sum_default", "d=64", ("3.6.0", "3.6.1", "3.8.0")),
             "split_bars": ("SPLIT_BARS_ENV", "split_bars_default", "every launch", ()),
-            "pair_max": ("PAIR_MAX_ENV", "pair_max_default", "d=64", ("3.8.0",))}
+            "pair_max": ("PAIR_MAX_ENV", "pair_max_default", "d=64 dense", ("3.8.0",))}
 
 
 @pytest.mark.parametrize("key", list(SWITCHES))

@@ -193,6 +193,11 @@ for d in (64, 128):
         first = trip.index("MUFU.EX2")
         rows.append([trip[:first].count("SHFL"), trip.count("FMNMX"), len(trip)])
     out[str(d)] = rows
+from hashlib import sha256
+from tools.compile_check import compile_sm90
+for name, kw in (("window", dict(window=True, persistent=True, pingpong=False, stages=3)),
+                 ("alibi", dict(alibi=True, consumers=3, overlap=False, stages=3, pingpong=False))):
+    out[name] = sha256(compile_sm90(64, True, **kw).asm["ptx"].encode()).hexdigest()
 print(json.dumps(out))
 """
 
@@ -201,12 +206,13 @@ def test_joined_row_maxima_issue_both_rows_shuffles_before_any_exponential():
     """FLASHVIZ_WS_PAIR_MAX (ws_schedule.pair_max_default): with a thread's two rows' maxima joined (3 FMNMX a trip
     more, m unchanged), each d = 64 consumer loop's unmasked trip issues both rows' quad shuffles (2 a row) before
     its first MUFU.EX2; without it, under 3.6 and 3.8, only the first row's two (tools.sass_loops --skeleton shows
-    where the second row's go). d = 128 is left as it was (slower with it)."""
+    where the second row's go). d = 128, and d = 64's window and ALiBi launches, build as without it (slower with
+    it, or untimed)."""
     from flashviz_kernels import ws
     if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
         pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
     on, off = (compile_report(PAIR_LOOPS.format(pair=v)) for v in ("1", "0"))
-    assert on["128"] == off["128"] and len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6], (on, off)
+    assert (on["128"], on["window"], on["alibi"]) == (off["128"], off["window"], off["alibi"]) and len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6], (on, off)
     for (shfl1, fmnmx1, n1), (shfl0, fmnmx0, n0) in zip(on["64"], off["64"]):
         assert shfl1 == 4 and fmnmx1 - fmnmx0 == 3 and 0 <= n1 - n0 <= 5, (on, off)
         if ws.triton_version().startswith(("3.6.", "3.8.")):
