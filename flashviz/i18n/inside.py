@@ -233,8 +233,8 @@ STRINGS = {
               "`softmax` adds up only each lane's "
               "own share of a row's sum; a row's four shares are added once, after its last key tile, outside these "
               "scopes (provenance field `ws_local_sum`).\n"
-              "- Under triton 3.8 from commit fd2176c (2026-12-05), in d = 64 launches without a window, documents or "
-              "ALiBi, `softmax` finishes both rows a thread holds (their maxima) before either row's exponentials "
+              "- Under triton 3.8 from commit 089313c (2026-12-05; in every d = 64 launch at fd2176c, just before), "
+              "in d = 64 launches without a window, documents or ALiBi, `softmax` finishes both rows a thread holds (their maxima) before either row's exponentials "
               "(provenance field `ws_pair_max`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
@@ -255,7 +255,8 @@ STRINGS = {
               "- 在 triton 3.6 下从提交 e0166b7（2026-12-05）起、在 3.8 下从同一天稍晚起，d = 64 时 `softmax` 的行求和只累加"
               "每个 lane 自己的那一份；"
               "一行的四份在它最后一个 key tile 之后、这些 scope 之外才相加一次（provenance 字段 `ws_local_sum`）。\n"
-              "- 在 triton 3.8 下从提交 fd2176c（2026-12-05）起，d = 64 且没有窗口、文档打包或 ALiBi 的启动中，`softmax` "
+              "- 在 triton 3.8 下从提交 089313c（2026-12-05；在它之前的 fd2176c 中是所有 d = 64 的启动）起，d = 64 且没有"
+              "窗口、文档打包或 ALiBi 的启动中，`softmax` "
               "先算完每个线程持有的两行的最大值，再做任一行的指数（provenance 字段 `ws_pair_max`）。"},
 
     # for anyone reading a profile
