@@ -41,7 +41,9 @@ right after P_{j-1}·V_{j-1}'s wait, so no rescale sits between Q·K_jᵀ's HGMM
 P is converted to the fp16 A operand right after its softmax, so the fp32 tile never stays live into the next.
 PINGPONG: the consumers take turns issuing their GEMMs (consumer c waits on turn[c], then arrives on
 turn[(c+1) % NC]; turn[0] pre-arrived), so one warpgroup's softmax overlaps the others' GEMMs.
-Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponential is a bare exp2.
+Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponential is a bare exp2. A thread holds
+two rows of its warpgroup's tile; where ws_schedule.pair_max_default says (d = 64 dense), their maxima are joined
+before either row's exponentials (_ws_softmax.pair_rows), so ptxas reduces both rows first.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
