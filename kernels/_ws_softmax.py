@@ -18,7 +18,9 @@ PAIR_MAX = gl.constexpr(pair_max_default(triton.__version__))
 def pair_rows(m, PAIR: gl.constexpr):
     """PAIR: the row maxima m (M,) unchanged, each of a thread's two values (rows r and r + 8) now computed from
     both: max(a, min(a, b)) = a and max(b, min(a, b)) = b for any a, b that are not NaN (-inf included), an identity
-    ptxas does not fold, so neither row's exponentials can issue before both rows' quad shuffles finished."""
+    ptxas does not fold, so neither row's exponentials can issue before both rows' quad shuffles finished. (A NaN
+    maximum takes the other row's value; that row's output stays NaN through its own NaN scores, the other's is
+    unchanged.)"""
     if not PAIR:
         return m
     return gl.inline_asm_elementwise("{ .reg .f32 t; min.f32 t, $2, $3; max.f32 $0, $2, t; max.f32 $1, $3, t; }",

@@ -234,8 +234,8 @@ STRINGS = {
               "own share of a row's sum; a row's four shares are added once, after its last key tile, outside these "
               "scopes (provenance field `ws_local_sum`).\n"
               "- Under triton 3.8 from commit 089313c (2026-12-05; in every d = 64 launch at fd2176c, just before), "
-              "in d = 64 launches without a window, documents or ALiBi, `softmax` finishes both rows a thread holds (their maxima) before either row's exponentials "
-              "(provenance field `ws_pair_max`).",
+              "in d = 64 launches without a window, documents or ALiBi, `softmax` finishes both rows a thread "
+              "holds (their maxima) before either row's exponentials (provenance field `ws_pair_max`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
