@@ -248,7 +248,9 @@ def early_rescale_default(version: str) -> bool:
     under 3.6 on an H200 early was faster in all 8 cells of both pairs, and against FlashAttention-4 in 7 of 8 cells
     of a third pair (nvidia-h200-fa4-rounds-fwd-early*-run3); on an H100 under 3.6 faster in the geomean of both
     pairs (nvidia-h100-fwd-early*-run*-2026-12-05.json); under 3.8 slower in the geomean on the H200 and the
-    H100, so early is 3.6's default only (3.7 and 3.9: untimed, late). Its GPU tests passed under both
+    H100, and again on the H200 in three pairs once 3.8's d = 64 joined its rows' maxima (pair_max_default;
+    nvidia-h200-fwd-early*-pair-run*-triton38-2026-12-05.json), so early is 3.6's default only (3.7 and 3.9:
+    untimed, late). Its GPU tests passed under both
     (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
     EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
     return _on_where(EARLY_RESCALE_ENV, EARLY_RESCALE_TRITONS, version,
