@@ -293,8 +293,8 @@ def pair_max_default(version: str) -> bool:
     the two rows each thread holds (rows r and r + 8 of a warp's 16) before their exponentials
     (kernels/_ws_softmax.py pair_rows: m unchanged, 3 FMNMX a step), so that ptxas issues both rows' maxima, their
     quad shuffles included, ahead of either row's MUFU.EX2 (tests/tools/test_sass_loops.py). Without it ptxas 12.9
-    (triton 3.8) issues the second row's shuffles after all 32 of the first row's exponentials in two of the three
-    d = 64 consumer loops, 3.6's ptxas after 11-17 (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-
+    (triton 3.8) issues the second row's shuffles after all of the first row's exponentials in two of the three
+    d = 64 consumer loops, 3.6's ptxas after some of them (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-
     2026-12-05.txt), and on an H100 under 3.8 the FMNMX after them wait on them (short scoreboard:
     assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-2026-12-05.json; with it,
     ...-pair1-triton38-...). Timed against cuDNN on an H100 in alternating processes

@@ -27,6 +27,16 @@ def compile_report(code: str) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def needs_verified_triton():
+    """The ws module, or skip the calling test where the installed triton is not one the ws kernels were verified
+    on (ws.VERIFIED_TRITON: their builds, and so their SASS, differ elsewhere)."""
+    import pytest
+    from flashviz_kernels import ws
+    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
+        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    return ws
+
+
 def per_triton(table: dict, default):
     """table's value for the installed triton (keys are version prefixes such as "3.9."), else default."""
     from flashviz_kernels import ws

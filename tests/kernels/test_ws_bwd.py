@@ -11,7 +11,7 @@ import torch
 import flashviz_kernels as fk
 from helpers.dispatch import backward_routes, pretend_hopper
 from flashviz_kernels import api, backward_pick, backward_table, ws, ws_bwd
-from helpers.ws import PTXAS, Ptr, compile_report, gluon_on_host, per_triton
+from helpers.ws import PTXAS, Ptr, compile_report, gluon_on_host, needs_verified_triton, per_triton
 
 
 def test_auto_picks_ws_only_where_it_can_run(monkeypatch):
@@ -628,8 +628,7 @@ def test_asm_mask_shortens_the_causal_masked_loop(d):
     """Why mask_mode "asm" exists (ws_bwd.MASK_MODES), checked on the installed triton's sm_90 build of the table's
     causal launch: each consumer's masked loop issues fewer instructions a block with "asm" than with gl.where,
     and its unmasked loop the same number (give or take ptxas's scheduling)."""
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    needs_verified_triton()
     got = compile_report(MASK_LOOPS.format(d=d, causal=True))
     where, asm = got["where"], got["asm"]
     assert len(where) == len(asm) == 4, got           # per consumer: the masked loop, then the unmasked one

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import flashviz_kernels as fk
-from helpers.ws import PTXAS, compile_report, per_triton
+from helpers.ws import PTXAS, compile_report, needs_verified_triton, per_triton
 from flashviz_kernels import ws
 
 pytestmark = pytest.mark.usefixtures("fresh_ws_state")
@@ -97,8 +97,7 @@ def test_wide_tile_compiles_for_sm90(causal, window, docs, persistent, stages):
     """In a child process with TRITON_INTERPRET=0, like test_ws.py's compile tests: OVERLAP off by default, no
     local-memory spills in the PTX, ptxas's within WIDE_SPILL_BYTES (else 24 B), shared memory within sm_90's and
     the estimate."""
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    needs_verified_triton()
     got = compile_report(COMPILE.format(causal=causal, window=window, docs=docs, persistent=persistent, stages=stages))
     assert got["overlap"] is False and got["wgmma"] > 0 and got["spills"] == 0
     bound = per_triton(WIDE_SPILL_BYTES, 24)

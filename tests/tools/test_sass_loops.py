@@ -1,7 +1,7 @@
 """tools/sass_loops.py: which loops and paths it counts in SASS, on a hand-made listing whose answer is known, and
 on the ws forward's real sm_90 build, whose per-iteration work follows from the tile (no GPU needed)."""
 import pytest
-from helpers.ws import compile_report
+from helpers.ws import compile_report, needs_verified_triton
 
 from tools import sass_loops
 
@@ -49,9 +49,7 @@ def test_the_ws_forward_loop_holds_one_key_tile_of_work():
     """d = 64, the table's three consumers: one loop per consumer, and on its unmasked path one 64 x 128 key tile
     per warpgroup: Q K^T (4 HGMMA 64x128x16) and P V (8 HGMMA 64x64x16) = 2 * 64 * 128 * 64 * 2 FLOP, 64 scores and
     2 row rescales per thread through MUFU.EX2 (2 rows of 32 scores in the wgmma layout), 32 fp16 pairs packed."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    ws = needs_verified_triton()
     got = compile_report(
         "import json\nfrom tools import sass_loops as s\nins = s.parse(s.ours('fwd', 64, False))\n"
         "ls = s.loops(ins)\np = [min(s.paths(ins, a, b), key=lambda c: c['all']) for a, b in ls]\n"
@@ -82,9 +80,7 @@ def test_packed_p_carries_no_prmt_and_shortens_3_8s_default_consumer():
     unmasked trip at d = 64 swaps fp16 halves (PRMT) and each still packs its 64 scores as 32 pairs (F2FP). Under
     triton 3.8, without it, the default partition's consumer carries fp32 P and spends 32 PRMT a trip: packing
     shortens that trip by at least 30 instructions (3.6 and 3.9 carry no fp32 P: tools.sass_loops' recording)."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    ws = needs_verified_triton()
     on, off = (compile_report(PACK_LOOPS.format(pack=p)) for p in ("1", "0"))
     three_eight = ws.triton_version().startswith("3.8.")
     for causal in ("False", "True"):
@@ -111,9 +107,7 @@ def test_early_rescale_issues_each_consumers_q_k_gemm_as_one_run():
     consumer issues its Q·Kᵀ's four HGMMA (d = 64) back to back, a few uniform-register instructions apart. Late,
     3.6's and 3.8's ptxas put the 32 FMULs of the rescale between the first and second HGMMA in at least one
     consumer (tools.sass_loops; which one and how far is the compiler's choice)."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    ws = needs_verified_triton()
     early, late = (compile_report(RESCALE_LOOPS.format(early=e)) for e in ("1", "0"))
     for causal in ("False", "True"):
         assert len(early[causal]) == len(late[causal]) == ws.CONFIGS[(64, causal == "True")][6], (early, late)
@@ -141,9 +135,7 @@ def test_lane_shares_of_the_row_sum_drop_its_shuffles_at_d64_only():
     """FLASHVIZ_WS_LOCAL_SUM (ws_schedule.local_sum_default): at d = 64 each lane keeps its share of a row's sum,
     so a consumer loop (unmasked and masked path, 2 rows a thread) holds 8 SHFL and 8 FADD fewer and is shorter by
     about those 16 (by 16 under 3.6, 15 or 16 under 3.8: ptxas's choice); the d = 128 loops do not change."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    ws = needs_verified_triton()
     on, off = (compile_report(SUM_LOOPS.format(local=v)) for v in ("1", "0"))
     assert len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6] and on["128"] == off["128"]
     for (shfl1, fadd1, n1), (shfl0, fadd0, n0) in zip(on["64"], off["64"]):
@@ -170,9 +162,7 @@ def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
     BAR.SYNC fewer, and about one instruction less, whichever path a trip takes (3.6 keeps one at the loop's top,
     between two trips' waits on K's array, which 3.8 leaves out; the others order the arrives, which Triton's
     lowering always precedes with one)."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    needs_verified_triton()
     on, off = (compile_report(BAR_LOOPS.format(split=v)) for v in ("1", "0"))
     for d in ("64", "128"):
         assert len(on[d]) == len(off[d]) > 0, (on, off)
@@ -208,9 +198,7 @@ def test_joined_row_maxima_issue_both_rows_shuffles_before_any_exponential():
     its first MUFU.EX2; without it, under 3.6 and 3.8, only the first row's two (tools.sass_loops --skeleton shows
     where the second row's go). d = 128, and d = 64's window and ALiBi launches, build as without it (slower with
     it, or untimed)."""
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    ws = needs_verified_triton()
     on, off = (compile_report(PAIR_LOOPS.format(pair=v)) for v in ("1", "0"))
     assert (on["128"], on["window"], on["alibi"]) == (off["128"], off["window"], off["alibi"]), (on, off)
     assert len(on["64"]) == len(off["64"]) == ws.CONFIGS[(64, False)][6], (on, off)

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from flashviz.bench import evidence
+from helpers.ws import needs_verified_triton
 from tools import private_names, suite_summary
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="2"
@@ -182,9 +183,7 @@ def test_compile_check_marks_a_tile_the_ws_forward_refuses():
     import sys
     from pathlib import Path
 
-    from flashviz_kernels import ws
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not a verified {ws.VERIFIED_TRITON}")
+    needs_verified_triton()
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "tools.compile_check", "--ws", "--ws-d", "128", "--consumers", "2",
                            "--block-n", "256"], cwd=root, capture_output=True, text=True, timeout=300,
