@@ -60,3 +60,24 @@ def keep_between(p, rows, first, last):
     return gl.inline_asm_elementwise(
         "{ .reg .pred a, b; setp.ge.s32 a, $1, $2; setp.le.and.s32 b, $1, $3, a; selp.f32 $0, $4, 0f00000000, b; }",
         "=f,r,r,r,f", [rows, first, last, p], dtype=gl.float32, is_pure=True, pack=1)
+
+
+@gluon.jit
+def mask_p(p, rows, keys, first, k_first, k_last, offset, n_k, CAUSAL: gl.constexpr, TABLE: gl.constexpr,
+           MASK: gl.constexpr):
+    """A masked block's P^T (64 keys x BM rows) with every hidden score zeroed: TABLE's per-key interval of rows
+    [k_first, k_last], the causal band (key j seen by rows >= first_j = j - offset), or only keys past n_k (a ragged
+    last key block); MASK 1 by one asm statement a score, 0 by gl.where."""
+    if TABLE and MASK == 1:                           # per key, not per row: 2 registers a thread, not 2 x BM / 4
+        p = keep_between(p, gl.expand_dims(rows, 0), gl.expand_dims(k_first, 1), gl.expand_dims(k_last, 1))
+    elif TABLE:
+        p = gl.where((gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) &
+                     (gl.expand_dims(rows, 0) <= gl.expand_dims(k_last, 1)), p, 0.0)
+    elif CAUSAL and MASK == 1:
+        p = keep_from(p, gl.expand_dims(rows, 0), gl.expand_dims(first, 1))
+    elif CAUSAL:
+        p = gl.where((gl.expand_dims(keys, 1) < n_k) &
+                     (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset), p, 0.0)
+    else:
+        p = gl.where(gl.expand_dims(keys, 1) < n_k, p, 0.0)
+    return p

@@ -81,7 +81,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                                warpgroup_mma_wait)
 
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
-from ._ws_bwd_exp import exp2_tile, keep_between, keep_from
+from ._ws_bwd_exp import exp2_tile, mask_p
+from ._ws_bwd_next import blocks_next
 from ._ws_bwd_walk import block_row, query_ranges, ring, rotation
 from .gluon_shims import thread_barrier, tma_load, tma_store
 
@@ -180,18 +181,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             rows_n = block_row(lo, count, it + 1, r0, gap_at, gap, BM, ROTATE, TABLE) + gl.arange(0, BM, layout=qrow_l)
             lse_n, delta_n = _row_stats(LSE, DELTA, stat_base, rows_n, (rows_n < n_q) & (it + 1 < count))
         if MASKED:                                    # MASK 1 ("asm"): one asm statement a score (ws_bwd.MASK_MODES)
-            if TABLE and MASK == 1:                   # per key, not per row: 2 registers a thread, not 2 x BM / 4
-                p = keep_between(p, gl.expand_dims(rows, 0), gl.expand_dims(k_first, 1), gl.expand_dims(k_last, 1))
-            elif TABLE:
-                p = gl.where((gl.expand_dims(rows, 0) >= gl.expand_dims(k_first, 1)) &
-                             (gl.expand_dims(rows, 0) <= gl.expand_dims(k_last, 1)), p, 0.0)
-            elif CAUSAL and MASK == 1:
-                p = keep_from(p, gl.expand_dims(rows, 0), gl.expand_dims(first, 1))
-            elif CAUSAL:
-                p = gl.where((gl.expand_dims(keys, 1) < n_k) &
-                             (gl.expand_dims(keys, 1) <= gl.expand_dims(rows, 0) + offset), p, 0.0)
-            else:                                     # a ragged last key block: per key
-                p = gl.where(gl.expand_dims(keys, 1) < n_k, p, 0.0)
+            p = mask_p(p, rows, keys, first, k_first, k_last, offset, n_k, CAUSAL, TABLE, MASK)
         p16 = gl.convert_layout(p.to(dtype), op_layout)
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
         if EXP % 2 == 0:
@@ -240,7 +230,7 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
 def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
               CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr,
               STATS_ACC: gl.constexpr, EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr,
-              PREFETCH: gl.constexpr, EXP: gl.constexpr, MASK: gl.constexpr):
+              PREFETCH: gl.constexpr, EXP: gl.constexpr, MASK: gl.constexpr, NEXT: gl.constexpr):
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
@@ -262,10 +252,17 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
-    dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES, True,
-                     CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP, MASK)
-    dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
-                     DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP, MASK)
+    if NEXT == 1:                                     # the next block's S^T issued early (_ws_bwd_next.py)
+        dk, dv = blocks_next(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D,
+                             STAGES, True, CAUSAL, False, DQ_MODE, TABLE, EXP, MASK)
+        dk, dv = blocks_next(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False,
+                             CAUSAL, ROTATE, DQ_MODE, TABLE, EXP, MASK)
+    else:
+        dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES,
+                         True, CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP,
+                         MASK)
+        dk, dv = _blocks(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False, CAUSAL,
+                         DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP, MASK)
     last = (end - lo) // BM - 1                       # the other consumer's last dQ MMAs read all of K
     if last >= 0:
         NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1
@@ -286,18 +283,18 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
 def _consumer0(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
                EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
-               EXP: gl.constexpr, MASK: gl.constexpr):
+               EXP: gl.constexpr, MASK: gl.constexpr, NEXT: gl.constexpr):
     _consumer(a, 0, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH, EXP, MASK)
+              PREFETCH, EXP, MASK, NEXT)
 
 
 @gluon.jit
 def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
                DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, STATS_ACC: gl.constexpr,
                EARLY_DQ: gl.constexpr, TABLE: gl.constexpr, DQ_FIRST: gl.constexpr, PREFETCH: gl.constexpr,
-               EXP: gl.constexpr, MASK: gl.constexpr):
+               EXP: gl.constexpr, MASK: gl.constexpr, NEXT: gl.constexpr):
     _consumer(a, 1, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-              PREFETCH, EXP, MASK)
+              PREFETCH, EXP, MASK, NEXT)
 
 
 @gluon.jit
@@ -361,7 +358,7 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
            CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, DQ_MODE: gl.constexpr = 4,
            STATS_ACC: gl.constexpr = True, EARLY_DQ: gl.constexpr = False, TABLE: gl.constexpr = False,
            GQA: gl.constexpr = False, DQ_FIRST: gl.constexpr = False, PREFETCH: gl.constexpr = 0,
-           EXP: gl.constexpr = 0, MASK: gl.constexpr = 0):
+           EXP: gl.constexpr = 0, MASK: gl.constexpr = 0, NEXT: gl.constexpr = 0):
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, D], dtype)
     kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([64, D], dtype)
@@ -404,8 +401,8 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
          TILES, keyb_b, tiles_b, n_heads, groups, stats_smem)
     gl.warp_specialize([
         (_consumer0, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH, EXP, MASK)),
+                      PREFETCH, EXP, MASK, NEXT)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
-                      PREFETCH, EXP, MASK)),
+                      PREFETCH, EXP, MASK, NEXT)),
         (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

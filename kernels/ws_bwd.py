@@ -75,6 +75,13 @@ EXP_MODES = {"mufu": 0, "late": 1, "poly": 2, "late-poly": 3}
 # d = 128, mixed at d = 64 (assets/benchmarks/tune/nvidia-h100-backward-ws-mask-asm-*.json), so "where" stays
 MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
+# next_s -> the kernel's NEXT (kernels/_ws_bwd_next.py): where a consumer issues the next query block's S^T. 0 at that
+# block's top, once this block's dQ piece left; 1 right behind this block's dK MMA, so it runs while the consumer
+# waits for dK and for the other consumer's dS^T. NEXT_ENV sets it for every launch that does not pass next_s (to test
+# and time it); untimed, so 0 stays the default
+NEXT_MODES = (0, 1)
+NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
+NEXT_DEFAULT = 0
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
@@ -152,6 +159,28 @@ def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     """Whether a launch starts the accumulators from lse and delta: asked for, and |sm_scale| >= STATS_ACC_MIN_SCALE
     (0 has no 1 / qk_scale; far smaller scales would overflow -lse2 / qk_scale)."""
     return bool(stats_acc) and abs(sm_scale) >= STATS_ACC_MIN_SCALE
+
+
+def next_code(next_s: int | None, dq_mode: str, early_dq: bool, dq_first: bool, prefetch: int, acc: bool,
+              stages: int) -> int:
+    """The kernel's NEXT: next_s, else NEXT_ENV's value, else NEXT_DEFAULT. It takes a dQ mode with two dS^T slots
+    (from "tma2" on), prefetch 2, neither early_dq nor dq_first and 2+ stages (_ws_bwd_next.py says why): an explicit
+    next_s elsewhere is a KernelInputError, the environment's or the default is 0 there. Without the accumulator
+    start (acc: stats_acc_on, which sm_scale decides at run time) it is 0 whoever asked. A value outside NEXT_MODES
+    is a KernelInputError."""
+    import os
+    asked = next_s is not None
+    if not asked:
+        env = os.environ.get(NEXT_ENV, "")
+        next_s = NEXT_DEFAULT if env == "" else (int(env) if env.isdigit() else env)
+    if next_s not in NEXT_MODES:
+        raise KernelInputError(f"the ws backward's next_s ({NEXT_ENV}) is one of {NEXT_MODES}, not {next_s!r}")
+    takes = DQ_MODES[dq_mode] >= 4 and prefetch == 2 and not early_dq and not dq_first and stages >= 2
+    if next_s and not takes and asked:
+        raise KernelInputError(f"next_s {next_s} takes a dq_mode from 'tma2' on with prefetch 2, no early_dq or "
+                               f"dq_first and 2+ stages; got dq_mode={dq_mode!r}, prefetch={prefetch}, "
+                               f"early_dq={early_dq}, dq_first={dq_first}, stages={stages}")
+    return int(next_s) if takes and acc else 0
 
 
 def takes_variant(var) -> bool:
@@ -246,7 +275,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "col
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
                  rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True, early_dq: bool = False,
                  table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: int = 0,
-                 exp_mode: str = "mufu", mask_mode: str | None = None):
+                 exp_mode: str = "mufu", mask_mode: str | None = None, next_s: int = 0):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
     launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
@@ -264,7 +293,8 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
                   EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first, PREFETCH=prefetch,
-                  EXP=exp_code(exp_mode), MASK=mask_code(mask_mode))
+                  EXP=exp_code(exp_mode), MASK=mask_code(mask_mode),
+                  NEXT=next_code(next_s, dq_mode, early_dq, dq_first, prefetch, stats_acc, stages))
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
@@ -293,7 +323,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
              dq_first: bool | None = None, prefetch: int | None = None, variant=None, exp_mode: str = "mufu",
-             mask_mode: str | None = None):
+             mask_mode: str | None = None, next_s: int | None = None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
@@ -305,7 +335,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     other modes; prefetch_for): 1 each query block's lse and delta loaded into registers one block ahead, 2 loaded by
     the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
     its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
-    mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT.
+    mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
+    the next query block's S^T is issued; next_code), None: NEXT_ENV's or NEXT_DEFAULT.
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -357,14 +388,16 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     else:
         keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
     acc = stats_acc_on(stats_acc, sm_scale)           # (qk_inv: only read with it, where sm_scale is not 0)
+    early = early_dq_on(d, mode, early_dq) and not dq_first
+    nxt = next_code(next_s, mode, early, bool(dq_first), prefetch, acc, st)
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
         n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=acc,
-        EARLY_DQ=early_dq_on(d, mode, early_dq) and not dq_first, TABLE=table, GQA=h_kv != h,
-        DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, num_warps=4,
+        EARLY_DQ=early, TABLE=table, GQA=h_kv != h,
+        DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, NEXT=nxt, num_warps=4,
         maxnreg=maxnreg)
     dq = torch.empty_like(q)
     if mode in FRAG_TILES:                            # one program per block's piece: back to row order
