@@ -77,8 +77,10 @@ MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
 # next_s -> the kernel's NEXT (kernels/_ws_bwd_next.py): where a consumer issues the next query block's S^T. 0 at that
 # block's top, once this block's dQ piece left; 1 right behind this block's dK MMA, so it runs while the consumer
-# waits for dK and for the other consumer's dS^T. NEXT_ENV sets it for every launch that does not pass next_s (to test
-# and time it); untimed, so 0 stays the default
+# waits for dK and for the other consumer's dS^T. 1 passed the backward's GPU files on an H100 (3.8: both files with
+# it forced; 3.6: its own tests; assets/verified/nvidia-h100-triton-3.*-ws-backward-next.json) but timed no faster
+# there, in geometric mean over fa4_rounds' backward cells (assets/benchmarks/tune/nvidia-h100-backward-ws-next*),
+# so 0 stays; NEXT_ENV sets it for every launch that does not pass next_s
 NEXT_MODES = (0, 1)
 NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
 NEXT_DEFAULT = 0

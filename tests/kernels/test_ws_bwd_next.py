@@ -76,3 +76,26 @@ def test_next_build_keeps_its_mmas_asynchronous(d, causal, table):
     assert on["added"] <= off["added"], got
     assert on["wgmma"] == 2 * off["wgmma"], got
     assert on["spill"] is not None and on["spill"] <= NEXT_SPILL_BOUND, got
+
+
+NEXT_AB = "assets/benchmarks/tune/nvidia-h100-backward-ws-next{e}-run{r}{t}-2026-12-05.json"
+
+
+@pytest.mark.parametrize("tag,runs", [("-triton38", (1, 2)), ("", (1,))])
+def test_next_stays_off_where_it_timed_no_faster(tag, runs):
+    """ws_bwd's comment: next_s 1 timed no faster than 0 (fa4_rounds --mode bwd in alternating processes on an H100,
+    triton 3.8 two pairs, 3.6 one): in each pair the geometric mean over the cells of ours-against-cuDNN with it on
+    is within 1 % of without, so NEXT_DEFAULT stays 0. Each file ran the switch its name says."""
+    import json
+    import statistics
+    from pathlib import Path
+
+    from tools import fa4_rounds
+    root = Path(__file__).resolve().parents[2]
+    assert ws_bwd.NEXT_DEFAULT == 0
+    for r in runs:
+        off, on = (json.loads((root / NEXT_AB.format(e=e, r=r, t=tag)).read_text()) for e in (0, 1))
+        assert off["switches"].get(ws_bwd.NEXT_ENV) == "0" and on["switches"].get(ws_bwd.NEXT_ENV) == "1"
+        cells = fa4_rounds.ab(off, on, "sdpa-cudnn")
+        assert len(cells) == 8
+        assert statistics.geometric_mean([x for _, x in cells]) < 1.01, cells
