@@ -4,6 +4,8 @@ BACKWARD_KIND, the inputs, the device and kernels/backward_table.py's ROUTES; th
 every dataset's provenance. Used by flashviz_kernels.api (which re-exports these names, BACKWARD_KIND aside: set it
 here). Where the table names a GPU kernel that cannot run here, choose() says why once (logger "flashviz_kernels").
 """
+import os
+
 import torch
 
 from . import _env, backward_table, fallback, gates
@@ -153,10 +155,11 @@ def backward_label(device="cuda") -> str:
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
     from . import ws, ws_bwd
+    nxt = os.environ.get(ws_bwd.NEXT_ENV, "")          # a ws backward schedule switch set for this run: named
     ws_text = "" if ws_bwd.unavailable() else (
         f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {_dims('ws')}, windows/documents d in "
-        f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}, "
-        "else ")
+        f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}"
+        f"{f' ({ws_bwd.NEXT_ENV}={nxt})' if nxt else ''}, else ")
     fused_max = max(d for d in range(1, 257) if table_says("fused", d)[0])
     if gates.why_not(backward_table.GATES["fused"], ws.triton_version(), cc) is None:
         return (f"auto: {ws_text}fused (5 matmuls) for d <= {fused_max}, reference (7 matmuls) above, on "

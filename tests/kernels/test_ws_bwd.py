@@ -64,6 +64,9 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     assert backward_pick.backward_label() == ("auto: ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in (64, 128), "
                                               "windows/documents d in (64, 128), GQA d in (64, 128), else fused "
                                               "(5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90")
+    monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")          # a backward schedule switch set for the run: named
+    assert "GQA d in (64, 128) (FLASHVIZ_WS_BWD_NEXT=1), else fused" in backward_pick.backward_label()
+    monkeypatch.delenv(ws_bwd.NEXT_ENV)
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
