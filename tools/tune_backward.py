@@ -84,12 +84,16 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # dK's, its piece sent while dK's runs: FlashAttention-3's order), a 9-tuple prefetch (lse and delta loaded a query
 # block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off. A 10-tuple adds
 # exp_mode (ws_bwd.EXP_MODES: how P^T's exponentials issue; "mufu" where the tuple stops), an 11-tuple mask_mode
-# (ws_bwd.MASK_MODES: how masked blocks zero P^T; MASK_DEFAULT where the tuple stops).
+# (ws_bwd.MASK_MODES: how masked blocks zero P^T; MASK_DEFAULT where the tuple stops), a 12-tuple next_s
+# (ws_bwd.NEXT_MODES: 1 issues the next query block's S^T behind this block's dK; 0 where the tuple stops).
 WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                       *((128, 2, 1, True, "rows-frag", True, False, False, 2, e)
                         for e in ("late", "poly", "late-poly")),
                       (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "asm"),
-                      (128, 2, 1, True, "rows-frag", True, False), (128, 2, 1, True, "rows-frag", True, False, False, 1),
+                      (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "where", 1),
+                      (128, 2, 1, False, "rows-frag", True, False, False, 2),
+                      (128, 2, 1, True, "rows-frag", True, False),
+                      (128, 2, 1, True, "rows-frag", True, False, False, 1),
                       (128, 2, 1, True, "rows", True, False, False, 2), (128, 2, 1, True, "rows", True, False),
                       (128, 2, 1, True, "rows", True, False, False, 1),
                       (128, 2, 1, True, "rows-frag", True, True), (128, 2, 1, True, "rows-frag", True, False, True),
@@ -108,6 +112,8 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                  128: [(64, 3, 1, True, "frag", True, False, False, 2),
                        *((64, 3, 1, True, "frag", True, False, False, 2, e) for e in ("late", "poly", "late-poly")),
                        (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm"),
+                       (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "where", 1),
+                       (64, 3, 1, False, "frag", True, False, False, 2),
                        (64, 3, 1, True, "frag", True, False),
                        (64, 3, 1, True, "frag", True, False, False, 1), (64, 3, 1, True, "frag", True, True),
                        (64, 3, 1, True, "frag", True, False, True), (64, 2, 1, True, "frag", True, False, False, 2),
@@ -132,18 +138,20 @@ def candidate_name(kind, c):
                         if v or k in ("acc", "early"))     # first, pre: named when on (backward_table.tune_name)
         exp = f" exp={c[9]}" if len(c) > 9 and c[9] != "mufu" else ""      # named when not the default
         mask = f" mask={c[10]}" if len(c) > 10 else ""
-        return f"ws{tuple(c[:4])} {c[4]}" + extra + exp + mask
+        nxt = f" next={c[11]}" if len(c) > 11 and c[11] else ""     # named when on
+        return f"ws{tuple(c[:4])} {c[4]}" + extra + exp + mask + nxt
     return f"{kind}{tuple(c)}"
 
 
 def switches(c) -> dict:
-    """ws_bwd.backward's stats_acc, early_dq, dq_first, prefetch, exp_mode, mask_mode from a 7- to 11-tuple candidate
-    (dq_first and prefetch off, exp_mode "mufu" where the tuple stops, so a name says what ran whatever the table's
-    defaults; {} for a 5-tuple: the table's launch)."""
+    """ws_bwd.backward's stats_acc, early_dq, dq_first, prefetch, exp_mode, mask_mode, next_s from a 7- to 12-tuple
+    candidate (dq_first, prefetch and next_s off, exp_mode "mufu" where the tuple stops, so a name says what ran
+    whatever the table's defaults or the environment's switches; {} for a 5-tuple: the table's launch)."""
     if len(c) <= 5:
         return {}
-    return dict(dict(dq_first=False, prefetch=0),
-                **dict(zip(("stats_acc", "early_dq", "dq_first", "prefetch", "exp_mode", "mask_mode"), c[5:])))
+    return dict(dict(dq_first=False, prefetch=0, next_s=0),
+                **dict(zip(("stats_acc", "early_dq", "dq_first", "prefetch", "exp_mode", "mask_mode", "next_s"),
+                           c[5:])))
 
 
 def _sdpa_bwd(q, k, v, do, causal, backend):

@@ -281,9 +281,10 @@ def test_tune_candidates_take_both_modes():
     for d, cands in tb.WS_CANDIDATES.items():
         assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"split", "tma"}
         assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d],
-                                                   dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d]))
+                                                   dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d],
+                                                   next_s=ws_bwd.NEXT_DEFAULT))
         assert tb.candidate_name("ws", cands[0]) == backward_table.tune_name(backward_table.WS_BWD[d])
-        assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False, dq_first=False, prefetch=0)
+        assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False, dq_first=False, prefetch=0, next_s=0)
                    for c in cands)                     # the old schedule, with nothing newer switched on
         for c in cands:
             ws_bwd.check_tiles(d, c[0], c[1], c[2], c[4])
@@ -291,17 +292,23 @@ def test_tune_candidates_take_both_modes():
     assert tb.candidate_name("ws", (64, 2, 1, True, "tma2", True, False)) == "ws(64, 2, 1, True) tma2 acc=1 early=0"
     assert tb.candidate_name("ws", (64, 2, 1, True, "split")) == "ws(64, 2, 1, True) split"
     assert tb.switches((64, 2, 1, True, "tma2", True, False)) == dict(stats_acc=True, early_dq=False, dq_first=False,
-                                                                      prefetch=0)   # not the table's prefetch
+                                                                      prefetch=0, next_s=0)   # not the table's
     poly = (64, 3, 1, True, "frag", True, False, False, 2, "poly")
     assert tb.candidate_name("ws", poly) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 exp=poly"
     assert tb.switches(poly)["exp_mode"] == "poly" and "exp_mode" not in tb.switches(poly[:9])
     for d, cands in tb.WS_CANDIDATES.items():          # each exp and mask mode beside the table's launch, at its
         assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES)     # switches ("asm" with "mufu")
         assert all(c[:9] == cands[0] for c in cands if len(c) > 9)
-        assert {c[10] for c in cands if len(c) > 10} == set(ws_bwd.MASK_MODES) - {ws_bwd.MASK_DEFAULT}
+        assert {c[10] for c in cands if len(c) == 11} == set(ws_bwd.MASK_MODES) - {ws_bwd.MASK_DEFAULT}
+        # next_s 1 at the launch's switches, and the launch without ROTATE
+        assert [c[9:] for c in cands if len(c) > 11] == [("mufu", ws_bwd.MASK_DEFAULT, 1)]
+        assert any(c[:5] == (*cands[0][:3], False, cands[0][4]) and c[5:] == cands[0][5:] for c in cands)
     asm = (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm")
     assert tb.candidate_name("ws", asm) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 mask=asm"
     assert tb.switches(asm)["mask_mode"] == "asm" and "mask_mode" not in tb.switches(asm[:10])
+    nxt = (*asm[:10], "where", 1)
+    assert tb.candidate_name("ws", nxt) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 mask=where next=1"
+    assert tb.switches(nxt)["next_s"] == 1 and tb.switches(asm)["next_s"] == 0
 
 
 def _exp2_fma_on_host():
