@@ -155,11 +155,13 @@ def backward_label(device="cuda") -> str:
         return "auto: reference (7 matmuls) off CUDA"
     cc = torch.cuda.get_device_capability(device)
     from . import ws, ws_bwd
-    nxt = os.environ.get(ws_bwd.NEXT_ENV, "")          # a ws backward schedule switch set for this run: named
+    nxt = os.environ.get(ws_bwd.NEXT_ENV, "")          # its next_s: a switch set for this run, or where it is on
+    nxt = f" ({ws_bwd.NEXT_ENV}={nxt})" if nxt else "".join(f" (next_s 1 at d {d})" for d in ws_bwd.HEAD_DIMS
+                                                             if ws_bwd.next_default(d))
     ws_text = "" if ws_bwd.unavailable() else (
         f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {_dims('ws')}, windows/documents d in "
         f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}"
-        f"{f' ({ws_bwd.NEXT_ENV}={nxt})' if nxt else ''}, else ")
+        f"{nxt}, else ")
     fused_max = max(d for d in range(1, 257) if table_says("fused", d)[0])
     if gates.why_not(backward_table.GATES["fused"], ws.triton_version(), cc) is None:
         return (f"auto: {ws_text}fused (5 matmuls) for d <= {fused_max}, reference (7 matmuls) above, on "

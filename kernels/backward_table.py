@@ -23,6 +23,8 @@ WS_D128_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-2026-12-
 WS_D64 = "assets/benchmarks/tune/nvidia-h200-backward-ws-2026-12-02d.json"
 WS_D64_ORDERS = "assets/benchmarks/tune/nvidia-h200-backward-ws-orders-d64-2026-12-02.json"   # early / first, prefetch 2
 WS_EXP = "assets/benchmarks/tune/nvidia-h200-backward-ws-exp-d{d}-2026-12-05.json"   # ws_bwd.EXP_MODES at WS_BWD
+# first, no ROTATE and next_s 1 beside the launch, triton 3.8 on an H100 (ws_bwd.next_default reads it too)
+WS_H100_ORDERS = "assets/benchmarks/tune/nvidia-h100-backward-ws-orders-d{d}-triton38-2026-12-05.json"
 FUSED = "assets/benchmarks/tune/nvidia-h200-backward-2026-11-30.json"
 MASKS = "assets/benchmarks/tune/nvidia-h200-backward-ws-{variant}-d{d}-2026-12-02.json"   # with WS_BWD's launches
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (the reference runs anywhere)
@@ -81,6 +83,14 @@ def _exp_claim(d: int, f: dict):
                   geomean=True)
 
 
+def _h100_claim(d: int, f: dict):
+    """dQ's MMAs first and the walk without ROTATE no faster (within 1 %) than the launch under triton 3.8 on an H100
+    (WS_H100_ORDERS)."""
+    rot = tune_name({**f, "rotate": False})
+    return Faster(WS_H100_ORDERS.format(d=d), dict(name=tune_name(f)),
+                  dict(name=[tune_name({**f, "dq_first": True}), rot]), dict(d=d), within=1.01, geomean=True)
+
+
 def _orders_claim(d: int, f: dict):
     """dQ's MMAs early or first no faster (within 1 %) than the launch's order, timed at the launch's prefetch 2 in
     their own runs (WS_D128_ORDERS, WS_D64_ORDERS): at prefetch 0, WS_D128's run timed "first" and WS_D64's "early"
@@ -92,14 +102,15 @@ def _orders_claim(d: int, f: dict):
 WS_BWD_LAUNCHES = tuple(
     Launch("ws_bwd", "dense", dims(d), ANY, f, "the fastest ws tiles timed (geometric mean, within 1 %); the row "
            "statistics loaded with Q_i and dO_i faster than at each block's start or a block ahead in registers; dQ's "
-           "MMAs early (behind dK's) or first (before dK's, FlashAttention-3's order) no faster (within 1 %); "
+           "MMAs early (behind dK's) or first (before dK's, FlashAttention-3's order) no faster (within 1 %; "
+           "first nor the walk without ROTATE under triton 3.8 on an H100); "
            "the exponentials on MUFU as soon as S^T is done no slower than any other EXP_MODES order (within 1 %)",
            (Fastest(file, dict(name=tune_name(f)), dict(name="ws(*", dq_adds=True), dict(d=d), within=1.01,
                     geomean=True),
             Faster(file, dict(name=tune_name(f)),
                    dict(name=[tune_name({**f, "prefetch": 0}), tune_name({**f, "prefetch": 1})]), dict(d=d),
                    geomean=True),
-            _orders_claim(d, f), _exp_claim(d, f)))
+            _orders_claim(d, f), _exp_claim(d, f), _h100_claim(d, f)))
     for d, file in ((64, WS_D64), (128, WS_D128)) for f in (WS_BWD[d],))
 
 _FIT = "untuned: sized to fit shared memory"

@@ -114,6 +114,10 @@ VERIFIED = (
     Verified("ws-half", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-half-local-sum"),
                                               TESTS["ws-half"], env={"FLASHVIZ_WS_HALF": "1"})),
     Verified("ws-backward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-backward"), TESTS["ws-backward"])),
+    # and with the next query block's S^T issued behind this block's dK (FLASHVIZ_WS_BWD_NEXT=1 forcing it into
+    # every launch that takes it; 3.8's default at d = 64, ws_bwd.next_default) on an H100 at f0c5def
+    Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-next"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_BWD_NEXT": "1"})),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
     # torch 2.15 pins triton ~=3.9.0: the ws forward's and backward's test files passed whole at 99a4182. Not opened
     # there: HALF (its suite has not run on 3.9), the timeline (the device's trimmed 3.9 carried no proton, so its

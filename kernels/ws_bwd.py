@@ -16,7 +16,8 @@ pass restores rows); "rows" (block_m 128) is "tma2" with each consumer's piece h
 at d = 64, is "rows" staged in the accumulator's order as "frag" is. A last pass scales and casts the fp32 buffer.
 dK and dV stay in registers for the whole key block (fp32) and leave by TMA. lse and delta start S^T's and dP^T's
 accumulators (STATS_ACC), so they take no registers through the softmax, and arrive with Q_i and dO_i: the producer
-loads them into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs.
+loads them into the ring stage (prefetch 2), so no L2 round trip sits before a block's first MMAs. Under triton 3.8
+at d = 64 a consumer issues the next query block's S^T right behind this block's dK (next_default; _ws_bwd_next.py).
 kernels/_ws_bwd_gluon.py holds the kernel.
 Same contract as kernels/backward_fused.py: plain or bottom-right causal attention, ragged Nq/Nk (TMA clips per
 head, so non-finite values of another head never enter), rows that see no key -> zero gradients, dlse (the
@@ -45,15 +46,10 @@ from .numerics import LOG2E
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
-# dq_mode -> the kernel's DQ_MODE: "split" both consumers' dS^T meet in shared memory and each adds dQ_i's d / 2
-# columns over all 128 keys, as column pairs (red.global.add.v2.f32); "split-scalar" the same with scalar atomics (to
-# time the pairs' worth); "tma" as "split", the d / 2 piece stored to shared memory and added by one TMA reduce-add
-# (the consumer does not wait); "tma2" as "tma" with two dS^T slots, so the two consumers wait for each other's dQ
-# MMAs one block later; "tma3" as "tma2" with two shared buffers per consumer for the dQ piece (its store waits for the
-# reduce-add two blocks back); "rows" as "tma2" with each consumer's piece half of the rows, all d columns (block_m
-# 128 only); "frag" as "tma2" with the piece staged in the MMA accumulator's own order
-# (16-byte stores, no bank conflicts) into a dQ buffer kept in that order, put back in row order by the cast pass
-# (frag_index; d 128, block_m 64 only); "rows-frag" as "rows", staged that way (d 64, block_m 128 only)
+# dq_mode -> the kernel's DQ_MODE (the docstrings above and in kernels/_ws_bwd_gluon.py say what each does):
+# "split-scalar" is "split" with scalar atomics (to time the pairs' worth); "tma3" is "tma2" with two shared buffers
+# per consumer for the dQ piece (its store waits for the reduce-add two blocks back); "frag" takes d 128, block_m 64
+# only, "rows" and "rows-frag" block_m 128 (d 64 for "rows-frag")
 DQ_MODES = {"split-scalar": 1, "split": 2, "tma": 3, "tma2": 4, "tma3": 5, "rows": 6, "frag": 7, "rows-frag": 8}
 TMA_MODES = ("tma", "tma2", "tma3", "rows", "frag", "rows-frag")
 FRAG_TILES = {"frag": (64, 128), "rows-frag": (128, 64)}     # (block_m, d): the tiles whose pieces are 64 x 64
@@ -77,13 +73,11 @@ MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
 # next_s -> the kernel's NEXT (kernels/_ws_bwd_next.py): where a consumer issues the next query block's S^T. 0 at that
 # block's top, once this block's dQ piece left; 1 right behind this block's dK MMA, so it runs while the consumer
-# waits for dK and for the other consumer's dS^T. 1 passed the backward's GPU files on an H100 (3.8: both files with
-# it forced; 3.6: its own tests; assets/verified/nvidia-h100-triton-3.*-ws-backward-next.json) but timed no faster
-# there, in geometric mean over fa4_rounds' backward cells (assets/benchmarks/tune/nvidia-h100-backward-ws-next*),
-# so 0 stays; NEXT_ENV sets it for every launch that does not pass next_s
+# waits for dK and for the other consumer's dS^T. Its default (next_default) is 1 at d = 64 under NEXT_TRITONS only;
+# NEXT_ENV sets it for every launch that does not pass next_s
 NEXT_MODES = (0, 1)
+NEXT_TRITONS = ("3.8.",)
 NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
-NEXT_DEFAULT = 0
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
@@ -163,18 +157,26 @@ def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
     return bool(stats_acc) and abs(sm_scale) >= STATS_ACC_MIN_SCALE
 
 
+def next_default(d: int, version: str | None = None) -> int:
+    """NEXT where neither next_s nor NEXT_ENV says: 1 at d = 64 under NEXT_TRITONS (the installed triton's, or
+    version), else 0: where its H100 timings (assets/benchmarks/tune/nvidia-h100-backward-ws-next*, -orders-d64-) found
+    it faster every time; tests/kernels/test_ws_bwd_next.py reads them."""
+    from .ws import triton_version
+    version = triton_version() if version is None else version
+    return int(d == 64 and any(version.startswith(p) for p in NEXT_TRITONS))
+
+
 def next_code(next_s: int | None, dq_mode: str, early_dq: bool, dq_first: bool, prefetch: int, acc: bool,
-              stages: int) -> int:
-    """The kernel's NEXT: next_s, else NEXT_ENV's value, else NEXT_DEFAULT. It takes a dQ mode with two dS^T slots
-    (from "tma2" on), prefetch 2, neither early_dq nor dq_first and 2+ stages (_ws_bwd_next.py says why): an explicit
-    next_s elsewhere is a KernelInputError, the environment's or the default is 0 there. Without the accumulator
-    start (acc: stats_acc_on, which sm_scale decides at run time) it is 0 whoever asked. A value outside NEXT_MODES
-    is a KernelInputError."""
+              stages: int, default: int = 0) -> int:
+    """The kernel's NEXT: next_s, else NEXT_ENV's, else default (next_default's); a value outside NEXT_MODES is a
+    KernelInputError. It takes a dQ mode with two dS^T slots ("tma2" on), prefetch 2, neither early_dq nor dq_first
+    and 2+ stages (_ws_bwd_next.py says why): an explicit next_s elsewhere is a KernelInputError, the environment's or
+    the default's is 0 there. Without the accumulator start (acc: stats_acc_on) it is 0 whoever asked."""
     import os
     asked = next_s is not None
     if not asked:
         env = os.environ.get(NEXT_ENV, "")
-        next_s = NEXT_DEFAULT if env == "" else (int(env) if env.isdigit() else env)
+        next_s = default if env == "" else (int(env) if env.isdigit() else env)
     if next_s not in NEXT_MODES:
         raise KernelInputError(f"the ws backward's next_s ({NEXT_ENV}) is one of {NEXT_MODES}, not {next_s!r}")
     takes = DQ_MODES[dq_mode] >= 4 and prefetch == 2 and not early_dq and not dq_first and stages >= 2
@@ -338,7 +340,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
     its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
     mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
-    the next query block's S^T is issued; next_code), None: NEXT_ENV's or NEXT_DEFAULT.
+    the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's.
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -391,7 +393,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         keyb, tiles, keyb_b, tiles_b = lse2, lse2, 0, 0                 # dummy pointers
     acc = stats_acc_on(stats_acc, sm_scale)           # (qk_inv: only read with it, where sm_scale is not 0)
     early = early_dq_on(d, mode, early_dq) and not dq_first
-    nxt = next_code(next_s, mode, early, bool(dq_first), prefetch, acc, st)
+    nxt = next_code(next_s, mode, early, bool(dq_first), prefetch, acc, st, next_default(d))
     mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
         n_q if dq_adds else 0, dq_desc,

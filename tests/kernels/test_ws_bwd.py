@@ -67,6 +67,9 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")          # a backward schedule switch set for the run: named
     assert "GQA d in (64, 128) (FLASHVIZ_WS_BWD_NEXT=1), else fused" in backward_pick.backward_label()
     monkeypatch.delenv(ws_bwd.NEXT_ENV)
+    pretend_hopper(monkeypatch, version="3.8.0")     # and where its default is on (triton 3.8, d = 64)
+    assert "GQA d in (64, 128) (next_s 1 at d 64), else " in backward_pick.backward_label()
+    pretend_hopper(monkeypatch)
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (8, 0))
@@ -282,7 +285,7 @@ def test_tune_candidates_take_both_modes():
         assert cands[0][:5] == ws_bwd.CONFIGS[d] and {c[4] for c in cands} >= {"split", "tma"}
         assert tb.switches(cands[0]) in ({}, dict(stats_acc=True, early_dq=ws_bwd.EARLY_DQ[d],
                                                    dq_first=ws_bwd.DQ_FIRST[d], prefetch=ws_bwd.PREFETCH[d],
-                                                   next_s=ws_bwd.NEXT_DEFAULT))
+                                                   next_s=0))
         assert tb.candidate_name("ws", cands[0]) == backward_table.tune_name(backward_table.WS_BWD[d])
         assert any(tb.switches(c) == dict(stats_acc=False, early_dq=False, dq_first=False, prefetch=0, next_s=0)
                    for c in cands)                     # the old schedule, with nothing newer switched on
