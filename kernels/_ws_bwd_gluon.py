@@ -73,7 +73,8 @@ EXP (kernels/_ws_bwd_exp.py): 1 and 3 wait for dP^T together with S^T, so dS's m
 exponentials; 2 and 3 compute half of the exponentials as a cubic on the FMA pipe. ROTATE: program j walks its
 unmasked query blocks starting at block j (mod their count), so the programs of one head spread their dQ adds over
 different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py, the walk over query blocks
-(ranges, rotation, ring slots) in _ws_bwd_walk.py.
+(ranges, rotation, ring slots) in _ws_bwd_walk.py. NEXT 1 (ws_bwd.next_default) walks the same blocks in
+_ws_bwd_next.py instead, each block's next S^T issued right behind its dK (the TMA modes from "tma2" on, PREFETCH 2).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
