@@ -90,7 +90,8 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                       *((128, 2, 1, True, "rows-frag", True, False, False, 2, e)
                         for e in ("late", "poly", "late-poly")),
                       (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "asm"),
-                      (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "where", 1),
+                      *((128, 2, 1, True, "rows-frag", True, False, False, 2, e, "where", 1)
+                        for e in ("mufu", "poly", "late")),
                       (128, 2, 1, False, "rows-frag", True, False, False, 2),
                       (128, 2, 1, True, "rows-frag", True, False),
                       (128, 2, 1, True, "rows-frag", True, False, False, 1),
