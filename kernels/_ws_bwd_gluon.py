@@ -253,11 +253,11 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     dv = gl.zeros([64, D], gl.float32, d_layout)
     mbarrier.wait(kv_bar, 0)
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
-    if NEXT == 1:                                     # the next block's S^T issued early (_ws_bwd_next.py)
+    if NEXT >= 1:                                     # the next block's S^T issued early (_ws_bwd_next.py)
         dk, dv = blocks_next(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D,
-                             STAGES, True, CAUSAL, False, DQ_MODE, TABLE, EXP, MASK)
+                             STAGES, True, CAUSAL, False, DQ_MODE, TABLE, EXP, MASK, NEXT)
         dk, dv = blocks_next(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False,
-                             CAUSAL, ROTATE, DQ_MODE, TABLE, EXP, MASK)
+                             CAUSAL, ROTATE, DQ_MODE, TABLE, EXP, MASK, NEXT)
     else:
         dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES,
                          True, CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP,

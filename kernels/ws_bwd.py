@@ -73,9 +73,11 @@ MASK_MODES = {"where": 0, "asm": 1}
 MASK_DEFAULT = "where"
 # next_s -> the kernel's NEXT (kernels/_ws_bwd_next.py): where a consumer issues the next query block's S^T. 0 at that
 # block's top, once this block's dQ piece left; 1 right behind this block's dK MMA, so it runs while the consumer
-# waits for dK and for the other consumer's dS^T. Its default (next_default) is 1 at d = 64 under NEXT_TRITONS only;
-# NEXT_ENV sets it for every launch that does not pass next_s
-NEXT_MODES = (0, 1)
+# waits for dK and for the other consumer's dS^T; 2 right behind this block's dQ MMAs, in flight through the piece's
+# store and reduce-add (built and compiled for sm_90 on the CPU only: not yet run on a GPU, so never a default). The
+# default (next_default) is 1 at d = 64 under NEXT_TRITONS only; NEXT_ENV sets it for every launch that does not
+# pass next_s
+NEXT_MODES = (0, 1, 2)
 NEXT_TRITONS = ("3.8.",)
 NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "

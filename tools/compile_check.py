@@ -252,7 +252,7 @@ def main(argv=None):
                     help="--ws-bwd: how P^T's exponentials issue (ws_bwd.EXP_MODES)")
     ap.add_argument("--mask", nargs="+", default=["where"], choices=["where", "asm"],
                     help="--ws-bwd: how masked blocks zero P^T (ws_bwd.MASK_MODES)")
-    ap.add_argument("--next", type=int, nargs="+", default=[0], choices=[0, 1],
+    ap.add_argument("--next", type=int, nargs="+", default=[0], choices=[0, 1, 2],
                     help="--ws-bwd: where the next query block's S^T is issued (ws_bwd.NEXT_MODES)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")

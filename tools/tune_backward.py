@@ -85,13 +85,14 @@ FUSED_CANDIDATES = {64: [(128, 64, 8, 3, True), (128, 64, 8, 3, False), (64, 64,
 # block ahead: 1 into registers, 2 by the producer into the ring); a shorter tuple runs them off. A 10-tuple adds
 # exp_mode (ws_bwd.EXP_MODES: how P^T's exponentials issue; "mufu" where the tuple stops), an 11-tuple mask_mode
 # (ws_bwd.MASK_MODES: how masked blocks zero P^T; MASK_DEFAULT where the tuple stops), a 12-tuple next_s
-# (ws_bwd.NEXT_MODES: 1 issues the next query block's S^T behind this block's dK; 0 where the tuple stops).
+# (ws_bwd.NEXT_MODES: 1 / 2 issue the next query block's S^T behind this block's dK / dQ; 0 where the tuple stops).
 WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                       *((128, 2, 1, True, "rows-frag", True, False, False, 2, e)
                         for e in ("late", "poly", "late-poly")),
                       (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "asm"),
                       *((128, 2, 1, True, "rows-frag", True, False, False, 2, e, "where", 1)
                         for e in ("mufu", "poly", "late")),
+                      (128, 2, 1, True, "rows-frag", True, False, False, 2, "mufu", "where", 2),
                       (128, 2, 1, False, "rows-frag", True, False, False, 2),
                       (128, 2, 1, True, "rows-frag", True, False),
                       (128, 2, 1, True, "rows-frag", True, False, False, 1),
@@ -113,7 +114,7 @@ WS_CANDIDATES = {64: [(128, 2, 1, True, "rows-frag", True, False, False, 2),
                  128: [(64, 3, 1, True, "frag", True, False, False, 2),
                        *((64, 3, 1, True, "frag", True, False, False, 2, e) for e in ("late", "poly", "late-poly")),
                        (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm"),
-                       (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "where", 1),
+                       *((64, 3, 1, True, "frag", True, False, False, 2, "mufu", "where", n) for n in (1, 2)),
                        (64, 3, 1, False, "frag", True, False, False, 2),
                        (64, 3, 1, True, "frag", True, False),
                        (64, 3, 1, True, "frag", True, False, False, 1), (64, 3, 1, True, "frag", True, True),

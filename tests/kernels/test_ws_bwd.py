@@ -303,9 +303,10 @@ def test_tune_candidates_take_both_modes():
         assert {c[9] for c in cands if len(c) > 9} == set(ws_bwd.EXP_MODES)     # switches ("asm" with "mufu")
         assert all(c[:9] == cands[0] for c in cands if len(c) > 9)
         assert {c[10] for c in cands if len(c) == 11} == set(ws_bwd.MASK_MODES) - {ws_bwd.MASK_DEFAULT}
-        # next_s 1 at the launch's switches (at d = 64 also with two other exp modes), and the launch without ROTATE
-        assert [c[9:] for c in cands if len(c) > 11][0] == ("mufu", ws_bwd.MASK_DEFAULT, 1)
-        assert all(c[:9] == cands[0] and c[10:] == (ws_bwd.MASK_DEFAULT, 1) for c in cands if len(c) > 11)
+        # next_s 1 and 2 at the launch's switches (1 at d = 64 also with two other exp modes), the launch without ROTATE
+        nxt = [c for c in cands if len(c) > 11]
+        assert {c[11] for c in nxt} == {1, 2} and all(c[:9] == cands[0] and c[10] == ws_bwd.MASK_DEFAULT for c in nxt)
+        assert all(c[9] == "mufu" for c in nxt if c[11] == 2)
         assert any(c[:5] == (*cands[0][:3], False, cands[0][4]) and c[5:] == cands[0][5:] for c in cands)
     asm = (64, 3, 1, True, "frag", True, False, False, 2, "mufu", "asm")
     assert tb.candidate_name("ws", asm) == "ws(64, 3, 1, True) frag acc=1 early=0 pre=2 mask=asm"

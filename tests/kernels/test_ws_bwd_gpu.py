@@ -157,20 +157,21 @@ def test_ws_bwd_asm_mask(d, causal, nq, nk):
     _check_schedule(d, True, False, False, 2, mode, None, causal, nq, nk, stages, mask_mode="asm")
 
 
+@pytest.mark.parametrize("next_s", [1, 2])
 @pytest.mark.parametrize("d", [64, 128])
 @pytest.mark.parametrize("exp_mode,mask_mode", [("mufu", None), ("late", "asm")])
 @pytest.mark.parametrize("causal,nq,nk", [(True, 1000, 1300), (False, 777, 1000), (True, 4093, 4093), (False, 1, 1),
                                           (True, 1300, 1000), (True, 127, 4093), (False, 64, 2000),
                                           (False, 129, 129), (True, 2048, 2048)])
-def test_ws_bwd_next(d, exp_mode, mask_mode, causal, nq, nk):
-    """next_s 1 (the next query block's S^T issued behind this block's dK: kernels/_ws_bwd_next.py's peeled walk) at
+def test_ws_bwd_next(next_s, d, exp_mode, mask_mode, causal, nq, nk):
+    """next_s 1 and 2 (the next query block's S^T issued behind this block's dK / dQ: kernels/_ws_bwd_next.py) at
     the table's launch: float64 autograd's gradients within the fp16 naive bound over walks of one block (Nq <= 64),
     two, and many, masked and not, ragged and aligned; with EXP "late" (S^T and dP^T waited for together) and the
     asm masks too; rows that see no key get zero gradients."""
     from flashviz_kernels import ws_bwd
     _, stages, _, _, mode = ws_bwd.CONFIGS[d]
     _check_schedule(d, True, False, False, 2, mode, None, causal, nq, nk, stages, exp_mode=exp_mode,
-                    mask_mode=mask_mode, next_s=1)
+                    mask_mode=mask_mode, next_s=next_s)
 
 
 def _check_schedule(d, stats_acc, early_dq, dq_first, prefetch, mode, scale, causal, nq, nk, stages=None,

@@ -3,7 +3,8 @@ GQA/MQA (dK/dV per query head, summed per group) on a Hopper GPU (marker `gpu`; 
 Gradients of kind="ws" against float64 autograd through the independent reference of tests/helpers/variant_ref.py, idiom
 max|g - g64| <= 2 * max|g_naive_lowprec - g64| + eps; rows that see no key get zero dQ. Every case runs the default
 dQ mode, "split" (another code path through the same block walk: pointer atomics, one dS slot), the default with
-mask_mode "asm" (ws_bwd.MASK_MODES) and the default with next_s 1 (kernels/_ws_bwd_next.py's walk); "partial" is refused with tables (ws_bwd.check_table_mode)."""
+mask_mode "asm" (ws_bwd.MASK_MODES) and the default with next_s 1 and 2 (kernels/_ws_bwd_next.py's walk); "partial"
+is refused with tables (ws_bwd.check_table_mode)."""
 import pytest
 import torch
 
@@ -32,17 +33,18 @@ CASES = {
 }
 
 
-@pytest.fixture(params=["default", "split", "mask asm", "next"])
+@pytest.fixture(params=["default", "split", "mask asm", "next", "next 2"])
 def dq_mode(request, monkeypatch):
     """The launch's dQ mode, or ("mask asm") the default one with ws_bwd.MASK_MODES' "asm" masks, or ("next") the
-    default one with the next query block's S^T issued early (ws_bwd.NEXT_MODES' 1, through its environment switch)."""
+    default one with the next query block's S^T issued early (ws_bwd.NEXT_MODES' 1 and 2, through its environment
+    switch)."""
     from helpers.dispatch import ws_bwd_launch
     if request.param == "mask asm":
         from flashviz_kernels import ws_bwd
         monkeypatch.setattr(ws_bwd, "MASK_DEFAULT", "asm")
-    elif request.param == "next":
+    elif request.param.startswith("next"):
         from flashviz_kernels import ws_bwd
-        monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")
+        monkeypatch.setenv(ws_bwd.NEXT_ENV, "2" if request.param == "next 2" else "1")
     elif request.param != "default":
         ws_bwd_launch(monkeypatch, dq_mode=request.param)
     return request.param

@@ -1,6 +1,6 @@
 """The ws backward's next_s switch (kernels/_ws_bwd_next.py: the next query block's S^T issued behind this block's
-dK) on the CPU: which launches take it and what its sm_90 build is. On the GPU: tests/kernels/test_ws_bwd_gpu.py
-test_ws_bwd_next and test_ws_bwd_masks_gpu.py's "next" case."""
+dK, 1, or its dQ, 2) on the CPU: which launches take it, what its sm_90 build is, where it is the default and why. On
+the GPU: tests/kernels/test_ws_bwd_gpu.py test_ws_bwd_next and test_ws_bwd_masks_gpu.py's "next" cases."""
 import pytest
 
 from flashviz_kernels import ws_bwd
@@ -14,6 +14,7 @@ from helpers.ws import compile_report, needs_verified_triton
 def test_next_takes_the_two_slot_modes_with_prefetch_2(monkeypatch, mode, early, first, prefetch, stages, want):
     monkeypatch.delenv(ws_bwd.NEXT_ENV, raising=False)
     assert ws_bwd.next_code(1, mode, early, first, prefetch, True, stages) == want
+    assert ws_bwd.next_code(2, mode, early, first, prefetch, True, stages) == 2 * want
     for default in (0, 1):                            # neither asked nor set: next_default's
         assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages, default) == default
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "0")
@@ -31,26 +32,27 @@ def test_next_elsewhere_is_refused_when_asked_and_off_by_environment(monkeypatch
                                                                     stages):
     """One dS^T slot ("tma", "split"), early_dq / dq_first (other orders of dQ's MMAs) or lse and delta not in the
     ring stage: an explicit next_s 1 is a KernelInputError; the environment's switch leaves such a launch as it is."""
-    with pytest.raises(KernelInputError, match="next_s 1 takes"):
-        ws_bwd.next_code(1, mode, early, first, prefetch, True, stages)
+    for nxt in (1, 2):
+        with pytest.raises(KernelInputError, match=f"next_s {nxt} takes"):
+            ws_bwd.next_code(nxt, mode, early, first, prefetch, True, stages)
     assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages, 1) == 0      # the default's
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")
     assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages) == 0
 
 
-@pytest.mark.parametrize("value", ["2", "yes", "-1"])
+@pytest.mark.parametrize("value", ["3", "yes", "-1"])
 def test_next_rejects_other_values(monkeypatch, value):
     monkeypatch.setenv(ws_bwd.NEXT_ENV, value)
     with pytest.raises(KernelInputError, match=ws_bwd.NEXT_ENV):
         ws_bwd.next_code(None, "tma2", False, False, 2, True, 2)
-    with pytest.raises(KernelInputError, match="not 2"):
-        ws_bwd.next_code(2, "tma2", False, False, 2, True, 2)
+    with pytest.raises(KernelInputError, match="not 3"):
+        ws_bwd.next_code(3, "tma2", False, False, 2, True, 2)
 
 
 NEXT_BUILD = """import json, re
 from tools import compile_check as cc
 out = {{}}
-for nxt in (0, 1):
+for nxt in (0, {nxt}):
     k = cc.compile_sm90_bwd({d}, {causal}, "fp16", {bm}, {stages}, 1, dq_mode="{mode}", prefetch=2, table={table},
                             next_s=nxt)
     report, sass = cc.ptxas_sass(k, cc.triton_bin())
@@ -60,22 +62,24 @@ for nxt in (0, 1):
                     wgmma=k.asm["ptx"].count("wgmma.mma_async"), spill=int(spill.group(1)) if spill else None)
 print(json.dumps(out))
 """
-# spill stores of the next_s 1 builds (B per thread, triton 3.8): d = 64 48-52, d = 128 160-192 (next_s 0: 20-36 and
-# 92-104); a regression past this is caught
+# spill stores of the next_s 1 and 2 builds (B per thread, triton 3.8): d = 64 48-52, d = 128 156-192 (next_s 0: 20-36
+# and 92-104); a regression past this is caught
 NEXT_SPILL_BOUND = 256
 
 
+@pytest.mark.parametrize("nxt", [1, 2])
 @pytest.mark.parametrize("d,causal,table", [(64, False, False), (64, True, False), (128, False, False),
                                             (128, True, False), (128, True, True)])
-def test_next_build_keeps_its_mmas_asynchronous(d, causal, table):
-    """What ptxas made of next_s 1 at the table's launch (sm_90, no GPU): no wgmma serialised for want of registers
+def test_next_build_keeps_its_mmas_asynchronous(nxt, d, causal, table):
+    """What ptxas made of next_s 1 and 2 at the table's launch (sm_90, no GPU): no wgmma serialised for want of registers
     or because a non-MMA instruction reads an accumulator in flight (both happened to earlier shapes of this walk,
     _ws_bwd_next.py says how), no warpgroup wait injected beyond next_s 0's, the peeled walk's MMAs twice next_s 0's,
     spills within NEXT_SPILL_BOUND."""
     needs_verified_triton()
     bm, stages, _, _, mode = ws_bwd.CONFIGS[d]
-    got = compile_report(NEXT_BUILD.format(d=d, causal=causal, bm=bm, stages=stages, mode=mode, table=table))
-    off, on = got["0"], got["1"]
+    got = compile_report(NEXT_BUILD.format(d=d, causal=causal, bm=bm, stages=stages, mode=mode, table=table,
+                                           nxt=nxt))
+    off, on = got["0"], got[str(nxt)]
     assert on["serialised"] == [] and off["serialised"] == [], got
     assert on["added"] <= off["added"], got
     assert on["wgmma"] == 2 * off["wgmma"], got
