@@ -3,7 +3,7 @@
 # makes the checkout importable (`flashviz_kernels` is the folder kernels/) and puts packages carried in the
 # ignored folder .whl/ (built by tools/device/pack.sh) first on PYTHONPATH. Functions:
 #   fv_triton DIR     a trimmed triton build (DIR/triton-X.tar.xz, with its dist-info) instead of the image's
-#   fv_triton_parts DIR  a full one (proton kept) in two parts: /tmp/stash's .aa (fv_stash) + DIR's .ab
+#   fv_triton_parts DIR  one in two parts (pack.sh's "full" or "split"): /tmp/stash's .aa (fv_stash) + DIR's .ab
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
 #   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~49 MB)
+#   tools/device/pack.sh triton 3.8.0 split  the same in two parts, .whl/t38s1/*.aa + .whl/t38s2/*.ab (fv_stash, then
+#                                         fv_triton_parts): since the tree passed ~15 MB one call cannot carry it
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
@@ -27,7 +29,7 @@ triton)
     # the ptxas triton does not run for sm_90: from 3.9 it runs its CUDA 13 one (bin/ptxas-blackwell) there too
     unused=ptxas-blackwell
     [ "$(printf '%s\n' 3.9.0 "$v" | sort -V | head -1)" = 3.9.0 ] && unused=ptxas
-    [ -n "$full" ] || rm -rf triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so
+    [ "$full" = full ] || rm -rf triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so
     rm -rf triton/backends/amd triton/include triton/plugins \
         "triton/backends/nvidia/bin/$unused" triton/backends/nvidia/bin/nvdisasm \
         triton/backends/nvidia/bin/cuobjdump
@@ -41,11 +43,13 @@ triton)
         mv "$TMP/triton-$v.tar.xz" "$out/"
         ls -la "$out"
     else                                 # env.sh: fv_stash "$out"f1 in one call, fv_triton_parts "$out"f2 in the next
-        mkdir -p "${out}f1" "${out}f2"
-        (cd "$TMP" && split -b 48M "triton-$v.tar.xz" "triton-$v.tar.xz.")
-        mv "$TMP/triton-$v.tar.xz.aa" "${out}f1/"
-        mv "$TMP/triton-$v.tar.xz.ab" "${out}f2/"
-        ls -la "${out}f1" "${out}f2"
+        p=f; size=48M
+        [ "$full" = full ] || { p=s; size=30M; }     # split: the trimmed build, halves of a call each
+        mkdir -p "${out}${p}1" "${out}${p}2"
+        (cd "$TMP" && split -b "$size" "triton-$v.tar.xz" "triton-$v.tar.xz.")
+        mv "$TMP/triton-$v.tar.xz.aa" "${out}${p}1/"
+        mv "$TMP/triton-$v.tar.xz.ab" "${out}${p}2/"
+        ls -la "${out}${p}1" "${out}${p}2"
     fi ;;
 fa4)
     $PIP flash-attn-4==4.0.0b36 nvidia-cutlass-dsl==4.8.1 nvidia-cutlass-dsl-libs-base==4.8.1 \
