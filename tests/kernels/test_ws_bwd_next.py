@@ -5,7 +5,7 @@ import pytest
 
 from flashviz_kernels import ws_bwd
 from flashviz_kernels.errors import KernelInputError
-from helpers.ws import compile_report, needs_verified_triton
+from helpers.ws import compile_report, needs_verified_triton, per_triton
 
 
 @pytest.mark.parametrize("mode,early,first,prefetch,stages,want", [
@@ -62,9 +62,10 @@ for nxt in (0, {nxt}):
                     wgmma=k.asm["ptx"].count("wgmma.mma_async"), spill=int(spill.group(1)) if spill else None)
 print(json.dumps(out))
 """
-# spill stores of the next_s 1 and 2 builds (B per thread, triton 3.8): d = 64 48-52, d = 128 156-192 (next_s 0: 20-36
-# and 92-104); a regression past this is caught
-NEXT_SPILL_BOUND = 256
+# spill stores of the next_s 1 and 2 builds (B per thread): triton 3.8 d = 64 48-52, d = 128 156-192 (next_s 0: 20-36
+# and 92-104); 3.6's ptxas spills more at d = 128 with a mask (272-300 B, next_s 0: 32-48). A regression past the
+# installed triton's bound is caught
+NEXT_SPILL_BOUND = {"3.6.": 384}
 
 
 @pytest.mark.parametrize("nxt", [1, 2])
@@ -83,7 +84,7 @@ def test_next_build_keeps_its_mmas_asynchronous(nxt, d, causal, table):
     assert on["serialised"] == [] and off["serialised"] == [], got
     assert on["added"] <= off["added"], got
     assert on["wgmma"] == 2 * off["wgmma"], got
-    assert on["spill"] is not None and on["spill"] <= NEXT_SPILL_BOUND, got
+    assert on["spill"] is not None and on["spill"] <= per_triton(NEXT_SPILL_BOUND, 256), got
 
 
 NEXT_AB = "assets/benchmarks/tune/nvidia-h100-backward-ws-next{e}-run{r}{t}-2026-12-05.json"
