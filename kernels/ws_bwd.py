@@ -43,6 +43,7 @@ import threading
 from . import backward_table, variants, ws
 from .errors import KernelInputError
 from .numerics import LOG2E
+from .ws_schedule import env_switch
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
@@ -173,11 +174,10 @@ def next_code(next_s: int | None, dq_mode: str, early_dq: bool, dq_first: bool, 
     KernelInputError. It takes a dQ mode with two dS^T slots ("tma2" on), prefetch 2, neither early_dq nor dq_first
     and 2+ stages (_ws_bwd_next.py says why): an explicit next_s elsewhere is a KernelInputError, the environment's or
     the default's is 0 there. Without the accumulator start (acc: stats_acc_on) it is 0 whoever asked."""
-    import os
     asked = next_s is not None
     if not asked:
-        env = os.environ.get(NEXT_ENV, "")
-        next_s = default if env == "" else (int(env) if env.isdigit() else env)
+        env = env_switch(NEXT_ENV, tuple(map(str, NEXT_MODES)), f"one of {NEXT_MODES} (next_s)")
+        next_s = default if env is None else int(env)
     if next_s not in NEXT_MODES:
         raise KernelInputError(f"the ws backward's next_s ({NEXT_ENV}) is one of {NEXT_MODES}, not {next_s!r}")
     takes = DQ_MODES[dq_mode] >= 4 and prefetch == 2 and not early_dq and not dq_first and stages >= 2

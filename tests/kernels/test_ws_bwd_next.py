@@ -3,26 +3,25 @@ dK, 1, or its dQ, 2) on the CPU: which launches take it, what its sm_90 build is
 the GPU: tests/kernels/test_ws_bwd_gpu.py test_ws_bwd_next and test_ws_bwd_masks_gpu.py's "next" cases."""
 import pytest
 
-from flashviz_kernels import ws_bwd
+from flashviz_kernels import backward_table, ws_bwd
 from flashviz_kernels.errors import KernelInputError
 from helpers.ws import compile_report, needs_verified_triton, per_triton
 
 
-@pytest.mark.parametrize("mode,early,first,prefetch,stages,want", [
-    ("rows-frag", False, False, 2, 2, 1), ("frag", False, False, 2, 3, 1), ("tma2", False, False, 2, 2, 1),
-    ("tma3", False, False, 2, 2, 1), ("rows", False, False, 2, 2, 1)])
-def test_next_takes_the_two_slot_modes_with_prefetch_2(monkeypatch, mode, early, first, prefetch, stages, want):
+@pytest.mark.parametrize("mode,stages", [("rows-frag", 2), ("frag", 3), ("tma2", 2), ("tma3", 2), ("rows", 2)])
+def test_next_takes_the_two_slot_modes_with_prefetch_2(monkeypatch, mode, stages):
     monkeypatch.delenv(ws_bwd.NEXT_ENV, raising=False)
-    assert ws_bwd.next_code(1, mode, early, first, prefetch, True, stages) == want
-    assert ws_bwd.next_code(2, mode, early, first, prefetch, True, stages) == 2 * want
+    args = (mode, False, False, 2)                    # dq_mode, early_dq, dq_first, prefetch
+    assert ws_bwd.next_code(1, *args, True, stages) == 1
+    assert ws_bwd.next_code(2, *args, True, stages) == 2
     for default in (0, 1):                            # neither asked nor set: next_default's
-        assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages, default) == default
+        assert ws_bwd.next_code(None, *args, True, stages, default) == default
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "0")
-    assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages, 1) == 0
+    assert ws_bwd.next_code(None, *args, True, stages, 1) == 0
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")
-    assert ws_bwd.next_code(None, mode, early, first, prefetch, True, stages) == 1
-    assert ws_bwd.next_code(0, mode, early, first, prefetch, True, stages) == 0      # an explicit 0 wins
-    assert ws_bwd.next_code(1, mode, early, first, prefetch, False, stages) == 0     # no accumulator start
+    assert ws_bwd.next_code(None, *args, True, stages) == 1
+    assert ws_bwd.next_code(0, *args, True, stages) == 0      # an explicit 0 wins
+    assert ws_bwd.next_code(1, *args, False, stages) == 0     # no accumulator start
 
 
 @pytest.mark.parametrize("mode,early,first,prefetch,stages", [
@@ -127,11 +126,6 @@ def test_next_default_is_on_where_it_timed_faster():
     for d in (64, 128):
         rec = load(ORDERS.format(d=d))
         assert rec["triton"].startswith("3.8.")
-        launch = backward_table_name(d)
+        launch = backward_table.tune_name(backward_table.WS_BWD[d])
         ratios = [row["impls"][launch]["ms"] / row["impls"][launch + " mask=where next=1"]["ms"] for row in rec["rows"]]
         assert len(ratios) == 4 and (statistics.geometric_mean(ratios) > 1.0) == (d == 64), ratios
-
-
-def backward_table_name(d):
-    from flashviz_kernels import backward_table
-    return backward_table.tune_name(backward_table.WS_BWD[d])
