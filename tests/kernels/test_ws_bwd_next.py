@@ -73,8 +73,8 @@ NEXT_SPILL_BOUND = {"3.6.": 384}
 def test_next_build_keeps_its_mmas_asynchronous(nxt, d, causal, table):
     """What ptxas made of next_s 1 and 2 at the table's launch (sm_90, no GPU): no wgmma serialised for want of
     registers or because a non-MMA instruction reads an accumulator in flight (both happened to earlier shapes of
-    this walk, _ws_bwd_next.py says how), no warpgroup wait injected beyond next_s 0's, the peeled walk's MMAs twice next_s 0's,
-    spills within NEXT_SPILL_BOUND."""
+    this walk, _ws_bwd_next.py says how), no warpgroup wait injected beyond next_s 0's, the peeled walk's MMAs
+    twice next_s 0's, spills within NEXT_SPILL_BOUND."""
     needs_verified_triton()
     bm, stages, _, _, mode = ws_bwd.CONFIGS[d]
     got = compile_report(NEXT_BUILD.format(d=d, causal=causal, bm=bm, stages=stages, mode=mode, table=table,
