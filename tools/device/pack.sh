@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
-#   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~49 MB)
-#   tools/device/pack.sh triton 3.8.0 split  the same in two parts, .whl/t38s1/*.aa + .whl/t38s2/*.ab (fv_stash, then
-#                                         fv_triton_parts): since the tree passed ~15 MB one call cannot carry it
+#   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~46 MB)
+#   tools/device/pack.sh triton 3.8.0 split  the same in two parts, .whl/t38s1/*.aa + .whl/t38s2/*.ab (fv_stash,
+#                                         then fv_triton_parts): for a tree past ~20 MB, which one call cannot carry
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
 #   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), the ptxas it does not
 # run for sm_90 (ptxas-blackwell before 3.9, the legacy CUDA 12.9 ptxas from 3.9), nvdisasm, cuobjdump, CUPTI,
-# proton, instrumentation, the plugin headers and sample plugins, with libtriton.so stripped of symbols (3.9.0:
-# ~53 MB, one call beside a tree of ~13 MB). FA4 is flash-attn-4 4.0.0b36 and the wheels its Hopper path imports,
-# unpacked into one tree (PLATFORM.md).
+# proton, instrumentation, the plugin headers and sample plugins, with libtriton.so stripped of symbols (3.9.0
+# packed at -T2 -6: ~53 MB, one call beside a tree of ~13 MB). FA4 is flash-attn-4 4.0.0b36 and the wheels its
+# Hopper path imports, unpacked into one tree (PLATFORM.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PIP="${PIP:-$ROOT/.venv/bin/pip} download -q --no-deps --only-binary=:all: --python-version 3.12 \
@@ -37,7 +37,9 @@ triton)
     strip --strip-unneeded triton/_C/libtriton.so
     chmod +x triton/backends/nvidia/bin/*
     out="$ROOT/.whl/t$(echo "$v" | cut -d. -f1,2 | tr -d .)"
-    tar cf - triton "triton-$v.dist-info" | xz -T2 -6 > "$TMP/triton-$v.tar.xz"
+    # x86 branch filter, one thread, a dictionary that spans libtriton.so: 3.8.0 45.6 MB against -T2 -6's 49.1 MB,
+    # so one call carries it beside a tree of ~17.6 MB (about 1.5 minutes here)
+    tar cf - triton "triton-$v.dist-info" | xz -T1 --x86 --lzma2=preset=9e,dict=192MiB > "$TMP/triton-$v.tar.xz"
     if [ -z "$full" ]; then
         mkdir -p "$out"
         mv "$TMP/triton-$v.tar.xz" "$out/"
