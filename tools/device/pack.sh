@@ -8,10 +8,10 @@
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
 #   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), the ptxas it does not
-# run for sm_90 (ptxas-blackwell before 3.9, the legacy CUDA 12.9 ptxas from 3.9), nvdisasm, cuobjdump, CUPTI,
-# proton, instrumentation, the plugin headers and sample plugins, with libtriton.so stripped of symbols (3.9.0
-# packed at -T2 -6: ~53 MB, one call beside a tree of ~13 MB). FA4 is flash-attn-4 4.0.0b36 and the wheels its
-# Hopper path imports, unpacked into one tree (PLATFORM.md).
+# run for sm_90 (ptxas-blackwell before 3.9, the legacy CUDA 12.9 ptxas from 3.9), nvdisasm, cuobjdump, CUPTI (its
+# headers too), FileCheck, proton, instrumentation, the plugin headers and sample plugins, with libtriton.so stripped
+# of symbols (3.9.0 packed at -T2 -6 with those two kept: ~53 MB, one call beside a tree of ~13 MB). FA4 is
+# flash-attn-4 4.0.0b36 and the wheels its Hopper path imports, unpacked into one tree (PLATFORM.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PIP="${PIP:-$ROOT/.venv/bin/pip} download -q --no-deps --only-binary=:all: --python-version 3.12 \
@@ -29,7 +29,8 @@ triton)
     # the ptxas triton does not run for sm_90: from 3.9 it runs its CUDA 13 one (bin/ptxas-blackwell) there too
     unused=ptxas-blackwell
     [ "$(printf '%s\n' 3.9.0 "$v" | sort -V | head -1)" = 3.9.0 ] && unused=ptxas
-    [ "$full" = full ] || rm -rf triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so
+    [ "$full" = full ] || rm -rf triton/backends/nvidia/lib/cupti* triton/instrumentation triton/_C/libproton.so \
+        triton/backends/nvidia/include/cupti* triton/FileCheck      # FileCheck: triton's own lit tests only
     rm -rf triton/backends/amd triton/include triton/plugins \
         "triton/backends/nvidia/bin/$unused" triton/backends/nvidia/bin/nvdisasm \
         triton/backends/nvidia/bin/cuobjdump
