@@ -13,7 +13,7 @@ from triton.experimental.gluon import language as gl
 
 ROUND = gl.constexpr(12582912.0)   # 1.5 * 2^23: x + ROUND holds round(x) in its low mantissa bits
 # 2^f on [-0.5, 0.5], degree 3, fitted for relative error (7.5e-5 at most: below fp16's rounding of P, 4.9e-4);
-# tests/kernels/test_ws_bwd.py checks the fit against float64
+# tests/kernels/test_ws_bwd_host.py checks the fit against float64
 C3 = gl.constexpr(0.0551716685295105)
 C2 = gl.constexpr(0.2426111400127411)
 C1 = gl.constexpr(0.6932609677314758)
