@@ -1,6 +1,7 @@
 """impl="ws" (the Gluon kernel) without a GPU: the version/capability gate, fast's fallback to the tl kernel
-(warned once, reported by ws.status() and the bench provenance) and, where the installed triton is the
-verified one, a compile of the Gluon kernel for sm_90 (no GPU needed)."""
+(warned once, reported by ws.status() and the bench provenance), the forward table's dispatch and the schedule
+switches. Its sm_90 builds are in test_ws_build.py, its tile order run on the host in test_ws_host.py, tune_ws's
+summary in tests/tools/test_tune_ws.py, the GPU tests in test_ws_gpu.py."""
 import warnings
 
 import pytest
@@ -9,7 +10,6 @@ import torch
 import flashviz_kernels as fk
 from helpers.attn_ref import attention_rows
 from helpers.dispatch import fast_routes
-from helpers.ws import PTXAS, compile_report, gluon_on_host, per_triton
 from flashviz_kernels import _env, forward_table, ws
 
 pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fresh process (conftest.py here)
@@ -138,95 +138,6 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert p["ws_status"] == f["ws_status"]
 
 
-COMPILE = """
-import json, os, re, subprocess, tempfile, triton
-from flashviz_kernels import ws
-from tools.compile_check import compile_sm90
-bn, stages, _, pingpong = ws.CONFIGS[({d}, {causal})][1:5]
-overlap = ws.overlap_default({d}, {causal}, consumers={nc}, persistent={persistent}, window={window})   # as forward
-k = compile_sm90({d}, {causal}, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages,
-                 persistent={persistent}, consumers={nc}, window={window}, docs={docs})
-""" + PTXAS + """\
-print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), setmaxnreg=re.findall(r"setmaxnreg[.a-z0-9]*\\s+\\d+", ptx),
-                      tma=ptx.count("cp.async.bulk.tensor"), spills=ptx.count("st.local"), shared=k.metadata.shared,
-                      ptxas_spills=[int(x) for x in spill.groups()] if spill else None,
-                      warps=k.metadata.num_warps, maxnreg=re.findall(r"\\.maxnreg\\s+(\\d+)", ptx))))
-"""
-
-
-# ptxas spill bytes (stores, loads) allowed per triton: none, but 3.8's ptxas spills a few at d = 64 with three
-# consumers (two cases here); the whole H200 suite passed there and ws ran level with cuDNN at d = 64
-# (assets/verified/nvidia-h200-triton-3.8.0.json, assets/benchmarks/versions/nvidia-h200-triton-3.8.0-2026-12-01.json).
-# 3.6 and 3.7's ptxas spill 16 B stored / 28 B loaded in the two persistent causal d = 128 launches (pingpong) since a
-# tile's O is stored under the next tile's first Q·Kᵀ (3002e92): in 3.6's SASS, three 32-bit values stored before the
-# first setmaxnreg and reloaded after the partitions' register changes (the producer's among them), no tile data; the
-# ws-forward suites passed with it on 3.6.0 / 3.7.1 / 3.8.0 (assets/verified/*-ws-forward.json name their commits);
-# the window launch ran faster with it (assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03.json, against the
-# kernel before it timed in the same H200 run, which no committed file holds)
-# 3.9's code generation spills in the d = 64 launches (assets/benchmarks/tune/
-# cpu-sm90-compile-triton38-vs-39-2026-12-05.txt); its ws-forward suite passed whole on the H200 with them
-PTXAS_SPILL_BYTES = {"3.8.": 64, "3.9.": 64, "3.6.": 32, "3.7.": 32}
-
-
-@pytest.mark.parametrize("persistent", [False, True])
-@pytest.mark.parametrize("d,causal,nc,window,docs", [
-    (128, True, 2, False, False), (128, False, 2, False, False), (64, True, 2, False, False),
-    (64, False, 2, False, False), (64, True, 3, False, False), (64, False, 3, False, False),
-    (128, True, 2, True, False), (64, True, 3, True, False), (128, True, 2, False, True), (64, False, 3, False, True)])
-def test_gluon_kernel_compiles_for_sm90(d, causal, persistent, nc, window, docs):
-    """In a child process with TRITON_INTERPRET=0 (under the interpreter, jit functions cannot be compiled); docs:
-    packed documents (the host's tables)."""
-    if not any(ws.triton_version().startswith(p) for p in ws.VERIFIED_TRITON):
-        pytest.skip(f"installed triton {ws.triton_version()} is not the verified {ws.VERIFIED_TRITON}: the Gluon "
-                    "kernel is only compiled there (a venv with triton==3.6.0 runs this test)")
-    got = compile_report(COMPILE.format(d=d, causal=causal, persistent=persistent, nc=nc, window=window, docs=docs))
-    assert got["wgmma"] > 0 and got["tma"] > 0 and got["spills"] == 0          # no register spills
-    bound = per_triton(PTXAS_SPILL_BYTES, 0)
-    assert max(got["ptxas_spills"]) <= bound, got["ptxas_spills"]               # ptxas's own allocation
-    regs = [int(x.split()[-1]) for x in got["setmaxnreg"]]
-    creg, preg, maxnreg = ws.REGS[nc]
-    assert preg in regs and creg in regs                                        # the per-partition budgets
-    # NC consumer warpgroups + the producer's (1 warp, padded to a warpgroup) at the launch budget fill <= 64K
-    assert got["warps"] == 4 * (nc + 1) and got["maxnreg"] == [str(maxnreg)]
-    assert 128 * (nc + 1) * maxnreg <= 65536 and 128 * (nc * creg + preg) <= 128 * (nc + 1) * maxnreg
-    assert got["shared"] <= ws.SMEM_BYTES
-    bn, stages = ws.CONFIGS[(d, causal)][1:3]
-    assert got["shared"] >= ws.smem_bytes(d, bn, stages, persistent, 2, nc)       # the estimate forward checks
-
-
-HALF_COMPILE = """
-import json, os, re, subprocess, tempfile, triton
-from flashviz_kernels import ws
-from tools.compile_check import compile_sm90
-bn, stages, _, pingpong = ws.CONFIGS[({d}, True)][1:5]
-overlap = ws.overlap_default({d}, True, consumers={nc}, persistent={persistent}, window={window})   # as forward
-k = compile_sm90({d}, True, overlap=overlap, pingpong=pingpong, block_n=bn, stages=stages, persistent={persistent},
-                 consumers={nc}, window={window}, half={half})
-""" + PTXAS + """\
-print(json.dumps(dict(wgmma=ptx.count("wgmma.mma_async"), spills=ptx.count("st.local"),
-                      ptxas_spills=[int(x) for x in spill.groups()] if spill else None)))
-"""
-# ptxas spill bytes with HALF (kernels/_ws_half.py), measured: the persistent d = 128 window spills 80 / 88 B under
-# 3.6 and 32 / 80 under 3.8 (scalars kept across a tile's edge steps; the d = 64 three-consumer window, 276 / 340
-# under 3.8, is not a HALF launch: it runs two consumers and CARRY)
-HALF_SPILL_BYTES = 96
-
-
-@pytest.mark.parametrize("d,nc,persistent,window,half", [(128, 2, False, False, True), (128, 2, True, False, True),
-                                                         (128, 2, True, True, True), (64, 3, False, False, True),
-                                                         (128, 2, True, True, 2)])
-def test_half_compiles_for_sm90(d, nc, persistent, window, half):
-    """HALF's causal launches (the edge half steps compiled in) build for sm_90 with no local-memory spills in the
-    PTX; ptxas's spills stay within HALF_SPILL_BYTES. half = 2: the first half step's Q through _q_lo's opaque
-    index (ws.half_code under triton 3.6 and 3.7)."""
-    from flashviz_kernels import gates
-    if not any(ws.triton_version().startswith(p) for p in gates.versions("ws-half")):       # HALF's own gate
-        pytest.skip(f"installed triton {ws.triton_version()} is not one HALF was verified on")
-    got = compile_report(HALF_COMPILE.format(d=d, nc=nc, persistent=persistent, window=window, half=half))
-    assert got["wgmma"] > 0 and got["spills"] == 0
-    assert max(got["ptxas_spills"]) <= HALF_SPILL_BYTES, got["ptxas_spills"]
-
-
 def test_fast_dispatch_follows_the_table_per_d_causal_and_n(monkeypatch):
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
     fast_routes(monkeypatch, {(64, False): 8192})
@@ -261,60 +172,6 @@ def test_dispatch_table_names_only_cells_ws_can_run():
             for c in ((False, True) if r.causal is None else (r.causal,)):
                 assert (r.d[0], c) in ws.CONFIGS
                 assert r.variant == "dense" or forward_table.ws_rows(r.variant, r.d[0], c) is not None
-
-
-@pytest.fixture(scope="module")
-def tile_fns():
-    key_range = gluon_on_host("_ws_tile", "key_range")
-    return gluon_on_host("_ws_tile", "persistent_tile"), lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1]
-
-
-@pytest.mark.parametrize("bm", [128, 192])
-@pytest.mark.parametrize("n_qblk,n_bh,group", [(8, 10, 3), (8, 10, 1), (5, 7, 7), (5, 7, 100), (1, 3, 2), (64, 128, 8)])
-def test_persistent_order_visits_every_tile_once_longest_first(tile_fns, n_qblk, n_bh, group, bm):
-    """The kernel's own tile decode: a permutation of all (head, query block) tiles; inside each head group the
-    query blocks go from the last to the first (a ragged last group included); bm-row tiles (2 or 3 consumers)."""
-    tile, _ = tile_fns
-    order = [tile(t, n_qblk, n_bh, group, bm) for t in range(n_qblk * n_bh)]
-    assert sorted(order) == sorted((bh, blk * bm) for bh in range(n_bh) for blk in range(n_qblk))
-    g = min(group, n_bh)
-    for grp in range(-(-n_bh // g)):
-        starts = [sq for bh, sq in order if bh // g == grp]
-        assert starts == sorted(starts, reverse=True)
-        assert {bh for bh, _ in order[grp * g * n_qblk:(grp + 1) * g * n_qblk]} == \
-            set(range(grp * g, min(n_bh, (grp + 1) * g)))
-
-
-@pytest.mark.parametrize("b,h,n,d", [(4, 32, 8192, 128), (4, 32, 8192, 64), (4, 32, 16384, 128), (1, 4, 8192, 128)])
-def test_persistent_causal_order_balances_132_programs(tile_fns, b, h, n, d):
-    """Programs p, p+132, ... of the causal order (head groups from ws.head_group): the busiest program does at
-    most one longest tile more than the mean, and no more than with head-major order."""
-    tile, key_tiles = tile_fns
-    n_qblk, n_bh = -(-n // 128), b * h
-    total = n_qblk * n_bh
-
-    def busiest(group):
-        work = [0] * min(132, total)
-        for t in range(total):
-            work[t % len(work)] += key_tiles(tile(t, n_qblk, n_bh, group, 128)[1], n, n, 128, 128, True)
-        return max(work), sum(work) / len(work)
-
-    group = ws.head_group(n_bh, n, d, 2, True)
-    assert group == min(n_bh, ws.L2_KV_BYTES // (2 * n * d * 2)) > 1
-    most, mean = busiest(group)
-    longest = key_tiles((n_qblk - 1) * 128, n, n, 128, 128, True)
-    assert most - mean <= longest and most <= busiest(1)[0]
-
-
-@pytest.mark.parametrize("bm", [128, 192])
-def test_key_tiles_follow_bottom_right_causal(tile_fns, bm):
-    _, key_tiles = tile_fns
-    for n_q, n_k in ((1000, 1000), (300, 1000), (1000, 300), (17, 4093), (4093, 129), (193, 191)):
-        for start in range(0, n_q, bm):
-            last_row = min(start + bm - 1, n_q - 1)
-            seen = min(max(last_row + n_k - n_q + 1, 0), n_k)       # keys the block's last row sees
-            assert key_tiles(start, n_q, n_k, bm, 128, True) == -(-seen // 128)
-            assert key_tiles(start, n_q, n_k, bm, 64, False) == -(-n_k // 64)
 
 
 def _refused_before_launch(monkeypatch, env):
@@ -508,40 +365,6 @@ def test_status_says_which_launches_run_persistent(monkeypatch):
                                          f"d=64 window, d=128 window ({ws.PERSISTENT_ENV}=1)")
     monkeypatch.setenv(ws.PERSISTENT_ENV, "2")
     assert "must be 1" in ws.status()["persistent"]
-
-
-def test_tune_summary_compares_each_schedule_with_its_one_tile_twin(capsys):
-    """tune_ws's summary: persistent / one-tile of the same switches and N, the spread over rounds."""
-    pytest.importorskip("triton")
-    from tools import tune_ws
-    base = dict(n=8192, d=128, causal=True, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.0,
-                fast_ms=4.4, groups=None)
-    tune_ws.report([dict(base, persistent=False, ms=4.0, ms_all=[4.0, 4.2]),
-                     dict(base, persistent=True, ms=3.6, ms_all=[3.5, 3.6, 3.7]),
-                     dict(base, pingpong=True, persistent=True, ms=3.0, ms_all=[3.0])])
-    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
-    assert "pers/one 0.900" in out[2] and "grp=auto" in out[2] and "[3.500-3.700]" in out[2] and "x1.111 cudnn" in out[2]
-    assert "pers/one" not in out[1] and "[4.000-4.200]" in out[1] and "grp" not in out[1]
-    assert "pers/one" not in out[3]                      # no one-tile run with pingpong on to compare with
-
-
-def test_tune_summary_compares_three_consumers_with_the_fastest_two(capsys):
-    """tune_ws --variants consumers: each NC=3 row over the fastest NC=2 row of its cell and schedule."""
-    pytest.importorskip("triton")
-    from tools import tune_ws
-    base = dict(n=8192, d=64, causal=False, block_n=128, stages=2, overlap=False, pingpong=False, cudnn_ms=4.8,
-                fast_ms=5.2, groups=None, persistent=False)
-    tune_ws.report([dict(base, consumers=2, ms=5.0, ms_all=[5.0]),
-                     dict(base, consumers=2, stages=3, ms=4.0, ms_all=[4.0]),
-                     dict(base, consumers=3, ms=4.4, ms_all=[4.4]),
-                     dict(base, consumers=3, persistent=True, ms=4.2, ms_all=[4.2])])
-    out = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
-    assert "NC=2" in out[1] and "nc3/nc2" not in out[1] and "nc3/nc2" not in out[2]
-    assert "NC=3" in out[3] and "nc3/nc2 1.100" in out[3] and "x1.091 cudnn" in out[3]
-    assert "nc3/nc2" not in out[4] and "pers/one 0.955" in out[4]    # no persistent NC=2 run to compare with
-    for d, cands in tune_ws.NC3_CANDIDATES.items():                  # each fits sm_90's shared memory
-        assert all(ws.smem_bytes(d, bn, st, True, 2, 3) <= ws.SMEM_BYTES for bn, st, _, _ in cands)
-        assert not any(ov and bn > 64 for bn, _, ov, _ in cands)      # OVERLAP at bn=128 spills at 160 registers
 
 
 # the ws forward's version-gated 1 / 0 switches (kernels/ws_schedule.py): (env constant, default function,
