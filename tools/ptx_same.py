@@ -20,7 +20,7 @@ import os
 import re
 from pathlib import Path
 
-# (d, causal, consumers, window, docs, alibi): tests/kernels/test_ws.py's compile cases plus ALiBi (no overlap)
+# (d, causal, consumers, window, docs, alibi): tests/kernels/test_ws_build.py's compile cases plus ALiBi (no overlap)
 CASES = [(128, True, 2, False, False, False), (128, False, 2, False, False, False), (64, True, 2, False, False, False),
          (64, False, 2, False, False, False), (64, True, 3, False, False, False), (64, False, 3, False, False, False),
          (128, True, 2, True, False, False), (64, True, 3, True, False, False), (128, True, 2, False, True, False),

@@ -1,5 +1,5 @@
 """The Gluon ws backward's sm_90 builds (kernels/ws_bwd.py), made without a GPU under the verified triton (skipped
-elsewhere, as test_ws.py's compile test): what each launch's PTX holds (MMAs, TMA reduce-adds, barriers), ptxas's
+elsewhere, as test_ws_build.py's): what each launch's PTX holds (MMAs, TMA reduce-adds, barriers), ptxas's
 spills per dQ mode and mask launch, and the masked loops mask_mode "asm" shortens. test_ws_bwd.py has the dispatch,
 test_ws_bwd_host.py the device code run on the host."""
 import pytest

@@ -94,7 +94,7 @@ WIDE_SPILL_BYTES = {"3.9.": 104}
     (False, False, False, False, 2), (False, False, False, True, 3), (True, False, False, False, 3),
     (True, False, False, True, 2), (True, True, False, True, 2), (False, False, True, False, 2)])
 def test_wide_tile_compiles_for_sm90(causal, window, docs, persistent, stages):
-    """In a child process with TRITON_INTERPRET=0, like test_ws.py's compile tests: OVERLAP off by default, no
+    """In a child process with TRITON_INTERPRET=0, like test_ws_build.py's compile tests: OVERLAP off by default, no
     local-memory spills in the PTX, ptxas's within WIDE_SPILL_BYTES (else 24 B), shared memory within sm_90's and
     the estimate."""
     needs_verified_triton()
