@@ -172,7 +172,8 @@ def cuobjdump_sass(cubin: bytes) -> str:
 
 def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
     """The SASS of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
-    default), built for sm_90a as triton builds it for this GPU."""
+    default, and next_s as a launch on this triton takes it, ws_bwd.next_default), built for sm_90a as triton builds
+    it for this GPU."""
     from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass, triton_bin
     if what == "fwd":
         from flashviz_kernels import ws
@@ -183,8 +184,10 @@ def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
     else:
         from flashviz_kernels import ws_bwd
         bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
-        k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode,
-                             prefetch=ws_bwd.prefetch_for(d, mode, None), mask_mode=mask_mode)
+        prefetch = ws_bwd.prefetch_for(d, mode, None)
+        nxt = ws_bwd.next_code(None, mode, False, False, prefetch, True, stages, ws_bwd.next_default(d))
+        k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode, prefetch=prefetch,
+                             mask_mode=mask_mode, next_s=nxt)
     return ptxas_sass(k, triton_bin())[1]
 
 
