@@ -53,8 +53,8 @@ def dump(out: Path, half: str = "0") -> int:
 
 def bwd_cases() -> list[tuple[str, dict]]:
     """(name, compile_sm90_bwd keywords) of the ws backward: the table's launch at d 64 and 128, causal or not, and
-    with a mask table, GQA, the statistics in registers, prefetch 0; then, not causal, dq modes "split" and "tma2",
-    early_dq and dq_first."""
+    with a mask table, GQA, the statistics in registers, prefetch 0, next_s 1 (3.8's default at d = 64); then, not
+    causal, dq modes "split" and "tma2", early_dq and dq_first."""
     from flashviz_kernels import backward_table
     out = []
     for d, causal in itertools.product((64, 128), (False, True)):
@@ -62,7 +62,8 @@ def bwd_cases() -> list[tuple[str, dict]]:
         base = dict(d=d, causal=causal, block_m=f["block_m"], stages=f["stages"], dq_split=f["dq_split"],
                     rotate=f["rotate"], dq_mode=f["dq_mode"], early_dq=f["early_dq"], prefetch=f["prefetch"])
         for tag, extra in (("", {}), ("_table", dict(table=True)), ("_gqa", dict(gqa=True)),
-                           ("_regstats", dict(stats_acc=False)), ("_pre0", dict(prefetch=0))):
+                           ("_regstats", dict(stats_acc=False)), ("_pre0", dict(prefetch=0)),
+                           ("_next1", dict(next_s=1))):
             out.append((f"bwd_d{d}_causal{int(causal)}{tag}", dict(base, **extra)))
         if not causal:
             for tag, extra in (("_split", dict(dq_mode="split", prefetch=0)), ("_tma2", dict(dq_mode="tma2")),

@@ -135,11 +135,13 @@ def test_ptx_same_ignores_debug_information_and_sees_an_instruction_change(tmp_p
 
 def test_ptx_same_backward_cases_are_distinct_launches_the_backward_accepts():
     """ptx_same dump --bwd: each case has its own file name, the table's launch is among them at both head dims,
-    and every case is one ws_bwd.check_tiles and prefetch_for accept (a refused one would fail the dump)."""
+    and every case is one ws_bwd.check_tiles, prefetch_for and next_code accept (a refused one would fail the
+    dump); next_s 1 (3.8's default at d = 64) is among them."""
     from flashviz_kernels import backward_table, ws_bwd
     from tools import ptx_same
     cases = ptx_same.bwd_cases()
-    assert len({name for name, _ in cases}) == len(cases) == 28
+    assert len({name for name, _ in cases}) == len(cases) == 32
+    assert sum(kw.get("next_s") == 1 for _, kw in cases) == 4
     for d in (64, 128):
         f = backward_table.ws_launch(d)
         assert any(kw["d"] == d and kw["dq_mode"] == f["dq_mode"] and kw["block_m"] == f["block_m"] and
@@ -147,6 +149,9 @@ def test_ptx_same_backward_cases_are_distinct_launches_the_backward_accepts():
     for _, kw in cases:
         prefetch = ws_bwd.prefetch_for(kw["d"], kw["dq_mode"], kw["prefetch"])
         ws_bwd.check_tiles(kw["d"], kw["block_m"], kw["stages"], kw["dq_split"], kw["dq_mode"], 2, prefetch)
+        if kw.get("next_s"):
+            assert ws_bwd.next_code(kw["next_s"], kw["dq_mode"], bool(kw["early_dq"]), False, prefetch, True,
+                                    kw["stages"]) == kw["next_s"]
 
 
 def test_compile_check_skips_what_the_ws_backward_refuses():
