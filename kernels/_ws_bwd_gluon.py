@@ -49,7 +49,7 @@ comes out as S^T - lse2_i / qk_scale and P^T = exp2(that * qk_scale), dP^T's as 
 then live in registers only until the MMAs are issued, not through the softmax, which removed most of ptxas's spills
 at d = 128 (`python -m tools.compile_check --ws-bwd --stats-acc 0 1` prints both). ws_bwd.backward turns it
 off at sm_scale 0, where there is no 1 / qk_scale, and at scales so small that -lse2 / qk_scale would overflow
-(ws_bwd.stats_acc_on).
+(ws_bwd.stats_acc_on). STATS_ACC 2 (ws_bwd.stats_code, off by default) starts S^T only; dP^T starts from zero.
 PREFETCH (where lse2 and delta of a query block come from): 0 loaded by each consumer as the block starts (an L2
 round trip between the block's start and its first MMAs, which STATS_ACC makes them wait on); 1 loaded a block ahead
 into registers (ptxas spills: slower); 2 (the default) loaded by the producer's lanes into the block's ring stage
@@ -162,7 +162,10 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             if PREFETCH != 2:
                 mbarrier.wait(ready.index(st), ph)
             s_tok = warpgroup_mma(k_buf, q_buf.permute((1, 0)), s_init, is_async=True)       # S^T - lse2 / qk_scale
-            dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
+            if STATS_ACC == 2:                        # dP^T from zero, delta subtracted in dS (dp_init unused)
+                dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+            else:
+                dp_tok = warpgroup_mma(v_buf, do_buf.permute((1, 0)), dp_init, is_async=True)    # dP^T - delta
             if EXP % 2 == 1:                          # "late": dP^T too, so dS's multiplies can interleave
                 s, dp = warpgroup_mma_wait(0, deps=(s_tok, dp_tok))
             else:
@@ -187,7 +190,9 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
         dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
         if EXP % 2 == 0:
             dp = warpgroup_mma_wait(1, deps=(dp_tok,))
-        if STATS_ACC:
+        if STATS_ACC == 2 and PREFETCH == 2:          # read from the stage now, not held through the exponentials
+            ds = p * (dp - stats_smem.index(2 * st + 1).load(s_layout))
+        elif STATS_ACC == 1:
             ds = p * dp
         else:
             ds = p * (dp - delta_row)
@@ -255,9 +260,9 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     n_masked = (full - lo + end - hi) // BM           # both edges' masked blocks in one loop, then the full ones
     if NEXT >= 1:                                     # the next block's S^T issued early (_ws_bwd_next.py)
         dk, dv = blocks_next(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D,
-                             STAGES, True, CAUSAL, False, DQ_MODE, TABLE, EXP, MASK, NEXT)
+                             STAGES, True, CAUSAL, False, DQ_MODE, TABLE, EXP, MASK, NEXT, STATS_ACC)
         dk, dv = blocks_next(a, dk, dv, n_masked, full, hi, hi, 0, k_first, k_last, CID, BM, D, STAGES, False,
-                             CAUSAL, ROTATE, DQ_MODE, TABLE, EXP, MASK, NEXT)
+                             CAUSAL, ROTATE, DQ_MODE, TABLE, EXP, MASK, NEXT, STATS_ACC)
     else:
         dk, dv = _blocks(a, dk, dv, 0, lo, lo + n_masked * BM, full, hi - full, k_first, k_last, CID, BM, D, STAGES,
                          True, CAUSAL, DQ_SPLIT, False, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST, PREFETCH, EXP,

@@ -49,7 +49,7 @@ def _issue_s(a, c, k_buf, zs, s_layout: gl.constexpr, STAGES: gl.constexpr):
 def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
            D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr, DQ_MODE: gl.constexpr,
            TABLE: gl.constexpr, EXP: gl.constexpr, MASK: gl.constexpr, HAS_NEXT: gl.constexpr,
-           NEXT: gl.constexpr):
+           NEXT: gl.constexpr, STATS_ACC: gl.constexpr):
     """Query block i at ring position c (rows from start), whose S^T is s_acc (NEXT 1: done; 2: in flight): (dk,
     dv, block i+1's S^T where HAS_NEXT (done; in flight), else s_acc)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
@@ -74,7 +74,10 @@ def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl
     delta_row = stats_smem.index(2 * st + 1).load(s_layout)
     if NEXT == 2:                                     # in flight since block i-1's tail: wait_group 0 (see above)
         s = warpgroup_mma_wait(0, deps=(s_acc,))
-    dp_tok = warpgroup_mma(v_smem.index(CID), do_buf.permute((1, 0)), zs - delta_row, is_async=True)  # dP^T - delta
+    if STATS_ACC == 2:                                # dP^T from zero, delta subtracted in dS (_ws_bwd_gluon.py)
+        dp_tok = warpgroup_mma(v_smem.index(CID), do_buf.permute((1, 0)), zs, use_acc=False, is_async=True)
+    else:
+        dp_tok = warpgroup_mma(v_smem.index(CID), do_buf.permute((1, 0)), zs - delta_row, is_async=True)  # - delta
     if NEXT == 2 and EXP % 2 == 1:                    # "late": dP^T too before the exponentials
         dp = warpgroup_mma_wait(0, deps=(dp_tok,))
     elif NEXT == 1 and EXP % 2 == 1:
@@ -88,7 +91,10 @@ def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl
     dv_tok = warpgroup_mma(p16, do_buf, dv, is_async=True)
     if EXP % 2 == 0:
         dp = warpgroup_mma_wait(1, deps=(dp_tok,))
-    ds16 = (p * dp).to(desc_q.dtype)
+    if STATS_ACC == 2:                                # delta read from the stage now, not held until here
+        ds16 = (p * (dp - stats_smem.index(2 * st + 1).load(s_layout))).to(desc_q.dtype)
+    else:
+        ds16 = (p * dp).to(desc_q.dtype)
     slot, use = ring(c, 2)                            # two dS^T slots (the TMA modes from "tma2" on)
     mbarrier.wait(ds_free.index(slot), use ^ 1)
     ds_smem.index(slot * 2 + CID).store(ds16)
@@ -121,7 +127,7 @@ def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl
 def blocks_next(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constexpr, BM: gl.constexpr,
                 D: gl.constexpr, STAGES: gl.constexpr, MASKED: gl.constexpr, CAUSAL: gl.constexpr,
                 ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr, EXP: gl.constexpr,
-                MASK: gl.constexpr, NEXT: gl.constexpr):
+                MASK: gl.constexpr, NEXT: gl.constexpr, STATS_ACC: gl.constexpr):
     """_ws_bwd_gluon._blocks' walk (the same blocks, order and ring positions) with S^T_{i+1} issued early (NEXT 1
     or 2): the first block's S^T issued before the loop, each block but the last issuing the next one's, the last
     peeled."""
@@ -142,8 +148,8 @@ def blocks_next(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.con
         for it in range(count - 1):
             start = block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
             dk, dv, s_acc = _block(a, dk, dv, s_acc, zs, c0 + it, start, keys, first, k_first, k_last, CID, BM, D,
-                                   STAGES, MASKED, CAUSAL, DQ_MODE, TABLE, EXP, MASK, True, NEXT)
+                                   STAGES, MASKED, CAUSAL, DQ_MODE, TABLE, EXP, MASK, True, NEXT, STATS_ACC)
         start = block_row(lo, count, count - 1, r0, gap_at, gap, BM, ROTATE, TABLE)
         dk, dv, s_acc = _block(a, dk, dv, s_acc, zs, c0 + count - 1, start, keys, first, k_first, k_last, CID, BM, D,
-                               STAGES, MASKED, CAUSAL, DQ_MODE, TABLE, EXP, MASK, False, NEXT)
+                               STAGES, MASKED, CAUSAL, DQ_MODE, TABLE, EXP, MASK, False, NEXT, STATS_ACC)
     return dk, dv

@@ -158,6 +158,8 @@ def backward_label(device="cuda") -> str:
     nxt = os.environ.get(ws_bwd.NEXT_ENV, "")          # its next_s: a switch set for this run, or where it is on
     nxt = f" ({ws_bwd.NEXT_ENV}={nxt})" if nxt else "".join(f" (next_s 1 at d {d})" for d in ws_bwd.HEAD_DIMS
                                                              if ws_bwd.next_default(d))
+    if os.environ.get(ws_bwd.DP_ZERO_ENV, ""):          # a switch set for this run (off by default)
+        nxt += f" ({ws_bwd.DP_ZERO_ENV}={os.environ[ws_bwd.DP_ZERO_ENV]})"
     ws_text = "" if ws_bwd.unavailable() else (
         f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {_dims('ws')}, windows/documents d in "
         f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}"

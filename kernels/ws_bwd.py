@@ -81,6 +81,11 @@ MASK_DEFAULT = "where"
 NEXT_MODES = (0, 1, 2)
 NEXT_TRITONS = ("3.8.",)
 NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
+# DP_ZERO_ENV=1 (stats_code: the kernel's STATS_ACC 2; off until timed on a GPU): S^T still starts from
+# -lse2 / qk_scale but dP^T from zero, delta subtracted in dS and read from the ring stage there, so at d = 64 with
+# next_s 1 dP^T issues at its block's top instead of behind its start and S^T's scaling (FA4 issues both MMAs first:
+# assets/benchmarks/tune/cpu-sm90-sass-skeleton-bwd-2026-12-05.txt; test_ws_bwd_build.py), for a few more spills
+DP_ZERO_ENV = "FLASHVIZ_WS_BWD_DP_ZERO"
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
@@ -166,6 +171,13 @@ def next_default(d: int, version: str | None = None) -> int:
     faster there every time, slower at d = 128, within noise under 3.6; tests/kernels/test_ws_bwd_next.py reads them."""
     version = ws.triton_version() if version is None else version
     return int(d == 64 and any(version.startswith(p) for p in NEXT_TRITONS))
+
+
+def stats_code(acc: bool, dp_zero: bool | None = None):
+    """The kernel's STATS_ACC: acc (stats_acc_on's bool), or 2 where acc and dp_zero (None: DP_ZERO_ENV's)."""
+    if dp_zero is None:
+        dp_zero = env_switch(DP_ZERO_ENV, ("0", "1"), "1 (dP^T from zero) or 0") == "1"
+    return 2 if acc and dp_zero else acc
 
 
 def next_code(next_s: int | None, dq_mode: str, early_dq: bool, dq_first: bool, prefetch: int, acc: bool,
@@ -280,7 +292,7 @@ def descriptors(q, do, k, v, dk, dv, dq_acc, block_m: int, dq_layout: str = "col
 def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2, dq_split: int = 1,
                  rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True, early_dq: bool = False,
                  table: bool = False, gqa: bool = False, dq_first: bool = False, prefetch: int = 0,
-                 exp_mode: str = "mufu", mask_mode: str | None = None, next_s: int = 0):
+                 exp_mode: str = "mufu", mask_mode: str | None = None, next_s: int = 0, dp_zero: bool = False):
     """(jit function, signature, constexprs, options) of one launch configuration of the ws backward, for
     triton.compile with a GluonASTSource (tools/compile_check.py --ws-bwd); table: a window's or packed documents'
     launch (the host's by-key tables). Call it with TRITON_INTERPRET=0."""
@@ -296,7 +308,8 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
                groups="i32")
     creg, preg, maxnreg = REGS
     consts = dict(BM=block_m, D=d, STAGES=stages, CAUSAL=causal, DQ_SPLIT=dq_split, ROTATE=rotate,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode], STATS_ACC=stats_acc,
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[dq_mode],
+                  STATS_ACC=stats_code(stats_acc, dp_zero),
                   EARLY_DQ=early_dq, TABLE=table, GQA=gqa, DQ_FIRST=dq_first, PREFETCH=prefetch,
                   EXP=exp_code(exp_mode), MASK=mask_code(mask_mode),
                   NEXT=next_code(next_s, dq_mode, early_dq, dq_first, prefetch, stats_acc, stages))
@@ -341,7 +354,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
     its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
     mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
-    the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's.
+    the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's. DP_ZERO_ENV=1 starts
+    dP^T's accumulator at zero instead of -delta (stats_code).
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -400,7 +414,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=acc,
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_code(acc),
         EARLY_DQ=early, TABLE=table, GQA=h_kv != h,
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, NEXT=nxt, num_warps=4,
         maxnreg=maxnreg)

@@ -136,12 +136,14 @@ def compile_sm90(d: int, causal: bool, dtype: str = "fp16", overlap: bool = True
 def compile_sm90_bwd(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, stages: int = 2,
                      dq_split: int = 1, rotate: bool = True, dq_mode: str = "tma2", stats_acc: bool = True,
                      early_dq: bool = False, table: bool = False, gqa: bool = False, dq_first: bool = False,
-                     prefetch: int = 0, exp_mode: str = "mufu", mask_mode: str | None = None, next_s: int = 0):
+                     prefetch: int = 0, exp_mode: str = "mufu", mask_mode: str | None = None, next_s: int = 0,
+                     dp_zero: bool = False):
     """The ws backward compiled for sm_90 without a GPU, like compile_sm90; table: a window's or packed documents'
     launch (the host's by-key tables)."""
     from flashviz_kernels import ws_bwd
     return _compile(ws_bwd.compile_spec(d, causal, dtype, block_m, stages, dq_split, rotate, dq_mode, stats_acc,
-                                        early_dq, table, gqa, dq_first, prefetch, exp_mode, mask_mode, next_s),
+                                        early_dq, table, gqa, dq_first, prefetch, exp_mode, mask_mode, next_s,
+                                        dp_zero),
                     gluon=True)
 
 
@@ -154,9 +156,9 @@ def ws_bwd_main(args):
     print(f"triton {triton.__version__}, sm_90, ws backward; REGS (consumer, producer, launch) {ws_bwd.REGS}")
     dtypes = ["fp16", "bf16"] if args.dtype == "both" else [args.dtype]
     modes = args.dq_mode or ["split", "tma", "tma2"]
-    for mode, d, causal, dt, acc, early, table, exp, mask, nxt in itertools.product(
+    for mode, d, causal, dt, acc, early, table, exp, mask, nxt, dpz in itertools.product(
             modes, args.ws_d, (False, True), dtypes, args.stats_acc, args.early_dq, args.table, args.exp, args.mask,
-            args.next):
+            args.next, args.dp_zero):
         bm, stages, split, _ = ws_bwd.CONFIGS[d][:4]
         bm, stages, split = args.block_m or bm, args.stages or stages, args.dq_split or split
         if mode == "rows" and not args.block_m:
@@ -170,11 +172,11 @@ def ws_bwd_main(args):
             print(f"{name.rstrip()}: skipped, {e}", flush=True)
             continue
         name += (f"stats_acc={acc} early_dq={early} table={table} prefetch={prefetch} exp={exp} mask={mask} "
-                 f"next={nxt}:")
+                 f"next={nxt} dp_zero={dpz}:")
         try:
             k = compile_sm90_bwd(d, causal, dt, bm, stages, split, dq_mode=mode, stats_acc=bool(acc),
                                  early_dq=early == 1, table=bool(table), dq_first=early == 2, prefetch=prefetch,
-                                 exp_mode=exp, mask_mode=mask, next_s=nxt)
+                                 exp_mode=exp, mask_mode=mask, next_s=nxt, dp_zero=bool(dpz))
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {_first_error(e)[:300]}", flush=True)
             continue
@@ -254,6 +256,8 @@ def main(argv=None):
                     help="--ws-bwd: how masked blocks zero P^T (ws_bwd.MASK_MODES)")
     ap.add_argument("--next", type=int, nargs="+", default=[0], choices=[0, 1, 2],
                     help="--ws-bwd: where the next query block's S^T is issued (ws_bwd.NEXT_MODES)")
+    ap.add_argument("--dp-zero", type=int, nargs="+", default=[0], choices=[0, 1],
+                    help="--ws-bwd: 1 = dP^T's accumulator starts at zero, delta subtracted in dS (ws_bwd.stats_code)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")

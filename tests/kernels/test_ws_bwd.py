@@ -65,7 +65,10 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
                                               "(5 matmuls) for d <= 64, reference (7 matmuls) above, on sm_90")
     monkeypatch.setenv(ws_bwd.NEXT_ENV, "1")          # a backward schedule switch set for the run: named
     assert "GQA d in (64, 128) (FLASHVIZ_WS_BWD_NEXT=1), else fused" in backward_pick.backward_label()
+    monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "1")      # both, in that order
+    assert "(FLASHVIZ_WS_BWD_NEXT=1) (FLASHVIZ_WS_BWD_DP_ZERO=1), else fused" in backward_pick.backward_label()
     monkeypatch.delenv(ws_bwd.NEXT_ENV)
+    monkeypatch.delenv(ws_bwd.DP_ZERO_ENV)
     pretend_hopper(monkeypatch, version="3.8.0")     # and where its default is on (triton 3.8, d = 64)
     assert "GQA d in (64, 128) (next_s 1 at d 64), else " in backward_pick.backward_label()
     pretend_hopper(monkeypatch)
@@ -274,6 +277,21 @@ def test_prefetch_runs_with_the_tma_modes_only():
             assert [ws_bwd.prefetch_for(d, mode, p) for p in (0, 1, 2, True, False)] == [0, 1, 2, 1, 0]
     with pytest.raises(fk.KernelInputError, match="0, 1 or 2"):
         ws_bwd.prefetch_for(64, "tma2", -1)
+
+
+def test_stats_code_starts_dp_at_zero_only_where_asked(monkeypatch):
+    """STATS_ACC 2 (dP^T from zero) only with the accumulator start on and DP_ZERO_ENV=1 or dp_zero=True; the
+    default launch's value stays the bool it was (the same kernel build); a bad value names the variable."""
+    monkeypatch.delenv(ws_bwd.DP_ZERO_ENV, raising=False)
+    assert ws_bwd.stats_code(True) is True and ws_bwd.stats_code(False) is False
+    assert ws_bwd.stats_code(True, True) == 2 and ws_bwd.stats_code(False, True) is False
+    monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "1")
+    assert ws_bwd.stats_code(True) == 2 and ws_bwd.stats_code(False) is False and ws_bwd.stats_code(True, False) is True
+    monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "0")
+    assert ws_bwd.stats_code(True) is True
+    monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "yes")
+    with pytest.raises(fk.KernelInputError, match="FLASHVIZ_WS_BWD_DP_ZERO"):
+        ws_bwd.stats_code(True)
 
 
 def test_stats_acc_only_where_the_start_cannot_overflow():

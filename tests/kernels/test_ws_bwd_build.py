@@ -147,3 +147,43 @@ def test_asm_mask_shortens_the_causal_masked_loop(d):
     for c in (0, 2):
         assert asm[c] < where[c], got
         assert abs(asm[c + 1] - where[c + 1]) <= 8, got
+
+
+DP_ZERO_BUILD = """import json, re
+from tools import compile_check as cc, sass_loops as s
+out = {{}}
+for dpz in (0, 1):
+    k = cc.compile_sm90_bwd({d}, {causal}, "fp16", {bm}, {stages}, 1, dq_mode="{mode}", prefetch=2, next_s={nxt},
+                            dp_zero=bool(dpz))
+    report, sass = cc.ptxas_sass(k, cc.triton_bin())
+    ins = s.parse(sass)
+    tops = []                                          # per loop: instructions of its shortest trip before an HGMMA
+    for a, b in s.loops(ins):
+        trip = [ins[i][1] for i in min(s.trips(ins, a, b), key=len)]
+        tops.append(next(n for n, t in enumerate(trip) if s.kind(t) == "HGMMA"))
+    spill = re.search(r"(\\d+) bytes spill stores", report)
+    out[dpz] = dict(tops=tops, serialised=[ln for ln in report.splitlines() if "C7512" in ln or "C7514" in ln],
+                    wgmma=k.asm["ptx"].count("wgmma.mma_async"), spill=int(spill.group(1)) if spill else None)
+print(json.dumps(out))
+"""
+# spill stores with dP^T from zero (B per thread, d = 64, next_s 1): triton 3.8 68-80 (off: 48-52), 3.6 164 causal
+# (off: 68); past the installed triton's bound (160 elsewhere) is caught
+DP_ZERO_SPILL_BOUND = {"3.6.": 256}
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_dp_zero_issues_dp_at_the_block_top(causal):
+    """What DP_ZERO_ENV is for, in the d = 64 launch as triton 3.8 builds it (next_s 1: S^T came in the previous
+    block's tail): with dP^T's accumulator started from -delta, each loop's trip runs its start (LDS, FADD) and
+    ptxas's S^T scaling before dP^T's first HGMMA; from zero, dP^T issues earlier in every loop and among the first
+    instructions of the unmasked ones (FA4's loop: 20, assets/benchmarks/tune/cpu-sm90-sass-skeleton-bwd-*); the
+    same MMAs, none serialised, spills within DP_ZERO_SPILL_BOUND."""
+    needs_verified_triton()
+    bm, stages, _, _, mode = ws_bwd.CONFIGS[64]
+    got = compile_report(DP_ZERO_BUILD.format(d=64, causal=causal, bm=bm, stages=stages, mode=mode, nxt=1))
+    off, on = got["0"], got["1"]
+    assert len(on["tops"]) == len(off["tops"]) == 4, got     # per consumer: the masked loop, the unmasked one
+    assert all(a < b for a, b in zip(on["tops"], off["tops"])), got
+    assert max(on["tops"][1::2]) < 40 < 100 < min(off["tops"][1::2]), got     # the unmasked loops
+    assert on["serialised"] == [] and on["wgmma"] == off["wgmma"], got
+    assert on["spill"] is not None and on["spill"] <= per_triton(DP_ZERO_SPILL_BOUND, 160), got
