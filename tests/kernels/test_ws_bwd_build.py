@@ -173,8 +173,8 @@ DP_ZERO_SPILL_BOUND = {"3.6.": 256}
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_dp_zero_issues_dp_at_the_block_top(causal):
-    """What DP_ZERO_ENV is for, in the d = 64 launch as triton 3.8 builds it (next_s 1: S^T came in the previous
-    block's tail): with dP^T's accumulator started from -delta, each loop's trip runs its start (LDS, FADD) and
+    """What DP_ZERO_ENV is for, in the d = 64 launch with next_s 1 (3.8's default: S^T came in the previous block's
+    tail): with dP^T's accumulator started from -delta, each loop's trip runs its start (LDS, FADD) and
     ptxas's S^T scaling before dP^T's first HGMMA; from zero, dP^T issues earlier in every loop and among the first
     instructions of the unmasked ones (FA4's loop: 20, assets/benchmarks/tune/cpu-sm90-sass-skeleton-bwd-*); the
     same MMAs, none serialised, spills within DP_ZERO_SPILL_BOUND."""
