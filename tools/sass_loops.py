@@ -10,8 +10,9 @@ unmasked softmax, has two).
 Ours: the ws forward (kernels/ws.py) and ws backward (kernels/ws_bwd.py) at their tables' launches, compiled by
 tools.compile_check's hooks. FlashAttention-4 (optional, --fa4-python): its sm90 forward and backward built the
 way its interface documents for CPU-only compilation (FakeTensorMode, FLASH_ATTENTION_ARCH / CUTE_DSL_ARCH
-sm_90a, FLASH_ATTENTION_NUM_SMS), in a child process of an interpreter that imports flash_attn.cute (Python 3.12:
-its wheels are cp312; tools/device/pack.sh fa4 unpacks them, PYTHONPATH as tools/device/env.sh's fv_fa4 sets it).
+sm_90a, FLASH_ATTENTION_NUM_SMS), in a child process of an interpreter that imports flash_attn.cute: this machine's
+.venv with `tools/device/pack.sh fa4-cpu`'s folder (--fa4-python .venv/bin/python --fa4-path .whl/fa4cpu), or a
+Python 3.12 with the device's cp312 tree (pack.sh fa4, PYTHONPATH as tools/device/env.sh's fv_fa4 sets it).
 Loops are innermost loops holding HGMMA (a branch back, with no EXIT between); a path follows branches forward
 inside the loop and takes none that leaves it (an mbarrier wait's retry, placed after the partition's EXIT).
 """

@@ -6,6 +6,7 @@
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
+#   tools/device/pack.sh fa4-cpu          .whl/fa4cpu/: FA4 unpacked for this machine's .venv (tools.sass_loops)
 #   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), the ptxas it does not
 # run for sm_90 (ptxas-blackwell before 3.9, the legacy CUDA 12.9 ptxas from 3.9), nvdisasm, cuobjdump, CUPTI (its
@@ -65,6 +66,18 @@ fa4)
     mv "$TMP/fa4part.aa" "$ROOT/.whl/fa4a/"
     mv "$TMP/fa4part.ab" "$ROOT/.whl/fa4b/"
     ls -la "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b" ;;
+fa4-cpu)
+    # FA4 for this machine's .venv (tools.sass_loops --fa4-python .venv/bin/python --fa4-path .whl/fa4cpu): its wheels
+    # for the .venv's Python, CUDA 12 libraries (the CPU build needs only their compiler), cuda-bindings 12, einops
+    py=$("$ROOT/.venv/bin/python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    # shellcheck disable=SC2086
+    ${PIP/--python-version 3.12/--python-version $py} flash-attn-4==4.0.0b36 nvidia-cutlass-dsl==4.8.1 \
+        nvidia-cutlass-dsl-libs-base==4.8.1 nvidia-cutlass-dsl-libs-core==4.8.1 nvidia-cutlass-dsl-libs-cu12==4.8.1 \
+        "apache-tvm-ffi<0.2,>=0.1.11" torch-c-dlpack-ext "quack-kernels>=0.5.3" "cuda-bindings>=12,<13" \
+        cuda-pathfinder einops -d "$TMP"
+    rm -rf "$ROOT/.whl/fa4cpu" && mkdir -p "$ROOT/.whl/fa4cpu"
+    for w in "$TMP"/*.whl; do python3 -m zipfile -e "$w" "$ROOT/.whl/fa4cpu"; done
+    du -sh "$ROOT/.whl/fa4cpu" ;;
 app)
     # streamlit 1.67's and plotly's requirements that the device image (KINDS.md's package list) does not hold
     mkdir -p "$ROOT/.whl/app"
@@ -72,6 +85,6 @@ app)
         itsdangerous watchdog jsonschema referencing rpds-py jsonschema-specifications
     ls -la "$ROOT/.whl/app" ;;
 *)
-    echo "usage: $0 triton VERSION [full] | fa4 | app" >&2
+    echo "usage: $0 triton VERSION [full] | fa4 | fa4-cpu | app" >&2
     exit 2 ;;
 esac
