@@ -156,10 +156,12 @@ def backward_label(device="cuda") -> str:
     cc = torch.cuda.get_device_capability(device)
     from . import ws, ws_bwd
     nxt = os.environ.get(ws_bwd.NEXT_ENV, "")          # its next_s: a switch set for this run, or where it is on
-    nxt = f" ({ws_bwd.NEXT_ENV}={nxt})" if nxt else "".join(f" (next_s 1 at d {d})" for d in ws_bwd.HEAD_DIMS
-                                                             if ws_bwd.next_default(d))
-    if os.environ.get(ws_bwd.DP_ZERO_ENV, ""):          # a switch set for this run (off by default)
-        nxt += f" ({ws_bwd.DP_ZERO_ENV}={os.environ[ws_bwd.DP_ZERO_ENV]})"
+    dpz = os.environ.get(ws_bwd.DP_ZERO_ENV, "")        # dP^T from zero: the same
+    nxt = f" ({ws_bwd.NEXT_ENV}={nxt})" if nxt else "".join(
+        f" (next_s 1{', dP^T from zero' if ws_bwd.dp_zero_default(d, 1) and not dpz else ''} at d {d})"
+        for d in ws_bwd.HEAD_DIMS if ws_bwd.next_default(d))
+    if dpz:
+        nxt += f" ({ws_bwd.DP_ZERO_ENV}={dpz})"
     ws_text = "" if ws_bwd.unavailable() else (
         f"ws (Gluon, 5 matmuls, TMA dQ) for plain/causal d in {_dims('ws')}, windows/documents d in "
         f"{tuple(sorted(set(_dims('ws', 'window')) & set(_dims('ws', 'docs'))))}, GQA d in {_dims('ws', 'gqa')}"

@@ -118,12 +118,23 @@ VERIFIED = (
     # every launch that takes it; 3.8's default at d = 64, ws_bwd.next_default) on an H100 at f0c5def
     Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-next"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_BWD_NEXT": "1"})),
+    # and with dP^T's accumulator from zero (FLASHVIZ_WS_BWD_DP_ZERO=1 forcing it into every launch that starts the
+    # accumulators; 3.8's default with next_s 1 at d = 64, ws_bwd.dp_zero_default) on an H100 at 846f686
+    Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-dp-zero"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_BWD_DP_ZERO": "1"})),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
     # torch 2.15 pins triton ~=3.9.0: the ws forward's and backward's test files passed whole at 99a4182. Not opened
-    # there: HALF (its suite has not run on 3.9), the timeline (the device's trimmed 3.9 carried no proton, so its
-    # tests failed there: 3.9.0-rest) and the fused backward (3.6 only, as on 3.7.1 and 3.8)
+    # there: the timeline (the device's trimmed 3.9 carried no proton, so its tests failed there: 3.9.0-rest) and
+    # the fused backward (3.6 only, as on 3.7.1 and 3.8)
     Verified("ws-forward", "3.9.", (9, 0), Suite(SUITE.format("3.9.0-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-backward", "3.9.", (9, 0), Suite(SUITE.format("3.9.0-ws-backward"), TESTS["ws-backward"])),
+    # and on an H100 at 846f686: the backward's files with next_s 1 forced, then with next_s 1 and dP^T from zero
+    # (3.9's default at d = 64 from then, ws_bwd.next_default and dp_zero_default)
+    Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-next"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_BWD_NEXT": "1"})),
+    Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-dp-zero"),
+                                                  TESTS["ws-backward"], env={"FLASHVIZ_WS_BWD_NEXT": "1",
+                                                                             "FLASHVIZ_WS_BWD_DP_ZERO": "1"})),
 )
 
 

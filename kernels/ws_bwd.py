@@ -75,17 +75,19 @@ MASK_DEFAULT = "where"
 # next_s -> the kernel's NEXT (kernels/_ws_bwd_next.py): where a consumer issues the next query block's S^T. 0 at that
 # block's top, once this block's dQ piece left; 1 right behind this block's dK MMA, so it runs while the consumer
 # waits for dK and for the other consumer's dS^T; 2 right behind this block's dQ MMAs, in flight through the piece's
-# store and reduce-add (built and compiled for sm_90 on the CPU only: not yet run on a GPU, so never a default). The
-# default (next_default) is 1 at d = 64 under NEXT_TRITONS only; NEXT_ENV sets it for every launch that does not
-# pass next_s
+# store and reduce-add (its GPU tests passed on an H100 under 3.8 and 3.9; slower than 1 at d = 64 under 3.8:
+# tune/nvidia-h100-backward-ws-next2-d64-triton38-*). The default (next_default) is 1 at d = 64 under NEXT_TRITONS
+# only; NEXT_ENV sets it for every launch that does not pass next_s
 NEXT_MODES = (0, 1, 2)
-NEXT_TRITONS = ("3.8.",)
+NEXT_TRITONS = ("3.8.", "3.9.")
 NEXT_ENV = "FLASHVIZ_WS_BWD_NEXT"
-# DP_ZERO_ENV=1 (stats_code: the kernel's STATS_ACC 2; off until timed on a GPU): S^T still starts from
-# -lse2 / qk_scale but dP^T from zero, delta subtracted in dS and read from the ring stage there, so at d = 64 with
-# next_s 1 dP^T issues at its block's top instead of behind its start and S^T's scaling (FA4 issues both MMAs first:
-# assets/benchmarks/tune/cpu-sm90-sass-skeleton-bwd-2026-12-05.txt; test_ws_bwd_build.py), for a few more spills
+# DP_ZERO_ENV (stats_code: the kernel's STATS_ACC 2): S^T still starts from -lse2 / qk_scale but dP^T from zero,
+# delta subtracted in dS and read from the ring stage there, so with next_s 1 at d = 64 dP^T issues at its block's
+# top instead of behind its start and S^T's scaling (FA4 issues both MMAs first:
+# assets/benchmarks/tune/cpu-sm90-sass-skeleton-bwd-2026-12-05.txt), for a few more spills. Its default
+# (dp_zero_default) is on where next_s 1 runs at d = 64 under DP_ZERO_TRITONS
 DP_ZERO_ENV = "FLASHVIZ_WS_BWD_DP_ZERO"
+DP_ZERO_TRITONS = ("3.8.", "3.9.")
 RETIRED = {"partial": "it raced or faulted on an H200 under triton 3.6, 3.7.1 and 3.8 where every other dQ mode "
                       "passed (assets/verified/repeats/README.md); \"split\" adds dQ by atomics too"}
 # d -> (block_m query rows per step, ring stages, dq_split: dQ_i's d columns (split/tma: of d / 2) in that many
@@ -167,16 +169,26 @@ def stats_acc_on(stats_acc: bool, sm_scale: float) -> bool:
 
 def next_default(d: int, version: str | None = None) -> int:
     """NEXT where neither next_s nor NEXT_ENV says: 1 at d = 64 under NEXT_TRITONS (the installed triton's, or
-    version), else 0: its H100 timings (assets/benchmarks/tune/nvidia-h100-backward-ws-next*, -orders-d*-) found it
-    faster there every time, slower at d = 128, within noise under 3.6; tests/kernels/test_ws_bwd_next.py reads them."""
+    version), else 0. H100 timings (tests/kernels/test_ws_bwd_next.py reads them): under 3.8 faster at d = 64 every
+    time, slower at d = 128; under 3.9 within noise alone and faster with dp_zero_default's start; under 3.6 within
+    noise."""
     version = ws.triton_version() if version is None else version
-    return int(d == 64 and any(version.startswith(p) for p in NEXT_TRITONS))
+    return int(d == 64 and version.startswith(NEXT_TRITONS))
 
 
-def stats_code(acc: bool, dp_zero: bool | None = None):
-    """The kernel's STATS_ACC: acc (stats_acc_on's bool), or 2 where acc and dp_zero (None: DP_ZERO_ENV's)."""
+def dp_zero_default(d: int, nxt: int, version: str | None = None) -> bool:
+    """dP^T from zero where DP_ZERO_ENV does not say: at d = 64 with NEXT nxt 1 under DP_ZERO_TRITONS (H100: faster
+    at d = 64 in every A/B pair, slower at d = 128; test_ws_bwd_next.py reads them), else off."""
+    version = ws.triton_version() if version is None else version
+    return d == 64 and nxt == 1 and version.startswith(DP_ZERO_TRITONS)
+
+
+def stats_code(acc: bool, dp_zero: bool | None = None, default: bool = False):
+    """The kernel's STATS_ACC: acc (stats_acc_on's bool), or 2 where acc and dp_zero (None: DP_ZERO_ENV's, else
+    default: dp_zero_default's)."""
     if dp_zero is None:
-        dp_zero = env_switch(DP_ZERO_ENV, ("0", "1"), "1 (dP^T from zero) or 0") == "1"
+        env = env_switch(DP_ZERO_ENV, ("0", "1"), "1 (dP^T from zero) or 0")
+        dp_zero = default if env is None else env == "1"
     return 2 if acc and dp_zero else acc
 
 
@@ -354,8 +366,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     the producer into the block's ring stage with Q_i and dO_i, so no L2 round trip sits between a block's start and
     its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
     mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
-    the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's. DP_ZERO_ENV=1 starts
-    dP^T's accumulator at zero instead of -delta (stats_code).
+    the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's. DP_ZERO_ENV (1 or 0, else
+    dp_zero_default's) starts dP^T's accumulator at zero instead of -delta (stats_code).
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -414,7 +426,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
         CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
-        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_code(acc),
+        PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_code(acc, default=dp_zero_default(d, nxt)),
         EARLY_DQ=early, TABLE=table, GQA=h_kv != h,
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, NEXT=nxt, num_warps=4,
         maxnreg=maxnreg)

@@ -173,8 +173,8 @@ def cuobjdump_sass(cubin: bytes) -> str:
 
 def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
     """The SASS of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
-    default, and next_s as a launch on this triton takes it, ws_bwd.next_default), built for sm_90a as triton builds
-    it for this GPU."""
+    default, and next_s and dP^T's start as a launch on this triton takes them: ws_bwd.next_default and
+    dp_zero_default), built for sm_90a as triton builds it for this GPU."""
     from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass, triton_bin
     if what == "fwd":
         from flashviz_kernels import ws
@@ -188,7 +188,7 @@ def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
         prefetch = ws_bwd.prefetch_for(d, mode, None)
         nxt = ws_bwd.next_code(None, mode, False, False, prefetch, True, stages, ws_bwd.next_default(d))
         k = compile_sm90_bwd(d, causal, "fp16", bm, stages, split, rotate, dq_mode=mode, prefetch=prefetch,
-                             mask_mode=mask_mode, next_s=nxt)
+                             mask_mode=mask_mode, next_s=nxt, dp_zero=ws_bwd.dp_zero_default(d, nxt))
     return ptxas_sass(k, triton_bin())[1]
 
 

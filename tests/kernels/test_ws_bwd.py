@@ -69,8 +69,12 @@ def test_backward_label_says_where_auto_runs_ws(monkeypatch):
     assert "(FLASHVIZ_WS_BWD_NEXT=1) (FLASHVIZ_WS_BWD_DP_ZERO=1), else fused" in backward_pick.backward_label()
     monkeypatch.delenv(ws_bwd.NEXT_ENV)
     monkeypatch.delenv(ws_bwd.DP_ZERO_ENV)
-    pretend_hopper(monkeypatch, version="3.8.0")     # and where its default is on (triton 3.8, d = 64)
-    assert "GQA d in (64, 128) (next_s 1 at d 64), else " in backward_pick.backward_label()
+    for v in ("3.8.0", "3.9.0"):                      # and where its defaults are on (triton 3.8 and 3.9, d = 64)
+        pretend_hopper(monkeypatch, version=v)
+        assert "GQA d in (64, 128) (next_s 1, dP^T from zero at d 64), else " in backward_pick.backward_label()
+    monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "0")      # one switched off for the run: named, not the default's
+    assert "(next_s 1 at d 64) (FLASHVIZ_WS_BWD_DP_ZERO=0), else " in backward_pick.backward_label()
+    monkeypatch.delenv(ws_bwd.DP_ZERO_ENV)
     pretend_hopper(monkeypatch)
     monkeypatch.setitem(ws_bwd._failed, "reason", "it failed earlier")
     assert backward_pick.backward_label().startswith("auto: fused (5 matmuls) for d <= 64")
@@ -280,15 +284,20 @@ def test_prefetch_runs_with_the_tma_modes_only():
 
 
 def test_stats_code_starts_dp_at_zero_only_where_asked(monkeypatch):
-    """STATS_ACC 2 (dP^T from zero) only with the accumulator start on and DP_ZERO_ENV=1 or dp_zero=True; the
-    default launch's value stays the bool it was (the same kernel build); a bad value names the variable."""
+    """STATS_ACC 2 (dP^T from zero) only with the accumulator start on and dp_zero=True, DP_ZERO_ENV=1 or (neither
+    saying) the default: dp_zero_default's, at d = 64 with next_s 1 under 3.8 and 3.9; elsewhere the value stays the
+    bool it was (the same kernel build); a bad value names the variable."""
     monkeypatch.delenv(ws_bwd.DP_ZERO_ENV, raising=False)
     assert ws_bwd.stats_code(True) is True and ws_bwd.stats_code(False) is False
     assert ws_bwd.stats_code(True, True) == 2 and ws_bwd.stats_code(False, True) is False
+    assert ws_bwd.stats_code(True, default=True) == 2 and ws_bwd.stats_code(True, False, True) is True
+    assert [ws_bwd.dp_zero_default(d, n, v) for v in ("3.8.0", "3.9.1") for d, n in ((64, 1), (64, 0), (128, 1))] \
+        == [True, False, False] * 2
+    assert not any(ws_bwd.dp_zero_default(64, 1, v) for v in ("3.6.0", "3.7.1", "3.10.0"))
     monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "1")
     assert ws_bwd.stats_code(True) == 2 and ws_bwd.stats_code(False) is False and ws_bwd.stats_code(True, False) is True
     monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "0")
-    assert ws_bwd.stats_code(True) is True
+    assert ws_bwd.stats_code(True) is True and ws_bwd.stats_code(True, default=True) is True
     monkeypatch.setenv(ws_bwd.DP_ZERO_ENV, "yes")
     with pytest.raises(fk.KernelInputError, match="FLASHVIZ_WS_BWD_DP_ZERO"):
         ws_bwd.stats_code(True)

@@ -114,6 +114,8 @@ def test_next_default_is_on_where_it_timed_faster():
         return json.loads((root / rel).read_text(encoding="utf-8"))
     assert (ws_bwd.next_default(64, "3.8.0"), ws_bwd.next_default(128, "3.8.0")) == (1, 0)
     assert ws_bwd.next_default(64, "3.6.0") == ws_bwd.next_default(64, "3.7.1") == 0
+    assert (ws_bwd.next_default(64, "3.9.0"), ws_bwd.next_default(128, "3.9.0")) == (1, 0)   # with dP^T from zero:
+    # test_dp_zero_default_is_on_where_it_timed_faster
     for tag, runs in (("-triton38", (1, 2)), ("", (1,))):
         for r in runs:
             off, on = (load(NEXT_AB.format(e=e, r=r, t=tag)) for e in (0, 1))
@@ -129,3 +131,57 @@ def test_next_default_is_on_where_it_timed_faster():
         launch = backward_table.tune_name(backward_table.WS_BWD[d])
         ratios = [row["impls"][launch]["ms"] / row["impls"][launch + " mask=where next=1"]["ms"] for row in rec["rows"]]
         assert len(ratios) == 4 and (statistics.geometric_mean(ratios) > 1.0) == (d == 64), ratios
+
+
+DPZ_AB = "assets/benchmarks/tune/nvidia-h100-backward-ws-{what}{e}-run{r}-triton{t}-2026-12-05.json"     # at 846f686
+
+
+def test_dp_zero_default_is_on_where_it_timed_faster():
+    """dp_zero_default's evidence (and next_default's under 3.9), each an A/B pair of fa4_rounds --mode bwd in
+    alternating processes on an H100, ours against cuDNN, on over off. Under 3.8 (next_s 1 its default at d = 64)
+    dP^T from zero was faster at d = 64 and slower at d = 128 in each of three pairs, and faster in every d = 64
+    cell. Under 3.9, with next_s 1 forced on both sides, the same in two pairs; next_s 1 and dP^T from zero together
+    against neither (3.9's launch before) faster in every d = 64 cell and slower at d = 128; next_s 1 alone was
+    within 2 % at d = 64 (not adopted alone)."""
+    import json
+    from pathlib import Path
+
+    from tools import fa4_rounds
+    root = Path(__file__).resolve().parents[2]
+
+    def pair(what, r, t, var, sw=None):
+        recs = [json.loads((root / DPZ_AB.format(what=what, e=e, r=r, t=t)).read_text(encoding="utf-8"))
+                for e in (0, 1)]
+        for e, rec in enumerate(recs):
+            assert rec["triton"].startswith(f"{t[0]}.{t[1]}.") and rec["device"].startswith("NVIDIA H100")
+            assert rec["switches"] == dict(sw or {}, **{v: str(e) for v in var}), rec["switches"]
+        cells = fa4_rounds.ab(*recs, "sdpa-cudnn")
+        return {c: x for c, x in cells}, _geomean_by_d(*recs)
+
+    for what, t, runs, var, sw in (("dpzero", "38", (1, 2, 3), (ws_bwd.DP_ZERO_ENV,), {}),
+                                   ("next1-dpzero", "39", (1, 2), (ws_bwd.DP_ZERO_ENV,), {ws_bwd.NEXT_ENV: "1"}),
+                                   ("next-dpzero", "39", (1, 2), (ws_bwd.DP_ZERO_ENV, ws_bwd.NEXT_ENV), {})):
+        for r in runs:
+            cells, g = pair(what, r, t, var, sw)
+            assert g[64] > 1.0 > g[128], (what, r, g)
+            assert all(x > 1.0 for c, x in cells.items() if " d=64 " in c), (what, r, cells)
+    for r in (1, 2):
+        _, g = pair("next", r, "39", (ws_bwd.NEXT_ENV,))
+        assert 0.98 < g[64] < 1.02, g
+    assert ws_bwd.dp_zero_default(64, 1, "3.8.0") and ws_bwd.dp_zero_default(64, 1, "3.9.0")
+    assert not ws_bwd.dp_zero_default(128, 1, "3.8.0") and not ws_bwd.dp_zero_default(64, 1, "3.6.0")
+
+
+def test_next_2_timed_slower_than_1():
+    """next_s 2 stays off: tune_backward's rotated rounds in one process on an H100 under 3.8 (at 846f686) timed it
+    slower than next_s 1 at d = 64 in geometric mean over N and causal (each row's launch, next_s 1 and 2)."""
+    import json
+    import statistics
+    from pathlib import Path
+    rec = json.loads((Path(__file__).resolve().parents[2] / "assets/benchmarks/tune/"
+                      "nvidia-h100-backward-ws-next2-d64-triton38-2026-12-05.json").read_text(encoding="utf-8"))
+    assert rec["triton"].startswith("3.8.") and rec["device"].startswith("NVIDIA H100")
+    launch = backward_table.tune_name(backward_table.WS_BWD[64])
+    ratios = [row["impls"][launch + " mask=where next=2"]["ms"] / row["impls"][launch + " mask=where next=1"]["ms"]
+              for row in rec["rows"]]
+    assert len(ratios) == 4 and statistics.geometric_mean(ratios) > 1.0, ratios
