@@ -159,7 +159,7 @@ WS_LAUNCHES = (
            "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (faster "
            "at 4096 in the same call: PINGPONG_W's files); HALF (a band edge's tile a consumer sees half of, run as "
            "that half) faster at windows 256 and 1024, in interleaved rounds under triton 3.8 (3.6's window fit: no "
-           "gain), where kernels/gates.py lets it run",
+           "gain), where kernels/gates.py lets it run and ws_schedule.HALF_TRITONS keeps it (3.9: slower)",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))
            + tuple(NotFaster(PINGPONG_W.format(w), dict(name="ws pingpong=0"), dict(name="ws pingpong=1"),
                              dict(d=128)) for w in (256, 1024))

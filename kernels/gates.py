@@ -129,12 +129,15 @@ VERIFIED = (
     Verified("ws-forward", "3.9.", (9, 0), Suite(SUITE.format("3.9.0-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-backward", "3.9.", (9, 0), Suite(SUITE.format("3.9.0-ws-backward"), TESTS["ws-backward"])),
     # and on an H100 at 846f686: the backward's files with next_s 1 forced, then with next_s 1 and dP^T from zero
-    # (3.9's default at d = 64 from then, ws_bwd.next_default and dp_zero_default)
+    # (3.9's default at d = 64 from then, ws_bwd.next_default and dp_zero_default); the forward's with HALF forced
+    # (verified, but off by default there: ws_schedule.HALF_TRITONS says why)
     Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-next"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_BWD_NEXT": "1"})),
     Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-dp-zero"),
                                                   TESTS["ws-backward"], env={"FLASHVIZ_WS_BWD_NEXT": "1",
                                                                              "FLASHVIZ_WS_BWD_DP_ZERO": "1"})),
+    Verified("ws-half", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-half"), TESTS["ws-half"],
+                                              env={"FLASHVIZ_WS_HALF": "1"})),
 )
 
 

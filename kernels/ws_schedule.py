@@ -17,6 +17,8 @@ OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every w
 PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every ws launch that does not pass pingpong
 HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) on / off for every ws launch that
                                            # does not pass half (only where kernels/gates.py's "ws-half" rows let it)
+HALF_TRITONS = ("3.6.", "3.7.", "3.8.")    # where a table row's half is the default: 3.9's HALF passed its GPU tests
+                                           # but ran the d = 128 window slower (half_default's files)
 
 P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
                                            # read once, when the kernel module is imported (a module constexpr)
@@ -134,22 +136,29 @@ def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool =
     return env == "1"
 
 
-def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
+def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False, version: str | None = None) -> bool:
     """HALF for a launch that does not say: HALF_ENV when set (1 or 0), else the forward table's schedule (a row's
-    `half`; off where no row sets it). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
+    `half`; off where no row sets it) under the tritons of HALF_TRITONS (version; None: the installed one's). Under
+    3.9 on an H100 HALF made each window query tile's fixed cost 2.4x and window 1024 1.35x slower
+    (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*). Whether this triton may run it is
+    ws.forward's question (gates "ws-half")."""
     env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
     if env is None:
-        return bool(schedule(d, causal, window=window, docs=docs).get("half", False))
+        if version is None:
+            from .ws import triton_version
+            version = triton_version()
+        return bool(schedule(d, causal, window=window, docs=docs).get("half", False)) and \
+            version.startswith(HALF_TRITONS)
     return env == "1"
 
 
-def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
-    """Whether a launch that does not say runs HALF's half steps: HALF on, causal, no packed documents and no CARRY
-    (a persistent launch with OVERLAP and without PINGPONG; kernels/_ws_gluon.py's HALF_P)."""
+def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False, version: str | None = None) -> bool:
+    """Whether a launch that does not say runs HALF's half steps: HALF on (half_default, version's), causal, no
+    packed documents and no CARRY (a persistent launch with OVERLAP and without PINGPONG; _ws_gluon.py's HALF_P)."""
     pers = persistent_default(d, causal, window, docs=docs)
     carry = pers and not pingpong_default(d, causal, window, docs=docs) and overlap_default(
         d, causal, consumers=consumers_default(d, causal, window, docs=docs), persistent=pers, window=window or docs)
-    return half_default(d, causal, window, docs=docs) and causal and not docs and not carry
+    return half_default(d, causal, window, docs=docs, version=version) and causal and not docs and not carry
 
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
@@ -158,7 +167,7 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     triton may not run HALF (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default,
     early_rescale_default, local_sum_default, split_bars_default, pair_max_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
-                pingpong=_pingpong_status(), half=_half_status(half_why),
+                pingpong=_pingpong_status(), half=_half_status(half_why, version or None),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
                 early_rescale=switch_line(EARLY_RESCALE_ENV,
                                           lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"),
@@ -214,14 +223,21 @@ def _persistent_status() -> str:
         + [f"d={d} window" for d in _band_dims() if persistent_default(d, True, window=True)]) or "none")
 
 
-def _half_status(why: str | None) -> str:
+def _half_status(why: str | None, version: str | None = None) -> str:
     """Which causal launches (and causal windows) run HALF's half steps by default, or why none does here."""
+    def on(v):
+        return [f"d={d} causal=True" for d, c in sorted(CONFIGS) if c and half_runs(d, c, version=v)] \
+            + [f"d={d} window" for d in _band_dims() if half_runs(d, True, window=True, version=v)]
+
     def describe():
-        on = [f"d={d} causal=True" for d, c in sorted(CONFIGS) if c and half_runs(d, c)] \
-            + [f"d={d} window" for d in _band_dims() if half_runs(d, True, window=True)]
-        if on and why:
-            return f"none here ({', '.join(on)} where verified): {why}"
-        return ", ".join(on) or "none"
+        asked = on(HALF_TRITONS[-1])                  # where the table (or HALF_ENV) asks for it
+        if asked and why:
+            return f"none here ({', '.join(asked)} where verified): {why}"
+        here = on(version)
+        if asked and not here:
+            from .ws import triton_version
+            return f"none under triton {version or triton_version()} (HALF_TRITONS: not timed faster there)"
+        return ", ".join(here) or "none"
     return switch_line(HALF_ENV, describe)
 
 

@@ -1,0 +1,64 @@
+"""HALF (kernels/_ws_half.py: a band edge's tile a consumer sees half of, run as that half) by triton version: where
+a table row's half is the default (ws_schedule.HALF_TRITONS), and the H100 window fits that keep it off under 3.9."""
+import json
+from pathlib import Path
+
+import pytest
+
+from flashviz_kernels import gates, ws, ws_schedule
+from tools.window_fit import fit
+
+TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
+FIT_39 = "nvidia-h100-window-fit-d128-half{}-triton39-2026-12-05.json"      # at 846f686, FLASHVIZ_WS_HALF=1 / 0
+
+
+def test_half_default_follows_the_table_only_under_its_tritons(monkeypatch):
+    """The d = 128 window row's half is the default under 3.6-3.8, not under 3.9 (nor an unknown version), whose
+    "ws-half" gate row still lets an explicit half=True or HALF_ENV=1 run it; status says why none runs there."""
+    from helpers.dispatch import pretend_hopper
+    for env in (ws.HALF_ENV, ws.PINGPONG_ENV, ws.PERSISTENT_ENV, ws.OVERLAP_ENV):
+        monkeypatch.delenv(env, raising=False)
+    for v, on in (("3.6.0", True), ("3.7.1", True), ("3.8.0", True), ("3.9.0", False), ("3.10.0", False)):
+        assert ws.half_default(128, True, window=True, version=v) is on, v
+        assert ws.half_runs(128, True, window=True, version=v) is on, v
+        assert ws.half_default(128, False, version=v) is False
+    assert gates.why_not("ws-half", "3.9.0", (9, 0)) is None          # verified there: only the default is off
+    pretend_hopper(monkeypatch, version="3.9.0")
+    assert ws.status()["half"] == "none under triton 3.9.0 (HALF_TRITONS: not timed faster there) (CONFIGS)"
+    assert ws.half_default(128, True, window=True) is False            # None: the installed (pretended) triton's
+    monkeypatch.setenv(ws.HALF_ENV, "1")
+    assert ws.half_default(128, True, window=True) and ws.half_runs(128, True, window=True)
+    pretend_hopper(monkeypatch, version="3.8.0")
+    monkeypatch.delenv(ws.HALF_ENV)
+    assert ws.status()["half"] == "d=128 window (CONFIGS)"
+
+
+def _fit(h):
+    return json.loads((TUNE / FIT_39.format(h)).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("h", [1, 0])
+def test_fits_39_are_their_rows(h):
+    """Each 3.9 window fit ran the switch its name says under triton 3.9 on an H100, with the verification gate open
+    for that run, and its stored fit is the least squares of its window rows."""
+    rec = _fit(h)
+    assert rec["triton"] == "3.9.0" and rec["device"].startswith("NVIDIA H100")
+    assert rec["switches"] == {ws.HALF_ENV: str(h)} and rec["command"].startswith("python -m tools.window_fit")
+    (f,) = rec["fits"]
+    wins = [r for r in rec["rows"] if r["window"] is not None]
+    assert f["d"] == 128 and len(wins) == 6
+    assert fit(wins) == pytest.approx((f["ms_per_tile"], f["ms_per_qtile"]), rel=1e-12)
+
+
+def test_half_is_slower_under_39():
+    """HALF_TRITONS' evidence: under 3.9 HALF made every window slower (1.2-1.5x) and its fixed cost per query tile
+    more than twice whole tiles', while the per-key-tile rate and dense causal stayed within 3 %."""
+    on, off = _fit(1), _fit(0)
+    ms = {h: {r["window"]: r["ms"] for r in rec["rows"]} for h, rec in ((1, on), (0, off))}
+    for w in (128, 256, 512, 1024, 2048, 4096):
+        assert 1.05 < ms[1][w] / ms[0][w] < 1.6, w
+    assert abs(ms[1][None] / ms[0][None] - 1) < 0.03
+    (f1,), (f0,) = on["fits"], off["fits"]
+    assert f1["ms_per_qtile"] > 2 * f0["ms_per_qtile"]
+    assert abs(f1["ms_per_tile"] / f0["ms_per_tile"] - 1) < 0.03
+    assert not "3.9.0".startswith(ws_schedule.HALF_TRITONS) and "3.8.0".startswith(ws_schedule.HALF_TRITONS)
