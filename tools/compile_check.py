@@ -198,14 +198,18 @@ def ws_main(args):
     shapes = [(False, False, False, False), (True, False, False, False), (True, True, False, False),
               (True, False, True, False), (False, False, False, True), (True, False, False, True),
               (True, True, True, True)]
-    for nc, d, (causal, window, alibi, docs), pers in itertools.product(args.consumers, args.ws_d, shapes,
-                                                                        (False, True)):
+    if args.window_only:
+        shapes = [(True, True, False, False)]
+    for nc, d, (causal, window, alibi, docs), pers, half in itertools.product(args.consumers, args.ws_d, shapes,
+                                                                              (False, True), args.half):
+        if half and not causal:
+            continue
         bn, stages, _, pp = ws.CONFIGS[(d, causal)][1:5]                  # the forward table's dense row
         bn, stages = args.block_n or bn, args.stages or stages
         ov = ws.overlap_default(d, causal, alibi, consumers=nc, persistent=pers, window=window or docs,  # as forward
                                 block_n=bn) if args.overlap is None else bool(args.overlap)
         name = f"  NC={nc} d={d} causal={int(causal)} window={int(window)} alibi={int(alibi)} docs={int(docs)} " \
-               f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}:"
+               f"persistent={int(pers)} bn={bn} stages={stages} ov={int(ov)} pp={int(pp)}{' half=1' * half}:"
         if ws.tile_problem(64 * nc, bn, d):             # compiled all the same: the spills say why it is refused
             name += " (ws.forward refuses this tile)"
         need = ws.smem_bytes(d, bn, stages, pers, 2, nc)
@@ -214,7 +218,8 @@ def ws_main(args):
             continue
         try:
             k = compile_sm90(d, causal, args.dtype, overlap=ov, pingpong=pp, block_n=bn, stages=stages,
-                             persistent=pers, consumers=nc, window=window, alibi=alibi, docs=docs)
+                             persistent=pers, consumers=nc, window=window, alibi=alibi, docs=docs,
+                             half=ws.half_code() if half else False)
         except Exception as e:  # noqa: BLE001
             print(f"{name} FAILED {type(e).__name__}: {_first_error(e)[:200]}", flush=True)
             continue
@@ -260,6 +265,9 @@ def main(argv=None):
                     help="--ws-bwd: 1 = dP^T's accumulator starts at zero, delta subtracted in dS (ws_bwd.stats_code)")
     ap.add_argument("--consumers", type=int, nargs="+", default=[2, 3], help="--ws: consumer warpgroups")
     ap.add_argument("--ws-d", type=int, nargs="+", default=[64, 128], help="--ws: head dims")
+    ap.add_argument("--half", type=int, nargs="+", default=[0], choices=[0, 1],
+                    help="--ws: HALF (half edge tiles, ws.half_code's value) off / on, causal shapes only")
+    ap.add_argument("--window-only", action="store_true", help="--ws: the causal window shape alone")
     ap.add_argument("--block-n", type=int, default=None, help="--ws: instead of CONFIGS' block_n")
     ap.add_argument("--stages", type=int, default=None, help="--ws: instead of CONFIGS' stages")
     ap.add_argument("--overlap", type=int, default=None, choices=[0, 1],
