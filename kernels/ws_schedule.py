@@ -139,8 +139,9 @@ def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool =
 def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False, version: str | None = None) -> bool:
     """HALF for a launch that does not say: HALF_ENV when set (1 or 0), else the forward table's schedule (a row's
     `half`; off where no row sets it) under the tritons of HALF_TRITONS (version; None: the installed one's). Under
-    3.9 on an H100 HALF made each window query tile's fixed cost 2.4x and window 1024 1.35x slower
-    (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*). Whether this triton may run it is
+    3.9 on an H100 HALF made every window slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*),
+    its fixed cost per query tile most; 3.9's ptxas spills the persistent window's HALF build several times more
+    than 3.8's (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). Whether this triton may run it is
     ws.forward's question (gates "ws-half")."""
     env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
     if env is None:
