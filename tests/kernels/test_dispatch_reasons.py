@@ -109,18 +109,21 @@ def test_the_unverified_switch_opens_the_version_gate_only(monkeypatch):
 
 
 def test_triton_39_opens_the_gluon_kernels_only(monkeypatch):
-    """torch 2.15's triton 3.9: the ws forward's and backward's suites passed there (kernels/gates.py); HALF, the
-    timeline and the fused backward were not verified on it, so they stay shut and say which versions they ran on."""
+    """torch 2.15's triton 3.9: the ws forward's and backward's suites passed there, HALF's too (kernels/gates.py),
+    though HALF is not its default there (ws_schedule.HALF_TRITONS); the timeline and the fused backward were not
+    verified on it, so they stay shut and say which versions they ran on."""
     from flashviz_kernels import gates
     monkeypatch.delenv(gates.UNVERIFIED_ENV, raising=False)
+    monkeypatch.delenv(ws.HALF_ENV, raising=False)
     for v in ("3.9.0", "3.9.1"):
         assert gates.why_not("ws-forward", v, (9, 0)) is None and gates.why_not("ws-backward", v, (9, 0)) is None
-        for path in ("ws-half", "timeline", "fused-backward"):
+        assert gates.why_not("ws-half", v, (9, 0)) is None
+        for path in ("timeline", "fused-backward"):
             why = gates.why_not(path, v, (9, 0))
             assert why and v in why and "3.6.x" in why, (path, why)
     pretend_hopper(monkeypatch, version="3.9.0")
     st = ws.status()
-    assert st["active"] and st["half"].startswith("none here") and ws_bwd.unavailable() is None
+    assert st["active"] and st["half"].startswith("none under triton 3.9.0") and ws_bwd.unavailable() is None
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
     _cuda(monkeypatch)
     big = torch.empty((1, 2, 4096, 64), dtype=torch.float16, device="meta")
