@@ -2,7 +2,8 @@
 # Build the ignored .whl/ folders the device calls carry (tools/device/env.sh reads them), on the CPU machine:
 #   tools/device/pack.sh triton 3.8.0     .whl/t38/triton-3.8.0.tar.xz (one call: ~46 MB)
 #   tools/device/pack.sh triton 3.8.0 split  the same in two parts, .whl/t38s1/*.aa + .whl/t38s2/*.ab (fv_stash,
-#                                         then fv_triton_parts): for a tree past ~20 MB, which one call cannot carry
+#                                         then fv_triton_parts): for a tree past ~20 MB, which one call cannot carry,
+#                                         and for 3.9.0 (~49 MB: beside a 17.7 MB tree the device refused one call)
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
 #   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
