@@ -122,6 +122,9 @@ VERIFIED = (
     # accumulators; 3.8's default with next_s 1 at d = 64, ws_bwd.dp_zero_default) on an H100 at 846f686
     Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-dp-zero"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_BWD_DP_ZERO": "1"})),
+    # and with 3.8's defaults since (next_s 1 and dP^T from zero at d = 64), nothing forced, on an H100 at 4e746bd
+    Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-defaults"),
+                                                  TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
     # torch 2.15 pins triton ~=3.9.0: the ws forward's and backward's test files passed whole at 99a4182. Not opened
     # there: the timeline (the device's trimmed 3.9 carried no proton, so its tests failed there: 3.9.0-rest) and
