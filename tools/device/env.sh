@@ -5,14 +5,15 @@
 #   fv_triton DIR     a trimmed triton build (DIR/triton-X.tar.xz, with its dist-info) instead of the image's
 #   fv_triton_parts DIR  one in two parts (pack.sh's "full" or "split"): /tmp/stash's .aa (fv_stash) + DIR's .ab
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
-#   fv_fa4 PART2      FlashAttention-4: /tmp/stash/fa4part.aa + PART2 (an xz tar of its unpacked wheels)
+#   fv_fa4 PART       FlashAttention-4: /tmp/stash's fa4part.* pieces + PART (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
 #   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes, VAR=0 then VAR=1
 # At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
 # fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
-# FA4 under the carried triton 3.8 (fa4a + t38, or fa4b + t38, exceed one call's 64 MiB): three calls back to
-# back, `fv_stash .whl/fa4a` (carry .whl/fa4a), `fv_stash .whl/t38` (carry .whl/t38), then `fv_fa4
-# .whl/fa4b/fa4part.ab && fv_triton /tmp/stash` (carry .whl/fa4b) before the run (done so on 2026-12-05).
+# FA4 under the carried triton 3.8 (its parts and t38 exceed one call's 64 MiB beside the tree): four calls back to
+# back, `fv_stash .whl/t38` (carry .whl/t38), `fv_stash .whl/fa4s1`, `fv_stash .whl/fa4s2` (each carrying its
+# folder), then `fv_fa4 .whl/fa4b/fa4part.ab && fv_triton /tmp/stash` (carry .whl/fa4b) before the run (done so on
+# 2026-12-06; fa4a's 48 MB in one piece beside the tree was refused that day).
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 FV_ROOT=$PWD
 mkdir -p /tmp/fv && ln -sfn "$FV_ROOT/kernels" /tmp/fv/flashviz_kernels
@@ -39,7 +40,7 @@ fv_triton_parts() {
 fv_fa4() {
     mkdir -p /tmp/fa4
     if [ ! -d /tmp/fa4/flash_attn ]; then
-        cat /tmp/stash/fa4part.aa "$1" | xz -dc | tar x -C /tmp/fa4 || return 1
+        cat $(ls /tmp/stash/fa4part.* | sort) "$1" | xz -dc | tar x -C /tmp/fa4 || return 1
     fi
     export PYTHONPATH="/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:/tmp/fa4:$PYTHONPATH"
 }

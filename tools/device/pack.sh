@@ -6,7 +6,8 @@
 #                                         and for 3.9.0 (~49 MB: beside a 17.7 MB tree the device refused one call)
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
-#   tools/device/pack.sh fa4              .whl/fa4a/fa4part.aa + .whl/fa4b/fa4part.ab (two calls, back to back)
+#   tools/device/pack.sh fa4              .whl/fa4s1, .whl/fa4s2, .whl/fa4b: three parts (~30, 18, 21 MB), one call
+#                                         each, back to back (48 MB beside a 17.7 MB tree was refused on 2026-12-06)
 #   tools/device/pack.sh fa4-cpu          .whl/fa4cpu/: FA4 unpacked for this machine's .venv (tools.sass_loops)
 #   tools/device/pack.sh app              .whl/app/*.whl: streamlit, plotly and what the device image lacks (~33 MB)
 # The triton tarball is the cp312 wheel without the AMD backend (its entry point dropped too), the ptxas it does not
@@ -62,11 +63,12 @@ fa4)
         torch-c-dlpack-ext "quack-kernels>=0.5.3" -d "$TMP"
     for w in "$TMP"/*.whl; do python3 -m zipfile -e "$w" "$TMP/u"; done
     (cd "$TMP/u" && tar cf - . | xz -T2 -6 > "$TMP/fa4.tar.xz")
-    (cd "$TMP" && split -b 48M fa4.tar.xz fa4part.)
-    mkdir -p "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b"
-    mv "$TMP/fa4part.aa" "$ROOT/.whl/fa4a/"
+    (cd "$TMP" && split -b 48M fa4.tar.xz fa4part. && split -b 30M fa4part.aa fa4part.aa.)
+    mkdir -p "$ROOT/.whl/fa4s1" "$ROOT/.whl/fa4s2" "$ROOT/.whl/fa4b"
+    mv "$TMP/fa4part.aa.aa" "$ROOT/.whl/fa4s1/"
+    mv "$TMP/fa4part.aa.ab" "$ROOT/.whl/fa4s2/"
     mv "$TMP/fa4part.ab" "$ROOT/.whl/fa4b/"
-    ls -la "$ROOT/.whl/fa4a" "$ROOT/.whl/fa4b" ;;
+    ls -la "$ROOT/.whl/fa4s1" "$ROOT/.whl/fa4s2" "$ROOT/.whl/fa4b" ;;
 fa4-cpu)
     # FA4 for this machine's .venv (tools.sass_loops --fa4-python .venv/bin/python --fa4-path .whl/fa4cpu): its wheels
     # for the .venv's Python, CUDA 12 libraries (the CPU build needs only their compiler), cuda-bindings 12, einops
