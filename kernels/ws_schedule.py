@@ -320,8 +320,8 @@ def pair_max_default(version: str) -> bool:
     d = 64 window's launch (two consumers, persistent, no PINGPONG) was slower with it under 3.8
     (nvidia-h100-window-fit-d64-pair*-run*-triton38-2026-12-05.json); ALiBi's and documents' were not timed. So
     3.8's default in the d = 64 dense launches only (3.7 and 3.9: untimed). Under 3.9 without it and LOCAL_SUM
-    ptxas spaces the d = 64 dense exponentials further apart than with both (mean MUFU.EX2 spacing 3.3-3.7 against
-    2.5-2.8, as in 3.8's default; tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt): an A/B owed there.
+    ptxas spaces the d = 64 dense exponentials further apart than with both, which pack them as 3.8's default does
+    (tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt, test_ws_compile_records.py): an A/B owed there.
     PAIR_MAX_ENV when set (1 or 0), else on for the tritons of PAIR_MAX_TRITONS."""
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 

@@ -40,7 +40,7 @@ fv_triton_parts() {
 fv_fa4() {
     mkdir -p /tmp/fa4
     if [ ! -d /tmp/fa4/flash_attn ]; then
-        cat $(ls /tmp/stash/fa4part.* | sort) "$1" | xz -dc | tar x -C /tmp/fa4 || return 1
+        cat /tmp/stash/fa4part.* "$1" | xz -dc | tar x -C /tmp/fa4 || return 1
     fi
     export PYTHONPATH="/tmp/fa4/nvidia_cutlass_dsl/dsl_packages:/tmp/fa4:$PYTHONPATH"
 }
