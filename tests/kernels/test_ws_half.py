@@ -62,3 +62,28 @@ def test_half_is_slower_under_39():
     assert f1["ms_per_qtile"] > 2 * f0["ms_per_qtile"]
     assert abs(f1["ms_per_tile"] / f0["ms_per_tile"] - 1) < 0.03
     assert not "3.9.0".startswith(ws_schedule.HALF_TRITONS) and "3.8.0".startswith(ws_schedule.HALF_TRITONS)
+
+
+SINGLE_39 = "nvidia-h100-window-fit-d128-{}-triton39-2026-12-06.json"   # at 8860cb7: pers0-half1, and the table's
+
+
+def test_one_tile_per_program_does_not_rescue_half_under_39():
+    """3.9's HALF spill is in the persistent build (ws_schedule.half_default): run with one query tile per program
+    (FLASHVIZ_WS_PERSISTENT=0) HALF was faster than the table's launch (persistent, whole tiles) at windows 128 and
+    256 but not at 512 and 1024, and neither reached 0.9 of the key-tile bound at 1024 (the window target)."""
+    one, table = (json.loads((TUNE / SINGLE_39.format(k)).read_text(encoding="utf-8"))
+                  for k in ("pers0-half1", "table"))
+    assert one["switches"] == {ws.HALF_ENV: "1", ws.PERSISTENT_ENV: "0"} and table["switches"] == {}
+    for rec in (one, table):
+        assert rec["triton"] == "3.9.0" and rec["device"].startswith("NVIDIA H100")
+        assert rec["git_commit"].startswith("8860cb7")
+        (f,) = rec["fits"]
+        assert fit([r for r in rec["rows"] if r["window"] is not None]) == pytest.approx(
+            (f["ms_per_tile"], f["ms_per_qtile"]), rel=1e-12)
+    ms = {k: {r["window"]: r["ms"] for r in rec["rows"]} for k, rec in (("one", one), ("table", table))}
+    assert ms["one"][128] < 0.9 * ms["table"][128] and ms["one"][256] < ms["table"][256]
+    assert ms["one"][512] > ms["table"][512] and ms["one"][1024] > ms["table"][1024]
+    for k, rec in (("one", one), ("table", table)):
+        tiles = {r["window"]: r["tiles"] for r in rec["rows"]}
+        bound = tiles[None] / tiles[1024]                            # 7.40 at 128 x 128 tiles
+        assert 0.8 < (ms[k][None] / ms[k][1024]) / bound < 0.9, k
