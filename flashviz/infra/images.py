@@ -155,13 +155,33 @@ def _stopped(pid: int) -> bool:
     return _proc_state(pid) in ("T", "t")
 
 
+def _singleton_dirs(pids: list[int]) -> set[Path]:
+    """The /tmp/org.chromium.Chromium.* folders that these Chromium processes' profiles point their SingletonSocket
+    at. Chromium removes its folder only when it exits cleanly; a killed one leaves it behind (one per browser)."""
+    out = set()
+    for pid in pids:
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        for a in args:
+            if a.startswith("--user-data-dir="):
+                try:
+                    sock = Path(os.readlink(Path(a.split("=", 1)[1]) / "SingletonSocket"))
+                except OSError:
+                    continue
+                if sock.parent.name.startswith("org.chromium.Chromium."):
+                    out.add(sock.parent)
+    return out
+
+
 class _Renderer:
     """One kaleido (one Chromium tab) on an event loop in a daemon thread."""
 
     def __init__(self, path: str):
         import kaleido
 
-        self.path, self.k = path, None
+        self.path, self.k, self.singletons = path, None, set()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="flashviz-kaleido", daemon=True)
         self.thread.start()
@@ -180,6 +200,8 @@ class _Renderer:
         except BaseException:
             self.kill()
             raise
+        proc = self.process                                          # read now: kill() may find Chromium dead
+        self.singletons = _singleton_dirs(_children(proc.pid) or []) if proc is not None else set()
 
     @property
     def process(self):
@@ -243,6 +265,7 @@ class _Renderer:
     def kill(self) -> None:
         """Stop the browser (its process group: the launcher, Chromium and its helpers), then the loop."""
         proc = self.process
+        left = self.singletons | (_singleton_dirs(_children(proc.pid) or []) if proc is not None else set())
         if proc is not None and proc.poll() is None:
             try:
                 if os.getpgid(proc.pid) == proc.pid:                 # started in a session of its own
@@ -258,6 +281,8 @@ class _Renderer:
                 asyncio.run_coroutine_threadsafe(self.k.close(), self.loop).result(5)
             except BaseException:                                    # a dead browser may refuse; it is killed
                 pass
+        for d in left:                                               # what a killed Chromium cannot remove
+            shutil.rmtree(d, ignore_errors=True)
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 

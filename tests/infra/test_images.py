@@ -96,6 +96,16 @@ def test_a_killed_browser_is_replaced_on_the_next_export(fresh, spy):
     assert export.image_status()[0] and export.last_image_failure() is None
 
 
+def test_a_stopped_browser_leaves_no_singleton_folder(fresh):
+    """Chromium's SingletonSocket folder (/tmp/org.chromium.Chromium.*), which a killed Chromium cannot remove
+    itself, goes with the browser: one per replaced browser would otherwise pile up on a classroom server."""
+    assert export.to_image(item(), "png").startswith(PNG)
+    dirs = images._singleton_dirs(chromium())
+    assert len(dirs) == 1 and all(d.is_dir() for d in dirs) and images._state["renderer"].singletons == dirs, dirs
+    images.reset()
+    assert not any(d.exists() for d in dirs), dirs
+
+
 @pytest.mark.timeout(60)
 def test_a_hung_browser_is_replaced_before_an_image_waits_for_it(fresh, spy):
     """A browser that runs but never answers (stopped) is seen before any image is sent to it: no timeout waited,
