@@ -141,6 +141,10 @@ VERIFIED = (
                                                                              "FLASHVIZ_WS_BWD_DP_ZERO": "1"})),
     Verified("ws-half", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-half"), TESTS["ws-half"],
                                               env={"FLASHVIZ_WS_HALF": "1"})),
+    # and the forward's with joined row maxima and lane sums at d = 64 (3.9's defaults from 2026-12-06,
+    # ws_schedule.pair_max_default and local_sum_default) on an H100 at ed91ba9
+    Verified("ws-forward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-pair-local"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_PAIR_MAX": "1", "FLASHVIZ_WS_LOCAL_SUM": "1"})),
 )
 
 

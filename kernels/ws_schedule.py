@@ -32,8 +32,8 @@ EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster 
 
 LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps its share of a row's sum until the
                                            # query tile's end (local_sum_default); read once, at the kernel import
-LOCAL_SUM_TRITONS = ("3.6.", "3.8.")       # where that is the default: faster at d = 64 on an H100 under 3.6 and
-                                           # 3.8 (local_sum_default's files); 3.7 and 3.9: untimed
+LOCAL_SUM_TRITONS = ("3.6.", "3.8.", "3.9.")  # where that is the default: faster at d = 64 on an H100 under 3.6,
+                                           # 3.8 and 3.9 (local_sum_default's files); 3.7: untimed
 
 SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each turn barrier in allocations of
                                            # their own (split_bars_default); read once, at the kernel import
@@ -42,8 +42,8 @@ SPLIT_BARS_TRITONS = ()                    # where that is the default: none, ti
 
 PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: in d = 64's dense launches a thread's two rows' maxima joined
                                            # before their exponentials (pair_max_default); read at the kernel import
-PAIR_MAX_TRITONS = ("3.8.",)               # where that is the default: faster there on an H100 under 3.8, even
-                                           # under 3.6 (pair_max_default's files); 3.7 and 3.9: untimed
+PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster on an H100 under 3.8 and 3.9, even
+                                           # under 3.6 (pair_max_default's files); 3.7: untimed
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -284,7 +284,10 @@ def local_sum_default(version: str) -> bool:
     tools.fa4_rounds --ab` on each pair): at d = 64 faster in every cell of every comparison, at d = 128 about
     even, so d = 64 only. Under 3.8, three pairs against cuDNN
     (nvidia-h100-fwd-local*-run*-triton38-2026-12-05.json): d = 64 faster in 10 of 12 cells, d = 128 about even.
-    Its GPU tests passed under both (assets/verified/nvidia-h100-triton-{3.6.0,3.8.0}-ws-forward-local-sum.json).
+    Under 3.9 at d = 64 with PAIR_MAX on, two pairs: faster in every cell (nvidia-h100-fwd-pair1-local*-run*-
+    triton39-2026-12-06.json; one pair without PAIR_MAX, nvidia-h100-fwd-local*-run1-triton39-...: the same).
+    Its GPU tests passed under 3.6 and 3.8 (assets/verified/nvidia-h100-triton-{3.6.0,3.8.0}-ws-forward-local-sum.json)
+    and under 3.9 with PAIR_MAX (...-3.9.0-ws-forward-pair-local.json).
     Timed on 3.6 and not adopted: each row's max (and sum) as a tree of pairs in place of 3.6's one dependent chain
     of FMNMX (FADD) a row, which 3.8 builds itself: slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at
     c362618); the max's tree beside the lane shares took their gain back
@@ -319,9 +322,14 @@ def pair_max_default(version: str) -> bool:
     3.8 d = 64 faster in every cell of three pairs, d = 128 slower; under 3.6 d = 64 even, d = 128 slower. The
     d = 64 window's launch (two consumers, persistent, no PINGPONG) was slower with it under 3.8
     (nvidia-h100-window-fit-d64-pair*-run*-triton38-2026-12-05.json); ALiBi's and documents' were not timed. So
-    3.8's default in the d = 64 dense launches only (3.7 and 3.9: untimed). Under 3.9 without it and LOCAL_SUM
-    ptxas spaces the d = 64 dense exponentials further apart than with both, which pack them as 3.8's default does
-    (tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt, test_ws_compile_records.py): an A/B owed there.
+    3.8's default in the d = 64 dense launches only. Under 3.9 without it and LOCAL_SUM ptxas spaces the d = 64
+    dense exponentials further apart than with both, which pack them as 3.8's default does
+    (tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt, test_ws_compile_records.py); timed there on an
+    H100 (nvidia-h100-fwd-pair*-run*-triton39-2026-12-06.json, three pairs) it was faster in every d = 64 cell, and
+    both together against neither in every cell against FlashAttention-4 in two pairs
+    (nvidia-h100-fa4-rounds-fwd-d64-pair*-local*-run*-triton39-2026-12-06.json; tests/kernels/test_ws_forward_39.py),
+    so 3.9's default too (3.7: untimed); its GPU tests with both passed there
+    (assets/verified/nvidia-h100-triton-3.9.0-ws-forward-pair-local.json).
     PAIR_MAX_ENV when set (1 or 0), else on for the tritons of PAIR_MAX_TRITONS."""
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 

@@ -1,0 +1,67 @@
+"""Triton 3.9's d = 64 forward defaults (kernels/ws_schedule.py pair_max_default, local_sum_default): the A/B pairs
+that made joined row maxima and lane sums 3.9's defaults, read from their recordings (H100, fa4_rounds --mode fwd
+--d 64 in alternating processes; `python -m tools.fa4_rounds --ab OFF ON ...` prints the same numbers)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from flashviz_kernels import gates, ws_schedule
+from tools import fa4_rounds
+
+TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
+DAY = "triton39-2026-12-06.json"
+PAIR = [(f"nvidia-h100-fwd-pair0-run{r}-{DAY}", f"nvidia-h100-fwd-pair1-run{r}-{DAY}") for r in (1, 2, 3)]
+LOCAL = [(f"nvidia-h100-fwd-pair1-local0-run{r}-{DAY}", f"nvidia-h100-fwd-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
+BOTH = [(f"nvidia-h100-fa4-rounds-fwd-d64-pair0-local0-run{r}-{DAY}",
+         f"nvidia-h100-fa4-rounds-fwd-d64-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
+
+
+def _load(name: str, switches: dict) -> dict:
+    rec = json.loads((TUNE / name).read_text(encoding="utf-8"))
+    assert rec["triton"] == "3.9.0" and rec["device"].startswith("NVIDIA H100"), name
+    assert rec["switches"] == switches, (name, rec["switches"])
+    assert {(r["mode"], r["d"]) for r in rec["rows"]} == {("fwd", 64)} and len(rec["rows"]) == 4, name
+    return rec
+
+
+def _pairs(files, off: dict, on: dict):
+    return [(_load(a, off), _load(b, on)) for a, b in files]
+
+
+@pytest.mark.parametrize("files,off,on,peers", [
+    (PAIR, {ws_schedule.PAIR_MAX_ENV: "0"}, {ws_schedule.PAIR_MAX_ENV: "1"}, ("sdpa-cudnn",)),
+    (LOCAL, {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "0"},
+     {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
+    (BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
+     {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn", "fa4"))],
+    ids=["pair_max", "local_sum_with_pair_max", "both_beside_fa4"])
+def test_switch_faster_in_every_cell_of_every_pair(files, off, on, peers):
+    """Each switch on against off, ours over a peer timed in the same process: above 1 in all 4 cells (N 4096 /
+    16384, causal or not) of every pair, against every peer the pair timed."""
+    for a, b in _pairs(files, off, on):
+        for peer in peers:
+            cells = fa4_rounds.ab(a, b, peer)
+            assert len(cells) == 4 and all(x > 1.0 for _, x in cells), (peer, cells)
+
+
+def test_both_switches_against_fa4_and_cudnn():
+    """What the change meant under 3.9 at d = 64 (medians of rounds, both pairs): without the switches ours was
+    behind cuDNN at N = 4096; with them ahead of cuDNN in every cell and still behind FlashAttention-4 in every
+    cell (issue 32's forward target is not met at d = 64)."""
+    for off, on in _pairs(BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
+                          {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}):
+        assert all(fa4_rounds.ratios(r, "sdpa-cudnn")[0] < 1.0 for r in off["rows"] if r["n"] == 4096)
+        assert all(fa4_rounds.ratios(r, "sdpa-cudnn")[0] > 1.0 for r in on["rows"])
+        assert all(fa4_rounds.ratios(r, "fa4")[0] < 1.0 for r in on["rows"])
+        assert all("maxerr" in r["impls"]["fast"] for r in on["rows"])
+
+
+def test_the_defaults_follow_and_their_suite_is_a_gate_row():
+    """Both are 3.9's defaults now (3.8's already), and the forward's GPU files passed under 3.9 with both forced on
+    (which is what those defaults run: the switches act in the d = 64 launches only)."""
+    for v in ("3.8.0", "3.9.0"):
+        assert ws_schedule.pair_max_default(v) and ws_schedule.local_sum_default(v)
+    assert not ws_schedule.pair_max_default("3.7.1") and not ws_schedule.local_sum_default("3.7.1")
+    envs = [r.evidence.env for r in gates.rows("ws-forward") if r.triton == "3.9."]
+    assert {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"} in envs
