@@ -13,6 +13,7 @@ TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
 DAY = "triton39-2026-12-06.json"
 PAIR = [(f"nvidia-h100-fwd-pair0-run{r}-{DAY}", f"nvidia-h100-fwd-pair1-run{r}-{DAY}") for r in (1, 2, 3)]
 LOCAL = [(f"nvidia-h100-fwd-pair1-local0-run{r}-{DAY}", f"nvidia-h100-fwd-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
+LOCAL_ALONE = [(f"nvidia-h100-fwd-local0-run1-{DAY}", f"nvidia-h100-fwd-local1-run1-{DAY}")]     # PAIR_MAX off
 BOTH = [(f"nvidia-h100-fa4-rounds-fwd-d64-pair0-local0-run{r}-{DAY}",
          f"nvidia-h100-fa4-rounds-fwd-d64-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
 
@@ -33,9 +34,10 @@ def _pairs(files, off: dict, on: dict):
     (PAIR, {ws_schedule.PAIR_MAX_ENV: "0"}, {ws_schedule.PAIR_MAX_ENV: "1"}, ("sdpa-cudnn",)),
     (LOCAL, {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "0"},
      {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
+    (LOCAL_ALONE, {ws_schedule.LOCAL_SUM_ENV: "0"}, {ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
     (BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
      {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn", "fa4"))],
-    ids=["pair_max", "local_sum_with_pair_max", "both_beside_fa4"])
+    ids=["pair_max", "local_sum_with_pair_max", "local_sum_alone", "both_beside_fa4"])
 def test_switch_faster_in_every_cell_of_every_pair(files, off, on, peers):
     """Each switch on against off, ours over a peer timed in the same process: above 1 in all 4 cells (N 4096 /
     16384, causal or not) of every pair, against every peer the pair timed."""
