@@ -325,8 +325,8 @@ def pair_max_default(version: str) -> bool:
     3.8's default in the d = 64 dense launches only. Under 3.9 without it and LOCAL_SUM ptxas spaces the d = 64
     dense exponentials further apart than with both, which pack them as 3.8's default does
     (tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt, test_ws_compile_records.py); timed there on an
-    H100 (nvidia-h100-fwd-pair*-run*-triton39-2026-12-06.json, three pairs) it was faster in every d = 64 cell, and
-    both together against neither in every cell against FlashAttention-4 in two pairs
+    H100 (nvidia-h100-fwd-pair{0,1}-run{1,2,3}-triton39-2026-12-06.json) it was faster in every d = 64 cell of
+    three pairs, and both together faster than neither in every cell of two pairs timed beside FlashAttention-4
     (nvidia-h100-fa4-rounds-fwd-d64-pair*-local*-run*-triton39-2026-12-06.json; tests/kernels/test_ws_forward_39.py),
     so 3.9's default too (3.7: untimed); its GPU tests with both passed there
     (assets/verified/nvidia-h100-triton-3.9.0-ws-forward-pair-local.json).
