@@ -151,6 +151,7 @@ def render() -> str:
             var_more[p], seen = ns, seen | set(ns)
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
+    fa4_more = sorted(BENCH.glob("nvidia-h100-fa4-*.json"))[-1:]       # the newest from an H100, where one is
     versions_p = sorted((BENCH / "versions").glob("*.json"))
     tl_p = _newest("timeline/*.json")
     hbm_p = _newest("*.json", ROOT / "assets" / "hbm")
@@ -222,6 +223,9 @@ def render() -> str:
         "",
         markdown(fa4, "bwd", "float16"),
         "",
+        *[line for p in fa4_more for line in (
+            f"The same preset on an H100, `{_rel(p)}` ({_prov(load_dataset(p))}), forward and backward alone:", "",
+            markdown(load_dataset(p), "fwd", "float16"), "", markdown(load_dataset(p), "bwd", "float16"), "")],
         "## What each triton version gives",
         "",
         "The Hopper kernels against cuDNN with a triton carried to the H200 (torch 2.11 there; the GPU-suite summary",
