@@ -18,6 +18,10 @@ BOTH = [(f"nvidia-h100-fa4-rounds-fwd-d64-pair0-local0-run{r}-{DAY}",
          f"nvidia-h100-fa4-rounds-fwd-d64-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
 
 
+NEITHER = {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"}     # BOTH's switches, off then on
+BOTH_ON = {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}
+
+
 def _load(name: str, switches: dict) -> dict:
     rec = json.loads((TUNE / name).read_text(encoding="utf-8"))
     assert rec["triton"] == "3.9.0" and rec["device"].startswith("NVIDIA H100"), name
@@ -32,11 +36,9 @@ def _pairs(files, off: dict, on: dict):
 
 @pytest.mark.parametrize("files,off,on,peers", [
     (PAIR, {ws_schedule.PAIR_MAX_ENV: "0"}, {ws_schedule.PAIR_MAX_ENV: "1"}, ("sdpa-cudnn",)),
-    (LOCAL, {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "0"},
-     {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
+    (LOCAL, {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "0"}, BOTH_ON, ("sdpa-cudnn",)),
     (LOCAL_ALONE, {ws_schedule.LOCAL_SUM_ENV: "0"}, {ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
-    (BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
-     {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn", "fa4"))],
+    (BOTH, NEITHER, BOTH_ON, ("sdpa-cudnn", "fa4"))],
     ids=["pair_max", "local_sum_with_pair_max", "local_sum_alone", "both_beside_fa4"])
 def test_switch_faster_in_every_cell_of_every_pair(files, off, on, peers):
     """Each switch on against off, ours over a peer timed in the same process: above 1 in all 4 cells (N 4096 /
@@ -51,8 +53,7 @@ def test_both_switches_against_fa4_and_cudnn():
     """What the change meant under 3.9 at d = 64 (medians of rounds, both pairs): without the switches ours was
     behind cuDNN at N = 4096; with them ahead of cuDNN in every cell and still behind FlashAttention-4 in every
     cell (issue 32's forward target is not met at d = 64)."""
-    for off, on in _pairs(BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
-                          {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}):
+    for off, on in _pairs(BOTH, NEITHER, BOTH_ON):
         assert all(fa4_rounds.ratios(r, "sdpa-cudnn")[0] < 1.0 for r in off["rows"] if r["n"] == 4096)
         assert all(fa4_rounds.ratios(r, "sdpa-cudnn")[0] > 1.0 for r in on["rows"])
         assert all(fa4_rounds.ratios(r, "fa4")[0] < 1.0 for r in on["rows"])
@@ -66,7 +67,7 @@ def test_the_defaults_follow_and_their_suite_is_a_gate_row():
         assert ws_schedule.pair_max_default(v) and ws_schedule.local_sum_default(v)
     assert not ws_schedule.pair_max_default("3.7.1") and not ws_schedule.local_sum_default("3.7.1")
     envs = [r.evidence.env for r in gates.rows("ws-forward") if r.triton == "3.9."]
-    assert {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"} in envs
+    assert BOTH_ON in envs
 
 
 def test_39_still_behind_38_beside_fa4():
@@ -75,8 +76,7 @@ def test_39_still_behind_38_beside_fa4():
     defaults (fd2176c, the same tool on an H100: nvidia-h100-fa4-rounds-pair-triton38-2026-12-05.json) in geometric
     mean over the 4 cells; different sessions, so FA4 is the common yardstick."""
     import statistics
-    on = [rec for _, rec in _pairs(BOTH, {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"},
-                                   {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"})]
+    on = [rec for _, rec in _pairs(BOTH, NEITHER, BOTH_ON)]
     r38 = json.loads((TUNE / "nvidia-h100-fa4-rounds-pair-triton38-2026-12-05.json").read_text(encoding="utf-8"))
     assert r38["triton"] == "3.8.0" and r38["device"].startswith("NVIDIA H100") and r38["git_commit"][:7] == "fd2176c"
     g39 = statistics.geometric_mean([fa4_rounds.ratios(r, "fa4")[0] for rec in on for r in rec["rows"]])
