@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup-ms", type=float, help="do_bench warm-up budget per cell (ms)")
     p.add_argument("--rep-ms", type=float, help="do_bench repetition budget per cell (ms)")
     p.add_argument("--min-reps", type=int, help="timed runs per cell at least (default 5)")
+    p.add_argument("--rounds", type=int, help="time each configuration's impls in this many interleaved rounds")
     p.add_argument("--seed", type=int)
     p.add_argument("--no-check", action="store_true", help="skip the float64 correctness check")
     p.add_argument("--budget-s", type=float, help="start no new configuration after this many seconds")
@@ -55,7 +56,10 @@ def build_spec(args):
     from .measure import device_kind
     name = args.preset or ("gpu-small" if device_kind() == "cuda" else "cpu")
     spec = preset_spec(name, warmup_ms=args.warmup_ms, rep_ms=args.rep_ms, min_reps=args.min_reps,
-                       seed=args.seed, budget_s=args.budget_s)
+                       rounds=args.rounds, seed=args.seed, budget_s=args.budget_s)
+    for k in ("min_reps", "rounds"):
+        if getattr(args, k) is not None and getattr(args, k) < 1:
+            raise SystemExit(f"--{k.replace('_', '-')} must be at least 1")
     if args.preset is None:
         spec = dataclasses.replace(spec, preset=None)
     if args.no_check:

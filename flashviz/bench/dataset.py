@@ -75,9 +75,10 @@ def _sweep(s):
     for k in ("warmup_ms", "rep_ms", "budget_s"):
         number(f"sweep.{k}", s.get(k), bound=1e7)
     for k, v in s.items():
-        if k not in ("grids", "warmup_ms", "rep_ms", "budget_s", "min_reps", "seed", "check", "preset"):
+        if k not in ("grids", "warmup_ms", "rep_ms", "budget_s", "min_reps", "rounds", "seed", "check", "preset"):
             fail(f"sweep.{str(k)[:40]}", "unknown_field")
     int_in("sweep.min_reps", s.get("min_reps"), 1, 10 ** 6, null=True)
+    int_in("sweep.rounds", s.get("rounds"), 1, 1000, null=True)
     int_in("sweep.seed", s.get("seed"), -(1 << 63), 1 << 64, null=True)
     boolean("sweep.check", s.get("check"), null=True)
     text("sweep.preset", s.get("preset"), 40, null=True)

@@ -87,6 +87,8 @@ def provenance_fields(dataset: dict) -> list[dict]:
     commit = str(p["git_commit"]) + (" (uncommitted changes)" if p.get("git_dirty") else "")
     timer = p["timer"] + (f"; warm-up {s.get('warmup_ms'):g} ms, rep {s.get('rep_ms'):g} ms"
                           if s.get("warmup_ms") is not None and s.get("rep_ms") is not None else "")
+    if (s.get("rounds") or 1) > 1:
+        timer += f"; impls interleaved in {s['rounds']} rounds, each a full rep budget"
     items = [("device", "GPU" if p["device"] == "cuda" else "Device", gpu),
              ("driver", "Driver", p.get("driver_version")), ("cuda", "CUDA", p.get("cuda_version")),
              ("torch", "torch", p["torch"]), ("triton", "triton", p.get("triton")),

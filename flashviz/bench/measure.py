@@ -12,7 +12,9 @@ gradients of two (batch, head) slices). Per impl, in this order:
      resident, run, peak extra = max_memory_allocated() - baseline; its wall time estimates the run time;
   3. timing: triton.testing.do_bench(return_mode="all"), median taken here (what return_mode="median"
      returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
-     clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None).
+     clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None). With rounds R > 1
+     (SweepSpec.rounds) steps 1-2 run for every impl first, then step 3 visits the impls in turn R times and
+     pools each one's runs, so a GPU clock that drifts over the configuration's seconds reaches them alike.
   4. graph timing (CUDA only): the same call captured in a torch.cuda.CUDAGraph and replayed
      (graph_timing.replay_times: triton.testing.do_bench_cudagraph, or for "bwd" the backward captured on its
      forward's stream; median of the replays): GPU time without the host's launch cost,
@@ -27,7 +29,6 @@ import gc
 import math
 import statistics
 import time
-import zlib
 
 import torch
 
@@ -35,12 +36,12 @@ import flashviz_kernels as fk
 
 from . import peers, provenance
 from .graph_timing import replay_times
+from .reference import errors as _errors, make_inputs, reference
 from .spec import (BASELINES, DATASET_KIND, PEERS, REL_TOL, SCHEMA_VERSION, SweepSpec, config_key, flops,
                    ideal_bytes)
 
 TRITON_IMPLS = ("teaching", "fast", "ws")
 GRAD_TOL_FACTOR = {"fwd": 1.0, "fwd+bwd": 4.0, "bwd": 4.0}   # gradients (dq sums over N keys) round more than outputs
-CHECK_ROWS = 64              # query rows per (batch, head) compared against the float64 reference
 GRAPH_CPU_MESSAGE = "graph: not available on CPU (CUDA graphs need a GPU)"
 GRAPH_SKIPPED_MESSAGE = "graph: not measured, the per-call run did not succeed"
 CPU_TRITON_MESSAGE = ("no CUDA here: the Triton kernels would run in Triton's interpreter, which executes the "
@@ -74,71 +75,6 @@ def classify_error(e: BaseException) -> str:
     if isinstance(e, (fk.KernelUnavailable, ImportError)):
         return "unavailable"
     return "error"
-
-
-# ---- inputs and reference -------------------------------------------------------------------------------------
-
-def make_inputs(cfg: dict, seed: int, device: str) -> dict:
-    """q, k, v (and dout in fwd+bwd mode) ~ N(0, 1), seeded per configuration so configs differ."""
-    dt = getattr(torch, cfg["dtype"])
-    g = torch.Generator(device=device).manual_seed(seed + zlib.crc32(repr(config_key(cfg)).encode()))
-    shape = (cfg["batch"], cfg["heads"], cfg["n"], cfg["d"])
-    x = {name: torch.randn(shape, generator=g, device=device, dtype=dt) for name in ("q", "k", "v")}
-    if cfg["mode"] in ("fwd+bwd", "bwd"):
-        x["dout"] = torch.randn(shape, generator=g, device=device, dtype=dt)
-        for name in ("q", "k", "v"):
-            x[name].requires_grad_(True)
-    return x
-
-
-def check_rows(n: int) -> torch.Tensor:
-    """First, last and evenly spaced query rows (causal rows near 0 see few keys, near N-1 see all)."""
-    return torch.unique(torch.linspace(0, n - 1, min(n, CHECK_ROWS)).round().long())
-
-
-def _ref_attention(q, k, v, rows, causal):
-    """float64 textbook attention for `rows` of q; q (..., N, d) -> (..., R, d)."""
-    n, rows = k.shape[-2], rows.to(q.device)
-    s = torch.matmul(q[..., rows, :].double(), k.double().transpose(-1, -2)) / math.sqrt(q.shape[-1])
-    if causal:
-        s.masked_fill_(torch.arange(n, device=q.device)[None, :] > rows[:, None], float("-inf"))
-    return torch.matmul(torch.softmax(s, dim=-1), v.double())
-
-
-def grad_pairs(batch: int, heads: int) -> list[tuple[int, int]]:
-    return sorted({(0, 0), (batch - 1, heads - 1)})
-
-
-def reference(x: dict, cfg: dict) -> dict:
-    """float64 reference: out rows for every (b, h); in fwd+bwd mode full grads for grad_pairs()."""
-    rows = check_rows(cfg["n"])
-    q, k, v = (x[t].detach() for t in ("q", "k", "v"))
-    out = torch.stack([_ref_attention(q[b], k[b], v[b], rows, cfg["causal"]) for b in range(cfg["batch"])])
-    ref = {"rows": rows, "out": out}
-    if cfg["mode"] in ("fwd+bwd", "bwd"):
-        all_rows = torch.arange(cfg["n"])
-        for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
-            qq, kk, vv = (t[b, h].double().requires_grad_(True) for t in (q, k, v))
-            o = _ref_attention(qq, kk, vv, all_rows, cfg["causal"])
-            ref[(b, h)] = torch.autograd.grad(o, (qq, kk, vv), x["dout"][b, h].double())
-    return ref
-
-
-def _errors(result, ref: dict, cfg: dict) -> tuple[float, float]:
-    """(max abs diff, max over checked tensors of ||x - ref|| / ||ref||); NaN if anything is not finite."""
-    out = result[0] if isinstance(result, tuple) else result
-    pairs = [(out.detach()[:, :, ref["rows"].to(out.device)], ref["out"])]
-    if cfg["mode"] in ("fwd+bwd", "bwd"):
-        for b, h in grad_pairs(cfg["batch"], cfg["heads"]):
-            pairs += [(g[b, h], r) for g, r in zip(result[1:], ref[(b, h)])]
-    max_abs, rel = 0.0, 0.0
-    for got, want in pairs:
-        diff = got.double() - want
-        a, r = diff.abs().max().item(), (diff.norm() / want.norm().clamp_min(1e-300)).item()
-        if not (math.isfinite(a) and math.isfinite(r)):  # max() would silently drop a NaN
-            return math.nan, math.nan
-        max_abs, rel = max(max_abs, a), max(rel, r)
-    return max_abs, rel
 
 
 # ---- one impl -------------------------------------------------------------------------------------------------
@@ -247,7 +183,8 @@ def _graph(cell: dict, fn, device: str, rep_ms: float) -> None:
         cell.update(graph_ms=ms, graph_tflops=cell["flops"] / (ms * 1e9), graph_message=None)
 
 
-def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks=None) -> dict:
+def _prepare(impl, x, ref, cfg, device, teaching_blocks=None):
+    """Steps 1-2 for one impl: (cell, fn, est_ms), fn None where the cell is already final (unavailable, error)."""
     cell = blank_cell(impl, cfg)
     blocks = {}
     if impl == "teaching" and teaching_blocks:
@@ -257,12 +194,12 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
         cell["graph_message"] = GRAPH_CPU_MESSAGE
     if device == "cpu" and impl in TRITON_IMPLS:
         cell.update(status="unavailable", message=CPU_TRITON_MESSAGE)
-        return cell
+        return cell, None, None
     try:                                                 # FlashAttention-4: its own layout, copied before timing
         fn = any_runner(impl, x, cfg, blocks)
     except peers.Unavailable as e:
         cell.update(status="unavailable", message=str(e))
-        return cell
+        return cell, None, None
     try:
         with fk.LAUNCH_LOCK:
             r = fn()                                     # 1. warm-up + correctness
@@ -286,24 +223,66 @@ def _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teachi
             if device == "cuda":
                 cell["peak_extra_bytes"] = int(torch.cuda.max_memory_allocated() - base)
             del r
-            times = time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
     except Exception as e:                               # noqa: BLE001 - every failure becomes a cell
-        cell.update(status=classify_error(e), message=short_error(e))
-        cell.update(ms=None, peak_extra_bytes=None)
+        return _failed(cell, fn, e, device), None, None
+    return cell, fn, est_ms
+
+
+def _failed(cell: dict, fn, e: Exception, device: str) -> dict:
+    cell.update(status=classify_error(e), message=short_error(e), ms=None, peak_extra_bytes=None)
+    getattr(fn, "saved", {}).clear()                     # bwd mode: drop the forward's graph
+    if cell["status"] == "oom":
+        free_memory(device)
+    return cell
+
+
+def _finish(cell: dict, fn, times: list[float], device: str, rep_ms: float) -> dict:
+    """Steps 3's statistics and 4 for one impl whose timed runs are `times`."""
+    ms = statistics.median(times)
+    if not ms > 0:                                       # below the timer's resolution: no honest number
+        cell.update(status="error", message=f"median time {ms} ms is not positive (timer resolution)")
     else:
-        ms = statistics.median(times)
-        if not ms > 0:                                   # below the timer's resolution: no honest number
-            cell.update(status="error", message=f"median time {ms} ms is not positive (timer resolution)")
-            return cell
         cell.update(status="ok", ms=ms, ms_p20=quantile(times, 0.2), ms_p80=quantile(times, 0.8),
                     reps=len(times), tflops=cell["flops"] / (ms * 1e9))
         if cell["peak_extra_bytes"] is not None:
             cell["peak_over_ideal"] = cell["peak_extra_bytes"] / cell["ideal_bytes"]
         _graph(cell, fn, device, rep_ms)                 # 4. graph replays
     getattr(fn, "saved", {}).clear()                     # bwd mode: drop the forward's graph
-    if cell["status"] == "oom":
-        free_memory(device)
     return cell
+
+
+def _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks, rounds, done):
+    """Each impl's cell. rounds 1: one impl at a time, steps 1-4. rounds R > 1: steps 1-2 for every impl, then
+    R rounds of step 3 that visit the impls in turn (each round a full rep_ms budget, times pooled), so a drift
+    of the GPU's clock over the configuration's seconds reaches every impl alike; then step 4. done(cell) as each
+    cell is final."""
+    if rounds <= 1:
+        for impl in impls:
+            cell, fn, est_ms = _prepare(impl, x, ref, cfg, device, teaching_blocks)
+            if fn is not None:
+                try:
+                    with fk.LAUNCH_LOCK:
+                        times = time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
+                except Exception as e:                   # noqa: BLE001
+                    cell = _failed(cell, fn, e, device)
+                else:
+                    cell = _finish(cell, fn, times, device, rep_ms)
+            done(cell)
+        return
+    live = [[*_prepare(impl, x, ref, cfg, device, teaching_blocks), []] for impl in impls]
+    for _ in range(rounds):                              # 3. time, interleaved
+        for entry in live:
+            cell, fn, est_ms, times = entry
+            if fn is None:
+                continue
+            try:
+                with fk.LAUNCH_LOCK:
+                    times += time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)
+            except Exception as e:                       # noqa: BLE001
+                _failed(cell, fn, e, device)
+                entry[1] = None
+    for cell, fn, _, times in live:
+        done(_finish(cell, fn, times, device, rep_ms) if fn is not None else cell)
 
 
 # ---- configurations and sweeps --------------------------------------------------------------------------------
@@ -332,11 +311,12 @@ def add_ratios(cells: list[dict]) -> list[dict]:
 def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, heads: int, mode: str = "fwd", *,
                    warmup_ms: float = 25.0, rep_ms: float = 100.0, min_reps: int = 5, seed: int = 0,
                    check: bool = True, device: str | None = None, progress_callback=None,
-                   teaching_blocks: tuple[int, int] | None = None) -> list[dict]:
+                   teaching_blocks: tuple[int, int] | None = None, rounds: int = 1) -> list[dict]:
     """Measure several impls on one configuration (shared inputs); ratios filled. Never raises for a cell.
 
     progress_callback(done, total, cell) after each impl (total = len(impls)). teaching_blocks =
-    (Br, Bc) pins the teaching kernel's tiles (recorded in the cell as block_m, block_n).
+    (Br, Bc) pins the teaching kernel's tiles (recorded in the cell as block_m, block_n). rounds > 1 times the
+    impls in that many interleaved rounds (_measure_impls), every impl's state resident meanwhile.
     """
     device = device or device_kind()
     cfg = dict(n=int(n), d=int(d), causal=bool(causal), dtype=str(dtype), batch=int(batch), heads=int(heads),
@@ -363,13 +343,15 @@ def measure_config(impls, n: int, d: int, causal: bool, dtype: str, batch: int, 
             note = "reference skipped: " + short_error(e)
             del e
             free_memory(device)
-    for impl in impls:
-        cell = _measure_impl(impl, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks)
+
+    def done(cell):
         if note and cell["message"] is None:
             cell["message"] = note
         cells.append(cell)
         if progress_callback:
             progress_callback(len(cells), len(impls), cell)
+
+    _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks, int(rounds), done)
     del x, ref
     free_memory(device)
     return add_ratios(cells)
@@ -416,7 +398,7 @@ def run_sweep(spec: SweepSpec, progress_callback=None, command: str | None = Non
             break
         data["cells"] += measure_config(impls, **cfg, warmup_ms=spec.warmup_ms, rep_ms=spec.rep_ms,
                                         min_reps=spec.min_reps, seed=spec.seed, check=spec.check, device=device,
-                                        progress_callback=tick)
+                                        progress_callback=tick, rounds=spec.rounds)
         data["elapsed_s"] = time.perf_counter() - t0
         if on_partial:
             on_partial(data)

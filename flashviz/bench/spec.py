@@ -81,6 +81,7 @@ class SweepSpec:
     warmup_ms: float = 25.0         # do_bench warm-up budget (ms); scaled up for slow cells, see measure.py
     rep_ms: float = 100.0           # do_bench repetition budget (ms)
     min_reps: int = 5               # at least this many timed runs, however slow the cell
+    rounds: int = 1                 # > 1: each configuration's impls timed in that many interleaved rounds
     seed: int = 0
     check: bool = True              # compare against a float64 reference on a few rows
     budget_s: float | None = None   # stop starting new configurations after this many seconds
@@ -100,8 +101,8 @@ class SweepSpec:
 
     def to_json(self) -> dict:
         return dict(grids=[g.to_json() for g in self.grids], warmup_ms=self.warmup_ms, rep_ms=self.rep_ms,
-                    min_reps=self.min_reps, seed=self.seed, check=self.check, budget_s=self.budget_s,
-                    preset=self.preset)
+                    min_reps=self.min_reps, rounds=self.rounds, seed=self.seed, check=self.check,
+                    budget_s=self.budget_s, preset=self.preset)
 
 
 H200_IMPLS = ALL_IMPLS          # ws and fa4 included: where they cannot run, a cell says "unavailable" and why
@@ -119,11 +120,13 @@ PRESETS = {
              heads=(32,), impls=("naive", "sdpa-flash", "sdpa-cudnn", "teaching", "fast", "fa4"),
              mode=("bwd", "fwd+bwd")),
     ), warmup_ms=25.0, rep_ms=100.0),
-    # Level with FlashAttention-4: the cells its issue names, forward and backward alone, cuDNN and FA4 beside ours.
+    # Level with FlashAttention-4: the cells its issue names, forward and backward alone, cuDNN and FA4 beside ours,
+    # in 3 interleaved rounds: timed one after another, fast and ws (one kernel at N = 16384, d = 128) differed by
+    # 3-9 % per call while their graph replays agreed (nvidia-h*-fa4-2026-12-0[1-6].json)
     "h200-fa4": dict(grids=(
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
              impls=("sdpa-cudnn", "fast", "ws", "fa4"), mode=("fwd", "bwd")),
-    ), warmup_ms=25.0, rep_ms=100.0),
+    ), warmup_ms=25.0, rep_ms=100.0, rounds=3),
     # What a triton version gives (kernels/gates.py's evidence beside its suite summary): the Hopper kernels
     # against cuDNN, forward and backward alone, at realistic sizes.
     "h200-versions": dict(grids=(

@@ -136,6 +136,8 @@ STRINGS = {
               "`triton.testing.do_bench_cudagraph` 的中位数（CUDA Graph 重放，L2 保持热）"},
     "speed.timer_cpu": {"en": "time.perf_counter median (CPU)", "zh": "`time.perf_counter` 的中位数（CPU）"},
     "speed.timer_rep": {"en": "; warm-up {warmup} ms, rep {rep} ms", "zh": "；预热 {warmup} ms，重复 {rep} ms"},
+    "speed.timer_rounds": {"en": "; the implementations take turns in {rounds} rounds, each a full rep budget",
+                           "zh": "；各实现轮流计时 {rounds} 轮，每轮一个完整的重复预算"},
 
     # tables and notes
     "speed.col_impl": {"en": "implementation", "zh": "实现"},

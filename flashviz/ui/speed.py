@@ -142,6 +142,8 @@ def timer_text(ds: dict, lang: str) -> str | None:
     s = ds.get("sweep", {})
     rep = (t("speed.timer_rep", lang, warmup=f"{s['warmup_ms']:g}", rep=f"{s['rep_ms']:g}")
            if s.get("warmup_ms") is not None and s.get("rep_ms") is not None else "")
+    if (s.get("rounds") or 1) > 1:
+        rep += t("speed.timer_rounds", lang, rounds=s["rounds"])
     return t(f"speed.timer_{key}", lang) + rep
 
 

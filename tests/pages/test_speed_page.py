@@ -413,4 +413,8 @@ def test_the_timer_is_said_in_the_pages_language_where_measure_wrote_it():
         assert timer_text(dict(provenance=dict(timer=timer), sweep={}), "zh") == t(f"speed.timer_{key}", "zh")
     ds = dict(provenance=dict(timer=measure.TIMER_CUDA), sweep=dict(warmup_ms=25, rep_ms=100.0))
     assert timer_text(ds, "zh") == t("speed.timer_cuda", "zh") + "；预热 25 ms，重复 100 ms"
+    ds["sweep"]["rounds"] = 3                            # the h200-fa4 preset's interleaved rounds
+    assert timer_text(ds, "zh").endswith("；预热 25 ms，重复 100 ms；各实现轮流计时 3 轮，每轮一个完整的重复预算")
+    assert timer_text(ds, "en").endswith("rep 100 ms; the implementations take turns in 3 rounds, each a full "
+                                         "rep budget")
     assert timer_text(dict(provenance=dict(timer="my stopwatch"), sweep={}), "zh") is None
