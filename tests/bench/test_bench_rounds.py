@@ -92,3 +92,24 @@ def test_the_fa4_preset_interleaves_and_the_flag_overrides():
     for flag in ("--rounds", "--min-reps"):
         with pytest.raises(SystemExit, match="at least 1"):
             build_spec(_parser().parse_args(["--preset", "h200-fa4", flag, "0"]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["fwd", "bwd"])
+def test_rounds_on_a_gpu_keep_every_impls_memory_and_graph(mode):
+    """On CUDA every impl's state stays resident through the rounds: each cell still gets its own peak memory, a
+    correct result against float64, pooled timed runs and its graph replays."""
+    import torch
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    impls = ["sdpa-cudnn", "fast"]
+    cells = measure.measure_config(impls, 1024, 64, True, "float16", 2, 4, mode=mode, rounds=2, warmup_ms=5,
+                                   rep_ms=20, min_reps=3)
+    one = measure.measure_config(impls, 1024, 64, True, "float16", 2, 4, mode=mode, warmup_ms=5, rep_ms=20,
+                                 min_reps=3)
+    for c, c1 in zip(cells, one):
+        if c["status"] == "unavailable":                 # cuDNN's SDPA backend is not in every torch build
+            continue
+        assert c["status"] == "ok" and c["correct"] is True, c["message"]
+        assert c["reps"] >= 2 * 3 and c["graph_ms"] > 0
+        assert c["peak_extra_bytes"] == c1["peak_extra_bytes"]   # the other impl's resident state is not counted
