@@ -101,15 +101,19 @@ def test_the_forward_is_behind_cudnn_only_per_call_in_the_bimodal_cell(runs):
     assert below == 3
 
 
-def test_rounds_narrowed_fast_against_ws_in_the_heavy_cell_but_fast_keeps_slow_calls(runs):
+def test_rounds_narrowed_fast_against_ws_in_the_heavy_cell_but_slow_calls_remain(runs):
     """One after another (six earlier files) fast and ws differed by 3-9 % there; in rounds their medians are
-    within 5 % and their graph replays within 1 %, but fast's upper quantile stays above ws's in every run."""
+    within 5 % and their graph replays within 1 %. Slow calls remain: fast's p80 is over 1.1x its p20 in 5 of the
+    6 runs (cuDNN's and FA4's in some runs too), ws's under 1.07x in all."""
+    wide = 0
     for datasets in runs.values():
         for ds in datasets:
             fast, ws = cells(ds, "fast", **HEAVY)[0], cells(ds, "ws", **HEAVY)[0]
             assert abs(fast["ms"] / ws["ms"] - 1) < 0.05
             assert abs(fast["graph_ms"] / ws["graph_ms"] - 1) < 0.01
-            assert fast["ms_p80"] > ws["ms_p80"] and fast["reps"] >= 15
+            assert fast["reps"] >= 15 and ws["ms_p80"] < 1.07 * ws["ms_p20"]
+            wide += fast["ms_p80"] > 1.1 * fast["ms_p20"]
+    assert wide == 5
 
 
 def test_the_readme_names_the_files_and_counts_their_cells(runs):
