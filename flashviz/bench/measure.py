@@ -13,8 +13,8 @@ gradients of two (batch, head) slices). Per impl, in this order:
   3. timing: triton.testing.do_bench(return_mode="all"), median taken here (what return_mode="median"
      returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
      clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None). With rounds R > 1
-     (SweepSpec.rounds) steps 1-2 run for every impl first, then step 3 visits the impls in turn R times and
-     pools each one's runs, so a GPU clock that drifts over the configuration's seconds reaches them alike.
+     (SweepSpec.rounds) steps 1-2 run for every impl first, then step 3 visits the impls in turn R times (each
+     round starting one impl further on) and pools each one's runs, so a GPU clock that drifts over the configuration's seconds reaches them alike.
   4. graph timing (CUDA only): the same call captured in a torch.cuda.CUDAGraph and replayed
      (graph_timing.replay_times: triton.testing.do_bench_cudagraph, or for "bwd" the backward captured on its
      forward's stream; median of the replays): GPU time without the host's launch cost,
@@ -253,9 +253,9 @@ def _finish(cell: dict, fn, times: list[float], device: str, rep_ms: float) -> d
 
 def _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teaching_blocks, rounds, done):
     """Each impl's cell. rounds 1: one impl at a time, steps 1-4. rounds R > 1: steps 1-2 for every impl, then
-    R rounds of step 3 that visit the impls in turn (each round a full rep_ms budget, times pooled), so a drift
-    of the GPU's clock over the configuration's seconds reaches every impl alike; then step 4. done(cell) as each
-    cell is final."""
+    R rounds of step 3 that visit the impls in turn (each round a full rep_ms budget, times pooled; round r starts
+    r impls further on, so none always follows the same one), so a drift of the GPU's clock over the
+    configuration's seconds reaches every impl alike; then step 4. done(cell) as each cell is final."""
     if rounds <= 1:
         for impl in impls:
             cell, fn, est_ms = _prepare(impl, x, ref, cfg, device, teaching_blocks)
@@ -270,8 +270,8 @@ def _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teac
             done(cell)
         return
     live = [[*_prepare(impl, x, ref, cfg, device, teaching_blocks), []] for impl in impls]
-    for _ in range(rounds):                              # 3. time, interleaved
-        for entry in live:
+    for r in range(rounds):                              # 3. time, interleaved
+        for entry in live[r % len(live):] + live[:r % len(live)]:
             cell, fn, est_ms, times = entry
             if fn is None:
                 continue
