@@ -122,7 +122,8 @@ PRESETS = {
     ), warmup_ms=25.0, rep_ms=100.0),
     # Level with FlashAttention-4: the cells its issue names, forward and backward alone, cuDNN and FA4 beside ours,
     # in 3 interleaved rounds: timed one after another, fast and ws (one kernel at N = 16384, d = 128) differed by
-    # 3-9 % per call while their graph replays agreed (nvidia-h*-fa4-2026-12-0[1-6].json)
+    # 3-9 % per call while their graph replays agreed (the six files up to nvidia-h100-fa4-2026-12-06.json; the
+    # runs in rounds since: tests/bench/test_fa4_preset_rounds.py)
     "h200-fa4": dict(grids=(
         Grid(n=(4096, 16384), d=(64, 128), causal=(False, True), dtype=("float16",), batch=(4,), heads=(32,),
              impls=("sdpa-cudnn", "fast", "ws", "fa4"), mode=("fwd", "bwd")),

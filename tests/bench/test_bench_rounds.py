@@ -78,7 +78,7 @@ def test_a_sweep_records_its_rounds_and_says_so_in_the_timer():
     assert data["sweep"]["rounds"] == 2 and all(c["status"] == "ok" for c in data["cells"])
     timer = next(f["value"] for f in provenance_fields(data) if f["key"] == "timer")
     assert timer.endswith("interleaved in 2 rounds, each a full rep budget")
-    for bad in (0, -1, 1.5, "3"):
+    for bad in (0, -1, 1001, 1.5, "3", True):
         data["sweep"]["rounds"] = bad
         with pytest.raises(DatasetError):
             validate_dataset(data)
