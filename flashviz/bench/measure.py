@@ -270,7 +270,7 @@ def _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teac
             done(cell)
         return
     live = [[*_prepare(impl, x, ref, cfg, device, teaching_blocks), []] for impl in impls]
-    for r in range(rounds):                              # 3. time, interleaved
+    for r in range(rounds if live else 0):                              # 3. time, interleaved
         for entry in live[r % len(live):] + live[:r % len(live)]:
             cell, fn, est_ms, times = entry
             if fn is None:

@@ -64,6 +64,13 @@ def test_a_failure_in_a_later_round_ends_that_cell_only(monkeypatch):
     assert count["n"] == 5                               # naive is not visited in round 3 after it failed
 
 
+def test_no_impl_or_one_impl_with_rounds(calls):
+    assert measure.measure_config([], *CFG, rounds=3, **TINY) == [] and calls == []
+    (cell,) = measure.measure_config(["naive"], *CFG, rounds=3, **TINY)
+    assert calls == ["naive"] * 3 and cell["status"] == "ok" and cell["correct"] is True
+    assert cell["reps"] >= 3 * TINY["min_reps"]
+
+
 def test_an_impl_that_cannot_run_is_skipped_by_every_round(calls):
     cells = measure.measure_config(["naive", "fast", "sdpa-math"], *CFG, rounds=3, device="cpu", **TINY)
     assert calls == ["naive", "sdpa-math", "sdpa-math", "naive", "sdpa-math", "naive"]
