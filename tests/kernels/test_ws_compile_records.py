@@ -54,3 +54,25 @@ def test_d64_dense_exponential_spacing(title, lo, hi):
     dense = _dense(_sections(D64)[title])
     assert len(dense) == 8
     assert all(lo <= s <= hi for _, s, _ in dense), [s for _, s, _ in dense]
+
+
+def test_d128_backward_spills_least_at_the_tables_launch():
+    """cpu-sm90-bwd-d128-spills: of 32 ws backward builds at d = 128 (dq_mode frag / tma2 x STATS_ACC x NEXT x
+    DP_ZERO x causal), the table's launch spills least at both causal values (tma2 ties it without a mask), every
+    build spills, and next_s 1 or dP^T from zero (slower there on an H100) each spill more than it."""
+    from flashviz_kernels import backward_table, ws_bwd
+    builds = []
+    for line in (TUNE / "cpu-sm90-bwd-d128-spills-triton38-2026-12-06.txt").read_text().splitlines():
+        if line.startswith("  frag ") or line.startswith("  tma2 "):
+            fields = dict(kv.split("=") for kv in line.split(":")[0].split()[1:] if "=" in kv)
+            fields["mode"] = line.split()[0]
+            builds.append((fields, int(re.search(r"spill stores (\d+) B", line).group(1))))
+    assert len(builds) == 32 and all(b > 0 for _, b in builds)
+    table = backward_table.ws_launch(128)
+    assert (table["dq_mode"], ws_bwd.REGS[0]) == ("frag", 240)
+    for causal in ("0", "1"):
+        mine = [(f, b) for f, b in builds if f["causal"] == causal]
+        default = next(b for f, b in mine if f["mode"] == "frag" and f["stats_acc"] == "1" and f["next"] == "0"
+                       and f["dp_zero"] == "0")
+        assert default == min(b for _, b in mine)
+        assert all(b > default for f, b in mine if f["mode"] == "frag" and (f["next"] == "1" or f["dp_zero"] == "1"))
