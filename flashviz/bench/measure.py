@@ -14,7 +14,8 @@ gradients of two (batch, head) slices). Per impl, in this order:
      returns), warm-up/rep budgets raised so even a 100 ms cell gets >= min_reps timed runs; do_bench
      clears L2 before every timed run. On CPU: time.perf_counter median, memory "n/a" (None). With rounds R > 1
      (SweepSpec.rounds) steps 1-2 run for every impl first, then step 3 visits the impls in turn R times (each
-     round starting one impl further on) and pools each one's runs, so a GPU clock that drifts over the configuration's seconds reaches them alike.
+     round starting one impl further on) and pools each one's runs, so a GPU clock that drifts over the
+     configuration's seconds reaches them alike.
   4. graph timing (CUDA only): the same call captured in a torch.cuda.CUDAGraph and replayed
      (graph_timing.replay_times: triton.testing.do_bench_cudagraph, or for "bwd" the backward captured on its
      forward's stream; median of the replays): GPU time without the host's launch cost,
