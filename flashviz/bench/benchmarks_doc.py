@@ -151,7 +151,7 @@ def render() -> str:
             var_more[p], seen = ns, seen | set(ns)
     fa4_p = _newest("nvidia-h200-fa4-*.json")
     fa4 = load_dataset(fa4_p)
-    fa4_more = sorted(BENCH.glob("nvidia-h100-fa4-*.json"))[-1:]       # the newest from an H100, where one is
+    fa4_more = [(p, load_dataset(p)) for p in sorted(BENCH.glob("nvidia-h100-fa4-*.json"))[-1:]]  # newest H100's
     versions_p = sorted((BENCH / "versions").glob("*.json"))
     tl_p = _newest("timeline/*.json")
     hbm_p = _newest("*.json", ROOT / "assets" / "hbm")
@@ -223,9 +223,9 @@ def render() -> str:
         "",
         markdown(fa4, "bwd", "float16"),
         "",
-        *[line for p in fa4_more for line in (
-            f"The same preset on an H100, `{_rel(p)}` ({_prov(load_dataset(p))}), forward and backward alone:", "",
-            markdown(load_dataset(p), "fwd", "float16"), "", markdown(load_dataset(p), "bwd", "float16"), "")],
+        *[line for p, ds in fa4_more for line in (
+            f"The same preset on an H100, `{_rel(p)}` ({_prov(ds)}), forward and backward alone:", "",
+            markdown(ds, "fwd", "float16"), "", markdown(ds, "bwd", "float16"), "")],
         "## What each triton version gives",
         "",
         "The Hopper kernels against cuDNN with a triton carried to the H200 (torch 2.11 there; the GPU-suite summary",

@@ -257,33 +257,21 @@ def _measure_impls(impls, x, ref, cfg, device, warmup_ms, rep_ms, min_reps, teac
     R rounds of step 3 that visit the impls in turn (each round a full rep_ms budget, times pooled; round r starts
     r impls further on, so none always follows the same one), so a drift of the GPU's clock over the
     configuration's seconds reaches every impl alike; then step 4. done(cell) as each cell is final."""
-    if rounds <= 1:
-        for impl in impls:
-            cell, fn, est_ms = _prepare(impl, x, ref, cfg, device, teaching_blocks)
-            if fn is not None:
+    for group in ([impl] for impl in impls) if rounds <= 1 else [list(impls)]:   # 1 round: one impl's state at a time
+        live = [[*_prepare(impl, x, ref, cfg, device, teaching_blocks), []] for impl in group]
+        for r in range(max(rounds, 1) if live else 0):                        # 3. time, interleaved where R > 1
+            for entry in live[r % len(live):] + live[:r % len(live)]:
+                cell, fn, est_ms, times = entry
+                if fn is None:
+                    continue
                 try:
                     with fk.LAUNCH_LOCK:
-                        times = time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)   # 3. time
+                        times += time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)
                 except Exception as e:                   # noqa: BLE001
-                    cell = _failed(cell, fn, e, device)
-                else:
-                    cell = _finish(cell, fn, times, device, rep_ms)
-            done(cell)
-        return
-    live = [[*_prepare(impl, x, ref, cfg, device, teaching_blocks), []] for impl in impls]
-    for r in range(rounds if live else 0):                              # 3. time, interleaved
-        for entry in live[r % len(live):] + live[:r % len(live)]:
-            cell, fn, est_ms, times = entry
-            if fn is None:
-                continue
-            try:
-                with fk.LAUNCH_LOCK:
-                    times += time_calls(fn, device, warmup_ms, rep_ms, min_reps, est_ms)
-            except Exception as e:                       # noqa: BLE001
-                _failed(cell, fn, e, device)
-                entry[1] = None
-    for cell, fn, _, times in live:
-        done(_finish(cell, fn, times, device, rep_ms) if fn is not None else cell)
+                    _failed(cell, fn, e, device)
+                    entry[1] = None
+        for cell, fn, _, times in live:
+            done(_finish(cell, fn, times, device, rep_ms) if fn is not None else cell)
 
 
 # ---- configurations and sweeps --------------------------------------------------------------------------------
