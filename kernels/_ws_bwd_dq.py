@@ -6,6 +6,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
+from ._ws_bwd_walk import head
 from .gluon_shims import tma_add
 
 @gluon.jit
@@ -91,11 +92,11 @@ def dq_tma_add(a, dq, start, c, CID: gl.constexpr, BM: gl.constexpr, D: gl.const
     if n_dq > 0:                                      # (0: timing without the adds)
         if DQ_MODE == 7 or DQ_MODE == 8:              # piece (block, CID): FR rows of 32 from (2 block + CID) FR
             FR: gl.constexpr = BM * D // 64
-            tma_add(desc_dq, [gl.program_id(1), (start // BM * 2 + CID) * FR, 0], buf.reshape([1, FR, 32]))
+            tma_add(desc_dq, [head(), (start // BM * 2 + CID) * FR, 0], buf.reshape([1, FR, 32]))
         elif DQ_MODE == 6:
-            tma_add(desc_dq, [gl.program_id(1), start + CID * (BM // 2), 0], buf.reshape([1, BM // 2, D]))
+            tma_add(desc_dq, [head(), start + CID * (BM // 2), 0], buf.reshape([1, BM // 2, D]))
         else:
-            tma_add(desc_dq, [gl.program_id(1), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
+            tma_add(desc_dq, [head(), start, CID * (D // 2)], buf.reshape([1, BM, D // 2]))
 
 
 @gluon.jit

@@ -1,8 +1,8 @@
 """The Gluon kernel behind the "ws" backward: a warp-specialised FlashAttention-3-style backward for Hopper.
 
 Imported only by ws_bwd.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
-and 3.8), or directly by the CPU compile check. One program per BN = 128-key block of one head (grid (key blocks,
-B*H)), in three partitions:
+and 3.8), or directly by the CPU compile check. One program per BN = 128-key block of one head (grid (G, key
+blocks, B*H / G): _ws_bwd_walk.head, ws_bwd.head_group), in three partitions:
 
   partition 0 (default, 4 warps)  consumer of keys [0, 64) of the block          five async warpgroup MMAs per
   partition 1 (worker, 4 warps)   consumer of keys [64, 128)                      query block (below)
@@ -84,7 +84,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
 from ._ws_bwd_exp import exp2_tile, mask_p
 from ._ws_bwd_next import blocks_next
-from ._ws_bwd_walk import block_row, query_ranges, ring, rotation
+from ._ws_bwd_walk import block_row, head, key_block, query_ranges, ring, rotation
 from .gluon_shims import thread_barrier, tma_load, tma_store
 
 
@@ -115,11 +115,11 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
     key_l: gl.constexpr = gl.SliceLayout(1, s_layout)
     dtype: gl.constexpr = desc_q.dtype
 
-    bh = gl.program_id(1)
+    bh = head()
     k_buf = k_smem.index(CID)
     v_buf = v_smem.index(CID)
     NSLOT: gl.constexpr = 2 if DQ_MODE >= 4 else 1   # dS^T slots ("tma2": two, so a store waits for c - 2)
-    keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
+    keys = key_block() * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=key_l)
     offset = n_k - n_q
     first = gl.where(keys < n_k, keys - offset, 2147483647)   # causal, MASK 1: each key's first query row
     stat_base = bh.to(gl.int64) * n_q
@@ -242,8 +242,8 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     d_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, D, 16])
-    start_k = gl.program_id(0) * (2 * 64)
-    lo, full, hi, end = query_ranges(gl.program_id(1), start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64,
+    start_k = key_block() * (2 * 64)
+    lo, full, hi, end = query_ranges(head(), start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64,
                                      CAUSAL, TABLE)
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
@@ -251,7 +251,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     k_first = keys                                    # TABLE: the query rows [k_first, k_last] that see each key
     k_last = keys                                     # (keys past n_k: none)
     if TABLE:
-        kb = keyb + (gl.program_id(1) // n_heads) * keyb_b + keys * 2
+        kb = keyb + (head() // n_heads) * keyb_b + keys * 2
         k_first = gl.load(kb, mask=keys < n_k, other=1)
         k_last = gl.load(kb + 1, mask=keys < n_k, other=0)
     dk = gl.zeros([64, D], gl.float32, d_layout)
@@ -279,7 +279,7 @@ def _consumer(a, CID: gl.constexpr, BM: gl.constexpr, D: gl.constexpr, STAGES: g
     k_buf.store((dk * sm_scale).to(desc_dk.dtype))
     v_buf.store(dv.to(desc_dv.dtype))
     fence_async_shared()
-    bh = gl.program_id(1)
+    bh = head()
     tma_store(desc_dk, [bh, start_k + CID * 64, 0], k_buf.reshape([1, 64, D]))
     tma_store(desc_dv, [bh, start_k + CID * 64, 0], v_buf.reshape([1, 64, D]))
     tma.store_wait(0)
@@ -310,8 +310,8 @@ def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
-    bh = gl.program_id(1)
-    start_k = gl.program_id(0) * (2 * 64)
+    bh = head()
+    start_k = key_block() * (2 * 64)
     mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
     kv_bh = bh
     if GQA:                                           # query head bh's K/V head
@@ -336,7 +336,7 @@ def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, 
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
-    bh = gl.program_id(1)
+    bh = head()
     stat_l: gl.constexpr = gl.BlockedLayout([1, BM // 32], [1, 32], [1, 1], [1, 0])
     count = (hi - lo) // BM
     r0 = rotation(count)

@@ -29,7 +29,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 
 from ._ws_bwd_dq import dq_piece, dq_tma_add
 from ._ws_bwd_exp import exp2_tile, mask_p
-from ._ws_bwd_walk import block_row, ring, rotation
+from ._ws_bwd_walk import block_row, key_block, ring, rotation
 
 
 @gluon.jit
@@ -136,7 +136,7 @@ def blocks_next(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.con
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BM, 16])
-    keys = gl.program_id(0) * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=gl.SliceLayout(1, s_layout))
+    keys = key_block() * (2 * 64) + CID * 64 + gl.arange(0, 64, layout=gl.SliceLayout(1, s_layout))
     first = gl.where(keys < n_k, keys - (n_k - n_q), 2147483647)   # causal, MASK 1: each key's first query row
     count = (hi - lo) // BM
     if count > 0:

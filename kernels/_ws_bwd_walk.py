@@ -6,6 +6,20 @@ from triton.experimental.gluon import language as gl
 
 
 @gluon.jit
+def key_block():
+    """This program's key block: the grid's second axis (grid (G, key blocks, B*H / G), ws_bwd.grid)."""
+    return gl.program_id(1)
+
+
+@gluon.jit
+def head():
+    """This program's head (of B*H): head(program_id 0) of head group (program_id 2), G = num_programs(0) heads a
+    group. Programs start in launch order (the first axis fastest), so a group's heads all start key block 0 (a
+    causal launch's longest) before any starts key block 1, and so on; G = 1 is head by head."""
+    return gl.program_id(2) * gl.num_programs(0) + gl.program_id(0)
+
+
+@gluon.jit
 def query_range(start_k, n_q, n_k, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
     """(lo, full, hi) for the BN-key block at start_k: query blocks [lo, full) need a mask (causal band, ragged
     key block), [full, hi) do not; all multiples of BM, hi = n_q rounded up."""
@@ -53,9 +67,9 @@ def block_start(lo, count, it, r0, BM: gl.constexpr, ROTATE: gl.constexpr):
 
 @gluon.jit
 def rotation(count):
-    """The block a ROTATE walk of `count` blocks starts at: program_id(0) % count (0 where count is 0), once per
+    """The block a ROTATE walk of `count` blocks starts at: key_block() % count (0 where count is 0), once per
     loop."""
-    return gl.program_id(0) % gl.maximum(count, 1)
+    return key_block() % gl.maximum(count, 1)
 
 
 @gluon.jit

@@ -58,13 +58,16 @@ from .numerics import LOG2E_C
 @gluon.jit
 def _one_tile(n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
               WINDOW: gl.constexpr, SEQ: gl.constexpr):
-    """The one BM-row query tile of this program (grid (query blocks, B*H)): (bh, start_q, first key tile, key
-    tiles)."""
-    pid = gl.program_id(0)
+    """The one BM-row query tile of this program (grid (G, query blocks, B*H / G)): (bh, start_q, first key tile,
+    key tiles). Head program_id 0 of head group program_id 2 (G = num_programs(0), ws.forward's); programs start
+    in launch order (the first axis fastest), so causal, where the last query blocks come first, every head of a
+    group starts its longest tile before any starts its second (G = 1: head by head; ws_schedule.lpt_default)."""
+    pid = gl.program_id(1)
+    bh = gl.program_id(2)                             # (G = 1 without a causal mask)
     if CAUSAL:                                        # heaviest (last) Q blocks first
-        pid = gl.num_programs(0) - 1 - pid
+        pid = gl.num_programs(1) - 1 - pid
+        bh = bh * gl.num_programs(0) + gl.program_id(0)
     start_q = pid * BM
-    bh = gl.program_id(1)
     t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL, WINDOW, SEQ)
     return bh, start_q, t_lo, n_tiles
 

@@ -39,10 +39,11 @@ VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon k
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          PINGPONG_ENV, WIDE_BN, consumers_default, half_default, half_runs,
+                          PINGPONG_ENV, WIDE_BN, consumers_default, half_default, half_runs, lpt_default,
                           overlap_default, persistent_default, pingpong_default, schedule, tile_problem)
 
 L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
+GRID_AXIS = 65535        # CUDA's limit on a grid's second and third axes (query or key blocks; head groups)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
 # 12 warps (4 + 4 + 1 padded): 384 x 168 = 2 x 128 x 240 + 128 x 24 = 64512 <= 64K; NC = 3 runs 16 warps:
@@ -168,6 +169,9 @@ def input_problem(q, what: str = "kernel") -> str | None:
         return f"the Gluon {what} takes float16 or bfloat16, not {q.dtype}"
     if q.shape[3] not in HEAD_DIMS:
         return f"the Gluon {what} takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
+    if q.shape[2] > GRID_AXIS * 128 or q.shape[0] * q.shape[1] > GRID_AXIS:     # the grids' 2nd and 3rd axes
+        return (f"the Gluon {what} takes up to {GRID_AXIS * 128} query rows and {GRID_AXIS} heads (B*H); got "
+                f"{q.shape[2]} and {q.shape[0] * q.shape[1]}")
     return None
 
 
@@ -288,11 +292,17 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
 
 
 def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
-    """Heads whose query tiles the persistent order interleaves: 1 (head-major) without a mask; causal: as many
-    as keep their K/V within L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
+    """Heads whose query tiles the persistent order (and a causal launch of one tile per program, where
+    lpt_default() is on) interleaves: 1 (head-major) without a mask; causal: as many as keep their K/V within
+    L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
     if not causal:
         return 1
     return max(1, min(n_bh, L2_KV_BYTES // (2 * n_k * d * itemsize)))
+
+
+def divisor_at_most(n: int, most: int) -> int:
+    """The largest divisor of n (>= 1) not above most (at least 1): a head group that tiles B*H exactly."""
+    return max(g for g in range(1, max(1, min(n, most)) + 1) if n % g == 0)
 
 
 def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: int = 2, consumers: int = 2) -> int:
@@ -335,8 +345,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     variants.parse makes them; adds -slope * (i + Nk - Nq - j) to each visible scaled score. docs (packed
     documents): variants.tables(variant, Nq, Nk, device, block_m, block_n), int32 (row bounds (1 or B, Nq, 2), tile
     ranges (1 or B, ceil(Nq / block_m), 4)); they then decide which keys each row sees (the causal side and window
-    included). persistent None: persistent_default. programs / groups (persistent only; tests and tuning): the grid
-    size (default the SM count) and the head group (default head_group()). half None: half_default() (HALF_ENV,
+    included). persistent None: persistent_default. programs (persistent only; tests and tuning): the grid size
+    (default the SM count); groups (persistent, or causal with one tile per program: then dividing B*H): the head
+    group (default head_group(); one tile per program, causal: its largest divisor of B*H where lpt_default() is
+    on, else 1). half None: half_default() (HALF_ENV,
     else the table; kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where
     half=True raises KernelUnavailable. HALF runs in causal launches only. block_n is 64 or 128, or WIDE_BN (256)
     at d = 64 with block_m 128: there without ALiBi or HALF, and OVERLAP off unless passed (ws_schedule's WIDE_BN
@@ -384,10 +396,13 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelUnavailable(f"half=True (HALF, half edge tiles) cannot run here: {why_half}")
     hf = hf and not why_half                          # the table's or HALF_ENV's HALF where not verified: whole
                                                       # tiles (status()["half"] says why)
-    for name, x in (("programs", programs), ("groups", groups)):
-        if x is not None and (not pers or not isinstance(x, int) or x < 1):
-            raise KernelInputError(f"{name} is a positive int for a persistent launch only; got {x!r} "
-                                   f"(persistent={pers})")
+    if programs is not None and (not pers or not isinstance(programs, int) or programs < 1):
+        raise KernelInputError(f"programs is a positive int for a persistent launch only; got {programs!r} "
+                               f"(persistent={pers})")
+    if groups is not None and (not (pers or causal) or not isinstance(groups, int) or groups < 1
+                               or (not pers and (b * h) % groups)):
+        raise KernelInputError(f"groups is a positive int for a persistent or causal launch only (one tile per "
+                               f"program: dividing B*H = {b * h}); got {groups!r} (persistent={pers}, causal={causal})")
     need = smem_bytes(d, block_n, num_stages, pers, q.element_size(), nc)
     if need > SMEM_BYTES:
         raise KernelInputError(f"d={d}, block_m={block_m}, block_n={block_n}, {num_stages} stages"
@@ -405,8 +420,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         sms = programs or _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())
         grid = (min(sms, n_blocks * b * h),)
         grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
-    else:
-        grid, grp = (n_blocks, b * h), 1
+    else:                                             # causal: a head group's longest tiles first (lpt_default)
+        grp = groups or (divisor_at_most(b * h, head_group(b * h, n_k, d, q.element_size(), True))
+                         if causal and lpt_default() else 1)
+        grid = (grp, n_blocks, b * h // grp)
     creg, preg, maxnreg = REGS[nc]
     slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi
     slopes_b = 0 if alibi_slopes is None or alibi_slopes.shape[0] == 1 else alibi_slopes.stride(0)

@@ -43,7 +43,7 @@ import threading
 from . import backward_table, variants, ws
 from .errors import KernelInputError
 from .numerics import LOG2E
-from .ws_schedule import env_switch
+from .ws_schedule import env_switch, lpt_default
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
@@ -329,6 +329,16 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
 
+def head_group(n_bh: int, n_q: int, d: int, itemsize: int, causal: bool) -> int:
+    """G, the heads a launch's grid (G, key blocks, n_bh / G) interleaves (kernels/_ws_bwd_walk.py head): 1 (head
+    by head) without a causal mask or where ws_schedule.lpt_default() is off; causal: the largest divisor of n_bh
+    whose heads' Q, dO and fp32 dQ stay within ws.L2_KV_BYTES, so starting every head's key block 0 (its longest)
+    first does not thrash L2."""
+    if not causal or not lpt_default():
+        return 1
+    return ws.divisor_at_most(n_bh, ws.L2_KV_BYTES // (n_q * d * (2 * itemsize + 4)))
+
+
 def exp_code(exp_mode: str) -> int:
     """The kernel's EXP for an EXP_MODES key (KernelInputError for any other)."""
     if exp_mode not in EXP_MODES:
@@ -353,7 +363,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
              stages: int | None = None, dq_split: int | None = None, rotate: bool | None = None,
              dq_mode: str | None = None, dq_adds: bool = True, stats_acc: bool = True, early_dq: bool | None = None,
              dq_first: bool | None = None, prefetch: int | None = None, variant=None, exp_mode: str = "mufu",
-             mask_mode: str | None = None, next_s: int | None = None):
+             mask_mode: str | None = None, next_s: int | None = None, groups: int | None = None):
     """q (B, H, Nq, d), k/v (B, H, Nk, d), o/do like q, fp16/bf16 CUDA; lse (B, H, Nq) float32 natural log; dlse
     None or like lse -> (dq, dk, dv) in q's dtype. block_m / stages / dq_split / rotate / dq_mode (a DQ_MODES key):
     instead of CONFIGS (tests, tuning). dq_adds=False (timing only: what the fp32 dQ adds cost) issues every add with
@@ -367,7 +377,8 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     its first MMAs; 0 loaded as the block starts. exp_mode: an EXP_MODES key (how P^T's exponentials issue);
     mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
     the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's. DP_ZERO_ENV (1 or 0, else
-    dp_zero_default's) starts dP^T's accumulator at zero instead of -delta (stats_code).
+    dp_zero_default's) starts dP^T's accumulator at zero instead of -delta (stats_code). groups (tests, tuning): G,
+    a divisor of B*H, instead of head_group's.
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -402,6 +413,10 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
         raise KernelInputError(f"early_dq and dq_first take dq_mode {' or '.join(map(repr, TMA_MODES))}, not {mode!r}")
     if early_dq and dq_first:
         raise KernelInputError("early_dq and dq_first are two orders of dQ's MMAs: pick one")
+    if groups is not None and (not isinstance(groups, int) or groups < 1 or (b * h) % groups):
+        raise KernelInputError(f"groups is a positive int dividing B*H = {b * h}; got {groups!r}")
+    if triton.cdiv(n_k, BLOCK_N) > ws.GRID_AXIS:      # the grid's second axis (CUDA's limit there)
+        raise KernelInputError(f"the ws backward takes Nk up to {ws.GRID_AXIS * BLOCK_N} keys; got {n_k}")
     q, k, v, do = (tma_ready(x) for x in (q, k, v, do))
     o = o.contiguous()
     lse2, delta = row_stats(o, do, lse, dlse, d, lse_scale=LOG2E)     # the kernel's exponentials are bare exp2
@@ -421,11 +436,13 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     acc = stats_acc_on(stats_acc, sm_scale)           # (qk_inv: only read with it, where sm_scale is not 0)
     early = early_dq_on(d, mode, early_dq) and not dq_first
     nxt = next_code(next_s, mode, early, bool(dq_first), prefetch, acc, st, next_default(d))
-    mod.ws_bwd[(triton.cdiv(n_k, BLOCK_N), b * h)](
+    causal = bool(causal if variant is None else variant.causal)
+    grp = head_group(b * h, n_q, d, q.element_size(), causal and not table) if groups is None else groups
+    mod.ws_bwd[(grp, triton.cdiv(n_k, BLOCK_N), b * h // grp)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
         n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,
-        CAUSAL=bool(causal if variant is None else variant.causal), DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
+        CAUSAL=causal, DQ_SPLIT=split, ROTATE=rot, CONSUMER_REGS=creg,
         PRODUCER_REGS=preg, DQ_MODE=DQ_MODES[mode], STATS_ACC=stats_code(acc, default=dp_zero_default(d, nxt)),
         EARLY_DQ=early, TABLE=table, GQA=h_kv != h,
         DQ_FIRST=bool(dq_first), PREFETCH=prefetch, EXP=exp, MASK=mask, NEXT=nxt, num_warps=4,

@@ -45,6 +45,10 @@ PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: in d = 64's dense launches a
 PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster on an H100 under 3.8 and 3.9, even
                                            # under 3.6 (pair_max_default's files); 3.7: untimed
 
+LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile (forward) or key block (backward) a
+                                           # program start a group of heads' longest tiles first (lpt_default)
+LPT_ON = False                             # the default where LPT_ENV is unset (lpt_default says why)
+
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
 # 192-key tiles at d = 64 (hopper/tile_size.h), the nearest power of two is 256. One consumer's 64 x 256 fp32 scores
@@ -332,6 +336,17 @@ def pair_max_default(version: str) -> bool:
     (assets/verified/nvidia-h100-triton-3.9.0-ws-forward-pair-local.json).
     PAIR_MAX_ENV when set (1 or 0), else on for the tritons of PAIR_MAX_TRITONS."""
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
+
+
+def lpt_default() -> bool:
+    """Whether the causal ws launches that run one tile per program (the forward's non-persistent ones, the
+    backward's key blocks) order their programs longest first over a group of heads (ws.head_group,
+    ws_bwd.head_group): all of a group's heads start their longest tile before any starts its second. Head by head
+    (the order without it), the last heads' longest tiles start near the grid's end and run past the other SMs'
+    last tiles. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV when set (1 or 0),
+    else LPT_ON."""
+    value = env_switch(LPT_ENV, ("0", "1"), "1 (a head group's longest tiles first) or 0 (head by head)")
+    return LPT_ON if value is None else value == "1"
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

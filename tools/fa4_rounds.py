@@ -3,6 +3,7 @@
     python -m tools.fa4_rounds [--mode fwd bwd] [--n 4096 16384] [--d 64 128] [--causal 0 1] [--rounds 5]
                                [--out assets/benchmarks/tune/FILE.json]
     python -m tools.fa4_rounds --ab OFF.json ON.json [OFF2.json ON2.json ...]    # a switch's A/B (no GPU)
+    python -m tools.fa4_rounds --switch FLASHVIZ_WS_LPT ...    # ours with the switch at 0 and at 1, in each round
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
 recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
@@ -11,12 +12,15 @@ CUDA graphs (graph_timing.replay_times: GPU time, no host launch cost, L2 not cl
 once per round, the order rotated every round (tune_record.time_rounds). A ratio is peer / ours of the same round
 (above 1: ours faster); the line gives the median over rounds and their range. One output of each call is compared
 with cuDNN's first (max |difference| over the output and, for bwd, the three gradients), so a wrong call cannot
-pass for a fast one.
+pass for a fast one. --switch ENV times ours twice a round, as "fast" with ENV=0 and as "fast ENV=1" (set around
+each call, so a graph captures that launch): a switch read at launch time (not at a module's import) compared in
+one process, round by round, instead of in alternating processes (--ab).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -28,7 +32,25 @@ def _flat(result):
     return result if isinstance(result, (tuple, list)) else (result,)
 
 
-def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) -> dict:
+def with_env(fn, name: str, value: str):
+    """fn with the environment variable name set to value during each call (restored after); fn.saved (a bwd
+    runner's forward state, graph_timing.replay_times) is the same object."""
+    def run():
+        old = os.environ.get(name)
+        os.environ[name] = value
+        try:
+            return fn()
+        finally:
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+    if hasattr(fn, "saved"):
+        run.saved = fn.saved
+    return run
+
+
+def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None) -> dict:
     import torch
 
     from flashviz.bench import graph_timing, measure
@@ -36,9 +58,12 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) ->
     cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
     x = measure.make_inputs(cfg, 0, "cuda")
     runs, row = {}, dict(mode=mode, n=n, d=d, causal=causal, impls={})
-    for impl in IMPLS:
+    for impl in impls(switch):
         try:
-            runs[impl] = measure.any_runner(impl, x, cfg)
+            if switch and impl.startswith("fast"):
+                runs[impl] = with_env(measure.any_runner("fast", x, cfg), switch, "1" if impl != "fast" else "0")
+            else:
+                runs[impl] = measure.any_runner(impl, x, cfg)
             row["impls"][impl] = dict(out=[t.detach().float() for t in _flat(runs[impl]())])
         except Exception as e:                       # noqa: BLE001 -- recorded, the others go on
             runs.pop(impl, None)
@@ -58,9 +83,14 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float) ->
     return row
 
 
-def ratios(row: dict, peer: str) -> tuple[float, float, float] | None:
+def impls(switch: str | None = None) -> tuple:
+    """The runs of a cell: IMPLS, with --switch ours a second time as "fast ENV=1" right after "fast"."""
+    return IMPLS if not switch else ("fast", f"fast {switch}=1") + IMPLS[1:]
+
+
+def ratios(row: dict, peer: str, ours: str = "fast") -> tuple[float, float, float] | None:
     """(median, min, max) over rounds of peer ms / ours ms in the same round; None where either did not run."""
-    a, b = row["impls"].get("fast", {}), row["impls"].get(peer, {})
+    a, b = row["impls"].get(ours, {}), row["impls"].get(peer, {})
     if "ms_all" not in a or "ms_all" not in b:
         return None
     rs = [p / o for o, p in zip(a["ms_all"], b["ms_all"])]
@@ -69,11 +99,13 @@ def ratios(row: dict, peer: str) -> tuple[float, float, float] | None:
 
 def line(row: dict) -> str:
     ms = "  ".join(f"{i} {row['impls'][i]['ms']:.3f}" if "ms" in row["impls"].get(i, {}) else f"{i} -"
-                   for i in IMPLS)
+                   for i in row["impls"])
     parts = []
-    for peer in ("fa4", "sdpa-cudnn"):
-        r = ratios(row, peer)
-        parts.append(f"vs {peer} " + ("-" if r is None else f"{r[0]:.3f} ({r[1]:.3f}-{r[2]:.3f})"))
+    on = next((i for i in row["impls"] if i.startswith("fast ")), None)    # --switch: ours with ENV=1
+    for peer in ((on,) if on else ()) + ("fa4", "sdpa-cudnn"):
+        r = ratios(row, "fast", on) if peer == on else ratios(row, peer)    # the switch: off ms / on ms
+        label = f"speed-up of {on[5:]} over 0" if peer == on else f"vs {peer}"
+        parts.append(f"{label} " + ("-" if r is None else f"{r[0]:.3f} ({r[1]:.3f}-{r[2]:.3f})"))
     return f"{row['mode']} N={row['n']} d={row['d']} causal={int(row['causal'])}: {ms} ms | " + " | ".join(parts)
 
 
@@ -123,7 +155,10 @@ def main() -> None:
     ap.add_argument("--rep-ms", type=float, default=100.0, help="replay time per impl per round")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--ab", type=Path, nargs="+", help="print a switch's A/B from recordings: OFF ON [OFF ON ...]")
+    ap.add_argument("--switch", metavar="ENV", help="time ours with ENV=0 and ENV=1 in each round (FLASHVIZ_*)")
     a = ap.parse_args()
+    if a.switch and not a.switch.startswith("FLASHVIZ_"):
+        ap.error(f"--switch takes a FLASHVIZ_ environment variable, not {a.switch!r}")
     if a.ab:
         if len(a.ab) % 2:
             ap.error("--ab takes files in pairs: OFF ON [OFF ON ...]")
@@ -137,7 +172,7 @@ def main() -> None:
         for d in a.d:
             for n in a.n:
                 for causal in a.causal:
-                    row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms)
+                    row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch)
                     rec["rows"].append(row)
                     print(line(row), flush=True)
                     if a.out:

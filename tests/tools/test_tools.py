@@ -388,3 +388,27 @@ def test_ncu_pair_takes_the_parked_warps_share_out_of_barrier_stalls():
                 consumers = ws.CONFIGS[(int(cell.split()[2]), cell.split()[3] == "1")][6] \
                     if kern["name"] == "ws_fwd" else 2
                 assert warps - (4 * consumers + 1) == ncu_pair.PARKED[kern["name"]], (cell, warps)
+
+
+def test_fa4_rounds_switch_times_ours_both_ways_in_each_round(monkeypatch):
+    """--switch ENV: ours runs as "fast" with ENV=0 and "fast ENV=1" (set only during each call, a bwd runner's saved
+    state shared), and the line gives the switch's speed-up round by round (off ms / on ms) before the peers'."""
+    from tools import fa4_rounds
+    monkeypatch.delenv("FLASHVIZ_WS_X", raising=False)
+    seen = []
+
+    def fn():
+        seen.append(__import__("os").environ.get("FLASHVIZ_WS_X"))
+        return 1
+    fn.saved = {}
+    on = fa4_rounds.with_env(fn, "FLASHVIZ_WS_X", "1")
+    assert on() == 1 and on.saved is fn.saved and seen == ["1"]
+    assert "FLASHVIZ_WS_X" not in __import__("os").environ
+    assert fa4_rounds.impls("FLASHVIZ_WS_X") == ("fast", "fast FLASHVIZ_WS_X=1", "fa4", "sdpa-cudnn")
+    row = dict(mode="fwd", n=4096, d=64, causal=True,
+               impls={"fast": dict(ms=2.0, ms_all=[2.0, 2.2, 1.8]), "fast FLASHVIZ_WS_X=1": dict(ms=1.9,
+                      ms_all=[1.6, 2.0, 2.0]), "fa4": dict(ms=1.8, ms_all=[1.9, 1.8, 1.9]),
+                      "sdpa-cudnn": dict(ms=2.1, ms_all=[2.1, 2.1, 2.1])})
+    text = fa4_rounds.line(row)
+    assert "speed-up of FLASHVIZ_WS_X=1 over 0 1.100 (0.900-1.250)" in text      # 2/1.6, 2.2/2, 1.8/2
+    assert "vs fa4 0.950 (0.818-1.056)" in text                               # against "fast" (ENV=0)
