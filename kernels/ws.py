@@ -348,7 +348,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     included). persistent None: persistent_default. programs (persistent only; tests and tuning): the grid size
     (default the SM count); groups (persistent, or causal with one tile per program: then dividing B*H): the head
     group (default head_group(); one tile per program, causal: its largest divisor of B*H where lpt_default() is
-    on, else 1). half None: half_default() (HALF_ENV,
+    on for the grid's tiles per SM, else 1). half None: half_default() (HALF_ENV,
     else the table; kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where
     half=True raises KernelUnavailable. HALF runs in causal launches only. block_n is 64 or 128, or WIDE_BN (256)
     at d = 64 with block_m 128: there without ALiBi or HALF, and OVERLAP off unless passed (ws_schedule's WIDE_BN
@@ -421,8 +421,10 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         grid = (min(sms, n_blocks * b * h),)
         grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
     else:                                             # causal: a head group's longest tiles first (lpt_default)
+        waves = n_blocks * b * h / _sm_count(q.device.index if q.device.index is not None else
+                                             torch.cuda.current_device())
         grp = groups or (divisor_at_most(b * h, head_group(b * h, n_k, d, q.element_size(), True))
-                         if causal and lpt_default() else 1)
+                         if causal and lpt_default(waves) else 1)
         grid = (grp, n_blocks, b * h // grp)
     creg, preg, maxnreg = REGS[nc]
     slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi

@@ -47,7 +47,8 @@ PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster o
 
 LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile (forward) or key block (backward) a
                                            # program start a group of heads' longest tiles first (lpt_default)
-LPT_ON = False                             # the default where LPT_ENV is unset (lpt_default says why)
+LPT_WAVES = (16, 32)                       # where LPT_ENV is unset: on in forward launches of 16 to 32 tiles per SM,
+                                           # off in the backward (lpt_default says why)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -338,15 +339,21 @@ def pair_max_default(version: str) -> bool:
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 
 
-def lpt_default() -> bool:
+def lpt_default(waves: float | None = None) -> bool:
     """Whether the causal ws launches that run one tile per program (the forward's non-persistent ones, the
     backward's key blocks) order their programs longest first over a group of heads (ws.head_group,
     ws_bwd.head_group): all of a group's heads start their longest tile before any starts its second. Head by head
-    (the order without it), the last heads' longest tiles start near the grid's end and run past the other SMs'
-    last tiles. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV when set (1 or 0),
-    else LPT_ON."""
+    (the order without it), the last heads' longest tiles start near the grid's end and can run past the other
+    SMs' last tiles. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV when set (1 or
+    0); else on in a forward launch of `waves` tiles per SM within LPT_WAVES, off in the backward (waves None).
+    Timed on an H100 in one process, each round both ways (tools.fa4_rounds --switch; the files
+    tests/kernels/test_ws_lpt.py reads): the causal forward at N = 4096 (21 waves at d = 64, 31 at d = 128) 1-6 %
+    faster in every run under 3.6 and 3.8; at N 1024 and 2048 (8-16 waves) and 8192-16384 (43-248) even or up to
+    2 % slower; the backward within its rounds' spread everywhere."""
     value = env_switch(LPT_ENV, ("0", "1"), "1 (a head group's longest tiles first) or 0 (head by head)")
-    return LPT_ON if value is None else value == "1"
+    if value is not None:
+        return value == "1"
+    return waves is not None and LPT_WAVES[0] <= waves <= LPT_WAVES[1]
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

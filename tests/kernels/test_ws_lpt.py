@@ -12,11 +12,15 @@ from flashviz_kernels.errors import KernelInputError
 
 
 def test_lpt_switch_reads_the_environment(monkeypatch):
+    """Unset: the forward's rule (tiles per SM within LPT_WAVES), never the backward's (waves None); 1 / 0 force it
+    both ways; anything else is refused by name."""
     monkeypatch.delenv(ws_schedule.LPT_ENV, raising=False)
-    assert ws_schedule.lpt_default() is ws_schedule.LPT_ON
+    lo, hi = ws_schedule.LPT_WAVES
+    assert [ws_schedule.lpt_default(w) for w in (None, lo - 0.1, lo, (lo + hi) / 2, hi, hi + 0.1)] == \
+        [False, False, True, True, True, False]
     for value, want in (("1", True), ("0", False)):
         monkeypatch.setenv(ws_schedule.LPT_ENV, value)
-        assert ws_schedule.lpt_default() is want
+        assert ws_schedule.lpt_default() is want and ws_schedule.lpt_default(lo) is want
     monkeypatch.setenv(ws_schedule.LPT_ENV, "yes")
     with pytest.raises(KernelInputError, match=ws_schedule.LPT_ENV):
         ws_schedule.lpt_default()

@@ -104,14 +104,16 @@ print(json.dumps(out))
 
 def test_early_rescale_issues_each_consumers_q_k_gemm_as_one_run():
     """FLASHVIZ_WS_EARLY_RESCALE (ws_schedule.early_rescale_default): with O rescaled right after P·V's wait, every
-    consumer issues its Q·Kᵀ's four HGMMA (d = 64) back to back, a few uniform-register instructions apart. Late,
+    consumer issues its Q·Kᵀ's four HGMMA (d = 64) back to back, a few uniform-register instructions apart (at most
+    16: since the causal grid's head groups, 3.8's ptxas moves the ring slot's phase arithmetic, 6 uniform
+    instructions, between the first two in two of the three causal consumers, 15 apart; 12 before). Late,
     3.6's and 3.8's ptxas put the 32 FMULs of the rescale between the first and second HGMMA in at least one
     consumer (tools.sass_loops; which one and how far is the compiler's choice)."""
     ws = needs_verified_triton()
     early, late = (compile_report(RESCALE_LOOPS.format(early=e)) for e in ("1", "0"))
     for causal in ("False", "True"):
         assert len(early[causal]) == len(late[causal]) == ws.CONFIGS[(64, causal == "True")][6], (early, late)
-        assert max(early[causal]) <= 12, early
+        assert max(early[causal]) <= 16, early
         if ws.triton_version().startswith(("3.6.", "3.8.")):
             assert max(late[causal]) >= 30, late
 
