@@ -2,7 +2,7 @@
 
 Imported only by ws_bwd.py after it checked the Triton version (Gluon is experimental: its API moved between 3.6
 and 3.8), or directly by the CPU compile check. One program per BN = 128-key block of one head (grid (G, key
-blocks, B*H / G): _ws_bwd_walk.head, ws_bwd.head_group), in three partitions:
+blocks, B*H / G): _ws_bwd_walk.head, ws_schedule.key_group), in three partitions:
 
   partition 0 (default, 4 warps)  consumer of keys [0, 64) of the block          five async warpgroup MMAs per
   partition 1 (worker, 4 warps)   consumer of keys [64, 128)                      query block (below)

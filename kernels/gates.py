@@ -126,6 +126,17 @@ VERIFIED = (
     Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-defaults"),
                                                   TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
+    # the ws forward's and backward's test files (and tests/kernels/test_ws_lpt.py) after the causal grids took head
+    # groups (grids (G, blocks, B*H / G)), with FLASHVIZ_WS_LPT=1 forcing G > 1 into every causal launch of one tile
+    # or key block per program (ws_schedule.lpt_default), on an H100 at 45a02aa under 3.6 and 3.8
+    Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-lpt"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_LPT": "1"})),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-lpt"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_LPT": "1"})),
+    Verified("ws-backward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-backward-lpt"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_LPT": "1"})),
+    Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-lpt"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_LPT": "1"})),
     # torch 2.15 pins triton ~=3.9.0: the ws forward's and backward's test files passed whole at 99a4182. Not opened
     # there: the timeline (the device's trimmed 3.9 carried no proton, so its tests failed there: 3.9.0-rest) and
     # the fused backward (3.6 only, as on 3.7.1 and 3.8)

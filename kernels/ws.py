@@ -39,10 +39,9 @@ VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon k
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          PINGPONG_ENV, WIDE_BN, consumers_default, half_default, half_runs, lpt_default,
-                          overlap_default, persistent_default, pingpong_default, schedule, tile_problem)
+                          L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most,
+                          half_default, half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default, schedule, tile_problem)
 
-L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 GRID_AXIS = 65535        # CUDA's limit on a grid's second and third axes (query or key blocks; head groups)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -291,20 +290,6 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
     return mod.ws_fwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
 
-def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
-    """Heads whose query tiles the persistent order (and a causal launch of one tile per program, where
-    lpt_default() is on) interleaves: 1 (head-major) without a mask; causal: as many as keep their K/V within
-    L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
-    if not causal:
-        return 1
-    return max(1, min(n_bh, L2_KV_BYTES // (2 * n_k * d * itemsize)))
-
-
-def divisor_at_most(n: int, most: int) -> int:
-    """The largest divisor of n (>= 1) not above most (at least 1): a head group that tiles B*H exactly."""
-    return max(g for g in range(1, max(1, min(n, most)) + 1) if n % g == 0)
-
-
 def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: int = 2, consumers: int = 2) -> int:
     """Shared memory of the Q/O buffers (64 rows per consumer; two sets with PERSISTENT: tile t+1's Q loads while
     tile t runs) and the ring."""
@@ -333,6 +318,12 @@ def _check_docs(docs, b: int, n_q: int, n_k: int, block_m: int):
 def _sm_count(index: int) -> int:
     import torch
     return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def sm_count(device) -> int:
+    """The SM count of a CUDA tensor's device (None index: the current one)."""
+    import torch
+    return _sm_count(device.index if device.index is not None else torch.cuda.current_device())
 
 
 def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: int, num_warps: int,
@@ -417,14 +408,13 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     dq, dk, dv, do = descriptors(q, k, v, o, 64, block_n)
     n_blocks = (n_q + block_m - 1) // block_m
     if pers:
-        sms = programs or _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())
+        sms = programs or sm_count(q.device)
         grid = (min(sms, n_blocks * b * h),)
         grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
     else:                                             # causal: a head group's longest tiles first (lpt_default)
-        waves = n_blocks * b * h / _sm_count(q.device.index if q.device.index is not None else
-                                             torch.cuda.current_device())
+        waves = n_blocks * b * h / sm_count(q.device)
         grp = groups or (divisor_at_most(b * h, head_group(b * h, n_k, d, q.element_size(), True))
-                         if causal and lpt_default(waves) else 1)
+                         if causal and lpt_default(waves, "forward") else 1)
         grid = (grp, n_blocks, b * h // grp)
     creg, preg, maxnreg = REGS[nc]
     slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi

@@ -1,7 +1,8 @@
 """kind="ws" backward: a warp-specialised, FlashAttention-3-style attention backward written in Gluon, for Hopper
 (sm_90) only.
 
-What it is: one program per 128-key block of one head. A 1-warp producer loads the block's K and V once by TMA,
+What it is: one program per 128-key block of one head (causal, with few blocks per SM, a group of heads' first
+blocks, the longest, start first: ws_schedule.key_group and lpt_default). A 1-warp producer loads the block's K and V once by TMA,
 then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers;
 two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
 asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
@@ -43,7 +44,7 @@ import threading
 from . import backward_table, variants, ws
 from .errors import KernelInputError
 from .numerics import LOG2E
-from .ws_schedule import env_switch, lpt_default
+from .ws_schedule import env_switch, key_group, lpt_default
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64
@@ -329,16 +330,6 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", block_m: int = 64, s
     return mod.ws_bwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
 
-def head_group(n_bh: int, n_q: int, d: int, itemsize: int, causal: bool) -> int:
-    """G, the heads a launch's grid (G, key blocks, n_bh / G) interleaves (kernels/_ws_bwd_walk.py head): 1 (head
-    by head) without a causal mask or where ws_schedule.lpt_default() is off; causal: the largest divisor of n_bh
-    whose heads' Q, dO and fp32 dQ stay within ws.L2_KV_BYTES, so starting every head's key block 0 (its longest)
-    first does not thrash L2."""
-    if not causal or not lpt_default():
-        return 1
-    return ws.divisor_at_most(n_bh, ws.L2_KV_BYTES // (n_q * d * (2 * itemsize + 4)))
-
-
 def exp_code(exp_mode: str) -> int:
     """The kernel's EXP for an EXP_MODES key (KernelInputError for any other)."""
     if exp_mode not in EXP_MODES:
@@ -378,7 +369,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     mask_mode: a MASK_MODES key (how masked blocks zero P^T), None: MASK_DEFAULT. next_s: a NEXT_MODES value (where
     the next query block's S^T is issued; next_code), None: NEXT_ENV's or next_default's. DP_ZERO_ENV (1 or 0, else
     dp_zero_default's) starts dP^T's accumulator at zero instead of -delta (stats_code). groups (tests, tuning): G,
-    a divisor of B*H, instead of head_group's.
+    a divisor of B*H, instead of ws_schedule.key_group's.
     variant: a checked flashviz_kernels.variants.Variant (takes_variant: windows, packed documents, GQA; no softcap
     or ALiBi), whose by-key tables then decide the blocks and the mask; None: plain or causal by `causal`. k, v may
     have H_kv heads dividing H (GQA/MQA)."""
@@ -437,8 +428,12 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     early = early_dq_on(d, mode, early_dq) and not dq_first
     nxt = next_code(next_s, mode, early, bool(dq_first), prefetch, acc, st, next_default(d))
     causal = bool(causal if variant is None else variant.causal)
-    grp = head_group(b * h, n_q, d, q.element_size(), causal and not table) if groups is None else groups
-    mod.ws_bwd[(grp, triton.cdiv(n_k, BLOCK_N), b * h // grp)](
+    n_kb = triton.cdiv(n_k, BLOCK_N)
+    if groups is None:                                # LPT: a head group's key blocks 0 first (lpt_default)
+        waves = n_kb * b * h / ws.sm_count(q.device)
+        lpt = causal and not table and lpt_default(waves, "backward")
+        groups = key_group(b * h, n_q, d, q.element_size(), lpt)
+    mod.ws_bwd[(groups, n_kb, b * h // groups)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
         n_q if dq_adds else 0, dq_desc,
         keyb, tiles, keyb_b, tiles_b, h, h // h_kv, BM=bm, D=d, STAGES=st,

@@ -47,8 +47,9 @@ PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster o
 
 LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile (forward) or key block (backward) a
                                            # program start a group of heads' longest tiles first (lpt_default)
-LPT_WAVES = (16, 32)                       # where LPT_ENV is unset: on in forward launches of 16 to 32 tiles per SM,
-                                           # off in the backward (lpt_default says why)
+L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
+LPT_WAVES = {"forward": (16, 32), "backward": (0, 64)}   # where LPT_ENV is unset: on in launches of so many
+                                           # tiles (key blocks) per SM (lpt_default says why)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -169,9 +170,9 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False,
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ...} for ws.status(); half_why: why this
-    triton may not run HALF (kernels/gates.py), None where it may; version: the installed triton's (p_pack_default,
-    early_rescale_default, local_sum_default, split_bars_default, pair_max_default)."""
+    "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ..., "lpt": ...} for ws.status();
+    half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the installed
+    triton's (p_pack_default, early_rescale_default, local_sum_default, split_bars_default, pair_max_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why, version or None),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
@@ -180,7 +181,9 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                 local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"),
                 split_bars=switch_line(SPLIT_BARS_ENV,
                                        lambda: "every launch" if split_bars_default(version) else "none"),
-                pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"))
+                pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"),
+                lpt=switch_line(LPT_ENV, lambda: "causal launches of one tile per program at " + ", ".join(
+                    f"{lo}-{hi} tiles per SM ({kind})" for kind, (lo, hi) in LPT_WAVES.items())))
 
 
 def switch_line(env: str, describe) -> str:
@@ -339,21 +342,46 @@ def pair_max_default(version: str) -> bool:
     return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
 
 
-def lpt_default(waves: float | None = None) -> bool:
-    """Whether the causal ws launches that run one tile per program (the forward's non-persistent ones, the
-    backward's key blocks) order their programs longest first over a group of heads (ws.head_group,
-    ws_bwd.head_group): all of a group's heads start their longest tile before any starts its second. Head by head
-    (the order without it), the last heads' longest tiles start near the grid's end and can run past the other
-    SMs' last tiles. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV when set (1 or
-    0); else on in a forward launch of `waves` tiles per SM within LPT_WAVES, off in the backward (waves None).
-    Timed on an H100 in one process, each round both ways (tools.fa4_rounds --switch; the files
-    tests/kernels/test_ws_lpt.py reads): the causal forward at N = 4096 (21 waves at d = 64, 31 at d = 128) 1-6 %
-    faster in every run under 3.6 and 3.8; at N 1024 and 2048 (8-16 waves) and 8192-16384 (43-248) even or up to
-    2 % slower; the backward within its rounds' spread everywhere."""
+def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
+    """Heads whose query tiles the persistent order (and a causal launch of one tile per program, where
+    lpt_default() is on) interleaves: 1 (head-major) without a mask; causal: as many as keep their K/V within
+    L2_KV_BYTES, so handing out the longest tiles first does not thrash L2."""
+    if not causal:
+        return 1
+    return max(1, min(n_bh, L2_KV_BYTES // (2 * n_k * d * itemsize)))
+
+
+def divisor_at_most(n: int, most: int) -> int:
+    """The largest divisor of n (>= 1) not above most (at least 1): a head group that tiles B*H exactly."""
+    return max(g for g in range(1, max(1, min(n, most)) + 1) if n % g == 0)
+
+
+def key_group(n_bh: int, n_q: int, d: int, itemsize: int, lpt: bool) -> int:
+    """G, the heads a launch's grid (G, key blocks, n_bh / G) interleaves (kernels/_ws_bwd_walk.py head): 1 (head
+    by head) without lpt (the caller's: causal, no table, ws_schedule.lpt_default); with it the largest divisor of
+    n_bh whose heads' Q, dO and fp32 dQ stay within L2_KV_BYTES, so starting every head's key block 0 (its
+    longest) first does not thrash L2."""
+    if not lpt:
+        return 1
+    return divisor_at_most(n_bh, L2_KV_BYTES // (n_q * d * (2 * itemsize + 4)))
+
+
+def lpt_default(waves: float, kind: str = "forward") -> bool:
+    """Whether a causal ws launch of one tile (forward, non-persistent) or key block (backward) per program orders
+    its programs longest first over a group of heads (head_group, key_group): all of a group's heads
+    start their longest tile before any starts its second. Head by head (the order without it), the last heads'
+    longest tiles start near the grid's end and can run past the other SMs' last tiles, which matters where the
+    grid holds few tiles per SM. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV
+    when set (1 or 0); else on where `waves` (the grid's tiles per SM) lies within LPT_WAVES[kind]. Timed on an
+    H100 in one process, each round both ways (tools.fa4_rounds --switch; tests/kernels/test_ws_lpt.py reads the
+    files), B*H = 128: the forward 1-6 % faster at 21 and 31 waves (N = 4096) in every run under 3.6 and 3.8, even
+    or up to 2 % slower at 6-16 and 42-124; the backward 0.7-1.6 % faster in geometric mean at 8-62 waves
+    (N 1024-8192) and 0.6 % slower at 124 (N = 16384)."""
     value = env_switch(LPT_ENV, ("0", "1"), "1 (a head group's longest tiles first) or 0 (head by head)")
     if value is not None:
         return value == "1"
-    return waves is not None and LPT_WAVES[0] <= waves <= LPT_WAVES[1]
+    lo, hi = LPT_WAVES[kind]
+    return lo <= waves <= hi
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:
