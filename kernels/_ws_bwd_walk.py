@@ -7,7 +7,7 @@ from triton.experimental.gluon import language as gl
 
 @gluon.jit
 def key_block():
-    """This program's key block: the grid's second axis (grid (G, key blocks, B*H / G), ws_bwd.grid)."""
+    """This program's key block: the grid's second axis (ws_bwd.backward's grid (G, key blocks, B*H / G))."""
     return gl.program_id(1)
 
 

@@ -39,8 +39,9 @@ VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon k
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
 HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
-                          L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most,
-                          half_default, half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default, schedule, tile_problem)
+                          L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most, half_default,
+                          half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default,
+                          schedule, tile_problem)
 
 GRID_AXIS = 65535        # CUDA's limit on a grid's second and third axes (query or key blocks; head groups)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
@@ -339,9 +340,9 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     included). persistent None: persistent_default. programs (persistent only; tests and tuning): the grid size
     (default the SM count); groups (persistent, or causal with one tile per program: then dividing B*H): the head
     group (default head_group(); one tile per program, causal: its largest divisor of B*H where lpt_default() is
-    on for the grid's tiles per SM, else 1). half None: half_default() (HALF_ENV,
-    else the table; kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where
-    half=True raises KernelUnavailable. HALF runs in causal launches only. block_n is 64 or 128, or WIDE_BN (256)
+    on for the grid's tiles per SM, else 1). half None: half_default() (HALF_ENV, else the table;
+    kernels/_ws_half.py), off where gates.py's "ws-half" rows do not verify this triton, where half=True raises
+    KernelUnavailable. HALF runs in causal launches only. block_n is 64 or 128, or WIDE_BN (256)
     at d = 64 with block_m 128: there without ALiBi or HALF, and OVERLAP off unless passed (ws_schedule's WIDE_BN
     says why)."""
     import torch

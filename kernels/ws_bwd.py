@@ -2,11 +2,11 @@
 (sm_90) only.
 
 What it is: one program per 128-key block of one head (causal, with few blocks per SM, a group of heads' first
-blocks, the longest, start first: ws_schedule.key_group and lpt_default). A 1-warp producer loads the block's K and V once by TMA,
-then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-memory ring guarded by mbarriers;
-two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query block as
-asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T Q_i
-with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
+blocks, the longest, start first: ws_schedule.key_group and lpt_default). A 1-warp producer loads the block's K and V
+once by TMA, then streams Q_i and dO_i (block_m-row query blocks) into a STAGES-deep shared-memory ring guarded by
+mbarriers; two consumer warpgroups each own 64 of the 128 keys and run the five matmuls of the backward per query
+block as asynchronous warpgroup MMAs: S^T = K Q_i^T and dP^T = V dO_i^T together, then dV += P^T dO_i and dK += dS^T
+Q_i with P^T and dS^T straight from registers, and dQ_i from dS^T written to shared memory. How dQ_i leaves
 (dq_mode, DQ_MODES): "split" (FlashAttention-3's way) both consumers' dS^T meet in shared memory and each adds d / 2
 columns over all 128 keys (as column pairs); "tma" does split's MMAs and hands its BM x d/2 piece to one TMA
 reduce-add from shared memory, so the consumers issue no atomics at all; "tma2" is "tma" with two dS slots, so the

@@ -47,9 +47,9 @@ PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster o
 
 LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile (forward) or key block (backward) a
                                            # program start a group of heads' longest tiles first (lpt_default)
-L2_KV_BYTES = 32 << 20   # causal persistent order: K/V bytes of the heads in flight together (H200 L2: 50 MB)
 LPT_WAVES = {"forward": (16, 32), "backward": (0, 64)}   # where LPT_ENV is unset: on in launches of so many
                                            # tiles (key blocks) per SM (lpt_default says why)
+L2_KV_BYTES = 32 << 20   # causal head groups: bytes of the heads in flight together (H100 / H200 L2: 50 MB)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
 # block_n 256 (two consumers at d = 64 only, an explicit launch's; no table row runs it yet): FlashAttention-3 runs
@@ -373,10 +373,10 @@ def lpt_default(waves: float, kind: str = "forward") -> bool:
     longest tiles start near the grid's end and can run past the other SMs' last tiles, which matters where the
     grid holds few tiles per SM. A scheduling order only: the kernels' arithmetic is the same either way. LPT_ENV
     when set (1 or 0); else on where `waves` (the grid's tiles per SM) lies within LPT_WAVES[kind]. Timed on an
-    H100 in one process, each round both ways (tools.fa4_rounds --switch; tests/kernels/test_ws_lpt.py reads the
-    files), B*H = 128: the forward 1-6 % faster at 21 and 31 waves (N = 4096) in every run under 3.6 and 3.8, even
-    or up to 2 % slower at 6-16 and 42-124; the backward 0.7-1.6 % faster in geometric mean at 8-62 waves
-    (N 1024-8192) and 0.6 % slower at 124 (N = 16384)."""
+    H100 in one process, each round both ways (tools.fa4_rounds --switch, B*H = 128, N 1024-16384, under 3.6 and
+    3.8; tests/kernels/test_ws_lpt.py reads the files): the forward faster in every run at 21 and 31 waves (N =
+    4096), never 1 % faster elsewhere; the backward faster in geometric mean up to 62 waves (N <= 8192), slower at
+    124."""
     value = env_switch(LPT_ENV, ("0", "1"), "1 (a head group's longest tiles first) or 0 (head by head)")
     if value is not None:
         return value == "1"

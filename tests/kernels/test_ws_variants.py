@@ -217,7 +217,7 @@ def test_window_launch_takes_its_own_schedule(monkeypatch):
     var = fk.variants.parse(q, q, causal=False, seq_ids=torch.zeros((1, 512), dtype=torch.int64))
     ws.forward(q, q, q, causal=False, docs=fk.variants.tables(var, 512, 512, "cpu", 128, 128), sm_scale=0.1,
                block_m=128, block_n=128, num_warps=4, num_stages=3)
-    assert launched == [((min(132, 4 * 2),), 2, True, True), ((3, 2), 3, False, False),
+    assert launched == [((min(132, 4 * 2),), 2, True, True), ((1, 3, 2), 3, False, False),   # (G, blocks, B*H / G)
                         ((min(132, 4 * 2),), 2, True, False)]              # documents: persistent (their row)
     monkeypatch.setenv(ws.PERSISTENT_ENV, "0")
     monkeypatch.setenv(ws.CONSUMERS_ENV, "3")
@@ -236,6 +236,8 @@ def test_document_launch_passes_its_tables(monkeypatch):
             return lambda *a, **kw: launched.append((a[6], a[7], a[17], a[18], kw["SEQ"]))
 
     monkeypatch.setattr(ws, "unsupported", lambda q: None)
+    monkeypatch.setattr(ws, "_sm_count", lambda index: 132)          # a causal one-tile launch sizes its head groups
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setitem(sys.modules, "flashviz_kernels._ws_gluon", types.SimpleNamespace(ws_fwd=FakeKernel()))
     monkeypatch.setattr("flashviz_kernels.fast.tma_ready", lambda x: x)
     monkeypatch.setattr(ws, "descriptors", lambda *a: (None,) * 4)
