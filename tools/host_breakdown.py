@@ -48,7 +48,7 @@ def forward_parts(q, k, v, causal: bool) -> dict:
     b, h, n, d = q.shape
     pers = ws.persistent_default(d, causal)
     grid = (min(torch.cuda.get_device_properties(0).multi_processor_count, triton.cdiv(n, bm) * b * h),) if pers \
-        else (triton.cdiv(n, bm), b * h)
+        else (1, triton.cdiv(n, bm), b * h)                       # (G, blocks, B*H / G): head by head
     creg, preg, maxnreg = ws.REGS[bm // 64]
     kw = dict(NC=bm // 64, M_WG=64, BN=bn, D=d, STAGES=st, CAUSAL=causal, WINDOW=False,
               OVERLAP=ws.overlap_default(d, causal, consumers=bm // 64, persistent=pers),
@@ -130,7 +130,7 @@ def backward_parts(q, k, v, causal: bool) -> dict:
               maxnreg=maxnreg)
 
     def launch():
-        mod.ws_bwd[(triton.cdiv(n, ws_bwd.BLOCK_N), b * h)](
+        mod.ws_bwd[(1, triton.cdiv(n, ws_bwd.BLOCK_N), b * h)](   # (G, key blocks, B*H / G): head by head
             *descs[:-1], acc, lse2, delta, scale * LOG2E, 1.0 / (scale * LOG2E), scale, n, n, n, descs[-1],
             lse2, lse2, 0, 0, h, 1, **kw)
 
