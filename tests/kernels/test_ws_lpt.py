@@ -65,6 +65,7 @@ def test_lpt_default_is_on_where_it_timed_faster():
         lo, hi = sch.LPT_WAVES["backward" if mode == "bwd" else "forward"]
         if mode == "fwd":
             assert (min(ups) > 1) if lo <= waves <= hi else (max(ups) < 1.01), (mode, n, d, waves, ups)
+
     def bwd(keep):
         return statistics.geometric_mean([u for (m, n, _), us in got.items() if m == "bwd" and keep(n) for u in us])
     assert bwd(lambda n: n <= 8192) > 1.01 and bwd(lambda n: n == 16384) < 1
