@@ -183,7 +183,8 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                                        lambda: "every launch" if split_bars_default(version) else "none"),
                 pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"),
                 lpt=switch_line(LPT_ENV, lambda: "causal launches of one tile per program at " + ", ".join(
-                    f"{lo}-{hi} tiles per SM ({kind})" for kind, (lo, hi) in LPT_WAVES.items())))
+                    f"{lo}-{hi} {'key blocks' if kind == 'backward' else 'tiles'} per SM ({kind})"
+                    for kind, (lo, hi) in LPT_WAVES.items())))
 
 
 def switch_line(env: str, describe) -> str:
