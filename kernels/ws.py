@@ -413,9 +413,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         grid = (min(sms, n_blocks * b * h),)
         grp = groups or head_group(b * h, n_k, d, q.element_size(), causal)
     else:                                             # causal: a head group's longest tiles first (lpt_default)
-        waves = n_blocks * b * h / sm_count(q.device)
         grp = groups or (divisor_at_most(b * h, head_group(b * h, n_k, d, q.element_size(), True))
-                         if causal and lpt_default(waves, "forward") else 1)
+                         if causal and lpt_default(n_blocks * b * h / sm_count(q.device), "forward") else 1)
         grid = (grp, n_blocks, b * h // grp)
     creg, preg, maxnreg = REGS[nc]
     slopes = lse if alibi_slopes is None else alibi_slopes          # a dummy pointer without ALiBi

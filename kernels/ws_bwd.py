@@ -430,8 +430,7 @@ def backward(q, k, v, o, lse, do, *, causal: bool, sm_scale: float, dlse=None, b
     causal = bool(causal if variant is None else variant.causal)
     n_kb = triton.cdiv(n_k, BLOCK_N)
     if groups is None:                                # LPT: a head group's key blocks 0 first (lpt_default)
-        waves = n_kb * b * h / ws.sm_count(q.device)
-        lpt = causal and not table and lpt_default(waves, "backward")
+        lpt = causal and not table and lpt_default(n_kb * b * h / ws.sm_count(q.device), "backward")
         groups = key_group(b * h, n_q, d, q.element_size(), lpt)
     mod.ws_bwd[(groups, n_kb, b * h // groups)](
         *descs, dq_acc, lse2, delta, sm_scale * LOG2E, 1.0 / (sm_scale * LOG2E) if acc else 0.0, sm_scale, n_q, n_k,
