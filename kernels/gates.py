@@ -156,6 +156,11 @@ VERIFIED = (
     # ws_schedule.pair_max_default and local_sum_default) on an H100 at ed91ba9
     Verified("ws-forward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-pair-local"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_PAIR_MAX": "1", "FLASHVIZ_WS_LOCAL_SUM": "1"})),
+    # and both files after the causal grids took head groups, LPT forced (as 3.6's and 3.8's above), at 4cf5b92
+    Verified("ws-forward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-lpt"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_LPT": "1"})),
+    Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-lpt"), TESTS["ws-backward"],
+                                                  env={"FLASHVIZ_WS_LPT": "1"})),
 )
 
 
