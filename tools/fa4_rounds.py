@@ -4,6 +4,7 @@
                                [--out assets/benchmarks/tune/FILE.json]
     python -m tools.fa4_rounds --ab OFF.json ON.json [OFF2.json ON2.json ...]    # a switch's A/B (no GPU)
     python -m tools.fa4_rounds --switch FLASHVIZ_WS_LPT ...    # ours with the switch at 0 and at 1, in each round
+    python -m tools.fa4_rounds --switch FLASHVIZ_WS_CONSUMERS=3,2 ...    # ... at two other values: OFF,ON
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
 recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
@@ -13,7 +14,7 @@ once per round, the order rotated every round (tune_record.time_rounds). A ratio
 (above 1: ours faster); the line gives the median over rounds and their range. One output of each call is compared
 with cuDNN's first (max |difference| over the output and, for bwd, the three gradients), so a wrong call cannot
 pass for a fast one. --switch ENV times ours twice a round, as "fast" with ENV=0 and as "fast ENV=1" (set around
-each call, so a graph captures that launch): a switch read at launch time (not at a module's import) compared in
+each call, so a graph captures that launch; ENV=OFF,ON: those two values): a switch read at launch time (not at a module's import) compared in
 one process, round by round, instead of in alternating processes (--ab).
 """
 from __future__ import annotations
@@ -50,6 +51,15 @@ def with_env(fn, name: str, value: str):
     return run
 
 
+def parse_switch(spec: str) -> tuple[str, str, str]:
+    """--switch's ENV or ENV=OFF,ON -> (ENV, OFF, ON); ENV alone is a 0 / 1 switch."""
+    name, _, values = spec.partition("=")
+    off, _, on = values.partition(",") if values else ("0", "", "1")
+    if not name.startswith("FLASHVIZ_") or not off or not on or off == on or "," in on:
+        raise ValueError(f"--switch takes FLASHVIZ_NAME or FLASHVIZ_NAME=OFF,ON (two values), not {spec!r}")
+    return name, off, on
+
+
 def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None) -> dict:
     import torch
 
@@ -58,10 +68,13 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
     cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
     x = measure.make_inputs(cfg, 0, "cuda")
     runs, row = {}, dict(mode=mode, n=n, d=d, causal=causal, impls={})
+    if switch:
+        name, off, on = parse_switch(switch)
+        row["switch"] = dict(name=name, off=off, on=on)
     for impl in impls(switch):
         try:
             if switch and impl.startswith("fast"):
-                runs[impl] = with_env(measure.any_runner("fast", x, cfg), switch, "1" if impl != "fast" else "0")
+                runs[impl] = with_env(measure.any_runner("fast", x, cfg), name, on if impl != "fast" else off)
             else:
                 runs[impl] = measure.any_runner(impl, x, cfg)
             row["impls"][impl] = dict(out=[t.detach().float() for t in _flat(runs[impl]())])
@@ -84,8 +97,11 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
 
 
 def impls(switch: str | None = None) -> tuple:
-    """The runs of a cell: IMPLS, with --switch ours a second time as "fast ENV=1" right after "fast"."""
-    return IMPLS if not switch else ("fast", f"fast {switch}=1") + IMPLS[1:]
+    """The runs of a cell: IMPLS, with --switch ours a second time as "fast ENV=ON" right after "fast" (ENV=OFF)."""
+    if not switch:
+        return IMPLS
+    name, _, on = parse_switch(switch)
+    return ("fast", f"fast {name}={on}") + IMPLS[1:]
 
 
 def ratios(row: dict, peer: str, ours: str = "fast") -> tuple[float, float, float] | None:
@@ -104,7 +120,7 @@ def line(row: dict) -> str:
     on = next((i for i in row["impls"] if i.startswith("fast ")), None)    # --switch: ours with ENV=1
     for peer in ((on,) if on else ()) + ("fa4", "sdpa-cudnn"):
         r = ratios(row, "fast", on) if peer == on else ratios(row, peer)    # the switch: off ms / on ms
-        label = f"speed-up of {on[5:]} over 0" if peer == on else f"vs {peer}"
+        label = f"speed-up of {on[5:]} over {row.get('switch', {}).get('off', '0')}" if peer == on else f"vs {peer}"
         parts.append(f"{label} " + ("-" if r is None else f"{r[0]:.3f} ({r[1]:.3f}-{r[2]:.3f})"))
     return f"{row['mode']} N={row['n']} d={row['d']} causal={int(row['causal'])}: {ms} ms | " + " | ".join(parts)
 
@@ -155,10 +171,14 @@ def main() -> None:
     ap.add_argument("--rep-ms", type=float, default=100.0, help="replay time per impl per round")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--ab", type=Path, nargs="+", help="print a switch's A/B from recordings: OFF ON [OFF ON ...]")
-    ap.add_argument("--switch", metavar="ENV", help="time ours with ENV=0 and ENV=1 in each round (FLASHVIZ_*)")
+    ap.add_argument("--switch", metavar="ENV[=OFF,ON]",
+                    help="time ours with ENV=0 and ENV=1 (or OFF and ON) in each round (FLASHVIZ_*)")
     a = ap.parse_args()
-    if a.switch and not a.switch.startswith("FLASHVIZ_"):
-        ap.error(f"--switch takes a FLASHVIZ_ environment variable, not {a.switch!r}")
+    if a.switch:
+        try:
+            parse_switch(a.switch)
+        except ValueError as e:
+            ap.error(str(e))
     if a.ab:
         if len(a.ab) % 2:
             ap.error("--ab takes files in pairs: OFF ON [OFF ON ...]")

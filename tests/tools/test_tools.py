@@ -412,3 +412,20 @@ def test_fa4_rounds_switch_times_ours_both_ways_in_each_round(monkeypatch):
     text = fa4_rounds.line(row)
     assert "speed-up of FLASHVIZ_WS_X=1 over 0 1.100 (0.900-1.250)" in text      # 2/1.6, 2.2/2, 1.8/2
     assert "vs fa4 0.950 (0.818-1.056)" in text                               # against "fast" (ENV=0)
+
+
+def test_fa4_rounds_switch_takes_two_other_values():
+    """--switch ENV=OFF,ON: "fast" runs with ENV=OFF and "fast ENV=ON" with ON (e.g. the consumer warpgroups, 3
+    against 2); the line says over which value; a spec without two distinct values, or not FLASHVIZ_, is refused."""
+    from tools import fa4_rounds
+    assert fa4_rounds.parse_switch("FLASHVIZ_WS_X") == ("FLASHVIZ_WS_X", "0", "1")
+    assert fa4_rounds.parse_switch("FLASHVIZ_WS_CONSUMERS=3,2") == ("FLASHVIZ_WS_CONSUMERS", "3", "2")
+    assert fa4_rounds.impls("FLASHVIZ_WS_CONSUMERS=3,2") == ("fast", "fast FLASHVIZ_WS_CONSUMERS=2", "fa4",
+                                                             "sdpa-cudnn")
+    for bad in ("FLASHVIZ_WS_X=3", "FLASHVIZ_WS_X=3,3", "FLASHVIZ_WS_X=1,2,3", "FLASHVIZ_WS_X=,2", "WS_X=0,1"):
+        with pytest.raises(ValueError, match="--switch"):
+            fa4_rounds.parse_switch(bad)
+    row = dict(mode="fwd", n=4096, d=64, causal=True, switch=dict(name="FLASHVIZ_WS_CONSUMERS", off="3", on="2"),
+               impls={"fast": dict(ms=2.0, ms_all=[2.0, 2.0]), "fast FLASHVIZ_WS_CONSUMERS=2": dict(ms=1.6,
+                      ms_all=[1.6, 2.5])})
+    assert "speed-up of FLASHVIZ_WS_CONSUMERS=2 over 3 1.025 (0.800-1.250)" in fa4_rounds.line(row)
