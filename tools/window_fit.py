@@ -32,6 +32,15 @@ def fit(rows: list[dict]) -> tuple[float, float]:
     return float(a), float(b)
 
 
+def fixed_budget(dense: dict, win: dict, ms_per_tile: float, share: float = 0.9) -> float:
+    """The fixed cost per query tile (ms) at which the window row `win` would run `share` of its key-tile bound
+    (dense["tiles"] / win["tiles"]) over dense causal (`dense`: that run's row), its key tiles costing ms_per_tile
+    each (the fit's): (dense ms / (share * bound) - ms_per_tile * key tiles) / query tiles; below 0, no fixed cost
+    reaches it."""
+    bound = dense["tiles"] / win["tiles"]
+    return (dense["ms"] / (share * bound) - ms_per_tile * win["tiles"]) / win["qtiles"]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
@@ -75,7 +84,8 @@ def main(argv=None):
         for r in rows[1:]:
             speed, bound = dense["ms"] / r["ms"], dense["tiles"] / r["tiles"]
             print(f"  window {r['window']}: dense causal / window {speed:.2f}, key-tile bound {bound:.2f} "
-                  f"({speed / bound:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time")
+                  f"({speed / bound:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time; "
+                  f"0.9 of the bound needs it at {fixed_budget(dense, r, a) * 1e6:.2f} ns per query tile or less")
         record["rows"] += rows
         record.setdefault("fits", []).append(dict(d=d, ms_per_tile=a, ms_per_qtile=b,
                                                   dense_ms_per_tile=dense["ms"] / dense["tiles"]))
