@@ -7,7 +7,10 @@ Per run the key tiles the kernel walks (key_tiles: the engine's run blocks, as k
 them) and the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each
 run into work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
 causal's ms per key tile is the rate the window is measured against (issue 32's tile bound: dense causal /
-window in key tiles). Writes every number to --out (JSON) with the record header."""
+window in key tiles). FlashAttention-4 (where it runs: flashviz.bench.peers) is timed on the same inputs in the same
+rounds, dense causal and each window (fa4_ms, fa4_ms_rounds, fa4_maxerr against ours; fa4_error where it failed),
+so each row says how far ours and FA4 each get from dense causal. Writes every number to --out (JSON) with the
+record header."""
 from __future__ import annotations
 
 import argparse
@@ -41,6 +44,27 @@ def fixed_budget(dense: dict, win: dict, ms_per_tile: float, share: float = 0.9)
     return (dense["ms"] / (share * bound) - ms_per_tile * win["tiles"]) / win["qtiles"]
 
 
+def fa4_runs(q, k, v, windows: list) -> tuple[dict, str | None]:
+    """({window: FA4's call on q, k, v (B, H, N, d), causal with that window (None: dense causal)}, None), or ({},
+    why FA4 cannot run here). The scale is 1 / sqrt(d), as impl="fast" takes it by default."""
+    from flashviz.bench import peers
+    why = peers.fa4_unavailable(q)
+    if why:
+        return {}, why
+    x = dict(q=q, k=k, v=v, scale=q.shape[-1] ** -0.5)
+    return {w: peers.fa4_variant_runner(dict(x, var=make_variant(causal=True, window=None if w is None else (w, 0))))
+            for w in windows}, None
+
+
+def fa4_fields(first, times) -> dict:
+    """A row's FA4 fields from its first call (|FA4's output - ours|, max, or that call's error text) and its
+    rounds (times: ms per round, or the timing's error text): fa4_ms (their median), fa4_ms_rounds, fa4_maxerr; or
+    fa4_error."""
+    if isinstance(first, str) or isinstance(times, str):
+        return dict(fa4_error=first if isinstance(first, str) else times)
+    return dict(fa4_ms=float(np.median(times)), fa4_ms_rounds=list(times), fa4_maxerr=float(first))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
@@ -48,24 +72,37 @@ def main(argv=None):
     ap.add_argument("--windows", type=int, nargs="+", default=[128, 256, 512, 1024, 2048, 4096])
     ap.add_argument("--rounds", type=int, default=1,
                     help="time every run this many times, interleaved, and keep the median (ms_rounds: each)")
+    ap.add_argument("--no-fa4", dest="fa4", action="store_false",
+                    help="leave FlashAttention-4 out (the rounds then time ours alone, as the runs before it did)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     import torch
     import triton
 
     from flashviz_kernels import api
-    from tools.tune_record import record_header, time_rounds
+    from tools.tune_record import error_text, record_header, time_rounds
     record = record_header("window_fit", list(argv) if argv is not None else __import__("sys").argv[1:])
     b_, h_, n = record["batch"], record["heads"], args.n
     for d in args.d:
         q, k, v = (torch.randn(b_, h_, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
-        rows, runs = [], {}
+        rows, runs, first = [], {}, {}
+        fa4, why = fa4_runs(q, k, v, [None, *args.windows]) if args.fa4 else ({}, "--no-fa4")
+        if why:
+            print(f"FA4 not timed: {why}")
+            record["fa4"] = why
         for w in [None, *args.windows]:
             kw = dict(causal=True) if w is None else dict(causal=True, window=(w, 0))
             plan = api.launch_plan(q, k, v, impl="fast", **kw)
             tiles, nq = key_tiles(n, plan.block_m, plan.block_n, w)
             runs[w] = lambda kw=kw: api.attention(q, k, v, impl="fast", **kw)  # noqa: E731
-            runs[w]()
+            out = runs[w]()
+            if w in fa4:
+                try:
+                    first[w] = float((fa4[w]().float() - out.float()).abs().max())
+                    runs[("fa4", w)] = fa4[w]
+                except Exception as e:        # noqa: BLE001 -- recorded in the row; ours is timed regardless
+                    first[w] = error_text(e)
+            del out
             rows.append(dict(d=d, n=n, window=w, kernel=plan.kernel, block_m=plan.block_m, block_n=plan.block_n,
                              tiles=tiles * b_ * h_, qtiles=nq * b_ * h_))
         torch.cuda.synchronize()
@@ -75,6 +112,8 @@ def main(argv=None):
                 raise RuntimeError(f"window {r['window']}: {times[r['window']]}")
             r["ms_rounds"] = times[r["window"]]
             r["ms"] = float(np.median(r["ms_rounds"]))
+            if r["window"] in first:
+                r.update(fa4_fields(first[r["window"]], times.get(("fa4", r["window"]), "not timed")))
             print(r, flush=True)
         dense, wins = rows[0], [r for r in rows[1:] if (r["block_m"], r["block_n"]) == (rows[1]["block_m"],
                                                                                       rows[1]["block_n"])]
@@ -86,6 +125,10 @@ def main(argv=None):
             print(f"  window {r['window']}: dense causal / window {speed:.2f}, key-tile bound {bound:.2f} "
                   f"({speed / bound:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time; "
                   f"0.9 of the bound needs it at {fixed_budget(dense, r, a) * 1e6:.2f} ns per query tile or less")
+            if "fa4_ms" in r and "fa4_ms" in dense:
+                fa4_speed = dense["fa4_ms"] / r["fa4_ms"]
+                print(f"    FA4: dense causal / window {fa4_speed:.2f} ({fa4_speed / bound:.3f} of our tiles' bound); "
+                      f"FA4 ms / ours {r['fa4_ms'] / r['ms']:.3f}")
         record["rows"] += rows
         record.setdefault("fits", []).append(dict(d=d, ms_per_tile=a, ms_per_qtile=b,
                                                   dense_ms_per_tile=dense["ms"] / dense["tiles"]))

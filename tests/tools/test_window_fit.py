@@ -149,3 +149,17 @@ def test_what_window_1024_lacks_of_the_target_per_query_tile():
         return fixed_budget(dense, win, a) / ((win["ms"] - a * win["tiles"]) / win["qtiles"])
     assert lack(HALF_FIT) >= 1.0
     assert 0.85 < lack("nvidia-h100-window-fit-triton38-2026-12-05") < 0.9
+
+
+def test_fa4_beside_the_windows_without_a_gpu():
+    """FA4's runs need a CUDA GPU (flashviz.bench.peers says why not, and window_fit records that reason); a row's
+    FA4 fields are the median of its rounds with its first call's max |difference| from ours, or the error of
+    whichever failed."""
+    import torch
+
+    from tools.window_fit import fa4_fields, fa4_runs
+    runs, why = fa4_runs(*(torch.zeros(1, 1, 8, 64, dtype=torch.float16) for _ in range(3)), [None, 4])
+    assert runs == {} and "NVIDIA GPUs only" in why
+    assert fa4_fields(2.5e-4, [1.0, 3.0, 2.0]) == dict(fa4_ms=2.0, fa4_ms_rounds=[1.0, 3.0, 2.0], fa4_maxerr=2.5e-4)
+    assert fa4_fields("RuntimeError: no", [1.0]) == dict(fa4_error="RuntimeError: no")
+    assert fa4_fields(1e-4, "OutOfMemoryError: x") == dict(fa4_error="OutOfMemoryError: x")
