@@ -7,7 +7,8 @@ turn barrier one of its own; without it the ring lives in one array of 2 * STAGE
 turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
 BAR.SYNC between two mbarrier waits on one allocation, even on different slots of it, and none between waits on
 two: split, a consumer's wait on V's barrier after its wait on K's needs none, one BAR.SYNC fewer a loop trip
-(tests/tools/test_sass_loops.py); the turn barriers are split the same way. Imported by _ws_gluon.py, _ws_tile.py
+(tests/tools/test_sass_loops.py); the turn barriers are split the same way. pass_tiles: a consumer's share of the
+ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). Imported by _ws_gluon.py, _ws_tile.py
 and _ws_half.py."""
 import triton
 from triton.experimental import gluon
@@ -88,3 +89,23 @@ def tbar(turn, I: gl.constexpr):
     else:
         b = turn.index(I)
     return b
+
+
+@gluon.jit
+def pass_tiles(ready, empty, turn, c0, n, CID: gl.constexpr, NC: gl.constexpr, STAGES: gl.constexpr,
+               PINGPONG: gl.constexpr):
+    """SKIP: ring positions c0 .. c0 + n - 1, whose key tiles no row of this consumer sees, passed on as if run: it
+    waits until each K and V landed (so its arrive on a stage's empty barrier counts for that load, never for the
+    next one into the same stage, which cannot start before the other consumers freed this one), takes and hands
+    on its PINGPONG turn, and frees both slots."""
+    for i in range(n):
+        c = c0 + i
+        st = c % STAGES
+        ph = (c // STAGES) & 1
+        mbarrier.wait(kbar(ready, st), ph)
+        if PINGPONG:
+            mbarrier.wait(tbar(turn, CID), c & 1)
+            mbarrier.arrive(tbar(turn, (CID + 1) % NC))
+        mbarrier.arrive(kbar(empty, st))
+        mbarrier.wait(vbar(ready, st, STAGES), ph)
+        mbarrier.arrive(vbar(empty, st, STAGES))

@@ -23,17 +23,19 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_ring import kbar, tbar, vbar  # noqa: E402
+from ._ws_ring import kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_schedule import early_rescale_default, p_pack_default  # noqa: E402
+from .ws_schedule import early_rescale_default, p_pack_default, skip_default  # noqa: E402
 
 # key tile 0's P converted by inline asm where ws_schedule.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
 P_PACK = gl.constexpr(p_pack_default(triton.__version__))
 # O's rescale right after P·V's wait (EARLY) or before the next P·V: ws_schedule.early_rescale_default
 EARLY = gl.constexpr(early_rescale_default(triton.__version__))
+# each consumer walks only its own rows' key tiles and passes the rest (ws_schedule.skip_default; FLASHVIZ_WS_SKIP=1)
+SKIP = gl.constexpr(skip_default(triton.__version__))
 
 
 @gluon.jit
@@ -52,6 +54,21 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
     if WINDOW:
         t_lo = gl.maximum(start_q + n_k - n_q - left, 0) // BN        # the first row's first key
     return t_lo, gl.maximum(gl.cdiv(hi, BN) - t_lo, 0)
+
+
+@gluon.jit
+def own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """SKIP: how many of the query tile's key tiles [t_lo, t_lo + n_tiles) come first that some row of this
+    consumer's [r0, r0 + M_WG) below n_q sees: causal, up to the tile of its last real row's last key; none for a
+    ragged last query tile's consumer past n_q (ws_schedule.skipped_share counts the rest)."""
+    end = gl.minimum(r0 + M_WG, n_q)                  # past this consumer's last real row
+    hi = n_k
+    if CAUSAL:
+        hi = gl.minimum(gl.maximum(end + n_k - n_q, 0), n_k)
+    own = gl.minimum(gl.maximum(gl.cdiv(hi, BN) - t_lo, 0), n_tiles)
+    if end <= r0:
+        own = 0
+    return own
 
 
 @gluon.jit
@@ -101,7 +118,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     and stored while Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band
     edge's tile this consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or
     after the last; the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be
-    another view)."""
+    another view). SKIP (ws_schedule.skip_default; no window, documents or CARRY): this consumer runs only the key
+    tiles its own rows see (own_tiles) and passes the ring and turns on for the tile's others (pass_tiles)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -146,6 +164,11 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     p16 = gl.zeros([M_WG, BN], dtype, p_layout)       # CARRY: nothing pending unless a key tile runs
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
 
+    kv_end = kv + n_tiles                             # past the ring positions of this query tile's key tiles
+    SKIP_T: gl.constexpr = SKIP and not WINDOW and not SEQ and not CARRY
+    if SKIP_T:                                        # only the key tiles this consumer's rows see: the rest are
+        n_tiles = own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG, BN, CAUSAL)    # passed on at the end
+    kv_own = kv + n_tiles
     hi = 0
     if HALF:                                          # a band edge's tile this consumer sees half of: that half
         lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
@@ -311,6 +334,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         if hi > 0:                                    # the last tile's first half
             acc, m, l = half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, r0, offset, slope2,
                                   row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
+    if SKIP_T:
+        pass_tiles(ready, empty, turn, kv_own, kv_end - kv_own, CID, NC, STAGES, PINGPONG)
     if ALIBI:                                         # the row term alibi_cols left out: the LSE carries it
         m = m - slope2 * (rows - r0).to(gl.float32)
     return acc, m, l, rows, p16, alpha

@@ -49,6 +49,9 @@ LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile 
                                            # program start a group of heads' longest tiles first (lpt_default)
 LPT_WAVES = {"forward": (16, 32), "backward": (0, 64)}   # where LPT_ENV is unset: on in launches of so many
                                            # tiles (key blocks) per SM (lpt_default says why)
+SKIP_ENV = "FLASHVIZ_WS_SKIP"              # 1 / 0: a consumer walks only the key tiles its own rows see and passes
+                                           # the ring on for the rest (skip_default); read at the kernel import
+SKIP_TRITONS = ()                          # where that is the default: none until it is timed (skip_default)
 L2_KV_BYTES = 32 << 20   # causal head groups: bytes of the heads in flight together (H100 / H200 L2: 50 MB)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
@@ -170,9 +173,10 @@ def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False,
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
-    "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ..., "lpt": ...} for ws.status();
-    half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the installed
-    triton's (p_pack_default, early_rescale_default, local_sum_default, split_bars_default, pair_max_default)."""
+    "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ..., "lpt": ..., "skip": ...} for
+    ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
+    installed triton's (p_pack_default, early_rescale_default, local_sum_default, split_bars_default,
+    pair_max_default, skip_default)."""
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why, version or None),
                 p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
@@ -184,7 +188,9 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                 pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"),
                 lpt=switch_line(LPT_ENV, lambda: "causal launches of one tile per program at " + ", ".join(
                     f"{lo}-{hi} {'key blocks' if kind == 'backward' else 'tiles'} per SM ({kind})"
-                    for kind, (lo, hi) in LPT_WAVES.items())))
+                    for kind, (lo, hi) in LPT_WAVES.items())),
+                skip=switch_line(SKIP_ENV, lambda: "launches without a window or documents" if skip_default(version)
+                                 else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -383,6 +389,32 @@ def lpt_default(waves: float, kind: str = "forward") -> bool:
         return value == "1"
     lo, hi = LPT_WAVES[kind]
     return lo <= waves <= hi
+
+
+def skip_default(version: str) -> bool:
+    """Whether each ws forward consumer walks only the key tiles some row of its own 64 sees (kernels/_ws_tile.py
+    own_tiles; no window, documents or CARRY) and, for the query tile's other key tiles, only waits for their loads,
+    passes its PINGPONG turn and frees their ring slots (kernels/_ws_ring.py pass_tiles). Where it matters: d = 64's
+    192-row tiles, whose first two consumers' rows end before the tile's last key tile or two, and a ragged last
+    query tile's consumers past N (skipped_share counts them). Built and SASS-read on a CPU only; off until its GPU
+    tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for the tritons of SKIP_TRITONS."""
+    return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
+
+
+def skipped_share(n_q: int, n_k: int, block_m: int, block_n: int, causal: bool, m_wg: int = 64) -> float:
+    """The share of consumer key-tile trips a launch's consumers make that skip_default's SKIP passes on: per query
+    tile and consumer (m_wg rows), the key tiles the tile walks (kernels/_ws_tile.py key_range, no window) that no
+    row of that consumer below n_q sees (bottom-right causal)."""
+    walked = passed = 0
+    for s in range(0, n_q, block_m):
+        hi = min(max(s + block_m + n_k - n_q, 0), n_k) if causal else n_k
+        tiles = -(-hi // block_n)
+        for r0 in range(s, s + block_m, m_wg):
+            end = min(r0 + m_wg, n_q)
+            own_hi = (min(max(end + n_k - n_q, 0), n_k) if causal else n_k) if end > r0 else 0
+            walked += tiles
+            passed += tiles - min(-(-own_hi // block_n), tiles)
+    return passed / walked if walked else 0.0
 
 
 def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:

@@ -133,6 +133,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert f["ws_local_sum"] == ws.status()["local_sum"] and f["ws_local_sum"].startswith("none")     # 3.10: untimed
     assert f["ws_split_bars"] == ws.status()["split_bars"] and f["ws_pair_max"] == ws.status()["pair_max"]
     assert f["ws_lpt"] == ws.status()["lpt"] and "16-32 tiles per SM (forward)" in f["ws_lpt"]
+    assert f["ws_skip"] == ws.status()["skip"] == "none (CONFIGS)"                              # off everywhere
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")
@@ -371,12 +372,14 @@ def test_status_says_which_launches_run_persistent(monkeypatch):
 # the ws forward's version-gated 1 / 0 switches (kernels/ws_schedule.py): (env constant, default function,
 # ws.status() key, what status names when on, the tritons where on by default). P_PACK never (3.6's and 3.9's sm_90
 # builds grew with it, tests/tools/test_sass_loops.py); early rescale 3.6 only (3.8 slower), lane sums 3.6, 3.8 and
-# 3.9 (timed faster there; 3.7 untimed); split barriers nowhere (timed even); joined row maxima 3.8 and 3.9 (3.6: even)
+# 3.9 (timed faster there; 3.7 untimed); split barriers nowhere (timed even); joined row maxima 3.8 and 3.9 (3.6: even);
+# own key tiles only (SKIP) nowhere yet (built on a CPU, not yet run on a GPU)
 SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "early_rescale": ("EARLY_RESCALE_ENV", "early_rescale_default", "every OVERLAP launch", ("3.6.0", "3.6.1")),
             "local_sum": ("LOCAL_SUM_ENV", "local_sum_default", "d=64", ("3.6.0", "3.6.1", "3.8.0", "3.9.0")),
             "split_bars": ("SPLIT_BARS_ENV", "split_bars_default", "every launch", ()),
-            "pair_max": ("PAIR_MAX_ENV", "pair_max_default", "d=64 dense", ("3.8.0", "3.9.0"))}
+            "pair_max": ("PAIR_MAX_ENV", "pair_max_default", "d=64 dense", ("3.8.0", "3.9.0")),
+            "skip": ("SKIP_ENV", "skip_default", "launches without a window or documents", ())}
 
 
 @pytest.mark.parametrize("key", list(SWITCHES))
