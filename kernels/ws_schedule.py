@@ -396,8 +396,10 @@ def skip_default(version: str) -> bool:
     own_tiles; no window, documents or CARRY) and, for the query tile's other key tiles, only waits for their loads,
     passes its PINGPONG turn and frees their ring slots (kernels/_ws_ring.py pass_tiles). Where it matters: d = 64's
     192-row tiles, whose first two consumers' rows end before the tile's last key tile or two, and a ragged last
-    query tile's consumers past N (skipped_share counts them). Built and SASS-read on a CPU only; off until its GPU
-    tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for the tritons of SKIP_TRITONS."""
+    query tile's consumers past N (skipped_share counts them). Built for sm_90 on a CPU under 3.6, 3.8 and 3.9, its
+    loops' SASS within 4 instructions of the build without it (assets/benchmarks/tune/cpu-sm90-compile-skip-
+    2026-12-06.txt); off until its GPU tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for the
+    tritons of SKIP_TRITONS."""
     return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
 
 
