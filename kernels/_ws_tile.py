@@ -118,8 +118,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     and stored while Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band
     edge's tile this consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or
     after the last; the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be
-    another view). SKIP (ws_schedule.skip_default; no window, documents or CARRY): this consumer runs only the key
-    tiles its own rows see (own_tiles) and passes the ring and turns on for the tile's others (pass_tiles)."""
+    another view). SKIP (ws_schedule.skip_default; three consumers, no window, documents or CARRY): this consumer
+    runs only the key tiles its own rows see (own_tiles) and passes the ring and turns on for the others
+    (pass_tiles)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -165,7 +166,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
 
     kv_end = kv + n_tiles                             # past the ring positions of this query tile's key tiles
-    SKIP_T: gl.constexpr = SKIP and not WINDOW and not SEQ and not CARRY
+    SKIP_T: gl.constexpr = SKIP and NC == 3 and not WINDOW and not SEQ and not CARRY   # 192-row tiles only
     if SKIP_T:                                        # only the key tiles this consumer's rows see: the rest are
         n_tiles = own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG, BN, CAUSAL)    # passed on at the end
     kv_own = kv + n_tiles

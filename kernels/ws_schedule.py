@@ -189,8 +189,8 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                 lpt=switch_line(LPT_ENV, lambda: "causal launches of one tile per program at " + ", ".join(
                     f"{lo}-{hi} {'key blocks' if kind == 'backward' else 'tiles'} per SM ({kind})"
                     for kind, (lo, hi) in LPT_WAVES.items())),
-                skip=switch_line(SKIP_ENV, lambda: "launches without a window or documents" if skip_default(version)
-                                 else "none"))
+                skip=switch_line(SKIP_ENV, lambda: "three-consumer launches without a window or documents"
+                                 if skip_default(version) else "none"))
 
 
 def switch_line(env: str, describe) -> str:
@@ -392,14 +392,15 @@ def lpt_default(waves: float, kind: str = "forward") -> bool:
 
 
 def skip_default(version: str) -> bool:
-    """Whether each ws forward consumer walks only the key tiles some row of its own 64 sees (kernels/_ws_tile.py
-    own_tiles; no window, documents or CARRY) and, for the query tile's other key tiles, only waits for their loads,
-    passes its PINGPONG turn and frees their ring slots (kernels/_ws_ring.py pass_tiles). Where it matters: d = 64's
-    192-row tiles, whose first two consumers' rows end before the tile's last key tile or two, and a ragged last
-    query tile's consumers past N (skipped_share counts them). Built for sm_90 on a CPU under 3.6, 3.8 and 3.9, its
-    loops' SASS within 4 instructions of the build without it (assets/benchmarks/tune/cpu-sm90-compile-skip-
-    2026-12-06.txt); off until its GPU tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for the
-    tritons of SKIP_TRITONS."""
+    """Whether each consumer of a three-consumer ws forward launch (192-row query tiles: d = 64's table launches)
+    walks only the key tiles some row of its own 64 sees (kernels/_ws_tile.py own_tiles; no window, documents or
+    CARRY) and, for the query tile's other key tiles, only waits for their loads, passes its PINGPONG turn and
+    frees their ring slots (kernels/_ws_ring.py pass_tiles). The first two consumers' rows end before such a tile's
+    last key tile or two, and a ragged last query tile's consumers past N see nothing (skipped_share counts them);
+    two-consumer launches pass nothing but those idle consumers, and built with it their masked loop path grew, so
+    they build without it. Built for sm_90 on a CPU under 3.6, 3.8 and 3.9, the three-consumer loops' SASS within
+    3 instructions a trip of the build without it (assets/benchmarks/tune/cpu-sm90-compile-skip-2026-12-06.txt);
+    off until its GPU tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for SKIP_TRITONS."""
     return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
 
 

@@ -379,7 +379,7 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "local_sum": ("LOCAL_SUM_ENV", "local_sum_default", "d=64", ("3.6.0", "3.6.1", "3.8.0", "3.9.0")),
             "split_bars": ("SPLIT_BARS_ENV", "split_bars_default", "every launch", ()),
             "pair_max": ("PAIR_MAX_ENV", "pair_max_default", "d=64 dense", ("3.8.0", "3.9.0")),
-            "skip": ("SKIP_ENV", "skip_default", "launches without a window or documents", ())}
+            "skip": ("SKIP_ENV", "skip_default", "three-consumer launches without a window or documents", ())}
 
 
 @pytest.mark.parametrize("key", list(SWITCHES))
