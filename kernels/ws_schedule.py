@@ -398,9 +398,10 @@ def skip_default(version: str) -> bool:
     frees their ring slots (kernels/_ws_ring.py pass_tiles). The first two consumers' rows end before such a tile's
     last key tile or two, and a ragged last query tile's consumers past N see nothing (skipped_share counts them);
     two-consumer launches pass nothing but those idle consumers, and built with it their masked loop path grew, so
-    they build without it. Built for sm_90 on a CPU under 3.6, 3.8 and 3.9, the three-consumer loops' SASS within
-    3 instructions a trip of the build without it (assets/benchmarks/tune/cpu-sm90-compile-skip-2026-12-06.txt);
-    off until its GPU tests pass and it is timed. SKIP_ENV when set (1 or 0), else on for SKIP_TRITONS."""
+    they build without it. Built for sm_90 on a CPU under 3.6, 3.8 and 3.9; under 3.8 the three-consumer loops'
+    SASS is within 2 instructions a trip of the build without it unmasked, 7 masked
+    (assets/benchmarks/tune/cpu-sm90-compile-skip-2026-12-06.txt); off until its GPU tests pass and it is timed.
+    SKIP_ENV when set (1 or 0), else on for SKIP_TRITONS."""
     return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
 
 
