@@ -14,8 +14,8 @@ once per round, the order rotated every round (tune_record.time_rounds). A ratio
 (above 1: ours faster); the line gives the median over rounds and their range. One output of each call is compared
 with cuDNN's first (max |difference| over the output and, for bwd, the three gradients), so a wrong call cannot
 pass for a fast one. --switch ENV times ours twice a round, as "fast" with ENV=0 and as "fast ENV=1" (set around
-each call, so a graph captures that launch; ENV=OFF,ON: those two values): a switch read at launch time (not at a module's import) compared in
-one process, round by round, instead of in alternating processes (--ab).
+each call, so a graph captures that launch; ENV=OFF,ON: those two values): a switch read at launch time (not at a
+module's import) compared in one process, round by round, instead of in alternating processes (--ab).
 """
 from __future__ import annotations
 
