@@ -161,6 +161,13 @@ VERIFIED = (
                                                  env={"FLASHVIZ_WS_LPT": "1"})),
     Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-lpt"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_LPT": "1"})),
+    # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
+    # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_schedule.skip_default), on an
+    # H100 at 7c1b809
+    Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-skip"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_SKIP": "1"})),
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-skip"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_SKIP": "1"})),
 )
 
 
