@@ -29,6 +29,7 @@ HALF_FIT_36 = "2026-12-03f"           # at 7042c7c under triton 3.6.0, HALF on t
 # on an H100 at 5afa322 and 0c07b35 (the three after it: 3.6 twice, 3.8 once), 6 interleaved rounds each
 H100_FITS = ("nvidia-h100-window-fit-2026-12-05", "nvidia-h100-window-fit-d128-run1-2026-12-05",
              "nvidia-h100-window-fit-run2-2026-12-05", "nvidia-h100-window-fit-triton38-2026-12-05")
+H100_FA4 = "nvidia-h100-window-fit-fa4-triton38-2026-12-06"    # at 7c1b809 under 3.8, FA4 timed in the same rounds
 
 
 def _recording(tag):
@@ -39,7 +40,7 @@ def _recording(tag):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("tag", FITS + (HALF_FIT, HALF_FIT_36) + H100_FITS)
+@pytest.mark.parametrize("tag", FITS + (HALF_FIT, HALF_FIT_36) + H100_FITS + (H100_FA4,))
 def test_committed_fits_are_their_rows(tag):
     """Each committed run: its key and query tiles are key_tiles' at its tiles (B * H heads), and its stored fit is
     the least squares of its window rows (so README's per-query-tile figures come from the timings)."""
@@ -138,7 +139,7 @@ def test_fixed_budget_is_the_fixed_cost_at_that_share_of_the_bound():
 def test_what_window_1024_lacks_of_the_target_per_query_tile():
     """d = 128, window 1024, under triton 3.8 (what a fresh install gets): each run's own fixed cost per query tile
     ((ms - the fit's rate * key tiles) / query tiles) against fixed_budget's for 0.9 of the bound. The H200's HALF
-    run is at or under its budget (0.9 of the bound, the test above); the H100's run needs it 10-15 % lower."""
+    run is at or under its budget (0.9 of the bound, the test above); the H100's runs need it 10-25 % lower."""
     from tools.window_fit import fixed_budget
 
     def lack(tag):
@@ -149,6 +150,26 @@ def test_what_window_1024_lacks_of_the_target_per_query_tile():
         return fixed_budget(dense, win, a) / ((win["ms"] - a * win["tiles"]) / win["qtiles"])
     assert lack(HALF_FIT) >= 1.0
     assert 0.85 < lack("nvidia-h100-window-fit-triton38-2026-12-05") < 0.9
+    assert 0.75 < lack(H100_FA4) < 0.85         # the next day's run (its FA4 below): 15-25 % lower, so not met
+
+
+def test_window_1024_beside_fa4_on_the_h100():
+    """Issue 32's window target beside FlashAttention-4, timed in the same rounds (d = 128, N = 16384, causal, 128 x
+    128 tiles): dense causal / window 1024 against our tiles' bound (7.40x) is under 0.9 for both, and FA4's is the
+    lower: FA4 runs its dense causal faster than ours and its window 1024 slower, with every output within 1e-3 of
+    ours. At d = 64 our window 1024 and FA4's take the same time to within 1 %."""
+    rec = _recording(H100_FA4)
+    assert rec["triton"] == "3.8.0" and rec["device"].startswith("NVIDIA H100")
+
+    def row(d, w):
+        return next(r for r in rec["rows"] if r["d"] == d and r["window"] == w)
+    assert all(r["fa4_maxerr"] <= 1e-3 for r in rec["rows"])
+    dense, win = row(128, None), row(128, 1024)
+    bound = dense["tiles"] / win["tiles"]
+    ours, fa4 = dense["ms"] / win["ms"] / bound, dense["fa4_ms"] / win["fa4_ms"] / bound
+    assert fa4 < ours < 0.9, (fa4, ours)
+    assert dense["fa4_ms"] < dense["ms"] and win["fa4_ms"] > win["ms"]
+    assert row(64, 1024)["fa4_ms"] / row(64, 1024)["ms"] == pytest.approx(1.0, abs=0.01)
 
 
 def test_fa4_beside_the_windows_without_a_gpu():
