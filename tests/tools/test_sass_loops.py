@@ -124,6 +124,8 @@ SUM_LOOPS = """
 import json, os
 os.environ["FLASHVIZ_WS_LOCAL_SUM"] = "{local}"       # read once, when the kernel module is imported
 os.environ["FLASHVIZ_WS_PAIR_MAX"] = "0"              # (3.8's default: its own test below; it moves the count)
+os.environ["FLASHVIZ_WS_SKIP"] = "0"                  # (3.6's and 3.8's default since: the third consumer's loop
+                                                      # then drops 24, ptxas's choice; lane sums were timed without)
 from tools import sass_loops as s
 out = {{}}
 for d in (64, 128):
