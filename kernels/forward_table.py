@@ -43,6 +43,11 @@ PERS_D128_38 = "assets/benchmarks/tune/nvidia-h200-ws-persistent-d128-triton38-2
 # three consumers against two (FLASHVIZ_WS_CONSUMERS=2) in same-process rounds on an H100, N 4096..16384 (NC3 has no
 # N = 4096, where a 192-row tile leaves a partial last query block): "fast" there is the table's three
 NC3_H100 = "assets/benchmarks/tune/nvidia-h100-consumers-d64-triton{}-2026-12-06.json"
+# persistent (FLASHVIZ_WS_PERSISTENT=1) against one tile per program (=0, "fast" there) in the same rounds, FA4 and
+# cuDNN beside them, on an H100 under 3.8 with SKIP and LPT at their defaults
+PERS_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-triton38-2026-12-06.json"
+PERS_PP0_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-pp0-d128-triton38-2026-12-06.json"  # both
+ONE, PERS = dict(name="fast"), dict(name="fast FLASHVIZ_WS_PERSISTENT=1")                 # without PINGPONG (CARRY)
 
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
 GATES = {"ws": "ws-forward"}
@@ -131,35 +136,44 @@ def _d128_claims():
             Faster(OVERLAP, _D128_TIMED, dict(_D128_TIMED, persistent=False), where),
             Faster(PP_D128_38, pp, dict(pp, pingpong=False), where),
             Faster(PERS_D128_38, _D128, dict(_D128, pingpong=False), where),
-            Faster(PERS_D128_38, _D128, dict(_D128, persistent=False), where))
+            Faster(PERS_D128_38, _D128, dict(_D128, persistent=False), where),
+            Faster(PERS_H100, PERS, ONE, where))
 
 
 def _nc3(causal):
     return (Faster(NC3, dict(consumers=3, block_n=128, stages=3, overlap=False, pingpong=False), dict(consumers=2),
                    dict(d=64, causal=causal), within=0.93),) + \
         tuple(Faster(NC3_H100.format(v), dict(name="fast"), dict(name="fast FLASHVIZ_WS_CONSUMERS=2"),
-                     dict(d=64, causal=causal)) for v in ("36", "38"))
+                     dict(d=64, causal=causal)) for v in ("36", "38")) + \
+        (Faster(PERS_H100, ONE, PERS, dict(d=64, causal=causal)),)
 
 
 WS_LAUNCHES = (
     Launch("ws", "dense", dims(64), False, _D64, "three consumers (192-row tiles) at least 7 % faster than two, "
            "and with this schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix: "
            "PINGPONG over the three at least 1 % faster than without in every cell, 2 stages within 1 % "
-           "of 3; under triton 3.8 faster than the 3-stage row without PINGPONG in every cell",
+           "of 3; under triton 3.8 faster than the 3-stage row without PINGPONG in every cell; one tile per "
+           "program faster than persistent on an H100 (3.8)",
            _nc3(False) + _fa4_mix(False)),
     Launch("ws", "dense", dims(64), True, _D64, "three consumers at least 7 % faster than two, and with this "
            "schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix (2 stages, "
            "OVERLAP, PINGPONG) the fastest of six schedules in geometric mean; under triton 3.8 faster than the "
-           "3-stage row without PINGPONG in every cell", _nc3(True) + _fa4_mix(True)),
+           "3-stage row without PINGPONG in every cell; one tile per program faster than persistent on an H100 (3.8)",
+           _nc3(True) + _fa4_mix(True)),
     Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N and persistent faster "
            "than one tile per program (timed without PINGPONG, triton 3.6); PINGPONG faster than without in every "
-           "cell of two runs under triton 3.8 (what a fresh install gets), persistent still faster there. 3.6's run, "
+           "cell of two runs under triton 3.8 (what a fresh install gets), persistent still faster there (and on "
+           "an H100). 3.6's run, "
            "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG slower in geometric mean",
            _d128_claims()),
     Launch("ws", "dense", dims(128), True, _D128C, "OVERLAP at least 2 % faster at every N; with PINGPONG, one tile "
-           "per program", (_overlap_on(_D128C, 128, True, 0.98),
-                           Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
-                           Faster(OVERLAP, _D128C, dict(_D128C, persistent=True), dict(d=128, causal=True)))),
+           "per program (faster than persistent on an H100 under 3.8 too, and without PINGPONG, where persistent "
+           "launches carry a tile's last P·V into the next)",
+           (_overlap_on(_D128C, 128, True, 0.98),
+            Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
+            Faster(OVERLAP, _D128C, dict(_D128C, persistent=True), dict(d=128, causal=True)),
+            Faster(PERS_H100, ONE, PERS, dict(d=128, causal=True)),
+            Faster(PERS_PP0_H100, ONE, PERS, dict(d=128, causal=True)))),
     Launch("ws", "window", dims(64), True, dict(persistent=True, consumers=2, **_D64_BAND),
            "persistent with two consumers: the fastest ws schedule timed, before and after OVERLAP and on an H100 "
            "under 3.8 (3 stages, no PINGPONG: the dense row's when timed)",
@@ -169,8 +183,9 @@ WS_LAUNCHES = (
            "persistent: the fastest ws schedule timed, before and after OVERLAP; PINGPONG kept (the dense causal "
            "row's): without it the launch carries each tile's last P·V, not faster at windows 256 and 1024 (faster "
            "at 4096 in the same call: PINGPONG_W's files); HALF (a band edge's tile a consumer sees half of, run as "
-           "that half) faster at windows 256 and 1024, in interleaved rounds under triton 3.8 (3.6's window fit: no "
-           "gain), where kernels/gates.py lets it run and ws_schedule.HALF_TRITONS keeps it (3.9: slower)",
+           "that half) faster at windows 256 and 1024, in interleaved rounds under triton 3.8 (on an H100: faster at "
+           "512-2048, slower at 256, tests/kernels/test_ws_half.py; 3.6's window fit: no gain), where "
+           "kernels/gates.py lets it run and ws_schedule.HALF_TRITONS keeps it (3.9: slower)",
            tuple(Fastest(f, BAND, dict(name="ws persistent=*"), dict(d=128)) for f in (WINDOW_B, WINDOW_C))
            + tuple(NotFaster(PINGPONG_W.format(w), dict(name="ws pingpong=0"), dict(name="ws pingpong=1"),
                              dict(d=128)) for w in (256, 1024))
