@@ -26,6 +26,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from flashviz.bench.rounds_tables import ratios   # noqa: F401  (median and range of peer / ours over rounds)
+
 IMPLS = ("fast", "fa4", "sdpa-cudnn")
 
 
@@ -102,15 +104,6 @@ def impls(switch: str | None = None) -> tuple:
         return IMPLS
     name, _, on = parse_switch(switch)
     return ("fast", f"fast {name}={on}") + IMPLS[1:]
-
-
-def ratios(row: dict, peer: str, ours: str = "fast") -> tuple[float, float, float] | None:
-    """(median, min, max) over rounds of peer ms / ours ms in the same round; None where either did not run."""
-    a, b = row["impls"].get(ours, {}), row["impls"].get(peer, {})
-    if "ms_all" not in a or "ms_all" not in b:
-        return None
-    rs = [p / o for o, p in zip(a["ms_all"], b["ms_all"])]
-    return statistics.median(rs), min(rs), max(rs)
 
 
 def line(row: dict) -> str:

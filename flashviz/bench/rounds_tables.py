@@ -1,0 +1,79 @@
+"""Issue 32's yardsticks as markdown, from the tune recordings that judge them (docs/BENCHMARKS.md, "Level with
+FlashAttention-4"): ours against FlashAttention-4 and cuDNN in interleaved rounds (tools.fa4_rounds), and a sliding
+window's speed-up over dense causal against its key-tile bound, FA4's beside ours (tools.window_fit).
+
+A ratio is peer ms / ours ms of the same round (above 1: ours faster); a cell prints the median over rounds and
+their range. No torch: the recordings are JSON.
+"""
+from __future__ import annotations
+
+import statistics
+
+
+def ratios(row: dict, peer: str, ours: str = "fast") -> tuple[float, float, float] | None:
+    """(median, min, max) over rounds of peer ms / ours ms in the same round; None where either did not run."""
+    a, b = row["impls"].get(ours, {}), row["impls"].get(peer, {})
+    if "ms_all" not in a or "ms_all" not in b:
+        return None
+    rs = [p / o for o, p in zip(a["ms_all"], b["ms_all"])]
+    return statistics.median(rs), min(rs), max(rs)
+
+
+def _ratio(row: dict, peer: str) -> str:
+    r = ratios(row, peer)
+    return "—" if r is None else f"{r[0]:.3f} ({r[1]:.3f}–{r[2]:.3f})"
+
+
+def _ms(row: dict, impl: str) -> str:
+    x = row["impls"].get(impl, {})
+    return f"{x['ms']:.3f}" if "ms" in x else x.get("error", "—")[:40]
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def rounds_table(rec: dict) -> list[str]:
+    """One line per cell of a tools.fa4_rounds recording: each impl's median ms and ours against FA4 and cuDNN."""
+    head = ["mode", "N", "d", "causal", "ours ms", "FA4 ms", "cuDNN ms", "FA4 / ours", "cuDNN / ours"]
+    return _table(head, [[r["mode"], str(r["n"]), str(r["d"]), "yes" if r["causal"] else "no", _ms(r, "fast"),
+                          _ms(r, "fa4"), _ms(r, "sdpa-cudnn"), _ratio(r, "fa4"), _ratio(r, "sdpa-cudnn")]
+                         for r in rec["rows"]])
+
+
+def window_shares(rec: dict, d: int) -> list[dict]:
+    """Per window of a tools.window_fit recording at head dim d: dense causal ms / window ms for ours (and FA4
+    where it ran), the key-tile bound (our tiles: dense causal's key tiles / the window's), each share of it."""
+    rows = [r for r in rec["rows"] if r["d"] == d]
+    dense = next(r for r in rows if r["window"] is None)
+    out = []
+    for w in sorted((r for r in rows if r["window"] is not None), key=lambda r: r["window"]):
+        bound = dense["tiles"] / w["tiles"]
+        row = dict(window=w["window"], ms=w["ms"], speedup=dense["ms"] / w["ms"], bound=bound)
+        row["share"] = row["speedup"] / bound
+        if "fa4_ms" in w and "fa4_ms" in dense:
+            row.update(fa4_ms=w["fa4_ms"], fa4_speedup=dense["fa4_ms"] / w["fa4_ms"])
+            row.update(fa4_share=row["fa4_speedup"] / bound, fa4_over_ours=w["fa4_ms"] / w["ms"])
+        out.append(row)
+    return out
+
+
+def window_table(rec: dict) -> list[str]:
+    """window_shares for each head dim of the recording, FA4's columns "—" where it did not run."""
+    head = ["d", "window", "ours ms", "dense causal / window", "key-tile bound", "share of bound", "FA4 ms",
+            "FA4: dense causal / window", "FA4 share", "FA4 ms / ours"]
+    rows = []
+    for d in sorted({r["d"] for r in rec["rows"]}):
+        for s in window_shares(rec, d):
+            fa4 = ([f"{s['fa4_ms']:.3f}", f"{s['fa4_speedup']:.2f}", f"{s['fa4_share']:.3f}",
+                    f"{s['fa4_over_ours']:.3f}"] if "fa4_ms" in s else ["—"] * 4)
+            rows.append([str(d), str(s["window"]), f"{s['ms']:.3f}", f"{s['speedup']:.2f}", f"{s['bound']:.2f}",
+                         f"{s['share']:.3f}", *fa4])
+    return _table(head, rows)
+
+
+def provenance(rec: dict) -> str:
+    """A tune recording's provenance in one line (device, torch, triton, commit, date, switches, command)."""
+    sw = ", ".join(f"{k}={v}" for k, v in rec.get("switches", {}).items()) or "none"
+    return (f"{rec['device']}, torch {rec['torch']}, triton {rec['triton']}, commit {rec['git_commit'][:7]}, "
+            f"{rec['date']}, switches set: {sw}; `{rec['command'].split(' --out')[0]}`")
