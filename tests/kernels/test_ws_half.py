@@ -107,3 +107,25 @@ def test_half_under_38_on_an_h100():
         tiles = {r_["window"]: r_["tiles"] for r_ in recs[1]["rows"]}
         assert (rel[1][None] / rel[1][1024]) / (tiles[None] / tiles[1024]) < 0.9
     assert "3.8.0".startswith(ws_schedule.HALF_TRITONS)
+
+
+# the d = 128 window row's schedule against PINGPONG=0 (persistent launches then carry a tile's last P·V, without
+# HALF) and PERSISTENT=0 (one tile per program, with HALF), in alternating processes on an H100 under 3.8. Their
+# git_commit reads 7c1b809, the device copy's landed HEAD (FLASHVIZ_GIT_COMMIT was left unset); the tree was
+# e7aa758, whose two-consumer launches build as 7c1b809's (SKIP acts in three-consumer launches only)
+SCHED_38 = "nvidia-h100-window-fit-d128-{}-run{}-triton38-2026-12-06.json"
+
+
+def test_the_window_rows_schedule_against_its_neighbours_on_an_h100():
+    """Window 1024 (dense causal / window over its key-tile bound, each process its own dense causal): the table's
+    launch above PINGPONG=0 and PERSISTENT=0 in both pairs, and under 0.9 of the bound in both, so neither
+    neighbour reaches issue 32's window target on the H100 either."""
+    for r in (1, 2):
+        share = {}
+        for tag, switches in (("table", {}), ("pp0", {ws.PINGPONG_ENV: "0"}), ("pers0", {ws.PERSISTENT_ENV: "0"})):
+            rec = json.loads((TUNE / SCHED_38.format(tag, r)).read_text(encoding="utf-8"))
+            assert rec["triton"] == "3.8.0" and rec["device"].startswith("NVIDIA H100")
+            assert rec["switches"] == switches and rec["git_commit"].startswith("7c1b809")
+            rows = {x["window"]: x for x in rec["rows"]}
+            share[tag] = (rows[None]["ms"] / rows[1024]["ms"]) / (rows[None]["tiles"] / rows[1024]["tiles"])
+        assert share["pers0"] < share["pp0"] < share["table"] < 0.9, share
