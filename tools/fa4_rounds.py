@@ -26,7 +26,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from flashviz.bench.rounds_tables import ratios   # noqa: F401  (median and range of peer / ours over rounds)
+from flashviz.bench.rounds_tables import ratios   # median and range of peer / ours over rounds (tests use it here)
 
 IMPLS = ("fast", "fa4", "sdpa-cudnn")
 
