@@ -1,5 +1,9 @@
 """tools/sass_loops.py: which loops and paths it counts in SASS, on a hand-made listing whose answer is known, and
 on the ws forward's real sm_90 build, whose per-iteration work follows from the tile (no GPU needed)."""
+import ast
+import re
+from pathlib import Path
+
 import pytest
 from helpers.ws import compile_report, needs_verified_triton
 
@@ -212,3 +216,34 @@ def test_joined_row_maxima_issue_both_rows_shuffles_before_any_exponential():
         assert shfl1 == 4 and fmnmx1 - fmnmx0 == 3 and 0 <= n1 - n0 <= 5, (on, off)
         if ws.triton_version().startswith(("3.6.", "3.8.")):
             assert shfl0 == 2, off
+
+
+TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
+SKIP_RECORD = "cpu-sm90-sass-loops-fwd-skip-triton38-2026-12-06.txt"
+
+
+def _shortest(name: str) -> dict:
+    """{(what, d, causal, kernel): [shortest path per loop]} of a committed tools.sass_loops record."""
+    out = {}
+    for m in re.finditer(r"^(fwd|bwd) d=(\d+) causal=(\d) (ours|fa4): shortest path per loop (\[.*\])$",
+                         (TUNE / name).read_text(encoding="utf-8"), re.M):
+        out.setdefault((m[1], int(m[2]), int(m[3]), m[4]), ast.literal_eval(m[5]))
+    return out
+
+
+def test_with_skip_the_d64_unmasked_trips_match_fa4s_but_the_default_consumers_prmt():
+    """Under 3.8 with its defaults since SKIP (ce1bdd1's record) against FA4's sm90 forward (the 2026-12-05 record,
+    FA4 unchanged since): at d = 64 the two worker consumers' unmasked trips are at most 6 instructions longer than
+    FA4's unmasked loop (non-causal: 5 more; causal: 12 fewer), and the default partition's is longer by about its
+    32 PRMT (fp32 P carried round the loop under 3.8). Those PRMT are what is left of the length gap; P_PACK removes
+    them and timed no faster before SKIP (ws_schedule.p_pack_default)."""
+    ours, fa4 = _shortest(SKIP_RECORD), _shortest("cpu-sm90-sass-loops-2026-12-05.txt")
+    text = (TUNE / SKIP_RECORD).read_text(encoding="utf-8")
+    assert "triton 3.8.0" in text.splitlines()[0]
+    for causal in (0, 1):
+        first, *workers = ours[("fwd", 64, causal, "ours")]
+        fa4_unmasked = fa4[("fwd", 64, causal, "fa4")][-1]             # causal: [masked, unmasked] loops
+        assert len(workers) == 2 and all(w - fa4_unmasked <= 6 for w in workers), (workers, fa4_unmasked)
+        assert 28 <= first - max(workers) <= 36, (first, workers)
+    first_loop = re.search(r"^fwd d=64 causal=1 ours loop@\w+ path 0: .*$", text, re.M)[0]     # the default's
+    assert " PRMT 32 " in first_loop
