@@ -18,6 +18,7 @@ import json
 
 import numpy as np
 
+from flashviz.bench.rounds_tables import window_shares
 from flashviz.engine.variants import block_map, make_variant
 
 
@@ -120,15 +121,15 @@ def main(argv=None):
         a, b = fit(wins)
         print(f"d={d}: window {a * 1e6:.2f} ns per key tile + {b * 1e6:.2f} ns per query tile; dense causal "
               f"{dense['ms'] / dense['tiles'] * 1e6:.2f} ns per key tile ({dense['block_m']} x {dense['block_n']})")
+        shares = {s["window"]: s for s in window_shares(dict(rows=rows), d)}
         for r in rows[1:]:
-            speed, bound = dense["ms"] / r["ms"], dense["tiles"] / r["tiles"]
-            print(f"  window {r['window']}: dense causal / window {speed:.2f}, key-tile bound {bound:.2f} "
-                  f"({speed / bound:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time; "
+            s = shares[r["window"]]
+            print(f"  window {r['window']}: dense causal / window {s['speedup']:.2f}, key-tile bound {s['bound']:.2f} "
+                  f"({s['share']:.3f} of it), query tiles' fixed cost {b * r['qtiles'] / r['ms']:.0%} of its time; "
                   f"0.9 of the bound needs it at {fixed_budget(dense, r, a) * 1e6:.2f} ns per query tile or less")
-            if "fa4_ms" in r and "fa4_ms" in dense:
-                fa4_speed = dense["fa4_ms"] / r["fa4_ms"]
-                print(f"    FA4: dense causal / window {fa4_speed:.2f} ({fa4_speed / bound:.3f} of our tiles' bound); "
-                      f"FA4 ms / ours {r['fa4_ms'] / r['ms']:.3f}")
+            if "fa4_share" in s:
+                print(f"    FA4: dense causal / window {s['fa4_speedup']:.2f} ({s['fa4_share']:.3f} of our tiles' "
+                      f"bound); FA4 ms / ours {s['fa4_over_ours']:.3f}")
         record["rows"] += rows
         record.setdefault("fits", []).append(dict(d=d, ms_per_tile=a, ms_per_qtile=b,
                                                   dense_ms_per_tile=dense["ms"] / dense["tiles"]))
