@@ -48,6 +48,10 @@ NC3_H100 = "assets/benchmarks/tune/nvidia-h100-consumers-d64-triton{}-2026-12-06
 PERS_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-triton38-2026-12-06.json"
 PERS_PP0_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-pp0-d128-triton38-2026-12-06.json"  # both
 ONE, PERS = dict(name="fast"), dict(name="fast FLASHVIZ_WS_PERSISTENT=1")                 # without PINGPONG (CARRY)
+# HALF (FLASHVIZ_WS_HALF=1) against whole tiles (=0, "fast" there) in dense causal launches, same-process rounds on an
+# H100: under 3.8 faster in every cell (ws_schedule.HALF_DENSE_TRITONS), under 3.6 slower in every cell
+HALF_C_H100 = "assets/benchmarks/tune/nvidia-h100-fwd-half-switch-causal-triton{}-2026-12-06.json"
+HALF_ON = dict(name="fast FLASHVIZ_WS_HALF=1")
 
 # the GPU and triton a kernel runs with: kernels/gates.py's rows for its path (a kernel not named here runs anywhere)
 GATES = {"ws": "ws-forward"}
@@ -104,7 +108,8 @@ def _ws(block_n, stages, overlap, pingpong, persistent, consumers):
 
 
 _D64 = _ws(128, 2, True, True, False, 3)           # FA4's sm90 d=64 mix: 2 stages, OVERLAP, PINGPONG over three
-_D64_BAND = dict(stages=3, pingpong=False)         # the d=64 band and ALiBi rows keep the schedule they were timed with
+_D64_BAND = dict(stages=3, pingpong=False, half=False)   # the d=64 band and ALiBi rows keep the schedule they were
+                                                         # timed with (whole tiles: the dense causal row's HALF not)
 _D128 = _ws(128, 2, True, True, True, 2)            # PINGPONG since 2026-12-05: faster under triton 3.8 (claims)
 _D128_TIMED = dict(_D128, pingpong=False)           # the schedule OVERLAP's 3.6 run timed OVERLAP and persistence in
 _D128C = _ws(128, 2, True, True, False, 2)
@@ -140,6 +145,14 @@ def _d128_claims():
             Faster(PERS_H100, PERS, ONE, where))
 
 
+def _half_dense(d):
+    """HALF in the dense causal row: faster than whole tiles under 3.8 in every cell, slower under 3.6 (why
+    ws_schedule.HALF_DENSE_TRITONS holds 3.8 only)."""
+    where = dict(d=d, causal=True)
+    return (Faster(HALF_C_H100.format("38"), HALF_ON, ONE, where),
+            NotFaster(HALF_C_H100.format("36"), HALF_ON, ONE, where))
+
+
 def _nc3(causal):
     return (Faster(NC3, dict(consumers=3, block_n=128, stages=3, overlap=False, pingpong=False), dict(consumers=2),
                    dict(d=64, causal=causal), within=0.93),) + \
@@ -155,25 +168,28 @@ WS_LAUNCHES = (
            "of 3; under triton 3.8 faster than the 3-stage row without PINGPONG in every cell; one tile per "
            "program faster than persistent on an H100 (3.8)",
            _nc3(False) + _fa4_mix(False)),
-    Launch("ws", "dense", dims(64), True, _D64, "three consumers at least 7 % faster than two, and with this "
-           "schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix (2 stages, "
-           "OVERLAP, PINGPONG) the fastest of six schedules in geometric mean; under triton 3.8 faster than the "
-           "3-stage row without PINGPONG in every cell; one tile per program faster than persistent on an H100 (3.8)",
-           _nc3(True) + _fa4_mix(True)),
+    Launch("ws", "dense", dims(64), True, dict(_D64, half=True), "three consumers at least 7 % faster than two, "
+           "and with this schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix (2 "
+           "stages, OVERLAP, PINGPONG) the fastest of six schedules in geometric mean; under triton 3.8 faster than "
+           "the 3-stage row without PINGPONG in every cell; one tile per program faster than persistent on an H100 "
+           "(3.8); HALF (the diagonal tile's half a consumer sees, run as that half) faster on an H100 under 3.8, "
+           "slower under 3.6 (ws_schedule.HALF_DENSE_TRITONS keeps it to 3.8)",
+           _nc3(True) + _fa4_mix(True) + _half_dense(64)),
     Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N and persistent faster "
            "than one tile per program (timed without PINGPONG, triton 3.6); PINGPONG faster than without in every "
            "cell of two runs under triton 3.8 (what a fresh install gets), persistent still faster there (and on "
            "an H100). 3.6's run, "
            "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG slower in geometric mean",
            _d128_claims()),
-    Launch("ws", "dense", dims(128), True, _D128C, "OVERLAP at least 2 % faster at every N; with PINGPONG, one tile "
-           "per program (faster than persistent on an H100 under 3.8 too, and without PINGPONG, where persistent "
-           "launches carry a tile's last P·V into the next)",
+    Launch("ws", "dense", dims(128), True, dict(_D128C, half=True), "OVERLAP at least 2 % faster at every N; with "
+           "PINGPONG, one tile per program (faster than persistent on an H100 under 3.8 too, and without PINGPONG, "
+           "where persistent launches carry a tile's last P·V into the next); HALF faster on an H100 under 3.8, "
+           "slower under 3.6 (ws_schedule.HALF_DENSE_TRITONS keeps it to 3.8)",
            (_overlap_on(_D128C, 128, True, 0.98),
             Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
             Faster(OVERLAP, _D128C, dict(_D128C, persistent=True), dict(d=128, causal=True)),
             Faster(PERS_H100, ONE, PERS, dict(d=128, causal=True)),
-            Faster(PERS_PP0_H100, ONE, PERS, dict(d=128, causal=True)))),
+            Faster(PERS_PP0_H100, ONE, PERS, dict(d=128, causal=True))) + _half_dense(128)),
     Launch("ws", "window", dims(64), True, dict(persistent=True, consumers=2, **_D64_BAND),
            "persistent with two consumers: the fastest ws schedule timed, before and after OVERLAP and on an H100 "
            "under 3.8 (3 stages, no PINGPONG: the dense row's when timed)",
@@ -191,8 +207,9 @@ WS_LAUNCHES = (
                              dict(d=128)) for w in (256, 1024))
            + tuple(Faster(HALF_W.format(w), dict(name="ws half=1"), dict(name="ws half=0"), dict(d=128))
                    for w in (256, 1024))),
-    Launch("ws", "docs", dims(128), ANY, dict(persistent=True, consumers=2),
-           "a window's schedule: within 3 % of the fastest ws schedule timed",
+    Launch("ws", "docs", dims(128), ANY, dict(persistent=True, consumers=2, half=False),
+           "a window's schedule: within 3 % of the fastest ws schedule timed (whole tiles: documents run no half "
+           "steps)",
            (Fastest(DOCS, BAND, dict(name="ws persistent=*"), dict(d=128), within=1.03),)),
     Launch("ws", "docs", dims(64), ANY, dict(persistent=True, consumers=2, **_D64_BAND),
            "a window's schedule, as at d=128; one tile per program was faster at N = 4096 (kept: impl=\"fast\" runs "

@@ -168,6 +168,10 @@ VERIFIED = (
                                                  env={"FLASHVIZ_WS_SKIP": "1"})),
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-skip"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_SKIP": "1"})),
+    # HALF forced beside 3.8's defaults (SKIP on in three-consumer launches), on an H100 at 596dc4a: the two
+    # together in dense causal d = 64 launches (3.8's default from then, ws_schedule.HALF_DENSE_TRITONS)
+    Verified("ws-half", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-half-skip"), TESTS["ws-half"],
+                                              env={"FLASHVIZ_WS_HALF": "1"})),
 )
 
 

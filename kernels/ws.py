@@ -377,8 +377,8 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                                                              persistent=pers, window=band, block_n=block_n)
     pp = pingpong_default(d, causal, window_left >= 0, docs=rowb is not None, alibi=alibi_slopes is not None) \
         if pingpong is None else pingpong
-    hf = half_default(d, causal, window_left >= 0, docs=rowb is not None, version=triton_version()) if half is None \
-        else bool(half)
+    hf = half_default(d, causal, window_left >= 0, docs=rowb is not None, alibi=alibi_slopes is not None,
+                      version=triton_version()) if half is None else bool(half)
     if block_n == WIDE_BN and (half or alibi_slopes is not None):   # ALiBi's key terms spill there (compile file)
         raise KernelInputError(f"block_n = {WIDE_BN} runs without ALiBi and HALF (half edge tiles); got "
                                f"alibi_slopes={'set' if alibi_slopes is not None else None}, half={half}")

@@ -17,8 +17,10 @@ OVERLAP_ENV = "FLASHVIZ_WS_OVERLAP"        # 1 / 0: OVERLAP on / off for every w
 PINGPONG_ENV = "FLASHVIZ_WS_PINGPONG"      # 1 / 0: PINGPONG on / off for every ws launch that does not pass pingpong
 HALF_ENV = "FLASHVIZ_WS_HALF"              # 1 / 0: HALF (kernels/_ws_half.py) on / off for every ws launch that
                                            # does not pass half (only where kernels/gates.py's "ws-half" rows let it)
-HALF_TRITONS = ("3.6.", "3.7.", "3.8.")    # where a table row's half is the default: 3.9's HALF passed its GPU tests
+HALF_TRITONS = ("3.6.", "3.7.", "3.8.")    # where a band row's half is the default: 3.9's HALF passed its GPU tests
                                            # but ran the d = 128 window slower (half_default's files)
+HALF_DENSE_TRITONS = ("3.8.",)             # where a dense causal row's is: faster on an H100 under 3.8, slower
+                                           # under 3.6 (half_default's files); 3.7, 3.9: untimed
 
 P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
                                            # read once, when the kernel module is imported (a module constexpr)
@@ -146,30 +148,39 @@ def pingpong_default(d: int, causal: bool, window: bool = False, *, docs: bool =
     return env == "1"
 
 
-def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False, version: str | None = None) -> bool:
+def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = False, alibi: bool = False,
+                 version: str | None = None) -> bool:
     """HALF for a launch that does not say: HALF_ENV when set (1 or 0), else the forward table's schedule (a row's
-    `half`; off where no row sets it) under the tritons of HALF_TRITONS (version; None: the installed one's). Under
-    3.9 on an H100 HALF made every window slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*),
-    its fixed cost per query tile most; 3.9's ptxas spills the persistent window's HALF build several times more
-    than 3.8's (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). Whether this triton may run it is
-    ws.forward's question (gates "ws-half")."""
+    `half`; off where no row sets it) under the tritons of HALF_TRITONS for a band's launch (window / docs) and of
+    HALF_DENSE_TRITONS otherwise (version; None: the installed one's). Under 3.9 on an H100 HALF made every window
+    slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*), its fixed cost per query tile
+    most; 3.9's ptxas spills the persistent window's HALF build several times more than 3.8's
+    (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). In dense causal launches (the diagonal tile the
+    first consumers see half of) it was faster on an H100 under 3.8 in every cell of same-process rounds
+    (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json) and slower under 3.6, most at d = 64
+    (...-triton36-...). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
     env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
     if env is None:
         if version is None:
             from .ws import triton_version
             version = triton_version()
-        return bool(schedule(d, causal, window=window, docs=docs).get("half", False)) and \
-            version.startswith(HALF_TRITONS)
+        if alibi and not (window or docs):            # ALiBi's own launches keep whole tiles: HALF untimed there
+            return False
+        tritons = HALF_TRITONS if window or docs else HALF_DENSE_TRITONS
+        return bool(schedule(d, causal, window=window, docs=docs).get("half", False)) and version.startswith(tritons)
     return env == "1"
 
 
-def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False, version: str | None = None) -> bool:
+def half_runs(d: int, causal: bool, window: bool = False, *, docs: bool = False, alibi: bool = False,
+              version: str | None = None) -> bool:
     """Whether a launch that does not say runs HALF's half steps: HALF on (half_default, version's), causal, no
     packed documents and no CARRY (a persistent launch with OVERLAP and without PINGPONG; _ws_gluon.py's HALF_P)."""
     pers = persistent_default(d, causal, window, docs=docs)
-    carry = pers and not pingpong_default(d, causal, window, docs=docs) and overlap_default(
-        d, causal, consumers=consumers_default(d, causal, window, docs=docs), persistent=pers, window=window or docs)
-    return half_default(d, causal, window, docs=docs, version=version) and causal and not docs and not carry
+    carry = pers and not pingpong_default(d, causal, window, docs=docs, alibi=alibi) and overlap_default(
+        d, causal, alibi, consumers=consumers_default(d, causal, window, docs=docs), persistent=pers,
+        window=window or docs)
+    return half_default(d, causal, window, docs=docs, alibi=alibi, version=version) and causal and not docs \
+        and not carry
 
 
 def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
@@ -247,13 +258,14 @@ def _half_status(why: str | None, version: str | None = None) -> str:
             + [f"d={d} window" for d in _band_dims() if half_runs(d, True, window=True, version=v)]
 
     def describe():
-        asked = on(HALF_TRITONS[-1])                  # where the table (or HALF_ENV) asks for it
+        here = on(version)
+        asked = here or on(HALF_TRITONS[-1])          # where the table (or HALF_ENV) asks for it: here, else 3.8
         if asked and why:
             return f"none here ({', '.join(asked)} where verified): {why}"
-        here = on(version)
         if asked and not here:
             from .ws import triton_version
-            return f"none under triton {version or triton_version()} (HALF_TRITONS: not timed faster there)"
+            return (f"none under triton {version or triton_version()} (HALF_TRITONS, HALF_DENSE_TRITONS: not timed "
+                    f"faster there)")
         return ", ".join(here) or "none"
     return switch_line(HALF_ENV, describe)
 
@@ -266,8 +278,10 @@ def p_pack_default(version: str) -> bool:
     (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt); an asm conversion cannot be folded. Under 3.6 and
     3.9 nothing is folded and the asm adds register moves. Off everywhere: on an H100 under 3.8 it timed no faster
     (d = 64, alternating runs: assets/benchmarks/tune/nvidia-h100-fwd-ppack*-triton38-2026-12-05.json), so those
-    PRMT are not what makes 3.8's d = 64 forward slower than 3.6's; its GPU tests passed as far as they ran
-    (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-ppack.json, interrupted at the device's time limit)."""
+    PRMT are not what makes 3.8's d = 64 forward slower than 3.6's; with SKIP on, again no faster in every cell
+    (two pairs, cells either side of 1: nvidia-h100-fwd-ppack{0,1}-skip-run{1,2}-triton38-2026-12-06.json); its GPU tests
+    passed as far as they ran (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-ppack.json, interrupted at the
+    device's time limit)."""
     return _on_where(P_PACK_ENV, P_PACK_TRITONS, version, "1 (asm-packed P) or 0 (P.to(dtype))")
 
 

@@ -227,16 +227,22 @@ def test_pingpong_switch_env(monkeypatch):
 
 
 def test_half_runs_where_the_table_and_the_gate_say(monkeypatch):
-    """HALF (kernels/_ws_half.py): the table's rows set it (the d = 128 window), HALF_ENV overrides them, and it
-    runs only in causal launches without CARRY or documents; where kernels/gates.py's "ws-half" rows do not verify
-    this triton, status says none runs and why, and half=True raises KernelUnavailable before any launch."""
+    """HALF (kernels/_ws_half.py): the table's rows set it (the d = 128 window; the dense causal rows under 3.8
+    only; not d = 64's band rows nor ALiBi's), HALF_ENV overrides them, and it runs only in causal launches without
+    CARRY or documents; where kernels/gates.py's "ws-half" rows do not verify this triton, status says none runs and
+    why, and half=True raises KernelUnavailable before any launch."""
     from helpers.dispatch import pretend_hopper
     monkeypatch.delenv(ws.HALF_ENV, raising=False)
     monkeypatch.delenv(ws.PINGPONG_ENV, raising=False)
     monkeypatch.delenv(ws.PERSISTENT_ENV, raising=False)
     monkeypatch.delenv(ws.OVERLAP_ENV, raising=False)
     assert ws.half_default(128, True, window=True) is True
-    assert [ws.half_default(d, c) for d, c in sorted(ws.CONFIGS)] == [False] * len(ws.CONFIGS)
+    assert [ws.half_default(d, c, version="3.6.0") for d, c in sorted(ws.CONFIGS)] == [False] * len(ws.CONFIGS)
+    assert [ws.half_default(d, c, version="3.8.0") for d, c in sorted(ws.CONFIGS)] == [c for _, c in sorted(ws.CONFIGS)]
+    for v in ("3.6.0", "3.8.0"):                        # whole tiles where no timing asked for halves
+        assert not ws.half_default(64, True, window=True, version=v)
+        assert not any(ws.half_default(d, True, alibi=True, version=v) for d in (64, 128))
+        assert not ws.half_runs(128, True, alibi=True, version=v)
     assert ws.half_runs(128, True, window=True) and not ws.half_runs(128, False)
     monkeypatch.setenv(ws.HALF_ENV, "1")
     assert not ws.half_runs(128, True, docs=True) and not ws.half_runs(64, False)
@@ -253,6 +259,8 @@ def test_half_runs_where_the_table_and_the_gate_say(monkeypatch):
     assert not ws.half_runs(128, True, window=True) and ws.status()["half"] == f"none ({ws.HALF_ENV}=0)"
     monkeypatch.delenv(ws.HALF_ENV)
     pretend_hopper(monkeypatch, version="3.8.0")
+    assert ws.status()["half"] == "d=64 causal=True, d=128 causal=True, d=128 window (CONFIGS)"
+    pretend_hopper(monkeypatch, version="3.6.0")
     assert ws.status()["half"] == "d=128 window (CONFIGS)"
     pretend_hopper(monkeypatch, version="3.6.0")
     assert ws.status()["half"] == "d=128 window (CONFIGS)"            # 3.6 runs it with half_code's workaround

@@ -1,12 +1,14 @@
 """HALF (kernels/_ws_half.py: a band edge's tile a consumer sees half of, run as that half) by triton version: where
-a table row's half is the default (ws_schedule.HALF_TRITONS), the H100 window fits that keep it off under 3.9, and
-those that keep it on under 3.8 there."""
+a table row's half is the default (ws_schedule.HALF_TRITONS for bands, HALF_DENSE_TRITONS for dense causal rows), the
+H100 window fits that keep it off under 3.9 and on under 3.8 there, and the dense causal rounds that keep it to 3.8."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from flashviz_kernels import gates, ws, ws_schedule
+from tools import fa4_rounds
 from tools.window_fit import fit
 
 TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
@@ -15,8 +17,9 @@ FIT_38 = "nvidia-h100-window-fit-d128-half{}-run{}-triton38-2026-12-06.json"  # 
 
 
 def test_half_default_follows_the_table_only_under_its_tritons(monkeypatch):
-    """The d = 128 window row's half is the default under 3.6-3.8, not under 3.9 (nor an unknown version), whose
-    "ws-half" gate row still lets an explicit half=True or HALF_ENV=1 run it; status says why none runs there."""
+    """The d = 128 window row's half is the default under 3.6-3.8, the dense causal rows' under 3.8 only, neither
+    under 3.9 (nor an unknown version), whose "ws-half" gate row still lets an explicit half=True or HALF_ENV=1 run
+    it; status says why none runs there."""
     from helpers.dispatch import pretend_hopper
     for env in (ws.HALF_ENV, ws.PINGPONG_ENV, ws.PERSISTENT_ENV, ws.OVERLAP_ENV):
         monkeypatch.delenv(env, raising=False)
@@ -24,15 +27,19 @@ def test_half_default_follows_the_table_only_under_its_tritons(monkeypatch):
         assert ws.half_default(128, True, window=True, version=v) is on, v
         assert ws.half_runs(128, True, window=True, version=v) is on, v
         assert ws.half_default(128, False, version=v) is False
+        for d in (64, 128):
+            assert ws.half_default(d, True, version=v) is (v == "3.8.0"), (d, v)
+            assert ws.half_runs(d, True, version=v) is (v == "3.8.0"), (d, v)
     assert gates.why_not("ws-half", "3.9.0", (9, 0)) is None          # verified there: only the default is off
     pretend_hopper(monkeypatch, version="3.9.0")
-    assert ws.status()["half"] == "none under triton 3.9.0 (HALF_TRITONS: not timed faster there) (CONFIGS)"
+    assert ws.status()["half"] == ("none under triton 3.9.0 (HALF_TRITONS, HALF_DENSE_TRITONS: not timed faster "
+                                   "there) (CONFIGS)")
     assert ws.half_default(128, True, window=True) is False            # None: the installed (pretended) triton's
     monkeypatch.setenv(ws.HALF_ENV, "1")
     assert ws.half_default(128, True, window=True) and ws.half_runs(128, True, window=True)
     pretend_hopper(monkeypatch, version="3.8.0")
     monkeypatch.delenv(ws.HALF_ENV)
-    assert ws.status()["half"] == "d=128 window (CONFIGS)"
+    assert ws.status()["half"] == "d=64 causal=True, d=128 causal=True, d=128 window (CONFIGS)"
 
 
 def _fit(h):
@@ -129,3 +136,39 @@ def test_the_window_rows_schedule_against_its_neighbours_on_an_h100():
             rows = {x["window"]: x for x in rec["rows"]}
             share[tag] = (rows[None]["ms"] / rows[1024]["ms"]) / (rows[None]["tiles"] / rows[1024]["tiles"])
         assert share["pers0"] < share["pp0"] < share["table"] < 0.9, share
+
+
+HALF_C = "nvidia-h100-fwd-half-switch-causal-triton{}-2026-12-06.json"   # same-process rounds, at 596dc4a
+HALF_C_AB = "nvidia-h100-fwd-half{}-causal-run{}-triton38-2026-12-06.json"   # alternating processes, the same tree
+
+
+def test_half_in_dense_causal_launches_by_triton():
+    """ws_schedule.HALF_DENSE_TRITONS' evidence, on an H100 (d 64 and 128, causal, N 4096-16384, 7 rounds, HALF=0
+    as "fast" against HALF=1 in the same rounds): under 3.8 the halves were faster in every cell (medians of the
+    per-round ratios above 1, by under 2 %), under 3.6 (its ptxas-12.8 workaround, ws.half_code) slower in every
+    cell, by 2.5-5 % at d = 64. In two pairs of alternating processes under 3.8 (against cuDNN timed beside) HALF
+    was faster in 7 of 8 cells and in geometric mean of each pair. 3.8 runs it, 3.6 does not."""
+    med = {}
+    for v in ("38", "36"):
+        rec = json.loads((TUNE / HALF_C.format(v)).read_text(encoding="utf-8"))
+        assert rec["triton"] == f"3.{v[1]}.0" and rec["device"].startswith("NVIDIA H100") and rec["switches"] == {}
+        assert rec["command"].startswith("python -m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1")
+        assert {(r["d"], r["n"], r["causal"]) for r in rec["rows"]} == {(d, n, True) for d in (64, 128)
+                                                                         for n in (4096, 8192, 16384)}
+        med[v] = {(r["d"], r["n"]): fa4_rounds.ratios(r, "fast FLASHVIZ_WS_HALF=1")[0] for r in rec["rows"]}
+    assert all(1.0 < 1 / x < 1.02 for x in med["38"].values()), med["38"]          # ratios: on ms / off ms
+    assert all(1 / x < 1.0 for x in med["36"].values()), med["36"]
+    assert all(1 / med["36"][(64, n)] < 0.975 for n in (4096, 8192, 16384)), med["36"]
+    wins, means = 0, []
+    for r in (1, 2):
+        off, on = (json.loads((TUNE / HALF_C_AB.format(h, r)).read_text(encoding="utf-8")) for h in (0, 1))
+        assert off["switches"] == {ws.HALF_ENV: "0"} and on["switches"] == {ws.HALF_ENV: "1"}
+        cells = dict(fa4_rounds.ab(off, on, "sdpa-cudnn"))
+        assert len(cells) == 4
+        wins += sum(x > 1.0 for x in cells.values())
+        means.append(float(np.exp(np.mean(np.log(list(cells.values()))))))
+    assert wins == 7 and all(m > 1.0 for m in means), (wins, means)
+    assert "3.8.0".startswith(ws_schedule.HALF_DENSE_TRITONS) and not "3.6.0".startswith(ws_schedule.HALF_DENSE_TRITONS)
+    envs = [r.evidence.env for r in gates.rows("ws-half") if "3.8.0".startswith(r.triton)
+            and r.evidence.file.endswith("half-skip.json")]
+    assert envs == [{ws.HALF_ENV: "1"}]

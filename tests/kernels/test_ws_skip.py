@@ -208,3 +208,19 @@ def test_skip_moved_the_d64_forward_toward_fa4():
     b, a = vs_fa4(before), vs_fa4(after)
     assert b[(4096, True)] < 0.93 < 0.96 < a[(4096, True)]
     assert all(x < 1.0 for x in a.values()), a
+
+
+def test_p_pack_stays_off_with_skip_on():
+    """P_PACK (the default consumer's P packed by inline asm, which removes its 32 PRMT a trip under 3.8) timed
+    again once SKIP was the default: in both pairs of alternating processes (against cuDNN timed beside) it was
+    slower in at least one of the 4 d = 64 cells, so it stays off (ws_schedule.P_PACK_TRITONS)."""
+    for r in (1, 2):
+        off, on = (json.loads((TUNE / f"nvidia-h100-fwd-ppack{p}-skip-run{r}-triton38-2026-12-06.json")
+                              .read_text(encoding="utf-8")) for p in (0, 1))
+        for p, rec in enumerate((off, on)):
+            assert rec["triton"] == "3.8.0" and rec["device"].startswith("NVIDIA H100")
+            assert rec["switches"] == {ws_schedule.P_PACK_ENV: str(p)}
+            assert rec["git_commit"].startswith("596dc4a")                  # SKIP on by default there
+        cells = dict(fa4_rounds.ab(off, on, "sdpa-cudnn"))
+        assert len(cells) == 4 and min(cells.values()) < 1.0 < max(cells.values()), cells
+    assert ws_schedule.P_PACK_TRITONS == () and ws_schedule.skip_default("3.8.0")
