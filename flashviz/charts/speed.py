@@ -59,7 +59,8 @@ def _ratio(a, b):
 def ratio_rows(cells: list[dict]) -> list[dict]:
     """Per impl of one configuration: ms, TFLOP/s, peak MiB and the ratios (None where a side is missing).
     speed-up = t_base / t (above 1: faster); memory ratio = peak / peak_base (below 1: smaller). graph_ms and its
-    speed-up: the same calls replayed from a CUDA graph (GPU time, no host launch cost) where the cell has it."""
+    speed-up: the same calls replayed from a CUDA graph (GPU time, no host launch cost) where the cell has it.
+    spread: the per-call times' p20-p80 range as a share of their median (how far apart its runs were)."""
     by = {c["impl"]: c for c in cells}
 
     def ok(c, field):
@@ -69,7 +70,9 @@ def ratio_rows(cells: list[dict]) -> list[dict]:
     for impl in sorted(by, key=_order):
         c = by[impl]
         ms, peak = ok(c, "ms"), ok(c, "peak_extra_bytes")
+        p20, p80 = ok(c, "ms_p20"), ok(c, "ms_p80")
         rows.append(dict(impl=impl, status=c["status"], message=c.get("message"), ms=ms, tflops=ok(c, "tflops"),
+                         spread=(p80 - p20) / ms if ms and p20 is not None and p80 is not None else None,
                          peak_mib=None if peak is None else peak / MIB, correct=c.get("correct"),
                          speedup_vs_naive=_ratio(ok(by.get("naive"), "ms"), ms),
                          speedup_vs_cudnn=_ratio(ok(by.get("sdpa-cudnn"), "ms"), ms),

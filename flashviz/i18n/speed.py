@@ -149,6 +149,18 @@ STRINGS = {
     "speed.col_speedup_cudnn": {"en": "speed-up vs cuDNN", "zh": "相对 cuDNN 加速"},
     "speed.col_mem_naive": {"en": "memory vs naive", "zh": "显存 / naive"},
     "speed.col_mem_cudnn": {"en": "memory vs cuDNN", "zh": "显存 / cuDNN"},
+    "speed.col_spread": {"en": "spread (p20–p80)", "zh": "波动（p20–p80）"},
+    "speed.noisy": {
+        "en": "The per-call times of {impls} spread more than {pct} of their median between runs (p20–p80 in the "
+              "spread column): a difference in time smaller than that spread is not a measured difference.",
+        "zh": "{impls} 的单次调用时间在多次运行之间的波动超过中位数的 {pct}（见“波动”列的 p20–p80）：小于这个波动的时间差，"
+              "不算测出来的差别。"},
+    "speed.noisy_graph": {
+        "en": "The per-call times of {impls} spread more than {pct} of their median between runs (p20–p80 in the "
+              "spread column): a difference in time smaller than that spread is not a measured difference; compare "
+              "the CUDA-graph columns, which time the same calls as replays.",
+        "zh": "{impls} 的单次调用时间在多次运行之间的波动超过中位数的 {pct}（见“波动”列的 p20–p80）：小于这个波动的时间差，"
+              "不算测出来的差别；请对照 CUDA graph 两列，它们以重放的方式为同样的调用计时。"},
     "speed.col_graph_ms": {"en": "GPU time, CUDA graph (ms)", "zh": "GPU 时间，CUDA graph（ms）"},
     "speed.col_graph_cudnn": {"en": "speed-up vs cuDNN, CUDA graph", "zh": "相对 cuDNN 加速，CUDA graph"},
     "speed.graph_note": {

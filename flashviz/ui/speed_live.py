@@ -19,6 +19,7 @@ import streamlit as st
 
 from flashviz.infra import literal
 from flashviz.bench import live
+from flashviz.bench.spec import SPREAD_NOISY
 from flashviz.charts import speed as charts
 from flashviz.i18n import t
 from flashviz.ui.common import chart, shown_errors
@@ -41,6 +42,7 @@ def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
         t("speed.col_impl", lang): [charts.impl_label(r["impl"], lang) for r in rows],
         t("speed.col_status", lang): [t(f"speed.status_{r['status']}", lang) for r in rows],
         t("speed.col_ms", lang): [_x(r["ms"], ".3f") for r in rows],
+        t("speed.col_spread", lang): [_x(r.get("spread"), ".0%") for r in rows],
         t("speed.col_graph_ms", lang): [_x(r.get("graph_ms"), ".3f") for r in rows],
         t("speed.col_tflops", lang): [_x(r["tflops"], ".0f") for r in rows],
         t("speed.col_peak", lang): [_x(r["peak_mib"], ",.0f") for r in rows],
@@ -86,11 +88,22 @@ def family_slug(c: dict) -> str:
             + "_causal" * c["causal"])
 
 
+def noisy_impls(rows: list[dict], lang: str) -> list[str]:
+    """The implementations whose per-call times spread more than SPREAD_NOISY between runs (their labels)."""
+    return [charts.impl_label(r["impl"], lang) for r in rows
+            if r.get("spread") is not None and r["spread"] > SPREAD_NOISY]
+
+
 def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
     rows = charts.ratio_rows(cells)
     st.dataframe(ratio_frame(rows, lang), hide_index=True, key=key)
-    if any(r.get("graph_ms") is not None for r in rows):
+    graph = any(r.get("graph_ms") is not None for r in rows)
+    if graph:
         st.caption(t("speed.graph_note", lang))
+    noisy = noisy_impls(rows, lang)
+    if noisy:
+        st.caption(t("speed.noisy_graph" if graph else "speed.noisy", lang, pct=f"{SPREAD_NOISY:.0%}",
+                     impls=literal.md(", ".join(noisy))))
 
 
 # ----------------------------------------------------------------------------- the process-wide store

@@ -383,10 +383,16 @@ def test_markdown_tables_are_printed_from_the_file():
     md = report.markdown(data, "fwd", "float16").splitlines()
     cells = [c for c in data["cells"] if c["mode"] == "fwd" and c["dtype"] == "float16"]
     keys = sorted({(c["n"], c["d"], c["causal"]) for c in cells})
-    assert len(md) == 2 + len(keys)
+    marks = 0
     for line, (n, d, causal) in zip(md[2:], keys):
         by = {c["impl"]: c for c in cells if (c["n"], c["d"], c["causal"]) == (n, d, causal)}
         cols = [x.strip() for x in line.strip("|").split("|")]
         assert cols[:3] == [str(n), str(d), "yes" if causal else "no"]
         fast, cudnn = by["fast"], by["sdpa-cudnn"]
-        assert f"{fast['tflops']:.0f}" in cols and f"{cudnn['ms'] / fast['ms']:.2f}x" in cols
+        spread = max((c["ms_p80"] - c["ms_p20"]) / c["ms"] for c in (fast, cudnn))       # p20-p80 over the median
+        mark = "†" * (spread > 0.05)
+        assert f"{fast['tflops']:.0f}" in cols and f"{cudnn['ms'] / fast['ms']:.2f}x{mark}" in cols
+        marks += bool(mark)
+    assert marks > 0                                      # this file has such cells: the note below the table
+    from flashviz.bench.markdown_tables import NOISY_NOTE
+    assert md[2 + len(keys):] == ["", NOISY_NOTE] and len(md) == 4 + len(keys)

@@ -175,6 +175,30 @@ def test_recorded_table_shows_cuda_graph_times_beside_per_call_ones():
         "sdpa-cudnn"]["graph_ms"]
 
 
+def test_the_table_shows_each_times_spread_and_names_the_noisy_ones():
+    """The H100 FA4 recording at N = 16384, d = 128, forward: each row's spread is its cell's p20-p80 over its
+    median, and the caption names exactly the impls whose spread exceeds SPREAD_NOISY (cuDNN and fast there,
+    whose per-call ratio to FA4 disagrees with the graph one), pointing to the CUDA-graph columns."""
+    from flashviz.bench.spec import SPREAD_NOISY
+    name = "nvidia-h100-fa4-2026-12-06e-triton38.json"
+    at = open_page(n=16384, d=128, dtype="float16")
+    at.selectbox(key="_w.speed.dataset").set_value(f"file:{name}").run()
+    clean(at)
+    cells = {c["impl"]: c for c in load_dataset(Path(FWD).parent / name)["cells"]
+             if (c["mode"], c["n"], c["d"], c["causal"]) == ("fwd", 16384, 128, False)}
+    df = next(d.value for d in at.dataframe if "implementation" in d.value.columns).set_index("implementation")
+    spread = {i: (c["ms_p80"] - c["ms_p20"]) / c["ms"] for i, c in cells.items()}
+    for impl, x in spread.items():
+        assert df.loc[charts.impl_label(impl, "en"), t("speed.col_spread", "en")] == f"{x:.0%}"
+    noisy = [charts.impl_label(r["impl"], "en") for r in charts.ratio_rows(list(cells.values()))
+             if spread[r["impl"]] > SPREAD_NOISY]
+    assert noisy == ["SDPA cuDNN", charts.impl_label("fast", "en")]
+    assert t("speed.noisy_graph", "en", pct="5%", impls=", ".join(noisy)) in texts(at)
+    per_call = cells["fa4"]["ms"] / cells["fast"]["ms"]
+    graph = cells["fa4"]["graph_ms"] / cells["fast"]["graph_ms"]
+    assert abs(per_call - graph) > SPREAD_NOISY                 # why the caption is there: the two ways disagree
+
+
 def test_per_call_and_graph_times_differ_most_at_the_smallest_n():
     """The caption's trend, in the training run: for `fast`, per-call over graph time is largest at N = 1024 in
     every (mode, d, causal)."""
@@ -338,6 +362,9 @@ def test_ratio_rows():
     assert rows["fast"]["graph_speedup_vs_cudnn"] == pytest.approx(cells["sdpa-cudnn"]["graph_ms"] /
                                                                    cells["fast"]["graph_ms"], rel=1e-12)
     assert rows["naive"]["graph_ms"] is None and rows["naive"]["graph_speedup_vs_cudnn"] is None
+    c = cells["fast"]
+    assert rows["fast"]["spread"] == pytest.approx((c["ms_p80"] - c["ms_p20"]) / c["ms"], rel=1e-12)
+    assert rows["naive"]["spread"] is None                              # OOM: no times
 
 
 def test_the_h200_preset_lands_on_a_recorded_cell():
