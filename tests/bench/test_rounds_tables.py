@@ -40,12 +40,18 @@ def test_window_shares_against_recomputation():
 
 
 def test_the_document_names_full_recordings_with_fa4():
-    """The rounds file holds every cell of issue 32's grid, fwd and bwd, each with FA4 and cuDNN timed; the window
-    fit holds dense causal and six windows at both head dims, FA4 in every row."""
+    """The rounds file holds every cell of issue 32's grid, fwd and bwd, each with FA4 and cuDNN timed (the later
+    forward file its forward cells, on the same device and triton); the window fit holds dense causal and six
+    windows at both head dims, FA4 in every row."""
     rounds = json.loads(benchmarks_doc.FA4_ROUNDS.read_text(encoding="utf-8"))
     assert {(r["mode"], r["n"], r["d"], r["causal"]) for r in rounds["rows"]} == {
         (m, n, d, c) for m in ("fwd", "bwd") for n in (4096, 16384) for d in (64, 128) for c in (0, 1)}
     assert all(rounds_tables.ratios(r, p) for r in rounds["rows"] for p in ("fa4", "sdpa-cudnn"))
+    fwd = json.loads(benchmarks_doc.FA4_ROUNDS_FWD.read_text(encoding="utf-8"))
+    assert {(r["mode"], r["n"], r["d"], r["causal"]) for r in fwd["rows"]} == {
+        (m, n, d, c) for m, n, d, c in ((r["mode"], r["n"], r["d"], r["causal"]) for r in rounds["rows"]) if m == "fwd"}
+    assert all(rounds_tables.ratios(r, p) for r in fwd["rows"] for p in ("fa4", "sdpa-cudnn"))
+    assert fwd["triton"] == rounds["triton"] and fwd["device"] == rounds["device"]
     window = json.loads(benchmarks_doc.WINDOW_FA4.read_text(encoding="utf-8"))
     for d in (64, 128):
         shares = rounds_tables.window_shares(window, d)
