@@ -42,7 +42,7 @@ def ratio_frame(rows: list[dict], lang: str) -> pd.DataFrame:
         t("speed.col_impl", lang): [charts.impl_label(r["impl"], lang) for r in rows],
         t("speed.col_status", lang): [t(f"speed.status_{r['status']}", lang) for r in rows],
         t("speed.col_ms", lang): [_x(r["ms"], ".3f") for r in rows],
-        t("speed.col_spread", lang): [_x(r.get("spread"), ".0%") for r in rows],
+        t("speed.col_spread", lang): [_x(r.get("spread"), ".1%") for r in rows],
         t("speed.col_graph_ms", lang): [_x(r.get("graph_ms"), ".3f") for r in rows],
         t("speed.col_tflops", lang): [_x(r["tflops"], ".0f") for r in rows],
         t("speed.col_peak", lang): [_x(r["peak_mib"], ",.0f") for r in rows],

@@ -189,7 +189,7 @@ def test_the_table_shows_each_times_spread_and_names_the_noisy_ones():
     df = next(d.value for d in at.dataframe if "implementation" in d.value.columns).set_index("implementation")
     spread = {i: (c["ms_p80"] - c["ms_p20"]) / c["ms"] for i, c in cells.items()}
     for impl, x in spread.items():
-        assert df.loc[charts.impl_label(impl, "en"), t("speed.col_spread", "en")] == f"{x:.0%}"
+        assert df.loc[charts.impl_label(impl, "en"), t("speed.col_spread", "en")] == f"{x:.1%}"
     noisy = [charts.impl_label(r["impl"], "en") for r in charts.ratio_rows(list(cells.values()))
              if spread[r["impl"]] > SPREAD_NOISY]
     assert noisy == ["SDPA cuDNN", charts.impl_label("fast", "en")]
