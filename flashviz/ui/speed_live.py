@@ -103,7 +103,7 @@ def show_ratio_table(cells: list[dict], lang: str, key: str) -> None:
     noisy = noisy_impls(rows, lang)
     if noisy:
         st.caption(t("speed.noisy_graph" if graph else "speed.noisy", lang, pct=f"{SPREAD_NOISY:.0%}",
-                     impls=literal.md(", ".join(noisy))))
+                     impls=literal.md(("、" if lang == "zh" else ", ").join(noisy))))
 
 
 # ----------------------------------------------------------------------------- the process-wide store
