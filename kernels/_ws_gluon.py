@@ -36,13 +36,13 @@ views (B*H, N, d) so TMA clips at each head's end: keys past n_k arrive as zeros
 the next head, so its non-finite values cannot leak through 0 * inf) and the output store clips rows past n_q.
 OVERLAP (FA3's intra-warpgroup pipelining): Q·K_jᵀ is issued, O is rescaled by tile j-1's alpha while it runs,
 then P_{j-1}·V_{j-1} is issued; the softmax of tile j runs while P_{j-1}·V_{j-1} is still on the tensor cores.
-With EARLY (_ws_tile.py; ws_schedule.early_rescale_default) O takes tile j's alpha at the end of trip j instead,
+With EARLY (_ws_tile.py; ws_switches.early_rescale_default) O takes tile j's alpha at the end of trip j instead,
 right after P_{j-1}·V_{j-1}'s wait, so no rescale sits between Q·K_jᵀ's HGMMAs.
 P is converted to the fp16 A operand right after its softmax, so the fp32 tile never stays live into the next.
 PINGPONG: the consumers take turns issuing their GEMMs (consumer c waits on turn[c], then arrives on
 turn[(c+1) % NC]; turn[0] pre-arrived), so one warpgroup's softmax overlaps the others' GEMMs.
 Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponential is a bare exp2. A thread holds
-two rows of its warpgroup's tile; where ws_schedule.pair_max_default says (d = 64 dense), their maxima are joined
+two rows of its warpgroup's tile; where ws_switches.pair_max_default says (d = 64 dense), their maxima are joined
 before either row's exponentials (_ws_softmax.pair_rows), so ptxas reduces both rows first.
 """
 from triton.experimental import gluon

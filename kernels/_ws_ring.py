@@ -2,7 +2,7 @@
 landed) and empty (every consumer is done with it), one pair per stage for K and one for V, held as (K array,
 V array) pairs and named through kbar / vbar; and PINGPONG's turn barriers, one per consumer, named through tbar.
 
-SPLIT_BARS (ws_schedule.split_bars_default) gives V's ring barriers allocations of their own, and each consumer's
+SPLIT_BARS (ws_switches.split_bars_default) gives V's ring barriers allocations of their own, and each consumer's
 turn barrier one of its own; without it the ring lives in one array of 2 * STAGES (K at s, V at STAGES + s) and the
 turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
 BAR.SYNC between two mbarrier waits on one allocation, even on different slots of it, and none between waits on
@@ -15,7 +15,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .ws_schedule import split_bars_default
+from .ws_switches import split_bars_default
 
 # K and V's ring barriers in separate allocations (SPLIT_BARS) or one: fixed when this module is imported
 SPLIT_BARS = gl.constexpr(split_bars_default(triton.__version__))

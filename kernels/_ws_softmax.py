@@ -5,12 +5,12 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .ws_schedule import local_sum_default, pair_max_default
+from .ws_switches import local_sum_default, pair_max_default
 
-# d = 64: each lane's own share of a row's sum kept until the query tile's end (ws_schedule.local_sum_default):
+# d = 64: each lane's own share of a row's sum kept until the query tile's end (ws_switches.local_sum_default):
 # fixed when this module is imported
 LOCAL_SUM = gl.constexpr(local_sum_default(triton.__version__))
-# a thread's two rows' maxima joined before their exponentials (ws_schedule.pair_max_default): fixed at import
+# a thread's two rows' maxima joined before their exponentials (ws_switches.pair_max_default): fixed at import
 PAIR_MAX = gl.constexpr(pair_max_default(triton.__version__))
 
 
@@ -121,7 +121,7 @@ def alibi_cols(cols, r0, offset, slope2, ALIBI: gl.constexpr):
 @gluon.jit
 def p_operand(p, dtype: gl.constexpr, layout: gl.constexpr, PACK: gl.constexpr):
     """P (fp32) as the P·V A operand: dtype, in `layout`. PACK: each pair converted by one inline-asm
-    cvt.rn.{f16,bf16}x2.f32, which LLVM cannot fold into a later conversion (ws_schedule.p_pack_default says
+    cvt.rn.{f16,bf16}x2.f32, which LLVM cannot fold into a later conversion (ws_switches.p_pack_default says
     where and why); the same rounding as p.to(dtype). cvt's first source fills the high half, so a pair's second
     element ($2) goes first."""
     if PACK:

@@ -27,14 +27,14 @@ from ._ws_ring import kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_schedule import early_rescale_default, p_pack_default, skip_default  # noqa: E402
+from .ws_switches import early_rescale_default, p_pack_default, skip_default  # noqa: E402
 
-# key tile 0's P converted by inline asm where ws_schedule.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
+# key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
 P_PACK = gl.constexpr(p_pack_default(triton.__version__))
-# O's rescale right after P·V's wait (EARLY) or before the next P·V: ws_schedule.early_rescale_default
+# O's rescale right after P·V's wait (EARLY) or before the next P·V: ws_switches.early_rescale_default
 EARLY = gl.constexpr(early_rescale_default(triton.__version__))
-# each consumer walks only its own rows' key tiles and passes the rest (ws_schedule.skip_default; FLASHVIZ_WS_SKIP=1)
+# each consumer walks only its own rows' key tiles and passes the rest (ws_switches.skip_default; FLASHVIZ_WS_SKIP=1)
 SKIP = gl.constexpr(skip_default(triton.__version__))
 
 
@@ -60,7 +60,7 @@ def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSA
 def own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
     """SKIP: how many of the query tile's key tiles [t_lo, t_lo + n_tiles) come first that some row of this
     consumer's [r0, r0 + M_WG) below n_q sees: causal, up to the tile of its last real row's last key; none for a
-    ragged last query tile's consumer past n_q (ws_schedule.skipped_share counts the rest)."""
+    ragged last query tile's consumer past n_q (ws_switches.skipped_share counts the rest)."""
     end = gl.minimum(r0 + M_WG, n_q)                  # past this consumer's last real row
     hi = n_k
     if CAUSAL:
@@ -118,7 +118,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     and stored while Q·K_0ᵀ runs, as without CARRY. HALF (not with CARRY or SEQ, the caller's choice): a band
     edge's tile this consumer's rows see half of runs as that half alone (kernels/_ws_half.py), before key tile 0 or
     after the last; the one before reads Q through q_lo (q_buf's slot; kernels/_ws_gluon.py _q_lo says why it may be
-    another view). SKIP (ws_schedule.skip_default; three consumers, no window, documents or CARRY): this consumer
+    another view). SKIP (ws_switches.skip_default; three consumers, no window, documents or CARRY): this consumer
     runs only the key tiles its own rows see (own_tiles) and passes the ring and turns on for the others
     (pass_tiles)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
@@ -180,9 +180,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
     LSUM: gl.constexpr = LOCAL_SUM and D == 64         # each lane's share of l until the tile's end (d = 64:
-    if LSUM:                                          # ws_schedule.local_sum_default says why)
+    if LSUM:                                          # ws_switches.local_sum_default says why)
         l = to_quads(l, s0)
-    # rows' maxima joined (ws_schedule.pair_max_default): d = 64 without a window, documents or ALiBi
+    # rows' maxima joined (ws_switches.pair_max_default): d = 64 without a window, documents or ALiBi
     PAIR: gl.constexpr = PAIR_MAX and D == 64 and not WINDOW and not SEQ and not ALIBI
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not

@@ -74,13 +74,13 @@ VERIFIED = (
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward"), TESTS["ws-forward"])),
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward"), TESTS["ws-forward"])),
     # the same files with O's rescale right after P·V's wait (FLASHVIZ_WS_EARLY_RESCALE=1; 3.6's default from
-    # 2026-12-05, ws_schedule.early_rescale_default) on an H200 at 6678dd0
+    # 2026-12-05, ws_switches.early_rescale_default) on an H200 at 6678dd0
     Verified("ws-forward", "3.6.", (9, 0), Suite(SUITE.format("3.6.0-ws-forward-early-rescale"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
     Verified("ws-forward", "3.8.", (9, 0), Suite(SUITE.format("3.8.0-ws-forward-early-rescale"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_EARLY_RESCALE": "1"})),
     # and with each lane's share of a row's sum kept to the tile's end (FLASHVIZ_WS_LOCAL_SUM=1, every d; 3.6's and
-    # 3.8's default at d = 64, ws_schedule.local_sum_default) on an H100: 3.8 at 0c07b35; 3.6 at 2682996, whose
+    # 3.8's default at d = 64, ws_switches.local_sum_default) on an H100: 3.8 at 0c07b35; 3.6 at 2682996, whose
     # switches also held a row max as a tree of pairs (FLASHVIZ_WS_ROW_TREE=1, since removed: a max is the same in
     # any order)
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-local-sum"), TESTS["ws-forward"],
@@ -88,11 +88,11 @@ VERIFIED = (
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-local-sum"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_LOCAL_SUM": "1"})),
     # and with V's ring barriers and the turn barriers in allocations of their own (FLASHVIZ_WS_SPLIT_BARS=1, off
-    # by default: timed even, ws_schedule.split_bars_default) on an H100 at 0c07b35
+    # by default: timed even, ws_switches.split_bars_default) on an H100 at 0c07b35
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-split-bars"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_SPLIT_BARS": "1"})),
     # and with a thread's two rows' maxima joined before their exponentials (FLASHVIZ_WS_PAIR_MAX, 3.8's default at
-    # d = 64, ws_schedule.pair_max_default) on an H100: 3.6 forced on at 98bf157 (every launch then); 3.8 with its
+    # d = 64, ws_switches.pair_max_default) on an H100: 3.6 forced on at 98bf157 (every launch then); 3.8 with its
     # defaults at fd2176c (every d = 64 launch then; the dense ones only since)
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-pair-max"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_PAIR_MAX": "1"})),
@@ -153,7 +153,7 @@ VERIFIED = (
     Verified("ws-half", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-half"), TESTS["ws-half"],
                                               env={"FLASHVIZ_WS_HALF": "1"})),
     # and the forward's with joined row maxima and lane sums at d = 64 (3.9's defaults from 2026-12-06,
-    # ws_schedule.pair_max_default and local_sum_default) on an H100 at ed91ba9
+    # ws_switches.pair_max_default and local_sum_default) on an H100 at ed91ba9
     Verified("ws-forward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-forward-pair-local"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_PAIR_MAX": "1", "FLASHVIZ_WS_LOCAL_SUM": "1"})),
     # and both files after the causal grids took head groups, LPT forced (as 3.6's and 3.8's above), at 4cf5b92
@@ -162,7 +162,7 @@ VERIFIED = (
     Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-lpt"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_LPT": "1"})),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
-    # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_schedule.skip_default), on an
+    # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-skip"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_SKIP": "1"})),

@@ -44,7 +44,8 @@ import threading
 from . import backward_table, variants, ws
 from .errors import KernelInputError
 from .numerics import LOG2E
-from .ws_schedule import env_switch, key_group, lpt_default
+from .ws_schedule import key_group, lpt_default
+from .ws_switches import env_switch
 
 HEAD_DIMS = ws.HEAD_DIMS          # the forward's input rules: supported() uses them
 BLOCK_N = 128                  # keys per program: two consumer warpgroups x 64

@@ -4,12 +4,11 @@ for (d, causal, window, documents, ALiBi), the environment switches that overrid
 what and who decided it (the bench records them in every dataset's provenance). kernels/ws.py launches with it."""
 from __future__ import annotations
 
-import os
 from types import MappingProxyType
 
 from . import forward_table
-from .errors import KernelInputError
 from .tables import Memo
+from .ws_switches import env_switch, status_lines, switch_line
 
 PERSISTENT_ENV = "FLASHVIZ_WS_PERSISTENT"  # 1 / 0: run every ws launch persistent / one tile per program
 CONSUMERS_ENV = "FLASHVIZ_WS_CONSUMERS"    # 2 / 3: consumer warpgroups of every ws launch that does not pass block_m
@@ -22,39 +21,10 @@ HALF_TRITONS = ("3.6.", "3.7.", "3.8.")    # where a band row's half is the defa
 HALF_DENSE_TRITONS = ("3.8.",)             # where a dense causal row's is: faster on an H100 under 3.8, slower
                                            # under 3.6 (half_default's files); 3.7, 3.9: untimed
 
-P_PACK_ENV = "FLASHVIZ_WS_PPACK"           # 1 / 0: key tile 0's P packed by inline asm (p_pack_default) or not;
-                                           # read once, when the kernel module is imported (a module constexpr)
-P_PACK_TRITONS = ()                        # where that is the default: none, as timed on an H100 under 3.8
-                                           # (p_pack_default says why it was tried and why it is off)
-
-EARLY_RESCALE_ENV = "FLASHVIZ_WS_EARLY_RESCALE"  # 1 / 0: O rescaled right after P·V's wait, or before the next
-                                           # P·V (early_rescale_default); read once, at the kernel module's import
-EARLY_RESCALE_TRITONS = ("3.6.",)          # where early is the default: faster in every d = 64 / 128 forward cell on
-                                           # an H200 under 3.6, slower under 3.8 (early_rescale_default's files)
-
-LOCAL_SUM_ENV = "FLASHVIZ_WS_LOCAL_SUM"      # 1 / 0: at d = 64 each lane keeps its share of a row's sum until the
-                                           # query tile's end (local_sum_default); read once, at the kernel import
-LOCAL_SUM_TRITONS = ("3.6.", "3.8.", "3.9.")  # where that is the default: faster at d = 64 on an H100 under 3.6,
-                                           # 3.8 and 3.9 (local_sum_default's files); 3.7: untimed
-
-SPLIT_BARS_ENV = "FLASHVIZ_WS_SPLIT_BARS"    # 1 / 0: V's ring barriers and each turn barrier in allocations of
-                                           # their own (split_bars_default); read once, at the kernel import
-SPLIT_BARS_TRITONS = ()                    # where that is the default: none, timed even against cuDNN on an H100
-                                           # under 3.6 and 3.8 (split_bars_default's files)
-
-PAIR_MAX_ENV = "FLASHVIZ_WS_PAIR_MAX"      # 1 / 0: in d = 64's dense launches a thread's two rows' maxima joined
-                                           # before their exponentials (pair_max_default); read at the kernel import
-PAIR_MAX_TRITONS = ("3.8.", "3.9.")        # where that is the default: faster on an H100 under 3.8 and 3.9, even
-                                           # under 3.6 (pair_max_default's files); 3.7: untimed
-
 LPT_ENV = "FLASHVIZ_WS_LPT"                # 1 / 0: causal launches of one tile (forward) or key block (backward) a
                                            # program start a group of heads' longest tiles first (lpt_default)
 LPT_WAVES = {"forward": (16, 32), "backward": (0, 64)}   # where LPT_ENV is unset: on in launches of so many
                                            # tiles (key blocks) per SM (lpt_default says why)
-SKIP_ENV = "FLASHVIZ_WS_SKIP"              # 1 / 0: a consumer walks only the key tiles its own rows see and passes
-                                           # the ring on for the rest (skip_default); read at the kernel import
-SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster on an H100 under both (skip_default's
-                                           # files); 3.7, 3.9: untimed, its suite not run there
 L2_KV_BYTES = 32 << 20   # causal head groups: bytes of the heads in flight together (H100 / H200 L2: 50 MB)
 
 CONFIGS = forward_table.ws_configs()   # {(d, causal): (block_m, block_n, stages, OVERLAP, PINGPONG, PERSISTENT, NC)}
@@ -103,17 +73,6 @@ def consumers_default(d: int, causal: bool, window: bool = False, *, docs: bool 
     if env is None:
         return schedule(d, causal, window=window, docs=docs)["consumers"]
     return int(env)
-
-
-def env_switch(name: str, allowed: tuple, what: str) -> str | None:
-    """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
-    None: the launch's own default."""
-    env = os.environ.get(name, "")
-    if env == "":
-        return None
-    if env not in allowed:
-        raise KernelInputError(f"{name} must be {what}, not {env!r}")
-    return env
 
 
 def persistent_default(d: int, causal: bool, window: bool = False, *, docs: bool = False) -> bool:
@@ -187,31 +146,15 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
     "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ..., "lpt": ..., "skip": ...} for
     ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
-    installed triton's (p_pack_default, early_rescale_default, local_sum_default, split_bars_default,
-    pair_max_default, skip_default)."""
+    installed triton's (the build switches' lines: kernels/ws_switches.py status_lines)."""
+    sw = status_lines(version)
     return dict(persistent=_persistent_status(), consumers=_consumers_status(), overlap=_overlap_status(),
                 pingpong=_pingpong_status(), half=_half_status(half_why, version or None),
-                p_pack=switch_line(P_PACK_ENV, lambda: "d=64" if p_pack_default(version) else "none"),
-                early_rescale=switch_line(EARLY_RESCALE_ENV,
-                                          lambda: "every OVERLAP launch" if early_rescale_default(version) else "none"),
-                local_sum=switch_line(LOCAL_SUM_ENV, lambda: "d=64" if local_sum_default(version) else "none"),
-                split_bars=switch_line(SPLIT_BARS_ENV,
-                                       lambda: "every launch" if split_bars_default(version) else "none"),
-                pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"),
+                **{k: sw[k] for k in ("p_pack", "early_rescale", "local_sum", "split_bars", "pair_max")},
                 lpt=switch_line(LPT_ENV, lambda: "causal launches of one tile per program at " + ", ".join(
                     f"{lo}-{hi} {'key blocks' if kind == 'backward' else 'tiles'} per SM ({kind})"
                     for kind, (lo, hi) in LPT_WAVES.items())),
-                skip=switch_line(SKIP_ENV, lambda: "three-consumer launches without a window or documents"
-                                 if skip_default(version) else "none"))
-
-
-def switch_line(env: str, describe) -> str:
-    """One status line: describe() (the launches a switch applies to by default) and whether env decided it."""
-    try:
-        text = describe()
-    except KernelInputError as e:
-        return str(e)
-    return f"{text} ({f'{env}={os.environ[env]}' if os.environ.get(env) else 'CONFIGS'})"
+                skip=sw["skip"])
 
 
 def _band_dims() -> list[int]:
@@ -270,100 +213,6 @@ def _half_status(why: str | None, version: str | None = None) -> str:
     return switch_line(HALF_ENV, describe)
 
 
-def p_pack_default(version: str) -> bool:
-    """Whether the ws forward converts key tile 0's P to fp16/bf16 with one inline-asm cvt a pair
-    (kernels/_ws_softmax.py p_operand): P_PACK_ENV when set (1 or 0), else on for the tritons of P_PACK_TRITONS.
-    Under triton 3.8 LLVM folds the two P conversions that meet at the loop's phi into one after it, so the loop
-    carries fp32 P and ptxas spends 32 PRMT a trip in the default partition's consumer
-    (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt); an asm conversion cannot be folded. Under 3.6 and
-    3.9 nothing is folded and the asm adds register moves. Off everywhere: on an H100 under 3.8 it timed no faster
-    (d = 64, alternating runs: assets/benchmarks/tune/nvidia-h100-fwd-ppack*-triton38-2026-12-05.json), so those
-    PRMT are not what makes 3.8's d = 64 forward slower than 3.6's; with SKIP on, again no faster in every cell
-    (two pairs, cells either side of 1: nvidia-h100-fwd-ppack{0,1}-skip-run{1,2}-triton38-2026-12-06.json); its GPU tests
-    passed as far as they ran (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-ppack.json, interrupted at the
-    device's time limit)."""
-    return _on_where(P_PACK_ENV, P_PACK_TRITONS, version, "1 (asm-packed P) or 0 (P.to(dtype))")
-
-
-def early_rescale_default(version: str) -> bool:
-    """Where the ws forward's OVERLAP loop rescales O by a key tile's alpha (kernels/_ws_tile.py attend): early,
-    right after the previous P·V's wait at the end of the trip that computed alpha, or late, at the start of the next
-    trip between the issue of its Q·Kᵀ and of P·V. Same arithmetic on O in the same order. Late leaves the 32 FMULs
-    (d = 64) to ptxas, which puts them between the first and second Q·Kᵀ HGMMA of one consumer (3.6) or two (3.8);
-    early issues every consumer's Q·Kᵀ as one run (tests/tools/test_sass_loops.py). Timed against cuDNN in
-    alternating processes, two pairs per setting (assets/benchmarks/tune/nvidia-h{100,200}-fwd-early*-2026-12-05.json):
-    under 3.6 on an H200 early was faster in all 8 cells of both pairs, and against FlashAttention-4 in 7 of 8 cells
-    of a third pair (nvidia-h200-fa4-rounds-fwd-early*-run3); on an H100 under 3.6 faster in the geomean of both
-    pairs (nvidia-h100-fwd-early*-run*-2026-12-05.json); under 3.8 slower in the geomean on the H200 and the
-    H100, and again on the H200 in three pairs once 3.8's d = 64 joined its rows' maxima (pair_max_default;
-    nvidia-h200-fwd-early*-pair-run*-triton38-2026-12-05.json), so early is 3.6's default only (3.7 and 3.9:
-    untimed, late). Its GPU tests passed under both
-    (assets/verified/nvidia-h200-triton-{3.6.0,3.8.0}-ws-forward-early-rescale.json).
-    EARLY_RESCALE_ENV when set (1 or 0), else early on the tritons of EARLY_RESCALE_TRITONS."""
-    return _on_where(EARLY_RESCALE_ENV, EARLY_RESCALE_TRITONS, version,
-                     "1 (rescale after P·V's wait) or 0 (before the next P·V)")
-
-
-def local_sum_default(version: str) -> bool:
-    """Whether the ws forward at d = 64 keeps, per key tile, only each lane's own share of a row's sum l
-    (kernels/_ws_softmax.py quad_sums: no shuffle) and adds a quad's 4 shares once, at the query tile's end, as
-    FlashAttention-4's sm90 forward does; else each key tile sums the row across its quad of lanes (2 SHFL + 2 FADD
-    a row: 16 instructions a trip of the d = 64 loop's two paths). Timed on an H100 under 3.6 in alternating
-    processes (assets/benchmarks/tune/nvidia-h100-fwd-tree0-local*-run*-2026-12-05.json against cuDNN,
-    nvidia-h100-fa4-rounds-fwd-local*-2026-12-05.json against FlashAttention-4 and cuDNN; `python -m
-    tools.fa4_rounds --ab` on each pair): at d = 64 faster in every cell of every comparison, at d = 128 about
-    even, so d = 64 only. Under 3.8, three pairs against cuDNN
-    (nvidia-h100-fwd-local*-run*-triton38-2026-12-05.json): d = 64 faster in 10 of 12 cells, d = 128 about even.
-    Under 3.9 at d = 64 with PAIR_MAX on, two pairs: faster in every cell (nvidia-h100-fwd-pair1-local*-run*-
-    triton39-2026-12-06.json; one pair without PAIR_MAX, nvidia-h100-fwd-local*-run1-triton39-...: the same).
-    Its GPU tests passed under 3.6 and 3.8 (assets/verified/nvidia-h100-triton-{3.6.0,3.8.0}-ws-forward-local-sum.json)
-    and under 3.9 with PAIR_MAX (...-3.9.0-ws-forward-pair-local.json).
-    Timed on 3.6 and not adopted: each row's max (and sum) as a tree of pairs in place of 3.6's one dependent chain
-    of FMNMX (FADD) a row, which 3.8 builds itself: slower in the geomean (nvidia-h100-fwd-tree{0,1}-run{1,2}, at
-    c362618); the max's tree beside the lane shares took their gain back
-    (nvidia-h100-fwd-tree1-local1-run*).
-    LOCAL_SUM_ENV when set (1 or 0), else on for the tritons of LOCAL_SUM_TRITONS."""
-    return _on_where(LOCAL_SUM_ENV, LOCAL_SUM_TRITONS, version, "1 (lane shares of l) or 0 (row sums)")
-
-
-def split_bars_default(version: str) -> bool:
-    """Whether the ws forward gives V's ring barriers and each consumer's turn barrier allocations of their own
-    (kernels/_ws_ring.py), so that Triton's shared-memory barrier pass puts no warpgroup BAR.SYNC between a
-    consumer's waits on K's and V's barriers: one BAR.SYNC fewer a loop trip under 3.6 and 3.8
-    (tests/tools/test_sass_loops.py). It changes no arithmetic, only the barriers, and it timed even: two pairs
-    against cuDNN in alternating processes on an H100 under 3.6 and two under 3.8
-    (assets/benchmarks/tune/nvidia-h100-fwd-split*-run*-2026-12-05.json, `python -m tools.fa4_rounds --ab`), so it
-    stays off; its GPU tests passed under 3.6 (assets/verified/nvidia-h100-triton-3.6.0-ws-forward-split-bars.json).
-    SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
-    return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
-
-
-def pair_max_default(version: str) -> bool:
-    """Whether the ws forward's d = 64 dense launches (plain or causal, GQA; no window, documents or ALiBi) join
-    the two rows each thread holds (rows r and r + 8 of a warp's 16) before their exponentials
-    (kernels/_ws_softmax.py pair_rows: m unchanged, 3 FMNMX a step), so that ptxas issues both rows' maxima, their
-    quad shuffles included, ahead of either row's MUFU.EX2 (tests/tools/test_sass_loops.py). Without it ptxas 12.9
-    (triton 3.8) issues the second row's shuffles after all of the first row's exponentials in two of the three
-    d = 64 consumer loops, 3.6's ptxas after some of them (assets/benchmarks/tune/cpu-sm90-sass-skeleton-fwd-d64-
-    2026-12-05.txt), and on an H100 under 3.8 the FMNMX after them wait on them (short scoreboard:
-    assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-2026-12-05.json; with it,
-    ...-pair1-triton38-...). Timed against cuDNN on an H100 in alternating processes
-    (assets/benchmarks/tune/nvidia-h100-fwd-pair*-run*-2026-12-05.json, `python -m tools.fa4_rounds --ab`): under
-    3.8 d = 64 faster in every cell of three pairs, d = 128 slower; under 3.6 d = 64 even, d = 128 slower. The
-    d = 64 window's launch (two consumers, persistent, no PINGPONG) was slower with it under 3.8
-    (nvidia-h100-window-fit-d64-pair*-run*-triton38-2026-12-05.json); ALiBi's and documents' were not timed. So
-    3.8's default in the d = 64 dense launches only. Under 3.9 without it and LOCAL_SUM ptxas spaces the d = 64
-    dense exponentials further apart than with both, which pack them as 3.8's default does
-    (tune/cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt, test_ws_compile_records.py); timed there on an
-    H100 (nvidia-h100-fwd-pair{0,1}-run{1,2,3}-triton39-2026-12-06.json) it was faster in every d = 64 cell of
-    three pairs, and both together faster than neither in every cell of two pairs timed beside FlashAttention-4
-    (nvidia-h100-fa4-rounds-fwd-d64-pair*-local*-run*-triton39-2026-12-06.json; tests/kernels/test_ws_forward_39.py),
-    so 3.9's default too (3.7: untimed); its GPU tests with both passed there
-    (assets/verified/nvidia-h100-triton-3.9.0-ws-forward-pair-local.json).
-    PAIR_MAX_ENV when set (1 or 0), else on for the tritons of PAIR_MAX_TRITONS."""
-    return _on_where(PAIR_MAX_ENV, PAIR_MAX_TRITONS, version, "1 (rows' maxima joined) or 0 (each row alone)")
-
-
 def head_group(n_bh: int, n_k: int, d: int, itemsize: int, causal: bool) -> int:
     """Heads whose query tiles the persistent order (and a causal launch of one tile per program, where
     lpt_default() is on) interleaves: 1 (head-major) without a mask; causal: as many as keep their K/V within
@@ -405,42 +254,3 @@ def lpt_default(waves: float, kind: str = "forward") -> bool:
     lo, hi = LPT_WAVES[kind]
     return lo <= waves <= hi
 
-
-def skip_default(version: str) -> bool:
-    """Whether each consumer of a three-consumer ws forward launch (192-row query tiles: d = 64's table launches)
-    walks only the key tiles some row of its own 64 sees (kernels/_ws_tile.py own_tiles; no window, documents or
-    CARRY) and, for the query tile's other key tiles, only waits for their loads, passes its PINGPONG turn and
-    frees their ring slots (kernels/_ws_ring.py pass_tiles). The first two consumers' rows end before such a tile's
-    last key tile or two, and a ragged last query tile's consumers past N see nothing (skipped_share counts them);
-    two-consumer launches pass nothing but those idle consumers, and built with it their masked loop path grew, so
-    they build without it. Built for sm_90 on a CPU under 3.6, 3.8 and 3.9; under 3.8 the three-consumer loops'
-    SASS is within 2 instructions a trip of the build without it unmasked, 7 masked
-    (assets/benchmarks/tune/cpu-sm90-compile-skip-2026-12-06.txt). On an H100 its GPU files passed with it forced
-    under 3.6 and 3.8 (kernels/gates.py), and timed against cuDNN in alternating processes, two pairs each
-    (assets/benchmarks/tune/nvidia-h100-fwd-skip{0,1}-run{1,2}-triton3{6,8}-2026-12-06.json) it was faster in every
-    d = 64 cell of every pair, most at N = 4096 causal, where skipped_share is largest (tests/kernels/test_ws_skip.py).
-    SKIP_ENV when set (1 or 0), else on for SKIP_TRITONS."""
-    return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
-
-
-def skipped_share(n_q: int, n_k: int, block_m: int, block_n: int, causal: bool, m_wg: int = 64) -> float:
-    """The share of consumer key-tile trips a launch's consumers make that skip_default's SKIP passes on: per query
-    tile and consumer (m_wg rows), the key tiles the tile walks (kernels/_ws_tile.py key_range, no window) that no
-    row of that consumer below n_q sees (bottom-right causal)."""
-    walked = passed = 0
-    for s in range(0, n_q, block_m):
-        hi = min(max(s + block_m + n_k - n_q, 0), n_k) if causal else n_k
-        tiles = -(-hi // block_n)
-        for r0 in range(s, s + block_m, m_wg):
-            end = min(r0 + m_wg, n_q)
-            own_hi = (min(max(end + n_k - n_q, 0), n_k) if causal else n_k) if end > r0 else 0
-            walked += tiles
-            passed += tiles - min(-(-own_hi // block_n), tiles)
-    return passed / walked if walked else 0.0
-
-
-def _on_where(env: str, tritons: tuple, version: str, what: str) -> bool:
-    """A 1 / 0 switch: env when set (KernelInputError naming `what` otherwise), else on for the triton versions
-    starting with one of `tritons`."""
-    value = env_switch(env, ("0", "1"), what)
-    return version.startswith(tritons) if value is None else value == "1"

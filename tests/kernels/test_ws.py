@@ -395,7 +395,7 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
 def test_version_gated_switch(monkeypatch, key):
     """Each switch's environment variable decides where set (1 on, 0 off, anything else a KernelInputError that
     ws.status() reports); unset, the tritons the switch lists; ws.status() (and so provenance) says which."""
-    from flashviz_kernels import ws_schedule as sch
+    from flashviz_kernels import ws_switches as sch
     env_name, fn_name, on_text, on_tritons = SWITCHES[key]
     env, default = getattr(sch, env_name), getattr(sch, fn_name)
     versions = ("3.6.0", "3.6.1", "3.7.1", "3.8.0", "3.9.0", "3.10.0")

@@ -1,4 +1,4 @@
-"""The CPU compile recordings that kernels/ws_schedule.py's docstrings cite hold what those docstrings say (no GPU:
+"""The CPU compile recordings that kernels/ws_switches.py's docstrings cite hold what those docstrings say (no GPU:
 the files were made by tools.compile_check, which builds for sm_90 and reads ptxas's output and the SASS)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flashviz_kernels import ws_schedule
+from flashviz_kernels import ws_switches
 
 TUNE = Path(__file__).resolve().parents[2] / "assets/benchmarks/tune"
 D64 = TUNE / "cpu-sm90-compile-fwd-d64-triton38-vs-39-2026-12-05.txt"
@@ -42,8 +42,8 @@ def test_d64_recording_is_the_three_builds_pair_max_default_cites():
     keys = [[tuple(sorted(f.items())) for f, _, _ in b] for b in secs.values()]
     assert len(keys[0]) == 28 and keys[0] == keys[1] == keys[2]
     assert all(f["d"] == "64" for b in secs.values() for f, _, _ in b)
-    assert ws_schedule.pair_max_default("3.8.0") and ws_schedule.local_sum_default("3.8.0")
-    assert ws_schedule.pair_max_default("3.9.0") and ws_schedule.local_sum_default("3.9.0")
+    assert ws_switches.pair_max_default("3.8.0") and ws_switches.local_sum_default("3.8.0")
+    assert ws_switches.pair_max_default("3.9.0") and ws_switches.local_sum_default("3.9.0")
 
 
 @pytest.mark.parametrize("title,lo,hi", [("triton 3.8.0", 2.5, 2.8), ("triton 3.9.0", 3.3, 3.7),

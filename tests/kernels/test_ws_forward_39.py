@@ -1,4 +1,4 @@
-"""Triton 3.9's d = 64 forward defaults (kernels/ws_schedule.py pair_max_default, local_sum_default): the A/B pairs
+"""Triton 3.9's d = 64 forward defaults (kernels/ws_switches.py pair_max_default, local_sum_default): the A/B pairs
 that made joined row maxima and lane sums 3.9's defaults, read from their recordings (H100, fa4_rounds --mode fwd
 --d 64 in alternating processes; `python -m tools.fa4_rounds --ab OFF ON ...` prints the same numbers)."""
 import json
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from flashviz_kernels import gates, ws_schedule
+from flashviz_kernels import gates, ws_switches
 from tools import fa4_rounds
 
 TUNE = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
@@ -18,8 +18,8 @@ BOTH = [(f"nvidia-h100-fa4-rounds-fwd-d64-pair0-local0-run{r}-{DAY}",
          f"nvidia-h100-fa4-rounds-fwd-d64-pair1-local1-run{r}-{DAY}") for r in (1, 2)]
 
 
-NEITHER = {ws_schedule.PAIR_MAX_ENV: "0", ws_schedule.LOCAL_SUM_ENV: "0"}     # BOTH's switches, off then on
-BOTH_ON = {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "1"}
+NEITHER = {ws_switches.PAIR_MAX_ENV: "0", ws_switches.LOCAL_SUM_ENV: "0"}     # BOTH's switches, off then on
+BOTH_ON = {ws_switches.PAIR_MAX_ENV: "1", ws_switches.LOCAL_SUM_ENV: "1"}
 
 
 def _load(name: str, switches: dict) -> dict:
@@ -35,9 +35,9 @@ def _pairs(files, off: dict, on: dict):
 
 
 @pytest.mark.parametrize("files,off,on,peers", [
-    (PAIR, {ws_schedule.PAIR_MAX_ENV: "0"}, {ws_schedule.PAIR_MAX_ENV: "1"}, ("sdpa-cudnn",)),
-    (LOCAL, {ws_schedule.PAIR_MAX_ENV: "1", ws_schedule.LOCAL_SUM_ENV: "0"}, BOTH_ON, ("sdpa-cudnn",)),
-    (LOCAL_ALONE, {ws_schedule.LOCAL_SUM_ENV: "0"}, {ws_schedule.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
+    (PAIR, {ws_switches.PAIR_MAX_ENV: "0"}, {ws_switches.PAIR_MAX_ENV: "1"}, ("sdpa-cudnn",)),
+    (LOCAL, {ws_switches.PAIR_MAX_ENV: "1", ws_switches.LOCAL_SUM_ENV: "0"}, BOTH_ON, ("sdpa-cudnn",)),
+    (LOCAL_ALONE, {ws_switches.LOCAL_SUM_ENV: "0"}, {ws_switches.LOCAL_SUM_ENV: "1"}, ("sdpa-cudnn",)),
     (BOTH, NEITHER, BOTH_ON, ("sdpa-cudnn", "fa4"))],
     ids=["pair_max", "local_sum_with_pair_max", "local_sum_alone", "both_beside_fa4"])
 def test_switch_faster_in_every_cell_of_every_pair(files, off, on, peers):
@@ -64,8 +64,8 @@ def test_the_defaults_follow_and_their_suite_is_a_gate_row():
     """Both are 3.9's defaults now (3.8's already), and the forward's GPU files passed under 3.9 with both forced on
     (which is what those defaults run: the switches act in the d = 64 launches only)."""
     for v in ("3.8.0", "3.9.0"):
-        assert ws_schedule.pair_max_default(v) and ws_schedule.local_sum_default(v)
-    assert not ws_schedule.pair_max_default("3.7.1") and not ws_schedule.local_sum_default("3.7.1")
+        assert ws_switches.pair_max_default(v) and ws_switches.local_sum_default(v)
+    assert not ws_switches.pair_max_default("3.7.1") and not ws_switches.local_sum_default("3.7.1")
     envs = [r.evidence.env for r in gates.rows("ws-forward") if r.triton == "3.9."]
     assert BOTH_ON in envs
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flashviz_kernels import gates, ws, ws_schedule
+from flashviz_kernels import gates, ws, ws_schedule, ws_switches
 from tools import fa4_rounds
 from tools.window_fit import fit
 
@@ -183,4 +183,4 @@ def test_the_forward_beside_fa4_with_half_in_dense_causal_launches():
     vs = {(r["n"], r["d"], bool(r["causal"])): fa4_rounds.ratios(r, "fa4")[0] for r in rec["rows"]}
     assert len(vs) == 8 and all(0.95 < x < 1.0 for x in vs.values()), vs
     assert max(vs, key=vs.get) == (4096, 64, True)
-    assert ws_schedule.half_default(64, True, version="3.8.0") and ws_schedule.skip_default("3.8.0")
+    assert ws_schedule.half_default(64, True, version="3.8.0") and ws_switches.skip_default("3.8.0")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flashviz_kernels import gates, ws_schedule
+from flashviz_kernels import gates, ws_switches
 from tools import fa4_rounds
 
 
@@ -27,16 +27,16 @@ def test_skipped_share_is_the_trips_no_row_of_a_consumer_sees(n_q, n_k, bm, bn, 
         for r0 in range(s, s + bm, 64):
             own = sum(int(seen[r0:r0 + 64, t:t + bn].any()) for t in range(0, tiles * bn, bn))
             walked, passed = walked + tiles, passed + tiles - own
-    assert ws_schedule.skipped_share(n_q, n_k, bm, bn, causal) == pytest.approx(passed / walked, abs=1e-15)
+    assert ws_switches.skipped_share(n_q, n_k, bm, bn, causal) == pytest.approx(passed / walked, abs=1e-15)
 
 
 def test_skipped_share_where_it_matters():
     """Three consumers (192-row tiles): a twelfth of the trips at N = 4096 causal, still a thirty-third without the
     mask (the ragged last tile's two idle consumers), a fiftieth at 16384; 128-row tiles at N % 128 = 0 pass none."""
-    assert ws_schedule.skipped_share(4096, 4096, 192, 128, True) == pytest.approx(1 / 12)
-    assert ws_schedule.skipped_share(4096, 4096, 192, 128, False) == pytest.approx(1 / 33)
-    assert 0.02 < ws_schedule.skipped_share(16384, 16384, 192, 128, True) < 0.025
-    assert ws_schedule.skipped_share(8192, 8192, 128, 128, True) == 0.0
+    assert ws_switches.skipped_share(4096, 4096, 192, 128, True) == pytest.approx(1 / 12)
+    assert ws_switches.skipped_share(4096, 4096, 192, 128, False) == pytest.approx(1 / 33)
+    assert 0.02 < ws_switches.skipped_share(16384, 16384, 192, 128, True) < 0.025
+    assert ws_switches.skipped_share(8192, 8192, 128, 128, True) == 0.0
 
 
 class Bar:
@@ -174,7 +174,7 @@ AB = {v: [(f"nvidia-h100-fwd-skip0-run{r}-triton{v.replace('.', '')[:2]}-2026-12
 def _rec(name: str, version: str, skip: str) -> dict:
     rec = json.loads((TUNE / name).read_text(encoding="utf-8"))
     assert rec["triton"] == version and rec["device"].startswith("NVIDIA H100"), name
-    assert rec["switches"] == {ws_schedule.SKIP_ENV: skip}, (name, rec["switches"])
+    assert rec["switches"] == {ws_switches.SKIP_ENV: skip}, (name, rec["switches"])
     assert {(r["mode"], r["d"]) for r in rec["rows"]} == {("fwd", 64)} and len(rec["rows"]) == 4, name
     return rec
 
@@ -189,9 +189,9 @@ def test_skip_timed_faster_in_every_cell_where_it_is_the_default(version):
         assert len(cells) == 4 and all(x > 1.0 for x in cells.values()), cells
         assert max(cells, key=cells.get) == "fwd N=4096 d=64 causal=1", cells
         assert cells["fwd N=4096 d=64 causal=1"] > 1.03, cells
-    assert ws_schedule.skip_default(version)
+    assert ws_switches.skip_default(version)
     envs = [r.evidence.env for r in gates.rows("ws-forward") if version.startswith(r.triton)]
-    assert {ws_schedule.SKIP_ENV: "1"} in envs
+    assert {ws_switches.SKIP_ENV: "1"} in envs
 
 
 def test_skip_moved_the_d64_forward_toward_fa4():
@@ -200,7 +200,7 @@ def test_skip_moved_the_d64_forward_toward_fa4():
     below 0.93 of FA4 to above 0.96 of it (issue 32's forward target, >= 1, is still not met in any d = 64 cell)."""
     before = json.loads((TUNE / "nvidia-h100-fa4-rounds-lpt-triton38-2026-12-06.json").read_text(encoding="utf-8"))
     after = json.loads((TUNE / "nvidia-h100-fa4-rounds-skip-triton38-2026-12-06.json").read_text(encoding="utf-8"))
-    assert before["triton"] == after["triton"] == "3.8.0" and after["switches"] == {ws_schedule.SKIP_ENV: "1"}
+    assert before["triton"] == after["triton"] == "3.8.0" and after["switches"] == {ws_switches.SKIP_ENV: "1"}
 
     def vs_fa4(rec):
         return {(r["n"], bool(r["causal"])): fa4_rounds.ratios(r, "fa4")[0] for r in rec["rows"]
@@ -213,14 +213,14 @@ def test_skip_moved_the_d64_forward_toward_fa4():
 def test_p_pack_stays_off_with_skip_on():
     """P_PACK (the default consumer's P packed by inline asm, which removes its 32 PRMT a trip under 3.8) timed
     again once SKIP was the default: in both pairs of alternating processes (against cuDNN timed beside) it was
-    slower in at least one of the 4 d = 64 cells, so it stays off (ws_schedule.P_PACK_TRITONS)."""
+    slower in at least one of the 4 d = 64 cells, so it stays off (ws_switches.P_PACK_TRITONS)."""
     for r in (1, 2):
         off, on = (json.loads((TUNE / f"nvidia-h100-fwd-ppack{p}-skip-run{r}-triton38-2026-12-06.json")
                               .read_text(encoding="utf-8")) for p in (0, 1))
         for p, rec in enumerate((off, on)):
             assert rec["triton"] == "3.8.0" and rec["device"].startswith("NVIDIA H100")
-            assert rec["switches"] == {ws_schedule.P_PACK_ENV: str(p)}
+            assert rec["switches"] == {ws_switches.P_PACK_ENV: str(p)}
             assert rec["git_commit"].startswith("596dc4a")                  # SKIP on by default there
         cells = dict(fa4_rounds.ab(off, on, "sdpa-cudnn"))
         assert len(cells) == 4 and min(cells.values()) < 1.0 < max(cells.values()), cells
-    assert ws_schedule.P_PACK_TRITONS == () and ws_schedule.skip_default("3.8.0")
+    assert ws_switches.P_PACK_TRITONS == () and ws_switches.skip_default("3.8.0")

@@ -80,7 +80,7 @@ print(json.dumps(out))
 
 
 def test_packed_p_carries_no_prmt_and_shortens_3_8s_default_consumer():
-    """FLASHVIZ_WS_PPACK (ws_schedule.p_pack_default): with key tile 0's P converted by inline asm, no consumer's
+    """FLASHVIZ_WS_PPACK (ws_switches.p_pack_default): with key tile 0's P converted by inline asm, no consumer's
     unmasked trip at d = 64 swaps fp16 halves (PRMT) and each still packs its 64 scores as 32 pairs (F2FP). Under
     triton 3.8, without it, the default partition's consumer carries fp32 P and spends 32 PRMT a trip: packing
     shortens that trip by at least 30 instructions (3.6 and 3.9 carry no fp32 P: tools.sass_loops' recording)."""
@@ -108,7 +108,7 @@ print(json.dumps(out))
 
 
 def test_early_rescale_issues_each_consumers_q_k_gemm_as_one_run():
-    """FLASHVIZ_WS_EARLY_RESCALE (ws_schedule.early_rescale_default): with O rescaled right after P·V's wait, every
+    """FLASHVIZ_WS_EARLY_RESCALE (ws_switches.early_rescale_default): with O rescaled right after P·V's wait, every
     consumer issues its Q·Kᵀ's four HGMMA (d = 64) back to back, a few uniform-register instructions apart (at most
     16: since the causal grid's head groups, 3.8's ptxas moves the ring slot's phase arithmetic, 6 uniform
     instructions, between the first two in two of the three causal consumers, 15 apart; 12 before). Late,
@@ -142,7 +142,7 @@ print(json.dumps(out))
 
 
 def test_lane_shares_of_the_row_sum_drop_its_shuffles_at_d64_only():
-    """FLASHVIZ_WS_LOCAL_SUM (ws_schedule.local_sum_default): at d = 64 each lane keeps its share of a row's sum,
+    """FLASHVIZ_WS_LOCAL_SUM (ws_switches.local_sum_default): at d = 64 each lane keeps its share of a row's sum,
     so a consumer loop (unmasked and masked path, 2 rows a thread) holds 8 SHFL and 8 FADD fewer and is shorter by
     about those 16 (by 16 under 3.6, 15 or 16 under 3.8: ptxas's choice); the d = 128 loops do not change."""
     ws = needs_verified_triton()
@@ -166,7 +166,7 @@ print(json.dumps(out))
 
 
 def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
-    """FLASHVIZ_WS_SPLIT_BARS (ws_schedule.split_bars_default): with V's ring barriers and each consumer's turn
+    """FLASHVIZ_WS_SPLIT_BARS (ws_switches.split_bars_default): with V's ring barriers and each consumer's turn
     barrier in allocations of their own, Triton's barrier pass no longer puts a BAR.SYNC between a consumer's waits
     on K's and V's barriers. That wait comes before the loop's masked / unmasked branch, so each loop holds one
     BAR.SYNC fewer, and about one instruction less, whichever path a trip takes (3.6 keeps one at the loop's top,
@@ -203,7 +203,7 @@ print(json.dumps(out))
 
 
 def test_joined_row_maxima_issue_both_rows_shuffles_before_any_exponential():
-    """FLASHVIZ_WS_PAIR_MAX (ws_schedule.pair_max_default): with a thread's two rows' maxima joined (3 FMNMX a trip
+    """FLASHVIZ_WS_PAIR_MAX (ws_switches.pair_max_default): with a thread's two rows' maxima joined (3 FMNMX a trip
     more, m unchanged), each d = 64 consumer loop's unmasked trip issues both rows' quad shuffles (2 a row) before
     its first MUFU.EX2; without it, under 3.6 and 3.8, only the first row's two (tools.sass_loops --skeleton shows
     where the second row's go). d = 128, and d = 64's window and ALiBi launches, build as without it (slower with
@@ -236,7 +236,7 @@ def test_with_skip_the_d64_unmasked_trips_match_fa4s_but_the_default_consumers_p
     FA4 unchanged since): at d = 64 the two worker consumers' unmasked trips are at most 6 instructions longer than
     FA4's unmasked loop (non-causal: 5 more; causal: 12 fewer), and the default partition's is longer by about its
     32 PRMT (fp32 P carried round the loop under 3.8). Those PRMT are what is left of the length gap; P_PACK removes
-    them and timed no faster before SKIP (ws_schedule.p_pack_default)."""
+    them and timed no faster before SKIP (ws_switches.p_pack_default)."""
     ours, fa4 = _shortest(SKIP_RECORD), _shortest("cpu-sm90-sass-loops-2026-12-05.txt")
     text = (TUNE / SKIP_RECORD).read_text(encoding="utf-8")
     assert "triton 3.8.0" in text.splitlines()[0]
