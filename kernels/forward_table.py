@@ -109,7 +109,7 @@ def _ws(block_n, stages, overlap, pingpong, persistent, consumers):
 
 _D64 = _ws(128, 2, True, True, False, 3)           # FA4's sm90 d=64 mix: 2 stages, OVERLAP, PINGPONG over three
 _D64_BAND = dict(stages=3, pingpong=False, half=False)   # the d=64 band and ALiBi rows keep the schedule they were
-                                                         # timed with (whole tiles: the dense causal row's HALF not)
+                                                         # timed with (whole tiles: HALF untimed there)
 _D128 = _ws(128, 2, True, True, True, 2)            # PINGPONG since 2026-12-05: faster under triton 3.8 (claims)
 _D128_TIMED = dict(_D128, pingpong=False)           # the schedule OVERLAP's 3.6 run timed OVERLAP and persistence in
 _D128C = _ws(128, 2, True, True, False, 2)

@@ -28,8 +28,8 @@ BWD_FLOP_FACTOR = 2.5                   # backward = 2.5 x forward FLOPs, as is 
 REL_TOL = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-3, "float64": 1e-9}
 
 # A cell's per-call times whose p20-p80 spread exceeds this share of their median: a per-call ratio with it on
-# either side is no steadier than that (marked in docs/BENCHMARKS.md, named on the speed page; CUDA-graph columns
-# are the steadier comparison). H100 recordings of the h200-fa4 preset had 13-36 such cells of 64.
+# either side is no steadier than that (marked in docs/BENCHMARKS.md, named on the speed page, each beside the
+# CUDA-graph columns, which time the same calls as replays)
 SPREAD_NOISY = 0.05
 
 CONFIG_KEYS = ("n", "d", "causal", "dtype", "batch", "heads", "mode")
