@@ -152,6 +152,7 @@ def test_half_in_dense_causal_launches_by_triton():
     for v in ("38", "36"):
         rec = json.loads((TUNE / HALF_C.format(v)).read_text(encoding="utf-8"))
         assert rec["triton"] == f"3.{v[1]}.0" and rec["device"].startswith("NVIDIA H100") and rec["switches"] == {}
+        assert rec["git_commit"].startswith("596dc4a")                        # before HALF's dense default
         assert rec["command"].startswith("python -m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1")
         assert {(r["d"], r["n"], r["causal"]) for r in rec["rows"]} == {(d, n, True) for d in (64, 128)
                                                                          for n in (4096, 8192, 16384)}
@@ -177,7 +178,7 @@ def test_half_in_dense_causal_launches_by_triton():
 def test_the_forward_beside_fa4_with_half_in_dense_causal_launches():
     """The forward grid beside FA4 at 701240a (3.8's defaults there: HALF in dense causal launches, SKIP; H100):
     ours is still below FA4 in every cell (issue 32's forward target, >= 1, not met), closest at N = 4096, d = 64
-    causal, where the diagonal tiles are the largest share of the work."""
+    causal."""
     rec = json.loads((TUNE / "nvidia-h100-fa4-rounds-fwd-half-triton38-2026-12-06.json").read_text(encoding="utf-8"))
     assert rec["triton"] == "3.8.0" and rec["git_commit"].startswith("701240a") and rec["switches"] == {}
     vs = {(r["n"], r["d"], bool(r["causal"])): fa4_rounds.ratios(r, "fa4")[0] for r in rec["rows"]}
