@@ -1,5 +1,6 @@
-"""The CPU compile recordings that kernels/ws_switches.py's docstrings cite hold what those docstrings say (no GPU:
-the files were made by tools.compile_check, which builds for sm_90 and reads ptxas's output and the SASS)."""
+"""The CPU compile recordings that kernels/ws_switches.py's (and ws_schedule.half_default's) docstrings cite hold
+what those docstrings say (no GPU: the files were made by tools.compile_check, which builds for sm_90 and reads
+ptxas's output and the SASS)."""
 from __future__ import annotations
 
 import re
@@ -76,3 +77,19 @@ def test_d128_backward_spills_least_at_the_tables_launch():
                        and f["dp_zero"] == "0")
         assert default == min(b for _, b in mine)
         assert all(b > default for f, b in mine if f["mode"] == "frag" and (f["next"] == "1" or f["dp_zero"] == "1"))
+
+
+def test_half_in_the_dense_causal_launches_builds_as_the_schedule_says():
+    """cpu-sm90-compile-half (ws_schedule.half_default cites it): the table's dense causal launches (one tile per
+    program, three consumers at d = 64, two at d = 128) with HALF's half steps, which 3.8 runs from 701240a: no
+    spill at d = 128, 56 B at d = 64 where whole tiles spill none (and it still timed faster there)."""
+    from flashviz_kernels import ws_schedule
+    (builds,) = _sections(TUNE / "cpu-sm90-compile-half-triton38-2026-12-06.txt").values()
+    dense = {(f["NC"], f["d"], f.get("half", "0")): b for f, _, b in _dense(builds)
+             if f["causal"] == "1" and f["persistent"] == "0"}
+    for d in (64, 128):
+        *_, pers, nc = ws_schedule.CONFIGS[(d, True)]         # (block_m, ..., persistent, consumers)
+        assert not pers and (d, nc) in ((64, 3), (128, 2))
+        assert dense[(str(nc), str(d), "0")] == 0
+    assert dense[("2", "128", "1")] == 0 and dense[("3", "64", "1")] == 56
+    assert ws_schedule.half_default(64, True, version="3.8.0") and ws_schedule.half_default(128, True, version="3.8.0")
