@@ -199,6 +199,18 @@ def test_the_table_shows_each_times_spread_and_names_the_noisy_ones():
     assert abs(per_call - graph) > SPREAD_NOISY                 # why the caption is there: the two ways disagree
 
 
+def test_noisy_impls_are_those_past_the_threshold_only():
+    """speed_live.noisy_impls: strictly above SPREAD_NOISY counts, at it or without a spread (an OOM, a CPU cell
+    without quantiles) does not; labels in the page's language."""
+    from flashviz.bench.spec import SPREAD_NOISY
+    from flashviz.ui.speed_live import noisy_impls
+    rows = [dict(impl="fast", spread=SPREAD_NOISY + 1e-9), dict(impl="sdpa-cudnn", spread=SPREAD_NOISY),
+            dict(impl="naive", spread=None), dict(impl="fa4", spread=0.2)]
+    for lang in ("en", "zh"):
+        assert noisy_impls(rows, lang) == [charts.impl_label(i, lang) for i in ("fast", "fa4")]
+    assert noisy_impls(rows[1:3], "en") == []
+
+
 def test_per_call_and_graph_times_differ_most_at_the_smallest_n():
     """The caption's trend, in the training run: for `fast`, per-call over graph time is largest at N = 1024 in
     every (mode, d, causal)."""
