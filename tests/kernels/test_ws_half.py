@@ -164,6 +164,7 @@ def test_half_in_dense_causal_launches_by_triton():
     for r in (1, 2):
         off, on = (json.loads((TUNE / HALF_C_AB.format(h, r)).read_text(encoding="utf-8")) for h in (0, 1))
         assert off["switches"] == {ws.HALF_ENV: "0"} and on["switches"] == {ws.HALF_ENV: "1"}
+        assert off["git_commit"].startswith("596dc4a") and on["git_commit"].startswith("596dc4a")
         cells = dict(fa4_rounds.ab(off, on, "sdpa-cudnn"))
         assert len(cells) == 4
         wins += sum(x > 1.0 for x in cells.values())
