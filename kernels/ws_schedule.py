@@ -116,8 +116,8 @@ def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = Fal
     most; 3.9's ptxas spills the persistent window's HALF build several times more than 3.8's
     (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). In dense causal launches (the diagonal tile the
     first consumers see half of) it was faster on an H100 under 3.8 in every cell of same-process rounds
-    (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json), though at d = 64 its build spills 56 B
-    where whole tiles spill none (tune/cpu-sm90-compile-half-triton38-2026-12-06.txt), and slower under 3.6, most
+    (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json), though at d = 64 its build spills where
+    whole tiles do not (tune/cpu-sm90-compile-half-triton38-2026-12-06.txt), and slower under 3.6, most
     at d = 64 (...-triton36-...). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
     env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
     if env is None:

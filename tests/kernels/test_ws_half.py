@@ -2,9 +2,9 @@
 a table row's half is the default (ws_schedule.HALF_TRITONS for bands, HALF_DENSE_TRITONS for dense causal rows), the
 H100 window fits that keep it off under 3.9 and on under 3.8 there, and the dense causal rounds that keep it to 3.8."""
 import json
+import statistics
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from flashviz_kernels import gates, ws, ws_schedule, ws_switches
@@ -168,7 +168,7 @@ def test_half_in_dense_causal_launches_by_triton():
         cells = dict(fa4_rounds.ab(off, on, "sdpa-cudnn"))
         assert len(cells) == 4
         wins += sum(x > 1.0 for x in cells.values())
-        means.append(float(np.exp(np.mean(np.log(list(cells.values()))))))
+        means.append(statistics.geometric_mean(cells.values()))
     assert wins == 7 and all(m > 1.0 for m in means), (wins, means)
     assert "3.8.0".startswith(ws_schedule.HALF_DENSE_TRITONS) and not "3.6.0".startswith(ws_schedule.HALF_DENSE_TRITONS)
     envs = [r.evidence.env for r in gates.rows("ws-half") if "3.8.0".startswith(r.triton)
