@@ -142,6 +142,23 @@ def expect_text(locator, text: str, timeout: int = 30000) -> None:
     expect(locator.first).to_have_text(text, timeout=timeout)
 
 
+def expect_eval(locator, script: str, want, timeout: int = 30000, step_ms: int = 100):
+    """Wait until `locator.evaluate(script)` (first element) equals `want`; an AssertionError names the last value read.
+    For what the page draws after the element itself (a style sheet Streamlit mounts later, a pseudo-element's text):
+    read once, it can catch the element before the sheet that styles it, on a busy machine."""
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            got = locator.first.evaluate(script)
+        except Exception as e:                                   # noqa: BLE001 (an element redrawn between reads)
+            got = e
+        if got == want:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"after {timeout} ms: {got!r} != {want!r}")
+        locator.page.wait_for_timeout(step_ms)
+
+
 def no_exception(page) -> None:
     """Neither Streamlit's exception box nor a raw traceback on the page."""
     assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
