@@ -40,8 +40,9 @@ def dq_mode(request, monkeypatch):
     switch)."""
     from helpers.dispatch import ws_bwd_launch
     if request.param == "mask asm":
-        from flashviz_kernels import ws_bwd
-        monkeypatch.setattr(ws_bwd, "MASK_DEFAULT", "asm")
+        from flashviz_kernels import ws_bwd, ws_bwd_switches
+        monkeypatch.setattr(ws_bwd_switches, "MASK_DEFAULT", "asm")      # where mask_code reads it
+        assert ws_bwd.mask_code(None) == ws_bwd.MASK_MODES["asm"]
     elif request.param.startswith("next"):
         from flashviz_kernels import ws_bwd
         monkeypatch.setenv(ws_bwd.NEXT_ENV, "2" if request.param == "next 2" else "1")
