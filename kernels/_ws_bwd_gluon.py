@@ -73,8 +73,9 @@ EXP (kernels/_ws_bwd_exp.py): 1 and 3 wait for dP^T together with S^T, so dS's m
 exponentials; 2 and 3 compute half of the exponentials as a cubic on the FMA pipe. ROTATE: program j walks its
 unmasked query blocks starting at block j (mod their count), so the programs of one head spread their dQ adds over
 different rows. The dQ helpers (the modes' MMAs and adds) are in _ws_bwd_dq.py, the walk over query blocks
-(ranges, rotation, ring slots) in _ws_bwd_walk.py. NEXT 1 (ws_bwd.next_default) walks the same blocks in
-_ws_bwd_next.py instead, each block's next S^T issued right behind its dK (the TMA modes from "tma2" on, PREFETCH 2).
+(ranges, rotation, ring slots) and the producer warp in _ws_bwd_walk.py. NEXT 1 (ws_bwd.next_default) walks the
+same blocks in _ws_bwd_next.py instead, each block's next S^T issued right behind its dK (the TMA modes from "tma2"
+on, PREFETCH 2).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -84,8 +85,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
 from ._ws_bwd_exp import exp2_tile, mask_p
 from ._ws_bwd_next import blocks_next
-from ._ws_bwd_walk import block_row, head, key_block, query_ranges, ring, rotation
-from .gluon_shims import thread_barrier, tma_load, tma_store
+from ._ws_bwd_walk import block_row, head, key_block, producer, query_ranges, ring, rotation
+from .gluon_shims import tma_store
 
 
 @gluon.jit
@@ -304,60 +305,6 @@ def _consumer1(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSA
 
 
 @gluon.jit
-def _producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
-              GQA: gl.constexpr, PREFETCH: gl.constexpr):
-    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
-    bh = head()
-    start_k = key_block() * (2 * 64)
-    mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
-    kv_bh = bh
-    if GQA:                                           # query head bh's K/V head
-        kv_bh = (bh // n_heads) * (n_heads // groups) + (bh % n_heads) // groups
-    for c in gl.static_range(2):
-        tma_load(desc_k, [kv_bh, start_k + c * 64, 0], kv_bar,
-                                        k_smem.index(c).reshape([1, 64, D]))
-        tma_load(desc_v, [kv_bh, start_k + c * 64, 0], kv_bar,
-                                        v_smem.index(c).reshape([1, 64, D]))
-    lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
-    n_masked = (full - lo + end - hi) // BM
-    _load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE,   # masked edges, in order
-                 PREFETCH)
-    _load_blocks(a, n_masked, full, hi, hi, 0, BM, D, STAGES, ROTATE, TABLE, PREFETCH)   # the full ones, as consumed
-
-
-@gluon.jit
-def _load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-                 ROTATE: gl.constexpr, TABLE: gl.constexpr, PREFETCH: gl.constexpr):
-    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ...
-    (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
-    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
-     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
-     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
-    bh = head()
-    stat_l: gl.constexpr = gl.BlockedLayout([1, BM // 32], [1, 32], [1, 1], [1, 0])
-    count = (hi - lo) // BM
-    r0 = rotation(count)
-    for it in range(count):
-        c = c0 + it
-        st, ph = ring(c, STAGES)
-        mbarrier.wait(empty.index(st), ph ^ 1)        # fresh barriers pass phase 1 at once
-        bar = ready.index(st)
-        start = block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
-        if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
-            rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
-            base = bh.to(gl.int64) * n_q              # load, store, load, store: as timed (_row_stats loads both first)
-            stats_smem.index(2 * st).store(gl.load(LSE + base + rows, mask=rows < n_q, other=float("inf")))
-            stats_smem.index(2 * st + 1).store(gl.load(DELTA + base + rows, mask=rows < n_q, other=0.0))
-            thread_barrier()                          # every lane's stores before lane 0's arrive (release)
-        mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
-        tma_load(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
-        tma_load(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
-
-
-@gluon.jit
 def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk_scale, qk_inv, sm_scale, n_q, n_k,
            n_dq, desc_dq, KEYB, TILES, keyb_b, tiles_b, n_heads, groups, BM: gl.constexpr, D: gl.constexpr,
            STAGES: gl.constexpr, CAUSAL: gl.constexpr, DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr,
@@ -410,5 +357,5 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
                       PREFETCH, EXP, MASK, NEXT)),
         (_consumer1, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, STATS_ACC, EARLY_DQ, TABLE, DQ_FIRST,
                       PREFETCH, EXP, MASK, NEXT)),
-        (_producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
+        (producer, (a, BM, D, STAGES, CAUSAL, DQ_SPLIT, ROTATE, DQ_MODE, TABLE, GQA, PREFETCH))],
         [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

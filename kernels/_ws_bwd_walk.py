@@ -1,8 +1,13 @@
 """The walk over query blocks shared by the ws backward's producer and consumers (kernels/_ws_bwd_gluon.py): which
 query blocks a key block visits (masked and unmasked ranges), in which order (ROTATE, and the gap over a TABLE launch's
-full blocks) and at which ring slot and phase. Imported by _ws_bwd_gluon.py only."""
+full blocks) and at which ring slot and phase; and the producer warp itself, which loads the key block's K and V once
+and then each walked block's Q_i and dO_i (PREFETCH 2: with its lse and delta) into the ring. Imported by
+_ws_bwd_gluon.py only."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier
+
+from .gluon_shims import thread_barrier, tma_load
 
 
 @gluon.jit
@@ -104,3 +109,57 @@ def block_row(lo, count, it, r0, gap_at, gap, BM: gl.constexpr, ROTATE: gl.const
     """First row of the it-th query block the consumers' and the producer's loops walk (_ws_bwd_gluon.py: they
     agree; r0 = rotation(count))."""
     return skip_gap(block_start(lo, count, it, r0, BM, ROTATE), gap_at, gap, TABLE)
+
+
+@gluon.jit
+def producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
+              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
+              GQA: gl.constexpr, PREFETCH: gl.constexpr):
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
+    bh = head()
+    start_k = key_block() * (2 * 64)
+    mbarrier.expect(kv_bar, 2 * desc_k.block_type.nbytes + 2 * desc_v.block_type.nbytes)
+    kv_bh = bh
+    if GQA:                                           # query head bh's K/V head
+        kv_bh = (bh // n_heads) * (n_heads // groups) + (bh % n_heads) // groups
+    for c in gl.static_range(2):
+        tma_load(desc_k, [kv_bh, start_k + c * 64, 0], kv_bar,
+                                        k_smem.index(c).reshape([1, 64, D]))
+        tma_load(desc_v, [kv_bh, start_k + c * 64, 0], kv_bar,
+                                        v_smem.index(c).reshape([1, 64, D]))
+    lo, full, hi, end = query_ranges(bh, start_k, n_q, n_k, tiles, tiles_b, n_heads, BM, 2 * 64, CAUSAL, TABLE)
+    n_masked = (full - lo + end - hi) // BM
+    load_blocks(a, 0, lo, lo + n_masked * BM, full, hi - full, BM, D, STAGES, False, TABLE,   # masked edges, in order
+                 PREFETCH)
+    load_blocks(a, n_masked, full, hi, hi, 0, BM, D, STAGES, ROTATE, TABLE, PREFETCH)   # the full ones, as consumed
+
+
+@gluon.jit
+def load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+                 ROTATE: gl.constexpr, TABLE: gl.constexpr, PREFETCH: gl.constexpr):
+    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ...
+    (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
+    (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
+     kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
+     keyb_b, tiles_b, n_heads, groups, stats_smem) = a
+    bh = head()
+    stat_l: gl.constexpr = gl.BlockedLayout([1, BM // 32], [1, 32], [1, 1], [1, 0])
+    count = (hi - lo) // BM
+    r0 = rotation(count)
+    for it in range(count):
+        c = c0 + it
+        st, ph = ring(c, STAGES)
+        mbarrier.wait(empty.index(st), ph ^ 1)        # fresh barriers pass phase 1 at once
+        bar = ready.index(st)
+        start = block_row(lo, count, it, r0, gap_at, gap, BM, ROTATE, TABLE)
+        if PREFETCH == 2:                             # lse, delta of the block into the stage, then the arrive
+            rows = start + gl.expand_dims(gl.arange(0, BM, layout=gl.SliceLayout(0, stat_l)), 0)    # (1, BM)
+            base = bh.to(gl.int64) * n_q              # load, store, load, store: as timed (_row_stats loads both first)
+            stats_smem.index(2 * st).store(gl.load(LSE + base + rows, mask=rows < n_q, other=float("inf")))
+            stats_smem.index(2 * st + 1).store(gl.load(DELTA + base + rows, mask=rows < n_q, other=0.0))
+            thread_barrier()                          # every lane's stores before lane 0's arrive (release)
+        mbarrier.expect(bar, desc_q.block_type.nbytes + desc_do.block_type.nbytes)
+        tma_load(desc_q, [bh, start, 0], bar, q_smem.index(st).reshape([1, BM, D]))
+        tma_load(desc_do, [bh, start, 0], bar, do_smem.index(st).reshape([1, BM, D]))
