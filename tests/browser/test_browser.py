@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import expect
 
 from helpers import stepper_snapshot
-from helpers.browser import (EXCEPTION, app_pages, expect_count, expect_some, expect_text, has_cjk_font, no_exception,
-                          settle)
+from helpers.browser import (EXCEPTION, app_pages, expect_count, expect_eval, expect_some, expect_text, has_cjk_font,
+                             no_exception, settle)
 from flashviz.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -277,21 +277,19 @@ def test_page_zip_and_manifest(browser, app_url, tmp_path):
 
 # ----------------------------------------------------------------------------- presenter mode and quiz
 
-def _root_font(page) -> str:
-    return page.evaluate("getComputedStyle(document.documentElement).fontSize")
-
-
 def test_presenter_mode(browser, app_url):
     page = _open(browser, app_url, query="present=1&lang=en")
     exit_button = page.get_by_role("button", name=t("present.exit", "en"))
     exit_button.wait_for(timeout=30000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
     settle(page, draw_ms=300)
-    assert _root_font(page) == "20px"                                        # larger text (present.CSS)
-    box = page.locator("[data-testid=stSidebar]").bounding_box()
-    assert box is None or box["width"] == 0 or box["x"] + box["width"] <= 0  # sidebar folded away
-    assert page.locator(".js-plotly-plot .gtitle").first.evaluate(
-        "e => parseFloat(e.style.fontSize || getComputedStyle(e).fontSize)") >= 20   # chart titles larger too
+    # read until drawn (a style sheet can land after the element it styles on a busy machine: helpers.browser)
+    expect_eval(page.locator("html"), "e => getComputedStyle(e).fontSize", "20px")      # larger text (present.CSS)
+    expect_eval(page.locator("body"), """() => { const s = document.querySelector('[data-testid=stSidebar]');
+        if (!s) return true; const r = s.getBoundingClientRect(); return r.width === 0 || r.right <= 0; }""",
+                True)                                                                # sidebar folded away
+    expect_eval(page.locator(".js-plotly-plot .gtitle"),
+                "e => parseFloat(e.style.fontSize || getComputedStyle(e).fontSize) >= 20", True)  # chart titles too
     no_exception(page)
     exit_button.click()
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '16px'", timeout=30000)
