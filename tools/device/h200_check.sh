@@ -2,8 +2,8 @@
 # The H200 check of two triton-3.8-only forward defaults timed on H100s only (2026-12-06): HALF in dense causal
 # launches (ws_schedule.HALF_DENSE_TRITONS) and SKIP (ws_switches.SKIP_TRITONS). Two calls on a lent nvidia-h200,
 # each carrying .whl/t38 (tools/device/pack.sh triton 3.8.0); FA4 is not needed (cuDNN is the A/B's peer):
-#   export FLASHVIZ_GIT_COMMIT=<full hash of the committed tree>; bash tools/device/h200_check.sh time    (~8 min)
-#   export FLASHVIZ_GIT_COMMIT=<...>; bash tools/device/h200_check.sh suite                               (~7 min)
+#   export FLASHVIZ_GIT_COMMIT=<full hash of the committed tree>; bash tools/device/h200_check.sh time    (~9 min)
+#   export FLASHVIZ_GIT_COMMIT=<...>; bash tools/device/h200_check.sh suite                               (~8 min)
 # "time": HALF's switch in same-process rounds (the H100 file's command, 5 rounds), then SKIP's A/B in alternating
 # processes (fv_ab, 2 pairs); "suite": the ws forward's GPU tests at 3.8's defaults. On another GPU it stops after
 # unpacking triton: what it would record is about the H200. Files land in $OUT; name them
@@ -19,10 +19,10 @@ case "$gpu" in *H200*) ;; *) echo "not an H200 ($gpu): nothing run"; exit 0 ;; e
 
 case "$stage" in
 time)
-    timeout 240 python3 -m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1 --mode fwd --d 64 128 --causal 1 \
+    timeout 200 python3 -m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1 --mode fwd --d 64 128 --causal 1 \
         --n 4096 8192 16384 --rounds 5 --out "$OUT/half-switch-t38.json" > "$OUT/half-switch-t38.log" 2>&1
     echo "half rc $?"; tail -8 "$OUT/half-switch-t38.log"
-    FV_AB_ARGS="--rounds 3 --rep-ms 60 --mode fwd --d 64 --n 4096 16384" fv_ab FLASHVIZ_WS_SKIP skip38 2 \
+    FV_AB_S=85 FV_AB_ARGS="--rounds 3 --rep-ms 60 --mode fwd --d 64 --n 4096 16384" fv_ab FLASHVIZ_WS_SKIP skip38 2 \
         > "$OUT/skip-ab.txt" 2>&1
     cat "$OUT/skip-ab.txt"
     tar czf "$OUT/ab.tgz" -C "$OUT" ab && rm -rf "$OUT/ab"             # 8 files at most come back
