@@ -1,7 +1,7 @@
 """Everything the browser needs to step through one configuration with no server: the payload (pure, no streamlit).
 
 One JSON document per (configuration, language), built once and cached by the page (flashviz/ui/stepper_view.py),
-read by flashviz/client/player.js and embedded in the offline page (flashviz.charts.export.stepper_html):
+read by flashviz/client/player.js and embedded in the offline page (flashviz.charts.offline.stepper_html):
 
   arrays   every step's numbers as little-endian float64 in base64 (exact: NaN and ±∞ survive, no rounding):
            the row's scores (N); per tile tile_max, m, alpha, l, tile_sum, rescaled, err (max |o/ℓ − exact|), gap

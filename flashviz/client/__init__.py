@@ -7,7 +7,7 @@
     stepper.css   its look
 
 `module_js()` is what the component runs (an ES module); `player_js()` is the same code without the Streamlit entry,
-for the offline page (flashviz.charts.export.stepper_html). plotly.js is the copy inside the installed plotly package:
+for the offline page (flashviz.charts.offline.stepper_html). plotly.js is the copy inside the installed plotly package:
 `plotly_assets()` writes it, gzip-compressed once, into a folder this server serves (flashviz.ui.stepper_view).
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from flashviz.charts import export
+from flashviz.charts import export, offline
 from flashviz.infra.cache import MiB, memo
 from flashviz.charts import stepper as charts
 from flashviz.charts import stepper_payload
@@ -157,7 +157,7 @@ def offline_html(cfg: Config, lang: str) -> bytes:
                             seed=cfg.seed), keys=t("stepper.keys_hint", lang),
                  formula=t("stepper.exp_formula", lang), acc=t("stepper.exp_acc", lang),
                  note=t("stepper.offline_note", lang, version=export.__version__))
-    return export.stepper_html(stepper_view.payload(cfg, lang), texts, lang, meta=dict(configuration=cfg.to_dict()))
+    return offline.stepper_html(stepper_view.payload(cfg, lang), texts, lang, meta=dict(configuration=cfg.to_dict()))
 
 
 def _exports(cfg: Config, lang: str) -> None:
