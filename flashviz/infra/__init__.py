@@ -2,5 +2,6 @@
 
 errors (typed exceptions, localized), units (sizes and dtypes), literal (outside text shown as text), cache
 (process-wide caches of read-only objects), runqueue (one line for slow runs), runlog (server-side run times),
-images (PNG / SVG through kaleido and one Chromium per process), serve (a class behind HAProxy).
+images (PNG / SVG through kaleido and one Chromium per process), procs (/proc reads about its helper
+processes), serve (a class behind HAProxy).
 """

@@ -24,10 +24,10 @@ import shutil
 import signal
 import threading
 import time
-from pathlib import Path
 from types import MappingProxyType
 
 from .errors import FlashvizError
+from .procs import children, running, singleton_dirs, stopped
 
 START_TIMEOUT_S = 20.0          # a cold start takes 3-10 s on a busy 2-core machine
 IMAGE_TIMEOUT_S = 8.0           # one image; a warm browser needs ~0.3 s
@@ -124,57 +124,6 @@ def _retry(error: Why, wait: float) -> Why:
 
 # ----------------------------------------------------------------------------- one browser
 
-def _children(pid: int) -> list[int] | None:
-    """Child process ids from /proc (None where there is no /proc)."""
-    tasks = Path(f"/proc/{pid}/task")
-    if not tasks.is_dir():
-        return None
-    out = []
-    for task in tasks.iterdir():
-        try:
-            out += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return out
-
-
-def _proc_state(pid: int) -> str:
-    """The process's state letter from /proc ("" when it is gone)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return ""
-
-
-def _running(pid: int) -> bool:
-    return _proc_state(pid) not in ("", "Z", "X")
-
-
-def _stopped(pid: int) -> bool:
-    """Stopped (SIGSTOP) or traced: it will not answer until someone continues it."""
-    return _proc_state(pid) in ("T", "t")
-
-
-def _singleton_dirs(pids: list[int]) -> set[Path]:
-    """The /tmp/org.chromium.Chromium.* folders that these Chromium processes' profiles point their SingletonSocket
-    at. Chromium removes its folder only when it exits cleanly; a killed one leaves it behind (one per browser)."""
-    out = set()
-    for pid in pids:
-        try:
-            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        for a in args:
-            if a.startswith("--user-data-dir="):
-                try:
-                    sock = Path(os.readlink(Path(a.split("=", 1)[1]) / "SingletonSocket"))
-                except OSError:
-                    continue
-                if sock.parent.name.startswith("org.chromium.Chromium."):
-                    out.add(sock.parent)
-    return out
-
-
 class _Renderer:
     """One kaleido (one Chromium tab) on an event loop in a daemon thread."""
 
@@ -201,7 +150,7 @@ class _Renderer:
             self.kill()
             raise
         proc = self.process                                          # read now: kill() may find Chromium dead
-        self.singletons = _singleton_dirs(_children(proc.pid) or []) if proc is not None else set()
+        self.singletons = singleton_dirs(children(proc.pid) or []) if proc is not None else set()
 
     @property
     def process(self):
@@ -212,10 +161,10 @@ class _Renderer:
         proc = self.process
         if not self.thread.is_alive() or proc is None or proc.poll() is not None:
             return False
-        kids = _children(proc.pid)
+        kids = children(proc.pid)
         if kids is None:
             return True
-        return not _stopped(proc.pid) and not any(map(_stopped, kids)) and any(map(_running, kids))
+        return not stopped(proc.pid) and not any(map(stopped, kids)) and any(map(running, kids))
 
     def answers(self, timeout: float = PING_TIMEOUT_S) -> bool:
         """Chromium answers a DevTools command (Browser.getVersion) within `timeout` seconds."""
@@ -265,13 +214,13 @@ class _Renderer:
     def kill(self) -> None:
         """Stop the browser (its process group: the launcher, Chromium and its helpers), then the loop."""
         proc = self.process
-        left = self.singletons | (_singleton_dirs(_children(proc.pid) or []) if proc is not None else set())
+        left = self.singletons | (singleton_dirs(children(proc.pid) or []) if proc is not None else set())
         if proc is not None and proc.poll() is None:
             try:
                 if os.getpgid(proc.pid) == proc.pid:                 # started in a session of its own
                     os.killpg(proc.pid, signal.SIGKILL)
                 else:
-                    for pid in (_children(proc.pid) or []) + [proc.pid]:
+                    for pid in (children(proc.pid) or []) + [proc.pid]:
                         os.kill(pid, signal.SIGKILL)
                 proc.wait(5)
             except Exception:                                        # already gone, or not ours to signal

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from helpers.app import APP
 
 from flashviz.charts import export
-from flashviz.infra import images
+from flashviz.infra import images, procs
 
 PNG = b"\x89PNG\r\n\x1a\n"
 pytestmark = pytest.mark.skipif(images.find_browser() is None, reason="no Chromium here")
@@ -45,7 +45,7 @@ def item(k: int = 0) -> export.ChartExport:
 def chromium() -> list[int]:
     """Process ids of Chromium under the running renderer's launcher."""
     r = images._state["renderer"]
-    kids = images._children(r.process.pid)
+    kids = procs.children(r.process.pid)
     assert kids and all("chrom" in open(f"/proc/{p}/comm").read() for p in kids), kids
     return kids
 
@@ -84,7 +84,7 @@ def test_a_killed_browser_is_replaced_on_the_next_export(fresh, spy):
     for pid in kids:
         os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30                               # a signal is delivered, not instant
-    while any(map(images._running, kids)) and time.monotonic() < deadline:
+    while any(map(procs.running, kids)) and time.monotonic() < deadline:
         time.sleep(0.05)
     svg = export.to_image(item(), "svg")
     assert svg.lstrip().startswith(b"<") and b"<svg" in svg[:400]
@@ -100,7 +100,7 @@ def test_a_stopped_browser_leaves_no_singleton_folder(fresh):
     """Chromium's SingletonSocket folder (/tmp/org.chromium.Chromium.*), which a killed Chromium cannot remove
     itself, goes with the browser: one per replaced browser would otherwise pile up on a classroom server."""
     assert export.to_image(item(), "png").startswith(PNG)
-    dirs = images._singleton_dirs(chromium())
+    dirs = procs.singleton_dirs(chromium())
     assert len(dirs) == 1 and all(d.is_dir() for d in dirs) and images._state["renderer"].singletons == dirs, dirs
     images.reset()
     assert not any(d.exists() for d in dirs), dirs
@@ -131,7 +131,7 @@ def test_a_browser_hung_mid_image_costs_one_timeout_and_the_zip_says_so(fresh, s
     render = images._Renderer.render
 
     def stop_then_render(self, fig, opts, timeout):                # the browser stops after the check
-        for pid in images._children(self.process.pid) or []:
+        for pid in procs.children(self.process.pid) or []:
             os.kill(pid, signal.SIGSTOP)
         return render(self, fig, opts, timeout)
     monkeypatch.setattr(images._Renderer, "render", stop_then_render)
