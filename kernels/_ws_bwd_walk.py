@@ -113,8 +113,10 @@ def block_row(lo, count, it, r0, gap_at, gap, BM: gl.constexpr, ROTATE: gl.const
 
 @gluon.jit
 def producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
-              DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
-              GQA: gl.constexpr, PREFETCH: gl.constexpr):
+             DQ_SPLIT: gl.constexpr, ROTATE: gl.constexpr, DQ_MODE: gl.constexpr, TABLE: gl.constexpr,
+             GQA: gl.constexpr, PREFETCH: gl.constexpr):
+    """The 1-warp producer partition: the key block's K and V once (GQA: its query head's K/V head), then Q_i and
+    dO_i of the blocks the consumers walk, the masked edges first, in the order they consume them."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a
@@ -138,9 +140,9 @@ def producer(a, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL:
 
 @gluon.jit
 def load_blocks(a, c0, lo, hi, gap_at, gap, BM: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
-                 ROTATE: gl.constexpr, TABLE: gl.constexpr, PREFETCH: gl.constexpr):
-    """Q_i, dO_i of the query blocks _blocks walks (the same lo, hi, gap_at, gap) into ring positions c0, c0 + 1, ...
-    (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
+                ROTATE: gl.constexpr, TABLE: gl.constexpr, PREFETCH: gl.constexpr):
+    """Q_i, dO_i of the query blocks _ws_bwd_gluon._blocks walks (the same lo, hi, gap_at, gap) into ring positions
+    c0, c0 + 1, ... (PREFETCH 2: and their lse, delta, stored by this warp's lanes before the stage's arrive)."""
     (desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, q_smem, do_smem, k_smem, v_smem, ds_smem,
      kv_bar, ready, empty, ds_ready, ds_free, qk_scale, qk_inv, sm_scale, n_q, n_k, n_dq, desc_dq, dq_smem, keyb, tiles,
      keyb_b, tiles_b, n_heads, groups, stats_smem) = a

@@ -247,7 +247,8 @@ def to_html(item: ChartExport) -> bytes:
 
 
 def escape(s: str) -> str:
-    """Text safe inside HTML elements (&, <, >; attribute values are not written with it)."""
+    """Text safe inside an HTML element (&, <, >). Quotes stay: an attribute written with it takes known values only
+    (offline.stepper_html's lang)."""
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
