@@ -32,18 +32,17 @@ import warnings
 from . import fallback, forward_table, gates, tables
 from .errors import KernelInputError, KernelUnavailable
 from .numerics import LOG2E
+from .ws_inputs import GRID_AXIS, HEAD_DIMS, check_docs, check_tile, input_problem, takes  # noqa: F401
 
 GATE = forward_table.GATES["ws"]
 HALF_GATE = "ws-half"                              # HALF's own rows (kernels/gates.py); 3.6/3.7.1 need half_code
 VERIFIED_TRITON = gates.versions(GATE)            # version prefixes the Gluon kernel was verified on (kernels/gates.py)
 VERIFIED_CAPABILITY = gates.capabilities(GATE)[0]  # Hopper (H100/H200); wgmma + setmaxnreg do not exist before sm_90
-HEAD_DIMS = (64, 128)
 from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSISTENT_ENV,  # noqa: E402,F401
                           L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most, half_default,
                           half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default,
                           schedule, tile_problem)
 
-GRID_AXIS = 65535        # CUDA's limit on a grid's second and third axes (query or key blocks; head groups)
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
 # 12 warps (4 + 4 + 1 padded): 384 x 168 = 2 x 128 x 240 + 128 x 24 = 64512 <= 64K; NC = 3 runs 16 warps:
@@ -147,32 +146,9 @@ def status() -> dict:
                 **schedule_lines(gate_reason(HALF_GATE), triton_version()))
 
 
-def takes(var) -> bool:
-    """What the ws forward takes: plain or causal attention, a causal sliding window (window (left, 0)), ALiBi on
-    causal ones, packed documents, any of them with GQA/MQA; no softcap."""
-    return (var.softcap is None and (var.slopes is None or var.right == 0)
-            and (var.right == 0 or (var.right == -1 and var.left == -1)))
-
-
 def unsupported(q, what: str = "kernel") -> str | None:
     """Why the Gluon kernel cannot take these inputs or run here at all, None when it can."""
     return _reason_unavailable() or input_problem(q, what)
-
-
-def input_problem(q, what: str = "kernel") -> str | None:
-    """Why the Gluon kernel (what: "kernel", or "backward" for kernels/ws_bwd.py, same input rules) cannot take these
-    inputs (CUDA, fp16/bf16, d 64 or 128), None when it can."""
-    import torch
-    if q.device.type != "cuda":
-        return f"q is on {q.device}; the Gluon {what} needs CUDA tensors"
-    if q.dtype not in (torch.float16, torch.bfloat16):
-        return f"the Gluon {what} takes float16 or bfloat16, not {q.dtype}"
-    if q.shape[3] not in HEAD_DIMS:
-        return f"the Gluon {what} takes head dim d in {HEAD_DIMS}, not {q.shape[3]}"
-    if q.shape[2] > GRID_AXIS * 128 or q.shape[0] * q.shape[1] > GRID_AXIS:     # the grids' 2nd and 3rd axes
-        return (f"the Gluon {what} takes up to {GRID_AXIS * 128} query rows and {GRID_AXIS} heads (B*H); got "
-                f"{q.shape[2]} and {q.shape[0] * q.shape[1]}")
-    return None
 
 
 def disable(reason: str) -> None:
@@ -239,14 +215,8 @@ def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool 
     bn = s["block_n"] if block_n is None else block_n
     bm = (128 if bn == WIDE_BN else 64 * consumers_default(d, causal, window, docs=docs)) if block_m is None \
         else block_m
-    _check_tile(bm, bn, d)
+    check_tile(bm, bn, d)
     return bm, bn, 4, s["stages"]
-
-
-def _check_tile(bm, bn, d) -> None:
-    why = tile_problem(bm, bn, d)
-    if why:
-        raise KernelInputError(why)
 
 
 @functools.lru_cache(maxsize=None)
@@ -297,24 +267,6 @@ def smem_bytes(d: int, block_n: int, stages: int, persistent: bool, itemsize: in
     return (2 if persistent else 1) * consumers * 64 * d * itemsize + 2 * stages * block_n * d * itemsize
 
 
-def _check_docs(docs, b: int, n_q: int, n_k: int, block_m: int):
-    """(row bounds, tile ranges) of packed documents for this launch's block_m, checked; (None, None) without."""
-    import torch
-    if docs is None:
-        return None, None
-    rowb, tiles = docs
-    n_t = (n_q + block_m - 1) // block_m
-    for x, shape in ((rowb, (n_q, 2)), (tiles, (n_t, 4))):
-        if not isinstance(x, torch.Tensor) or x.dtype != torch.int32 or x.dim() != 3 or x.shape[0] not in (1, b) \
-                or tuple(x.shape[1:]) != shape or not x.is_contiguous():
-            raise KernelInputError(f"the ws kernel's document tables are int32 contiguous (1 or B, Nq, 2) and (1 or B, "
-                                   f"ceil(Nq / block_m) = {n_t}, 4) for block_m = {block_m} (variants.tables); got "
-                                   f"{getattr(x, 'shape', type(x).__name__)}")
-    if n_q != n_k:
-        raise KernelInputError(f"packed documents need Nq == Nk; got {n_q}, {n_k}")
-    return rowb, tiles
-
-
 @functools.lru_cache(maxsize=None)
 def _sm_count(index: int) -> int:
     import torch
@@ -351,7 +303,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelUnavailable(f"impl='ws' cannot run here: {why}")
     if num_warps != 4:
         raise KernelInputError(f"the ws kernel runs 4 warps per consumer warpgroup; got num_warps = {num_warps}")
-    _check_tile(block_m, block_n, q.shape[3])
+    check_tile(block_m, block_n, q.shape[3])
     nc = block_m // 64
     if not 2 <= num_stages <= 4:
         raise KernelInputError(f"the ws kernel's K/V ring takes 2..4 stages; got {num_stages}")
@@ -369,7 +321,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
         raise KernelInputError(f"the ws kernel takes ALiBi with causal=True only, slopes float32 contiguous (1 or B, "
                                f"H) = (1 or {b}, {h}); got causal={causal}, {tuple(alibi_slopes.shape)} "
                                f"{alibi_slopes.dtype}")
-    rowb, tiles = _check_docs(docs, b, n_q, n_k, block_m)
+    rowb, tiles = check_docs(docs, b, n_q, n_k, block_m)
     band = window_left >= 0 or rowb is not None                    # a window's or documents' launch
     pers = persistent_default(d, causal, window_left >= 0, docs=rowb is not None) if persistent is None \
         else bool(persistent)
