@@ -32,7 +32,7 @@ import warnings
 from . import fallback, forward_table, gates, tables
 from .errors import KernelInputError, KernelUnavailable
 from .numerics import LOG2E
-from .ws_inputs import GRID_AXIS, HEAD_DIMS, check_docs, check_tile, input_problem, takes  # noqa: F401
+from .ws_inputs import GRID_AXIS, HEAD_DIMS, check_docs, input_problem, takes  # noqa: F401
 
 GATE = forward_table.GATES["ws"]
 HALF_GATE = "ws-half"                              # HALF's own rows (kernels/gates.py); 3.6/3.7.1 need half_code
@@ -217,6 +217,13 @@ def pick_config(q, k, *, causal: bool, block_m=None, block_n=None, window: bool 
         else block_m
     check_tile(bm, bn, d)
     return bm, bn, 4, s["stages"]
+
+
+def check_tile(bm, bn, d) -> None:
+    """KernelInputError where the ws kernel cannot run this tile (ws_schedule.tile_problem says why)."""
+    why = tile_problem(bm, bn, d)
+    if why:
+        raise KernelInputError(why)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,11 +1,10 @@
 """What the Gluon ws kernels take (kernels/ws.py re-exports every name here): the variants the forward takes
 (takes), the inputs both kernels take (input_problem: CUDA, fp16/bf16, d 64 or 128, the grid's limits; the ws
-backward applies the same rules), a launch's tile (check_tile) and packed documents' tables (check_docs). A reason
-string or a KernelInputError; no Gluon, no launch."""
+backward applies the same rules) and packed documents' tables (check_docs). A reason string or a KernelInputError;
+no Gluon, no launch, no schedule (ws.check_tile asks ws_schedule.tile_problem)."""
 from __future__ import annotations
 
 from .errors import KernelInputError
-from .ws_schedule import tile_problem
 
 HEAD_DIMS = (64, 128)
 GRID_AXIS = 65535        # CUDA's limit on a grid's second and third axes (query or key blocks; head groups)
@@ -32,12 +31,6 @@ def input_problem(q, what: str = "kernel") -> str | None:
         return (f"the Gluon {what} takes up to {GRID_AXIS * 128} query rows and {GRID_AXIS} heads (B*H); got "
                 f"{q.shape[2]} and {q.shape[0] * q.shape[1]}")
     return None
-
-
-def check_tile(bm, bn, d) -> None:
-    why = tile_problem(bm, bn, d)
-    if why:
-        raise KernelInputError(why)
 
 
 def check_docs(docs, b: int, n_q: int, n_k: int, block_m: int):
