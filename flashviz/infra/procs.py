@@ -1,7 +1,8 @@
-"""Linux /proc reads about helper processes (no streamlit, no browser library): a process's children, whether it is
-running or stopped, and the profile folders a Chromium leaves in /tmp. flashviz.infra.images uses them to tell a
-dead or hung export browser from a working one and to clean up after one it killed. Where there is no /proc they
-answer None or "" (unknown), never raise."""
+"""Linux /proc reads about helper processes (no streamlit, no browser library): a process's children, its stat fields
+and resident memory, whether it is running or stopped, and the profile folders a Chromium leaves in /tmp.
+flashviz.infra.images uses them to tell a dead or hung export browser from a working one and to clean up after one it
+killed; flashviz.infra.serve to watch a class's server processes. Where there is no /proc they answer None or ""
+(unknown), never raise."""
 from __future__ import annotations
 
 import os
@@ -22,12 +23,28 @@ def children(pid: int) -> list[int] | None:
     return out
 
 
+def stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the command name (state first, utime and stime at 11 and 12), or None."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def proc_state(pid: int) -> str:
     """The process's state letter from /proc ("" when it is gone)."""
+    return (stat_fields(pid) or [""])[0]
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of process `pid` in MiB (Linux /proc), or None."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return ""
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 def running(pid: int) -> bool:

@@ -29,6 +29,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from .procs import rss_mb, stat_fields
+
 ROOT = Path(__file__).resolve().parents[2]
 COOKIE = "FLASHVIZ_BACKEND"
 HAPROXY_CFG = """global
@@ -79,27 +81,9 @@ def haproxy_config(host: str, port: int, backends: list[int]) -> str:
     return HAPROXY_CFG.format(host=host, port=port, cookie=COOKIE, servers=servers)
 
 
-def _proc_stat(pid: int) -> list[str] | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of process `pid` in MiB (Linux /proc), or None."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
 class Cluster:
     """N `streamlit run app.py` backends on loopback ports and one HAProxy in front, as a context manager.
-    .url is the proxy; .pids the backends'; alive(), cpu_s() and rss_mb() read /proc like tests/helpers/browser.py's Server
+    .url is the proxy; .pids the backends'; alive(), cpu_s() and rss_mb() read /proc through flashviz.infra.procs
     (CPU summed over the backends, RSS of the largest one; rss_each() per backend)."""
 
     def __init__(self, procs: int, *, host: str = "127.0.0.1", port: int | None = None, log_dir: Path | None = None,
@@ -194,12 +178,12 @@ class Cluster:
 
     def alive(self) -> bool:
         procs = ([self.proxy] if self.proxy else []) + self.backends
-        return all(p.poll() is None and (_proc_stat(p.pid) or ["?"])[0] != "Z" for p in procs)
+        return all(p.poll() is None and (stat_fields(p.pid) or ["?"])[0] != "Z" for p in procs)
 
     def cpu_s(self) -> float | None:
         total = 0.0
         for pid in self.pids:
-            f = _proc_stat(pid)
+            f = stat_fields(pid)
             if f is None:
                 return None
             total += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from flashviz.infra.procs import stat_fields
 from flashviz.infra.serve import free_port, healthy, rss_mb  # noqa: F401  (healthy: GET /_stcore/health is 200)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,10 +59,10 @@ class Server:
 
     def cpu_s(self) -> float | None:
         """CPU seconds (user + system, all threads) the streamlit process has used so far (Linux /proc), or None."""
+        fields = stat_fields(self.pid)
         try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")    # utime, stime
-        except (OSError, IndexError, ValueError):
+        except (TypeError, IndexError, ValueError):                               # no /proc, or not a number
             return None
 
 
