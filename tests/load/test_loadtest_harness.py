@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 import loadtest
+import loadwatch
 from helpers.stepper_snapshot import engine, step_problems
 
 
@@ -29,7 +30,7 @@ class PendingWire:
 
 
 def hung_watch(**kw):
-    w = loadtest.Watch(FakeServer(**kw), 60)
+    w = loadwatch.Watch(FakeServer(**kw), 60)
     w.wires.append(PendingWire())
     return w
 
@@ -61,42 +62,42 @@ def snapshot(tr, step: int, seed: int, **over) -> dict:
 
 
 def until(page, watch, finished=lambda: True):
-    res = loadtest.Session(0, 12, 4)
-    return asyncio.run(loadtest._until(page, lambda s: step_problems(s, TR, 1, 12), watch, "next", res, finished))
+    res = loadwatch.Session(0, 12, 4)
+    return asyncio.run(loadwatch._until(page, lambda s: step_problems(s, TR, 1, 12), watch, "next", res, finished))
 
 
 TR = engine(12, 4)
 
 
 def test_the_right_state_passes_even_when_slow(monkeypatch):
-    monkeypatch.setattr(loadtest, "POLL_S", 0.001)
+    monkeypatch.setattr(loadwatch, "POLL_S", 0.001)
     page = FakePage(snapshot(TR, 1, 12), slow=50)
-    assert until(page, loadtest.Watch(FakeServer(), 60))["label"].startswith("Step 2 of 4")
+    assert until(page, loadwatch.Watch(FakeServer(), 60))["label"].startswith("Step 2 of 4")
     assert page.reads == 51
 
 
 def test_wrong_numbers_fail_once_the_page_has_settled(monkeypatch):
-    monkeypatch.setattr(loadtest, "POLL_S", 0.001)
-    monkeypatch.setattr(loadtest, "WRONG_S", 0.05)
+    monkeypatch.setattr(loadwatch, "POLL_S", 0.001)
+    monkeypatch.setattr(loadwatch, "WRONG_S", 0.05)
     other = engine(13, 4)                                     # another session's seed
     page = FakePage(snapshot(other, 1, 12))
     with pytest.raises(AssertionError, match="settled on a wrong state"):
-        until(page, loadtest.Watch(FakeServer(), 60))
+        until(page, loadwatch.Watch(FakeServer(), 60))
 
 
 def test_a_page_still_drawing_its_table_is_not_wrong(monkeypatch):
-    monkeypatch.setattr(loadtest, "POLL_S", 0.001)
-    monkeypatch.setattr(loadtest, "WRONG_S", 0.0)
-    monkeypatch.setattr(loadtest, "STALL_S", 0.2)
+    monkeypatch.setattr(loadwatch, "POLL_S", 0.001)
+    monkeypatch.setattr(loadwatch, "WRONG_S", 0.0)
+    monkeypatch.setattr(loadwatch, "STALL_S", 0.2)
     page = FakePage(snapshot(TR, 1, 12, tables=[]))             # settled, run finished, table not drawn yet
     with pytest.raises(AssertionError, match="hung"):         # only the stall watch ends it, never "wrong"
         until(page, hung_watch())
 
 
 def test_wrong_numbers_are_not_judged_before_the_servers_run_finished(monkeypatch):
-    monkeypatch.setattr(loadtest, "POLL_S", 0.001)
-    monkeypatch.setattr(loadtest, "WRONG_S", 0.0)
-    monkeypatch.setattr(loadtest, "STALL_S", 0.2)
+    monkeypatch.setattr(loadwatch, "POLL_S", 0.001)
+    monkeypatch.setattr(loadwatch, "WRONG_S", 0.0)
+    monkeypatch.setattr(loadwatch, "STALL_S", 0.2)
     page = FakePage(snapshot(engine(13, 4), 1, 12))
     with pytest.raises(AssertionError, match="hung"):         # only the stall watch ends it
         until(page, hung_watch(), finished=lambda: False)
@@ -105,12 +106,12 @@ def test_wrong_numbers_are_not_judged_before_the_servers_run_finished(monkeypatc
 def test_an_error_on_the_page_fails_at_once():
     page = FakePage(snapshot(TR, 0, 12, errors=["Traceback ..."]))
     with pytest.raises(AssertionError, match="shows an error"):
-        until(page, loadtest.Watch(FakeServer(), 60))
+        until(page, loadwatch.Watch(FakeServer(), 60))
     assert page.reads == 1
 
 
 def test_a_dead_server_fails_the_session():
-    watch = loadtest.Watch(FakeServer(alive=False), 60)
+    watch = loadwatch.Watch(FakeServer(alive=False), 60)
     asyncio.run(asyncio.wait_for(watch.monitor(), 5))
     assert watch.dead == "the server process exited"
     with pytest.raises(AssertionError, match="exited"):
@@ -118,8 +119,8 @@ def test_a_dead_server_fails_the_session():
 
 
 def test_a_slow_browser_with_nothing_waiting_on_the_server_is_not_hung(monkeypatch):
-    monkeypatch.setattr(loadtest, "STALL_S", 0.0)
-    watch = loadtest.Watch(FakeServer(), 60)
+    monkeypatch.setattr(loadwatch, "STALL_S", 0.0)
+    watch = loadwatch.Watch(FakeServer(), 60)
     assert watch.problem() == ""                              # no wire pending: the wait is the browser's
     watch.wires.append(PendingWire())
     assert "hung" in watch.problem()
@@ -129,7 +130,7 @@ def test_a_slow_browser_with_nothing_waiting_on_the_server_is_not_hung(monkeypat
 def test_a_hung_action_is_cancelled_by_the_watch(monkeypatch):
     """An action that never finishes: only the watch can end it (else pytest's timeout fails the test), and it
     cancels the action rather than leaving it running."""
-    monkeypatch.setattr(loadtest, "STALL_S", 0.3)
+    monkeypatch.setattr(loadwatch, "STALL_S", 0.3)
     watch = hung_watch()
     seen = []
 
