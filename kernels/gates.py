@@ -126,6 +126,11 @@ VERIFIED = (
     Verified("ws-backward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-backward-defaults"),
                                                   TESTS["ws-backward"])),
     Verified("timeline", "3.8.", (9, 0), Suite(SUITE.format("3.8.0"), TESTS["timeline"])),
+    # the ws forward's and backward's test files together with 3.8's defaults (HALF and SKIP on, nothing forced),
+    # on an H100 at 432154f: the tree after the input rules, the backward's switches and its producer warp moved
+    # into files of their own (same PTX), the first GPU run of those moves
+    *(Verified(path, "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-defaults"), TESTS[path]))
+      for path in ("ws-forward", "ws-half", "ws-backward")),
     # the ws forward's and backward's test files (and tests/kernels/test_ws_lpt.py) after the causal grids took head
     # groups (grids (G, blocks, B*H / G)), with FLASHVIZ_WS_LPT=1 forcing G > 1 into every causal launch of one tile
     # or key block per program (ws_schedule.lpt_default), on an H100 at 45a02aa under 3.6 and 3.8
