@@ -4,7 +4,6 @@ input as a message, both languages. The committed two-GPU recording is test_ring
 from float64 numpy, the engine's pure functions, or the recording's JSON read directly."""
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +18,6 @@ from flashviz.charts.ring import human_ms  # noqa: E402
 from flashviz.i18n import t  # noqa: E402
 
 PAGE = "ring"
-RING_DIR = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "ring"
-RECORDING = RING_DIR / "nvidia-h200-x2-2026-11-30b.json"
-COMPARE = RING_DIR / "compare" / "nvidia-h200-x2-2026-11-30-plain-512k.json"    # plain ring, not listed on the page
 GIB = 2 ** 30
 
 
