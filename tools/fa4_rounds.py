@@ -5,6 +5,7 @@
     python -m tools.fa4_rounds --ab OFF.json ON.json [OFF2.json ON2.json ...]    # a switch's A/B (no GPU)
     python -m tools.fa4_rounds --switch FLASHVIZ_WS_LPT ...    # ours with the switch at 0 and at 1, in each round
     python -m tools.fa4_rounds --switch FLASHVIZ_WS_CONSUMERS=3,2 ...    # ... at two other values: OFF,ON
+    python -m tools.fa4_rounds --clocks ...    # and each impl's SM clock, power and temperature per round
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
 recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
@@ -15,11 +16,14 @@ once per round, the order rotated every round (tune_record.time_rounds). A ratio
 with cuDNN's first (max |difference| over the output and, for bwd, the three gradients), so a wrong call cannot
 pass for a fast one. --switch ENV times ours twice a round, as "fast" with ENV=0 and as "fast ENV=1" (set around
 each call, so a graph captures that launch; ENV=OFF,ON: those two values): a switch read at launch time (not at a
-module's import) compared in one process, round by round, instead of in alternating processes (--ab).
+module's import) compared in one process, round by round, instead of in alternating processes (--ab). --clocks
+samples nvidia-smi while each impl is timed (tools.gpu_clocks): its median SM clock, power draw and temperature per
+round, and the clock event reasons seen, so a slower impl that ran at a lower clock (a power cap) shows as such.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -62,7 +66,8 @@ def parse_switch(spec: str) -> tuple[str, str, str]:
     return name, off, on
 
 
-def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None) -> dict:
+def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None,
+         sampler=None) -> dict:
     import torch
 
     from flashviz.bench import graph_timing, measure
@@ -89,7 +94,16 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
         out = r.pop("out", None)
         if out is not None and ref is not None:
             r["maxerr"] = max(float((a - b).abs().max()) for a, b in zip(out, ref))
-    times = time_rounds(runs, rounds, lambda fn: statistics.median(graph_timing.replay_times(fn, rep_ms)))
+    names = {id(fn): impl for impl, fn in runs.items()}
+
+    def bench(fn):
+        with sampler.window(names[id(fn)]) if sampler else contextlib.nullcontext():
+            return statistics.median(graph_timing.replay_times(fn, rep_ms))
+    times = time_rounds(runs, rounds, bench)
+    if sampler:
+        for impl, c in sampler.summary().items():
+            row["impls"][impl]["clocks"] = c
+        sampler.windows.clear()                     # the next cell's summary reads its own windows only
     for impl, t in times.items():
         if isinstance(t, str):                      # the first call ran (maxerr kept); the timing did not
             row["impls"][impl]["error"] = t
@@ -115,6 +129,10 @@ def line(row: dict) -> str:
         r = ratios(row, "fast", on) if peer == on else ratios(row, peer)    # the switch: off ms / on ms
         label = f"speed-up of {on[5:]} over {row.get('switch', {}).get('off', '0')}" if peer == on else f"vs {peer}"
         parts.append(f"{label} " + ("-" if r is None else f"{r[0]:.3f} ({r[1]:.3f}-{r[2]:.3f})"))
+    clocks = [f"{i} {statistics.median(v):.0f}" for i, r in row["impls"].items()
+              if (v := [x for x in r.get("clocks", {}).get("sm_mhz", []) if x is not None])]
+    if clocks:
+        parts.append("SM MHz " + " ".join(clocks))
     return f"{row['mode']} N={row['n']} d={row['d']} causal={int(row['causal'])}: {ms} ms | " + " | ".join(parts)
 
 
@@ -166,6 +184,7 @@ def main() -> None:
     ap.add_argument("--ab", type=Path, nargs="+", help="print a switch's A/B from recordings: OFF ON [OFF ON ...]")
     ap.add_argument("--switch", metavar="ENV[=OFF,ON]",
                     help="time ours with ENV=0 and ENV=1 (or OFF and ON) in each round (FLASHVIZ_*)")
+    ap.add_argument("--clocks", action="store_true", help="sample each impl's SM clock and power (nvidia-smi)")
     a = ap.parse_args()
     if a.switch:
         try:
@@ -181,15 +200,21 @@ def main() -> None:
     from tools.tune_record import record_header
     rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms)
     rec["timer"] = "CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved"
-    for mode in a.mode:
-        for d in a.d:
-            for n in a.n:
-                for causal in a.causal:
-                    row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch)
-                    rec["rows"].append(row)
-                    print(line(row), flush=True)
-                    if a.out:
-                        a.out.write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
+    from tools.gpu_clocks import Sampler
+    with Sampler() if a.clocks else contextlib.nullcontext() as sampler:
+        if sampler is not None:
+            rec["clocks"] = dict(command=" ".join(sampler.cmd), error=sampler.error)
+        for mode in a.mode:
+            for d in a.d:
+                for n in a.n:
+                    for causal in a.causal:
+                        row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch, sampler)
+                        rec["rows"].append(row)
+                        print(line(row), flush=True)
+                        if sampler is not None:
+                            rec["clocks"]["error"] = sampler.error
+                        if a.out:
+                            a.out.write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

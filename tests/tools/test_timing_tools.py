@@ -207,3 +207,68 @@ def test_fa4_rounds_switch_takes_two_other_values():
                impls={"fast": dict(ms=2.0, ms_all=[2.0, 2.0]), "fast FLASHVIZ_WS_CONSUMERS=2": dict(ms=1.6,
                       ms_all=[1.6, 2.5])})
     assert "speed-up of FLASHVIZ_WS_CONSUMERS=2 over 3 1.025 (0.800-1.250)" in fa4_rounds.line(row)
+
+
+def _smi_lines(t0: str, rows) -> str:
+    """nvidia-smi loop lines (tools.gpu_clocks.FIELDS) at 100 ms steps from t0 ("YYYY/MM/DD HH:MM:SS")."""
+    import datetime
+    start = datetime.datetime.strptime(t0, "%Y/%m/%d %H:%M:%S")
+    return "".join(f"{(start + datetime.timedelta(milliseconds=100 * k)).strftime('%Y/%m/%d %H:%M:%S.%f')[:-3]}, "
+                   f"{mhz}, {w}, {c}, {bits}\n" for k, (mhz, w, c, bits) in enumerate(rows))
+
+
+def test_gpu_clocks_parses_a_loop_line_and_names_the_reasons():
+    """tools.gpu_clocks.parse: the timestamp as unix time, numbers, "[N/A]" as None, the reasons' hex bits; what
+    is not a sample (a header, an error) is None."""
+    import datetime
+
+    from tools import gpu_clocks
+    t, mhz, w, c, bits = gpu_clocks.parse("2026/12/06 16:40:56.250, 1755, 612.48, 61, 0x0000000000000004\n")
+    assert t == datetime.datetime(2026, 12, 6, 16, 40, 56, 250000).timestamp()
+    assert (mhz, w, c, bits) == (1755.0, 612.48, 61.0, 4)
+    assert gpu_clocks.parse("2026/12/06 16:40:56.250, 1980, [N/A], 40, [N/A]")[1:] == (1980.0, None, 40.0, None)
+    assert gpu_clocks.parse("timestamp, clocks.current.sm [MHz], power.draw [W], temperature.gpu, x") is None
+    assert gpu_clocks.parse('Field "clocks_event_reasons.active" is not a valid field to query.') is None
+    assert gpu_clocks.reason_names(0x4 | 0x20) == ["power cap", "software thermal"]
+    assert gpu_clocks.reason_names(0) == [] and gpu_clocks.reason_names(0x10000) == ["0x10000"]
+
+
+def test_gpu_clocks_sampler_gives_each_window_its_own_samples(tmp_path):
+    """Sampler reads a child's loop lines (here a script printing fixed ones) and summary() takes, per window, the
+    median of the samples inside it and the OR of their reasons; a window with no sample has None and 0."""
+    import datetime
+    import sys
+
+    from tools import gpu_clocks
+    rows = [(1980, 500, 50, "0x0")] * 3 + [(1755, 700, 60, "0x4"), (1740, 690, 61, "0x4"), (1800, 680, 62, "0x20")]
+    (tmp_path / "smi.txt").write_text("not a sample\n" + _smi_lines("2026/01/02 03:04:05", rows))
+    cmd = [sys.executable, "-c", f"print(open({str(tmp_path / 'smi.txt')!r}).read(), end='')"]
+    with gpu_clocks.Sampler(cmd=cmd) as s:
+        pass
+    assert len(s.samples) == 6 and s.error == "not a sample"
+    t0 = datetime.datetime(2026, 1, 2, 3, 4, 5).timestamp()
+    s.windows = [("fa4", t0 - 0.05, t0 + 0.25), ("fast", t0 + 0.25, t0 + 0.55), ("fast", t0 + 9, t0 + 10)]
+    got = s.summary()
+    assert got["fa4"] == dict(sm_mhz=[1980.0], power_w=[500.0], temp_c=[50.0], reasons=[0], samples=[3])
+    assert got["fast"] == dict(sm_mhz=[1755.0, None], power_w=[690.0, None], temp_c=[61.0, None],
+                               reasons=[0x24, 0], samples=[3, 0])
+
+
+def test_gpu_clocks_without_nvidia_smi_says_why_and_times_on():
+    from tools import gpu_clocks
+    with gpu_clocks.Sampler(cmd=["/nonexistent/nvidia-smi"]) as s:
+        with s.window("fast"):
+            pass
+    assert "nvidia-smi" in s.error and s.summary()["fast"]["sm_mhz"] == [None]
+
+
+def test_fa4_rounds_line_adds_each_impls_median_clock():
+    """--clocks: line() ends with each impl's median SM clock over its rounds (rounds without samples left out)."""
+    from tools import fa4_rounds
+    row = dict(mode="fwd", n=16384, d=128, causal=False,
+               impls={"fast": dict(ms=30.0, ms_all=[30.0, 27.0, 31.0], clocks=dict(sm_mhz=[1700.0, 1980.0, None])),
+                      "fa4": dict(ms=26.5, ms_all=[26.5, 26.4, 26.6], clocks=dict(sm_mhz=[1980.0, 1980.0, 1965.0])),
+                      "sdpa-cudnn": dict(ms=29.0, ms_all=[29.0, 28.0, 30.0])})
+    assert fa4_rounds.line(row).endswith(" | SM MHz fast 1840 fa4 1980")
+    del row["impls"]["fast"]["clocks"], row["impls"]["fa4"]["clocks"]
+    assert "SM MHz" not in fa4_rounds.line(row)
