@@ -169,3 +169,26 @@ def test_every_test_file_a_gate_needs_exists():
     for path, names in gates.TESTS.items():
         for f in names:
             assert (root / f).is_file(), (path, f)
+
+
+def test_the_readmes_install_table_is_the_gates(monkeypatch):
+    """README, "What a GPU install gets": each install's row names exactly the paths kernels/gates.py opens for its
+    triton on sm_90 (H100 and H200); "the same" repeats the row above."""
+    import re
+    from pathlib import Path
+    monkeypatch.delenv(gates.UNVERIFIED_ENV, raising=False)
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| install | triton | fast paths that run |", 1)[1].split("\n\n", 1)[0]
+    words = {"Gluon forward and backward": {"ws-forward", "ws-half", "ws-backward"}, "timeline": {"timeline"},
+             "all four": set(gates.PATHS)}
+    said, last = {}, None
+    for line in table.strip().splitlines()[1:]:
+        _, version, runs = (c.strip() for c in line.strip("|").split("|"))
+        paths = last if runs == "the same" else set().union(*(v for k, v in words.items() if k in runs))
+        said[{"3.8": "3.8.0", "3.7.1": "3.7.1", "3.6": "3.6.0"}[version]] = last = paths
+    assert set(said) == {"3.6.0", "3.7.1", "3.8.0"}
+    for version, paths in said.items():
+        assert paths == {p for p in gates.PATHS if gates.why_not(p, version, (9, 0)) is None}, version
+    pins = re.search(r'"(triton[<>=.,0-9]+);', (root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pins and f"`{pins[1]}`" in readme, pins           # the range the README quotes is the project's
