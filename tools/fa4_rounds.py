@@ -97,10 +97,10 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
     names = {id(fn): impl for impl, fn in runs.items()}
 
     def bench(fn):
-        with sampler.window(names[id(fn)]) if sampler else contextlib.nullcontext():
+        with sampler.window(names[id(fn)]) if sampler is not None else contextlib.nullcontext():
             return statistics.median(graph_timing.replay_times(fn, rep_ms))
     times = time_rounds(runs, rounds, bench)
-    if sampler:
+    if sampler is not None:
         for impl, c in sampler.summary().items():
             row["impls"][impl]["clocks"] = c
         sampler.windows.clear()                     # the next cell's summary reads its own windows only

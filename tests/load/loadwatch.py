@@ -1,7 +1,8 @@
 """The load test's client-side watch (tests/load/loadtest.py): how a simulated student's session waits for its page
 and when it gives up. A session fails on what Watch reports (a dead or hung server, the run's hard cap) or on a page
 that settled on wrong numbers, never on a fixed time per action; Wire times the websocket messages that matter.
-tests/load/loadtest.py re-exports these names; tests/load/test_loadtest_harness.py drives them with fake pages.
+tests/load/loadtest.py re-exports the classes and functions; the constants live here only, so a test patches them
+here (tests/load/test_loadtest_harness.py drives them with fake pages).
 """
 from __future__ import annotations
 
