@@ -66,14 +66,14 @@ def test_readme_backward_headline_is_the_newest_training_recording():
     assert re.search(rf"replayed as CUDA graphs: {span('sdpa-cudnn', (64,))} cuDNN at d = 64, "
                      rf"{span('sdpa-cudnn', (128,))} at d = 128", row)
     assert (f"{span('fa4', (64, 128))} at N ≥ 4096 replayed as CUDA graphs in the newest training run"
-            in readme.replace("\n", " "))
+            in " ".join(readme.split()))
 
 
 def test_readme_fa4_sentence_is_the_newest_fa4_recording():
     """The README's FA4 paragraph quotes the newest h200-fa4 recording: `fast` over FA4 and FA4 and `fast` over
     cuDNN, forward and backward, as ranges over its 16 cells (two decimals)."""
     root = DATA.parents[1]
-    text = (root / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    text = " ".join((root / "README.md").read_text(encoding="utf-8").split())
     newest = sorted(DATA.glob("nvidia-h200-fa4-*.json"))[-1]
     cells = load_dataset(newest)["cells"]
 

@@ -117,7 +117,7 @@ def test_rounds_narrowed_fast_against_ws_in_the_heavy_cell_but_slow_calls_remain
 
 
 def test_the_readme_names_the_files_and_counts_their_cells(runs):
-    text = (DATA.parents[1] / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    text = " ".join((DATA.parents[1] / "README.md").read_text(encoding="utf-8").split())
     for files in RUNS.values():
         assert f"`{'assets/benchmarks/' if files[2].endswith('38.json') else ''}{files[2]}`" in text
     assert "`assets/benchmarks/tune/nvidia-h100-fa4-preset-rounds-*`" in text

@@ -197,7 +197,7 @@ FA4_BEFORE = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-pair-triton38-2026-1
 def test_backward_beside_fa4_with_the_d64_defaults():
     """The backward with 3.8's defaults at 4e746bd (next_s 1 and dP^T from zero at d = 64) beside FlashAttention-4
     and cuDNN, fa4_rounds --mode bwd on an H100, two processes per head dim, and two more at 8860cb7 (the same
-    kernels) with both head dims (README's FA4 paragraph): faster than cuDNN in every cell of every run; against
+    kernels) with both head dims: faster than cuDNN in every cell of every run; against
     FA4 behind in geometric mean at both head dims (the issue's aim is not met), at d = 64 by less than at fd2176c
     (the same tool, device and triton, before dP^T from zero), at d = 128 about as much (within 1 %)."""
     import json

@@ -43,7 +43,7 @@ def _recording(tag):
 @pytest.mark.parametrize("tag", FITS + (HALF_FIT, HALF_FIT_36) + H100_FITS + (H100_FA4,))
 def test_committed_fits_are_their_rows(tag):
     """Each committed run: its key and query tiles are key_tiles' at its tiles (B * H heads), and its stored fit is
-    the least squares of its window rows (so README's per-query-tile figures come from the timings)."""
+    the least squares of its window rows (so its per-key-tile and per-query-tile figures come from the timings)."""
     rec = _recording(tag)
     heads = rec["batch"] * rec["heads"]
     assert rec["device"].startswith("NVIDIA H100" if "h100" in tag else "NVIDIA H200")
