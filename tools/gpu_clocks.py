@@ -6,12 +6,12 @@ process (no Python NVML binding needed; the lent machines have nvidia-smi):
             bench(fast)
     s.summary()["fast"]    # {"sm_mhz": [median per window], "power_w": [...], "temp_c": [...], "reasons": [...]}
 
-Why: in tools.fa4_rounds and the h200-fa4 preset at N = 16384 our per-call times spread bimodally (fast and ws, one
-kernel, 10 % apart in one run) while FA4's stayed tight; whether ours ran at a lower SM clock (a power cap) or did
-more work is a question of clocks, which these samples answer per implementation and round. Each sample carries
-nvidia-smi's own timestamp (milliseconds), so a buffered pipe does not shift it; a window is the host's wall time
-around the timed call, which synchronises with the GPU before it returns. `reasons` is the OR of the NVML clock
-event reasons seen in a window (REASONS names the bits; 0 when the GPU ran at its full clock).
+Why: in the h200-fa4 preset at N = 16384 our per-call times spread bimodally, fast and ws (one kernel) apart, while
+FA4's stayed tight (assets/benchmarks/nvidia-h100-fa4-2026-12-06f-triton38.json); whether ours ran at a lower SM
+clock (a power cap) or did more work is a question of clocks, which these samples answer per implementation and
+round. Each sample carries nvidia-smi's own timestamp (milliseconds), so a buffered pipe does not shift it; a window
+is the host's wall time around the timed call, which synchronises with the GPU before it returns. `reasons` is the
+OR of the NVML clock event reasons seen in a window (REASONS names the bits; 0 when the GPU ran at its full clock).
 """
 from __future__ import annotations
 

@@ -238,13 +238,17 @@ def test_gpu_clocks_sampler_gives_each_window_its_own_samples(tmp_path):
     median of the samples inside it and the OR of their reasons; a window with no sample has None and 0."""
     import datetime
     import sys
+    import time
 
     from tools import gpu_clocks
     rows = [(1980, 500, 50, "0x0")] * 3 + [(1755, 700, 60, "0x4"), (1740, 690, 61, "0x4"), (1800, 680, 62, "0x20")]
     (tmp_path / "smi.txt").write_text("not a sample\n" + _smi_lines("2026/01/02 03:04:05", rows))
-    cmd = [sys.executable, "-c", f"print(open({str(tmp_path / 'smi.txt')!r}).read(), end='')"]
+    # like nvidia-smi's loop, the child runs until the sampler ends it: wait for its lines (however slow it starts)
+    cmd = [sys.executable, "-c", f"import time; print(open({str(tmp_path / 'smi.txt')!r}).read(), end='', "
+           "flush=True); time.sleep(600)"]
     with gpu_clocks.Sampler(cmd=cmd) as s:
-        pass
+        while len(s.samples) < 6 and s._proc.poll() is None:
+            time.sleep(0.01)
     assert len(s.samples) == 6 and s.error == "not a sample"
     t0 = datetime.datetime(2026, 1, 2, 3, 4, 5).timestamp()
     s.windows = [("fa4", t0 - 0.05, t0 + 0.25), ("fast", t0 + 0.25, t0 + 0.55), ("fast", t0 + 9, t0 + 10)]
