@@ -6,6 +6,7 @@
     python -m tools.fa4_rounds --switch FLASHVIZ_WS_LPT ...    # ours with the switch at 0 and at 1, in each round
     python -m tools.fa4_rounds --switch FLASHVIZ_WS_CONSUMERS=3,2 ...    # ... at two other values: OFF,ON
     python -m tools.fa4_rounds --clocks ...    # and each impl's SM clock, power and temperature per round
+    python -m tools.fa4_rounds --timer calls ...    # one call at a time, L2 cleared (the bench's own per-call timer)
 
 `python -m flashviz.bench --preset h200-fa4` times each impl once per cell, one after the other; between two of its
 recordings (fa4-2026-12-03b and 03c) an impl's time in one cell moved by more than the gaps between the impls it
@@ -19,6 +20,10 @@ each call, so a graph captures that launch; ENV=OFF,ON: those two values): a swi
 module's import) compared in one process, round by round, instead of in alternating processes (--ab). --clocks
 samples nvidia-smi while each impl is timed (tools.gpu_clocks): its median SM clock, power draw and temperature per
 round, and the clock event reasons seen, so a slower impl that ran at a lower clock (a power cap) shows as such.
+--timer calls times each call alone as the bench's recordings do (measure.time_calls: triton's do_bench, L2 cleared
+before each call, CUDA events) instead of graph replays, and keeps each round's 10th / 50th / 90th percentile: the
+bench's per-call medians of ours at N = 16384 were bimodal where its graph replays were not, and rounds of this timer
+say whether that is the call or the machine.
 """
 from __future__ import annotations
 
@@ -66,8 +71,20 @@ def parse_switch(spec: str) -> tuple[str, str, str]:
     return name, off, on
 
 
+CALL_QS = (0.1, 0.5, 0.9)   # --timer calls: the per-call percentiles kept per round
+
+
+def call_bench(fn, rep_ms: float, quantiles: list) -> float:
+    """--timer calls: one round's median ms of fn timed call by call (measure.time_calls, L2 cleared before each);
+    CALL_QS's percentiles of that round are appended to quantiles."""
+    from flashviz.bench import measure
+    times = measure.time_calls(fn, "cuda", warmup_ms=25.0, rep_ms=rep_ms, min_reps=10, est_ms=0.0)
+    quantiles.append([measure.quantile(times, q) for q in CALL_QS])
+    return measure.quantile(times, 0.5)
+
+
 def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None,
-         sampler=None) -> dict:
+         sampler=None, timer: str = "graph") -> dict:
     import torch
 
     from flashviz.bench import graph_timing, measure
@@ -95,9 +112,12 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
         if out is not None and ref is not None:
             r["maxerr"] = max(float((a - b).abs().max()) for a, b in zip(out, ref))
     names = {id(fn): impl for impl, fn in runs.items()}
+    quantiles = {impl: [] for impl in runs}
 
     def bench(fn):
         with sampler.window(names[id(fn)]) if sampler is not None else contextlib.nullcontext():
+            if timer == "calls":
+                return call_bench(fn, rep_ms, quantiles[names[id(fn)]])
             return statistics.median(graph_timing.replay_times(fn, rep_ms))
     times = time_rounds(runs, rounds, bench)
     if sampler is not None:
@@ -109,6 +129,8 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
             row["impls"][impl]["error"] = t
         else:
             row["impls"][impl].update(ms=statistics.median(t), ms_all=t)
+            if quantiles[impl]:
+                row["impls"][impl]["call_q"] = quantiles[impl]     # per round: CALL_QS's percentiles, ms
     return row
 
 
@@ -185,6 +207,8 @@ def main() -> None:
     ap.add_argument("--switch", metavar="ENV[=OFF,ON]",
                     help="time ours with ENV=0 and ENV=1 (or OFF and ON) in each round (FLASHVIZ_*)")
     ap.add_argument("--clocks", action="store_true", help="sample each impl's SM clock and power (nvidia-smi)")
+    ap.add_argument("--timer", choices=["graph", "calls"], default="graph",
+                    help="graph replays (default) or one call at a time with L2 cleared, as the bench records")
     a = ap.parse_args()
     if a.switch:
         try:
@@ -199,7 +223,9 @@ def main() -> None:
         return
     from tools.tune_record import record_header
     rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms)
-    rec["timer"] = "CUDA-graph replays (graph_timing.replay_times), median per round, rounds interleaved"
+    rec["timer"] = ("CUDA-graph replays (graph_timing.replay_times)" if a.timer == "graph" else
+                    f"calls one at a time, L2 cleared (measure.time_calls); call_q: percentiles {list(CALL_QS)}"
+                    ) + ", median per round, rounds interleaved"
     from tools.gpu_clocks import Sampler
     with Sampler() if a.clocks else contextlib.nullcontext() as sampler:
         if sampler is not None:
@@ -208,7 +234,7 @@ def main() -> None:
             for d in a.d:
                 for n in a.n:
                     for causal in a.causal:
-                        row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch, sampler)
+                        row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch, sampler, a.timer)
                         rec["rows"].append(row)
                         print(line(row), flush=True)
                         if sampler is not None:

@@ -276,3 +276,19 @@ def test_fa4_rounds_line_adds_each_impls_median_clock():
     assert fa4_rounds.line(row).endswith(" | SM MHz fast 1840 fa4 1980")
     del row["impls"]["fast"]["clocks"], row["impls"]["fa4"]["clocks"]
     assert "SM MHz" not in fa4_rounds.line(row)
+
+
+def test_fa4_rounds_call_timer_keeps_each_rounds_percentiles(monkeypatch):
+    """--timer calls: a round's time is the median of its calls (the bench's own per-call timer, faked here with
+    known times), and each round's 10th / 50th / 90th percentiles are kept, so a bimodal impl shows as a wide round."""
+    from flashviz.bench import measure
+    from tools import fa4_rounds
+    rounds = iter([[1.0, 2.0, 3.0, 4.0, 5.0], [10.0, 10.0, 30.0]])
+    seen = []
+    monkeypatch.setattr(measure, "time_calls", lambda fn, device, warmup_ms, rep_ms, min_reps, est_ms:
+                        seen.append((device, rep_ms)) or next(rounds))
+    q = []
+    assert fa4_rounds.call_bench(lambda: None, 300.0, q) == 3.0
+    assert fa4_rounds.call_bench(lambda: None, 300.0, q) == 10.0
+    assert seen == [("cuda", 300.0)] * 2
+    assert q == [[1.4, 3.0, 4.6], [10.0, 10.0, 26.0]]
