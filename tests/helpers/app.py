@@ -3,6 +3,7 @@ Pages are named by their slug in flashviz.ui.pages ("stepper", "blocks", ...).""
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +69,16 @@ def kernel_panel_view(at: AppTest) -> dict | None:
     kernel = {f: np.array([float(x) if ok else np.nan for x, ok in zip(df[f"{sym} kernel"], ran)])
               for f, sym in (("m", "m"), ("l", "ℓ"), ("alpha", "α"))}
     return dict(max_diff=float(shown["Max difference"]), tol=float(tol), ran=ran, kernel=kernel)
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """The page's Plotly charts as figure specs, in page order."""
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def chart_specs_by_key(at: AppTest) -> dict[str, dict]:
+    """The page's Plotly charts as figure specs, by their widget key."""
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 def array(a) -> np.ndarray:

@@ -1,12 +1,8 @@
 """The page "Ring attention" read back under AppTest (tests/pages/test_ring_page.py, test_ring_recorded.py): its
 Plotly charts as specs, one chart by title, a chart's traces by name, its Markdown, metrics and a table by a column."""
-import json
 
 from flashviz.i18n import t
-
-
-def charts(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+from helpers.app import chart_specs as charts
 
 
 def chart(at, title: str) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from helpers import app as app_util
-from helpers.app import array, clean
+from helpers.app import chart_specs_by_key as charts, array, clean
 from flashviz.i18n import t
 from flashviz.infra.literal import unmd
 
@@ -59,10 +59,6 @@ def demo_shown(at: AppTest) -> dict:
     return dict(n=int(re.search(r"N = (\d+)", head).group(1)),
                 ours_err=[float(x) for x in table(at, "grads")["ours: max |Δ| vs float64"]],
                 naive_new=nbytes("naive: new bytes saved"), ours_new=nbytes("ours: new bytes saved"))
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from helpers import app as app_util
-from helpers.app import array, clean
+from helpers.app import chart_specs_by_key as specs, array, clean
 
-from flashviz.bench import hbm, hbm_dataset
+from flashviz.bench import hbm_dataset
 from flashviz.i18n import t
 from flashviz.engine.lessons import (ALIGNS, alignment_blocks, alignment_summary, dropout_state_bytes, score_matrix_bytes,
                                      unfused_stages)
@@ -23,10 +23,6 @@ SMALL = dict(n=16, d=4, block_m=4, block_n=4, dtype="float32")
 
 def open_page(page, **values):
     return app_util.open_page(page, **({**SMALL, **values} if page == BLOCKS else values))
-
-
-def specs(at) -> dict:
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 def tcfg(at, page=BLOCKS):

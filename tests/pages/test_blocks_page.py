@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from helpers import app as app_util
-from helpers.app import array, clean
+from helpers.app import chart_specs as charts, array, clean
 
 from flashviz.engine.decoding import build_paged_cache
 from flashviz.i18n import t
@@ -35,10 +35,6 @@ def open_page(page: str = BLOCKS, **values) -> AppTest:
     if page == BLOCKS:
         values = {**SMALL, **values}
     return app_util.open_page(page, **values)
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
 def metrics(at: AppTest) -> dict[str, str]:

@@ -3,11 +3,9 @@
 bytes in assets/hbm); the H200 preset shows the H200's hierarchy and points."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.app import array, cfg_key, clean, open_page
+from helpers.app import chart_specs_by_key as specs, array, cfg_key, clean, open_page
 from flashviz.bench import hbm_dataset
 from flashviz.engine.hardware import gpu, hierarchy_rows
 from flashviz.i18n import t
@@ -16,10 +14,6 @@ from flashviz.engine.tiling import make_config
 from flashviz.ui.hardware_more import hbm_recordings, timing_datasets
 
 HW = "hardware"
-
-
-def specs(at) -> dict:
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
 
 
 def recorded_points(n=4096, d=128, causal=False):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
-from helpers.app import APP, array, clean, open_page  # noqa: E402
+from helpers.app import chart_specs as _charts, APP, array, clean, open_page  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from flashviz.engine import kernel_timeline as kt  # noqa: E402
 from flashviz.bench import timeline_dataset as td  # noqa: E402
@@ -34,10 +34,6 @@ def recorded(tmp_path, monkeypatch):
 @pytest.fixture
 def none(tmp_path, monkeypatch):
     monkeypatch.setattr(td, "DEFAULT_DIR", tmp_path / "absent")
-
-
-def _charts(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
