@@ -48,6 +48,10 @@ NC3_H100 = "assets/benchmarks/tune/nvidia-h100-consumers-d64-triton{}-2026-12-06
 PERS_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-triton38-2026-12-06.json"
 PERS_PP0_H100 = "assets/benchmarks/tune/nvidia-h100-fa4-rounds-persistent-pp0-d128-triton38-2026-12-06.json"  # both
 ONE, PERS = dict(name="fast"), dict(name="fast FLASHVIZ_WS_PERSISTENT=1")                 # without PINGPONG (CARRY)
+# the same question call by call (L2 cleared, the bench's timer) at N = 16384, SM clocks sampled: there "fast" ran
+# persistent and "fast FLASHVIZ_WS_PERSISTENT=0" one tile per program
+PERS_CALLS_H100 = "assets/benchmarks/tune/nvidia-h100-fwd16k-calls-clocks-persistent-triton38-2026-12-06.json"
+ONE_CALLS, PERS_CALLS = dict(name="fast FLASHVIZ_WS_PERSISTENT=0"), dict(name="fast")
 # HALF (FLASHVIZ_WS_HALF=1) against whole tiles (=0, "fast" there) in dense causal launches, same-process rounds on an
 # H100: under 3.8 faster in every cell (ws_schedule.HALF_DENSE_TRITONS), under 3.6 slower in every cell
 HALF_C_H100 = "assets/benchmarks/tune/nvidia-h100-fwd-half-switch-causal-triton{}-2026-12-06.json"
@@ -158,7 +162,8 @@ def _nc3(causal):
                    dict(d=64, causal=causal), within=0.93),) + \
         tuple(Faster(NC3_H100.format(v), dict(name="fast"), dict(name="fast FLASHVIZ_WS_CONSUMERS=2"),
                      dict(d=64, causal=causal)) for v in ("36", "38")) + \
-        (Faster(PERS_H100, ONE, PERS, dict(d=64, causal=causal)),)
+        (Faster(PERS_H100, ONE, PERS, dict(d=64, causal=causal)),
+         Faster(PERS_CALLS_H100, ONE_CALLS, PERS_CALLS, dict(d=64, causal=causal)))
 
 
 WS_LAUNCHES = (
@@ -166,14 +171,14 @@ WS_LAUNCHES = (
            "and with this schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix: "
            "PINGPONG over the three at least 1 % faster than without in every cell, 2 stages within 1 % "
            "of 3; under triton 3.8 faster than the 3-stage row without PINGPONG in every cell; one tile per "
-           "program faster than persistent on an H100 (3.8)",
+           "program faster than persistent on an H100 (3.8; call by call too, at N = 16384)",
            _nc3(False) + _fa4_mix(False)),
     Launch("ws", "dense", dims(64), True, dict(_D64, half=True), "three consumers at least 7 % faster than two, "
            "and with this schedule faster than two on an H100 in every cell from N = 4096 (3.6, 3.8); FA4's mix (2 "
            "stages, OVERLAP, PINGPONG) the fastest of six schedules in geometric mean; under triton 3.8 faster than "
            "the 3-stage row without PINGPONG in every cell; one tile per program faster than persistent on an H100 "
-           "(3.8); HALF (the diagonal tile's half a consumer sees, run as that half) faster on an H100 under 3.8, "
-           "slower under 3.6 (ws_schedule.HALF_DENSE_TRITONS keeps it to 3.8)",
+           "(3.8; call by call too, at N = 16384); HALF (the diagonal tile's half a consumer sees, run as that "
+           "half) faster on an H100 under 3.8, slower under 3.6 (ws_schedule.HALF_DENSE_TRITONS keeps it to 3.8)",
            _nc3(True) + _fa4_mix(True) + _half_dense(64)),
     Launch("ws", "dense", dims(128), False, _D128, "OVERLAP at least 2 % faster at every N and persistent faster "
            "than one tile per program (timed without PINGPONG, triton 3.6); PINGPONG faster than without in every "
@@ -182,14 +187,16 @@ WS_LAUNCHES = (
            "before CARRY (the launch without PINGPONG, since re-written), timed PINGPONG slower in geometric mean",
            _d128_claims()),
     Launch("ws", "dense", dims(128), True, dict(_D128C, half=True), "OVERLAP at least 2 % faster at every N; with "
-           "PINGPONG, one tile per program (faster than persistent on an H100 under 3.8 too, and without PINGPONG, "
+           "PINGPONG, one tile per program (faster than persistent on an H100 under 3.8 too, call by call too at "
+           "N = 16384, and without PINGPONG, "
            "where persistent launches carry a tile's last P·V into the next); HALF faster on an H100 under 3.8, "
            "slower under 3.6 (ws_schedule.HALF_DENSE_TRITONS keeps it to 3.8)",
            (_overlap_on(_D128C, 128, True, 0.98),
             Faster(OVERLAP, _D128C, dict(_D128C, pingpong=False), dict(d=128, causal=True)),
             Faster(OVERLAP, _D128C, dict(_D128C, persistent=True), dict(d=128, causal=True)),
             Faster(PERS_H100, ONE, PERS, dict(d=128, causal=True)),
-            Faster(PERS_PP0_H100, ONE, PERS, dict(d=128, causal=True))) + _half_dense(128)),
+            Faster(PERS_PP0_H100, ONE, PERS, dict(d=128, causal=True)),
+            Faster(PERS_CALLS_H100, ONE_CALLS, PERS_CALLS, dict(d=128, causal=True))) + _half_dense(128)),
     Launch("ws", "window", dims(64), True, dict(persistent=True, consumers=2, **_D64_BAND),
            "persistent with two consumers: the fastest ws schedule timed, before and after OVERLAP and on an H100 "
            "under 3.8 (3 stages, no PINGPONG: the dense row's when timed)",
