@@ -23,7 +23,9 @@ round, and the clock event reasons seen, so a slower impl that ran at a lower cl
 --timer calls times each call alone as the bench's recordings do (measure.time_calls: triton's do_bench, L2 cleared
 before each call, CUDA events) instead of graph replays, and keeps each round's 10th / 50th / 90th percentile: the
 bench's per-call medians of ours at N = 16384 were bimodal where its graph replays were not, and rounds of this timer
-say whether that is the call or the machine.
+say whether that is the call or the machine. (The machine: in the first such run, assets/benchmarks/tune/
+nvidia-h100-fa4-rounds-calls-clocks-fwd16k-triton38-2026-12-06.json, FA4's and cuDNN's calls spread within a round
+too, and every impl ran held at the power cap.)
 """
 from __future__ import annotations
 

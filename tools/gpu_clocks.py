@@ -9,9 +9,10 @@ process (no Python NVML binding needed; the lent machines have nvidia-smi):
 Why: in the h200-fa4 preset at N = 16384 our per-call times spread bimodally, fast and ws (one kernel) apart, while
 FA4's stayed tight (assets/benchmarks/nvidia-h100-fa4-2026-12-06f-triton38.json); whether ours ran at a lower SM
 clock (a power cap) or did more work is a question of clocks, which these samples answer per implementation and
-round. Each sample carries nvidia-smi's own timestamp (milliseconds), so a buffered pipe does not shift it; a window
-is the host's wall time around the timed call, which synchronises with the GPU before it returns. `reasons` is the
-OR of the NVML clock event reasons seen in a window (REASONS names the bits; 0 when the GPU ran at its full clock).
+round (the first runs: docs/BENCHMARKS.md's clock tables). Each sample carries nvidia-smi's own timestamp
+(milliseconds), so a buffered pipe does not shift it; a window is the host's wall time around the timed call, which
+synchronises with the GPU before it returns. `reasons` is the OR of the NVML clock event reasons seen in a window
+(flashviz.bench.rounds_tables.reason_names names the bits; 0 when the GPU ran at its full clock).
 """
 from __future__ import annotations
 
@@ -23,9 +24,6 @@ import threading
 import time
 
 FIELDS = ("timestamp", "clocks.sm", "power.draw", "temperature.gpu", "clocks_event_reasons.active")
-REASONS = {0x1: "idle", 0x2: "applications clocks", 0x4: "power cap", 0x8: "hardware slowdown",
-           0x10: "sync boost", 0x20: "software thermal", 0x40: "hardware thermal", 0x80: "power brake",
-           0x100: "display clock"}     # nvml.h's nvmlClocksEventReason* bits
 
 
 def command(gpu: int = 0, period_ms: int = 20) -> list[str]:
@@ -55,10 +53,6 @@ def parse(line: str) -> tuple | None:
     except ValueError:
         reasons = None
     return (t, _number(parts[1]), _number(parts[2]), _number(parts[3]), reasons)
-
-
-def reason_names(bits: int | None) -> list[str]:
-    return [] if not bits else [name for bit, name in REASONS.items() if bits & bit] or [hex(bits)]
 
 
 class Sampler:

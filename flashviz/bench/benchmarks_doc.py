@@ -27,6 +27,14 @@ FA4_ROUNDS = BENCH / "tune" / "nvidia-h100-fa4-rounds-skip-triton38-2026-12-06.j
 WINDOW_FA4 = BENCH / "tune" / "nvidia-h100-window-fit-fa4-triton38-2026-12-06.json"
 # the forward's cells of FA4_ROUNDS again, after a schedule change (HALF in dense causal launches under 3.8)
 FA4_ROUNDS_FWD = BENCH / "tune" / "nvidia-h100-fa4-rounds-fwd-half-triton38-2026-12-06.json"
+# the forward at N = 16384 with each impl's SM clock sampled: call by call (L2 cleared, the bench's timer), then as
+# graph replays (cut at its time limit after three cells; the fourth in a file of its own)
+FA4_CLOCKS = tuple(BENCH / "tune" / f"nvidia-h100-fa4-rounds-{k}-triton38-2026-12-06.json"
+                   for k in ("calls-clocks-fwd16k", "graph-clocks-fwd16k", "graph-clocks-fwd16k-d128c"))
+# the backward: non-causal N = 16384 beside FA4, and N = 8192 (the training preset's cells, one pass each there)
+# in rounds against cuDNN (that run carried no FA4)
+BWD_CLOCKS = BENCH / "tune" / "nvidia-h100-fa4-rounds-graph-clocks-bwd16k-triton38-2026-12-06.json"
+BWD_8K = BENCH / "tune" / "nvidia-h100-bwd8k-rounds-clocks-triton38-2026-12-06.json"
 
 
 def _newest(pattern: str, where: Path = BENCH) -> Path:
@@ -156,7 +164,22 @@ def _fa4_yardsticks() -> list[str]:
             f"bound (dense causal's key tiles over the window's, at our tiles), FA4 timed in the same rounds, "
             f"`{_rel(WINDOW_FA4)}` ({rounds_tables.provenance(window)}). At d = 64 dense causal runs 192-row tiles and "
             "the windows 128-row ones, so its bound compares unequal tiles (shares above 1):", "",
-            *rounds_tables.window_table(window), ""]
+            *rounds_tables.window_table(window), "", *_clocks()]
+
+
+def _clocks() -> list[str]:
+    """FA4_CLOCKS' tables: each impl's median SM clock and power beside its time, and its time in SM cycles."""
+    out = ["Each impl's SM clock and board power while it was timed (nvidia-smi's loop, `python -m tools.fa4_rounds "
+           "--clocks`), and a peer's time in SM cycles over ours, round by round (above 1: ours took fewer cycles):",
+           ""]
+    for path in (*FA4_CLOCKS, BWD_CLOCKS):
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        out += [f"`{_rel(path)}` ({rec['timer']}; {rounds_tables.provenance(rec)}):", "",
+                *rounds_tables.clocks_table(rec), ""]
+    rec = json.loads(BWD_8K.read_text(encoding="utf-8"))
+    return out + [f"The backward at N = 8192 against cuDNN in rounds, `{_rel(BWD_8K)}` "
+                  f"({rounds_tables.provenance(rec)}; FA4 not installed in that run):", "",
+                  *rounds_tables.rounds_table(rec), ""]
 
 
 def render() -> str:

@@ -1,6 +1,7 @@
 """Issue 32's yardsticks as markdown, from the tune recordings that judge them (docs/BENCHMARKS.md, "Level with
-FlashAttention-4"): ours against FlashAttention-4 and cuDNN in interleaved rounds (tools.fa4_rounds), and a sliding
-window's speed-up over dense causal against its key-tile bound, FA4's beside ours (tools.window_fit).
+FlashAttention-4"): ours against FlashAttention-4 and cuDNN in interleaved rounds (tools.fa4_rounds), the SM clock
+each ran at (fa4_rounds --clocks), and a sliding window's speed-up over dense causal against its key-tile bound,
+FA4's beside ours (tools.window_fit).
 
 A ratio is peer ms / ours ms of the same round (above 1: ours faster); a cell prints the median over rounds and
 their range. No torch: the recordings are JSON.
@@ -8,6 +9,10 @@ their range. No torch: the recordings are JSON.
 from __future__ import annotations
 
 import statistics
+
+REASONS = {0x1: "idle", 0x2: "applications clocks", 0x4: "power cap", 0x8: "hardware slowdown",
+           0x10: "sync boost", 0x20: "software thermal", 0x40: "hardware thermal", 0x80: "power brake",
+           0x100: "display clock"}     # nvml.h's nvmlClocksEventReason* bits (tools.gpu_clocks records them)
 
 
 def ratios(row: dict, peer: str, ours: str = "fast") -> tuple[float, float, float] | None:
@@ -26,7 +31,10 @@ def _ratio(row: dict, peer: str) -> str:
 
 def _ms(row: dict, impl: str) -> str:
     x = row["impls"].get(impl, {})
-    return f"{x['ms']:.3f}" if "ms" in x else x.get("error", "—")[:40]
+    if "ms" in x:
+        return f"{x['ms']:.3f}"
+    err = x.get("error", "—")                       # an error's text, cut at a word within 40 characters
+    return err if len(err) <= 40 else err[:40].rsplit(" ", 1)[0] + "…"
 
 
 def _table(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -39,6 +47,46 @@ def rounds_table(rec: dict) -> list[str]:
     return _table(head, [[r["mode"], str(r["n"]), str(r["d"]), "yes" if r["causal"] else "no", _ms(r, "fast"),
                           _ms(r, "fa4"), _ms(r, "sdpa-cudnn"), _ratio(r, "fa4"), _ratio(r, "sdpa-cudnn")]
                          for r in rec["rows"]])
+
+
+def reason_names(bits: int | None) -> list[str]:
+    """REASONS' names of the bits set (a bit it lacks as hex); [] for 0 or None: the GPU ran at its full clock."""
+    return [] if not bits else [name for bit, name in REASONS.items() if bits & bit] or [hex(bits)]
+
+
+def _median(xs) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def cycle_ratio(row: dict, peer: str, ours: str = "fast") -> float | None:
+    """Median over rounds of (peer ms x peer SM MHz) / (ours ms x ours MHz): the time ratio with each round's clock
+    taken out (above 1: ours took fewer SM cycles); None where either lacks a time or a clock in every round."""
+    a, b = row["impls"].get(ours, {}), row["impls"].get(peer, {})
+    ca, cb = a.get("clocks", {}).get("sm_mhz", []), b.get("clocks", {}).get("sm_mhz", [])
+    rs = [(tp * fp) / (to * fo) for to, fo, tp, fp in zip(a.get("ms_all", []), ca, b.get("ms_all", []), cb)
+          if fo is not None and fp is not None]
+    return statistics.median(rs) if rs else None
+
+
+def clocks_table(rec: dict) -> list[str]:
+    """One line per cell and impl of a fa4_rounds --clocks recording: median ms, SM MHz, board W over rounds, the
+    clock event reasons seen, and the peers' time in SM cycles over ours (cycle_ratio)."""
+    head = ["mode", "N", "d", "causal", "impl", "ms", "SM MHz", "W", "clock held by", "cycles / ours' cycles"]
+    rows = []
+    for r in rec["rows"]:
+        for impl, x in r["impls"].items():
+            c = x.get("clocks", {})
+            mhz, watts = _median(c.get("sm_mhz", [])), _median(c.get("power_w", []))
+            seen = 0
+            for bits in c.get("reasons", []):
+                seen |= int(bits or 0)
+            why = ", ".join(reason_names(seen)) or "—"
+            cyc = None if impl == "fast" else cycle_ratio(r, impl)
+            rows.append([r["mode"], str(r["n"]), str(r["d"]), "yes" if r["causal"] else "no", impl, _ms(r, impl),
+                         "—" if mhz is None else f"{mhz:.0f}", "—" if watts is None else f"{watts:.0f}", why,
+                         "—" if cyc is None else f"{cyc:.3f}"])
+    return _table(head, rows)
 
 
 def window_shares(rec: dict, d: int) -> list[dict]:

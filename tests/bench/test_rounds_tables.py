@@ -1,6 +1,7 @@
 """flashviz.bench.rounds_tables: the medians and shares docs/BENCHMARKS.md prints for issue 32's yardsticks, against
 plain recomputation from made-up rounds, and the recordings the document names."""
 import json
+import statistics
 
 import numpy as np
 import pytest
@@ -56,3 +57,65 @@ def test_the_document_names_full_recordings_with_fa4():
     for d in (64, 128):
         shares = rounds_tables.window_shares(window, d)
         assert len(shares) == 6 and all("fa4_share" in s for s in shares)
+
+
+def test_cycle_ratio_takes_each_rounds_clock_out():
+    """cycle_ratio is the median over rounds of (peer ms x peer MHz) / (ours ms x ours MHz): a peer 10 % faster at a
+    clock 10 % lower took the same cycles; a round without a clock sample is left out; clocks_table names the reason
+    bits seen (power cap here) and prints '—' for an impl with no samples."""
+    row = dict(mode="fwd", n=16384, d=128, causal=False, impls={
+        "fast": dict(ms=10.0, ms_all=[10.0, 10.0, 12.0], clocks=dict(sm_mhz=[1400.0, 1400.0, None], power_w=[699.0],
+                                                                      reasons=[4, 4, 0])),
+        "fa4": dict(ms=9.0, ms_all=[9.0, 10.0, 6.0], clocks=dict(sm_mhz=[1400.0 / 0.9, 1540.0, 1400.0],
+                                                                 power_w=[700.0], reasons=[4, 0, 0])),
+        "sdpa-cudnn": dict(ms=11.0, ms_all=[11.0, 11.0, 11.0])})
+    assert rounds_tables.cycle_ratio(row, "fa4") == pytest.approx(statistics.median([1.0, 1.1]))
+    assert rounds_tables.cycle_ratio(row, "sdpa-cudnn") is None
+    lines = rounds_tables.clocks_table(dict(rows=[row]))
+    assert lines[2] == "| fwd | 16384 | 128 | no | fast | 10.000 | 1400 | 699 | power cap | — |"
+    assert lines[3].startswith("| fwd | 16384 | 128 | no | fa4 | 9.000 | 1540 | 700 | power cap | 1.050 |")
+    assert lines[4] == "| fwd | 16384 | 128 | no | sdpa-cudnn | 11.000 | — | — | — | — |"
+
+
+def test_the_clock_recordings_sampled_every_impl_of_every_cell():
+    """docs/BENCHMARKS.md's clock tables: each file's impls all ran, with an SM clock sample in every round, FA4 and
+    cuDNN among them, at the forward's N = 16384 cells (the three files together: all four)."""
+    cells = set()
+    for path in benchmarks_doc.FA4_CLOCKS:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        assert not rec["clocks"]["error"]
+        for r in rec["rows"]:
+            cells.add((r["mode"], r["n"], r["d"], r["causal"]))
+            assert set(r["impls"]) == {"fast", "fa4", "sdpa-cudnn"}
+            for x in r["impls"].values():
+                assert len(x["ms_all"]) == rec["rounds"] and None not in x["clocks"]["sm_mhz"]
+    assert cells == {("fwd", 16384, d, c) for d in (64, 128) for c in (False, True)}
+
+
+def test_the_readmes_clock_bullet_is_what_the_clock_recordings_hold():
+    """README, "Clocks": in every forward cell of the clock recordings each impl's clock was held by the power cap
+    in some round, and FA4 took fewer SM cycles than ours (cycle_ratio below 1), in both timers' files."""
+    readme = " ".join((benchmarks_doc.ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert ("all three implementations ran held at the board's power cap, and FA4 took fewer SM cycles than ours in "
+            "every forward cell, timed call by call and as graph replays") in readme
+    timers = set()
+    for path in benchmarks_doc.FA4_CLOCKS:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        timers.add(rec["timer"].split(" ")[0])
+        for r in rec["rows"]:
+            assert r["mode"] == "fwd" and rounds_tables.cycle_ratio(r, "fa4") < 1
+            for x in r["impls"].values():
+                seen = 0
+                for bits in x["clocks"]["reasons"]:
+                    seen |= bits or 0
+                assert "power cap" in rounds_tables.reason_names(seen)
+    assert timers == {"calls", "CUDA-graph"}
+
+
+def test_a_long_error_is_cut_at_a_word():
+    """An impl that did not run prints its error in the time column, cut at a word within 40 characters."""
+    row = _row([1.0, 1.0], [1.0, 1.0])
+    row["impls"]["fa4"] = dict(error="Unavailable: FlashAttention-4 is not installed (pip install -e '.[fa4]')")
+    assert rounds_tables.rounds_table(dict(rows=[row]))[2].split(" | ")[5] == "Unavailable: FlashAttention-4 is not…"
+    row["impls"]["fa4"] = dict(error="RuntimeError: no cuDNN")
+    assert rounds_tables.rounds_table(dict(rows=[row]))[2].split(" | ")[5] == "RuntimeError: no cuDNN"
