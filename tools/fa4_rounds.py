@@ -80,7 +80,8 @@ def call_bench(fn, rep_ms: float, quantiles: list) -> float:
     """--timer calls: one round's median ms of fn timed call by call (measure.time_calls, L2 cleared before each);
     CALL_QS's percentiles of that round are appended to quantiles."""
     from flashviz.bench import measure
-    times = measure.time_calls(fn, "cuda", warmup_ms=25.0, rep_ms=rep_ms, min_reps=10, est_ms=0.0)
+    # est_ms 0: do_bench sizes its warm-up and repeats from its own first calls, within 25 ms and rep_ms
+    times = measure.time_calls(fn, "cuda", warmup_ms=25.0, rep_ms=rep_ms, min_reps=1, est_ms=0.0)
     quantiles.append([measure.quantile(times, q) for q in CALL_QS])
     return measure.quantile(times, 0.5)
 
