@@ -15,6 +15,10 @@ sm_90a, FLASH_ATTENTION_NUM_SMS), in a child process of an interpreter that impo
 Python 3.12 with the device's cp312 tree (pack.sh fa4, PYTHONPATH as tools/device/env.sh's fv_fa4 sets it).
 Loops are innermost loops holding HGMMA (a branch back, with no EXIT between); a path follows branches forward
 inside the loop and takes none that leaves it (an mbarrier wait's retry, placed after the partition's EXIT).
+--bars lists our forward's partition barriers from its PTX (bar_sites): each `bar.sync` / `barrier.sync` with the
+source line triton emitted it for and the instruction that follows. Why: a d = 128 trip of ours issues 4 BAR
+against FA4's 2 (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt), and FA4 takes fewer SM cycles a
+cell at the same clock (docs/BENCHMARKS.md's clock tables); this names the code each barrier belongs to.
 """
 import argparse
 import collections
@@ -163,6 +167,47 @@ def skeletons(name: str, sass: str) -> list:
     return [f"{name} loop@{ins[s][0]:#x} trip: " + skeleton(ins, min(trips(ins, s, e), key=len)) for s, e in loops(ins)]
 
 
+_LOC = re.compile(r"//\s*(\S+\.py:\d+)")
+_BAR = re.compile(r"^\s*(bar\.sync|barrier\.sync)\s+([^;]*);")
+
+
+def bar_sites(ptx: str) -> list[tuple[str, str, str, int]]:
+    """[(barrier, source line, next instruction's opcode, count)] of a PTX listing, in first-seen order: each
+    `bar.sync ID, N` / `barrier.sync ID`, the `file.py:line` of the last .loc comment before it, and the opcode
+    (predicate and operands dropped) of the first instruction after it (comments, .loc and inline-asm markers
+    skipped)."""
+    lines = ptx.splitlines()
+    counts: dict = collections.Counter()
+    loc = "?"
+    for i, line in enumerate(lines):
+        m = _LOC.search(line) if line.lstrip().startswith(".loc") else None
+        if m:
+            loc = m.group(1)
+            continue
+        b = _BAR.match(line)
+        if not b:
+            continue
+        nxt = "?"
+        for after in lines[i + 1:]:
+            t = after.strip()
+            if not t or t.startswith(("//", ".loc", "$L", "{", "}", ".reg")):
+                continue
+            nxt = re.sub(r"^@!?%\w+\s+", "", t).split()[0].rstrip(";")
+            break
+        counts[(f"{b.group(1)} {b.group(2).strip()}", loc, nxt)] += 1
+    return [(bar, where, nxt, n) for (bar, where, nxt), n in counts.items()]
+
+
+def fwd_kernel(d: int, causal: bool):
+    """Our ws forward compiled for sm_90a at its table's launch (fp16; tools.compile_check): .asm holds its PTX."""
+    from tools.compile_check import compile_sm90
+    from flashviz_kernels import ws
+    bn, stages, _, pp, pers, nc = ws.CONFIGS[(d, causal)][1:7]
+    ov = ws.overlap_default(d, causal, False, consumers=nc, persistent=pers, window=False, block_n=bn)
+    return compile_sm90(d, causal, "fp16", overlap=ov, pingpong=pp, block_n=bn, stages=stages, persistent=pers,
+                        consumers=nc)
+
+
 def cuobjdump_sass(cubin: bytes) -> str:
     from tools.compile_check import cubin_sass, triton_bin
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
@@ -175,13 +220,9 @@ def ours(what: str, d: int, causal: bool, mask_mode: str | None = None) -> str:
     """The SASS of our ws forward / backward at its table's launch (fp16; the backward with mask_mode, None: its
     default, and next_s and dP^T's start as a launch on this triton takes them: ws_bwd.next_default and
     dp_zero_default), built for sm_90a as triton builds it for this GPU."""
-    from tools.compile_check import compile_sm90, compile_sm90_bwd, ptxas_sass, triton_bin
+    from tools.compile_check import compile_sm90_bwd, ptxas_sass, triton_bin
     if what == "fwd":
-        from flashviz_kernels import ws
-        bn, stages, _, pp, pers, nc = ws.CONFIGS[(d, causal)][1:7]
-        ov = ws.overlap_default(d, causal, False, consumers=nc, persistent=pers, window=False, block_n=bn)
-        k = compile_sm90(d, causal, "fp16", overlap=ov, pingpong=pp, block_n=bn, stages=stages, persistent=pers,
-                         consumers=nc)
+        k = fwd_kernel(d, causal)
     else:
         from flashviz_kernels import ws_bwd
         bm, stages, split, rotate, mode = ws_bwd.CONFIGS[d]
@@ -249,6 +290,7 @@ def main(argv=None):
     ap.add_argument("--fa4-python", default=None, help="an interpreter that imports flash_attn.cute (FA4)")
     ap.add_argument("--fa4-path", default="", help="an unpacked FA4 tree put first on that interpreter's path")
     ap.add_argument("--skeleton", action="store_true", help="also each loop's shortest trip in issue order (skeleton)")
+    ap.add_argument("--bars", action="store_true", help="our forward's partition barriers from its PTX (bar_sites)")
     args = ap.parse_args(argv)
     import datetime
     import platform
@@ -263,6 +305,12 @@ def main(argv=None):
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}; sm_90a SASS of fp16 launches, "
           f"B 4, H 32, N 4096" + (f"; {fa4_versions(args.fa4_python, args.fa4_path)}" if args.fa4_python else ""))
     print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
+    if args.bars:
+        for d in args.d:
+            for causal in args.causal:
+                for bar, where, nxt, n in bar_sites(fwd_kernel(d, bool(causal)).asm["ptx"]):
+                    print(f"fwd d={d} causal={causal} ours {bar} x{n} at {where}, before {nxt}")
+        return
     for what in args.what:
         for d in args.d:
             for causal in args.causal:

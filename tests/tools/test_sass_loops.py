@@ -247,3 +247,30 @@ def test_with_skip_the_d64_unmasked_trips_match_fa4s_but_the_default_consumers_p
         assert 28 <= first - max(workers) <= 36, (first, workers)
     first_loop = re.search(r"^fwd d=64 causal=1 ours loop@\w+ path 0: .*$", text, re.M)[0]     # the default's
     assert " PRMT 32 " in first_loop
+
+
+PTX = """
+\t.loc\t4 321 13, function_name $L__info_string0, inlined_at 1 119 47 // _ws_tile.py:321:13
+\tbar.sync \t2, 128;
+\t// begin inline asm
+\t@%p324 mbarrier.arrive.shared::cta.b64 _, [%r1781];
+\t// end inline asm
+$L__tmp134:
+\t.loc\t5 43 5, function_name $L__info_string0, inlined_at 5 16 9 // _ws_out.py:43:5
+\tbar.sync \t2, 128;
+\telect.sync \t%r1899|%p121, -1;
+\t.loc\t4 321 13, function_name $L__info_string0, inlined_at 1 119 47 // _ws_tile.py:321:13
+\tbar.sync \t2, 128;
+\t// begin inline asm
+\t@!%p7 mbarrier.arrive.shared::cta.b64 _, [%r53];
+\tbarrier.sync \t1;
+"""
+
+
+def test_bar_sites_names_each_barriers_source_line_and_what_follows():
+    """bar_sites counts each partition barrier by (barrier, the .loc line before it, the next opcode): inline-asm
+    markers, labels and predicates are skipped, so the two arrives at _ws_tile.py:321 count as one site of 2."""
+    assert sass_loops.bar_sites(PTX) == [
+        ("bar.sync 2, 128", "_ws_tile.py:321", "mbarrier.arrive.shared::cta.b64", 2),
+        ("bar.sync 2, 128", "_ws_out.py:43", "elect.sync", 1),
+        ("barrier.sync 1", "_ws_tile.py:321", "?", 1)]
