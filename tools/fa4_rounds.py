@@ -25,7 +25,10 @@ before each call, CUDA events) instead of graph replays, and keeps each round's 
 bench's per-call medians of ours at N = 16384 were bimodal where its graph replays were not, and rounds of this timer
 say whether that is the call or the machine. (The machine: in the first such run, assets/benchmarks/tune/
 nvidia-h100-fa4-rounds-calls-clocks-fwd16k-triton38-2026-12-06.json, FA4's and cuDNN's calls spread within a round
-too, and every impl ran held at the power cap.)
+too, and every impl ran held at the power cap.) Those runs also showed each cell's first round start on a board
+that idled while the cell compiled: the impl timed first drew 140-320 W by nvidia-smi's reading, at a higher SM
+clock than in any later round, and so ran faster. --warm-rounds (1 by default) times that many rounds first and
+drops them, their clocks and percentiles too.
 """
 from __future__ import annotations
 
@@ -86,8 +89,21 @@ def call_bench(fn, rep_ms: float, quantiles: list) -> float:
     return measure.quantile(times, 0.5)
 
 
+def drop_warm(times: dict, quantiles: dict, clocks: dict, warm: int) -> None:
+    """Drop the first `warm` rounds in place: each run's round times (a run that raised keeps its error text), its
+    call percentiles, and each list of its clock summary."""
+    for name, t in times.items():
+        if not isinstance(t, str):
+            times[name] = t[warm:]
+    for name in quantiles:
+        quantiles[name] = quantiles[name][warm:]
+    for c in clocks.values():
+        for key in c:
+            c[key] = c[key][warm:]
+
+
 def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, switch: str | None = None,
-         sampler=None, timer: str = "graph") -> dict:
+         sampler=None, timer: str = "graph", warm: int = 1) -> dict:
     import torch
 
     from flashviz.bench import graph_timing, measure
@@ -122,9 +138,11 @@ def cell(mode: str, n: int, d: int, causal: bool, rounds: int, rep_ms: float, sw
             if timer == "calls":
                 return call_bench(fn, rep_ms, quantiles[names[id(fn)]])
             return statistics.median(graph_timing.replay_times(fn, rep_ms))
-    times = time_rounds(runs, rounds, bench)
+    times = time_rounds(runs, warm + rounds, bench)
+    clocks = sampler.summary() if sampler is not None else {}
+    drop_warm(times, quantiles, clocks, warm)
     if sampler is not None:
-        for impl, c in sampler.summary().items():
+        for impl, c in clocks.items():
             row["impls"][impl]["clocks"] = c
         sampler.windows.clear()                     # the next cell's summary reads its own windows only
     for impl, t in times.items():
@@ -205,6 +223,7 @@ def main() -> None:
     ap.add_argument("--causal", type=int, nargs="+", choices=[0, 1], default=[0, 1])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--rep-ms", type=float, default=100.0, help="replay time per impl per round")
+    ap.add_argument("--warm-rounds", type=int, default=1, help="rounds timed first and dropped (the board heats)")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--ab", type=Path, nargs="+", help="print a switch's A/B from recordings: OFF ON [OFF ON ...]")
     ap.add_argument("--switch", metavar="ENV[=OFF,ON]",
@@ -225,7 +244,7 @@ def main() -> None:
         print(ab_text(list(zip(recs[::2], recs[1::2]))))
         return
     from tools.tune_record import record_header
-    rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms)
+    rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms, warm_rounds=a.warm_rounds)
     rec["timer"] = ("CUDA-graph replays (graph_timing.replay_times)" if a.timer == "graph" else
                     f"calls one at a time, L2 cleared (measure.time_calls); call_q: percentiles {list(CALL_QS)}"
                     ) + ", median per round, rounds interleaved"
@@ -237,7 +256,8 @@ def main() -> None:
             for d in a.d:
                 for n in a.n:
                     for causal in a.causal:
-                        row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch, sampler, a.timer)
+                        row = cell(mode, n, d, bool(causal), a.rounds, a.rep_ms, a.switch, sampler, a.timer,
+                                   a.warm_rounds)
                         rec["rows"].append(row)
                         print(line(row), flush=True)
                         if sampler is not None:

@@ -293,3 +293,19 @@ def test_fa4_rounds_call_timer_keeps_each_rounds_percentiles(monkeypatch):
     assert fa4_rounds.call_bench(lambda: None, 300.0, q) == 10.0
     assert seen == [("cuda", 300.0)] * 2
     assert q == [[1.4, 3.0, 4.6], [10.0, 10.0, 26.0]]
+
+
+def test_fa4_rounds_drops_the_warm_rounds_everywhere():
+    """--warm-rounds: the first rounds' times, call percentiles and clock samples are dropped for every run (a run
+    that raised keeps its error), so a board that idled while the cell compiled does not favour whoever ran first."""
+    from tools import fa4_rounds
+    times = {"fast": [1.0, 2.0, 3.0], "fa4": "RuntimeError: boom", "sdpa-cudnn": [4.0, 5.0, 6.0]}
+    quantiles = {"fast": [[0.9, 1.0, 1.1], [1.9, 2.0, 2.1], [2.9, 3.0, 3.1]], "sdpa-cudnn": []}
+    clocks = {"fast": dict(sm_mhz=[1815.0, 1560.0, 1545.0], power_w=[248.0, 698.0, 699.0], reasons=[4, 4, 4],
+                           samples=[20, 20, 21])}
+    fa4_rounds.drop_warm(times, quantiles, clocks, 1)
+    assert times == {"fast": [2.0, 3.0], "fa4": "RuntimeError: boom", "sdpa-cudnn": [5.0, 6.0]}
+    assert quantiles == {"fast": [[1.9, 2.0, 2.1], [2.9, 3.0, 3.1]], "sdpa-cudnn": []}
+    assert clocks == {"fast": dict(sm_mhz=[1560.0, 1545.0], power_w=[698.0, 699.0], reasons=[4, 4], samples=[20, 21])}
+    fa4_rounds.drop_warm(times, quantiles, clocks, 0)
+    assert times["fast"] == [2.0, 3.0] and clocks["fast"]["sm_mhz"] == [1560.0, 1545.0]
