@@ -232,6 +232,8 @@ def main() -> None:
     ap.add_argument("--timer", choices=["graph", "calls"], default="graph",
                     help="graph replays (default) or one call at a time with L2 cleared, as the bench records")
     a = ap.parse_args()
+    if a.warm_rounds < 0 or a.rounds < 1:
+        ap.error("--rounds takes 1 or more and --warm-rounds 0 or more")
     if a.switch:
         try:
             parse_switch(a.switch)
@@ -247,7 +249,7 @@ def main() -> None:
     rec = record_header("fa4_rounds", sys.argv[1:], rounds=a.rounds, rep_ms=a.rep_ms, warm_rounds=a.warm_rounds)
     rec["timer"] = ("CUDA-graph replays (graph_timing.replay_times)" if a.timer == "graph" else
                     f"calls one at a time, L2 cleared (measure.time_calls); call_q: percentiles {list(CALL_QS)}"
-                    ) + ", median per round, rounds interleaved"
+                    ) + f", median per round, rounds interleaved after {a.warm_rounds} dropped"
     from tools.gpu_clocks import Sampler
     with Sampler() if a.clocks else contextlib.nullcontext() as sampler:
         if sampler is not None:

@@ -309,3 +309,13 @@ def test_fa4_rounds_drops_the_warm_rounds_everywhere():
     assert clocks == {"fast": dict(sm_mhz=[1560.0, 1545.0], power_w=[698.0, 699.0], reasons=[4, 4], samples=[20, 21])}
     fa4_rounds.drop_warm(times, quantiles, clocks, 0)
     assert times["fast"] == [2.0, 3.0] and clocks["fast"]["sm_mhz"] == [1560.0, 1545.0]
+
+
+@pytest.mark.parametrize("argv", [["--warm-rounds", "-1"], ["--rounds", "0"]])
+def test_fa4_rounds_refuses_rounds_it_cannot_time(monkeypatch, capsys, argv):
+    """A negative warm-up or no counted round is refused before anything is timed (argparse's exit 2)."""
+    from tools import fa4_rounds
+    monkeypatch.setattr("sys.argv", ["fa4_rounds", *argv])
+    with pytest.raises(SystemExit) as e:
+        fa4_rounds.main()
+    assert e.value.code == 2 and "--warm-rounds 0 or more" in capsys.readouterr().err
