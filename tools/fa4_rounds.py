@@ -25,10 +25,11 @@ before each call, CUDA events) instead of graph replays, and keeps each round's 
 bench's per-call medians of ours at N = 16384 were bimodal where its graph replays were not, and rounds of this timer
 say whether that is the call or the machine. (The machine: in the first such run, assets/benchmarks/tune/
 nvidia-h100-fa4-rounds-calls-clocks-fwd16k-triton38-2026-12-06.json, FA4's and cuDNN's calls spread within a round
-too, and every impl ran held at the power cap.) The per-call and backward runs of that day also showed each cell's
-first round start on a board that idled while the cell compiled: the impl timed first read 137-416 W on nvidia-smi,
-at a higher SM clock than in the later rounds (17 of 18 cells), and so ran faster. --warm-rounds (1 by default)
-times that many rounds first and drops them, their clocks and percentiles too.
+too, and every impl ran held at the power cap.) The per-call and backward clock runs of that day (assets/
+benchmarks/tune/*clocks*-2026-12-06.json, each round's power_w and sm_mhz) also showed each cell's first round start
+on a board that idled while the cell compiled: the impl timed first drew less power at a higher SM clock than in
+its later rounds, and so ran faster. --warm-rounds (1 by default) times that many rounds first and drops them,
+their clocks and percentiles too.
 """
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ Python 3.12 with the device's cp312 tree (pack.sh fa4, PYTHONPATH as tools/devic
 Loops are innermost loops holding HGMMA (a branch back, with no EXIT between); a path follows branches forward
 inside the loop and takes none that leaves it (an mbarrier wait's retry, placed after the partition's EXIT).
 --bars lists our forward's partition barriers from its PTX (bar_sites): each `bar.sync` / `barrier.sync` with the
-source line triton emitted it for and the instruction that follows. Why: a d = 128 trip of ours issues 4 BAR
-against FA4's 2 (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt), and FA4 takes fewer SM cycles a
-cell at the same clock (docs/BENCHMARKS.md's clock tables); this names the code each barrier belongs to.
+source line triton emitted it for and the instruction that follows. Why: a d = 128 trip of ours issues more BAR
+than FA4's (assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt), and FA4 takes fewer SM cycles a cell at
+the same clock (docs/BENCHMARKS.md's clock tables); this names the code each barrier belongs to.
 """
 import argparse
 import collections
