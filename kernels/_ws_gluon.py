@@ -49,7 +49,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_ring import init_ring, ring_barriers, tbar, turn_barriers
+from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
 from ._ws_tile import attend, block_tiles, drain, first_state, load_kv, persistent_tile, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
@@ -242,8 +242,8 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
         mbarrier.init(q_empty.index(i), count=NC)    # one arrive per consumer partition
     init_ring(ready, empty, STAGES, NC)
     for i in gl.static_range(NC):
-        mbarrier.init(tbar(turn, i), count=1)
-    mbarrier.arrive(tbar(turn, 0))                    # consumer 0 takes the first turn
+        mbarrier.init(tbar(turn, i), count=ARRIVALS)  # a consumer's arrivals (_ws_ring.py arrive)
+    mbarrier.arrive(tbar(turn, 0), count=ARRIVALS)    # consumer 0 takes the first turn
 
     a = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
          qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, SLOPES, slopes_b, ROWB, TILES, rowb_b, tiles_b)

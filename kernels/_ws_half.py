@@ -25,7 +25,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
-from ._ws_ring import kbar, tbar, vbar
+from ._ws_ring import arrive, kbar, tbar, vbar
 from ._ws_softmax import alibi_cols, softmax_step
 
 
@@ -78,9 +78,9 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(H * HB, HB).permute((1, 0)),
                           gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
     if PINGPONG:
-        mbarrier.arrive(tbar(turn, (CID + 1) % NC))
+        arrive(tbar(turn, (CID + 1) % NC))
     s = warpgroup_mma_wait(0, deps=(s_tok,))
-    mbarrier.arrive(kbar(empty, st))
+    arrive(kbar(empty, st))
     cols = k0 + H * HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
     bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
     p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
@@ -91,6 +91,6 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
     acc = warpgroup_mma(p16, v_smem.index(st).slice(H * HB, HB), acc, is_async=True)
     acc = warpgroup_mma_wait(0, deps=(acc,))
-    mbarrier.arrive(vbar(empty, st, STAGES))
+    arrive(vbar(empty, st, STAGES))
     return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
 

@@ -7,18 +7,35 @@ turn barrier one of its own; without it the ring lives in one array of 2 * STAGE
 turns in one of NC, as before. Why it may matter: Triton's shared-memory barrier pass (membar) puts a warpgroup
 BAR.SYNC between two mbarrier waits on one allocation, even on different slots of it, and none between waits on
 two: split, a consumer's wait on V's barrier after its wait on K's needs none, one BAR.SYNC fewer a loop trip
-(tests/tools/test_sass_loops.py); the turn barriers are split the same way. pass_tiles: a consumer's share of the
+(tests/tools/test_sass_loops.py); the turn barriers are split the same way. THREAD_ARRIVE
+(ws_switches.thread_arrive_default): every consumer thread arrives on the empty and turn barriers itself (arrive),
+with no BAR.SYNC before it, and those barriers count ARRIVALS a consumer. pass_tiles: a consumer's share of the
 ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). Imported by _ws_gluon.py, _ws_tile.py
 and _ws_half.py."""
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.ampere import async_copy
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .ws_switches import split_bars_default
+from .ws_switches import split_bars_default, thread_arrive_default
 
 # K and V's ring barriers in separate allocations (SPLIT_BARS) or one: fixed when this module is imported
 SPLIT_BARS = gl.constexpr(split_bars_default(triton.__version__))
+# a consumer's arrives by each of its 128 threads (4 warps) or by thread 0 after a BAR.SYNC: fixed at import too
+THREAD_ARRIVE = gl.constexpr(thread_arrive_default(triton.__version__))
+ARRIVALS = gl.constexpr(128 if THREAD_ARRIVE else 1)  # arrivals one consumer makes on an empty or turn barrier
+
+
+@gluon.jit
+def arrive(bar, pred=True):
+    """A consumer's arrive on an empty or turn barrier: THREAD_ARRIVE, each thread's cp.async.mbarrier.arrive.noinc
+    (one arrival a thread; no cp.async is pending, so it lands at once), else mbarrier.arrive (thread 0)."""
+    if THREAD_ARRIVE:
+        if pred:
+            async_copy.mbarrier_arrive(bar, increment_count=False)
+    else:
+        mbarrier.arrive(bar, pred=pred)
 
 
 @gluon.jit
@@ -39,14 +56,14 @@ def ring_barriers(STAGES: gl.constexpr):
 
 @gluon.jit
 def init_ring(ready, empty, STAGES: gl.constexpr, NC: gl.constexpr):
-    """ready's barriers take the TMA's one arrive (with its bytes), empty's one arrive from each of the NC
+    """ready's barriers take the TMA's one arrive (with its bytes), empty's ARRIVALS from each of the NC
     consumers."""
     for i in gl.static_range(STAGES):
         mbarrier.init(kbar(ready, i), count=1)
-        mbarrier.init(kbar(empty, i), count=NC)
+        mbarrier.init(kbar(empty, i), count=NC * ARRIVALS)
     for i in gl.static_range(STAGES):
         mbarrier.init(vbar(ready, i, STAGES), count=1)
-        mbarrier.init(vbar(empty, i, STAGES), count=NC)
+        mbarrier.init(vbar(empty, i, STAGES), count=NC * ARRIVALS)
 
 
 @gluon.jit
@@ -105,7 +122,7 @@ def pass_tiles(ready, empty, turn, c0, n, CID: gl.constexpr, NC: gl.constexpr, S
         mbarrier.wait(kbar(ready, st), ph)
         if PINGPONG:
             mbarrier.wait(tbar(turn, CID), c & 1)
-            mbarrier.arrive(tbar(turn, (CID + 1) % NC))
-        mbarrier.arrive(kbar(empty, st))
+            arrive(tbar(turn, (CID + 1) % NC))
+        arrive(kbar(empty, st))
         mbarrier.wait(vbar(ready, st, STAGES), ph)
-        mbarrier.arrive(vbar(empty, st, STAGES))
+        arrive(vbar(empty, st, STAGES))

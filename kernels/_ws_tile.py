@@ -23,7 +23,7 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_ring import kbar, pass_tiles, tbar, vbar  # noqa: E402
+from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
@@ -215,17 +215,17 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
-            mbarrier.arrive(tbar(turn, (CID + 1) % NC))
+            arrive(tbar(turn, (CID + 1) % NC))
         if CARRY:                                     # the previous tile's O, finished, under Q·K_0ᵀ
             acc_p = warpgroup_mma_wait(1, deps=(pv_tok,))
-            mbarrier.arrive(vbar(empty, v_st, STAGES), pred=pend)
+            arrive(vbar(empty, v_st, STAGES), pend)
             if has_prev:
                 store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
             acc = acc_p                               # its registers: this tile's first P·V ignores them
         elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
-        mbarrier.arrive(kbar(empty, st0))
+        arrive(kbar(empty, st0))
         exit_scope("qk")
         cols = t_lo * BN + gl.arange(0, BN, layout=col_l)
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
@@ -248,7 +248,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             else:
                 acc = warpgroup_mma(p16, v_smem.index(st0), acc, use_acc=False, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(vbar(empty, st0, STAGES))
+            arrive(vbar(empty, st0, STAGES))
             exit_scope("pv")
         for j in range(1, n_tiles):
             c = kv + j
@@ -276,9 +276,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                     use = j > 1
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, use_acc=use, is_async=True)
                 if PINGPONG:
-                    mbarrier.arrive(tbar(turn, (CID + 1) % NC))
+                    arrive(tbar(turn, (CID + 1) % NC))
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
-                mbarrier.arrive(kbar(empty, st))
+                arrive(kbar(empty, st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
@@ -286,16 +286,16 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
-                mbarrier.arrive(vbar(empty, prev, STAGES))
+                arrive(vbar(empty, prev, STAGES))
                 if EARLY:                             # O ready for P_j·V_j: alpha_j now, not next trip
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("pv")
             else:
                 if PINGPONG:
-                    mbarrier.arrive(tbar(turn, (CID + 1) % NC))
+                    arrive(tbar(turn, (CID + 1) % NC))
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
-                mbarrier.arrive(kbar(empty, st))
+                arrive(kbar(empty, st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
@@ -307,7 +307,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
                 acc = warpgroup_mma(p16, v_smem.index(st), acc, is_async=True)
                 acc = warpgroup_mma_wait(0, deps=(acc,))
-                mbarrier.arrive(vbar(empty, st, STAGES))
+                arrive(vbar(empty, st, STAGES))
                 exit_scope("pv")
         if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it)
             enter_scope("pv")
@@ -318,7 +318,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             mbarrier.wait(vbar(ready, last, STAGES), (c // STAGES) & 1)
             acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(0, deps=(acc,))
-            mbarrier.arrive(vbar(empty, last, STAGES))
+            arrive(vbar(empty, last, STAGES))
             exit_scope("pv")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
         if CARRY:
@@ -370,7 +370,7 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
         mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
         acc = warpgroup_mma(p16, v_smem.index(st), acc, use_acc=n_prev > 1, is_async=True)
         acc = warpgroup_mma_wait(0, deps=(acc,))
-        mbarrier.arrive(vbar(empty, st, STAGES))
+        arrive(vbar(empty, st, STAGES))
     return acc
 
 

@@ -40,6 +40,10 @@ SKIP_ENV = "FLASHVIZ_WS_SKIP"              # 1 / 0: a consumer walks only the ke
 SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster on an H100 under both (skip_default's
                                            # files); 3.7, 3.9: untimed, its suite not run there
 
+THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread arrives on the ring's empty and the
+                                           # turn barriers itself (thread_arrive_default); read at the kernel import
+THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none until timed on a GPU
+
 
 def env_switch(name: str, allowed: tuple, what: str) -> str | None:
     """The environment switch `name` when set (one of `allowed`; KernelInputError naming `what` otherwise), else
@@ -71,7 +75,9 @@ def status_lines(version: str) -> dict:
                                        lambda: "every launch" if split_bars_default(version) else "none"),
                 pair_max=switch_line(PAIR_MAX_ENV, lambda: "d=64 dense" if pair_max_default(version) else "none"),
                 skip=switch_line(SKIP_ENV, lambda: "three-consumer launches without a window or documents"
-                                 if skip_default(version) else "none"))
+                                 if skip_default(version) else "none"),
+                thread_arrive=switch_line(THREAD_ARRIVE_ENV,
+                                          lambda: "every launch" if thread_arrive_default(version) else "none"))
 
 
 def p_pack_default(version: str) -> bool:
@@ -183,6 +189,21 @@ def skip_default(version: str) -> bool:
     d = 64 cell of every pair, most at N = 4096 causal, where skipped_share is largest (tests/kernels/test_ws_skip.py).
     SKIP_ENV when set (1 or 0), else on for SKIP_TRITONS."""
     return _on_where(SKIP_ENV, SKIP_TRITONS, version, "1 (own key tiles only) or 0 (every consumer walks all)")
+
+
+def thread_arrive_default(version: str) -> bool:
+    """Whether a ws forward consumer frees a K or V ring slot and hands on its PINGPONG turn with one
+    cp.async.mbarrier.arrive.noinc from each of its 128 threads (kernels/_ws_ring.py arrive; those barriers count
+    128 arrivals a consumer) instead of Gluon's mbarrier.arrive, which arrives from thread 0 only and so comes after
+    a warpgroup BAR.SYNC that Triton puts before every such arrive (3.8 and 3.9, whichever allocation it names:
+    tests/tools/test_sass_loops.py). A d = 128 loop trip issues three of those (the turn, K's slot, V's slot;
+    assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), FlashAttention-4's sm90 trip two BAR in
+    all, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
+    thread arrives after its own warpgroup_mma_wait, so a slot frees only once all four warps are past the MMA that
+    read it, as after the BAR.SYNC. Off until timed on a GPU.
+    THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
+    return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
+                     "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
 
 
 def skipped_share(n_q: int, n_k: int, block_m: int, block_n: int, causal: bool, m_wg: int = 64) -> float:

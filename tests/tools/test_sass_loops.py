@@ -180,6 +180,33 @@ def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
             assert bar0 - bar1 == 1 and 0 <= n0 - n1 <= 2, (d, on, off)
 
 
+ARRIVE_LOOPS = """
+import json, os
+os.environ["FLASHVIZ_WS_THREAD_ARRIVE"] = "{on}"     # read once, when the kernel module is imported
+from tools import sass_loops as s
+out = {{}}
+for d in (64, 128):
+    ins = s.parse(s.ours("fwd", d, False))
+    out[str(d)] = [[sum(s.opcode(t).startswith(op) for _, t in ins[a:b + 1])
+                    for op in ("BAR.SYNC", "SYNCS.ARRIVE", "ARRIVES.LDGSTSBAR")] for a, b in s.loops(ins)]
+print(json.dumps(out))
+"""
+
+
+def test_thread_arrives_drop_the_bar_sync_before_each_arrive():
+    """FLASHVIZ_WS_THREAD_ARRIVE (ws_switches.thread_arrive_default): Triton lowers Gluon's mbarrier.arrive to one
+    thread's SYNCS.ARRIVE after a warpgroup BAR.SYNC; each thread's cp.async.mbarrier.arrive.noinc is an ARRIVES with
+    none before it. Every loop of the d = 64 and d = 128 forward trades its SYNCS.ARRIVE (turn, K's slot, V's slot,
+    on either path) for as many ARRIVES and holds fewer BAR.SYNC: what is left orders the mbarrier waits."""
+    needs_verified_triton()
+    on, off = (compile_report(ARRIVE_LOOPS.format(on=v)) for v in ("1", "0"))
+    for d in ("64", "128"):
+        assert len(on[d]) == len(off[d]) > 0, (on, off)
+        for (bar1, syncs1, arrives1), (bar0, syncs0, arrives0) in zip(on[d], off[d]):
+            assert (syncs1, arrives0) == (0, 0) and arrives1 == syncs0 >= 3, (d, on, off)
+            assert bar1 < bar0, (d, on, off)
+
+
 PAIR_LOOPS = """
 import json, os
 os.environ["FLASHVIZ_WS_PAIR_MAX"] = "{pair}"     # read once, when the kernel module is imported
