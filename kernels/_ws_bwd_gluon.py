@@ -85,7 +85,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from ._ws_bwd_dq import dq_piece, dq_split, dq_tma_add
 from ._ws_bwd_exp import exp2_tile, mask_p
 from ._ws_bwd_next import blocks_next
-from ._ws_bwd_walk import block_row, head, key_block, producer, query_ranges, ring, rotation
+from ._ws_bwd_walk import ARRIVALS, block_row, head, key_block, producer, query_ranges, release, ring, rotation
 from .gluon_shims import tma_store
 
 
@@ -211,21 +211,21 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))   # dV's and dQ's done (in order), dK's in flight
-            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            release(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
+            release(empty.index(st))          # Q_i, dO_i read
         elif EARLY_DQ:                                # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), use)       # both halves of dS^T of block c
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
-            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read
+            release(empty.index(st))          # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-            mbarrier.arrive(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            release(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-            mbarrier.arrive(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay in shared memory
+            release(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay in shared memory
             qrows = start + gl.arange(0, BM, layout=dq_rows_l)
             row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
             row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)
@@ -328,12 +328,12 @@ def ws_bwd(desc_q, desc_do, desc_k, desc_v, desc_dk, desc_dv, DQ, LSE, DELTA, qk
     mbarrier.init(kv_bar, count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=2)        # one arrive per consumer partition
+        mbarrier.init(empty.index(i), count=2 * ARRIVALS)     # ARRIVALS per consumer partition (release)
     ds_ready = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())   # both consumers
     ds_free = gl.allocate_shared_memory(gl.int64, [NSLOT, 1], mbarrier.MBarrierLayout())    # arrive on each, once
     for i in gl.static_range(NSLOT):                                                        # per query block
         mbarrier.init(ds_ready.index(i), count=2)
-        mbarrier.init(ds_free.index(i), count=2)
+        mbarrier.init(ds_free.index(i), count=2 * ARRIVALS)
 
     dq_smem = ds_smem                                 # "tma": each consumer's BM x d/2 fp32 dQ piece, TMA's source
     if DQ_MODE == 7 or DQ_MODE == 8:                  # "frag", "rows-frag": each piece as 128 rows of 32, unswizzled

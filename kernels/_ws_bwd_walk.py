@@ -1,13 +1,31 @@
 """The walk over query blocks shared by the ws backward's producer and consumers (kernels/_ws_bwd_gluon.py): which
 query blocks a key block visits (masked and unmasked ranges), in which order (ROTATE, and the gap over a TABLE launch's
 full blocks) and at which ring slot and phase; and the producer warp itself, which loads the key block's K and V once
-and then each walked block's Q_i and dO_i (PREFETCH 2: with its lse and delta) into the ring. Imported by
-_ws_bwd_gluon.py only."""
+and then each walked block's Q_i and dO_i (PREFETCH 2: with its lse and delta) into the ring; release, a consumer's
+arrive on a ring stage's empty or a dS^T slot's free barrier. Imported by _ws_bwd_gluon.py, _ws_bwd_dq.py and
+_ws_bwd_next.py."""
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.ampere import async_copy
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
 from .gluon_shims import thread_barrier, tma_load
+from .ws_switches import bwd_thread_arrive_default
+
+# release by each of a consumer's 128 threads or by thread 0 after a BAR.SYNC: fixed when this module is imported
+THREAD_ARRIVE = gl.constexpr(bwd_thread_arrive_default(triton.__version__))
+ARRIVALS = gl.constexpr(128 if THREAD_ARRIVE else 1)  # arrivals one consumer makes on an empty or free barrier
+
+
+@gluon.jit
+def release(bar):
+    """A consumer's arrive on a ring stage's empty or a dS^T slot's free barrier, once the MMAs that read the stage
+    or slot were waited for: THREAD_ARRIVE, each thread's cp.async.mbarrier.arrive.noinc, else mbarrier.arrive."""
+    if THREAD_ARRIVE:
+        async_copy.mbarrier_arrive(bar, increment_count=False)
+    else:
+        mbarrier.arrive(bar)
 
 
 @gluon.jit

@@ -43,6 +43,9 @@ SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster o
 THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread arrives on the ring's empty and the
                                            # turn barriers itself (thread_arrive_default); read at the kernel import
 THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none until timed on a GPU
+BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
+                                           # free barriers (bwd_thread_arrive_default); read at its kernel's import
+BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none until timed on a GPU
 
 
 def env_switch(name: str, allowed: tuple, what: str) -> str | None:
@@ -77,7 +80,9 @@ def status_lines(version: str) -> dict:
                 skip=switch_line(SKIP_ENV, lambda: "three-consumer launches without a window or documents"
                                  if skip_default(version) else "none"),
                 thread_arrive=switch_line(THREAD_ARRIVE_ENV,
-                                          lambda: "every launch" if thread_arrive_default(version) else "none"))
+                                          lambda: "every launch" if thread_arrive_default(version) else "none"),
+                bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
+                                              if bwd_thread_arrive_default(version) else "none"))
 
 
 def p_pack_default(version: str) -> bool:
@@ -203,6 +208,18 @@ def thread_arrive_default(version: str) -> bool:
     read it, as after the BAR.SYNC. Off until timed on a GPU.
     THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
+                     "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
+
+
+def bwd_thread_arrive_default(version: str) -> bool:
+    """thread_arrive_default for the ws backward (kernels/_ws_bwd_walk.py release): a consumer frees a ring stage
+    (Q_i, dO_i) and its dS^T slot with one cp.async.mbarrier.arrive.noinc from each of its 128 threads, after the
+    MMAs that read them are waited for, so Triton puts no BAR.SYNC before those two arrives (a trip of its loops
+    issues 4 BAR at d = 64 and 128 without it, FlashAttention-4's sm90 backward 3:
+    assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt). dS^T's ready barrier keeps thread 0's arrive after
+    the BAR.SYNC: it publishes every thread's stores of dS^T. Off until timed on a GPU.
+    BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
+    return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
 
 
