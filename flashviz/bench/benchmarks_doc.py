@@ -31,6 +31,8 @@ FA4_ROUNDS_FWD = BENCH / "tune" / "nvidia-h100-fa4-rounds-fwd-half-triton38-2026
 # graph replays (cut at its time limit after three cells; the fourth in a file of its own)
 FA4_CLOCKS = tuple(BENCH / "tune" / f"nvidia-h100-fa4-rounds-{k}-triton38-2026-12-06.json"
                    for k in ("calls-clocks-fwd16k", "graph-clocks-fwd16k", "graph-clocks-fwd16k-d128c"))
+# the forward at N = 4096, call by call, with clocks (FA4's per-call lead is smallest there)
+FWD4K_CLOCKS = BENCH / "tune" / "nvidia-h100-fa4-rounds-calls-clocks-fwd4k-triton38-2026-12-06.json"
 # the backward: non-causal N = 16384 beside FA4, and N = 8192 (the training preset's cells, one pass each there)
 # in rounds against cuDNN (that run carried no FA4)
 BWD_CLOCKS = BENCH / "tune" / "nvidia-h100-fa4-rounds-graph-clocks-bwd16k-triton38-2026-12-06.json"
@@ -172,7 +174,7 @@ def _clocks() -> list[str]:
     out = ["Each impl's SM clock and board power while it was timed (nvidia-smi's loop, `python -m tools.fa4_rounds "
            "--clocks`), and a peer's time in SM cycles over ours, round by round (above 1: ours took fewer cycles):",
            ""]
-    for path in (*FA4_CLOCKS, BWD_CLOCKS):
+    for path in (*FA4_CLOCKS, FWD4K_CLOCKS, BWD_CLOCKS):
         rec = json.loads(path.read_text(encoding="utf-8"))
         out += [f"`{_rel(path)}` ({rec['timer']}; {rounds_tables.provenance(rec)}):", "",
                 *rounds_tables.clocks_table(rec), ""]
