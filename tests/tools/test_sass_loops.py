@@ -182,15 +182,65 @@ def test_split_barriers_drop_a_warpgroup_bar_sync_from_each_trip():
 
 ARRIVE_LOOPS = """
 import json, os
-os.environ["FLASHVIZ_WS_THREAD_ARRIVE"] = "{on}"     # read once, when the kernel module is imported
+os.environ["FLASHVIZ_WS_{bwd}THREAD_ARRIVE"] = "{on}"     # read once, when the kernel module is imported
 from tools import sass_loops as s
 out = {{}}
 for d in (64, 128):
-    ins = s.parse(s.ours("fwd", d, False))
+    ins = s.parse(s.ours("{what}", d, False))
     out[str(d)] = [[sum(s.opcode(t).startswith(op) for _, t in ins[a:b + 1])
                     for op in ("BAR.SYNC", "SYNCS.ARRIVE", "ARRIVES.LDGSTSBAR")] for a, b in s.loops(ins)]
 print(json.dumps(out))
 """
+
+
+TWO_ARRIVES = """
+import json, re, triton
+from triton.backends.compiler import GPUTarget
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon._runtime import GluonASTSource
+from triton.experimental.gluon.language.nvidia.ampere import async_copy
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier
+
+
+@gluon.jit
+def k(n, THREADS: gl.constexpr):
+    a = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
+    b = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
+    c = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(a.index(0), count=1)
+    mbarrier.init(b.index(0), count=128 if THREADS else 1)
+    mbarrier.init(c.index(0), count=128 if THREADS else 1)
+    for j in range(n):                      # a wait on one allocation, then an arrive on each of two others
+        mbarrier.wait(a.index(0), j & 1)
+        if THREADS:
+            async_copy.mbarrier_arrive(b.index(0), increment_count=False)
+            async_copy.mbarrier_arrive(c.index(0), increment_count=False)
+        else:
+            mbarrier.arrive(b.index(0))
+            mbarrier.arrive(c.index(0))
+
+
+out = {}
+for threads in (0, 1):
+    src = GluonASTSource(k, {"n": "i32", "THREADS": "constexpr"}, constexprs={"THREADS": threads})
+    ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+    ops = [m.group(2) for m in re.finditer(r"(?m)^\\s*(@%p\\d+ )?(bar\\.sync|\\S*mbarrier\\.(?:arrive|try_wait)\\S*)", ptx)]
+    out[str(threads)] = ops[len(ops) - ops[::-1].index(next(o for o in ops if "try_wait" in o)):]   # after the wait
+print(json.dumps(out))
+"""
+
+
+def test_triton_puts_a_bar_sync_before_each_one_thread_arrive(tmp_path):
+    """Why THREAD_ARRIVE exists: Triton lowers Gluon's mbarrier.arrive to thread 0's arrive and puts a BAR.SYNC of
+    the warps before each one, even on barriers in allocations no other operation touches; each thread's own
+    cp.async.mbarrier.arrive gets none. A tiny kernel's sm_90 PTX, built on a CPU."""
+    needs_verified_triton()
+    script = tmp_path / "two_arrives.py"                  # a jit function's source must live in a file
+    script.write_text(TWO_ARRIVES, encoding="utf-8")
+    out = compile_report(f"import runpy; runpy.run_path({str(script)!r})")
+    assert out["0"] == ["bar.sync", "mbarrier.arrive.shared::cta.b64"] * 2, out
+    assert out["1"] == ["cp.async.mbarrier.arrive.noinc.shared.b64"] * 2, out
 
 
 def test_thread_arrives_drop_the_bar_sync_before_each_arrive():
@@ -199,11 +249,24 @@ def test_thread_arrives_drop_the_bar_sync_before_each_arrive():
     none before it. Every loop of the d = 64 and d = 128 forward trades its SYNCS.ARRIVE (turn, K's slot, V's slot,
     on either path) for as many ARRIVES and holds fewer BAR.SYNC: what is left orders the mbarrier waits."""
     needs_verified_triton()
-    on, off = (compile_report(ARRIVE_LOOPS.format(on=v)) for v in ("1", "0"))
+    on, off = (compile_report(ARRIVE_LOOPS.format(on=v, what="fwd", bwd="")) for v in ("1", "0"))
     for d in ("64", "128"):
         assert len(on[d]) == len(off[d]) > 0, (on, off)
         for (bar1, syncs1, arrives1), (bar0, syncs0, arrives0) in zip(on[d], off[d]):
             assert (syncs1, arrives0) == (0, 0) and arrives1 == syncs0 >= 3, (d, on, off)
+            assert bar1 < bar0, (d, on, off)
+
+
+def test_backward_thread_arrives_keep_only_ds_ready_on_thread_0():
+    """FLASHVIZ_WS_BWD_THREAD_ARRIVE (ws_switches.bwd_thread_arrive_default): each loop of the d = 64 and d = 128
+    backward trades the SYNCS.ARRIVE of its ring stage's empty and its dS^T slot's free barrier for two ARRIVES, keeps
+    the one on dS^T's ready barrier (it publishes the consumers' stores of dS^T), and holds fewer BAR.SYNC."""
+    needs_verified_triton()
+    on, off = (compile_report(ARRIVE_LOOPS.format(on=v, what="bwd", bwd="BWD_")) for v in ("1", "0"))
+    for d in ("64", "128"):
+        assert len(on[d]) == len(off[d]) > 0, (on, off)
+        for (bar1, syncs1, arrives1), (bar0, syncs0, arrives0) in zip(on[d], off[d]):
+            assert arrives0 == 0 and arrives1 == syncs0 - syncs1 == 2 and syncs1 >= 1, (d, on, off)
             assert bar1 < bar0, (d, on, off)
 
 
