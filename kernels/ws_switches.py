@@ -201,7 +201,8 @@ def thread_arrive_default(version: str) -> bool:
     cp.async.mbarrier.arrive.noinc from each of its 128 threads (kernels/_ws_ring.py arrive; those barriers count
     128 arrivals a consumer) instead of Gluon's mbarrier.arrive, which arrives from thread 0 only and so comes after
     a warpgroup BAR.SYNC that Triton puts before every such arrive, whichever allocation it names (CPU builds under
-    3.8 and 3.9: tests/tools/test_sass_loops.py, test_triton_puts_a_bar_sync_before_each_one_thread_arrive). A d = 128 loop trip issues three of those (the turn, K's slot, V's slot;
+    3.8 and 3.9: test_triton_puts_a_bar_sync_before_each_one_thread_arrive in tests/tools/test_sass_loops.py). A
+    d = 128 loop trip issues three of those (the turn, K's slot, V's slot;
     assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), FlashAttention-4's sm90 trip two BAR in
     all, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
     thread arrives after its own warpgroup_mma_wait, so a slot frees only once all four warps are past the MMA that
