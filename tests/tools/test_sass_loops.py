@@ -225,7 +225,8 @@ out = {}
 for threads in (0, 1):
     src = GluonASTSource(k, {"n": "i32", "THREADS": "constexpr"}, constexprs={"THREADS": threads})
     ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
-    ops = [m.group(2) for m in re.finditer(r"(?m)^\\s*(@%p\\d+ )?(bar\\.sync|\\S*mbarrier\\.(?:arrive|try_wait)\\S*)", ptx)]
+    pat = r"(?m)^\\s*(@%p\\d+ )?(bar\\.sync|\\S*mbarrier\\.(?:arrive|try_wait)\\S*)"
+    ops = [m.group(2) for m in re.finditer(pat, ptx)]
     out[str(threads)] = ops[len(ops) - ops[::-1].index(next(o for o in ops if "try_wait" in o)):]   # after the wait
 print(json.dumps(out))
 """
