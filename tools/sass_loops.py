@@ -304,7 +304,10 @@ def main(argv=None):
           f"triton {triton.__version__}, commit {commit}{'+dirty' if dirty else ''}, "
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M:%SZ}; sm_90a SASS of fp16 launches, "
           f"B 4, H 32, N 4096" + (f"; {fa4_versions(args.fa4_python, args.fa4_path)}" if args.fa4_python else ""))
-    print(f"# $ {' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
+    from tools.tune_record import switches          # FLASHVIZ_WS_* set for this build: they change the kernels
+    env = " ".join(f"{k}={v}" for k, v in switches().items())
+    print(f"# $ {env + ' ' if env else ''}"
+          f"{' '.join(['python -m tools.sass_loops'] + (argv if argv is not None else sys.argv[1:]))}")
     if args.bars:
         for d in args.d:
             for causal in args.causal:
