@@ -206,7 +206,11 @@ def thread_arrive_default(version: str) -> bool:
     assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), FlashAttention-4's sm90 trip two BAR in
     all, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
     thread arrives after its own warpgroup_mma_wait, so a slot frees only once all four warps are past the MMA that
-    read it, as after the BAR.SYNC. Off until timed on a GPU.
+    read it, as after the BAR.SYNC. Built for sm_90a on a CPU under 3.8, a trip holds 2 or 3 BAR with it
+    (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-arrive-triton38-2026-12-06.txt) and 1 with SPLIT_BARS too
+    (...-fwd-arrive-split-...): without it Triton's barrier pass still syncs the warps between two accesses of one
+    allocation (a wait and an arrive on the turn array; the arrives on K's and V's empty barriers, one array). Off
+    until timed on a GPU.
     THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
@@ -218,7 +222,8 @@ def bwd_thread_arrive_default(version: str) -> bool:
     MMAs that read them are waited for, so Triton puts no BAR.SYNC before those two arrives (a trip of its loops
     issues 4 BAR at d = 64 and 128 without it, FlashAttention-4's sm90 backward 3:
     assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt). dS^T's ready barrier keeps thread 0's arrive after
-    the BAR.SYNC: it publishes every thread's stores of dS^T. Off until timed on a GPU.
+    the BAR.SYNC: it publishes every thread's stores of dS^T. A CPU sm_90a build's paths hold 3 or 4 BAR with it
+    (assets/benchmarks/tune/cpu-sm90-sass-loops-bwd-arrive-triton38-2026-12-06.txt). Off until timed on a GPU.
     BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
     return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")

@@ -365,3 +365,23 @@ def test_bar_sites_names_each_barriers_source_line_and_what_follows():
         ("bar.sync 2, 128", "_ws_tile.py:321", "mbarrier.arrive.shared::cta.b64", 2),
         ("bar.sync 2, 128", "_ws_out.py:43", "elect.sync", 1),
         ("barrier.sync 1", "_ws_tile.py:321", "?", 1)]
+
+
+def test_the_arrive_recordings_count_one_bar_a_forward_trip_with_split_barriers():
+    """The CPU recordings thread_arrive_default names (assets/benchmarks/tune/cpu-sm90-sass-loops-*arrive*): with
+    THREAD_ARRIVE and SPLIT_BARS every path of every forward loop of ours holds one BAR (FA4's two: the 2026-12-05
+    loops file) and 3 SYNCS; with THREAD_ARRIVE alone 2 or 3; the backward's paths 3 or 4, the ARRIVES counted as
+    "other". Each file's header names the switches it was built with."""
+    tune = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
+
+    def bars(name):
+        text = (tune / f"cpu-sm90-sass-loops-{name}-triton38-2026-12-06.txt").read_text(encoding="utf-8")
+        head = text.splitlines()[1]
+        return head, [int(m) for m in re.findall(r" ours loop@\w+ path \d+: .* BAR (\d+) ", text)]
+    head, both = bars("fwd-arrive-split")
+    assert "FLASHVIZ_WS_SPLIT_BARS=1 FLASHVIZ_WS_THREAD_ARRIVE=1 python" in head and set(both) == {1}, both
+    head, alone = bars("fwd-arrive")
+    assert "FLASHVIZ_WS_THREAD_ARRIVE=1 python" in head and set(alone) == {2, 3} and len(alone) == len(both)
+    head, bwd = bars("bwd-arrive")
+    assert "FLASHVIZ_WS_BWD_THREAD_ARRIVE=1 python" in head and set(bwd) == {3, 4}, bwd
+
