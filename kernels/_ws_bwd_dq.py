@@ -62,7 +62,7 @@ def dq_split(a, c, start, zq, row_ptr, row_ok, dcols, CID: gl.constexpr, BM: gl.
             dq_tok = dq_mmas(ds_smem, k_smem, slot, zq, CID * (D // 2) + h * DP, DP)
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         if h == DQ_SPLIT - 1:
-            release(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            release(ds_free.index(slot))              # this consumer no longer reads dS^T (nor K) of block c
         if DQ_MODE >= 3:                              # DQ_SPLIT 1: the whole d / 2 piece at once
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:

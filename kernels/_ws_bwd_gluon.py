@@ -211,21 +211,21 @@ def _blocks(a, dk, dv, c0, lo, hi, gap_at, gap, k_first, k_last, CID: gl.constex
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dk_tok = warpgroup_mma(gl.convert_layout(ds16, op_layout), q_buf, dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))   # dV's and dQ's done (in order), dK's in flight
-            release(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            release(ds_free.index(slot))              # this consumer no longer reads dS^T (nor K) of block c
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-            release(empty.index(st))          # Q_i, dO_i read
+            release(empty.index(st))                  # Q_i, dO_i read
         elif EARLY_DQ:                                # TMA modes: dQ's two MMAs queue behind dV's and dK's
             mbarrier.wait(ds_ready.index(slot), use)       # both halves of dS^T of block c
             dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
             dv, dk = warpgroup_mma_wait(2, deps=(dv_tok, dk_tok))   # dV's and dK's done, dQ's two in flight
-            release(empty.index(st))          # Q_i, dO_i read
+            release(empty.index(st))                  # Q_i, dO_i read
             dq = warpgroup_mma_wait(0, deps=(dq_tok,))
-            release(ds_free.index(slot))      # this consumer no longer reads dS^T (nor K) of block c
+            release(ds_free.index(slot))              # this consumer no longer reads dS^T (nor K) of block c
             dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
         else:
             dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-            release(empty.index(st))          # Q_i, dO_i read; K_c and dS^T stay in shared memory
+            release(empty.index(st))                  # Q_i, dO_i read; K_c and dS^T stay in shared memory
             qrows = start + gl.arange(0, BM, layout=dq_rows_l)
             row_ptr = dq_base + gl.expand_dims(qrows * D, 1)
             row_ok = gl.expand_dims(qrows < n_dq, 1)     # n_dq = n_q (0: timing without the adds)

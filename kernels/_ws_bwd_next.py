@@ -107,7 +107,7 @@ def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl
         dk = warpgroup_mma_wait(1, deps=(dk_tok,))
     else:
         dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
-    release(empty.index(st))                  # Q_i, dO_i read
+    release(empty.index(st))                          # Q_i, dO_i read
     mbarrier.wait(ds_ready.index(slot), use)          # both halves of dS^T of block i
     dq_tok = dq_piece(ds_smem, k_smem, slot, zq, CID, BM, D, DQ_MODE)
     if HAS_NEXT and NEXT == 2:                        # S^T_{i+1} behind dQ_i's MMAs: it runs under the piece's
@@ -118,7 +118,7 @@ def _block(a, dk, dv, s_acc, zs, c, start, keys, first, k_first, k_last, CID: gl
     else:
         dq = warpgroup_mma_wait(0, deps=(dq_tok,))
         s_next = s_acc
-    release(ds_free.index(slot))              # this consumer no longer reads dS^T (nor K) of block i
+    release(ds_free.index(slot))                      # this consumer no longer reads dS^T (nor K) of block i
     dq_tma_add(a, dq, start, c, CID, BM, D, DQ_MODE)
     return dk, dv, s_next
 
