@@ -1,7 +1,7 @@
-"""The ws forward's version-gated build switches: code paths fixed for the process when the kernel module is
-imported (module constexprs in kernels/_ws_tile.py, _ws_softmax.py, _ws_ring.py), each on by default only under the
-tritons where it was timed faster on a GPU and its test files passed with it forced (kernels/gates.py), and each
-overridden by its FLASHVIZ_WS_* variable (1 / 0). Every *_default docstring names its evidence files;
+"""The ws forward's version-gated build switches (and one of the backward's: bwd_thread_arrive_default): code paths
+fixed for the process when the kernel module is imported (module constexprs in kernels/_ws_tile.py, _ws_softmax.py,
+_ws_ring.py, _ws_bwd_walk.py), each on by default only under the tritons where it was timed faster on a GPU and its
+test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0). Every *_default docstring names its evidence files;
 tests/kernels/test_ws_switch_env.py (SWITCHES) checks each default against its tritons and its status line. The
 launch-time schedule (persistent, consumers, OVERLAP, PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
 from __future__ import annotations
@@ -219,11 +219,12 @@ def thread_arrive_default(version: str) -> bool:
 def bwd_thread_arrive_default(version: str) -> bool:
     """thread_arrive_default for the ws backward (kernels/_ws_bwd_walk.py release): a consumer frees a ring stage
     (Q_i, dO_i) and its dS^T slot with one cp.async.mbarrier.arrive.noinc from each of its 128 threads, after the
-    MMAs that read them are waited for, so Triton puts no BAR.SYNC before those two arrives (a trip of its loops
-    issues 4 BAR at d = 64 and 128 without it, FlashAttention-4's sm90 backward 3:
-    assets/benchmarks/tune/cpu-sm90-sass-loops-2026-12-05.txt). dS^T's ready barrier keeps thread 0's arrive after
-    the BAR.SYNC: it publishes every thread's stores of dS^T. A CPU sm_90a build's paths hold 3 or 4 BAR with it
-    (assets/benchmarks/tune/cpu-sm90-sass-loops-bwd-arrive-triton38-2026-12-06.txt). Off until timed on a GPU.
+    MMAs that read them are waited for, so Triton puts no BAR.SYNC before those two arrives. dS^T's ready barrier
+    keeps thread 0's arrive after the BAR.SYNC: it publishes every thread's stores of dS^T. Built for sm_90a on a CPU
+    under 3.8, a path through its loops holds 4 or 5 BAR without it
+    (assets/benchmarks/tune/cpu-sm90-sass-loops-bwd-triton38-2026-12-06.txt) and 3 or 4 with it
+    (...-bwd-arrive-...); FlashAttention-4's sm90 backward 3 (cpu-sm90-sass-loops-2026-12-05.txt). Off until timed
+    on a GPU.
     BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
     return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")

@@ -370,8 +370,8 @@ def test_bar_sites_names_each_barriers_source_line_and_what_follows():
 def test_the_arrive_recordings_count_one_bar_a_forward_trip_with_split_barriers():
     """The CPU recordings thread_arrive_default names (assets/benchmarks/tune/cpu-sm90-sass-loops-*arrive*): with
     THREAD_ARRIVE and SPLIT_BARS every path of every forward loop of ours holds one BAR (FA4's two: the 2026-12-05
-    loops file) and 3 SYNCS; with THREAD_ARRIVE alone 2 or 3; the backward's paths 3 or 4, the ARRIVES counted as
-    "other". Each file's header names the switches it was built with."""
+    loops file) and 3 SYNCS; with THREAD_ARRIVE alone 2 or 3; the backward's paths one fewer than its default
+    build's, path by path (3 or 4). Each file's header names the switches it was built with."""
     tune = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
 
     def bars(name):
@@ -384,4 +384,6 @@ def test_the_arrive_recordings_count_one_bar_a_forward_trip_with_split_barriers(
     assert "FLASHVIZ_WS_THREAD_ARRIVE=1 python" in head and set(alone) == {2, 3} and len(alone) == len(both)
     head, bwd = bars("bwd-arrive")
     assert "FLASHVIZ_WS_BWD_THREAD_ARRIVE=1 python" in head and set(bwd) == {3, 4}, bwd
+    head, bwd0 = bars("bwd")                          # the default build, counted the same day
+    assert head.startswith("# $ python") and [b - 1 for b in bwd0] == bwd, (bwd0, bwd)
 
