@@ -1,9 +1,9 @@
 """The ws forward's version-gated build switches (and one of the backward's: bwd_thread_arrive_default): code paths
 fixed for the process when the kernel module is imported (module constexprs in kernels/_ws_tile.py, _ws_softmax.py,
 _ws_ring.py, _ws_bwd_walk.py), each on by default only under the tritons where it was timed faster on a GPU and its
-test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0). Every *_default docstring names its evidence files;
-tests/kernels/test_ws_switch_env.py (SWITCHES) checks each default against its tritons and its status line. The
-launch-time schedule (persistent, consumers, OVERLAP, PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
+test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0).
+Every *_default docstring names its evidence files; tests/kernels/test_ws_switch_env.py (SWITCHES) checks each
+default against its tritons and its status line. The launch-time schedule (persistent, consumers, OVERLAP, PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
 from __future__ import annotations
 
 import os
