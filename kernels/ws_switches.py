@@ -3,7 +3,8 @@ fixed for the process when the kernel module is imported (module constexprs in k
 _ws_ring.py, _ws_bwd_walk.py), each on by default only under the tritons where it was timed faster on a GPU and its
 test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0).
 Every *_default docstring names its evidence files; tests/kernels/test_ws_switch_env.py (SWITCHES) checks each
-default against its tritons and its status line. The launch-time schedule (persistent, consumers, OVERLAP, PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
+default against its tritons and its status line. The launch-time schedule (persistent, consumers, OVERLAP,
+PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
 from __future__ import annotations
 
 import os
