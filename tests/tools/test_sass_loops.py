@@ -374,16 +374,16 @@ def test_the_arrive_recordings_count_one_bar_a_forward_trip_with_split_barriers(
     build's, path by path (3 or 4). Each file's header names the switches it was built with."""
     tune = Path(__file__).resolve().parents[2] / "assets" / "benchmarks" / "tune"
 
-    def bars(name):
+    def counts(name):                                 # (command line, [BAR per path], [SYNCS per path])
         text = (tune / f"cpu-sm90-sass-loops-{name}-triton38-2026-12-06.txt").read_text(encoding="utf-8")
-        head = text.splitlines()[1]
-        return head, [int(m) for m in re.findall(r" ours loop@\w+ path \d+: .* BAR (\d+) ", text)]
-    head, both = bars("fwd-arrive-split")
+        per = [re.findall(rf" ours loop@\w+ path \d+: .* {op} (\d+) ", text) for op in ("BAR", "SYNCS")]
+        return (text.splitlines()[1], *([int(x) for x in xs] for xs in per))
+    head, both, syncs = counts("fwd-arrive-split")
     assert "FLASHVIZ_WS_SPLIT_BARS=1 FLASHVIZ_WS_THREAD_ARRIVE=1 python" in head and set(both) == {1}, both
-    head, alone = bars("fwd-arrive")
+    assert set(syncs) == {3} and len(both) == 20
+    head, alone, _ = counts("fwd-arrive")
     assert "FLASHVIZ_WS_THREAD_ARRIVE=1 python" in head and set(alone) == {2, 3} and len(alone) == len(both)
-    head, bwd = bars("bwd-arrive")
+    head, bwd, _ = counts("bwd-arrive")
     assert "FLASHVIZ_WS_BWD_THREAD_ARRIVE=1 python" in head and set(bwd) == {3, 4}, bwd
-    head, bwd0 = bars("bwd")                          # the default build, counted the same day
+    head, bwd0, _ = counts("bwd")                     # the default build, counted the same day
     assert head.startswith("# $ python") and [b - 1 for b in bwd0] == bwd, (bwd0, bwd)
-
