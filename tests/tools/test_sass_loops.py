@@ -258,6 +258,29 @@ def test_thread_arrives_drop_the_bar_sync_before_each_arrive():
             assert bar1 < bar0, (d, on, off)
 
 
+CARRY_ARRIVES = """
+import json, os
+os.environ["FLASHVIZ_WS_THREAD_ARRIVE"] = "1"
+from tools.compile_check import compile_sm90
+out = {}
+for d in (64, 128):       # persistent without PINGPONG: CARRY, whose V release is predicated (a branch round it)
+    ptx = compile_sm90(d, False, "fp16", overlap=True, pingpong=False, persistent=True).asm["ptx"]
+    out[str(d)] = [ptx.count("cp.async.mbarrier.arrive.noinc"), ptx.count("mbarrier.arrive.shared")]
+print(json.dumps(out))
+"""
+
+
+def test_thread_arrives_build_the_carry_schedule_too():
+    """THREAD_ARRIVE in the persistent CARRY schedule, whose first V release is predicated: it builds, with the
+    every-thread arrives the ring and turn sites make and thread 0's only where they stay (the Q slot's release,
+    the first turn)."""
+    needs_verified_triton()
+    out = compile_report(CARRY_ARRIVES)
+    for d in ("64", "128"):
+        every, one = out[d]
+        assert every >= 10 and 1 <= one <= 6, out
+
+
 def test_backward_thread_arrives_keep_only_ds_ready_on_thread_0():
     """FLASHVIZ_WS_BWD_THREAD_ARRIVE (ws_switches.bwd_thread_arrive_default): each loop of the d = 64 and d = 128
     backward trades the SYNCS.ARRIVE of its ring stage's empty and its dS^T slot's free barrier for two ARRIVES, keeps
