@@ -203,13 +203,14 @@ def thread_arrive_default(version: str) -> bool:
     128 arrivals a consumer) instead of Gluon's mbarrier.arrive, which arrives from thread 0 only and so comes after
     a warpgroup BAR.SYNC that Triton puts before every such arrive, whichever allocation it names (CPU builds under
     3.8 and 3.9: test_triton_puts_a_bar_sync_before_each_one_thread_arrive in tests/tools/test_sass_loops.py). A
-    d = 128 loop trip issues three of those (the turn, K's slot, V's slot;
-    assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), FlashAttention-4's sm90 trip two BAR in
-    all, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
+    d = 128 loop trip issues one for the turn, one for K's slot and one for V's
+    (assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), more BAR in all than FlashAttention-4's
+    sm90 trip, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
     thread arrives after its own warpgroup_mma_wait, so a slot frees only once all four warps are past the MMA that
-    read it, as after the BAR.SYNC. Built for sm_90a on a CPU under 3.8, a trip holds 2 or 3 BAR with it
-    (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-arrive-triton38-2026-12-06.txt) and 1 with SPLIT_BARS too
-    (...-fwd-arrive-split-...): without it Triton's barrier pass still syncs the warps between two accesses of one
+    read it, as after the BAR.SYNC. Built for sm_90a on a CPU under 3.8, a trip holds fewer BAR with it
+    (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-arrive-triton38-2026-12-06.txt) and fewer than FA4's with
+    SPLIT_BARS too (...-fwd-arrive-split-...; tests/tools/test_sass_loops.py holds both files to their counts):
+    without it Triton's barrier pass still syncs the warps between two accesses of one
     allocation (a wait and an arrive on the turn array; the arrives on K's and V's empty barriers, one array). Off
     until timed on a GPU.
     THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
@@ -222,10 +223,9 @@ def bwd_thread_arrive_default(version: str) -> bool:
     (Q_i, dO_i) and its dS^T slot with one cp.async.mbarrier.arrive.noinc from each of its 128 threads, after the
     MMAs that read them are waited for, so Triton puts no BAR.SYNC before those two arrives. dS^T's ready barrier
     keeps thread 0's arrive after the BAR.SYNC: it publishes every thread's stores of dS^T. Built for sm_90a on a CPU
-    under 3.8, a path through its loops holds 4 or 5 BAR without it
-    (assets/benchmarks/tune/cpu-sm90-sass-loops-bwd-triton38-2026-12-06.txt) and 3 or 4 with it
-    (...-bwd-arrive-...); FlashAttention-4's sm90 backward 3 (cpu-sm90-sass-loops-2026-12-05.txt). Off until timed
-    on a GPU.
+    under 3.8, every path through its loops holds one BAR fewer with it (assets/benchmarks/tune/
+    cpu-sm90-sass-loops-bwd-arrive-triton38-2026-12-06.txt) than without (...-bwd-triton38-...); FlashAttention-4's
+    sm90 backward: cpu-sm90-sass-loops-2026-12-05.txt. Off until timed on a GPU.
     BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
     return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
