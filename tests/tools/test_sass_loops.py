@@ -204,30 +204,33 @@ from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
 
 @gluon.jit
-def k(n, THREADS: gl.constexpr):
+def k(n, MODE: gl.constexpr):        # 0: mbarrier.arrive, 1: each thread's arrive, 2: mbarrier.expect of 0 bytes
     a = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
     b = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
     c = gl.allocate_shared_memory(gl.int64, [1, 1], mbarrier.MBarrierLayout())
     mbarrier.init(a.index(0), count=1)
-    mbarrier.init(b.index(0), count=128 if THREADS else 1)
-    mbarrier.init(c.index(0), count=128 if THREADS else 1)
+    mbarrier.init(b.index(0), count=128 if MODE == 1 else 1)
+    mbarrier.init(c.index(0), count=128 if MODE == 1 else 1)
     for j in range(n):                      # a wait on one allocation, then an arrive on each of two others
         mbarrier.wait(a.index(0), j & 1)
-        if THREADS:
+        if MODE == 1:
             async_copy.mbarrier_arrive(b.index(0), increment_count=False)
             async_copy.mbarrier_arrive(c.index(0), increment_count=False)
+        elif MODE == 2:
+            mbarrier.expect(b.index(0), 0)
+            mbarrier.expect(c.index(0), 0)
         else:
             mbarrier.arrive(b.index(0))
             mbarrier.arrive(c.index(0))
 
 
 out = {}
-for threads in (0, 1):
-    src = GluonASTSource(k, {"n": "i32", "THREADS": "constexpr"}, constexprs={"THREADS": threads})
+for mode in (0, 1, 2):
+    src = GluonASTSource(k, {"n": "i32", "MODE": "constexpr"}, constexprs={"MODE": mode})
     ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
     pat = r"(?m)^\\s*(@%p\\d+ )?(bar\\.sync|\\S*mbarrier\\.(?:arrive|try_wait)\\S*)"
     ops = [m.group(2) for m in re.finditer(pat, ptx)]
-    out[str(threads)] = ops[len(ops) - ops[::-1].index(next(o for o in ops if "try_wait" in o)):]   # after the wait
+    out[str(mode)] = ops[len(ops) - ops[::-1].index(next(o for o in ops if "try_wait" in o)):]   # after the wait
 print(json.dumps(out))
 """
 
@@ -235,13 +238,15 @@ print(json.dumps(out))
 def test_triton_puts_a_bar_sync_before_each_one_thread_arrive(tmp_path):
     """Why THREAD_ARRIVE exists: Triton lowers Gluon's mbarrier.arrive to thread 0's arrive and puts a BAR.SYNC of
     the warps before each one, even on barriers in allocations no other operation touches; each thread's own
-    cp.async.mbarrier.arrive gets none. A tiny kernel's sm_90 PTX, built on a CPU."""
+    cp.async.mbarrier.arrive gets none; an arrive that expects 0 bytes (mbarrier.expect) is no way round it. A tiny
+    kernel's sm_90 PTX, built on a CPU."""
     needs_verified_triton()
     script = tmp_path / "two_arrives.py"                  # a jit function's source must live in a file
     script.write_text(TWO_ARRIVES, encoding="utf-8")
     out = compile_report(f"import runpy; runpy.run_path({str(script)!r})")
     assert out["0"] == ["bar.sync", "mbarrier.arrive.shared::cta.b64"] * 2, out
     assert out["1"] == ["cp.async.mbarrier.arrive.noinc.shared.b64"] * 2, out
+    assert out["2"] == ["bar.sync", "mbarrier.arrive.expect_tx.shared::cta.b64"] * 2, out
 
 
 def test_thread_arrives_drop_the_bar_sync_before_each_arrive():
