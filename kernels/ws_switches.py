@@ -203,8 +203,9 @@ def thread_arrive_default(version: str) -> bool:
     128 arrivals a consumer) instead of Gluon's mbarrier.arrive, which arrives from thread 0 only and so comes after
     a warpgroup BAR.SYNC that Triton puts before every such arrive, whichever allocation it names (CPU builds under
     3.8 and 3.9: test_triton_puts_a_bar_sync_before_each_one_thread_arrive in tests/tools/test_sass_loops.py; the
-    lowering, ArriveBarrierOpConversion in triton's third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/BarrierOpToLLVM.cpp,
-    syncs first because an arrive "has block-level semantics", and mbarrier.expect's lowering does the same). A
+    lowering, ArriveBarrierOpConversion in triton's third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/BarrierOpToLLVM.cpp
+    (read at triton-lang/triton 015be07), syncs first because an arrive "has block-level semantics"; mbarrier.expect's
+    lowering does the same). A
     d = 128 loop trip issues one for the turn, one for K's slot and one for V's
     (assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), more BAR in all than FlashAttention-4's
     sm90 trip, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
