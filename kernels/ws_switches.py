@@ -205,17 +205,15 @@ def thread_arrive_default(version: str) -> bool:
     3.8 and 3.9: test_triton_puts_a_bar_sync_before_each_one_thread_arrive in tests/tools/test_sass_loops.py; the
     lowering, ArriveBarrierOpConversion in triton's third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/BarrierOpToLLVM.cpp
     (read at triton-lang/triton 015be07), syncs first because an arrive "has block-level semantics"; mbarrier.expect's
-    lowering does the same). A
-    d = 128 loop trip issues one for the turn, one for K's slot and one for V's
+    lowering does the same). A d = 128 loop trip issues one for the turn, one for K's slot and one for V's
     (assets/benchmarks/tune/cpu-sm90-ptx-bars-fwd-triton38-2026-12-06.txt), more BAR in all than FlashAttention-4's
     sm90 trip, and FA4 finishes a cell in fewer SM cycles at the same clock (docs/BENCHMARKS.md's clock tables). Each
     thread arrives after its own warpgroup_mma_wait, so a slot frees only once all four warps are past the MMA that
     read it, as after the BAR.SYNC. Built for sm_90a on a CPU under 3.8, a trip holds fewer BAR with it
     (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-arrive-triton38-2026-12-06.txt) and fewer than FA4's with
     SPLIT_BARS too (...-fwd-arrive-split-...; tests/tools/test_sass_loops.py holds both files to their counts):
-    without it Triton's barrier pass still syncs the warps between two accesses of one
-    allocation (a wait and an arrive on the turn array; the arrives on K's and V's empty barriers, one array). Off
-    until timed on a GPU.
+    without it Triton's barrier pass still syncs the warps between two accesses of one allocation (a wait and an
+    arrive on the turn array; the arrives on K's and V's empty barriers, one array). Off until timed on a GPU.
     THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
