@@ -43,7 +43,7 @@ SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster o
 
 THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread arrives on the ring's empty and the
                                            # turn barriers itself (thread_arrive_default); read at the kernel import
-THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none until timed on a GPU
+THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no faster on the H100, 3.8)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none until timed on a GPU
@@ -213,8 +213,10 @@ def thread_arrive_default(version: str) -> bool:
     (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-arrive-triton38-2026-12-06.txt) and fewer than FA4's with
     SPLIT_BARS too (...-fwd-arrive-split-...; tests/tools/test_sass_loops.py holds both files to their counts):
     without it Triton's barrier pass still syncs the warps between two accesses of one allocation (a wait and an
-    arrive on the turn array; the arrives on K's and V's empty barriers, one array). Off until timed on a GPU.
-    THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
+    arrive on the turn array; the arrives on K's and V's empty barriers, one array). Timed on the H100 under 3.8
+    (fwd, N = 16384, against cuDNN in alternating processes, with and without SPLIT_BARS) it was no faster, a little
+    slower in most cells (assets/benchmarks/tune/nvidia-h100-fwd-arrive-ab-triton38-2026-12-07.txt): fewer BAR is
+    not what holds the trip back, so it stays off. THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
 

@@ -134,7 +134,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert f["ws_split_bars"] == ws.status()["split_bars"] and f["ws_pair_max"] == ws.status()["pair_max"]
     assert f["ws_lpt"] == ws.status()["lpt"] and "16-32 tiles per SM (forward)" in f["ws_lpt"]
     assert f["ws_skip"] == ws.status()["skip"] == "none (CONFIGS)"                              # off everywhere
-    assert f["ws_thread_arrive"] == ws.status()["thread_arrive"] == "none (CONFIGS)"            # off until timed
+    assert f["ws_thread_arrive"] == ws.status()["thread_arrive"] == "none (CONFIGS)"            # off: not faster
     assert f["ws_bwd_thread_arrive"] == ws.status()["bwd_thread_arrive"] == "none (CONFIGS)"
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
