@@ -61,7 +61,12 @@ def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_pa
     r = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, OUT=str(out), PATH=f"{bin_dir}:{os.environ['PATH']}"))
     assert r.returncode == 0, r.stderr
-    runs = [text for log in (out / "ab").glob("*.log") for text in log.read_text().splitlines()]
+    assert not list((out / "ab").iterdir())                                       # all packed into one file
+    with tarfile.open(out / "ab-lbl.tgz") as tar:
+        names = tar.getnames()
+        runs = [t for n in names if n.endswith(".log") for t in tar.extractfile(n).read().decode().splitlines()]
+    assert sorted(names) == sorted(f"lbl-FLASHVIZ_WS_X{e}-run{k}.{x}" for k in (1, 2) for e in (0, 1)
+                                   for x in ("json", "log"))
     assert sorted(runs) == sorted(f"RUN X={e} -m tools.fa4_rounds --mode fwd --n 4096 --out {out}/ab/lbl-"
                                   f"FLASHVIZ_WS_X{e}-run{k}.json" for k in (1, 2) for e in (0, 1))
     ab = [line for line in r.stdout.splitlines() if line.startswith("AB ")]

@@ -80,7 +80,8 @@ fv_suite() {
 
 # fv_ab VAR LABEL [PAIRS]: a switch's A/B in alternating processes, VAR=0 then VAR=1, PAIRS times (2): each
 # `python -m tools.fa4_rounds $FV_AB_ARGS` (default: --rounds 3 --rep-ms 60 --mode fwd), cut at FV_AB_S seconds
-# (90), into $OUT/ab/LABEL-VAR{0,1}-run{1,2..}.json; then `python -m tools.fa4_rounds --ab` over the pairs
+# (90), into $OUT/ab/LABEL-VAR{0,1}-run{1,2..}.json; then `python -m tools.fa4_rounds --ab` over the pairs; then
+# packs those files and their logs into $OUT/ab-LABEL.tgz (a call brings back at most 8 files: 3 of 10 came, 12-07)
 fv_ab() {
     local var=$1 label=$2 pairs=${3:-2} r e files=()
     mkdir -p "$OUT/ab"
@@ -96,4 +97,5 @@ fv_ab() {
         done
     done
     python3 -m tools.fa4_rounds --ab "${files[@]}"
+    (cd "$OUT/ab" && tar czf "$OUT/ab-$label.tgz" "$label"-* && rm -f "$label"-*)
 }
