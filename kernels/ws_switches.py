@@ -215,8 +215,9 @@ def thread_arrive_default(version: str) -> bool:
     without it Triton's barrier pass still syncs the warps between two accesses of one allocation (a wait and an
     arrive on the turn array; the arrives on K's and V's empty barriers, one array). Timed on the H100 under 3.8
     (fwd, N = 16384, against cuDNN in alternating processes, with and without SPLIT_BARS) it was no faster, a little
-    slower in most cells (assets/benchmarks/tune/nvidia-h100-fwd-arrive-ab-triton38-2026-12-07.txt): fewer BAR is
-    not what holds the trip back, so it stays off. THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
+    slower in most cells (assets/benchmarks/tune/nvidia-h100-fwd-arrive-ab-triton38-2026-12-07.txt): fewer BAR
+    bought this way (128 arrivals in place of one) does not speed the trip, so it stays off.
+    THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
 
