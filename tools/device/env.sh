@@ -97,5 +97,7 @@ fv_ab() {
         done
     done
     python3 -m tools.fa4_rounds --ab "${files[@]}"
-    (cd "$OUT/ab" && tar czf "$OUT/ab-$label.tgz" "$label"-* && rm -f "$label"-*)
+    local n names=()                               # exactly this A/B's files (a process cut short writes no json)
+    for n in "${files[@]}" "${files[@]/%.json/.log}"; do [ -e "$n" ] && names+=("${n##*/}"); done
+    (cd "$OUT/ab" && tar czf "$OUT/ab-$label.tgz" "${names[@]}" && rm -f "${names[@]}")
 }
