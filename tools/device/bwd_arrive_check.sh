@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The ws backward's FLASHVIZ_WS_BWD_THREAD_ARRIVE (kernels/ws_switches.py, off until timed) on a lent H100 under the
+# carried triton 3.8 (.whl/t38: tools/device/pack.sh triton 3.8.0); cuDNN is the A/B's peer, FA4 is not needed:
+#   export FLASHVIZ_GIT_COMMIT=<full hash of the committed tree>; bash tools/device/bwd_arrive_check.sh time [PAIRS] [S]
+#   export FLASHVIZ_GIT_COMMIT=<...>; bash tools/device/bwd_arrive_check.sh suite
+# "time": fv_ab in alternating processes (the switch is read at the kernel's import), backward at N = 16384, d 64 /
+# 128, causal 0 / 1, PAIRS pairs (2) of processes cut at S seconds (120; a cut process keeps the cells it finished);
+# each process checks ours against cuDNN's gradients (maxerr) before timing. "suite": the ws backward's GPU tests
+# with the switch forced on (float64 references), the check that must pass before it becomes a default.
+# Files land in $OUT (the A/B's in $OUT/ab-bwd-arrive.tgz); commit them as assets/benchmarks/tune/nvidia-h100-...
+set -u
+stage=${1:?time or suite}
+[ -n "${FLASHVIZ_GIT_COMMIT:-}" ] || { echo "export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; exit 1; }
+. tools/device/env.sh
+fv_triton .whl/t38 || exit 1
+fv_versions
+case "$stage" in
+time)
+    FV_AB_S=${3:-120} FV_AB_ARGS="--clocks --rounds 3 --rep-ms 60 --mode bwd --n 16384" \
+        fv_ab FLASHVIZ_WS_BWD_THREAD_ARRIVE bwd-arrive "${2:-2}" > "$OUT/bwd-arrive-ab.txt" 2>&1
+    cat "$OUT/bwd-arrive-ab.txt"
+    (cd "$OUT" && tar xzf ab-bwd-arrive.tgz -O --wildcards '*.log' 2>/dev/null | grep -E "^bwd |Error|error" | head -40)
+    ;;
+suite)
+    FLASHVIZ_WS_BWD_THREAD_ARRIVE=1 FV_SUITE_S=${FV_SUITE_S:-480} fv_suite ws-bwd-arrive1-t38 \
+        tests/kernels/test_ws_bwd_gpu.py tests/kernels/test_backward_fused_gpu.py
+    ;;
+*) echo "stage is time or suite, not $stage"; exit 1 ;;
+esac
