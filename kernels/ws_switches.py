@@ -229,7 +229,8 @@ def bwd_thread_arrive_default(version: str) -> bool:
     keeps thread 0's arrive after the BAR.SYNC: it publishes every thread's stores of dS^T. Built for sm_90a on a CPU
     under 3.8, every path through its loops holds one BAR fewer with it (assets/benchmarks/tune/
     cpu-sm90-sass-loops-bwd-arrive-triton38-2026-12-06.txt) than without (...-bwd-triton38-...); FlashAttention-4's
-    sm90 backward: cpu-sm90-sass-loops-2026-12-05.txt. Off until timed on a GPU.
+    sm90 backward: cpu-sm90-sass-loops-2026-12-05.txt. Off until timed on a GPU: tools/device/bwd_arrive_check.sh
+    runs its float64 check and A/B, then the GPU suite with it forced on.
     BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
     return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
