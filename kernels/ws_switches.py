@@ -46,7 +46,8 @@ THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread a
 THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no faster on the H100, 3.8)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
-BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none until timed on a GPU
+BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
+                                           # noise on the H100 under 3.8: bwd_thread_arrive_default's files)
 
 
 def env_switch(name: str, allowed: tuple, what: str) -> str | None:
@@ -229,8 +230,11 @@ def bwd_thread_arrive_default(version: str) -> bool:
     keeps thread 0's arrive after the BAR.SYNC: it publishes every thread's stores of dS^T. Built for sm_90a on a CPU
     under 3.8, every path through its loops holds one BAR fewer with it (assets/benchmarks/tune/
     cpu-sm90-sass-loops-bwd-arrive-triton38-2026-12-06.txt) than without (...-bwd-triton38-...); FlashAttention-4's
-    sm90 backward: cpu-sm90-sass-loops-2026-12-05.txt. Off until timed on a GPU: tools/device/bwd_arrive_check.sh
-    runs its float64 check and A/B, then the GPU suite with it forced on.
+    sm90 backward: cpu-sm90-sass-loops-2026-12-05.txt. Timed on an H100 under 3.8 (tools/device/bwd_arrive_check.sh:
+    float64 check, A/B in alternating processes against cuDNN; nvidia-h100-bwd-arrive-ab-triton38-2026-12-07.txt and
+    its 14 files), its gradients match float64 and test_ws_bwd_gpu.py passes with it forced on (assets/verified/
+    nvidia-h100-triton-3.8.0-ws-backward-thread-arrive.json), but its gain, if any, is within what seven pairs
+    resolve: three pairs came out slower, four faster. So off everywhere.
     BWD_THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of BWD_THREAD_ARRIVE_TRITONS."""
     return _on_where(BWD_THREAD_ARRIVE_ENV, BWD_THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
