@@ -218,7 +218,7 @@ def test_status_says_which_launches_run_persistent(monkeypatch):
 # 3.9 (timed faster there; 3.7 untimed); split barriers nowhere (timed even); joined row maxima 3.8 and 3.9 (3.6: even);
 # own key tiles only (SKIP) 3.6 and 3.8 (timed faster and its suite passed there; 3.7 and 3.9 not run); every
 # thread's own arrive nowhere (THREAD_ARRIVE: no faster on the H100 under 3.8; BWD_THREAD_ARRIVE: within the
-# A/B's noise there, tests/kernels/test_ws_arrive_timed.py)
+# A/B's noise there, tests/kernels/test_ws_bwd_arrive_timed.py)
 SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "early_rescale": ("EARLY_RESCALE_ENV", "early_rescale_default", "every OVERLAP launch", ("3.6.0", "3.6.1")),
             "local_sum": ("LOCAL_SUM_ENV", "local_sum_default", "d=64", ("3.6.0", "3.6.1", "3.8.0", "3.9.0")),

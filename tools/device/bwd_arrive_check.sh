@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The ws backward's FLASHVIZ_WS_BWD_THREAD_ARRIVE (kernels/ws_switches.py, off until timed) on a lent H100 under the
-# carried triton 3.8 (.whl/t38: tools/device/pack.sh triton 3.8.0); cuDNN is the A/B's peer, FA4 is not needed:
+# The ws backward's FLASHVIZ_WS_BWD_THREAD_ARRIVE (kernels/ws_switches.py; off: its 2026-12-07 timing is
+# tests/kernels/test_ws_bwd_arrive_timed.py's) on a lent H100 under the carried triton 3.8 (.whl/t38:
+# tools/device/pack.sh triton 3.8.0); cuDNN is the A/B's peer, FA4 is not needed:
 #   export FLASHVIZ_GIT_COMMIT=<full hash of the committed tree>
 #   bash tools/device/bwd_arrive_check.sh time [PAIRS] [S] [LABEL]
 #   export FLASHVIZ_GIT_COMMIT=<...>; bash tools/device/bwd_arrive_check.sh suite
