@@ -46,9 +46,9 @@ def test_fv_triton_parts_joins_the_stashed_part_and_the_carried_one(tmp_path):
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
 def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_path):
-    """fv_ab VAR LABEL PAIRS runs tools.fa4_rounds with VAR=0, then VAR=1, PAIRS times, each into a file of its own,
-    and passes the files to `fa4_rounds --ab` as (off, on) pairs in that order. A python3 stub first on PATH
-    records each call instead of timing anything."""
+    """fv_ab VAR LABEL PAIRS runs tools.fa4_rounds with VAR=0 and VAR=1, PAIRS times, each into a file of its own,
+    0 first in odd pairs and 1 first in even ones, and passes the files to `fa4_rounds --ab` as (off, on) pairs. A
+    python3 stub first on PATH records each call instead of timing anything."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     stub = bin_dir / "python3"
@@ -73,4 +73,4 @@ def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_pa
     assert ab == ["AB -m tools.fa4_rounds --ab " + " ".join(f"{out}/ab/lbl-FLASHVIZ_WS_X{e}-run{k}.json"
                                                              for k in (1, 2) for e in (0, 1))]
     assert r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 1") < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 1") \
-        < r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 2")
+        < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 2") < r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 2")

@@ -7,7 +7,7 @@
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART       FlashAttention-4: /tmp/stash's fa4part.* pieces + PART (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
-#   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes, VAR=0 then VAR=1
+#   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes (even pairs: 1 first)
 # At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
 # fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
 # FA4 under the carried triton 3.8 (its parts and t38 exceed one call's 64 MiB beside the tree): four calls back to
@@ -78,7 +78,8 @@ fv_suite() {
     tail -25 "$OUT/$label.log"
 }
 
-# fv_ab VAR LABEL [PAIRS]: a switch's A/B in alternating processes, VAR=0 then VAR=1, PAIRS times (2): each
+# fv_ab VAR LABEL [PAIRS]: a switch's A/B in alternating processes, PAIRS times (2), VAR=0 first in odd pairs and
+# VAR=1 first in even ones (a machine that drifts through a pair then favours neither side over the pairs): each
 # `python -m tools.fa4_rounds $FV_AB_ARGS` (default: --rounds 3 --rep-ms 60 --mode fwd), cut at FV_AB_S seconds
 # (90), into $OUT/ab/LABEL-VAR{0,1}-run{1,2..}.json; then `python -m tools.fa4_rounds --ab` over the pairs; then
 # packs those files and their logs into $OUT/ab-LABEL.tgz (a call brings back at most 8 files: 3 of 10 came, 12-07)
@@ -86,15 +87,15 @@ fv_ab() {
     local var=$1 label=$2 pairs=${3:-2} r e files=()
     mkdir -p "$OUT/ab"
     for r in $(seq 1 "$pairs"); do
-        for e in 0 1; do
+        for e in $([ $((r % 2)) = 1 ] && echo 0 1 || echo 1 0); do
             local f="$OUT/ab/$label-$var$e-run$r"
             echo "== $label $var=$e run $r"
             # shellcheck disable=SC2086
             env "$var=$e" timeout "${FV_AB_S:-90}" python3 -m tools.fa4_rounds \
                 ${FV_AB_ARGS:---rounds 3 --rep-ms 60 --mode fwd} --out "$f.json" > "$f.log" 2>&1
             echo "rc $?"
-            files+=("$f.json")
         done
+        files+=("$OUT/ab/$label-${var}0-run$r.json" "$OUT/ab/$label-${var}1-run$r.json")    # --ab: OFF ON
     done
     python3 -m tools.fa4_rounds --ab "${files[@]}"
     local n names=()                               # exactly this A/B's files (a process cut short writes no json)
