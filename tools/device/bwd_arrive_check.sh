@@ -14,11 +14,9 @@
 # Files land in $OUT (the A/B's in $OUT/ab-LABEL.tgz; LABEL bwd-arrive, another for a second call's pairs);
 # commit them as assets/benchmarks/tune/nvidia-h100-... (or -h200-: the script runs on either)
 set -u
-stage=${1:?time or suite}
-[ -n "${FLASHVIZ_GIT_COMMIT:-}" ] || { echo "export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; exit 1; }
+stage=${1:?time or suite} label=${4:-bwd-arrive}
 . tools/device/env.sh
-fv_triton .whl/t38 || exit 1
-fv_versions
+fv_start .whl/t38 || exit 1
 case "$stage" in
 time)
     printf '%s\n' rows-frag,2,0,64,1000,128 rows-frag,2,1,64,4173,128 frag,2,1,128,3000,64 frag,2,0,128,4096,64 \
@@ -26,9 +24,9 @@ time)
         xargs -P 6 -n 1 python3 -m tools.ws_bwd_errors > "$OUT/bwd-arrive-sanity.txt" 2>&1
     echo "sanity rc $?"; cat "$OUT/bwd-arrive-sanity.txt"
     FV_AB_S=${3:-110} FV_AB_ARGS="--clocks --rounds 3 --rep-ms 60 --mode bwd --n 16384" \
-        fv_ab FLASHVIZ_WS_BWD_THREAD_ARRIVE "${4:-bwd-arrive}" "${2:-2}" > "$OUT/bwd-arrive-ab.txt" 2>&1
+        fv_ab FLASHVIZ_WS_BWD_THREAD_ARRIVE "$label" "${2:-2}" > "$OUT/bwd-arrive-ab.txt" 2>&1
     cat "$OUT/bwd-arrive-ab.txt"
-    (cd "$OUT" && tar xzf "ab-${4:-bwd-arrive}.tgz" -O --wildcards '*.log' 2>/dev/null |
+    (cd "$OUT" && tar xzf "ab-$label.tgz" -O --wildcards '*.log' 2>/dev/null |
         grep -E "^bwd |Error|error" | head -40)
     ;;
 suite)

@@ -7,6 +7,7 @@
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
 #   fv_fa4 PART       FlashAttention-4: /tmp/stash's fa4part.* pieces + PART (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
+#   fv_start DIR      a check script's start: FLASHVIZ_GIT_COMMIT set (fv_need_commit), fv_triton DIR, fv_versions
 #   fv_ab VAR LABEL [PAIRS]  a 1 / 0 switch's A/B: tools.fa4_rounds in alternating processes (even pairs: 1 first)
 # At most 8 files come back from $OUT (each fv_suite writes 3: .json, .xml, .log): a call that runs more, tars them.
 # fv_stash's files live only while the machine stays warm (30 s idle): send the call that reads them right after.
@@ -64,13 +65,20 @@ for d in ("flash-attn-4", "nvidia-cutlass-dsl", "streamlit", "plotly"):
 PY
 }
 
+# fv_need_commit WHO: the recordings' commit must be named (the device copy's git HEAD is the last landed commit)
+fv_need_commit() {
+    [ -n "${FLASHVIZ_GIT_COMMIT:-}" ] || { echo "$1: export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; return 1; }
+}
+
+# fv_start DIR: fv_need_commit (the calling script), fv_triton DIR, then fv_versions (printed, not required)
+fv_start() { fv_need_commit "$0" && fv_triton "$1" || return 1; fv_versions || true; }
+
 # fv_suite LABEL [pytest args]: the GPU tests in parallel over the machine's cores (pytest-xdist is in its image),
 # interrupted after FV_SUITE_S seconds; the summary (tools/suite_summary.py) and the junit report go to $OUT.
 # --dist load by default: with loadfile, test_ws_bwd_gpu.py's 210 tests sat on one worker and never finished
 fv_suite() {
     local label=$1; shift
-    # the summary's commit: the device copy's git HEAD is the last landed commit, not the tree that runs
-    [ -n "$FLASHVIZ_GIT_COMMIT" ] || { echo "fv_suite: export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; return 1; }
+    fv_need_commit fv_suite || return 1
     python3 -m tools.suite_summary --out "$OUT/$label.json" --junit "$OUT/$label.xml" \
         --timeout-s "${FV_SUITE_S:-420}" -- -m gpu -p no:cacheprovider -q -n "${FV_WORKERS:-12}" --dist "${FV_DIST:-load}" \
         --continue-on-collection-errors "$@" > "$OUT/$label.log" 2>&1

@@ -10,10 +10,8 @@
 # assets/benchmarks/tune/nvidia-h200-... (the H100 files' names with h100 -> h200) when they are committed.
 set -u
 stage=${1:?time or suite}
-[ -n "${FLASHVIZ_GIT_COMMIT:-}" ] || { echo "export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; exit 1; }
 . tools/device/env.sh
-fv_triton .whl/t38 || exit 1
-fv_versions
+fv_start .whl/t38 || exit 1
 gpu=$(python3 -c "import torch; print(torch.cuda.get_device_name(0))")
 case "$gpu" in *H200*) ;; *) echo "not an H200 ($gpu): nothing run"; exit 0 ;; esac
 
