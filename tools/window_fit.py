@@ -66,8 +66,23 @@ def fa4_fields(first, times) -> dict:
     return dict(fa4_ms=float(np.median(times)), fa4_ms_rounds=list(times), fa4_maxerr=float(first))
 
 
+def shares_text(records: list[dict]) -> list[str]:
+    """One line per recording and head dim (`--shares FILES`: runs with switches set side by side): its switches,
+    dense causal ms, and per window ours ms and share of the key-tile bound (rounds_tables.window_shares)."""
+    out = []
+    for rec in records:
+        sw = ",".join(f"{k.removeprefix('FLASHVIZ_WS_')}={v}" for k, v in sorted(rec.get("switches", {}).items()))
+        for d in sorted({r["d"] for r in rec["rows"]}):
+            dense = next(r for r in rec["rows"] if r["d"] == d and r["window"] is None)
+            cells = " ".join(f"w{s['window']} {s['ms']:.3f} ({s['share']:.3f})" for s in window_shares(rec, d))
+            out.append(f"{sw or 'defaults'} d={d} dense {dense['ms']:.3f} | {cells}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shares", nargs="+", metavar="FILE",
+                    help="print the windows' ms and shares of these recordings (no GPU) and stop")
     ap.add_argument("--d", type=int, nargs="+", default=[64, 128])
     ap.add_argument("--n", type=int, default=16384)
     ap.add_argument("--windows", type=int, nargs="+", default=[128, 256, 512, 1024, 2048, 4096])
@@ -75,8 +90,17 @@ def main(argv=None):
                     help="time every run this many times, interleaved, and keep the median (ms_rounds: each)")
     ap.add_argument("--no-fa4", dest="fa4", action="store_false",
                     help="leave FlashAttention-4 out (the rounds then time ours alone, as the runs before it did)")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
     args = ap.parse_args(argv)
+    if args.shares:
+        recs = []
+        for f in args.shares:
+            with open(f, encoding="utf-8") as fh:
+                recs.append(json.load(fh))
+        print("\n".join(shares_text(recs)))
+        return
+    if not args.out:
+        ap.error("--out is required (unless --shares)")
     import torch
     import triton
 

@@ -184,3 +184,15 @@ def test_fa4_beside_the_windows_without_a_gpu():
     assert fa4_fields(2.5e-4, [1.0, 3.0, 2.0]) == dict(fa4_ms=2.0, fa4_ms_rounds=[1.0, 3.0, 2.0], fa4_maxerr=2.5e-4)
     assert fa4_fields("RuntimeError: no", [1.0]) == dict(fa4_error="RuntimeError: no")
     assert fa4_fields(1e-4, "OutOfMemoryError: x") == dict(fa4_error="OutOfMemoryError: x")
+
+
+def test_shares_text_reads_each_recordings_windows_against_its_own_dense_run():
+    """--shares: one line per recording and head dim, its switches named, each window's ms and its share of the
+    key-tile bound (dense causal ms / window ms over dense tiles / window tiles) recomputed here by hand."""
+    from tools.window_fit import shares_text
+    rows = [dict(d=128, window=None, ms=14.0, tiles=1000, qtiles=10), dict(d=128, window=1024, ms=2.5, tiles=150,
+                                                                         qtiles=10)]
+    lines = shares_text([dict(switches={"FLASHVIZ_WS_EARLY_RESCALE": "1"}, rows=rows), dict(switches={}, rows=rows)])
+    share = (14.0 / 2.5) / (1000 / 150)
+    assert lines == [f"EARLY_RESCALE=1 d=128 dense 14.000 | w1024 2.500 ({share:.3f})",
+                     f"defaults d=128 dense 14.000 | w1024 2.500 ({share:.3f})"]

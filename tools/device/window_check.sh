@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 32's window target (a causal window of 1024 at N = 16384 within 0.9 of its key-tile bound over dense causal)
+# on a lent GPU under the carried triton 3.8 (.whl/t38: tools/device/pack.sh triton 3.8.0); FA4 is not needed:
+#   export FLASHVIZ_GIT_COMMIT=<full hash of the committed tree>
+#   bash tools/device/window_check.sh fit                 (~3 min)
+#   bash tools/device/window_check.sh switches [PASSES]   (~1 min a process, 4 settings a pass, 2 passes; no
+#                                                         process starts past FV_WIN_S seconds, 470)
+# "fit": tools.window_fit at today's defaults, d 128 and 64, 6 interleaved rounds (the H200's last fit under 3.8
+# predates SKIP, LPT and HALF in dense causal). "switches": the import-time ws switches never timed on a window
+# (EARLY_RESCALE, SPLIT_BARS, THREAD_ARRIVE: each timed on dense launches only) against none, d = 128, windows 512,
+# 1024 and 2048, one process each, the settings' order reversed every other pass (a drifting board then favours
+# none); each process times dense causal too, so its shares are against its own dense run (a switch also moves
+# dense causal: compare the window's ms across processes as well). Files land in $OUT (switches: $OUT/win-ab.tgz);
+# commit them as assets/benchmarks/tune/nvidia-h100-window-... (or -h200-: the script runs on either)
+set -u
+stage=${1:?fit or switches}
+. tools/device/env.sh
+fv_start .whl/t38 || exit 1
+case "$stage" in
+fit)
+    timeout 400 python3 -m tools.window_fit --d 128 64 --rounds 6 --no-fa4 --out "$OUT/window-fit-t38.json" \
+        > "$OUT/window-fit-t38.log" 2>&1
+    echo "fit rc $?"; grep -v "^{" "$OUT/window-fit-t38.log" | tail -20
+    ;;
+switches)
+    mkdir -p "$OUT/win"
+    settings=(none FLASHVIZ_WS_EARLY_RESCALE=1 FLASHVIZ_WS_SPLIT_BARS=1 FLASHVIZ_WS_THREAD_ARRIVE=1)
+    files=()
+    for p in $(seq 1 "${2:-2}"); do
+        order=("${settings[@]}")
+        [ $((p % 2)) = 0 ] && order=(FLASHVIZ_WS_THREAD_ARRIVE=1 FLASHVIZ_WS_SPLIT_BARS=1 \
+            FLASHVIZ_WS_EARLY_RESCALE=1 none)
+        for s in "${order[@]}"; do
+            [ "$SECONDS" -gt "${FV_WIN_S:-470}" ] && { echo "== $s pass $p not run: ${SECONDS} s gone"; continue; }
+            name=$(echo "$s" | sed 's/FLASHVIZ_WS_//; s/=1//' | tr 'A-Z_' 'a-z-')
+            f="$OUT/win/window-fit-d128-$name-pass$p-t38"
+            echo "== pass $p $s"
+            # shellcheck disable=SC2086
+            env $([ "$s" = none ] || echo "$s") timeout 100 python3 -m tools.window_fit --d 128 \
+                --windows 512 1024 2048 --rounds 4 --no-fa4 --out "$f.json" > "$f.log" 2>&1
+            echo "rc $?"
+            [ -e "$f.json" ] && files+=("$f.json")
+        done
+    done
+    python3 -m tools.window_fit --shares "${files[@]}"
+    (cd "$OUT/win" && tar czf "$OUT/win-ab.tgz" ./* && rm -rf "$OUT/win")
+    ;;
+*) echo "stage is fit or switches, not $stage"; exit 1 ;;
+esac
