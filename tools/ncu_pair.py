@@ -4,15 +4,15 @@ is spent on. GPU only (ncu on the PATH), from the repository root:
     python -m tools.ncu_pair --cells "bwd 4096 64 0" "fwd 4096 64 1" --out assets/benchmarks/ncu/FILE.json
     python -m tools.ncu_pair --table assets/benchmarks/ncu/FILE.json      # the comparison, no GPU needed
 
-A cell is "MODE N D CAUSAL" (MODE fwd or bwd; B = 4, H = 32, fp16, flashviz.bench's inputs and calls:
-measure.make_inputs, measure.any_runner). For each cell one ncu run profiles exactly one call of each
-impl: the call runs once to compile and warm up (the "bwd" runner also runs its forward then), then once between
-cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off), so every kernel that call launches is
-profiled (ours: the row pre-pass, the dQ buffer's zeros, the main kernel, the cast; FA4: its pre- and
-post-processing too). Clocks are left alone (--clock-control none, as the device notes ask). The file keeps, per
-kernel, ncu's details page (the sections in SECTIONS) and the warp-stall reasons from its raw page (warps stalled
-per issued instruction, by reason), with the run's provenance and the exact ncu command; --table prints the metrics
-whose values differ between the longest kernels of each cell.
+A cell is "MODE N D CAUSAL [WINDOW]" (MODE fwd or bwd; WINDOW: a causal forward's window of that many keys on the
+left; B = 4, H = 32, fp16, flashviz.bench's inputs and calls: measure.make_inputs, measure.any_runner). For each
+cell one ncu run profiles exactly one call of each impl: the call runs once to compile and warm up (the "bwd" runner
+also runs its forward then), then once between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start
+off), so every kernel that call launches is profiled (ours: the row pre-pass, the dQ buffer's zeros, the main
+kernel, the cast; FA4: its pre- and post-processing too). Clocks are left alone (--clock-control none, as the device
+notes ask). The file keeps, per kernel, ncu's details page (the sections in SECTIONS) and the warp-stall reasons
+from its raw page (warps stalled per issued instruction, by reason), with the run's provenance and the exact ncu
+command; --table prints the metrics whose values differ between the longest kernels of each cell.
 """
 from __future__ import annotations
 
@@ -35,15 +35,24 @@ STALL = ("smsp__average_warps_issue_stalled_", "_per_issue_active.ratio")   # ra
 PARKED = {"ws_bwd": 3, "ws_fwd": 3}           # kernel name -> parked warps per CTA (one CTA per SM in both)
 
 
-def inner(mode: str, n: int, d: int, causal: bool, impls: list[str]) -> None:
-    """The profiled program: one warm call, then one call between cudaProfilerStart and Stop, per impl."""
+def inner(mode: str, n: int, d: int, causal: bool, impls: list[str], window: int = 0) -> None:
+    """The profiled program: one warm call, then one call between cudaProfilerStart and Stop, per impl. window > 0
+    (fwd, causal): a causal window of that many keys on the left (ours: attention's window=(window, 0); FA4: its
+    variant runner, flashviz.bench.peers)."""
     import torch
 
-    from flashviz.bench import measure
+    from flashviz.bench import measure, peers
+    from flashviz.engine.variants import make_variant
+    if window and (mode != "fwd" or not causal):
+        raise ValueError("a window cell is a causal forward: fwd N D 1 WINDOW")
     cfg = dict(n=n, d=d, causal=causal, dtype="float16", batch=4, heads=32, mode=mode)
     x = measure.make_inputs(cfg, 0, "cuda")
     for impl in impls:
-        fn = measure.any_runner(impl, x, cfg)
+        if window and impl in measure.PEERS:
+            fn = peers.fa4_variant_runner(dict(q=x["q"], k=x["k"], v=x["v"], scale=d ** -0.5,
+                                               var=make_variant(causal=True, window=(window, 0))))
+        else:
+            fn = measure.any_runner(impl, x, cfg, dict(window=(window, 0)) if window else None)
         fn()
         torch.cuda.synchronize()
         torch.cuda.profiler.start()
@@ -89,9 +98,8 @@ def profile(cells: list[str], impls: list[str], out: Path) -> dict:
                   provenance=provenance.collect("cuda", "python -m tools.ncu_pair " + " ".join(sys.argv[1:]), "ncu"))
     with tempfile.TemporaryDirectory() as tmp:
         for cell in cells:
-            mode, n, d, causal = cell.split()
             rep = Path(tmp) / "rep"
-            prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", mode, n, d, causal, "--impls", *impls]
+            prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", *cell.split(), "--impls", *impls]
             cmd = [*base, "-f", "-o", str(rep), *prog]
             run = subprocess.run(cmd, capture_output=True, text=True)
             if run.returncode != 0:
@@ -160,11 +168,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="where the record goes (JSON)")
     ap.add_argument("--table", type=Path, help="print the comparison of a record instead of profiling")
     ap.add_argument("--top", type=int, default=2)
-    ap.add_argument("--inner", nargs=4, metavar=("MODE", "N", "D", "CAUSAL"), help=argparse.SUPPRESS)
+    ap.add_argument("--inner", nargs="+", metavar="MODE N D CAUSAL [WINDOW]", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.inner:
-        mode, n, d, causal = a.inner
-        inner(mode, int(n), int(d), bool(int(causal)), a.impls)
+        mode, n, d, causal, *w = a.inner
+        inner(mode, int(n), int(d), bool(int(causal)), a.impls, int(w[0]) if w else 0)
     elif a.table:
         print(table(json.loads(a.table.read_text(encoding="utf-8")), a.top))
     elif a.out:

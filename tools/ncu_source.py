@@ -110,11 +110,11 @@ def loop_opcodes(lines: list[dict], first: int, last: int, n: int = 6) -> list[t
 
 def profile(cell: str, kernel: str, out: Path, raw_dir: Path | None = None, impl: str = "fast") -> dict:
     from flashviz.bench import evidence, provenance
-    mode, n, d, causal = cell.split()
+    mode, n, d, causal, *window = cell.split()              # "fwd 16384 128 1 1024": a causal window of 1024
     sections = [a for s in SECTIONS for a in ("--section", s)]
     base = ["ncu", "--profile-from-start", "off", "--clock-control", "none", "--target-processes", "all",
             "-k", f"regex:{kernel}", "--import-source", "no", *sections]
-    prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", mode, n, d, causal, "--impls", impl]
+    prog = [sys.executable, "-m", "tools.ncu_pair", "--inner", mode, n, d, causal, *window, "--impls", impl]
     record = dict(kind=evidence.NCU_KIND, impls=[impl],
                   sections=list(SECTIONS), cells={},
                   provenance=provenance.collect("cuda", "python -m tools.ncu_source " + " ".join(sys.argv[1:]),
@@ -179,7 +179,7 @@ def table(record: dict, top: int = 20) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cell", default="fwd 4096 64 0", help='"MODE N D CAUSAL"')
+    ap.add_argument("--cell", default="fwd 4096 64 0", help='"MODE N D CAUSAL [WINDOW]"')
     ap.add_argument("--kernel", default="ws_fwd", help="ncu's kernel-name regex (the kernel to sample)")
     ap.add_argument("--impl", default="fast", help="whose call runs (flashviz.bench's impl names: fast, fa4, ...)")
     ap.add_argument("--out", type=Path, help="where the record goes (JSON)")
