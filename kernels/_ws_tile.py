@@ -21,13 +21,13 @@ except ImportError:                                   # a triton without proton:
     def exit_scope(name: gl.constexpr):
         pass
 
-from ._ws_half import edge_halves, half_step  # noqa: E402
+from ._ws_half import edge_halves, half_step, half_tail  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import early_rescale_default, p_pack_default, skip_default  # noqa: E402
+from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -36,6 +36,8 @@ P_PACK = gl.constexpr(p_pack_default(triton.__version__))
 EARLY = gl.constexpr(early_rescale_default(triton.__version__))
 # each consumer walks only its own rows' key tiles and passes the rest (ws_switches.skip_default; FLASHVIZ_WS_SKIP=1)
 SKIP = gl.constexpr(skip_default(triton.__version__))
+# HALF's last half step beside the last whole tile's P·V (ws_switches.half_tail_default; FLASHVIZ_WS_HALF_TAIL=1)
+HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
 
 
 @gluon.jit
@@ -316,9 +318,25 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             if not EARLY:
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
             mbarrier.wait(vbar(ready, last, STAGES), (c // STAGES) & 1)
-            acc = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
-            acc = warpgroup_mma_wait(0, deps=(acc,))
-            arrive(vbar(empty, last, STAGES))
+            acc_tok = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
+            if HALF and HALF_TAIL:                    # a last half step's Q·Kᵀ issued while it runs
+                if hi > 0:
+                    l_row = l
+                    if LSUM:
+                        l_row = from_quads(l, row_l)
+                    acc, m, l_row = half_tail(a, q_buf, acc_tok, m, l_row, c + 1, (t_lo + n_tiles) * BN, r0, offset,
+                                              slope2, row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW,
+                                              PINGPONG, ALIBI)
+                    if LSUM:
+                        l = to_quads(l_row, s0)
+                    else:
+                        l = l_row
+                else:
+                    acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+                    arrive(vbar(empty, last, STAGES))
+            else:
+                acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+                arrive(vbar(empty, last, STAGES))
             exit_scope("pv")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
         if CARRY:
@@ -332,9 +350,10 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     if LSUM:
         l = from_quads(l, row_l)
     if HALF:
-        if hi > 0:                                    # the last tile's first half
-            acc, m, l = half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, r0, offset, slope2,
-                                  row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
+        if not (HALF_TAIL and OVERLAP and not CARRY):   # (HALF_TAIL: the key loop's tail ran it)
+            if hi > 0:                                # the last tile's first half
+                acc, m, l = half_step(a, q_buf, acc, m, l, kv + n_tiles, (t_lo + n_tiles) * BN, 0, r0, offset,
+                                      slope2, row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
     if SKIP_T:
         pass_tiles(ready, empty, turn, kv_own, kv_end - kv_own, CID, NC, STAGES, PINGPONG)
     if ALIBI:                                         # the row term alibi_cols left out: the LSE carries it

@@ -44,6 +44,9 @@ SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster o
 THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread arrives on the ring's empty and the
                                            # turn barriers itself (thread_arrive_default); read at the kernel import
 THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no faster on the H100, 3.8)
+HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step overlapped with the last whole tile's P·V
+                                           # (half_tail_default); read at the kernel import
+HALF_TAIL_TRITONS = ()                     # where that is the default: none until timed on a GPU
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -83,6 +86,8 @@ def status_lines(version: str) -> dict:
                                  if skip_default(version) else "none"),
                 thread_arrive=switch_line(THREAD_ARRIVE_ENV,
                                           lambda: "every launch" if thread_arrive_default(version) else "none"),
+                half_tail=switch_line(HALF_TAIL_ENV, lambda: "HALF launches with OVERLAP, without CARRY"
+                                      if half_tail_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -221,6 +226,21 @@ def thread_arrive_default(version: str) -> bool:
     THREAD_ARRIVE_ENV when set (1 or 0), else on for the tritons of THREAD_ARRIVE_TRITONS."""
     return _on_where(THREAD_ARRIVE_ENV, THREAD_ARRIVE_TRITONS, version,
                      "1 (every thread arrives) or 0 (thread 0 after a BAR.SYNC)")
+
+
+def half_tail_default(version: str) -> bool:
+    """Whether HALF's last step (the diagonal or band-end key tile a consumer sees only the first half of,
+    kernels/_ws_half.py) issues its Q·K_hᵀ right behind the last whole key tile's P·V (half_tail), so the tensor
+    cores run the two back to back, instead of after that P·V's wait (half_step then runs Q·Kᵀ, softmax and P·V one
+    after the other). Sampled on an H100 under 3.8 (ncu's warp states,
+    assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d128-win1024-triton38-2026-12-07.json), a window of 1024 spent
+    about a third of its consumers' samples outside their key loops, the last P·V's wait and the half step among the
+    heaviest. Running the half's softmax while that P·V still runs, as a loop trip does, needs the loop's P read by
+    two later P·Vs: LLVM then folds P's conversion past the loop and the loop carries fp32 P (32 PRMT a trip, spills
+    and serialised wgmma on a CPU sm_90a build under 3.8), so only the Q·Kᵀ moves. HALF_TAIL_ENV when set (1 or 0),
+    else on for the tritons of HALF_TAIL_TRITONS (none: untimed)."""
+    return _on_where(HALF_TAIL_ENV, HALF_TAIL_TRITONS, version,
+                     "1 (half step beside the last P·V) or 0 (after it)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:
