@@ -141,3 +141,58 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
     acc = warpgroup_mma_wait(0, deps=(acc,))
     arrive(vbar(empty, st, STAGES))
     return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
+
+
+@gluon.jit
+def half_lead(a, q_buf, m, l, c, k0, r0, offset, slope2, row_lo, row_hi, CID: gl.constexpr,
+              NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
+              WINDOW: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr):
+    """The first half step (H = 1: keys [k0 + BN/2, k0 + BN) of the key tile at ring position c) without its P·V
+    (ws_switches.half_lead_default): Q·K_hᵀ and the masked softmax step as half_step runs them; (m, l, p16) with P
+    as the A operand of the P·V that attend issues right behind key tile 0's Q·Kᵀ (lead_pv; V at ring position c
+    stays held until then). A query tile's first step: O is still zero, so its rescale is skipped and lead_pv's
+    P·V starts O afresh (no O live meanwhile)."""
+    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
+    HB: gl.constexpr = BN // 2
+    h_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, HB, 16])
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    st = c % STAGES
+    mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
+    if PINGPONG:
+        mbarrier.wait(tbar(turn, CID), c & 1)
+    s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(HB, HB).permute((1, 0)),
+                          gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
+    if PINGPONG:
+        arrive(tbar(turn, (CID + 1) % NC))
+    s = warpgroup_mma_wait(0, deps=(s_tok,))
+    arrive(kbar(empty, st))
+    cols = k0 + HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
+    bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
+    p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
+                                      gl.convert_layout(row_lo, hrow_l), gl.convert_layout(row_hi, hrow_l), qk_scale,
+                                      bias, True, WINDOW, ALIBI, False, False)
+    p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
+    return gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l), p16
+
+
+@gluon.jit
+def lead_pv(acc, p16, c, v_smem, bars, STAGES: gl.constexpr):
+    """half_lead's P·V (the second half of the key tile at ring position c) issued behind key tile 0's Q·Kᵀ, and
+    both waited for: O from it alone (acc: zeros in O's layout; the first step's P·V ignores them); bars = (ready,
+    empty)."""
+    ready, empty = bars
+    HB: gl.constexpr = v_smem.shape[1] // 2
+    st = c % STAGES
+    mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
+    tok = warpgroup_mma(p16, v_smem.index(st).slice(HB, HB), acc, use_acc=False, is_async=True)
+    acc = warpgroup_mma_wait(0, deps=(tok,))
+    arrive(vbar(empty, st, STAGES))
+    return acc
