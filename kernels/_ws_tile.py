@@ -21,14 +21,13 @@ except ImportError:                                   # a triton without proton:
     def exit_scope(name: gl.constexpr):
         pass
 
-from ._ws_half import edge_halves, half_lead, half_step, half_tail, lead_pv  # noqa: E402
+from ._ws_half import edge_halves, half_step, half_tail  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import (early_rescale_default, half_lead_default, half_tail_default, p_pack_default,  # noqa: E402
-                          skip_default)
+from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -39,8 +38,6 @@ EARLY = gl.constexpr(early_rescale_default(triton.__version__))
 SKIP = gl.constexpr(skip_default(triton.__version__))
 # HALF's last half step beside the last whole tile's P·V (ws_switches.half_tail_default; FLASHVIZ_WS_HALF_TAIL=1)
 HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
-# HALF's first half step's P·V behind key tile 0's Q·Kᵀ (ws_switches.half_lead_default; FLASHVIZ_WS_HALF_LEAD=1)
-HALF_LEAD = gl.constexpr(half_lead_default(triton.__version__))
 
 
 @gluon.jit
@@ -176,17 +173,11 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         n_tiles = own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG, BN, CAUSAL)    # passed on at the end
     kv_own = kv + n_tiles
     hi = 0
-    LEAD: gl.constexpr = HALF and HALF_LEAD and OVERLAP
-    p16_lo = gl.zeros([M_WG, BN // 2], dtype, p_layout)   # LEAD: the first half step's P, its P·V still to run
     if HALF:                                          # a band edge's tile this consumer sees half of: that half
         lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
         if lo > 0:                                    # the first tile's second half
-            if LEAD:
-                m, l, p16_lo = half_lead(a, q_lo, m, l, kv, t_lo * BN, r0, offset, slope2, row_lo, row_hi, CID,
-                                         NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
-            else:
-                acc, m, l = half_step(a, q_lo, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi,
-                                      CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
+            acc, m, l = half_step(a, q_lo, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,
+                                  NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
@@ -235,9 +226,6 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             acc = acc_p                               # its registers: this tile's first P·V ignores them
         elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
-        if LEAD:                                      # the first half step's P·V right behind Q·K_0ᵀ
-            if lo > 0:
-                acc = lead_pv(acc, p16_lo, kv - 1, v_smem, (ready, empty), STAGES)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         arrive(kbar(empty, st0))
         exit_scope("qk")

@@ -47,9 +47,6 @@ THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no
 HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step overlapped with the last whole tile's P·V
                                            # (half_tail_default); read at the kernel import
 HALF_TAIL_TRITONS = ()                     # where that is the default: none until timed on a GPU
-HALF_LEAD_ENV = "FLASHVIZ_WS_HALF_LEAD"    # 1 / 0: HALF's first half step's P·V right behind key tile 0's Q·Kᵀ
-                                           # (half_lead_default); read at the kernel import
-HALF_LEAD_TRITONS = ()                     # where that is the default: none until timed on a GPU
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -91,8 +88,6 @@ def status_lines(version: str) -> dict:
                                           lambda: "every launch" if thread_arrive_default(version) else "none"),
                 half_tail=switch_line(HALF_TAIL_ENV, lambda: "HALF launches with OVERLAP, without CARRY"
                                       if half_tail_default(version) else "none"),
-                half_lead=switch_line(HALF_LEAD_ENV, lambda: "HALF launches with OVERLAP"
-                                      if half_lead_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -246,15 +241,6 @@ def half_tail_default(version: str) -> bool:
     else on for the tritons of HALF_TAIL_TRITONS (none: untimed)."""
     return _on_where(HALF_TAIL_ENV, HALF_TAIL_TRITONS, version,
                      "1 (half step beside the last P·V) or 0 (after it)")
-
-
-def half_lead_default(version: str) -> bool:
-    """Whether HALF's first step (a window's first key tile a consumer sees only the second half of,
-    kernels/_ws_half.py) leaves its P·V to run right behind key tile 0's Q·Kᵀ (half_lead, then attend's lead_pv), so
-    the tensor cores run the two back to back, instead of waiting for it before key tile 0 starts (half_step). The
-    leading edge's mirror of half_tail_default. HALF_LEAD_ENV when set (1 or 0), else on for the tritons of
-    HALF_LEAD_TRITONS (none: untimed)."""
-    return _on_where(HALF_LEAD_ENV, HALF_LEAD_TRITONS, version, "1 (half P·V behind Q·K_0) or 0 (before it)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:
