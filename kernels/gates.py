@@ -166,6 +166,10 @@ VERIFIED = (
                                                  env={"FLASHVIZ_WS_LPT": "1"})),
     Verified("ws-backward", "3.9.", (9, 0), Suite(H100_SUITE.format("3.9.0-ws-backward-lpt"), TESTS["ws-backward"],
                                                   env={"FLASHVIZ_WS_LPT": "1"})),
+    # the forward's files with HALF and its last half step's Q·Kᵀ behind the last whole tile's P·V forced
+    # (FLASHVIZ_WS_HALF_TAIL=1; 3.8's default from then, ws_switches.half_tail_default), on an H100 at a44dfb3
+    Verified("ws-half", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-half-tail"), TESTS["ws-half"],
+                                              env={"FLASHVIZ_WS_HALF": "1", "FLASHVIZ_WS_HALF_TAIL": "1"})),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
     # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809

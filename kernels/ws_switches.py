@@ -46,7 +46,8 @@ THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread a
 THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no faster on the H100, 3.8)
 HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step overlapped with the last whole tile's P·V
                                            # (half_tail_default); read at the kernel import
-HALF_TAIL_TRITONS = ()                     # where that is the default: none until timed on a GPU
+HALF_TAIL_TRITONS = ("3.8.",)              # where that is the default: faster on the H100's window under 3.8, dense
+                                           # causal even (half_tail_default's files); HALF runs by default there
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -234,11 +235,19 @@ def half_tail_default(version: str) -> bool:
     cores run the two back to back, instead of after that P·V's wait (half_step then runs Q·Kᵀ, softmax and P·V one
     after the other). Sampled on an H100 under 3.8 (ncu's warp states,
     assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d128-win1024-triton38-2026-12-07.json), a window of 1024 spent
-    about a third of its consumers' samples outside their key loops, the last P·V's wait and the half step among the
-    heaviest. Running the half's softmax while that P·V still runs, as a loop trip does, needs the loop's P read by
-    two later P·Vs: LLVM then folds P's conversion past the loop and the loop carries fp32 P (32 PRMT a trip, spills
-    and serialised wgmma on a CPU sm_90a build under 3.8), so only the Q·Kᵀ moves. HALF_TAIL_ENV when set (1 or 0),
-    else on for the tritons of HALF_TAIL_TRITONS (none: untimed)."""
+    about a third of its consumers' samples outside their key loops (dense causal: about a twentieth), the last
+    P·V's wait and the half step among the heaviest. Timed there in alternating processes (tools/device/
+    window_check.sh ab), the d = 128 window of 1024 at N = 16384 ran faster with it in all three pairs
+    (nvidia-h100-window-fit-d128-half-tail{0,1}-pair{1,2,3}-triton38-2026-12-07.json) and dense causal forward
+    cells even against cuDNN (nvidia-h100-fwd-half-tail{0,1}-run{1,2}-...; tests/kernels/test_ws_half_tail.py reads
+    both); the forward's GPU files passed with HALF and it forced
+    (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-half-tail.json), so it is 3.8's default, where HALF runs.
+    Running the half's softmax under that P·V too, as a loop trip does, needs the loop's P read by two later P·Vs:
+    LLVM then folds P's conversion past the loop and the loop carries fp32 P (32 PRMT a trip, spills and serialised
+    wgmma on a CPU sm_90a build under 3.8), so only the Q·Kᵀ moves. Its mirror on a window's leading edge (the
+    first half step's P·V behind key tile 0's Q·Kᵀ) timed no faster and was not kept
+    (nvidia-h100-window-fit-d128-half-lead{0,1}-pair{1,2,3}-...). HALF_TAIL_ENV when set (1 or 0), else on for the
+    tritons of HALF_TAIL_TRITONS."""
     return _on_where(HALF_TAIL_ENV, HALF_TAIL_TRITONS, version,
                      "1 (half step beside the last P·V) or 0 (after it)")
 

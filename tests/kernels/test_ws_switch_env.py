@@ -227,7 +227,8 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "skip": ("SKIP_ENV", "skip_default", "three-consumer launches without a window or documents",
                      ("3.6.0", "3.6.1", "3.8.0")),
             "thread_arrive": ("THREAD_ARRIVE_ENV", "thread_arrive_default", "every launch", ()),
-            "half_tail": ("HALF_TAIL_ENV", "half_tail_default", "HALF launches with OVERLAP, without CARRY", ()),
+            "half_tail": ("HALF_TAIL_ENV", "half_tail_default", "HALF launches with OVERLAP, without CARRY",
+                          ("3.8.0",)),
             "bwd_thread_arrive": ("BWD_THREAD_ARRIVE_ENV", "bwd_thread_arrive_default", "every backward launch", ())}
 
 
