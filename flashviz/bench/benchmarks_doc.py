@@ -24,7 +24,7 @@ BENCH = ROOT / "assets" / "benchmarks"
 # issue 32's yardsticks: the newest full grid of interleaved rounds beside FA4 (ws forward with SKIP and LPT on), and
 # the newest window fit with FA4 timed in the same rounds (both H100, triton 3.8: no H200 ran them)
 FA4_ROUNDS = BENCH / "tune" / "nvidia-h100-fa4-rounds-skip-triton38-2026-12-06.json"
-WINDOW_FA4 = BENCH / "tune" / "nvidia-h100-window-fit-fa4-triton38-2026-12-06.json"
+WINDOW_FA4 = BENCH / "tune" / "nvidia-h100-window-fit-fa4-triton38-2026-12-07.json"     # HALF_TAIL on (3.8's)
 # the forward's cells of FA4_ROUNDS again, after a schedule change (HALF in dense causal launches under 3.8)
 FA4_ROUNDS_FWD = BENCH / "tune" / "nvidia-h100-fa4-rounds-fwd-half-triton38-2026-12-06.json"
 # the forward at N = 16384 with each impl's SM clock sampled: call by call (L2 cleared, the bench's timer), then as
