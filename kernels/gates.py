@@ -91,6 +91,9 @@ VERIFIED = (
     # by default: timed even, ws_switches.split_bars_default) on an H100 at 0c07b35
     Verified("ws-forward", "3.6.", (9, 0), Suite(H100_SUITE.format("3.6.0-ws-forward-split-bars"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_SPLIT_BARS": "1"})),
+    # and under 3.8 with HALF_TAIL (3.8's default then) at 455382b: still off (the window's A/B)
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-split-bars"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_SPLIT_BARS": "1"})),
     # and with a thread's two rows' maxima joined before their exponentials (FLASHVIZ_WS_PAIR_MAX, 3.8's default at
     # d = 64, ws_switches.pair_max_default) on an H100: 3.6 forced on at 98bf157 (every launch then); 3.8 with its
     # defaults at fd2176c (every d = 64 launch then; the dense ones only since)

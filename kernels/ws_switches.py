@@ -156,7 +156,10 @@ def split_bars_default(version: str) -> bool:
     (tests/tools/test_sass_loops.py). It changes no arithmetic, only the barriers, and it timed even: two pairs
     against cuDNN in alternating processes on an H100 under 3.6 and two under 3.8
     (assets/benchmarks/tune/nvidia-h100-fwd-split*-run*-2026-12-05.json, `python -m tools.fa4_rounds --ab`), so it
-    stays off; its GPU tests passed under 3.6 (assets/verified/nvidia-h100-triton-3.6.0-ws-forward-split-bars.json).
+    stays off; its GPU tests passed under 3.6 (assets/verified/nvidia-h100-triton-3.6.0-ws-forward-split-bars.json)
+    and 3.8 (...-3.8.0-ws-forward-split-bars.json). On the d = 128 window under 3.8 (HALF_TAIL on) it ran the window
+    of 1024 faster in four pairs of alternating processes and those of 512 and 2048 slower in most
+    (tune/nvidia-h100-window-fit-d128-split-bars{0,1}-pair{1..4}-triton38-2026-12-07.json): off still.
     SPLIT_BARS_ENV when set (1 or 0), else on for the tritons of SPLIT_BARS_TRITONS."""
     return _on_where(SPLIT_BARS_ENV, SPLIT_BARS_TRITONS, version, "1 (separate K and V barriers) or 0 (one array)")
 
@@ -237,10 +240,11 @@ def half_tail_default(version: str) -> bool:
     assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d128-win1024-triton38-2026-12-07.json), a window of 1024 spent
     about a third of its consumers' samples outside their key loops (dense causal: about a twentieth), the last
     P·V's wait and the half step among the heaviest. Timed there in alternating processes (tools/device/
-    window_check.sh ab), the d = 128 window of 1024 at N = 16384 ran faster with it in all seven pairs
-    (nvidia-h100-window-fit-d128-half-tail{0,1}-pair{1..7}-triton38-2026-12-07.json) and dense causal forward
-    cells even against cuDNN (nvidia-h100-fwd-half-tail{0,1}-run{1,2}-...; tests/kernels/test_ws_half_tail.py reads
-    both); the forward's GPU files passed with HALF and it forced
+    window_check.sh ab), the d = 128 window of 1024 at N = 16384 ran faster with it in all seven pairs, by about
+    1.4 % (nvidia-h100-window-fit-d128-half-tail{0,1}-pair{1..7}-triton38-2026-12-07.json), the windows of 512 and
+    2048 timed beside it even (so not the same saving on every query tile, which would show most at 512), and dense
+    causal forward cells even against cuDNN (nvidia-h100-fwd-half-tail{0,1}-run{1,2}-...;
+    tests/kernels/test_ws_half_tail.py reads both); the forward's GPU files passed with HALF and it forced
     (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-half-tail.json), so it is 3.8's default, where HALF runs.
     Running the half's softmax under that P·V too, as a loop trip does, needs the loop's P read by two later P·Vs:
     LLVM then folds P's conversion past the loop and the loop carries fp32 P (32 PRMT a trip, spills and serialised

@@ -1,8 +1,8 @@
 """HALF_TAIL (ws_switches.half_tail_default): what the H100 showed under triton 3.8, read from the committed files.
 The window of 1024 at d = 128 against its own runs without it (tools/device/window_check.sh ab: alternating
 processes, each timing dense causal beside the windows), dense causal forward cells against cuDNN in the same
-processes (fv_ab, fa4_rounds --ab), the forward's GPU files with it forced, and the two things tried beside it and not
-kept: its leading-edge mirror (HALF_LEAD) and the build switches never timed on a window."""
+processes (fv_ab, fa4_rounds --ab), the forward's GPU files with it forced, and what was tried beside it and not
+kept: its leading-edge mirror (HALF_LEAD), the build switches never timed on a window before, SPLIT_BARS after it."""
 import json
 import math
 from pathlib import Path
@@ -50,6 +50,43 @@ def test_the_window_runs_faster_with_it_in_every_pair():
     suite = json.loads((Path(gates.__file__).resolve().parents[1] / rows[0].evidence.file).read_text(encoding="utf-8"))
     assert (suite["passed"], suite["failed"], suite["errors"]) == (354, 0, 0)
     assert suite["switches"] == {"FLASHVIZ_WS_HALF": "1", ws_switches.HALF_TAIL_ENV: "1"}
+
+
+def _ratios(stem: str, var: str, n: int) -> dict:
+    """{window: [ms without / ms with, per pair]} over a window A/B's n pairs (None: each process's dense causal)."""
+    out = {}
+    for off, on in _pairs(stem, var, {}, n):
+        for w in (None, 512, 1024, 2048):
+            ms = [next(r["ms"] for r in rec["rows"] if r["d"] == 128 and r["window"] == w) for rec in (off, on)]
+            out.setdefault(w, []).append(ms[0] / ms[1])
+    return out
+
+
+def _geo(xs: list) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def test_the_gain_shows_at_1024_only():
+    """The windows of 512 and 2048 and dense causal, timed in the same processes: even with it (within half a
+    percent in the geometric mean of the seven pairs, each side faster in some pairs), so the gain at 1024 is not
+    the same saving on every query tile (that would show most at 512, the shortest)."""
+    r = _ratios("half-tail", ws_switches.HALF_TAIL_ENV, 7)
+    assert _geo(r[1024]) > 1.01 and min(r[1024]) > 1.0
+    for w in (None, 512, 2048):
+        assert abs(math.log(_geo(r[w]))) < 0.005 and min(r[w]) < 1.0 < max(r[w]), (w, r[w])
+
+
+def test_split_barriers_on_the_window_stay_off():
+    """SPLIT_BARS (with HALF_TAIL on, 3.8): the window of 1024 faster with it in all four pairs, those of 512 and 2048
+    slower in most and in their geometric mean; its 3.8 GPU run passed, but it stays off (split_bars_default)."""
+    r = _ratios("split-bars", ws_switches.SPLIT_BARS_ENV, 4)
+    assert min(r[1024]) > 1.0
+    for w in (512, 2048):
+        assert _geo(r[w]) < 1.0 and sum(x < 1.0 for x in r[w]) >= 3, (w, r[w])
+    assert not ws_switches.split_bars_default("3.8.0")
+    suite = json.loads((TUNE.parents[1] / "verified" / "nvidia-h100-triton-3.8.0-ws-forward-split-bars.json")
+                       .read_text(encoding="utf-8"))
+    assert (suite["passed"], suite["failed"], suite["switches"]) == (354, 0, {ws_switches.SPLIT_BARS_ENV: "1"})
 
 
 def test_dense_causal_is_even_with_it():
