@@ -26,7 +26,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
 from ._ws_ring import arrive, kbar, tbar, vbar
-from ._ws_softmax import alibi_cols, softmax_step
+from ._ws_softmax import alibi_cols, from_quads, softmax_step, to_quads
 
 
 @gluon.jit
@@ -99,12 +99,12 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
 @gluon.jit
 def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi, CID: gl.constexpr, NC: gl.constexpr,
               M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, WINDOW: gl.constexpr,
-              PINGPONG: gl.constexpr, ALIBI: gl.constexpr):
+              PINGPONG: gl.constexpr, ALIBI: gl.constexpr, LOCAL: gl.constexpr):
     """The last half step (H = 0: keys [k0, k0 + BN/2) of the key tile at ring position c) with the last whole
     tile's P·V still running (acc_tok: issued by attend against V at ring position c - 1, not yet waited for;
     ws_switches.half_tail_default): Q·K_hᵀ is issued behind it on the tensor cores instead of after its wait, then
     both are waited for and the half runs its softmax step and P·V as half_step does. The turn at c is taken once,
-    as half_step takes it; (acc, m, l) in attend's layouts."""
+    as half_step takes it; (acc, m, l) in attend's layouts (LOCAL: l as the lanes' shares, _ws_softmax.to_quads)."""
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     HB: gl.constexpr = BN // 2
@@ -117,6 +117,8 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
     p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
     hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
     row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    if LOCAL:                                         # the lanes' shares of l summed (before the waits, as
+        l = from_quads(l, row_l)                      # the P·V runs)
     st = c % STAGES
     mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
     if PINGPONG:
@@ -140,4 +142,7 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
     acc = warpgroup_mma(p16, v_smem.index(st).slice(0, HB), acc, is_async=True)
     acc = warpgroup_mma_wait(0, deps=(acc,))
     arrive(vbar(empty, st, STAGES))
-    return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
+    l = gl.convert_layout(l_h, row_l)
+    if LOCAL:
+        l = to_quads(l, gl.zeros([M_WG, BN], gl.float32, s_layout))
+    return acc, gl.convert_layout(m_h, row_l), l

@@ -311,32 +311,20 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 acc = warpgroup_mma_wait(0, deps=(acc,))
                 arrive(vbar(empty, st, STAGES))
                 exit_scope("pv")
-        if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it)
-            enter_scope("pv")
+        if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it; with
+            enter_scope("pv")                         # HALF_TAIL, a last half step's Q·Kᵀ issued behind it)
             c = kv + n_tiles - 1
-            last = c % STAGES
             if not EARLY:
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
-            mbarrier.wait(vbar(ready, last, STAGES), (c // STAGES) & 1)
-            acc_tok = warpgroup_mma(p16, v_smem.index(last), acc, is_async=True)
-            if HALF and HALF_TAIL:                    # a last half step's Q·Kᵀ issued while it runs
-                if hi > 0:
-                    l_row = l
-                    if LSUM:
-                        l_row = from_quads(l, row_l)
-                    acc, m, l_row = half_tail(a, q_buf, acc_tok, m, l_row, c + 1, (t_lo + n_tiles) * BN, r0, offset,
-                                              slope2, row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW,
-                                              PINGPONG, ALIBI)
-                    if LSUM:
-                        l = to_quads(l_row, s0)
-                    else:
-                        l = l_row
-                else:
-                    acc = warpgroup_mma_wait(0, deps=(acc_tok,))
-                    arrive(vbar(empty, last, STAGES))
+            mbarrier.wait(vbar(ready, c % STAGES, STAGES), (c // STAGES) & 1)
+            acc_tok = warpgroup_mma(p16, v_smem.index(c % STAGES), acc, is_async=True)
+            TAIL: gl.constexpr = HALF and HALF_TAIL
+            if TAIL and hi > 0:
+                acc, m, l = half_tail(a, q_buf, acc_tok, m, l, c + 1, (t_lo + n_tiles) * BN, r0, offset, slope2,
+                                      row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI, LSUM)
             else:
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
-                arrive(vbar(empty, last, STAGES))
+                arrive(vbar(empty, c % STAGES, STAGES))
             exit_scope("pv")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
         if CARRY:
