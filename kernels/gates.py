@@ -173,6 +173,10 @@ VERIFIED = (
     # (FLASHVIZ_WS_HALF_TAIL=1; 3.8's default from then, ws_switches.half_tail_default), on an H100 at a44dfb3
     Verified("ws-half", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-half-tail"), TESTS["ws-half"],
                                               env={"FLASHVIZ_WS_HALF": "1", "FLASHVIZ_WS_HALF_TAIL": "1"})),
+    # and those files at 3.8's defaults from then (HALF and HALF_TAIL on, nothing forced) after attend's last P·V
+    # moved into one branch (c7cf3a3: the d = 64 causal PTX reordered)
+    *(Verified(path, "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-defaults-half-tail"), TESTS[path]))
+      for path in ("ws-forward", "ws-half")),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
     # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809
