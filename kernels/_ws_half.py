@@ -18,6 +18,8 @@ aligned to its tiles; d = 64's illegal address). ptxas 12.9 (triton 3.8) recompu
 HALF = 2 (ws.half_code, under triton 3.6 and 3.7) hands the lo step Q through an index ptxas cannot prove equal
 (kernels/_ws_gluon.py _q_lo); ptxas 12.8 then builds key tile 0's descriptors on every path, and the forced-HALF
 suites and half_check passed on 3.6.0 and 3.7.1 with it (2efc21f).
+half_tail (ws_switches.half_tail_default: 3.8's default) issues the last half step's Q·Kᵀ right behind the last
+whole tile's P·V instead of after its wait.
 The forward table turns it on for the d = 128 window (kernels/forward_table.py HALF_W: faster in interleaved rounds
 under triton 3.8; under 3.6 the window fit saw no gain, assets/benchmarks/tune/nvidia-h200-window-fit-2026-12-03f.json).
 Imported by _ws_tile.py only."""
@@ -93,7 +95,6 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     acc = warpgroup_mma_wait(0, deps=(acc,))
     arrive(vbar(empty, st, STAGES))
     return acc, gl.convert_layout(m_h, row_l), gl.convert_layout(l_h, row_l)
-
 
 
 @gluon.jit

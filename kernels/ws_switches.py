@@ -44,10 +44,10 @@ SKIP_TRITONS = ("3.6.", "3.8.")            # where that is the default: faster o
 THREAD_ARRIVE_ENV = "FLASHVIZ_WS_THREAD_ARRIVE"  # 1 / 0: each consumer thread arrives on the ring's empty and the
                                            # turn barriers itself (thread_arrive_default); read at the kernel import
 THREAD_ARRIVE_TRITONS = ()                 # where that is the default: none (no faster on the H100, 3.8)
-HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step overlapped with the last whole tile's P·V
-                                           # (half_tail_default); read at the kernel import
-HALF_TAIL_TRITONS = ("3.8.",)              # where that is the default: faster on the H100's window under 3.8, dense
-                                           # causal even (half_tail_default's files); HALF runs by default there
+HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step's Q·Kᵀ issued behind the last whole
+                                           # tile's P·V (half_tail_default); read at the kernel import
+HALF_TAIL_TRITONS = ("3.8.",)              # where that is the default: the H100's window of 1024 faster under 3.8,
+                                           # the rest even (half_tail_default's files); HALF runs by default there
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's

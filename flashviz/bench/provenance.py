@@ -122,7 +122,8 @@ def ws_fields() -> dict:
     group's longest tiles first; ws_skip, from 2026-12-06 (stop 34): where each consumer walked only its own rows'
     key tiles; ws_thread_arrive and ws_bwd_thread_arrive, from 2026-12-06 (stop 40): where each consumer thread of
     the forward (backward) arrived on its empty barriers itself; ws_half_tail, from 2026-12-07 (stop 44): where
-    HALF's last half step ran beside the last whole tile's P·V): strings, as every free provenance field."""
+    HALF's last half step issued its Q·Kᵀ behind the last whole tile's P·V): strings, as every free provenance
+    field."""
     try:
         from flashviz_kernels import ws
         from flashviz_kernels.gates import version_label as gates_label

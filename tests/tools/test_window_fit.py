@@ -202,7 +202,7 @@ def test_shares_text_reads_each_recordings_windows_against_its_own_dense_run():
 def test_window_1024_on_an_h100_beside_fa4_after_half_tail():
     """The newest H100 fit (HALF_TAIL on, FA4 in the same rounds): window 1024 at d = 128 still short of 0.9 of its
     bound, and FA4's speed-up over its own dense causal further from it than ours; the day-to-day spread of the
-    share (0.865 here, 0.875 in the fit before it, 0.86-0.89 in the day's A/B processes) is as large as
+    share (0.865 here, 0.875 in the fit before it, 0.86-0.90 in the day's A/B processes) is as large as
     HALF_TAIL's gain, which only the A/B's paired processes resolve (tests/kernels/test_ws_half_tail.py)."""
     from flashviz.bench.rounds_tables import window_shares
     rec = _recording(H100_FA4_TAIL)
