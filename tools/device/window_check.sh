@@ -13,7 +13,8 @@
 # none); each process times dense causal too, so its shares are against its own dense run (a switch also moves
 # dense causal: compare the window's ms across processes as well). "ab": the same for one 1 / 0 switch VAR, its two
 # sides in PAIRS pairs of processes (0 first in odd pairs, 1 first in even ones). Files land in $OUT (switches:
-# $OUT/win-ab.tgz; ab: $OUT/win-ab-NAME.tgz); commit them as assets/benchmarks/tune/nvidia-h100-window-... (or -h200-: the script runs on either)
+# $OUT/win-ab.tgz; ab: $OUT/win-ab-NAME.tgz); commit them as assets/benchmarks/tune/nvidia-h100-window-... (or
+# -h200-: the script runs on either)
 set -u
 stage=${1:?fit, switches or ab}
 . tools/device/env.sh
