@@ -1,5 +1,6 @@
 """tools/device/env.sh, the shell every device call sources: a full triton build carried in two parts (pack.sh
-triton X full) is joined from the first part, kept by fv_stash in one call, and the second carried by the next."""
+triton X full) is joined from the first part, kept by fv_stash in one call, and the second carried by the next;
+fv_ab's and window_check.sh's alternating A/B processes, with a python3 stub in place of the timing."""
 import os
 import subprocess
 import tarfile
@@ -74,3 +75,52 @@ def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_pa
                                                              for k in (1, 2) for e in (0, 1))]
     assert r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 1") < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 1") \
         < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 2") < r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 2")
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
+    """tools/device/window_check.sh ab VAR PAIRS: after fv_start (the commit named, the carried triton unpacked),
+    tools.window_fit on the d = 128 windows with VAR=0 and VAR=1, PAIRS times, 0 first in odd pairs and 1 first in
+    even ones, each into a file of its own; the files go to `window_fit --shares` and are packed into one tarball.
+    Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
+    import lzma
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    subprocess.run(["cp", "-r", str(ROOT / "tools" / "device"), str(work / "tools" / "device")], check=True)
+    version = f"0.0.{os.getpid()}"
+    (tmp_path / "src" / "triton").mkdir(parents=True)
+    raw = tmp_path / "t.tar"
+    with tarfile.open(raw, "w") as tar:
+        tar.add(tmp_path / "src" / "triton", "triton")
+    (work / ".whl" / "t38").mkdir(parents=True)
+    (work / ".whl" / "t38" / f"triton-{version}.tar.xz").write_bytes(lzma.compress(raw.read_bytes()))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text(
+        '#!/bin/bash\nif [[ " $* " == *" --shares "* ]]; then echo "SHARES $*"; exit 0; fi\n'
+        'out=; for ((i=1; i<=$#; i++)); do if [ "${!i}" = --out ]; then j=$((i+1)); out=${!j}; fi; done\n'
+        '[ -n "$out" ] && { echo "{}" > "$out"; echo "RUN X=$FLASHVIZ_WS_X $*"; }; exit 0\n')
+    (bin_dir / "python3").chmod(0o755)
+    out = tmp_path / "out"
+    try:
+        r = subprocess.run(["bash", "tools/device/window_check.sh", "ab", "FLASHVIZ_WS_X", "2"], cwd=work,
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc",
+                                    PATH=f"{bin_dir}:{os.environ['PATH']}"))
+    finally:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    order = [line for line in r.stdout.splitlines() if line.startswith("== pair")]
+    assert order == ["== pair 1 FLASHVIZ_WS_X=0", "== pair 1 FLASHVIZ_WS_X=1", "== pair 2 FLASHVIZ_WS_X=1",
+                     "== pair 2 FLASHVIZ_WS_X=0"]
+    names = [f"window-fit-d128-x{e}-pair{p}-t38" for p, e in ((1, 0), (1, 1), (2, 1), (2, 0))]
+    shares = [line for line in r.stdout.splitlines() if line.startswith("SHARES")]
+    assert shares == ["SHARES -m tools.window_fit --shares " + " ".join(f"{out}/win/{n}.json" for n in names)]
+    with tarfile.open(out / "win-ab-x.tgz") as tar:
+        packed = {Path(n).name for n in tar.getnames()}
+        runs = [t for n in tar.getnames() if n.endswith(".log") for t in tar.extractfile(n).read().decode().split("\n")
+                if t]
+    assert packed >= {f"{n}.{x}" for n in names for x in ("json", "log")} and not (out / "win").exists()
+    assert sorted(runs) == sorted(f"RUN X={e} -m tools.window_fit --d 128 --windows 512 1024 2048 --rounds 4 "
+                                  f"--no-fa4 --out {out}/win/window-fit-d128-x{e}-pair{p}-t38.json"
+                                  for p in (1, 2) for e in (0, 1))
