@@ -66,13 +66,6 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     HB: gl.constexpr = BN // 2
     h_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, HB, 16])
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, BN, 16])
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, D, 16])
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
-    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
     st = c % STAGES
     mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
     if PINGPONG:
@@ -82,6 +75,28 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     if PINGPONG:
         arrive(tbar(turn, (CID + 1) % NC))
     s = warpgroup_mma_wait(0, deps=(s_tok,))
+    return half_finish(a, s, acc, m, l, c, k0, H, r0, offset, slope2, row_lo, row_hi, M_WG, BN, D, STAGES, WINDOW,
+                       ALIBI)
+
+
+@gluon.jit
+def half_finish(a, s, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, row_lo, row_hi, M_WG: gl.constexpr,
+                BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, WINDOW: gl.constexpr, ALIBI: gl.constexpr):
+    """A half step once its scores s (half H of the key tile at ring position c) are in: K's slot freed, the masked
+    softmax step, O rescaled, P·V_h, V's slot freed; (acc, m, l) in attend's layouts (half_step's and half_tail's)."""
+    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
+    HB: gl.constexpr = BN // 2
+    h_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, HB, 16])
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, D, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    st = c % STAGES
     arrive(kbar(empty, st))
     cols = k0 + H * HB + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
     bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
@@ -113,10 +128,6 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
                                                        instr_shape=[16, HB, 16])
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, BN, 16])
-    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, D, 16])
-    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
-    hrow_l: gl.constexpr = gl.SliceLayout(1, h_layout)
     row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
     if LOCAL:                                         # the lanes' shares of l summed (before the waits, as
         l = from_quads(l, row_l)                      # the P·V runs)
@@ -131,19 +142,8 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
     acc = warpgroup_mma_wait(1, deps=(acc_tok,))      # the last whole tile's P·V (issued first) done
     arrive(vbar(empty, (c - 1) % STAGES, STAGES))
     s = warpgroup_mma_wait(0, deps=(s_tok,))
-    arrive(kbar(empty, st))
-    cols = k0 + gl.arange(0, HB, layout=gl.SliceLayout(0, h_layout))
-    bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
-    p, alpha_h, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
-                                        gl.convert_layout(row_lo, hrow_l), gl.convert_layout(row_hi, hrow_l),
-                                        qk_scale, bias, True, WINDOW, ALIBI, False, False)
-    acc = acc * gl.expand_dims(gl.convert_layout(alpha_h, gl.SliceLayout(1, o_layout)), 1)
-    p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
-    mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)
-    acc = warpgroup_mma(p16, v_smem.index(st).slice(0, HB), acc, is_async=True)
-    acc = warpgroup_mma_wait(0, deps=(acc,))
-    arrive(vbar(empty, st, STAGES))
-    l = gl.convert_layout(l_h, row_l)
+    acc, m, l = half_finish(a, s, acc, m, l, c, k0, 0, r0, offset, slope2, row_lo, row_hi, M_WG, BN, D, STAGES,
+                            WINDOW, ALIBI)
     if LOCAL:
         l = to_quads(l, gl.zeros([M_WG, BN], gl.float32, s_layout))
-    return acc, gl.convert_layout(m_h, row_l), l
+    return acc, m, l

@@ -19,6 +19,17 @@ set -u
 stage=${1:?fit, switches or ab}
 . tools/device/env.sh
 fv_start .whl/t38 || exit 1
+
+# run_fit FILE [VAR=VALUE]: one process of the d = 128 windows' fit into FILE.json (its output in FILE.log), the
+# switch set for it alone; the file joins $files where the process wrote it
+run_fit() {
+    local f=$1; shift
+    env "$@" timeout 100 python3 -m tools.window_fit --d 128 --windows 512 1024 2048 --rounds 4 --no-fa4 \
+        --out "$f.json" > "$f.log" 2>&1
+    echo "rc $?"
+    [ -e "$f.json" ] && files+=("$f.json")
+}
+
 case "$stage" in
 fit)
     timeout 400 python3 -m tools.window_fit --d 128 64 --rounds 6 --no-fa4 --out "$OUT/window-fit-t38.json" \
@@ -38,11 +49,8 @@ switches)
             name=$(echo "$s" | sed 's/FLASHVIZ_WS_//; s/=1//' | tr 'A-Z_' 'a-z-')
             f="$OUT/win/window-fit-d128-$name-pass$p-t38"
             echo "== pass $p $s"
-            # shellcheck disable=SC2086
-            env $([ "$s" = none ] || echo "$s") timeout 100 python3 -m tools.window_fit --d 128 \
-                --windows 512 1024 2048 --rounds 4 --no-fa4 --out "$f.json" > "$f.log" 2>&1
-            echo "rc $?"
-            [ -e "$f.json" ] && files+=("$f.json")
+            # shellcheck disable=SC2046
+            run_fit "$f" $([ "$s" = none ] || echo "$s")
         done
     done
     python3 -m tools.window_fit --shares "${files[@]}"
@@ -57,10 +65,7 @@ ab)
             [ "$SECONDS" -gt "${FV_WIN_S:-470}" ] && { echo "== $var=$e pair $p not run: ${SECONDS} s gone"; continue; }
             f="$OUT/win/window-fit-d128-$name$e-pair$p-t38"
             echo "== pair $p $var=$e"
-            env "$var=$e" timeout 100 python3 -m tools.window_fit --d 128 --windows 512 1024 2048 --rounds 4 \
-                --no-fa4 --out "$f.json" > "$f.log" 2>&1
-            echo "rc $?"
-            [ -e "$f.json" ] && files+=("$f.json")
+            run_fit "$f" "$var=$e"
         done
     done
     python3 -m tools.window_fit --shares "${files[@]}"
