@@ -240,8 +240,8 @@ def half_tail_default(version: str) -> bool:
     assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d128-win1024-triton38-2026-12-07.json), a window of 1024 spent
     about a third of its consumers' samples outside their key loops (dense causal: about a twentieth), the last
     P·V's wait and the half step among the heaviest. Timed there in alternating processes (tools/device/
-    window_check.sh ab), the d = 128 window of 1024 at N = 16384 ran faster with it in all seven pairs, by about
-    1.4 % (nvidia-h100-window-fit-d128-half-tail{0,1}-pair{1..7}-triton38-2026-12-07.json), the windows of 512 and
+    window_check.sh ab), the d = 128 window of 1024 at N = 16384 ran faster with it in all seven pairs
+    (nvidia-h100-window-fit-d128-half-tail{0,1}-pair{1..7}-triton38-2026-12-07.json), the windows of 512 and
     2048 timed beside it even (so not the same saving on every query tile, which would show most at 512), and dense
     causal forward cells even against cuDNN (nvidia-h100-fwd-half-tail{0,1}-run{1,2}-...;
     tests/kernels/test_ws_half_tail.py reads both); the forward's GPU files passed with HALF and it forced

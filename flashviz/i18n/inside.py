@@ -237,8 +237,9 @@ STRINGS = {
               "in d = 64 launches without a window, documents or ALiBi, `softmax` finishes both rows a thread "
               "holds (their maxima) before either row's exponentials (provenance field `ws_pair_max`).\n"
               "- Under triton 3.8 from commit ee54fc3 (2026-12-07), in launches that run HALF's half tiles, a "
-              "consumer's last `pv` also holds its last half step (the Q·Kᵀ of half a key tile, issued behind that "
-              "P·V, then its softmax and P·V), which before ran outside the scopes (provenance field `ws_half_tail`).",
+              "consumer whose last key tile it sees only half of holds that half step in its last `pv` (the Q·Kᵀ of "
+              "half a key tile, issued behind that P·V, then its softmax and P·V); before, the step ran outside the "
+              "scopes (provenance field `ws_half_tail`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
@@ -261,9 +262,9 @@ STRINGS = {
               "- 在 triton 3.8 下从提交 089313c（2026-12-05；在它之前的 fd2176c 中是所有 d = 64 的启动）起，d = 64 且没有"
               "窗口、文档打包或 ALiBi 的启动中，`softmax` "
               "先算完每个线程持有的两行的最大值，再做任一行的指数（provenance 字段 `ws_pair_max`）。\n"
-              "- 在 triton 3.8 下从提交 ee54fc3（2026-12-07）起，在运行 HALF 半块的启动中，消费者最后一个 `pv` 还包括它最后"
-              "的半块步骤（半个 key tile 的 Q·Kᵀ，紧跟那次 P·V 发出，然后是它的 softmax 和 P·V）；此前这一步不在任何 scope 里"
-              "（provenance 字段 `ws_half_tail`）。"},
+              "- 在 triton 3.8 下从提交 ee54fc3（2026-12-07）起，在运行 HALF 半块的启动中，若消费者只看到最后一个 key tile 的"
+              "一半，它最后一个 `pv` 还包括这半块步骤（半个 key tile 的 Q·Kᵀ，紧跟那次 P·V 发出，然后是它的 softmax 和 P·V）；"
+              "此前这一步不在任何 scope 里（provenance 字段 `ws_half_tail`）。"},
 
     # for anyone reading a profile
     "inside.can_header": {"en": "For anyone reading a profile: what this measurement can and cannot show",
