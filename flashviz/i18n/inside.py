@@ -237,9 +237,9 @@ STRINGS = {
               "in d = 64 launches without a window, documents or ALiBi, `softmax` finishes both rows a thread "
               "holds (their maxima) before either row's exponentials (provenance field `ws_pair_max`).\n"
               "- Under triton 3.8 from commit ee54fc3 (2026-12-07), in launches that run HALF's half tiles, a "
-              "consumer whose last key tile it sees only half of holds that half step in its last `pv` (the Q·Kᵀ of "
-              "half a key tile, issued behind that P·V, then its softmax and P·V); before, the step ran outside the "
-              "scopes (provenance field `ws_half_tail`).",
+              "consumer that sees only half of its last key tile runs that half step inside its last `pv` (the Q·Kᵀ "
+              "of half a key tile, issued behind that P·V, then its softmax and P·V); before, the step ran outside "
+              "the scopes (provenance field `ws_half_tail`).",
         "zh": "- `load_k`（fast）：从请求 K_j 这个 tile 到 warp 拿到它；编译器的软件流水可能已提前一轮发起了拷贝，所以这段"
               "可能主要是在等待。\n"
               "- `qk`：在张量核心上计算 S = Q·K_jᵀ。\n"
