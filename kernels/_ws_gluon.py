@@ -45,14 +45,22 @@ Scores are kept in log2 units (qk_scale = sm_scale * log2 e) so every exponentia
 two rows of its warpgroup's tile; where ws_switches.pair_max_default says (d = 64 dense), their maxima are joined
 before either row's exponentials (_ws_softmax.pair_rows), so ptxas reduces both rows first.
 """
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
-from ._ws_tile import attend, block_tiles, drain, first_state, load_kv, persistent_tile, store_out
+from ._ws_tile import (attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, persistent_tile,
+                       store_out)
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
+from .ws_switches import q_ahead_default
+
+# a persistent producer loads the next tile's Q inside this tile's K/V loads (ws_switches.q_ahead_default)
+Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
+Q_AHEAD_AT = gl.constexpr(2)   # key tiles loaded before it: with HALF the second consumer frees the Q slot only
+                               # after key tile 1's softmax (a lead half step at 0)
 
 
 @gluon.jit
@@ -111,7 +119,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                                         WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
             r0 = start_q + CID * M_WG
+            edge_enter("q_ready")
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
+            edge_exit("q_ready")
             slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
             last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs),
                          p16, alpha, n_prev)
@@ -200,15 +210,37 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
         n_qblk = gl.cdiv(n_q, BM)
         i = 0
         kv = 0
+        if Q_AHEAD:                                   # the first tile's Q (its slot is fresh)
+            if gl.program_id(0) < n_qblk * n_bh:
+                bh0, start0 = persistent_tile(gl.program_id(0), n_qblk, n_bh, head_group, BM)
+                _load_q(desc_q, q_smem, q_ready.index(0), 0, bh0, start0, NC, M_WG, D)
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
             bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
             t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2
-            mbarrier.wait(q_empty.index(qs), ((i // 2) & 1) ^ 1)    # every consumer's O left it (fresh: passes)
-            _load_q(desc_q, q_smem, q_ready.index(qs), qs, bh, start_q, NC, M_WG, D)
-            load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, _kv_head(bh, n_heads, groups), t_lo, n_tiles, kv,
-                    BN, D, STAGES)
+            if Q_AHEAD:                               # K/V of this tile's first key tiles, then the next tile's Q
+                ahead = gl.minimum(n_tiles, Q_AHEAD_AT + STAGES)    # (its slot: freed in this tile's first key
+                kv_bh = _kv_head(bh, n_heads, groups)
+                load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, ahead, kv, BN, D, STAGES)
+                t_next = t + gl.num_programs(0)       # tile by then), then the rest
+                if t_next < n_qblk * n_bh:
+                    bh_n, start_n = persistent_tile(t_next, n_qblk, n_bh, head_group, BM)
+                    edge_enter("tma_q_wait")
+                    mbarrier.wait(q_empty.index(1 - qs), (((i + 1) // 2) & 1) ^ 1)
+                    edge_exit("tma_q_wait")
+                    _load_q(desc_q, q_smem, q_ready.index(1 - qs), 1 - qs, bh_n, start_n, NC, M_WG, D)
+                load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo + ahead, n_tiles - ahead,
+                        kv + ahead, BN, D, STAGES)
+            else:
+                edge_enter("tma_q_wait")
+                mbarrier.wait(q_empty.index(qs), ((i // 2) & 1) ^ 1)    # every consumer's O left it (fresh: passes)
+                edge_exit("tma_q_wait")
+                edge_enter("tma_q_issue")
+                _load_q(desc_q, q_smem, q_ready.index(qs), qs, bh, start_q, NC, M_WG, D)
+                edge_exit("tma_q_issue")
+                load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, _kv_head(bh, n_heads, groups), t_lo, n_tiles,
+                        kv, BN, D, STAGES)
             kv += n_tiles
             i += 1
     else:

@@ -5,6 +5,8 @@ Every K/V ring position is named by a counter c that keeps counting across the q
 (turn[c] completes once per ring position: the consumers pass it round in order 0, 1, .., NC-1, 0, ..).
 With kv = 0 (one tile per program) these are the per-tile formulas. Imported by _ws_gluon.py only.
 """
+import os
+
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -38,6 +40,22 @@ EARLY = gl.constexpr(early_rescale_default(triton.__version__))
 SKIP = gl.constexpr(skip_default(triton.__version__))
 # HALF's last half step beside the last whole tile's P·V (ws_switches.half_tail_default; FLASHVIZ_WS_HALF_TAIL=1)
 HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
+# scopes at a query tile's edges for tools/window_trace.py (FLASHVIZ_WS_TRACE_EDGES=1 before this import): its lead
+# half step, the previous O's store and slot release, the last P·V (then "pv_last", not "pv"), the Q waits. Off, they
+# are not in the kernel, so the Inside page's timeline keeps its scopes (one set per key tile, none nested)
+EDGES = gl.constexpr(os.environ.get("FLASHVIZ_WS_TRACE_EDGES", "") == "1")
+
+
+@gluon.jit
+def edge_enter(name: gl.constexpr):
+    if EDGES:
+        enter_scope(name)
+
+
+@gluon.jit
+def edge_exit(name: gl.constexpr):
+    if EDGES:
+        exit_scope(name)
 
 
 @gluon.jit
@@ -176,8 +194,10 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     if HALF:                                          # a band edge's tile this consumer sees half of: that half
         lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
         if lo > 0:                                    # the first tile's second half
+            edge_enter("half_lo")
             acc, m, l = half_step(a, q_lo, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,
                                   NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI)
+            edge_exit("half_lo")
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
@@ -225,7 +245,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 store_out(acc_p, m_p, l_p, rows_p, o_buf, desc_o, LSE, bh_p, r0_p, n_q, M_WG, D, True)
             acc = acc_p                               # its registers: this tile's first P·V ignores them
         elif PREV:                                    # the previous tile's O, under Q·K_0ᵀ
+            edge_enter("store")
             finish_prev(last_tile, desc_o, LSE, n_q, M_WG, D)
+            edge_exit("store")
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         arrive(kbar(empty, st0))
         exit_scope("qk")
@@ -240,7 +262,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)   # CARRY's first P·V ignores O
         exit_scope("softmax")
         if PREV:
+            edge_enter("release")
             release_prev(last_tile)
+            edge_exit("release")
         if not OVERLAP:
             enter_scope("pv")
             mbarrier.wait(vbar(ready, st0, STAGES), (kv // STAGES) & 1)
@@ -312,7 +336,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 arrive(vbar(empty, st, STAGES))
                 exit_scope("pv")
         if OVERLAP and not CARRY:                     # the last tile's P·V (CARRY: the next tile runs it; with
-            enter_scope("pv")                         # HALF_TAIL, a last half step's Q·Kᵀ issued behind it)
+            edge_enter("pv_last")                     # HALF_TAIL, a last half step's Q·Kᵀ issued behind it)
+            if not EDGES:
+                enter_scope("pv")
             c = kv + n_tiles - 1
             if not EARLY:
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
@@ -325,7 +351,9 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             else:
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 arrive(vbar(empty, c % STAGES, STAGES))
-            exit_scope("pv")
+            if not EDGES:
+                exit_scope("pv")
+            edge_exit("pv_last")
     elif PREV:                                        # a tile with no key (rows past a causal edge): O alone
         if CARRY:
             acc_p, m_p, l_p, rows_p, bh_p, r0_p, has_prev, o_buf, q_rel, p16_p, alpha_p, n_prev = last_tile

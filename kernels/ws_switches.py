@@ -48,6 +48,9 @@ HALF_TAIL_ENV = "FLASHVIZ_WS_HALF_TAIL"    # 1 / 0: HALF's last half step's Q·K
                                            # tile's P·V (half_tail_default); read at the kernel import
 HALF_TAIL_TRITONS = ("3.8.",)              # where that is the default: the H100's window of 1024 faster under 3.8,
                                            # the rest even (half_tail_default's files); HALF runs by default there
+Q_AHEAD_ENV = "FLASHVIZ_WS_Q_AHEAD"        # 1 / 0: a persistent producer loads the next query tile's Q early in
+                                           # this tile's K/V loads (q_ahead_default); read at the kernel import
+Q_AHEAD_TRITONS = ()                       # where that is the default: none yet
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -89,6 +92,7 @@ def status_lines(version: str) -> dict:
                                           lambda: "every launch" if thread_arrive_default(version) else "none"),
                 half_tail=switch_line(HALF_TAIL_ENV, lambda: "HALF launches with OVERLAP, without CARRY"
                                       if half_tail_default(version) else "none"),
+                q_ahead=switch_line(Q_AHEAD_ENV, lambda: "persistent launches" if q_ahead_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -254,6 +258,16 @@ def half_tail_default(version: str) -> bool:
     tritons of HALF_TAIL_TRITONS."""
     return _on_where(HALF_TAIL_ENV, HALF_TAIL_TRITONS, version,
                      "1 (half step beside the last P·V) or 0 (after it)")
+
+
+def q_ahead_default(version: str) -> bool:
+    """Whether a persistent ws forward's producer loads query tile t+1's Q while it loads tile t's K/V (after the
+    first Q_AHEAD_AT of them, where the consumers have freed that Q slot) instead of after all of them. Without it
+    the producer, which runs only STAGES key tiles ahead, issues that Q when the consumers are about two key tiles
+    from the end of tile t, and a proton trace of the H100's window of 1024 (triton 3.8) showed both consumers
+    waiting for it at every tile boundary. Q_AHEAD_ENV when set (1 or 0), else on for the tritons of
+    Q_AHEAD_TRITONS."""
+    return _on_where(Q_AHEAD_ENV, Q_AHEAD_TRITONS, version, "1 (next Q early) or 0 (after this tile's K/V)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:
