@@ -22,7 +22,8 @@ PERSISTENT on: grid = min(SMs, tiles); program p walks tiles p, p+G, ... of pers
 L2-sized groups, inside a group the longest causal tiles first). All three partitions walk the same tiles; the
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
-while tile t is computed. A consumer stores tile t's O (normalise, shared memory, TMA) while tile t+1's first
+while tile t is computed (after all of tile t's K/V; Q_AHEAD, off, loads that Q earlier: ws_switches says why
+not). A consumer stores tile t's O (normalise, shared memory, TMA) while tile t+1's first
 Q·Kᵀ runs, and frees tile t's slot after tile t+1's first softmax (attend's PREV), so the epilogue no longer
 sits between two tiles' GEMMs (tools/window_fit.py measures a query tile's cost beyond its key tiles). Without
 PINGPONG, tile t's last P·V is also carried into tile t+1 and issued just before its first Q·Kᵀ (CARRY), so no
@@ -57,10 +58,12 @@ from .gluon_shims import tma_load
 from .numerics import LOG2E_C
 from .ws_switches import q_ahead_default
 
-# a persistent producer loads the next tile's Q inside this tile's K/V loads (ws_switches.q_ahead_default)
+# a persistent producer loads the next tile's Q inside this tile's K/V loads (ws_switches.q_ahead_default; off)
 Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
-Q_AHEAD_AT = gl.constexpr(2)   # key tiles loaded before it: with HALF the second consumer frees the Q slot only
-                               # after key tile 1's softmax (a lead half step at 0)
+# K/V loads before that Q's slot is waited for, past the ring's STAGES: the consumers free the slot after their key
+# tile 0's softmax (ring position 1 for a consumer with a lead half step), so the wait never holds back a load
+# they need first
+Q_AHEAD_AT = gl.constexpr(2)
 
 
 @gluon.jit
@@ -219,11 +222,11 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
             t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2
-            if Q_AHEAD:                               # K/V of this tile's first key tiles, then the next tile's Q
-                ahead = gl.minimum(n_tiles, Q_AHEAD_AT + STAGES)    # (its slot: freed in this tile's first key
+            if Q_AHEAD:                               # this tile's first key tiles, the next tile's Q, the rest
+                ahead = gl.minimum(n_tiles, Q_AHEAD_AT + STAGES)
                 kv_bh = _kv_head(bh, n_heads, groups)
                 load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, ahead, kv, BN, D, STAGES)
-                t_next = t + gl.num_programs(0)       # tile by then), then the rest
+                t_next = t + gl.num_programs(0)
                 if t_next < n_qblk * n_bh:
                     bh_n, start_n = persistent_tile(t_next, n_qblk, n_bh, head_group, BM)
                     edge_enter("tma_q_wait")

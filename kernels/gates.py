@@ -177,6 +177,10 @@ VERIFIED = (
     # moved into one branch (c7cf3a3: the d = 64 causal PTX reordered)
     *(Verified(path, "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-defaults-half-tail"), TESTS[path]))
       for path in ("ws-forward", "ws-half")),
+    # the forward's files with the next query tile's Q loaded early in persistent launches forced
+    # (FLASHVIZ_WS_Q_AHEAD=1; off by default, ws_switches.q_ahead_default), on an H100 at 19061bd
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-q-ahead"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_Q_AHEAD": "1"})),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
     # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809

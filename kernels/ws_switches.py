@@ -50,7 +50,8 @@ HALF_TAIL_TRITONS = ("3.8.",)              # where that is the default: the H100
                                            # the rest even (half_tail_default's files); HALF runs by default there
 Q_AHEAD_ENV = "FLASHVIZ_WS_Q_AHEAD"        # 1 / 0: a persistent producer loads the next query tile's Q early in
                                            # this tile's K/V loads (q_ahead_default); read at the kernel import
-Q_AHEAD_TRITONS = ()                       # where that is the default: none yet
+Q_AHEAD_TRITONS = ()                       # where that is the default: none (the window no faster with it on the
+                                           # H100 under 3.8: q_ahead_default's files)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -262,11 +263,15 @@ def half_tail_default(version: str) -> bool:
 
 def q_ahead_default(version: str) -> bool:
     """Whether a persistent ws forward's producer loads query tile t+1's Q while it loads tile t's K/V (after the
-    first Q_AHEAD_AT of them, where the consumers have freed that Q slot) instead of after all of them. Without it
-    the producer, which runs only STAGES key tiles ahead, issues that Q when the consumers are about two key tiles
-    from the end of tile t, and a proton trace of the H100's window of 1024 (triton 3.8) showed both consumers
-    waiting for it at every tile boundary. Q_AHEAD_ENV when set (1 or 0), else on for the tritons of
-    Q_AHEAD_TRITONS."""
+    first STAGES + 2 of them, when the consumers have freed that Q slot) instead of after all of them, when the
+    consumers are about STAGES key tiles from tile t's end. Asked because a window's consumers sat idle between
+    tiles; tools/window_trace.py then measured that wait for Q on the H100 (window 1024, d = 128): a median of
+    about 200 cycles a tile under 3.8 against a tile of about 32,000, the idle time being the consumers' own code
+    between two key loops (nvidia-h100-window-trace-d128-q-ahead{0,1}-triton{38,36}-2026-12-07.json). In
+    alternating processes under 3.8 (tools/device/window_check.sh ab) the window of 1024 ran slower with it in
+    both pairs, 2048 too (nvidia-h100-window-fit-d128-q-ahead{0,1}-pair{1,2}-triton38-2026-12-07.json), so it is
+    off; the forward's GPU files passed with it forced (tests/kernels/test_ws_q_ahead.py reads them all).
+    Q_AHEAD_ENV when set (1 or 0), else on for the tritons of Q_AHEAD_TRITONS."""
     return _on_where(Q_AHEAD_ENV, Q_AHEAD_TRITONS, version, "1 (next Q early) or 0 (after this tile's K/V)")
 
 
