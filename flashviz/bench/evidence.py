@@ -13,6 +13,7 @@ module is the one place that opens their files. records(path) reads:
     "d=128 N=8192 causal=False" and lines "  NAME: 3.142 ms" / "  NAME   3.142 ms"): one per line; the older name
     "ws CONFIGS" reads as "ws as picked" (tune_fast's docstring);
   - GPU-suite summaries (assets/verified/*.json, SUITE_FIELDS); tools.half_check's JSON: its provenance, no records;
+  - tools.window_trace's JSON (a persistent window's query-tile edges, in cycles): its provenance, no records;
   - server measurements (assets/load/: load test, CPU profile, memory curve): their provenance, no records.
 A cell is one (n, d, causal, variant) of the records kept; check() compares the selected records cell by cell.
 """
@@ -81,6 +82,9 @@ def load(path: str) -> Source:
         prov = obj["provenance"]
         return Source(path, "ncu", prov.get("triton"), _cap(prov.get("compute_capability")), prov.get("git_commit"),
                       (), obj)
+    if str(obj.get("command", "")).startswith("python -m tools.window_trace"):   # a proton trace's medians (cycles)
+        return Source(path, "trace", obj.get("triton"), CAPABILITY.get(obj.get("device")), obj.get("git_commit"), (),
+                      obj)
     if "cells" in obj and "provenance" in obj:
         prov = obj["provenance"]
         recs = []

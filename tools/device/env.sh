@@ -5,6 +5,8 @@
 #   fv_triton DIR     a trimmed triton build (DIR/triton-X.tar.xz, with its dist-info) instead of the image's
 #   fv_triton_parts DIR  one in two parts (pack.sh's "full" or "split"): /tmp/stash's .aa (fv_stash) + DIR's .ab
 #   fv_stash DIR      keep DIR's files in /tmp/stash for the next call (the machine stays warm for 30 s)
+#   fv_proton         proton over the carried triton (after fv_triton): /tmp/stash's proton-X.tar.xz (pack.sh proton X,
+#                     `fv_stash .whl/protonXY` in the call before), CUPTI from the image's own triton
 #   fv_fa4 PART       FlashAttention-4: /tmp/stash's fa4part.* pieces + PART (an xz tar of its unpacked wheels)
 #   fv_app DIR        streamlit, plotly and their missing dependencies from DIR/*.whl (the page tests)
 #   fv_start DIR      a check script's start: FLASHVIZ_GIT_COMMIT set (fv_need_commit), fv_triton DIR, fv_versions
@@ -36,6 +38,17 @@ fv_triton_parts() {
     mkdir -p "/tmp/$b"
     [ -d "/tmp/$b/triton" ] || cat "/tmp/stash/$b.tar.xz.aa" "$1/$b.tar.xz.ab" | xz -dc | tar x -C "/tmp/$b" || return 1
     export PYTHONPATH="/tmp/$b:$PYTHONPATH"
+}
+
+fv_proton() {
+    local p v cupti
+    p=$(ls /tmp/stash/proton-*.tar.xz) || return 1
+    v=$(basename "$p" .tar.xz); v=${v#proton-}
+    [ -d "/tmp/triton-$v/triton" ] || { echo "fv_proton: fv_triton a triton-$v build first"; return 1; }
+    tar xJf "$p" -C "/tmp/triton-$v" || return 1
+    cupti=$(env -u PYTHONPATH python3 -c 'import importlib.util, os
+print(os.path.dirname(importlib.util.find_spec("triton").origin))') || return 1
+    export TRITON_CUPTI_LIB_PATH="$cupti/backends/nvidia/lib/cupti"
 }
 
 fv_fa4() {

@@ -6,6 +6,8 @@
 #                                         and for 3.9.0 (~49 MB: beside a 17.7 MB tree the device refused one call)
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
+#   tools/device/pack.sh proton 3.8.0     .whl/proton38/proton-3.8.0.tar.xz (~6 MB): proton alone (libproton.so and
+#                                         the instrumentation passes) for the trimmed build (fv_proton; tools.window_trace)
 #   tools/device/pack.sh fa4              .whl/fa4s1, .whl/fa4s2, .whl/fa4b: three parts (~30, 18, 21 MB), one call
 #                                         each, back to back (48 MB beside a 17.7 MB tree was refused on 2026-12-06)
 #   tools/device/pack.sh fa4-cpu          .whl/fa4cpu/: FA4 unpacked for this machine's .venv (tools.sass_loops)
@@ -57,6 +59,14 @@ triton)
         mv "$TMP/triton-$v.tar.xz.ab" "${out}${p}2/"
         ls -la "${out}${p}1" "${out}${p}2"
     fi ;;
+proton)
+    v=${2:?triton version, e.g. 3.8.0}
+    $PIP "triton==$v" -d "$TMP"
+    python3 -m zipfile -e "$TMP"/triton-"$v"-*.whl "$TMP/x"
+    out="$ROOT/.whl/proton$(echo "$v" | cut -d. -f1,2 | tr -d .)"
+    mkdir -p "$out"
+    (cd "$TMP/x" && tar cf - triton/_C/libproton.so triton/instrumentation | xz -T2 -6 > "$out/proton-$v.tar.xz")
+    ls -la "$out" ;;
 fa4)
     $PIP flash-attn-4==4.0.0b36 nvidia-cutlass-dsl==4.8.1 nvidia-cutlass-dsl-libs-base==4.8.1 \
         nvidia-cutlass-dsl-libs-core==4.8.1 nvidia-cutlass-dsl-libs-cu13==4.8.1 "apache-tvm-ffi<0.2,>=0.1.11" \
@@ -88,6 +98,6 @@ app)
         itsdangerous watchdog jsonschema referencing rpds-py jsonschema-specifications
     ls -la "$ROOT/.whl/app" ;;
 *)
-    echo "usage: $0 triton VERSION [full] | fa4 | fa4-cpu | app" >&2
+    echo "usage: $0 triton VERSION [full] | proton VERSION | fa4 | fa4-cpu | app" >&2
     exit 2 ;;
 esac
