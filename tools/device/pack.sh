@@ -6,8 +6,8 @@
 #                                         and for 3.9.0 (~49 MB: beside a 17.7 MB tree the device refused one call)
 #   tools/device/pack.sh triton 3.9.0 full  the same with proton, CUPTI and instrumentation kept (the timeline's
 #                                         tests need them), in two parts: .whl/t39f1/*.aa + .whl/t39f2/*.ab
-#   tools/device/pack.sh proton 3.8.0     .whl/proton38/proton-3.8.0.tar.xz (~6 MB): proton alone (libproton.so and
-#                                         the instrumentation passes) for the trimmed build (fv_proton; tools.window_trace)
+#   tools/device/pack.sh proton 3.8.0     .whl/proton38/proton-3.8.0.tar.xz (~6 MB): proton alone (libproton.so,
+#                                         the instrumentation passes) for the trimmed build (fv_proton; window_trace)
 #   tools/device/pack.sh fa4              .whl/fa4s1, .whl/fa4s2, .whl/fa4b: three parts (~30, 18, 21 MB), one call
 #                                         each, back to back (48 MB beside a 17.7 MB tree was refused on 2026-12-06)
 #   tools/device/pack.sh fa4-cpu          .whl/fa4cpu/: FA4 unpacked for this machine's .venv (tools.sass_loops)
