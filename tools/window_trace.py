@@ -10,11 +10,12 @@ each consumer warpgroup's events into query tiles at its last P·V (pv_last). Pe
 traced) it writes the median over every tile but a program's first (which follows no pv_last): the period (pv_last
 end to pv_last end), q_ready (the wait for the tile's Q), lead (the previous pv_last's end to the first key tile's K
 wait: the Q wait, a lead half step, bookkeeping), half_lo, trip0 (key tile 0 from its K wait to its Q slot's
-release: Q·K_0ᵀ with the previous O's store, the first softmax), per_trip (the key loop's trips 1 .. n-1, each), pv_last (the last P·V,
-with HALF_TAIL a last half step too); in cycles of the SM clock. The plain launch's time (do_bench median) and the
-instrumented one's are beside it. The ws switches set (FLASHVIZ_WS_*) are in the header: run it once per side of a
-switch to compare. On the lent GPU under the carried triton 3.8 (trimmed, no proton): two calls back to back,
-`fv_stash .whl/proton38` (tools/device/pack.sh proton 3.8.0), then `fv_triton .whl/t38 && fv_proton` before it.
+release: Q·K_0ᵀ with the previous O's store, the first softmax), per_trip (the key loop's trips 1 .. n-1, each),
+pv_last (the last P·V, with HALF_TAIL a last half step too); in cycles of the SM clock. The plain launch's time
+(do_bench median) and the instrumented one's are beside it. The ws switches set (FLASHVIZ_WS_*) are in the header:
+run it once per side of a switch to compare. On the lent GPU under the carried triton 3.8 (trimmed, no proton): two
+calls back to back, `fv_stash .whl/proton38` (tools/device/pack.sh proton 3.8.0), then `fv_triton .whl/t38 &&
+fv_proton` before it.
 """
 from __future__ import annotations
 
