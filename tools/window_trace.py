@@ -72,24 +72,15 @@ def edges(events: list, warps=(0, 4)) -> dict:
 
 
 def _trace(fn, tmp: str):
-    """fn's events under proton (warp granularity, a global buffer of a power of two per warp: 12 or 16 warps)."""
-    import torch
-    import triton.profiler as proton
-    from triton.profiler import mode as pm
-
+    """fn's events under proton (the timeline's warp-granularity session with a global buffer of a power of two per
+    warp: 12 or 16 warps)."""
+    from flashviz.bench.timeline import proton_mode, proton_session
     from flashviz.bench.timeline_trace import read_events
     last = None
     for warps in (12, 16):
-        md = pm.Default(granularity=pm.granularities["warp"], buffer_type=pm.buffer_types["global"],
-                        buffer_size=warps << 16)
         stem = os.path.join(tmp, f"trace{warps}")
         try:
-            proton.start(stem, data="trace", backend="instrumentation", mode=md)
-            try:
-                fn()
-                torch.cuda.synchronize()
-            finally:
-                proton.finalize()
+            proton_session(stem, "trace", proton_mode("global", warps << 16), fn)
             with open(stem + ".chrome_trace", encoding="utf-8") as f:
                 return read_events(json.load(f))[1]
         except Exception as e:                        # noqa: BLE001 - the other warp count, then say why
@@ -132,18 +123,11 @@ def main(argv=None) -> int:
     rec["ms"] = bench()
     with tempfile.TemporaryDirectory(prefix="flashviz-wtrace-") as tmp:
         events = _trace(fn, tmp)
-        from flashviz.bench.timeline import kernel_ms
+        from flashviz.bench.timeline import proton_mode, proton_session, kernel_ms
         rec["ms_kernel_instrumented"] = None
-        try:
-            import triton.profiler as proton
-            from triton.profiler import mode as pm
-            proton.start(os.path.join(tmp, "tree"), data="tree", backend="instrumentation",
-                         mode=pm.Default(granularity=pm.granularities["warp"], buffer_type=pm.buffer_types["global"],
-                                         buffer_size=12 << 16))
-            try:
-                rec["ms_kernel_instrumented"] = kernel_ms(fn, "ws_fwd")
-            finally:
-                proton.finalize()
+        try:                                          # the instrumented kernel alone, as the timeline times it
+            proton_session(os.path.join(tmp, "tree"), "tree", proton_mode("global", 12 << 16),
+                     lambda: rec.__setitem__("ms_kernel_instrumented", kernel_ms(fn, "ws_fwd")))
         except Exception as e:                        # noqa: BLE001 - recorded, not fatal
             rec["ms_kernel_instrumented_error"] = f"{type(e).__name__}: {str(e)[:200]}"
     rec["events"] = len(events)

@@ -157,7 +157,9 @@ def kernel_ms(fn, kernel: str, reps: int = REPS) -> float | None:
     return statistics.median(durs) / 1e3 if durs else None
 
 
-def _mode(buffer: str, buffer_bytes: int):
+def proton_mode(buffer: str, buffer_bytes: int):
+    """proton's instrumentation mode at warp granularity: its default shared buffer, or ("global") a global one of
+    buffer_bytes (proton splits it among a CTA's warps and wants a power of two each; tools/window_trace.py too)."""
     from triton.profiler import mode as pm
     kw = dict(granularity=pm.granularities["warp"])
     if buffer == "global":
@@ -165,7 +167,8 @@ def _mode(buffer: str, buffer_bytes: int):
     return pm.Default(**kw)
 
 
-def _session(path: str, data: str, md, fn) -> None:
+def proton_session(path: str, data: str, md, fn) -> None:
+    """fn run once, synchronised, inside a proton instrumentation session writing `path` (data "trace" or "tree")."""
     import torch
     import triton.profiler as proton
     proton.start(path, data=data, backend="instrumentation", mode=md)
@@ -210,7 +213,7 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
         for buffer in ("global", "shared"):
             stem = os.path.join(tmp, f"{impl.name}_{buffer}")
             try:
-                _session(stem, "trace", _mode(buffer, buffer_bytes), fn)
+                proton_session(stem, "trace", proton_mode(buffer, buffer_bytes), fn)
                 trace_path = Path(stem + ".chrome_trace")
                 if not trace_path.is_file():
                     raise TraceError("proton wrote no trace: the kernel recorded no scope")
@@ -229,7 +232,7 @@ def measure(impl: Impl, cfg: dict, clock: ClockSampler, traces: Path | None) -> 
         if trace is not None:
             try:
                 res: dict = {}
-                _session(os.path.join(tmp, "timing"), "tree", _mode(cell["buffer"], buffer_bytes),
+                proton_session(os.path.join(tmp, "timing"), "tree", proton_mode(cell["buffer"], buffer_bytes),
                          lambda: res.setdefault("ms", kernel_ms(fn, impl.kernel)))
                 cell["ms_kernel_instrumented"] = res.get("ms")
             except Exception as e:                            # noqa: BLE001

@@ -41,7 +41,8 @@ def test_instrumented_fast_kernel_still_computes_attention(tmp_path):
     g = torch.Generator(device="cuda").manual_seed(1)
     q, k, v = (torch.randn(1, 2, 512, 64, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
     bm, bn, w, s = fast.pick_config(q, k, causal=True)
-    proton.start(str(tmp_path / "t"), data="trace", backend="instrumentation", mode=timeline._mode("global", 1 << 16))
+    proton.start(str(tmp_path / "t"), data="trace", backend="instrumentation",
+                 mode=timeline.proton_mode("global", 1 << 16))
     try:
         out, _ = fast.forward(q, k, v, variant=variants.CAUSAL, sm_scale=0.125, block_m=bm, block_n=bn, num_warps=w,
                               num_stages=s)
