@@ -52,8 +52,8 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
-from ._ws_tile import (attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, persistent_tile,
-                       store_out)
+from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
+from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
 from .ws_switches import q_ahead_default
@@ -116,8 +116,14 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         n_prev = 0                                    # the previous tile's key tiles (CARRY: its last P·V waits)
         bh_p = 0
         r0_p = 0
+        if WALK:                                      # the order's state, stepped from tile to tile (_ws_order.py)
+            g, r, h, q, hs, sh, sq = walk_start(gl.program_id(0), n_qblk, n_bh, head_group, gl.num_programs(0))
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
-            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
+            if WALK:
+                bh, start_q = walk_tile(g, h, q, n_qblk, head_group, BM)
+                g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
+            else:
+                bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
             t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
@@ -217,8 +223,14 @@ def _producer(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.c
             if gl.program_id(0) < n_qblk * n_bh:
                 bh0, start0 = persistent_tile(gl.program_id(0), n_qblk, n_bh, head_group, BM)
                 _load_q(desc_q, q_smem, q_ready.index(0), 0, bh0, start0, NC, M_WG, D)
+        if WALK:
+            g, r, h, q, hs, sh, sq = walk_start(gl.program_id(0), n_qblk, n_bh, head_group, gl.num_programs(0))
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
-            bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
+            if WALK:
+                bh, start_q = walk_tile(g, h, q, n_qblk, head_group, BM)
+                g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
+            else:
+                bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
             t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2

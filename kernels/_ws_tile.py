@@ -107,19 +107,6 @@ def block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.con
 
 
 @gluon.jit
-def persistent_tile(t, n_qblk, n_bh, head_group, BM: gl.constexpr):
-    """Tile t of the persistent order -> (bh, start_q). Heads go in groups of head_group (the host sizes a group
-    so its K/V fit in L2); inside a group query blocks run from the last (longest when causal) to the first,
-    all heads of the group at each block. head_group = 1 is head-major."""
-    per_group = head_group * n_qblk
-    grp = t // per_group
-    h0 = grp * head_group
-    heads = gl.minimum(head_group, n_bh - h0)        # the last group may be short
-    r = t - grp * per_group
-    return h0 + r % heads, (n_qblk - 1 - r // heads) * BM
-
-
-@gluon.jit
 def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl.constexpr, NC: gl.constexpr,
            M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr,
            WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr,

@@ -52,6 +52,9 @@ Q_AHEAD_ENV = "FLASHVIZ_WS_Q_AHEAD"        # 1 / 0: a persistent producer loads 
                                            # this tile's K/V loads (q_ahead_default); read at the kernel import
 Q_AHEAD_TRITONS = ()                       # where that is the default: none (the window no faster with it on the
                                            # H100 under 3.8: q_ahead_default's files)
+WALK_ENV = "FLASHVIZ_WS_WALK"              # 1 / 0: a persistent program steps its tile order's state from tile to
+                                           # tile instead of decoding each tile by division (walk_default)
+WALK_TRITONS = ()                          # where that is the default: none yet (untimed)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -94,6 +97,7 @@ def status_lines(version: str) -> dict:
                 half_tail=switch_line(HALF_TAIL_ENV, lambda: "HALF launches with OVERLAP, without CARRY"
                                       if half_tail_default(version) else "none"),
                 q_ahead=switch_line(Q_AHEAD_ENV, lambda: "persistent launches" if q_ahead_default(version) else "none"),
+                walk=switch_line(WALK_ENV, lambda: "persistent launches" if walk_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -273,6 +277,16 @@ def q_ahead_default(version: str) -> bool:
     off; the forward's GPU files passed with it forced (tests/kernels/test_ws_q_ahead.py reads them all).
     Q_AHEAD_ENV when set (1 or 0), else on for the tritons of Q_AHEAD_TRITONS."""
     return _on_where(Q_AHEAD_ENV, Q_AHEAD_TRITONS, version, "1 (next Q early) or 0 (after this tile's K/V)")
+
+
+def walk_default(version: str) -> bool:
+    """Whether a persistent ws forward's partitions step their tile order (kernels/_ws_order.py walk_next: no
+    division inside a head group) instead of decoding each tile with persistent_tile's two run-time integer
+    divisions, which ptxas builds as long dependent chains between a query tile's last P·V and the next one's first
+    Q·Kᵀ, the part of a window's query tile that tools/window_trace.py found costing more than a key-loop trip.
+    Same order, same tiles (tests/kernels/test_ws_host.py runs both on the host). Untimed: off.
+    WALK_ENV when set (1 or 0), else on for the tritons of WALK_TRITONS."""
+    return _on_where(WALK_ENV, WALK_TRITONS, version, "1 (step the tile order) or 0 (decode each tile)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:

@@ -55,12 +55,17 @@ class Ptr:
 def host(jit_fn):
     """A Gluon helper of scalar integer arithmetic run as plain Python (Gluon has no interpreter): its own source
     with gl's minimum / maximum / cdiv / where as Python's (every value here is >= 0, where // and % agree with C),
-    gl.load reading a Ptr and gl.int32 as int."""
+    gl.load reading a Ptr and gl.int32 as int; the jit helpers it calls run on the host too."""
     import types
     shim = types.SimpleNamespace(minimum=min, maximum=max, cdiv=lambda a, b: -(-a // b),
                                  load=lambda p: int(p.t.reshape(-1)[p.i]), int32=int,
                                  where=lambda c, a, b: a if c else b)
-    return types.FunctionType(jit_fn.fn.__code__, {**jit_fn.fn.__globals__, "gl": shim})
+    glob = dict(jit_fn.fn.__globals__, gl=shim)
+    for name in jit_fn.fn.__code__.co_names:       # helpers it calls (jit functions: they have .fn)
+        fn = glob.get(name)
+        if fn is not jit_fn and callable(getattr(fn, "fn", None)) and hasattr(fn.fn, "__code__"):
+            glob[name] = host(fn)
+    return types.FunctionType(jit_fn.fn.__code__, glob)
 
 
 def gluon_on_host(module: str, name: str):

@@ -10,7 +10,7 @@ from helpers.ws import gluon_on_host
 @pytest.fixture(scope="module")
 def tile_fns():
     key_range = gluon_on_host("_ws_tile", "key_range")
-    return (gluon_on_host("_ws_tile", "persistent_tile"),
+    return (gluon_on_host("_ws_order", "persistent_tile"),
             lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1])
 
 
@@ -49,6 +49,24 @@ def test_persistent_causal_order_balances_132_programs(tile_fns, b, h, n, d):
     most, mean = busiest(group)
     longest = key_tiles((n_qblk - 1) * 128, n, n, 128, 128, True)
     assert most - mean <= longest and most <= busiest(1)[0]
+
+
+@pytest.mark.parametrize("n_qblk,n_bh,group,programs", [(8, 10, 3, 7), (8, 10, 1, 132), (5, 7, 7, 3),
+                                                         (5, 7, 100, 132), (1, 3, 2, 2), (64, 128, 8, 132),
+                                                         (128, 8, 8, 132), (3, 5, 2, 4), (1, 1, 1, 1)])
+def test_walked_order_is_the_decoded_order(n_qblk, n_bh, group, programs):
+    """WALK (kernels/_ws_order.py): each program's tiles stepped from walk_start by walk_next, without division
+    inside a head group, are the tiles persistent_tile decodes for t = p, p + G, ... (short last groups, a step
+    larger than a group, one tile per program)."""
+    tile = gluon_on_host("_ws_order", "persistent_tile")
+    start, step, at = (gluon_on_host("_ws_order", n) for n in ("walk_start", "walk_next", "walk_tile"))
+    g = group                                # (above n_bh too: the decode caps a group at the heads there are)
+    for p in range(min(programs, n_qblk * n_bh)):
+        w = start(p, n_qblk, n_bh, g, programs)
+        for t in range(p, n_qblk * n_bh, programs):
+            grp, r, h, q, heads, sh, sq = w
+            assert at(grp, h, q, n_qblk, g, 128) == tile(t, n_qblk, n_bh, g, 128), (p, t)
+            w = step(*w, n_qblk, n_bh, g, programs)
 
 
 @pytest.mark.parametrize("bm", [128, 192])
