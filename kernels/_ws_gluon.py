@@ -53,6 +53,7 @@ from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
 from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
+from ._ws_tile import FRESH, fresh
 from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
@@ -124,7 +125,17 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                 g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
             else:
                 bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
-            t_lo, n_tiles = block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
+            n_q_t = n_q
+            n_k_t = n_k
+            left_t = left
+            if FRESH:
+                n_q_t = fresh(n_q)
+                n_k_t = fresh(n_k)
+                left_t = fresh(left)
+            a_t = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+                   qk_scale, n_q_t, n_k_t, n_bh, head_group, left_t, n_heads, groups, slopes, slopes_b, rowb, tiles,
+                   rowb_b, tiles_b)
+            t_lo, n_tiles = block_tiles(bh, start_q, n_q_t, n_k_t, left_t, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
                                         WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
             r0 = start_q + CID * M_WG
@@ -136,7 +147,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                          p16, alpha, n_prev)
             q_buf = q_smem.index(NC * qs + CID)
             acc, m, l, rows, p16_t, alpha_t = attend(
-                a, q_buf, _q_lo(q_smem, q_buf, NC * qs + CID, n_q, HALF_P), bh, r0, t_lo, n_tiles, kv, slope2,
+                a_t, q_buf, _q_lo(q_smem, q_buf, NC * qs + CID, n_q, HALF_P), bh, r0, t_lo, n_tiles, kv, slope2,
                 last_tile, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY,
                 HALF_P)
             if CARRY:                                 # (only then loop-carried: registers the others keep)

@@ -46,6 +46,17 @@ HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
 EDGES = gl.constexpr(os.environ.get("FLASHVIZ_WS_TRACE_EDGES", "") == "1")
 
 
+# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (FLASHVIZ_WS_FRESH=1; a prototype,
+# off): LLVM otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
+FRESH = gl.constexpr(os.environ.get("FLASHVIZ_WS_FRESH", "") == "1")
+
+
+@gluon.jit
+def fresh(x):
+    """x (int32) through an opaque mov that LLVM may not hoist out of a loop (inline asm with side effects)."""
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
+
+
 @gluon.jit
 def edge_enter(name: gl.constexpr):
     if EDGES:
