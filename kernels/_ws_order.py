@@ -1,13 +1,13 @@
 """The persistent ws forward's tile order: which (head, query block) each program takes next. Imported by
-_ws_gluon.py (the kernel) and _ws_tile.py only.
+_ws_gluon.py only.
 
 A program walks tiles t = p, p + G, p + 2G, ... (G programs). persistent_tile decodes a t with two integer
 divisions by run-time values, which ptxas builds as long dependent chains (I2F, MUFU.RCP, F2I, then about twenty
-uniform-datapath steps each: sm_90 SASS of the window launch, tools.compile_check). They sit between a query tile's
-last P·V and the next tile's first Q·Kᵀ, where a consumer's own code already costs more than the key loop's trips
-(tools/window_trace.py). WALK (ws_switches.walk_default) steps a decoded state to t + G instead: inside a head group
-h and q move by G's own quotient and remainder with one carry, no division; walk_start's divisions run once a
-group (and once per program).
+uniform-datapath steps each: sm_90a SASS of the window launch, tools.compile_check). They run between a query tile's
+last P·V and the next tile's first Q·Kᵀ, where tools/window_trace.py found a consumer's own code costing about as
+much as a key-loop trip. WALK (ws_switches.walk_default; off, it timed no faster) steps a decoded state to t + G
+instead: inside a head group h and q move by G's own quotient and remainder with one carry, no division;
+walk_start's divisions run once a group (and once per program).
 """
 import triton
 from triton.experimental import gluon

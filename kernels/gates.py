@@ -181,6 +181,10 @@ VERIFIED = (
     # (FLASHVIZ_WS_Q_AHEAD=1; off by default, ws_switches.q_ahead_default), on an H100 at 19061bd
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-q-ahead"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_Q_AHEAD": "1"})),
+    # the forward's files with the persistent tile order stepped instead of decoded forced (FLASHVIZ_WS_WALK=1; off
+    # by default, ws_switches.walk_default), on an H100 at fbd414a
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-walk"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_WALK": "1"})),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
     # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809

@@ -54,7 +54,8 @@ Q_AHEAD_TRITONS = ()                       # where that is the default: none (th
                                            # H100 under 3.8: q_ahead_default's files)
 WALK_ENV = "FLASHVIZ_WS_WALK"              # 1 / 0: a persistent program steps its tile order's state from tile to
                                            # tile instead of decoding each tile by division (walk_default)
-WALK_TRITONS = ()                          # where that is the default: none yet (untimed)
+WALK_TRITONS = ()                          # where that is the default: none (the windows no faster with it on the
+                                           # H100 under 3.8, 512 slower: walk_default's files)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -284,7 +285,12 @@ def walk_default(version: str) -> bool:
     division inside a head group) instead of decoding each tile with persistent_tile's two run-time integer
     divisions, which ptxas builds as long dependent chains between a query tile's last P·V and the next one's first
     Q·Kᵀ, the part of a window's query tile that tools/window_trace.py found costing more than a key-loop trip.
-    Same order, same tiles (tests/kernels/test_ws_host.py runs both on the host). Untimed: off.
+    Same order, same tiles (tests/kernels/test_ws_host.py runs both on the host). Built for sm_90a under 3.8 the
+    window's path from the loop's top to the Q wait is about 50 instructions shorter, but ptxas spills more of the
+    scalars it keeps between tiles (56 B stored / 96 B loaded against 32 / 80). In alternating processes on an H100
+    under 3.8 (tools/device/window_check.sh ab, three pairs) the window of 1024 came out even (one pair slower, two
+    faster) and 512 slower in every pair (nvidia-h100-window-fit-d128-walk{0,1}-pair{1,2,3}-triton38-2026-12-07.json),
+    so it is off; the forward's GPU files passed with it forced (tests/kernels/test_ws_walk.py reads them all).
     WALK_ENV when set (1 or 0), else on for the tritons of WALK_TRITONS."""
     return _on_where(WALK_ENV, WALK_TRITONS, version, "1 (step the tile order) or 0 (decode each tile)")
 
