@@ -29,7 +29,8 @@ from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
+from .ws_switches import (early_rescale_default, fresh_default, half_tail_default, p_pack_default,  # noqa: E402
+                          skip_default)
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -46,9 +47,9 @@ HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
 EDGES = gl.constexpr(os.environ.get("FLASHVIZ_WS_TRACE_EDGES", "") == "1")
 
 
-# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (FLASHVIZ_WS_FRESH=1; a prototype,
-# off): LLVM otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
-FRESH = gl.constexpr(os.environ.get("FLASHVIZ_WS_FRESH", "") == "1")
+# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (ws_switches.fresh_default): LLVM
+# otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
+FRESH = gl.constexpr(fresh_default(triton.__version__))
 
 
 @gluon.jit

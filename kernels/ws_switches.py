@@ -56,6 +56,9 @@ WALK_ENV = "FLASHVIZ_WS_WALK"              # 1 / 0: a persistent program steps i
                                            # tile instead of decoding each tile by division (walk_default)
 WALK_TRITONS = ()                          # where that is the default: none (the windows no faster with it on the
                                            # H100 under 3.8, 512 slower: walk_default's files)
+FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads the sizes afresh each query tile, so
+                                           # LLVM cannot hoist (and ptxas spill) what it derives (fresh_default)
+FRESH_TRITONS = ()                         # where that is the default: none (fresh_default's files)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -99,6 +102,7 @@ def status_lines(version: str) -> dict:
                                       if half_tail_default(version) else "none"),
                 q_ahead=switch_line(Q_AHEAD_ENV, lambda: "persistent launches" if q_ahead_default(version) else "none"),
                 walk=switch_line(WALK_ENV, lambda: "persistent launches" if walk_default(version) else "none"),
+                fresh=switch_line(FRESH_ENV, lambda: "persistent launches" if fresh_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -293,6 +297,16 @@ def walk_default(version: str) -> bool:
     so it is off; the forward's GPU files passed with it forced (tests/kernels/test_ws_walk.py reads them all).
     WALK_ENV when set (1 or 0), else on for the tritons of WALK_TRITONS."""
     return _on_where(WALK_ENV, WALK_TRITONS, version, "1 (step the tile order) or 0 (decode each tile)")
+
+
+def fresh_default(version: str) -> bool:
+    """Whether a persistent ws forward's consumers pass n_q, n_k and left through an opaque mov (inline asm with
+    side effects, kernels/_ws_tile.py fresh) at the top of each query tile. Without it LLVM hoists what attend
+    derives from them (n_k - n_q, n_k - 1, n_q + left, ..) out of the tile loop, ptxas keeps those scalars in local
+    memory while the key loop holds 238 of 240 registers, and reloads them between tiles: the sm_90a window build
+    under 3.8 (d = 128, HALF) spills 32 B and reloads 80 B; with it 16 and 28 (tools.compile_check --ws).
+    FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
+    return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes read afresh each tile) or 0 (hoisted)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:
