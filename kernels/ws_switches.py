@@ -58,7 +58,8 @@ WALK_TRITONS = ()                          # where that is the default: none (th
                                            # H100 under 3.8, 512 slower: walk_default's files)
 FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads the sizes afresh each query tile, so
                                            # LLVM cannot hoist (and ptxas spill) what it derives (fresh_default)
-FRESH_TRITONS = ()                         # where that is the default: none (fresh_default's files)
+FRESH_TRITONS = ()                         # where that is the default: none (the window of 1024 no faster with it on
+                                           # the H100 under 3.8, alone or with WALK: fresh_default's files)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -295,6 +296,7 @@ def walk_default(version: str) -> bool:
     under 3.8 (tools/device/window_check.sh ab, three pairs) the window of 1024 came out even (one pair slower, two
     faster) and 512 slower in every pair (nvidia-h100-window-fit-d128-walk{0,1}-pair{1,2,3}-triton38-2026-12-07.json),
     so it is off; the forward's GPU files passed with it forced (tests/kernels/test_ws_walk.py reads them all).
+    With FRESH on as well (fresh_default) the spills drop below either's and 1024 gains, 512 loses: fresh_default.
     WALK_ENV when set (1 or 0), else on for the tritons of WALK_TRITONS."""
     return _on_where(WALK_ENV, WALK_TRITONS, version, "1 (step the tile order) or 0 (decode each tile)")
 
@@ -304,7 +306,14 @@ def fresh_default(version: str) -> bool:
     side effects, kernels/_ws_tile.py fresh) at the top of each query tile. Without it LLVM hoists what attend
     derives from them (n_k - n_q, n_k - 1, n_q + left, ..) out of the tile loop, ptxas keeps those scalars in local
     memory while the key loop holds 238 of 240 registers, and reloads them between tiles: the sm_90a window build
-    under 3.8 (d = 128, HALF) spills 32 B and reloads 80 B; with it 16 and 28 (tools.compile_check --ws).
+    under 3.8 (d = 128, HALF) spills 32 B and reloads 80 B; with it 16 and 28 (tools.compile_check --ws), and with
+    WALK as well 16 and 20. Timed on an H100 under 3.8 in alternating processes (tools/device/window_check.sh ab):
+    alone, windows of 512 and 2048 faster in all four pairs but 1024, issue 32's cell, slower in three (the fourth
+    even; nvidia-h100-window-fit-d128-fresh{0,1}-pair{1,2,3,4}-triton38-2026-12-07.json); with it on, WALK made 1024
+    faster and 512 slower in all four pairs (...-fresh1-walk{0,1}-pair{1,2,3,4}-...); both on against both off,
+    every window faster in some pairs and slower in others (...-fresh-walk-both{0,1}-pair{1,2,3}-...; dense causal
+    drifted 7 % through those processes). No pair moved a window by 3 % or more, so it is off; its GPU files were
+    not run with it forced. tests/kernels/test_ws_fresh.py reads the files.
     FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
     return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes read afresh each tile) or 0 (hoisted)")
 
