@@ -19,7 +19,8 @@ from the host's tables, variants.tables for Br = NC*M_WG, Bc = BN; ROWB (1 or B,
 
 PERSISTENT off: grid (query tiles, B*H), one tile per program (causal: last tiles first in launch order).
 PERSISTENT on: grid = min(SMs, tiles); program p walks tiles p, p+G, ... of persistent_tile's order (heads in
-L2-sized groups, inside a group the longest causal tiles first). All three partitions walk the same tiles; the
+L2-sized groups, inside a group the longest causal tiles first; kernels/_ws_order.py, with WALK's stepped form and
+FRESH's per-tile sizes, both off: ws_switches). All three partitions walk the same tiles; the
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
 while tile t is computed (after all of tile t's K/V; Q_AHEAD, off, loads that Q earlier: ws_switches says why

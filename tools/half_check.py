@@ -30,7 +30,7 @@ def reference(q, k, v, left: int):
 
 def bad_slices(err, nq: int, heads: int, programs: int | None) -> list[dict]:
     """The 64-row consumer slices whose largest error is over BAD; i: the tile's place in its program's walk
-    (head-major, query blocks last to first: kernels/_ws_tile.py persistent_tile with one head per group)."""
+    (head-major, query blocks last to first: kernels/_ws_order.py persistent_tile with one head per group)."""
     nqb, out = (nq + BM - 1) // BM, []
     for t in range(heads * nqb):
         bh, qb = t // nqb, nqb - 1 - t % nqb
