@@ -289,9 +289,9 @@ def walk_default(version: str) -> bool:
     """Whether a persistent ws forward's partitions step their tile order (kernels/_ws_order.py walk_next: no
     division inside a head group) instead of decoding each tile with persistent_tile's two run-time integer
     divisions, which ptxas builds as long dependent chains between a query tile's last P·V and the next one's first
-    Q·Kᵀ, the part of a window's query tile that tools/window_trace.py found costing more than a key-loop trip.
+    Q·Kᵀ, the part of a window's query tile that tools/window_trace.py found costing about a key-loop trip.
     Same order, same tiles (tests/kernels/test_ws_host.py runs both on the host). Built for sm_90a under 3.8 the
-    window's path from the loop's top to the Q wait is about 50 instructions shorter, but ptxas spills more of the
+    window's usual path from the loop's top to the Q wait is about 40 instructions shorter, but ptxas spills more of the
     scalars it keeps between tiles (56 B stored / 96 B loaded against 32 / 80). In alternating processes on an H100
     under 3.8 (tools/device/window_check.sh ab, three pairs) the window of 1024 came out even (one pair slower, two
     faster) and 512 slower in every pair (nvidia-h100-window-fit-d128-walk{0,1}-pair{1,2,3}-triton38-2026-12-07.json),

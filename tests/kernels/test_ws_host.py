@@ -60,13 +60,12 @@ def test_walked_order_is_the_decoded_order(n_qblk, n_bh, group, programs):
     larger than a group, one tile per program)."""
     tile = gluon_on_host("_ws_order", "persistent_tile")
     start, step, at = (gluon_on_host("_ws_order", n) for n in ("walk_start", "walk_next", "walk_tile"))
-    g = group                                # (above n_bh too: the decode caps a group at the heads there are)
-    for p in range(min(programs, n_qblk * n_bh)):
-        w = start(p, n_qblk, n_bh, g, programs)
+    for p in range(min(programs, n_qblk * n_bh)):       # (a group above n_bh too: the decode caps it)
+        w = start(p, n_qblk, n_bh, group, programs)
         for t in range(p, n_qblk * n_bh, programs):
-            grp, r, h, q, heads, sh, sq = w
-            assert at(grp, h, q, n_qblk, g, 128) == tile(t, n_qblk, n_bh, g, 128), (p, t)
-            w = step(*w, n_qblk, n_bh, g, programs)
+            grp, _, h, q = w[:4]
+            assert at(grp, h, q, n_qblk, group, 128) == tile(t, n_qblk, n_bh, group, 128), (p, t)
+            w = step(*w, n_qblk, n_bh, group, programs)
 
 
 @pytest.mark.parametrize("bm", [128, 192])
