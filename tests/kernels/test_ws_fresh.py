@@ -1,6 +1,6 @@
 """FRESH (ws_switches.fresh_default), alone and with WALK: why both are off, read from the committed H100 files of
-the d = 128 windows' A/B in alternating processes under triton 3.8 (tools/device/window_check.sh ab; the last set
-ran both switches together against neither)."""
+the d = 128 windows' A/B in alternating processes under triton 3.8 (tools/device/window_check.sh ab; the last set,
+run by hand with that script's tools.window_fit command, both switches together against neither)."""
 import json
 from pathlib import Path
 
