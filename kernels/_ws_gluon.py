@@ -54,11 +54,10 @@ from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
 from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
-from ._ws_tile import (FRESH, attend, block_tiles, drain, edge_enter, edge_exit, first_state, fresh, load_kv,
-                       store_out)
+from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
-from .ws_switches import q_ahead_default
+from .ws_switches import fresh_default, q_ahead_default
 
 # a persistent producer loads the next tile's Q inside this tile's K/V loads (ws_switches.q_ahead_default; off)
 Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
@@ -66,6 +65,15 @@ Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
 # tile 0's softmax (ring position 1 for a consumer with a lead half step), so the wait never holds back a load
 # they need first
 Q_AHEAD_AT = gl.constexpr(2)
+# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (ws_switches.fresh_default; off): LLVM
+# otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
+FRESH = gl.constexpr(fresh_default(triton.__version__))
+
+
+@gluon.jit
+def _fresh(x):
+    """x (int32) through an opaque mov that LLVM may not hoist out of a loop (inline asm with side effects)."""
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
@@ -126,13 +134,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                 g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
             else:
                 bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
-            n_q_t = n_q
-            n_k_t = n_k
-            left_t = left
+            n_q_t, n_k_t, left_t = n_q, n_k, left
             if FRESH:
-                n_q_t = fresh(n_q)
-                n_k_t = fresh(n_k)
-                left_t = fresh(left)
+                n_q_t, n_k_t, left_t = _fresh(n_q), _fresh(n_k), _fresh(left)
             a_t = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
                    qk_scale, n_q_t, n_k_t, n_bh, head_group, left_t, n_heads, groups, slopes, slopes_b, rowb, tiles,
                    rowb_b, tiles_b)

@@ -29,8 +29,7 @@ from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import (early_rescale_default, fresh_default, half_tail_default, p_pack_default,  # noqa: E402
-                          skip_default)
+from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -45,17 +44,6 @@ HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
 # half step, the previous O's store and slot release, the last P·V (then "pv_last", not "pv"), the Q waits. Off, they
 # are not in the kernel, so the Inside page's timeline keeps its scopes (one set per key tile, none nested)
 EDGES = gl.constexpr(os.environ.get("FLASHVIZ_WS_TRACE_EDGES", "") == "1")
-
-
-# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (ws_switches.fresh_default): LLVM
-# otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
-FRESH = gl.constexpr(fresh_default(triton.__version__))
-
-
-@gluon.jit
-def fresh(x):
-    """x (int32) through an opaque mov that LLVM may not hoist out of a loop (inline asm with side effects)."""
-    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit

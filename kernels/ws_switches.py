@@ -303,7 +303,7 @@ def walk_default(version: str) -> bool:
 
 def fresh_default(version: str) -> bool:
     """Whether a persistent ws forward's consumers pass n_q, n_k and left through an opaque mov (inline asm with
-    side effects, kernels/_ws_tile.py fresh) at the top of each query tile. Without it LLVM hoists what attend
+    side effects, kernels/_ws_gluon.py _fresh) at the top of each query tile. Without it LLVM hoists what attend
     derives from them (n_k - n_q, n_k - 1, n_q + left, ..) out of the tile loop, ptxas keeps those scalars in local
     memory while the key loop holds 238 of 240 registers, and reloads them between tiles: the sm_90a window build
     under 3.8 (d = 128, HALF) spills 32 B and reloads 80 B; with it 16 and 28 (tools.compile_check --ws), and with

@@ -78,3 +78,16 @@ def gluon_on_host(module: str, name: str):
     except Exception as e:  # noqa: BLE001 - a triton without Gluon
         pytest.skip(f"Gluon cannot be imported here: {e}")
     return host(getattr(mod, name))
+
+
+def forced_suite(env: str) -> dict:
+    """The GPU-suite summary of kernels/gates.py's one triton-3.8 "ws-forward" row run with the switch env forced to
+    1 (an off switch's evidence that its path passed); the test fails unless there is exactly one such row."""
+    import json
+    from pathlib import Path
+
+    from flashviz_kernels import gates
+    rows = [v for v in gates.VERIFIED if v.path == "ws-forward" and v.triton == "3.8."
+            and getattr(v.evidence, "env", {}).get(env) == "1"]
+    assert len(rows) == 1, rows
+    return json.loads((Path(__file__).resolve().parents[2] / rows[0].evidence.file).read_text(encoding="utf-8"))

@@ -5,7 +5,8 @@ import json
 from pathlib import Path
 
 from flashviz.bench.rounds_tables import window_shares
-from flashviz_kernels import gates, ws_switches
+from flashviz_kernels import ws_switches
+from helpers.ws import forced_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 TUNE = ROOT / "assets" / "benchmarks" / "tune"
@@ -43,9 +44,6 @@ def test_the_window_ran_slower_with_it_under_38():
               for w in (1024, 2048)}
         assert all(b > a for a, b in ms.values()), ms
     assert not any(ws_switches.q_ahead_default(v) for v in ("3.6.0", "3.8.0", "3.9.0"))
-    rows = [v for v in gates.VERIFIED if v.path == "ws-forward" and v.triton == "3.8."
-            and getattr(v.evidence, "env", {}).get(ws_switches.Q_AHEAD_ENV) == "1"]
-    assert len(rows) == 1
-    suite = json.loads((ROOT / rows[0].evidence.file).read_text(encoding="utf-8"))
+    suite = forced_suite(ws_switches.Q_AHEAD_ENV)
     assert (suite["passed"], suite["failed"], suite["errors"]) == (354, 0, 0)
     assert suite["switches"] == {ws_switches.Q_AHEAD_ENV: "1"} and suite["versions"]["triton"] == "3.8.0"

@@ -5,7 +5,8 @@ import json
 from pathlib import Path
 
 from flashviz.bench.rounds_tables import window_shares
-from flashviz_kernels import gates, ws_switches
+from flashviz_kernels import ws_switches
+from helpers.ws import forced_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 TUNE = ROOT / "assets" / "benchmarks" / "tune"
@@ -29,10 +30,7 @@ def test_the_windows_ran_no_faster_with_it_under_38():
     assert all(on[512] > off[512] for off, on in pairs), pairs
     assert {on[1024] > off[1024] for off, on in pairs} == {True, False}, pairs
     assert not any(ws_switches.walk_default(v) for v in ("3.6.0", "3.8.0", "3.9.0"))
-    rows = [v for v in gates.VERIFIED if v.path == "ws-forward" and v.triton == "3.8."
-            and getattr(v.evidence, "env", {}).get(ws_switches.WALK_ENV) == "1"]
-    assert len(rows) == 1
-    suite = json.loads((ROOT / rows[0].evidence.file).read_text(encoding="utf-8"))
+    suite = forced_suite(ws_switches.WALK_ENV)
     assert (suite["passed"], suite["failed"], suite["errors"]) == (354, 0, 0)
     assert suite["switches"] == {ws_switches.WALK_ENV: "1"} and suite["versions"]["triton"] == "3.8.0"
     assert suite["commit"].startswith("fbd414a")
