@@ -312,7 +312,7 @@ def fresh_default(version: str) -> bool:
     even; nvidia-h100-window-fit-d128-fresh{0,1}-pair{1,2,3,4}-triton38-2026-12-07.json); with it on, WALK made 1024
     faster and 512 slower in all four pairs (...-fresh1-walk{0,1}-pair{1,2,3,4}-...); both on against both off,
     every window faster in some pairs and slower in others (...-fresh-walk-both{0,1}-pair{1,2,3}-...; dense causal
-    drifted 7 % through those processes). No pair moved a window by 3 % or more, so it is off; its GPU files were
+    drifted through those processes). No pair moved a window by 3 % or more, so it is off; its GPU files were
     not run with it forced. tests/kernels/test_ws_fresh.py reads the files.
     FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
     return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes read afresh each tile) or 0 (hoisted)")
