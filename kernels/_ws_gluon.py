@@ -129,6 +129,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         if WALK:                                      # the order's state, stepped from tile to tile (_ws_order.py)
             g, r, h, q, hs, sh, sq = walk_start(gl.program_id(0), n_qblk, n_bh, head_group, gl.num_programs(0))
         for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
+            edge_enter("top")                         # the tile's decode and key range (window_trace's "top")
             if WALK:
                 bh, start_q = walk_tile(g, h, q, n_qblk, head_group, BM)
                 g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
@@ -144,6 +145,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                                         WINDOW, SEQ)
             qs = i % 2                                # Q (and O) double buffer: slot of this tile
             r0 = start_q + CID * M_WG
+            edge_exit("top")
             edge_enter("q_ready")
             mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
             edge_exit("q_ready")

@@ -140,6 +140,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     orow_l: gl.constexpr = gl.SliceLayout(1, o_layout)
     dtype: gl.constexpr = desc_q.dtype
 
+    edge_enter("pro")                                 # the tile's set-up, up to its first K wait or half step
     rows = r0 + gl.arange(0, M_WG, layout=row_l)
     offset = n_k - n_q                                # bottom-right causal: row r sees keys j <= r + offset
     if CAUSAL:
@@ -178,8 +179,11 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         n_tiles = own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG, BN, CAUSAL)    # passed on at the end
     kv_own = kv + n_tiles
     hi = 0
+    lo = 0
     if HALF:                                          # a band edge's tile this consumer sees half of: that half
         lo, hi = edge_halves(t_lo, n_tiles, r0, offset, left, M_WG, BN, CAUSAL, WINDOW)
+    edge_exit("pro")
+    if HALF:
         if lo > 0:                                    # the first tile's second half
             edge_enter("half_lo")
             acc, m, l = half_step(a, q_lo, acc, m, l, kv, t_lo * BN, 1, r0, offset, slope2, row_lo, row_hi, CID,

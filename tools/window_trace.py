@@ -4,17 +4,18 @@ A persistent program walks many query tiles, and a window's tile has few key til
 tiles), so what a tile costs beyond its key loop decides the window's speed (tools/window_fit.py fits that cost;
 flashviz.bench.timeline records one tile per program only). This runs the ws forward persistent on a causal window
 (default 1024 keys, d = 128, B = 1, H = 8, N = 16384: about eight tiles a program on 132 SMs) once under proton's
-instrumentation (warp granularity, a global buffer) with FLASHVIZ_WS_TRACE_EDGES=1, which adds scopes at a tile's
-edges (kernels/_ws_tile.py EDGES: q_ready, half_lo, store, release, pv_last; the producer's tma_q_wait), and splits
+instrumentation (warp granularity, a global buffer) with FLASHVIZ_WS_TRACE_EDGES=1, which adds scopes at a tile's edges
+(kernels/_ws_tile.py EDGES: top, q_ready, pro, half_lo, store, release, pv_last; the producer's tma_q_wait), and splits
 each consumer warpgroup's events into query tiles at its last P·V (pv_last). Per consumer (its first warp, every CTA
-traced) it writes the median over every tile but a program's first (which follows no pv_last): the period (pv_last
-end to pv_last end), q_ready (the wait for the tile's Q), lead (the previous pv_last's end to the first key tile's K
-wait: the Q wait, a lead half step, bookkeeping), half_lo, trip0 (key tile 0 from its K wait to its Q slot's
-release: Q·K_0ᵀ with the previous O's store, the first softmax), per_trip (the key loop's trips 1 .. n-1, each),
-pv_last (the last P·V, with HALF_TAIL a last half step too); in cycles of the SM clock. The plain launch's time
-(do_bench median) and the instrumented one's are beside it. The ws switches set (FLASHVIZ_WS_*) are in the header:
-run it once per side of a switch to compare. On the lent GPU under the carried triton 3.8 (trimmed, no proton): two
-calls back to back, `fv_stash .whl/proton38` (tools/device/pack.sh proton 3.8.0), then `fv_triton .whl/t38 &&
+traced) it writes the median over every tile but a program's first (which follows no pv_last): the period (pv_last end
+to pv_last end), q_ready (the wait for the tile's Q), lead (the previous pv_last's end to the first key tile's K wait:
+the Q wait, a lead half step, bookkeeping; of it: ret, the previous pv_last's end to the loop's top; top, the tile's
+decode and key range; pro, attend's set-up before its first K wait or half step), half_lo, trip0 (key tile 0 from its K
+wait to its Q slot's release: Q·K_0ᵀ with the previous O's store, the first softmax), per_trip (the key loop's trips
+1 .. n-1, each), pv_last (the last P·V, with HALF_TAIL a last half step too); in cycles of the SM clock. The plain
+launch's time (do_bench median) and the instrumented one's are beside it. The ws switches set (FLASHVIZ_WS_*) are in the
+header: run it once per side of a switch to compare. On the lent GPU under the carried triton 3.8 (trimmed, no proton):
+two calls back to back, `fv_stash .whl/proton38` (tools/device/pack.sh proton 3.8.0), then `fv_triton .whl/t38 &&
 fv_proton` before it.
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 import tempfile
 
 EDGE_ENV = "FLASHVIZ_WS_TRACE_EDGES"
-FIELDS = ("period", "q_ready", "lead", "half_lo", "trip0", "per_trip", "pv_last")
+FIELDS = ("period", "q_ready", "lead", "ret", "top", "pro", "half_lo", "trip0", "per_trip", "pv_last")
 
 
 def tiles_of(events: list) -> list[dict]:
@@ -50,8 +51,10 @@ def tiles_of(events: list) -> list[dict]:
         trip_start = rel["start"] + rel["dur"]                # key tile 1's start: after the slot's release
         trips = max(len(waits) - 1, 1)
         one = lambda name: sum(e["dur"] for e in t if e["scope"] == name)   # noqa: E731
+        tops = [e for e in t if e["scope"] == "top"]
         out.append(dict(period=ev[b]["start"] + ev[b]["dur"] - prev_end, q_ready=one("q_ready"),
-                        lead=first["start"] - prev_end, half_lo=one("half_lo"),
+                        lead=first["start"] - prev_end, ret=tops[0]["start"] - prev_end if tops else 0,
+                        top=one("top"), pro=one("pro"), half_lo=one("half_lo"),
                         trip0=trip_start - first["start"], per_trip=(ev[b]["start"] - trip_start) / trips,
                         pv_last=ev[b]["dur"]))
     return out

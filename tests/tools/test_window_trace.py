@@ -4,13 +4,20 @@ import pytest
 from tools import window_trace
 
 
-def _tile(t0, q_wait, lead_half, trips, last):
-    """One consumer's events for one query tile starting at t0 (the previous pv_last's end): a q_ready wait, an
-    optional half_lo, key tile 0 (K wait, Q·Kᵀ with the previous O's store nested, softmax, release), `trips` loop
-    trips of 300 cycles, then a pv_last of `last` cycles. Returns (events, end)."""
-    ev, t = [], t0 + 20
+def _tile(t0, q_wait, lead_half, trips, last, top=0, pro=0):
+    """One consumer's events for one query tile starting at t0 (the previous pv_last's end): with top, a "top" scope
+    (the decode) 7 cycles in, then a q_ready wait, with pro a "pro" scope (attend's set-up), an optional half_lo,
+    key tile 0 (K wait, Q·Kᵀ with the previous O's store nested, softmax, release), `trips` loop trips of 300
+    cycles, then a pv_last of `last` cycles. Returns (events, end)."""
+    ev, t = [], t0 + 7
+    if top:
+        ev.append(dict(scope="top", start=t, dur=top))
+    t += top + 13
     ev.append(dict(scope="q_ready", start=t, dur=q_wait))
     t += q_wait + 10
+    if pro:
+        ev.append(dict(scope="pro", start=t, dur=pro))
+        t += pro + 3
     if lead_half:
         ev.append(dict(scope="half_lo", start=t, dur=lead_half))
         t += lead_half + 10
@@ -40,6 +47,18 @@ def test_tiles_of_reads_each_edge():
     assert r["per_trip"] == pytest.approx(300.0)
     assert r["pv_last"] == 250
     assert rows[1]["q_ready"] == 90 and rows[1]["period"] == end_b - end_a
+    assert (r["ret"], r["top"], r["pro"]) == (0, 0, 0)  # a trace without the finer scopes
+
+
+def test_tiles_of_splits_the_lead():
+    """ret (pv_last's end to the decode's start), top and pro are parts of the lead, read from their own scopes."""
+    ev = [dict(scope="pv_last", start=0, dur=100)]
+    a, first_a, end_a = _tile(100, 40, 0, 7, 250, top=300, pro=500)
+    b, _, _ = _tile(end_a, 90, 0, 7, 250, top=310, pro=520)
+    r, r2 = window_trace.tiles_of(ev + a + b)
+    assert (r["ret"], r["top"], r["pro"], r["q_ready"]) == (7, 300, 500, 40)
+    assert r["lead"] == first_a - 100 == 7 + 300 + 13 + 40 + 10 + 500 + 3
+    assert (r2["top"], r2["pro"]) == (310, 520)
 
 
 def test_edges_takes_medians_per_consumer_warp():
