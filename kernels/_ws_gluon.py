@@ -57,7 +57,7 @@ from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
 from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
-from .ws_switches import fresh_default, q_ahead_default
+from .ws_switches import q_ahead_default
 
 # a persistent producer loads the next tile's Q inside this tile's K/V loads (ws_switches.q_ahead_default; off)
 Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
@@ -65,9 +65,6 @@ Q_AHEAD = gl.constexpr(q_ahead_default(triton.__version__))
 # tile 0's softmax (ring position 1 for a consumer with a lead half step), so the wait never holds back a load
 # they need first
 Q_AHEAD_AT = gl.constexpr(2)
-# a persistent consumer reads the sizes (n_q, n_k, left) afresh each query tile (ws_switches.fresh_default; off): LLVM
-# otherwise hoists what attend derives from them out of the tile loop and ptxas spills those values
-FRESH = gl.constexpr(fresh_default(triton.__version__))
 
 
 @gluon.jit
@@ -112,7 +109,7 @@ def _slope2(slopes, slopes_b, bh, n_heads, ALIBI: gl.constexpr):
 def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr,
               STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
               PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-              HALF: gl.constexpr):
+              HALF: gl.constexpr, FRESH: gl.constexpr):
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
@@ -136,7 +133,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             else:
                 bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
             n_q_t, n_k_t, left_t = n_q, n_k, left
-            if FRESH:
+            if FRESH:                                 # the sizes read afresh (ws_switches.fresh_default says why)
                 n_q_t, n_k_t, left_t = _fresh(n_q), _fresh(n_k), _fresh(left)
             a_t = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
                    qk_scale, n_q_t, n_k_t, n_bh, head_group, left_t, n_heads, groups, slopes, slopes_b, rowb, tiles,
@@ -199,22 +196,25 @@ def _q_lo(q_smem, q_buf, at, n_q, HALF: gl.constexpr):
 @gluon.jit
 def _consumer0(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr,
+               FRESH: gl.constexpr):
+    _consumer(a, 0, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF, FRESH)
 
 
 @gluon.jit
 def _consumer1(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr,
+               FRESH: gl.constexpr):
+    _consumer(a, 1, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF, FRESH)
 
 
 @gluon.jit
 def _consumer2(a, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr, D: gl.constexpr, STAGES: gl.constexpr,
                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr, PINGPONG: gl.constexpr,
-               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr):
-    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF)
+               PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr, HALF: gl.constexpr,
+               FRESH: gl.constexpr):
+    _consumer(a, 2, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ, HALF, FRESH)
 
 
 @gluon.jit
@@ -290,7 +290,8 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
            n_heads, groups, slopes_b, rowb_b, tiles_b, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
            D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr, OVERLAP: gl.constexpr,
            PINGPONG: gl.constexpr, PERSISTENT: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
-           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, HALF: gl.constexpr = False):
+           CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr, HALF: gl.constexpr = False,
+           FRESH: gl.constexpr = False):
     QS: gl.constexpr = 2 if PERSISTENT else 1         # Q/O buffers (each NC M_WG-row slices)
     dtype: gl.constexpr = desc_q.dtype
     q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([M_WG, D], dtype)
@@ -317,18 +318,18 @@ def ws_fwd(desc_q, desc_k, desc_v, desc_o, LSE, SLOPES, ROWB, TILES, qk_scale, n
     if NC == 3:
         gl.warp_specialize([
             (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                          HALF)),
+                          HALF, FRESH)),
             (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                          HALF)),
+                          HALF, FRESH)),
             (_consumer2, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                          HALF)),
+                          HALF, FRESH)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (_consumer0, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                          HALF)),
+                          HALF, FRESH)),
             (_consumer1, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ,
-                          HALF)),
+                          HALF, FRESH)),
             (_producer, (a, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, PERSISTENT, ALIBI, SEQ))],
             [4, 1], [CONSUMER_REGS, PRODUCER_REGS])

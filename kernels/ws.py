@@ -42,6 +42,7 @@ from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSIST
                           L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most, half_default,
                           half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default,
                           schedule, tile_problem)
+from .ws_switches import fresh_default  # noqa: E402
 
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -263,7 +264,8 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
     creg, preg, maxnreg = REGS[consumers]
     consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
                   OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
-                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=half)
+                  CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=half,
+                  FRESH=persistent and fresh_default(triton_version()))    # as forward reads it (FRESH_ENV)
     sig.update({k: "constexpr" for k in consts})
     return mod.ws_fwd, sig, consts, dict(num_warps=4, maxnreg=maxnreg)
 
@@ -386,6 +388,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
                      ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
-                     HALF=half_code() if hf else False,
+                     HALF=half_code() if hf else False, FRESH=pers and fresh_default(triton_version()),
                      num_warps=4, maxnreg=maxnreg)
     return o, lse

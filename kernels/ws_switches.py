@@ -2,7 +2,8 @@
 fixed for the process when the kernel module is imported (module constexprs in kernels/_ws_tile.py, _ws_softmax.py,
 _ws_ring.py, _ws_bwd_walk.py), each on by default only under the tritons where it was timed faster on a GPU and its
 test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0).
-Every *_default docstring names its evidence files; tests/kernels/test_ws_switch_env.py (SWITCHES) checks each
+FRESH alone is read at each launch (a kernel argument), so a tool can time its two sides in one process. Every
+*_default docstring names its evidence files; tests/kernels/test_ws_switch_env.py (SWITCHES) checks each
 default against its tritons and its status line. The launch-time schedule (persistent, consumers, OVERLAP,
 PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
 from __future__ import annotations
@@ -57,7 +58,8 @@ WALK_ENV = "FLASHVIZ_WS_WALK"              # 1 / 0: a persistent program steps i
 WALK_TRITONS = ()                          # where that is the default: none (the windows no faster with it on the
                                            # H100 under 3.8, 512 slower: walk_default's files)
 FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads the sizes afresh each query tile, so
-                                           # LLVM cannot hoist (and ptxas spill) what it derives (fresh_default)
+                                           # LLVM cannot hoist (and ptxas spill) what it derives (fresh_default);
+                                           # read at each launch (ws.forward's FRESH), so one process times both
 FRESH_TRITONS = ()                         # where that is the default: none (the window of 1024 no faster with it on
                                            # the H100 under 3.8, alone or with WALK: fresh_default's files)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T

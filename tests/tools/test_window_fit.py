@@ -1,5 +1,7 @@
 """tools/window_fit.py's arithmetic: the key tiles a causal window walks, against a float64 brute force of which
 (row, key) pairs are visible, and the fit that splits a run's time."""
+import os
+
 import numpy as np
 import pytest
 
@@ -210,3 +212,59 @@ def test_window_1024_on_an_h100_beside_fa4_after_half_tail():
     w = next(s for s in window_shares(rec, 128) if s["window"] == 1024)
     assert 7.39 < w["bound"] < 7.41 and 0.85 < w["share"] < 0.9
     assert w["fa4_share"] < w["share"] and w["fa4_over_ours"] > 1.0
+
+
+def test_switch_times_both_sides_in_the_same_rounds(tmp_path, monkeypatch):
+    """--switch ENV: each run called with ENV=0 and with ENV=1 (set around the call, restored after), both sides in
+    one time_rounds, each side's rows and fit in its own record, which names its side and the other file. Fakes
+    stand in for the GPU: a launch whose ms depends on the window and on ENV as the call sees it."""
+    import types
+
+    from tools import window_fit
+    from tools.tune_record import time_rounds
+    env = "FLASHVIZ_WS_FRESH"
+    monkeypatch.delenv(env, raising=False)
+    seen = []
+
+    def attention(q, k, v, impl, causal, window=None):
+        seen.append(os.environ.get(env))
+        return FakeOut(window and window[0], os.environ.get(env))
+
+    plan = types.SimpleNamespace(kernel="ws", block_m=128, block_n=128)
+    api = types.SimpleNamespace(launch_plan=lambda *a, **kw: plan, attention=attention)
+    torch = types.SimpleNamespace(randn=lambda *a, **kw: None, float16=None,
+                                  cuda=types.SimpleNamespace(synchronize=lambda: None))
+    triton = types.SimpleNamespace(testing=types.SimpleNamespace(do_bench=lambda f, **kw: f().ms))
+    windows = [512, 1024, 2048]
+    args = types.SimpleNamespace(n=4096, windows=windows, rounds=3, fa4=True, switch=env)
+    outs = [str(tmp_path / "off.json"), str(tmp_path / "on.json")]
+    header = dict(batch=1, heads=2, switches={"FLASHVIZ_WS_HALF": "1"}, rows=[])
+    records = {s: window_fit.side_record(header, env, s, outs) for s in ("0", "1")}
+    window_fit.measure(128, args, ["0", "1"], records, api, torch, triton, time_rounds)
+    assert os.environ.get(env) is None                # restored after every call
+    assert seen.count("0") == seen.count("1") == 3 * 4 and seen.count(None) == 4   # 3 rounds x 4 runs, 4 checks
+    for side, other in (("0", "on.json"), ("1", "off.json")):
+        rec = records[side]
+        assert rec["switches"] == {"FLASHVIZ_WS_HALF": "1", env: side} and rec["same_process"] == other
+        assert rec["fa4"] == "--switch"
+        ms = {r["window"]: r["ms"] for r in rec["rows"]}
+        assert ms == {w: FakeOut(w, side).ms for w in (None, *windows)}
+        (f,) = rec["fits"]
+        assert fit(rec["rows"][1:]) == pytest.approx((f["ms_per_tile"], f["ms_per_qtile"]), rel=1e-12)
+    assert header["switches"] == {"FLASHVIZ_WS_HALF": "1"} and header["rows"] == []   # the header is not mutated
+
+
+class FakeOut:
+    """A launch's stand-in result: its ms from the window's left side w (None: dense causal) and the switch's side
+    as the call saw it."""
+    def __init__(self, w, side):
+        self.ms = (14.0 if w is None else 0.6 + w / 1000) * (0.95 if side == "1" else 1.0)
+
+
+def test_with_env_restores_a_value_set_before(monkeypatch):
+    from tools.window_fit import with_env
+    monkeypatch.setenv("FLASHVIZ_X", "7")
+    assert with_env(lambda: os.environ["FLASHVIZ_X"], "FLASHVIZ_X", "1")() == "1"
+    assert os.environ["FLASHVIZ_X"] == "7"
+    f = lambda: 3                                     # noqa: E731
+    assert with_env(f, None, None) is f
