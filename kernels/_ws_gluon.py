@@ -123,45 +123,22 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
         n_prev = 0                                    # the previous tile's key tiles (CARRY: its last P·V waits)
         bh_p = 0
         r0_p = 0
-        if WALK:                                      # the order's state, stepped from tile to tile (_ws_order.py)
+        g, r, h, q, hs, sh, sq = 0, 0, 0, 0, 0, 0, 0     # WALK's order state, stepped tile to tile (_ws_order.py)
+        if WALK:
             g, r, h, q, hs, sh, sq = walk_start(gl.program_id(0), n_qblk, n_bh, head_group, gl.num_programs(0))
-        for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
-            edge_enter("top")                         # the tile's decode and key range (window_trace's "top")
-            if WALK:
-                bh, start_q = walk_tile(g, h, q, n_qblk, head_group, BM)
-                g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
-            else:
-                bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
-            n_q_t, n_k_t, left_t = n_q, n_k, left
-            if FRESH:                                 # the sizes read afresh (ws_switches.fresh_default says why)
-                n_q_t, n_k_t, left_t = _fresh(n_q), _fresh(n_k), _fresh(left)
-            a_t = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
-                   qk_scale, n_q_t, n_k_t, n_bh, head_group, left_t, n_heads, groups, slopes, slopes_b, rowb, tiles,
-                   rowb_b, tiles_b)
-            t_lo, n_tiles = block_tiles(bh, start_q, n_q_t, n_k_t, left_t, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
-                                        WINDOW, SEQ)
-            qs = i % 2                                # Q (and O) double buffer: slot of this tile
-            r0 = start_q + CID * M_WG
-            edge_exit("top")
-            edge_enter("q_ready")
-            mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
-            edge_exit("q_ready")
-            slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
-            last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs),
-                         p16, alpha, n_prev)
-            q_buf = q_smem.index(NC * qs + CID)
-            acc, m, l, rows, p16_t, alpha_t = attend(
-                a_t, q_buf, _q_lo(q_smem, q_buf, NC * qs + CID, n_q, HALF_P), bh, r0, t_lo, n_tiles, kv, slope2,
-                last_tile, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY,
-                HALF_P)
-            if CARRY:                                 # (only then loop-carried: registers the others keep)
-                p16 = p16_t
-                alpha = alpha_t
-            bh_p = bh
-            r0_p = r0
-            kv += n_tiles
-            n_prev = n_tiles
-            i += 1
+        st = (i, kv, acc, m, l, rows, p16, alpha, n_prev, bh_p, r0_p, g, r, h, q, hs, sh, sq)
+        if FRESH:                                     # the step read afresh too: a while loop (_nprog)
+            t = gl.program_id(0)
+            while t < n_qblk * n_bh:
+                st = _tile_step(a, t, n_qblk, st, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG,
+                                ALIBI, SEQ, HALF_P, CARRY, FRESH)
+                t += _nprog(t)
+        else:
+            for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
+                st = _tile_step(a, t, n_qblk, st, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG,
+                                ALIBI, SEQ, HALF_P, CARRY, FRESH)
+        i, kv, acc, m, l, rows, p16, alpha, n_prev, bh_p, r0_p = st[0], st[1], st[2], st[3], st[4], st[5], st[6], \
+            st[7], st[8], st[9], st[10]
         if i > 0:                                     # the last tile's O (CARRY: after its last P·V)
             if CARRY:
                 acc = drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES, D)
@@ -180,6 +157,60 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
                                              OVERLAP, PINGPONG, ALIBI, SEQ, False, False, HALF_1)
         store_out(acc, m, l, rows, q_buf, desc_o, LSE, bh, r0, n_q, M_WG, D)
         tma.store_wait(0)
+
+
+@gluon.jit
+def _tile_step(a, t, n_qblk, st, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl.constexpr,
+               D: gl.constexpr, STAGES: gl.constexpr, CAUSAL: gl.constexpr, WINDOW: gl.constexpr,
+               OVERLAP: gl.constexpr, PINGPONG: gl.constexpr, ALIBI: gl.constexpr, SEQ: gl.constexpr,
+               HALF_P: gl.constexpr, CARRY: gl.constexpr, FRESH: gl.constexpr):
+    """A persistent consumer's query tile t: st, the state its walk carries (tiles done i, ring position kv, the
+    previous tile's acc, m, l, rows, p16, alpha, key tiles, bh and r0, WALK's order state), in and out."""
+    (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+     qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
+    i, kv, acc, m, l, rows, p16, alpha, n_prev, bh_p, r0_p, g, r, h, q, hs, sh, sq = st
+    BM: gl.constexpr = NC * M_WG
+    edge_enter("top")                                 # the tile's decode and key range (window_trace's "top")
+    if WALK:
+        bh, start_q = walk_tile(g, h, q, n_qblk, head_group, BM)
+        g, r, h, q, hs, sh, sq = walk_next(g, r, h, q, hs, sh, sq, n_qblk, n_bh, head_group, gl.num_programs(0))
+    else:
+        bh, start_q = persistent_tile(t, n_qblk, n_bh, head_group, BM)
+    n_q_t, n_k_t, left_t = n_q, n_k, left
+    if FRESH:                                         # the sizes read afresh (ws_switches.fresh_default says why)
+        n_q_t, n_k_t, left_t = _fresh(n_q), _fresh(n_k), _fresh(left)
+    a_t = (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
+           qk_scale, n_q_t, n_k_t, n_bh, head_group, left_t, n_heads, groups, slopes, slopes_b, rowb, tiles,
+           rowb_b, tiles_b)
+    t_lo, n_tiles = block_tiles(bh, start_q, n_q_t, n_k_t, left_t, tiles, tiles_b, n_heads, BM, BN, CAUSAL,
+                                WINDOW, SEQ)
+    qs = i % 2                                        # Q (and O) double buffer: slot of this tile
+    r0 = start_q + CID * M_WG
+    edge_exit("top")
+    edge_enter("q_ready")
+    mbarrier.wait(q_ready.index(qs), (i // 2) & 1)
+    edge_exit("q_ready")
+    slope2 = _slope2(slopes, slopes_b, bh, n_heads, ALIBI)
+    last_tile = (acc, m, l, rows, bh_p, r0_p, i > 0, q_smem.index(NC * (1 - qs) + CID), q_empty.index(1 - qs),
+                 p16, alpha, n_prev)
+    q_buf = q_smem.index(NC * qs + CID)
+    acc, m, l, rows, p16_t, alpha_t = attend(
+        a_t, q_buf, _q_lo(q_smem, q_buf, NC * qs + CID, n_q, HALF_P), bh, r0, t_lo, n_tiles, kv, slope2,
+        last_tile, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG, ALIBI, SEQ, True, CARRY,
+        HALF_P)
+    if CARRY:                                         # (only then loop-carried: registers the others keep)
+        p16 = p16_t
+        alpha = alpha_t
+    kv += n_tiles
+    i += 1
+    return (i, kv, acc, m, l, rows, p16, alpha, n_tiles, bh, r0, g, r, h, q, hs, sh, sq)
+
+
+@gluon.jit
+def _nprog(x):
+    """The program count (%nctaid.x) read where it is used: an opaque mov LLVM may not hoist (x: any int32), so
+    ptxas does not keep it in local memory across a tile (FRESH's while loop)."""
+    return gl.inline_asm_elementwise("mov.u32 $0, %nctaid.x;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
 
 
 @gluon.jit
