@@ -185,6 +185,10 @@ VERIFIED = (
     # by default, ws_switches.walk_default), on an H100 at fbd414a
     Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-walk"), TESTS["ws-forward"],
                                                  env={"FLASHVIZ_WS_WALK": "1"})),
+    # the forward's files with every persistent launch reading its sizes and program count afresh forced
+    # (FLASHVIZ_WS_FRESH=1; off by default, ws_switches.fresh_default), on an H100 at 4d07e40
+    Verified("ws-forward", "3.8.", (9, 0), Suite(H100_SUITE.format("3.8.0-ws-forward-fresh"), TESTS["ws-forward"],
+                                                 env={"FLASHVIZ_WS_FRESH": "1"})),
     # the forward's files (and tests/kernels/test_ws_skip.py) with SKIP forced: a three-consumer launch's consumers
     # walk only the key tiles their own rows see (3.6's and 3.8's default from then, ws_switches.skip_default), on an
     # H100 at 7c1b809

@@ -57,11 +57,11 @@ WALK_ENV = "FLASHVIZ_WS_WALK"              # 1 / 0: a persistent program steps i
                                            # tile instead of decoding each tile by division (walk_default)
 WALK_TRITONS = ()                          # where that is the default: none (the windows no faster with it on the
                                            # H100 under 3.8, 512 slower: walk_default's files)
-FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads the sizes afresh each query tile, so
-                                           # LLVM cannot hoist (and ptxas spill) what it derives (fresh_default);
+FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads the sizes and program count afresh
+                                           # each tile, so ptxas keeps nothing in local memory (fresh_default);
                                            # read at each launch (ws.forward's FRESH), so one process times both
-FRESH_TRITONS = ()                         # where that is the default: none (the window of 1024 no faster with it on
-                                           # the H100 under 3.8, alone or with WALK: fresh_default's files)
+FRESH_TRITONS = ()                         # where that is the default: none (on the H100 under 3.8 the window of
+                                           # 1024 within 2 % either way, d = 64 windows slower: fresh_default)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -304,18 +304,20 @@ def walk_default(version: str) -> bool:
 
 
 def fresh_default(version: str) -> bool:
-    """Whether a persistent ws forward's consumers pass n_q, n_k and left through an opaque mov (inline asm with
-    side effects, kernels/_ws_gluon.py _fresh) at the top of each query tile. Without it LLVM hoists what attend
-    derives from them (n_k - n_q, n_k - 1, n_q + left, ..) out of the tile loop, ptxas keeps those scalars in local
-    memory while the key loop holds 238 of 240 registers, and reloads them between tiles: the sm_90a window build
-    under 3.8 (d = 128, HALF) spills 32 B and reloads 80 B; with it 16 and 28 (tools.compile_check --ws), and with
-    WALK as well 16 and 20. Timed on an H100 under 3.8 in alternating processes (tools/device/window_check.sh ab):
-    alone, windows of 512 and 2048 faster in all four pairs but 1024, issue 32's cell, slower in three (the fourth
-    even; nvidia-h100-window-fit-d128-fresh{0,1}-pair{1,2,3,4}-triton38-2026-12-07.json); with it on, WALK made 1024
-    faster and 512 slower in all four pairs (...-fresh1-walk{0,1}-pair{1,2,3,4}-...); both on against both off,
-    every window faster in some pairs and slower in others (...-fresh-walk-both{0,1}-pair{1,2,3}-...; dense causal
-    drifted through those processes). No pair moved a window by 3 % or more, so it is off; its GPU files were
-    not run with it forced. tests/kernels/test_ws_fresh.py reads the files.
+    """Whether a persistent ws forward's consumers read n_q, n_k, left and the program count afresh at each query
+    tile (opaque movs, kernels/_ws_gluon.py _fresh and _nprog; the walk then a while loop). Without it LLVM hoists
+    what attend derives from them out of the tile loop and ptxas, with the key loop at 238 of 240 registers, keeps
+    those scalars in local memory and reloads them between tiles: the sm_90a window build under 3.8 (d = 128, HALF)
+    spills 32 B and reloads 80 B, one reload on every tile's back edge; with it nothing (tools.compile_check --ws).
+    Traced on an H100 (tools.window_trace, sizes only, ...-window-trace-d128-lead-*) it shortened both consumers'
+    tile period. Timed on an H100 under 3.8 with both sides in the same interleaved rounds (tools.window_fit
+    --switch, four processes, ...-window-fit-fresh-same{1,2,3,4}-{0,1}-...): the d = 128 window of 1024
+    faster in three processes by 0.1-1.1 % and slower in the fourth by 0.8 %, every d = 64 window slower (0.7-1.8 %,
+    in the two processes that timed d = 64), and dense d = 128 without a mask (persistent too) 1 % slower
+    (...-fwd-fresh-switch-d128-...). Earlier A/Bs in alternating
+    processes (sizes only; with WALK) moved no window by 3 %: nvidia-h100-window-fit-d128-fresh{0,1}-pair*-,
+    -fresh1-walk*-, -fresh-walk-both*-. So it is off; its GPU files passed with it forced (gates row).
+    tests/kernels/test_ws_fresh.py reads the files.
     FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
     return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes read afresh each tile) or 0 (hoisted)")
 

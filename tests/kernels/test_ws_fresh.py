@@ -1,6 +1,7 @@
 """FRESH (ws_switches.fresh_default), alone and with WALK: why both are off, read from the committed H100 files of
 the d = 128 windows' A/B in alternating processes under triton 3.8 (tools/device/window_check.sh ab; the last set,
-run by hand with that script's tools.window_fit command, both switches together against neither)."""
+run by hand with that script's tools.window_fit command, both switches together against neither), the traces of
+its lead (tools.window_trace), its same-process A/B (tools.window_fit --switch) and its forced GPU files."""
 import json
 from pathlib import Path
 
@@ -31,6 +32,8 @@ def _faster(pairs, w) -> int:
 
 
 def test_fresh_alone_left_the_1024_window_no_faster():
+    """Alternating processes, the sizes alone read afresh (before the program count was): 512 and 2048 faster in
+    every pair, 1024 in at most one."""
     pairs = _pairs("fresh", 4, lambda e: {FRESH: e})
     assert _faster(pairs, 512) == 4 and _faster(pairs, 2048) == 4 and _faster(pairs, 1024) <= 1, pairs
 
@@ -80,3 +83,45 @@ def test_fresh_shortened_the_traced_tile():
         assert on["edges"][c]["ret"] < off["edges"][c]["ret"]
     assert on["ms_kernel_instrumented"] < off["ms_kernel_instrumented"]
     assert abs(on["ms"] / off["ms"] - 1) < 0.01
+
+
+def _same(p: int) -> tuple:
+    """The two sides of same-process run p (tools.window_fit --switch FLASHVIZ_WS_FRESH at 4d07e40): each names
+    the other's file, and its switches its own side."""
+    recs = []
+    for e in (0, 1):
+        rec = json.loads((TUNE / f"nvidia-h100-window-fit-fresh-same{p}-{e}-triton38-2026-12-07.json")
+                         .read_text(encoding="utf-8"))
+        assert rec["device"].startswith("NVIDIA H100") and rec["triton"] == "3.8.0"
+        assert rec["git_commit"].startswith("4d07e40") and rec["switches"] == {FRESH: str(e)}
+        assert "--switch FLASHVIZ_WS_FRESH" in rec["command"] and rec["same_process"] == f"fresh-sp{p}-{1 - e}.json"
+        recs.append(rec)
+    return tuple(recs)
+
+
+def _change(off: dict, on: dict, d: int) -> dict:
+    """{window: on ms / off ms - 1} at head dim d."""
+    ms = [{s["window"]: s["ms"] for s in window_shares(r, d)} for r in (off, on)]
+    return {w: ms[1][w] / ms[0][w] - 1 for w in ms[0]}
+
+
+def test_fresh_in_the_same_rounds_was_no_steady_gain():
+    """Both sides in the same interleaved rounds: the d = 128 window of 1024 within 2 % either way and not faster in
+    every process; every d = 64 window slower; dense d = 128 without a mask slower at both N. So FRESH stays off."""
+    w1024 = [_change(*_same(p), 128)[1024] for p in (1, 2, 3, 4)]
+    assert all(abs(c) < 0.02 for c in w1024) and sum(c < 0 for c in w1024) == 3, w1024
+    d64 = [c for p in (3, 4) for c in _change(*_same(p), 64).values()]
+    assert len(d64) == 6 and all(c > 0 for c in d64), d64
+    dense = json.loads((TUNE / "nvidia-h100-fwd-fresh-switch-d128-triton38-2026-12-07.json").read_text("utf-8"))
+    assert dense["git_commit"].startswith("4d07e40")
+    for row in dense["rows"]:
+        assert (row["d"], row["causal"], row["switch"]["name"]) == (128, False, FRESH)
+        assert row["impls"]["fast FLASHVIZ_WS_FRESH=1"]["ms"] > row["impls"]["fast"]["ms"], row["n"]
+    assert not any(ws_switches.fresh_default(v) for v in ("3.6.0", "3.8.0", "3.9.0"))
+
+
+def test_its_gpu_files_passed_with_it_forced():
+    from helpers.ws import forced_suite
+    suite = forced_suite(FRESH)
+    assert (suite["passed"], suite["failed"], suite["errors"]) == (354, 0, 0)
+    assert suite["switches"] == {FRESH: "1"} and suite["commit"].startswith("4d07e40")
