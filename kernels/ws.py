@@ -388,6 +388,6 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
                      ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
-                     HALF=half_code() if hf else False, FRESH=pers and fresh_default(triton_version()),
-                     num_warps=4, maxnreg=maxnreg)
+                     HALF=half_code() if hf else False, num_warps=4, maxnreg=maxnreg,
+                     **({"FRESH": True} if pers and fresh_default(triton_version()) else {}))  # off: the default
     return o, lse

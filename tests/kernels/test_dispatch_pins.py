@@ -220,3 +220,20 @@ def test_forward_choices_are_pinned(setup):
 def test_backward_choices_are_pinned(monkeypatch, setup):
     """autograd's backward ("auto"): the same kind and launch as before the tables."""
     _compare("backward", _backward_pins(monkeypatch, setup))
+
+
+def test_fresh_reaches_persistent_launches_only(monkeypatch, setup):
+    """FLASHVIZ_WS_FRESH=1 (read at each launch, ws_switches.fresh_default): a persistent launch (a causal window)
+    passes FRESH=True, a launch of one tile per program (dense causal at d = 128) no FRESH; unset, neither does, so
+    the pins above hold the launches FRESH leaves alone."""
+    rec, tl_calls = setup("hopper-3.8")
+    q = k = v = torch.zeros(1, 2, 4096, 128, dtype=torch.float16)
+    for env in ("1", None):
+        if env:
+            monkeypatch.setenv("FLASHVIZ_WS_FRESH", env)
+        else:
+            monkeypatch.delenv("FLASHVIZ_WS_FRESH")
+        win = _forward_choice(rec, tl_calls, q, k, v, dict(causal=True, window=(1024, 0)))["ws"]
+        dense = _forward_choice(rec, tl_calls, q, k, v, dict(causal=True))["ws"]
+        assert win["kw"]["PERSISTENT"] and not dense["kw"]["PERSISTENT"]
+        assert win["kw"].get("FRESH") is (True if env else None) and "FRESH" not in dense["kw"]
