@@ -20,7 +20,7 @@ from the host's tables, variants.tables for Br = NC*M_WG, Bc = BN; ROWB (1 or B,
 PERSISTENT off: grid (query tiles, B*H), one tile per program (causal: last tiles first in launch order).
 PERSISTENT on: grid = min(SMs, tiles); program p walks tiles p, p+G, ... of persistent_tile's order (heads in
 L2-sized groups, inside a group the longest causal tiles first; kernels/_ws_order.py, with WALK's stepped form and
-FRESH's per-tile sizes, both off: ws_switches). All three partitions walk the same tiles; the
+FRESH's sizes and step read afresh each tile, both off: ws_switches). All three partitions walk the same tiles; the
 ring's counter and phases run on across tiles; Q has two buffers (q_ready / q_empty barriers, q_empty takes
 one arrive per consumer once its O store left its slice), so the producer loads tile t+1's Q and first K/V
 while tile t is computed (after all of tile t's K/V; Q_AHEAD, off, loads that Q earlier: ws_switches says why
@@ -137,8 +137,7 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
             for t in range(gl.program_id(0), n_qblk * n_bh, gl.num_programs(0)):
                 st = _tile_step(a, t, n_qblk, st, CID, NC, M_WG, BN, D, STAGES, CAUSAL, WINDOW, OVERLAP, PINGPONG,
                                 ALIBI, SEQ, HALF_P, CARRY, FRESH)
-        i, kv, acc, m, l, rows, p16, alpha, n_prev, bh_p, r0_p = st[0], st[1], st[2], st[3], st[4], st[5], st[6], \
-            st[7], st[8], st[9], st[10]
+        i, kv, acc, m, l, rows, p16, alpha, n_prev, bh_p, r0_p, g, r, h, q, hs, sh, sq = st
         if i > 0:                                     # the last tile's O (CARRY: after its last P·V)
             if CARRY:
                 acc = drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES, D)

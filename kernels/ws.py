@@ -384,10 +384,11 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     rowb, tiles = (rowb, tiles) if seq else (lse, lse)             # dummy pointers without documents
     rowb_b, tiles_b = (rowb.stride(0) if seq and rowb.shape[0] > 1 else 0), \
         (tiles.stride(0) if seq and tiles.shape[0] > 1 else 0)
+    # FRESH is passed only when on: the other launches' arguments stay those tests/data/dispatch_pins.json pins
+    fresh = dict(FRESH=True) if pers and fresh_default(triton_version()) else {}
     mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
                      CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
                      ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
-                     HALF=half_code() if hf else False, num_warps=4, maxnreg=maxnreg,
-                     **({"FRESH": True} if pers and fresh_default(triton_version()) else {}))  # off: the default
+                     HALF=half_code() if hf else False, num_warps=4, maxnreg=maxnreg, **fresh)
     return o, lse

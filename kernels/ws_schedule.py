@@ -112,13 +112,15 @@ def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = Fal
     """HALF for a launch that does not say: HALF_ENV when set (1 or 0), else the forward table's schedule (a row's
     `half`; off where no row sets it) under the tritons of HALF_TRITONS for a band's launch (window / docs) and of
     HALF_DENSE_TRITONS otherwise (version; None: the installed one's). Under 3.9 on an H100 HALF made every window
-    slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*), its fixed cost per query tile
-    most; 3.9's ptxas spills the persistent window's HALF build several times more than 3.8's
-    (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). In dense causal launches (the diagonal tile the
-    first consumers see half of) it was faster on an H100 under 3.8 in every cell of same-process rounds
-    (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json), though at d = 64 its build spills where
-    whole tiles do not (tune/cpu-sm90-compile-half-triton38-2026-12-06.txt), and slower under 3.6, most
-    at d = 64 (...-triton36-...). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
+    slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*), its fixed cost per query tile most;
+    3.9's ptxas spills the persistent window's HALF build several times more than 3.8's
+    (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). Under 3.8 on an H100, with both sides in the same rounds
+    (tools.window_fit --switch), it ran the d = 128 windows of 512-2048 3-6 % faster than whole tiles
+    (tune/nvidia-h100-window-fit-half-same1-{0,1}-triton38-2026-12-07.json). In dense causal launches (the diagonal tile
+    the first consumers see half of) it was faster on an H100 under 3.8 in every cell of same-process rounds
+    (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json), though at d = 64 its build spills where whole
+    tiles do not (tune/cpu-sm90-compile-half-triton38-2026-12-06.txt), and slower under 3.6, most at d = 64
+    (...-triton36-...). Whether this triton may run it is ws.forward's question (gates "ws-half")."""
     env = env_switch(HALF_ENV, ("0", "1"), "1 (half edge tiles) or 0 (whole tiles)")
     if env is None:
         if version is None:

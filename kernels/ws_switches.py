@@ -314,12 +314,11 @@ def fresh_default(version: str) -> bool:
     --switch, four processes, ...-window-fit-fresh-same{1,2,3,4}-{0,1}-...): the d = 128 window of 1024
     faster in three processes by 0.1-1.1 % and slower in the fourth by 0.8 %, every d = 64 window slower (0.7-1.8 %,
     in the two processes that timed d = 64), and dense d = 128 without a mask (persistent too) 1 % slower
-    (...-fwd-fresh-switch-d128-...). Earlier A/Bs in alternating
-    processes (sizes only; with WALK) moved no window by 3 %: nvidia-h100-window-fit-d128-fresh{0,1}-pair*-,
-    -fresh1-walk*-, -fresh-walk-both*-. So it is off; its GPU files passed with it forced (gates row).
-    tests/kernels/test_ws_fresh.py reads the files.
+    (...-fwd-fresh-switch-d128-...). Earlier A/Bs in alternating processes (sizes only; with WALK) moved no window
+    by 3 %: nvidia-h100-window-fit-d128-fresh{0,1}-pair*-, -fresh1-walk*-, -fresh-walk-both*-. So it is off; its
+    GPU files passed with it forced (gates row). tests/kernels/test_ws_fresh.py reads the files.
     FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
-    return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes read afresh each tile) or 0 (hoisted)")
+    return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes and step read afresh each tile) or 0 (hoisted)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:

@@ -116,6 +116,24 @@ def test_half_under_38_on_an_h100():
     assert "3.8.0".startswith(ws_schedule.HALF_TRITONS)
 
 
+def test_half_under_38_in_the_same_rounds():
+    """Both sides in one process's interleaved rounds (tools.window_fit --switch FLASHVIZ_WS_HALF at 99b2369, H100,
+    3.8): HALF ran each d = 128 window 3-6 % faster than whole tiles; dense causal (HALF there too under 3.8) moved
+    by less than 2 %."""
+    recs = []
+    for h in (0, 1):
+        rec = json.loads((TUNE / f"nvidia-h100-window-fit-half-same1-{h}-triton38-2026-12-07.json")
+                         .read_text(encoding="utf-8"))
+        assert rec["triton"] == "3.8.0" and rec["device"].startswith("NVIDIA H100")
+        assert rec["switches"] == {ws.HALF_ENV: str(h)} and rec["git_commit"].startswith("99b2369")
+        assert rec["same_process"] == f"half-sp1-{1 - h}.json"
+        recs.append({r["window"]: r["ms"] for r in rec["rows"]})
+    off, on = recs
+    for w in (512, 1024, 2048):
+        assert 0.93 < on[w] / off[w] < 0.97, w
+    assert abs(on[None] / off[None] - 1) < 0.02
+
+
 # the d = 128 window row's schedule against PINGPONG=0 (persistent launches then carry a tile's last P·V, without
 # HALF) and PERSISTENT=0 (one tile per program, with HALF), in alternating processes on an H100 under 3.8. Their
 # git_commit reads 7c1b809, the device copy's landed HEAD (FLASHVIZ_GIT_COMMIT was left unset); the tree was
