@@ -10,10 +10,10 @@ causal's ms per key tile is the rate the window is measured against (issue 32's 
 window in key tiles). FlashAttention-4 (where it runs: flashviz.bench.peers) is timed on the same inputs in the same
 rounds, dense causal and each window (fa4_ms, fa4_ms_rounds, fa4_maxerr against ours; fa4_error where it failed),
 so each row says how far ours and FA4 each get from dense causal. Writes every number to --out (JSON) with the
-record header. --switch ENV (a 0 / 1 switch read at each launch: FLASHVIZ_WS_FRESH) times ours with ENV=0 and ENV=1
-in the same interleaved rounds, FA4 left out, and writes two files, --out OFF.json ON.json, each with its side in
-`switches` and `same_process` naming the other: a drifting board (dense causal moved 7 % between processes on an
-H100) then falls on both sides alike."""
+record header. --switch ENV (a 0 / 1 switch read at each launch: FLASHVIZ_WS_FRESH, FLASHVIZ_WS_HALF) times ours
+with ENV=0 and ENV=1 in the same interleaved rounds, FA4 left out, and writes two files, --out OFF.json ON.json, each
+with its side in `switches` and `same_process` naming the other: a drifting board (dense causal moved 7 % between
+processes on an H100) then falls on both sides alike."""
 from __future__ import annotations
 
 import argparse
