@@ -115,7 +115,7 @@ def half_default(d: int, causal: bool, window: bool = False, *, docs: bool = Fal
     slower (assets/benchmarks/tune/nvidia-h100-window-fit-d128-half*-triton39-*), its fixed cost per query tile most;
     3.9's ptxas spills the persistent window's HALF build several times more than 3.8's
     (tune/cpu-sm90-compile-half-triton38-vs-39-2026-12-05.txt). Under 3.8 on an H100, with both sides in the same rounds
-    (tools.window_fit --switch), it ran the d = 128 windows of 512-2048 3-6 % faster than whole tiles
+    (tools.window_fit --switch), it ran each d = 128 window of 512-2048 faster than whole tiles
     (tune/nvidia-h100-window-fit-half-same1-{0,1}-triton38-2026-12-07.json). In dense causal launches (the diagonal tile
     the first consumers see half of) it was faster on an H100 under 3.8 in every cell of same-process rounds
     (tune/nvidia-h100-fwd-half-switch-causal-triton38-2026-12-06.json), though at d = 64 its build spills where whole

@@ -312,8 +312,8 @@ def fresh_default(version: str) -> bool:
     Traced on an H100 (tools.window_trace, sizes only, ...-window-trace-d128-lead-*) it shortened both consumers'
     tile period. Timed on an H100 under 3.8 with both sides in the same interleaved rounds (tools.window_fit
     --switch, four processes, ...-window-fit-fresh-same{1,2,3,4}-{0,1}-...): the d = 128 window of 1024
-    faster in three processes by 0.1-1.1 % and slower in the fourth by 0.8 %, every d = 64 window slower (0.7-1.8 %,
-    in the two processes that timed d = 64), and dense d = 128 without a mask (persistent too) 1 % slower
+    faster in three processes and slower in the fourth, within 2 % each, every d = 64 window slower (the two
+    processes that timed d = 64), and dense d = 128 without a mask (persistent too) slower at both N
     (...-fwd-fresh-switch-d128-...). Earlier A/Bs in alternating processes (sizes only; with WALK) moved no window
     by 3 %: nvidia-h100-window-fit-d128-fresh{0,1}-pair*-, -fresh1-walk*-, -fresh-walk-both*-. So it is off; its
     GPU files passed with it forced (gates row). tests/kernels/test_ws_fresh.py reads the files.

@@ -50,9 +50,12 @@ def _flat(result):
     return result if isinstance(result, (tuple, list)) else (result,)
 
 
-def with_env(fn, name: str, value: str):
+def with_env(fn, name: str | None, value: str | None):
     """fn with the environment variable name set to value during each call (restored after); fn.saved (a bwd
-    runner's forward state, graph_timing.replay_times) is the same object."""
+    runner's forward state, graph_timing.replay_times) is the same object. name None: fn itself."""
+    if name is None:
+        return fn
+
     def run():
         old = os.environ.get(name)
         os.environ[name] = value

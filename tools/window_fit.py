@@ -12,8 +12,8 @@ rounds, dense causal and each window (fa4_ms, fa4_ms_rounds, fa4_maxerr against 
 so each row says how far ours and FA4 each get from dense causal. Writes every number to --out (JSON) with the
 record header. --switch ENV (a 0 / 1 switch read at each launch: FLASHVIZ_WS_FRESH, FLASHVIZ_WS_HALF) times ours
 with ENV=0 and ENV=1 in the same interleaved rounds, FA4 left out, and writes two files, --out OFF.json ON.json, each
-with its side in `switches` and `same_process` naming the other: a drifting board (dense causal moved 7 % between
-processes on an H100) then falls on both sides alike."""
+with its side in `switches` and `same_process` naming the other: a drifting board (dense causal moved between
+processes on an H100 by more than the effects timed) then falls on both sides alike."""
 from __future__ import annotations
 
 import argparse
@@ -24,6 +24,7 @@ import numpy as np
 
 from flashviz.bench.rounds_tables import window_shares
 from flashviz.engine.variants import block_map, make_variant
+from tools.fa4_rounds import with_env   # each --switch side's calls run with its value set
 
 
 def key_tiles(n: int, bm: int, bn: int, window: int | None) -> tuple[int, int]:
@@ -68,24 +69,6 @@ def fa4_fields(first, times) -> dict:
     if isinstance(first, str) or isinstance(times, str):
         return dict(fa4_error=first if isinstance(first, str) else times)
     return dict(fa4_ms=float(np.median(times)), fa4_ms_rounds=list(times), fa4_maxerr=float(first))
-
-
-def with_env(fn, name: str | None, value: str | None):
-    """fn with the environment variable name set to value around each call (name None: fn itself)."""
-    if name is None:
-        return fn
-
-    def run():
-        old = os.environ.get(name)
-        os.environ[name] = value
-        try:
-            return fn()
-        finally:
-            if old is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = old
-    return run
 
 
 def side_record(header: dict, name: str | None, side: str | None, outs: list) -> dict:

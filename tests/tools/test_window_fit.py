@@ -262,7 +262,7 @@ class FakeOut:
 
 
 def test_with_env_restores_a_value_set_before(monkeypatch):
-    from tools.window_fit import with_env
+    from tools.fa4_rounds import with_env
     monkeypatch.setenv("FLASHVIZ_X", "7")
     assert with_env(lambda: os.environ["FLASHVIZ_X"], "FLASHVIZ_X", "1")() == "1"
     assert os.environ["FLASHVIZ_X"] == "7"
