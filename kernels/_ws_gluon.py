@@ -52,7 +52,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers
+from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers, turn_pass
 from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
 from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
 from .gluon_shims import tma_load
@@ -113,6 +113,9 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
+    if PINGPONG == 2:                                 # NAMED turns: consumer 0 takes the first (ws_fwd pre-arrives
+        if CID == NC - 1:                             # the turn mbarrier instead)
+            turn_pass(turn, 0, PINGPONG)
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
         i = 0                                         # query tiles done by this program

@@ -27,7 +27,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
 
-from ._ws_ring import arrive, kbar, tbar, vbar
+from ._ws_ring import arrive, kbar, turn_pass, turn_wait, vbar
 from ._ws_softmax import alibi_cols, from_quads, softmax_step, to_quads
 
 
@@ -69,11 +69,11 @@ def half_step(a, q_buf, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, r
     st = c % STAGES
     mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
     if PINGPONG:
-        mbarrier.wait(tbar(turn, CID), c & 1)
+        turn_wait(turn, CID, c, PINGPONG)
     s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(H * HB, HB).permute((1, 0)),
                           gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
     if PINGPONG:
-        arrive(tbar(turn, (CID + 1) % NC))
+        turn_pass(turn, (CID + 1) % NC, PINGPONG)
     s = warpgroup_mma_wait(0, deps=(s_tok,))
     return half_finish(a, s, acc, m, l, c, k0, H, r0, offset, slope2, row_lo, row_hi, M_WG, BN, D, STAGES, WINDOW,
                        ALIBI)
@@ -134,11 +134,11 @@ def half_tail(a, q_buf, acc_tok, m, l, c, k0, r0, offset, slope2, row_lo, row_hi
     st = c % STAGES
     mbarrier.wait(kbar(ready, st), (c // STAGES) & 1)
     if PINGPONG:
-        mbarrier.wait(tbar(turn, CID), c & 1)
+        turn_wait(turn, CID, c, PINGPONG)
     s_tok = warpgroup_mma(q_buf, k_smem.index(st).slice(0, HB).permute((1, 0)),
                           gl.zeros([M_WG, HB], gl.float32, h_layout), use_acc=False, is_async=True)
     if PINGPONG:
-        arrive(tbar(turn, (CID + 1) % NC))
+        turn_pass(turn, (CID + 1) % NC, PINGPONG)
     acc = warpgroup_mma_wait(1, deps=(acc_tok,))      # the last whole tile's P·V (issued first) done
     arrive(vbar(empty, (c - 1) % STAGES, STAGES))
     s = warpgroup_mma_wait(0, deps=(s_tok,))

@@ -10,8 +10,11 @@ two: split, a consumer's wait on V's barrier after its wait on K's needs none, o
 (tests/tools/test_sass_loops.py); the turn barriers are split the same way. THREAD_ARRIVE
 (ws_switches.thread_arrive_default): every consumer thread arrives on the empty and turn barriers itself (arrive),
 with no BAR.SYNC before it, and those barriers count ARRIVALS a consumer. pass_tiles: a consumer's share of the
-ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). Imported by _ws_gluon.py, _ws_tile.py
-and _ws_half.py."""
+ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). NAMED (PINGPONG = 2: ws.forward under
+ws_switches.named_turn_default): the turns go through hardware named barriers instead, as FlashAttention-3 and -4
+schedule their warpgroups: consumer I waits with bar.sync on barrier TURN_BAR + I and the consumer before it hands
+the turn on with bar.arrive (256 threads: the two warpgroups), so neither side polls an mbarrier nor syncs its own
+warpgroup before arriving. Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -25,6 +28,9 @@ SPLIT_BARS = gl.constexpr(split_bars_default(triton.__version__))
 # a consumer's arrives by each of its 128 threads (4 warps) or by thread 0 after a BAR.SYNC: fixed at import too
 THREAD_ARRIVE = gl.constexpr(thread_arrive_default(triton.__version__))
 ARRIVALS = gl.constexpr(128 if THREAD_ARRIVE else 1)  # arrivals one consumer makes on an empty or turn barrier
+# NAMED's first barrier id: triton's own partitions use ids 0-3 (bar.sync 0..3 in the PTX of every launch tested);
+# Hopper has 16
+TURN_BAR = gl.constexpr(8)
 
 
 @gluon.jit
@@ -36,6 +42,51 @@ def arrive(bar, pred=True):
             async_copy.mbarrier_arrive(bar, increment_count=False)
     else:
         mbarrier.arrive(bar, pred=pred)
+
+
+@gluon.jit
+def _bar(x, I: gl.constexpr, SYNC: gl.constexpr):
+    """bar.sync (SYNC) or bar.arrive on named barrier TURN_BAR + I for 256 threads (x: any int32, the asm's input)."""
+    if SYNC:
+        if I == 0:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 8, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+        elif I == 1:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 9, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+        else:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 10, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+    else:
+        if I == 0:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 8, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+        elif I == 1:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 9, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+        else:
+            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 10, 256;", "=r,r", [x], dtype=gl.int32,
+                                          is_pure=False, pack=1)
+    return y
+
+
+@gluon.jit
+def turn_wait(turn, I: gl.constexpr, c, PINGPONG: gl.constexpr):
+    """Consumer I waits for its turn at ring position c: NAMED, bar.sync on its named barrier; else its turn
+    mbarrier's phase c & 1."""
+    if PINGPONG == 2:
+        _bar(c, I, True)
+    else:
+        mbarrier.wait(tbar(turn, I), c & 1)
+
+
+@gluon.jit
+def turn_pass(turn, I: gl.constexpr, PINGPONG: gl.constexpr):
+    """Hand the turn to consumer I: NAMED, bar.arrive on its named barrier; else an arrive on its turn mbarrier."""
+    if PINGPONG == 2:
+        _bar(gl.to_tensor(0), I, False)
+    else:
+        arrive(tbar(turn, I))
 
 
 @gluon.jit
@@ -121,8 +172,8 @@ def pass_tiles(ready, empty, turn, c0, n, CID: gl.constexpr, NC: gl.constexpr, S
         ph = (c // STAGES) & 1
         mbarrier.wait(kbar(ready, st), ph)
         if PINGPONG:
-            mbarrier.wait(tbar(turn, CID), c & 1)
-            arrive(tbar(turn, (CID + 1) % NC))
+            turn_wait(turn, CID, c, PINGPONG)
+            turn_pass(turn, (CID + 1) % NC, PINGPONG)
         arrive(kbar(empty, st))
         mbarrier.wait(vbar(ready, st, STAGES), ph)
         arrive(vbar(empty, st, STAGES))

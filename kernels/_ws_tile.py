@@ -25,7 +25,7 @@ except ImportError:                                   # a triton without proton:
 
 from ._ws_half import edge_halves, half_step, half_tail  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_ring import arrive, kbar, pass_tiles, tbar, vbar  # noqa: E402
+from ._ws_ring import arrive, kbar, pass_tiles, turn_pass, turn_wait, vbar  # noqa: E402
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
@@ -211,7 +211,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         exit_scope("wait_kv")
         enter_scope("wait_turn")
         if PINGPONG:
-            mbarrier.wait(tbar(turn, CID), kv & 1)
+            turn_wait(turn, CID, kv, PINGPONG)
         exit_scope("wait_turn")
         enter_scope("qk")
         if CARRY:                                     # the previous tile's last P·V first. None pending (a
@@ -228,7 +228,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             pv_tok = warpgroup_mma(p16_p, v_smem.index(v_st), acc_p, use_acc=n_prev > 1, is_async=True)
         s_tok = warpgroup_mma(q_buf, k_smem.index(st0).permute((1, 0)), s0, use_acc=False, is_async=True)
         if PINGPONG:
-            arrive(tbar(turn, (CID + 1) % NC))
+            turn_pass(turn, (CID + 1) % NC, PINGPONG)
         if CARRY:                                     # the previous tile's O, finished, under Q·K_0ᵀ
             acc_p = warpgroup_mma_wait(1, deps=(pv_tok,))
             arrive(vbar(empty, v_st, STAGES), pend)
@@ -275,7 +275,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             exit_scope("wait_kv")
             enter_scope("wait_turn")
             if PINGPONG:
-                mbarrier.wait(tbar(turn, CID), c & 1)
+                turn_wait(turn, CID, c, PINGPONG)
             exit_scope("wait_turn")
             enter_scope("qk")
             s_tok = warpgroup_mma(q_buf, k_smem.index(st).permute((1, 0)), s0, use_acc=False, is_async=True)
@@ -293,7 +293,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                     use = j > 1
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, use_acc=use, is_async=True)
                 if PINGPONG:
-                    arrive(tbar(turn, (CID + 1) % NC))
+                    turn_pass(turn, (CID + 1) % NC, PINGPONG)
                 s = warpgroup_mma_wait(1, deps=(s_tok,))
                 arrive(kbar(empty, st))
                 exit_scope("qk")
@@ -310,7 +310,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("pv")
             else:
                 if PINGPONG:
-                    arrive(tbar(turn, (CID + 1) % NC))
+                    turn_pass(turn, (CID + 1) % NC, PINGPONG)
                 s = warpgroup_mma_wait(0, deps=(s_tok,))
                 arrive(kbar(empty, st))
                 exit_scope("qk")

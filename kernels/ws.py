@@ -42,7 +42,7 @@ from .ws_schedule import (CONFIGS, CONSUMERS_ENV, HALF_ENV, OVERLAP_ENV, PERSIST
                           L2_KV_BYTES, PINGPONG_ENV, WIDE_BN, consumers_default, divisor_at_most, half_default,
                           half_runs, head_group, lpt_default, overlap_default, persistent_default, pingpong_default,
                           schedule, tile_problem)
-from .ws_switches import fresh_default  # noqa: E402
+from .ws_switches import fresh_default, named_turn_default  # noqa: E402
 
 SMEM_BYTES = 227 * 1024  # shared memory one program may take on sm_90
 # NC -> (consumer, producer, launch) registers per thread. Warp counts round up to whole warpgroups: NC = 2 runs
@@ -108,6 +108,13 @@ def half_code(version: str | None = None):
     window's first half step reads Q through a view ptxas cannot equate with key tile 0's), else True."""
     v = triton_version() if version is None else version
     return 2 if v.startswith(("3.6.", "3.7.")) else True
+
+
+def turns(pingpong: bool):
+    """PINGPONG's constexpr for a launch: 2 (turns through named barriers, kernels/_ws_ring.py turn_wait) where
+    ws_switches.named_turn_default says so, read at each call; else the bool as given (so a default launch's
+    arguments stay those tests/data/dispatch_pins.json pins)."""
+    return 2 if pingpong and named_turn_default(triton_version()) else pingpong
 
 
 def gate_reason(path: str = GATE) -> str | None:
@@ -263,7 +270,7 @@ def compile_spec(d: int, causal: bool, dtype: str = "fp16", *, overlap: bool = T
                tiles_b="i32")
     creg, preg, maxnreg = REGS[consumers]
     consts = dict(NC=consumers, M_WG=64, BN=block_n, D=d, STAGES=stages, CAUSAL=causal, WINDOW=window,
-                  OVERLAP=overlap, PINGPONG=pingpong, PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
+                  OVERLAP=overlap, PINGPONG=turns(pingpong), PERSISTENT=persistent, ALIBI=alibi, SEQ=docs,
                   CONSUMER_REGS=creg, PRODUCER_REGS=preg, HALF=half,
                   FRESH=persistent and fresh_default(triton_version()))    # as forward reads it (FRESH_ENV)
     sig.update({k: "constexpr" for k in consts})
@@ -388,7 +395,7 @@ def forward(q, k, v, *, causal: bool, sm_scale: float, block_m: int, block_n: in
     fresh = dict(FRESH=True) if pers and fresh_default(triton_version()) else {}
     mod.ws_fwd[grid](dq, dk, dv, do, lse, slopes, rowb, tiles, sm_scale * LOG2E, n_q, n_k, b * h, grp, window_left, h,
                      h // h_kv, slopes_b, rowb_b, tiles_b, NC=nc, M_WG=64, BN=block_n, D=d, STAGES=num_stages,
-                     CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=pp, PERSISTENT=pers,
+                     CAUSAL=bool(causal), WINDOW=window_left >= 0, OVERLAP=ov, PINGPONG=turns(pp), PERSISTENT=pers,
                      ALIBI=alibi_slopes is not None, SEQ=seq, CONSUMER_REGS=creg, PRODUCER_REGS=preg,
                      HALF=half_code() if hf else False, num_warps=4, maxnreg=maxnreg, **fresh)
     return o, lse

@@ -2,7 +2,7 @@
 fixed for the process when the kernel module is imported (module constexprs in kernels/_ws_tile.py, _ws_softmax.py,
 _ws_ring.py, _ws_bwd_walk.py), each on by default only under the tritons where it was timed faster on a GPU and its
 test files passed with it forced (kernels/gates.py), and each overridden by its FLASHVIZ_WS_* variable (1 / 0).
-FRESH alone is read at each launch (a kernel argument), so a tool can time its two sides in one process. Every
+FRESH and NAMED are read at each launch (kernel arguments), so a tool can time their two sides in one process. Every
 *_default docstring names its evidence files; tests/kernels/test_ws_switch_env.py (SWITCHES) checks each
 default against its tritons and its status line. The launch-time schedule (persistent, consumers, OVERLAP,
 PINGPONG, HALF, LPT) is kernels/ws_schedule.py's."""
@@ -62,6 +62,9 @@ FRESH_ENV = "FLASHVIZ_WS_FRESH"            # 1 / 0: a persistent consumer reads 
                                            # read at each launch (ws.forward's FRESH), so one process times both
 FRESH_TRITONS = ()                         # where that is the default: none (on the H100 under 3.8 the window of
                                            # 1024 within 2 % either way, d = 64 windows slower: fresh_default)
+NAMED_ENV = "FLASHVIZ_WS_NAMED"            # 1 / 0: PINGPONG's turns through named barriers (bar.sync / bar.arrive)
+                                           # instead of mbarriers (named_turn_default); read at each launch
+NAMED_TRITONS = ()                         # where that is the default: none until timed
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -106,6 +109,7 @@ def status_lines(version: str) -> dict:
                 q_ahead=switch_line(Q_AHEAD_ENV, lambda: "persistent launches" if q_ahead_default(version) else "none"),
                 walk=switch_line(WALK_ENV, lambda: "persistent launches" if walk_default(version) else "none"),
                 fresh=switch_line(FRESH_ENV, lambda: "persistent launches" if fresh_default(version) else "none"),
+                named=switch_line(NAMED_ENV, lambda: "PINGPONG launches" if named_turn_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -319,6 +323,16 @@ def fresh_default(version: str) -> bool:
     GPU files passed with it forced (gates row). tests/kernels/test_ws_fresh.py reads the files.
     FRESH_ENV when set (1 or 0), else on for the tritons of FRESH_TRITONS."""
     return _on_where(FRESH_ENV, FRESH_TRITONS, version, "1 (sizes and step read afresh each tile) or 0 (hoisted)")
+
+
+def named_turn_default(version: str) -> bool:
+    """Whether a PINGPONG launch of the ws forward hands its consumers' turns on through hardware named barriers
+    (kernels/_ws_ring.py turn_wait / turn_pass: bar.sync by the waiting warpgroup, bar.arrive by the one before it,
+    256 threads; ids TURN_BAR..) instead of one mbarrier a consumer (a polled wait, and before each arrive a
+    BAR.SYNC of the arriving warpgroup), the way FlashAttention-3 and -4 schedule their warpgroups on Hopper. Read at
+    each launch (ws.forward passes PINGPONG=2), so tools.fa4_rounds --switch and tools.window_fit --switch time both
+    sides in one process. NAMED_ENV when set (1 or 0), else on for the tritons of NAMED_TRITONS."""
+    return _on_where(NAMED_ENV, NAMED_TRITONS, version, "1 (named-barrier turns) or 0 (mbarrier turns)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:

@@ -237,3 +237,22 @@ def test_fresh_reaches_persistent_launches_only(monkeypatch, setup):
         dense = _forward_choice(rec, tl_calls, q, k, v, dict(causal=True))["ws"]
         assert win["kw"]["PERSISTENT"] and not dense["kw"]["PERSISTENT"]
         assert win["kw"].get("FRESH") is (True if env else None) and "FRESH" not in dense["kw"]
+
+
+def test_named_turns_reach_pingpong_launches_only(monkeypatch, setup):
+    """FLASHVIZ_WS_NAMED=1 (read at each launch, ws_switches.named_turn_default): a PINGPONG launch passes
+    PINGPONG=2 (kernels/_ws_ring.py's named-barrier turns), one without PINGPONG keeps False; unset, PINGPONG stays
+    the bool the pins above hold."""
+    rec, tl_calls = setup("hopper-3.8")
+    q = k = v = torch.zeros(1, 2, 4096, 128, dtype=torch.float16)
+    for env, pp in (("1", 2), (None, True)):
+        if env:
+            monkeypatch.setenv("FLASHVIZ_WS_NAMED", env)
+        else:
+            monkeypatch.delenv("FLASHVIZ_WS_NAMED")
+        on = _forward_choice(rec, tl_calls, q, k, v, dict(causal=True, window=(1024, 0)))["ws"]
+        assert type(on["kw"]["PINGPONG"]) is type(pp) and on["kw"]["PINGPONG"] == pp     # 2, or True itself
+        monkeypatch.setenv("FLASHVIZ_WS_PINGPONG", "0")
+        off = _forward_choice(rec, tl_calls, q, k, v, dict(causal=True))["ws"]
+        assert off["kw"]["PINGPONG"] is False
+        monkeypatch.delenv("FLASHVIZ_WS_PINGPONG")

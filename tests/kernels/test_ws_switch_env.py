@@ -232,6 +232,7 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "q_ahead": ("Q_AHEAD_ENV", "q_ahead_default", "persistent launches", ()),
             "walk": ("WALK_ENV", "walk_default", "persistent launches", ()),
             "fresh": ("FRESH_ENV", "fresh_default", "persistent launches", ()),
+            "named": ("NAMED_ENV", "named_turn_default", "PINGPONG launches", ()),
             "bwd_thread_arrive": ("BWD_THREAD_ARRIVE_ENV", "bwd_thread_arrive_default", "every backward launch", ())}
 
 
