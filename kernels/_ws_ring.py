@@ -12,7 +12,7 @@ two: split, a consumer's wait on V's barrier after its wait on K's needs none, o
 with no BAR.SYNC before it, and those barriers count ARRIVALS a consumer. pass_tiles: a consumer's share of the
 ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). NAMED (PINGPONG = 2: ws.forward under
 ws_switches.named_turn_default): the turns go through hardware named barriers instead, as FlashAttention-3 and -4
-schedule their warpgroups: consumer I waits with bar.sync on barrier TURN_BAR + I and the consumer before it hands
+schedule their warpgroups: consumer I waits with bar.sync on named barrier 8 + I and the consumer before it hands
 the turn on with bar.arrive (256 threads: the two warpgroups), so neither side polls an mbarrier nor syncs its own
 warpgroup before arriving. Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
 import triton
@@ -28,9 +28,8 @@ SPLIT_BARS = gl.constexpr(split_bars_default(triton.__version__))
 # a consumer's arrives by each of its 128 threads (4 warps) or by thread 0 after a BAR.SYNC: fixed at import too
 THREAD_ARRIVE = gl.constexpr(thread_arrive_default(triton.__version__))
 ARRIVALS = gl.constexpr(128 if THREAD_ARRIVE else 1)  # arrivals one consumer makes on an empty or turn barrier
-# NAMED's first barrier id: triton's own partitions use ids 0-3 (bar.sync 0..3 in the PTX of every launch tested);
-# Hopper has 16
-TURN_BAR = gl.constexpr(8)
+# NAMED's barrier ids are 8, 9, 10 (consumer 0, 1, 2; written into _bar's asm): triton's own partitions use ids 0-3
+# (bar.sync 0..3 in the PTX of every launch tools.ptx_same dumps under 3.8); Hopper has 16
 
 
 @gluon.jit
@@ -46,7 +45,7 @@ def arrive(bar, pred=True):
 
 @gluon.jit
 def _bar(x, I: gl.constexpr, SYNC: gl.constexpr):
-    """bar.sync (SYNC) or bar.arrive on named barrier TURN_BAR + I for 256 threads (x: any int32, the asm's input)."""
+    """bar.sync (SYNC) or bar.arrive on named barrier 8 + I for 256 threads (x: any int32, the asm's input)."""
     if SYNC:
         if I == 0:
             y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 8, 256;", "=r,r", [x], dtype=gl.int32,

@@ -328,7 +328,7 @@ def fresh_default(version: str) -> bool:
 def named_turn_default(version: str) -> bool:
     """Whether a PINGPONG launch of the ws forward hands its consumers' turns on through hardware named barriers
     (kernels/_ws_ring.py turn_wait / turn_pass: bar.sync by the waiting warpgroup, bar.arrive by the one before it,
-    256 threads; ids TURN_BAR..) instead of one mbarrier a consumer (a polled wait, and before each arrive a
+    256 threads; ids 8 + consumer) instead of one mbarrier a consumer (a polled wait, and before each arrive a
     BAR.SYNC of the arriving warpgroup), the way FlashAttention-3 and -4 schedule their warpgroups on Hopper. Read at
     each launch (ws.forward passes PINGPONG=2), so tools.fa4_rounds --switch and tools.window_fit --switch time both
     sides in one process. NAMED_ENV when set (1 or 0), else on for the tritons of NAMED_TRITONS."""
