@@ -124,3 +124,46 @@ def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
     assert sorted(runs) == sorted(f"RUN X={e} -m tools.window_fit --d 128 --windows 512 1024 2048 --rounds 4 "
                                   f"--no-fa4 --out {out}/win/window-fit-d128-x{e}-pair{p}-t38.json"
                                   for p in (1, 2) for e in (0, 1))
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
+    """tools/device/named_check.sh: after fv_start, fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 over the dense cells,
+    window_fit --switch over the d = 128 windows (both with their sides in one process: the variable unset), then the
+    ws forward's GPU file through tools.suite_summary with FLASHVIZ_WS_NAMED=1; rounds and seconds from NAMED_*.
+    Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
+    import lzma
+    work = tmp_path / "work"
+    (work / "tools").mkdir(parents=True)
+    subprocess.run(["cp", "-r", str(ROOT / "tools" / "device"), str(work / "tools" / "device")], check=True)
+    version = f"0.0.{os.getpid()}1"
+    (tmp_path / "src" / "triton").mkdir(parents=True)
+    raw = tmp_path / "t.tar"
+    with tarfile.open(raw, "w") as tar:
+        tar.add(tmp_path / "src" / "triton", "triton")
+    (work / ".whl" / "t38").mkdir(parents=True)
+    (work / ".whl" / "t38" / f"triton-{version}.tar.xz").write_bytes(lzma.compress(raw.read_bytes()))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text('#!/bin/bash\n[ "$1" = -m ] && echo "RUN N=${FLASHVIZ_WS_NAMED:-unset} $*"\n'
+                                     'exit 0\n')
+    (bin_dir / "python3").chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    try:
+        r = subprocess.run(["bash", "tools/device/named_check.sh"], cwd=work, capture_output=True, text=True,
+                           timeout=60, env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc", NAMED_ROUNDS="3",
+                                                NAMED_SUITE_S="90", PATH=f"{bin_dir}:{os.environ['PATH']}"))
+    finally:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    runs = [line for f in ("named-switch.log", "wf-named.log", "named-ws-gpu.log")
+            for line in (out / f).read_text().splitlines() if line.startswith("RUN")]
+    assert runs == [
+        "RUN N=unset -m tools.fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 --mode fwd --d 64 128 --causal 0 1 "
+        f"--n 4096 16384 --rounds 3 --out {out}/named-switch.json",
+        "RUN N=unset -m tools.window_fit --switch FLASHVIZ_WS_NAMED --d 128 --windows 512 1024 2048 --rounds 6 "
+        f"--out {out}/wf-named-0.json {out}/wf-named-1.json",
+        f"RUN N=1 -m tools.suite_summary --out {out}/named-ws-gpu.json --junit {out}/named-ws-gpu.xml --timeout-s 90 "
+        "-- -m gpu -p no:cacheprovider -q -n 12 --dist load --continue-on-collection-errors "
+        "tests/kernels/test_ws_gpu.py"]
