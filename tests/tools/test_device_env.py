@@ -130,7 +130,8 @@ def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
 def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
     """tools/device/named_check.sh: after fv_start, fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 over the dense cells,
     window_fit --switch over the d = 128 windows (both with their sides in one process: the variable unset), then the
-    ws forward's GPU file through tools.suite_summary with FLASHVIZ_WS_NAMED=1; rounds and seconds from NAMED_*.
+    ws forward's GPU files (dense and variants) through tools.suite_summary with FLASHVIZ_WS_NAMED=1; rounds and
+    seconds from NAMED_*.
     Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
     import lzma
     work = tmp_path / "work"
@@ -166,4 +167,4 @@ def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
         f"--out {out}/wf-named-0.json {out}/wf-named-1.json",
         f"RUN N=1 -m tools.suite_summary --out {out}/named-ws-gpu.json --junit {out}/named-ws-gpu.xml --timeout-s 90 "
         "-- -m gpu -p no:cacheprovider -q -n 12 --dist load --continue-on-collection-errors "
-        "tests/kernels/test_ws_gpu.py"]
+        "tests/kernels/test_ws_gpu.py tests/kernels/test_ws_variants_gpu.py"]

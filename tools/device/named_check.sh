@@ -5,7 +5,8 @@
 # 1. its switch in same-process rounds over the dense cells (fa4_rounds --switch; FA4 where it is installed; each
 #    impl's maxerr against the reference; a wrong turn protocol hangs: cut at 200 s);
 # 2. the d = 128 windows with both sides in the same rounds (window_fit --switch);
-# 3. the ws forward's GPU file with it forced (cut at 170 s).
+# 3. the ws forward's GPU files with it forced, dense and variants (windows: HALF's half steps take turns too;
+#    cut at 170 s).
 # NAMED_ROUNDS, NAMED_WROUNDS, NAMED_SUITE_S: fewer rounds or seconds where the call has less time (5, 6, 170).
 # Files land in $OUT (named-*.json, wf-named-{0,1}.json); name them assets/benchmarks/tune/<gpu>-... when committed.
 set -u
@@ -18,4 +19,5 @@ timeout 150 python3 -m tools.window_fit --switch FLASHVIZ_WS_NAMED --d 128 --win
     --rounds "${NAMED_WROUNDS:-6}" \
     --out "$OUT/wf-named-0.json" "$OUT/wf-named-1.json" > "$OUT/wf-named.log" 2>&1
 echo "window rc $?"; tail -12 "$OUT/wf-named.log"
-FLASHVIZ_WS_NAMED=1 FV_SUITE_S=${NAMED_SUITE_S:-170} fv_suite named-ws-gpu tests/kernels/test_ws_gpu.py
+FLASHVIZ_WS_NAMED=1 FV_SUITE_S=${NAMED_SUITE_S:-170} fv_suite named-ws-gpu tests/kernels/test_ws_gpu.py \
+    tests/kernels/test_ws_variants_gpu.py
