@@ -113,8 +113,8 @@ def _consumer(a, CID: gl.constexpr, NC: gl.constexpr, M_WG: gl.constexpr, BN: gl
     (desc_q, desc_k, desc_v, desc_o, LSE, q_smem, k_smem, v_smem, q_ready, q_empty, ready, empty, turn,
      qk_scale, n_q, n_k, n_bh, head_group, left, n_heads, groups, slopes, slopes_b, rowb, tiles, rowb_b, tiles_b) = a
     BM: gl.constexpr = NC * M_WG
-    if PINGPONG == 2:                                 # NAMED turns: consumer 0 takes the first (ws_fwd pre-arrives
-        if CID == NC - 1:                             # the turn mbarrier instead)
+    if PINGPONG == 2:                                 # NAMED turns: consumer 0 takes the first (with mbarrier
+        if CID == NC - 1:                             # turns, ws_fwd's pre-arrive on turn 0 does this)
             turn_pass(turn, 0, PINGPONG)
     if PERSISTENT:
         n_qblk = gl.cdiv(n_q, BM)
