@@ -44,28 +44,28 @@ def arrive(bar, pred=True):
 
 
 @gluon.jit
+def _asm(x, ASM: gl.constexpr):
+    """The PTX statement ASM (side effects, no result), x (any int32) its asm's nominal input."""
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;\n\t" + ASM, "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
 def _bar(x, I: gl.constexpr, SYNC: gl.constexpr):
     """bar.sync (SYNC) or bar.arrive on named barrier 8 + I for 256 threads (x: any int32, the asm's input)."""
     if SYNC:
         if I == 0:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 8, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.sync 8, 256;")
         elif I == 1:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 9, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.sync 9, 256;")
         else:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.sync 10, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.sync 10, 256;")
     else:
         if I == 0:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 8, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.arrive 8, 256;")
         elif I == 1:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 9, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.arrive 9, 256;")
         else:
-            y = gl.inline_asm_elementwise("mov.b32 $0, $1;\n\tbar.arrive 10, 256;", "=r,r", [x], dtype=gl.int32,
-                                          is_pure=False, pack=1)
+            y = _asm(x, "bar.arrive 10, 256;")
     return y
 
 

@@ -77,17 +77,14 @@ def test_fv_ab_alternates_the_switch_and_hands_the_pairs_to_fa4_rounds_ab(tmp_pa
         < r.stdout.index("== lbl FLASHVIZ_WS_X=1 run 2") < r.stdout.index("== lbl FLASHVIZ_WS_X=0 run 2")
 
 
-@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
-    """tools/device/window_check.sh ab VAR PAIRS: after fv_start (the commit named, the carried triton unpacked),
-    tools.window_fit on the d = 128 windows with VAR=0 and VAR=1, PAIRS times, 0 first in odd pairs and 1 first in
-    even ones, each into a file of its own; the files go to `window_fit --shares` and are packed into one tarball.
-    Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
+def _device_copy(tmp_path, version: str, stub: str) -> tuple:
+    """(work, bin dir): a copy of tools/device under tmp_path/work with a stand-in triton build `version` in
+    .whl/t38 (what fv_start unpacks into /tmp/triton-<version>: the caller removes it) and a python3 stub whose
+    bash body is `stub`, first on the PATH the caller passes."""
     import lzma
     work = tmp_path / "work"
     (work / "tools").mkdir(parents=True)
     subprocess.run(["cp", "-r", str(ROOT / "tools" / "device"), str(work / "tools" / "device")], check=True)
-    version = f"0.0.{os.getpid()}"
     (tmp_path / "src" / "triton").mkdir(parents=True)
     raw = tmp_path / "t.tar"
     with tarfile.open(raw, "w") as tar:
@@ -96,11 +93,22 @@ def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
     (work / ".whl" / "t38" / f"triton-{version}.tar.xz").write_bytes(lzma.compress(raw.read_bytes()))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "python3").write_text(
-        '#!/bin/bash\nif [[ " $* " == *" --shares "* ]]; then echo "SHARES $*"; exit 0; fi\n'
-        'out=; for ((i=1; i<=$#; i++)); do if [ "${!i}" = --out ]; then j=$((i+1)); out=${!j}; fi; done\n'
-        '[ -n "$out" ] && { echo "{}" > "$out"; echo "RUN X=$FLASHVIZ_WS_X $*"; }; exit 0\n')
+    (bin_dir / "python3").write_text("#!/bin/bash\n" + stub)
     (bin_dir / "python3").chmod(0o755)
+    return work, bin_dir
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
+    """tools/device/window_check.sh ab VAR PAIRS: after fv_start (the commit named, the carried triton unpacked),
+    tools.window_fit on the d = 128 windows with VAR=0 and VAR=1, PAIRS times, 0 first in odd pairs and 1 first in
+    even ones, each into a file of its own; the files go to `window_fit --shares` and are packed into one tarball.
+    Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
+    version = f"0.0.{os.getpid()}"
+    work, bin_dir = _device_copy(tmp_path, version, (
+        'if [[ " $* " == *" --shares "* ]]; then echo "SHARES $*"; exit 0; fi\n'
+        'out=; for ((i=1; i<=$#; i++)); do if [ "${!i}" = --out ]; then j=$((i+1)); out=${!j}; fi; done\n'
+        '[ -n "$out" ] && { echo "{}" > "$out"; echo "RUN X=$FLASHVIZ_WS_X $*"; }; exit 0\n'))
     out = tmp_path / "out"
     try:
         r = subprocess.run(["bash", "tools/device/window_check.sh", "ab", "FLASHVIZ_WS_X", "2"], cwd=work,
@@ -133,22 +141,9 @@ def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
     ws forward's GPU files (dense and variants) through tools.suite_summary with FLASHVIZ_WS_NAMED=1; rounds and
     seconds from NAMED_*.
     Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
-    import lzma
-    work = tmp_path / "work"
-    (work / "tools").mkdir(parents=True)
-    subprocess.run(["cp", "-r", str(ROOT / "tools" / "device"), str(work / "tools" / "device")], check=True)
     version = f"0.0.{os.getpid()}1"
-    (tmp_path / "src" / "triton").mkdir(parents=True)
-    raw = tmp_path / "t.tar"
-    with tarfile.open(raw, "w") as tar:
-        tar.add(tmp_path / "src" / "triton", "triton")
-    (work / ".whl" / "t38").mkdir(parents=True)
-    (work / ".whl" / "t38" / f"triton-{version}.tar.xz").write_bytes(lzma.compress(raw.read_bytes()))
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python3").write_text('#!/bin/bash\n[ "$1" = -m ] && echo "RUN N=${FLASHVIZ_WS_NAMED:-unset} $*"\n'
-                                     'exit 0\n')
-    (bin_dir / "python3").chmod(0o755)
+    work, bin_dir = _device_copy(tmp_path, version, '[ "$1" = -m ] && echo "RUN N=${FLASHVIZ_WS_NAMED:-unset} $*"\n'
+                                                    'exit 0\n')
     out = tmp_path / "out"
     out.mkdir()
     try:
