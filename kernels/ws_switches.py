@@ -64,7 +64,7 @@ FRESH_TRITONS = ()                         # where that is the default: none (on
                                            # 1024 within 2 % either way, d = 64 windows slower: fresh_default)
 NAMED_ENV = "FLASHVIZ_WS_NAMED"            # 1 / 0: PINGPONG's turns through named barriers (bar.sync / bar.arrive)
                                            # instead of mbarriers (named_turn_default); read at each launch
-NAMED_TRITONS = ()                         # where that is the default: none (untimed: named_turn_default)
+NAMED_TRITONS = ()                         # where that is the default: none (no steady gain: named_turn_default)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -333,8 +333,12 @@ def named_turn_default(version: str) -> bool:
     each launch (ws.forward passes PINGPONG=2), so tools.fa4_rounds --switch and tools.window_fit --switch time both
     sides in one process. Built for sm_90a under 3.8, each path of a key-loop trip holds two SYNCS fewer and one BAR
     more (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-named{0,1}-triton38-2026-12-07.txt; FA4's trip:
-    cpu-sm90-sass-loops-2026-12-05.txt). Off everywhere: no GPU has timed it or run its files yet
-    (tools/device/named_check.sh does both in one call). tests/kernels/test_ws_named.py reads the files.
+    cpu-sm90-sass-loops-2026-12-05.txt). Off everywhere: timed on an H100 under 3.8 with both sides in the same
+    rounds (tools.fa4_rounds --switch, 3 rounds, at 747fdb6), seven dense cells went from 1 % slower to 2 % faster,
+    0.3 % faster in their mean, with equal errors on both sides (nvidia-h100-fwd-named-switch-triton38-2026-12-07
+    .json; the call's 150 s cut the eighth, N = 16384 d = 128 causal). Its GPU files and the windows have not run
+    with it (named_check.sh, the whole check, did not fit the session's device time). tests/kernels/test_ws_named.py
+    reads the files.
     NAMED_ENV when set (1 or 0), else on for the tritons of NAMED_TRITONS."""
     return _on_where(NAMED_ENV, NAMED_TRITONS, version, "1 (named-barrier turns) or 0 (mbarrier turns)")
 
