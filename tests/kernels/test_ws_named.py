@@ -43,7 +43,7 @@ def test_named_turns_stay_off(monkeypatch):
         assert not ws_switches.named_turn_default(v)
 
 
-def test_named_turns_timed_within_a_percent_on_an_h100():
+def test_named_turns_timed_on_an_h100_gained_nothing_steady():
     """Both sides in the same rounds (tools.fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1, H100, triton 3.8): the seven
     dense cells that ran went from 1 % slower (d = 128, N = 16384 without a mask) to 2 % faster (d = 128, N = 4096
     causal), 0.3 % faster in their mean: no steady gain. Each cell's error against the reference is the same on both
