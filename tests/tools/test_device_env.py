@@ -163,3 +163,26 @@ def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
         f"RUN N=1 -m tools.suite_summary --out {out}/named-ws-gpu.json --junit {out}/named-ws-gpu.xml --timeout-s 90 "
         "-- -m gpu -p no:cacheprovider -q -n 12 --dist load --continue-on-collection-errors "
         "tests/kernels/test_ws_gpu.py tests/kernels/test_ws_variants_gpu.py"]
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_named_check_runs_only_the_parts_named(tmp_path):
+    """named_check.sh windows suite: the dense A/B is left out (a late machine with little device time finishes the
+    parts it is given); an unknown part stops the script before any run."""
+    version = f"0.0.{os.getpid()}2"
+    work, bin_dir = _device_copy(tmp_path, version, '[ "$1" = -m ] && echo "RUN $*"\nexit 0\n')
+    env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}")
+    outs = []
+    try:
+        for parts in (["windows", "suite"], ["window"]):
+            out = tmp_path / f"out-{len(outs)}"
+            out.mkdir()
+            outs.append((out, subprocess.run(["bash", "tools/device/named_check.sh", *parts], cwd=work,
+                                             capture_output=True, text=True, timeout=60, env=dict(env, OUT=str(out)))))
+    finally:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    (out, r), (bad_out, bad) = outs
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(f.name for f in out.iterdir() if f.suffix == ".log") == ["named-ws-gpu.log", "wf-named.log"]
+    assert "-m tools.window_fit" in (out / "wf-named.log").read_text()
+    assert bad.returncode == 2 and "unknown part window" in bad.stdout and not any(bad_out.iterdir())
