@@ -11,12 +11,12 @@
 # Arguments pick parts (ab, windows, suite; none: all three), so a call with little device time left finishes one.
 # Files land in $OUT (named-*.json, wf-named-{0,1}.json); name them assets/benchmarks/tune/<gpu>-... when committed.
 set -u
-. tools/device/env.sh
-fv_start .whl/t38 || exit 1
 parts=" ${*:-ab windows suite} "
 for p in $parts; do
     case $p in ab|windows|suite) ;; *) echo "named_check.sh: unknown part $p (ab, windows, suite)"; exit 2;; esac
 done
+. tools/device/env.sh
+fv_start .whl/t38 || exit 1
 if [[ $parts == *" ab "* ]]; then
     timeout 200 python3 -m tools.fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 --mode fwd --d 64 128 --causal 0 1 \
         --n 4096 16384 --rounds "${NAMED_ROUNDS:-5}" --out "$OUT/named-switch.json" > "$OUT/named-switch.log" 2>&1
