@@ -334,11 +334,9 @@ def named_turn_default(version: str) -> bool:
     sides in one process. Built for sm_90a under 3.8, each path of a key-loop trip holds two SYNCS fewer and one BAR
     more (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-named{0,1}-triton38-2026-12-07.txt; FA4's trip:
     cpu-sm90-sass-loops-2026-12-05.txt). Off everywhere: timed on an H100 under 3.8 with both sides in the same
-    rounds (tools.fa4_rounds --switch, 3 rounds, at 747fdb6), seven dense cells went from 1 % slower to 2 % faster,
-    0.3 % faster in their mean, with equal errors on both sides (nvidia-h100-fwd-named-switch-triton38-2026-12-07
-    .json; the call's 150 s cut the eighth, N = 16384 d = 128 causal). Its GPU files and the windows have not run
-    with it (named_check.sh, the whole check, did not fit the session's device time). tests/kernels/test_ws_named.py
-    reads the files.
+    rounds (tools.fa4_rounds --switch), the dense cells showed no steady gain either way, with equal errors on both
+    sides (nvidia-h100-fwd-named-switch-triton38-2026-12-07.json). Its GPU files and the windows have not run with
+    it (named_check.sh suite, windows). tests/kernels/test_ws_named.py reads the files.
     NAMED_ENV when set (1 or 0), else on for the tritons of NAMED_TRITONS."""
     return _on_where(NAMED_ENV, NAMED_TRITONS, version, "1 (named-barrier turns) or 0 (mbarrier turns)")
 
