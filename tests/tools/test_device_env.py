@@ -186,3 +186,41 @@ def test_named_check_runs_only_the_parts_named(tmp_path):
     assert sorted(f.name for f in out.iterdir() if f.suffix == ".log") == ["named-ws-gpu.log", "wf-named.log"]
     assert "-m tools.window_fit" in (out / "wf-named.log").read_text()
     assert bad.returncode == 2 and "unknown part window" in bad.stdout and not any(bad_out.iterdir())
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
+    """tools/device/h200_check.sh PART...: "half suite" runs HALF's same-process rounds and the GPU files but not
+    SKIP's A/B; "time" is half and skip; another GPU runs nothing; an unknown part stops it before fv_start."""
+    version = f"0.0.{os.getpid()}3"
+    work, bin_dir = _device_copy(tmp_path, version, (
+        'if [ "$1" = -c ]; then [[ "$2" == *get_device_name* ]] && echo "${FAKE_GPU}"; exit 0; fi\n'
+        'echo "RUN $*"; exit 0\n'))
+    env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", FV_AB_S="5")
+    got = {}
+    try:
+        for key, gpu, parts in (("hs", "NVIDIA H200", ["half", "suite"]), ("time", "NVIDIA H200", ["time"]),
+                                ("h100", "NVIDIA H100 80GB HBM3", ["half"]), ("bad", "NVIDIA H200", ["halve"])):
+            out = tmp_path / f"out-{key}"
+            out.mkdir()
+            r = subprocess.run(["bash", "tools/device/h200_check.sh", *parts], cwd=work, capture_output=True,
+                               text=True, timeout=60, env=dict(env, OUT=str(out), FAKE_GPU=gpu))
+            runs = [line for f in sorted(out.rglob("*")) if f.is_file() and f.suffix in (".log", ".txt")
+                    for line in f.read_text(errors="replace").splitlines() if line.startswith("RUN")]
+            got[key] = (r, runs)
+    finally:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    r, runs = got["hs"]
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert any("-m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1" in x for x in runs)
+    assert any("-m tools.suite_summary" in x and "tests/kernels/test_ws_half.py" in x for x in runs)
+    assert not any("FLASHVIZ_WS_SKIP" in x or "skip38" in x for x in runs) and "skip-ab" not in r.stdout
+    r, runs = got["time"]
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert any("FLASHVIZ_WS_HALF=0,1" in x for x in runs) and "skip-ab.txt" in {
+        f.name for f in (tmp_path / "out-time").iterdir()}
+    assert not any("suite_summary" in x for x in runs)
+    r, runs = got["h100"]
+    assert r.returncode == 0 and "not an H200" in r.stdout and runs == []
+    r, runs = got["bad"]
+    assert r.returncode == 2 and "unknown part halve" in r.stdout and not any((tmp_path / "out-bad").iterdir())
