@@ -102,7 +102,7 @@ def half_finish(a, s, acc, m, l, c, k0, H: gl.constexpr, r0, offset, slope2, row
     bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
     p, alpha, m_h, l_h = softmax_step(s, gl.convert_layout(m, hrow_l), gl.convert_layout(l, hrow_l), cols,
                                       gl.convert_layout(row_lo, hrow_l), gl.convert_layout(row_hi, hrow_l), qk_scale,
-                                      bias, True, WINDOW, ALIBI, False, False)
+                                      bias, True, WINDOW, ALIBI, False, False, False)
     acc = acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, o_layout)), 1)
     p16 = gl.convert_layout(p.to(desc_q.dtype), p_layout)
     mbarrier.wait(vbar(ready, st, STAGES), (c // STAGES) & 1)

@@ -5,13 +5,26 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .ws_switches import local_sum_default, pair_max_default
+from .ws_switches import local_sum_default, pair_max_default, poly_default
 
 # d = 64: each lane's own share of a row's sum kept until the query tile's end (ws_switches.local_sum_default):
 # fixed when this module is imported
 LOCAL_SUM = gl.constexpr(local_sum_default(triton.__version__))
 # a thread's two rows' maxima joined before their exponentials (ws_switches.pair_max_default): fixed at import
 PAIR_MAX = gl.constexpr(pair_max_default(triton.__version__))
+# d = 64: one exponential in eight of an unmasked tile on the FMA pipe (ws_switches.poly_default): fixed at import
+POLY = gl.constexpr(poly_default(triton.__version__))
+# PTX for 8 of a thread's exponentials (EMU): 7 by ex2.approx (as gl.exp2 emits it), the last as
+# _ws_bwd_exp.exp2_fma's cubic (its constants), clamped at -126 by max.NaN (a NaN stays NaN; below -126: at most
+# 2^-126, not 0, so never for masked scores). Written inline in softmax_step: behind a jit helper ptxas ordered the
+# d = 64 loops differently even with it off (tests/tools/test_sass_loops.py's lane-sum counts moved)
+POLY_ASM = gl.constexpr("{ " + " ".join([f"ex2.approx.ftz.f32 ${i}, ${8 + i};" for i in range(7)] + [
+    "{ .reg .f32 xx, t, r, f, p; .reg .b32 e, tb, pb;", "max.NaN.f32 xx, $15, 0fC2FC0000;",   # -126
+    "add.rn.f32 t, xx, 0f4B400000;", "sub.rn.f32 r, t, 0f4B400000;", "sub.rn.f32 f, xx, r;",  # 1.5 * 2^23: round
+    "fma.rn.f32 p, f, 0f3D61FBB0, 0f3E786F0E;", "fma.rn.f32 p, p, f, 0f3F31798D;",               # C3, C2; C1
+    "fma.rn.f32 p, p, f, 0f3F7FFB49;", "mov.b32 tb, t;", "mov.b32 pb, p;", "shl.b32 e, tb, 23;",  # C0
+    "add.s32 pb, pb, e;", "mov.b32 $7, pb; }"]) + " }")
+POLY_CONS = gl.constexpr(",".join(["=f"] * 8 + ["f"] * 8))
 
 
 @gluon.jit
@@ -53,12 +66,13 @@ def from_quads(l4, row_l: gl.constexpr):
 
 @gluon.jit
 def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
-                 ALIBI: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr):
+                 ALIBI: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
     row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
     ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
     ALiBi term (log2 units, alibi_cols), added to every row. Without ALiBi a hidden score is -inf before the
-    scale (qk_scale > 0: api checks it), so the masked step is the unmasked one's FFMA + exp2 plus the select."""
+    scale (qk_scale > 0: api checks it), so the masked step is the unmasked one's FFMA + exp2 plus the select.
+    EMU: of each 8 exponentials a thread holds in the unmasked step, one by POLY_ASM's cubic (poly_default)."""
     if MASKED:                                        # diagonal band (causal), window/document edge, ragged tile
         ok = gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1)
         if LOWER:
@@ -82,7 +96,11 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
     else:                                             # every key visible: no mask, no guard
         m_new = pair_rows(gl.maximum(m, gl.max(s, 1) * qk_scale), PAIR)
         m_ref = m_new
-        p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
+        if EMU:                                       # 1 in 8 on the FMA pipe (not for masked scores: POLY_ASM)
+            p = gl.inline_asm_elementwise(POLY_ASM, POLY_CONS, [s * qk_scale - gl.expand_dims(m_ref, 1)],
+                                          dtype=gl.float32, is_pure=True, pack=8)
+        else:
+            p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
     if LOCAL:                                         # l: to_quads' (M, 4), each lane's share
         l_new = l * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l.type.layout)), 1) + quad_sums(p)
@@ -93,16 +111,16 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
 
 @gluon.jit
 def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
-                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr):
+                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr):
     """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
     if (k0 < full) & (k0 >= lo_full):
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI,
-                                                LOCAL, PAIR)
+                                                LOCAL, PAIR, EMU)
     else:
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ,
-                                                ALIBI, LOCAL, PAIR)
+                                                ALIBI, LOCAL, PAIR, False)
     return p, alpha, m_new, l_new
 
 

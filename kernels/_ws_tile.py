@@ -26,7 +26,7 @@ except ImportError:                                   # a triton without proton:
 from ._ws_half import edge_halves, half_step, half_tail  # noqa: E402
 from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
 from ._ws_ring import arrive, kbar, pass_tiles, turn_pass, turn_wait, vbar  # noqa: E402
-from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
+from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, POLY, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
 from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
@@ -197,6 +197,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         l = to_quads(l, s0)
     # rows' maxima joined (ws_switches.pair_max_default): d = 64 without a window, documents or ALiBi
     PAIR: gl.constexpr = PAIR_MAX and D == 64 and not WINDOW and not SEQ and not ALIBI
+    EMU: gl.constexpr = POLY and D == 64 and not ALIBI   # unmasked tiles' exp2 partly on FMA (poly_default)
     if n_tiles > 0:
         # key tile 0: Q·K_0ᵀ (alone unless CARRY). Scopes (one of each per key tile and warp): wait_kv (K_j not
         # loaded yet), wait_turn (the other consumers' GEMMs go first), qk (Q·Kᵀ issued until its scores are
@@ -246,7 +247,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                      WINDOW, ALIBI, SEQ, LSUM, PAIR)
+                                      WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
         if OVERLAP and EARLY and not CARRY:           # alpha_0 on what HALF's first step left in O (else 0);
@@ -299,7 +300,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM, PAIR)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
                 exit_scope("softmax")
                 enter_scope("pv")
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
@@ -316,7 +317,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM, PAIR)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")

@@ -65,6 +65,9 @@ FRESH_TRITONS = ()                         # where that is the default: none (on
 NAMED_ENV = "FLASHVIZ_WS_NAMED"            # 1 / 0: PINGPONG's turns through named barriers (bar.sync / bar.arrive)
                                            # instead of mbarriers (named_turn_default); read at each launch
 NAMED_TRITONS = ()                         # where that is the default: none (no steady gain: named_turn_default)
+POLY_ENV = "FLASHVIZ_WS_POLY"              # 1 / 0: at d = 64 one exponential in eight of an unmasked tile on the
+                                           # FMA pipe (poly_default); read at the kernel import
+POLY_TRITONS = ()                          # where that is the default: none (untimed)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -110,6 +113,7 @@ def status_lines(version: str) -> dict:
                 walk=switch_line(WALK_ENV, lambda: "persistent launches" if walk_default(version) else "none"),
                 fresh=switch_line(FRESH_ENV, lambda: "persistent launches" if fresh_default(version) else "none"),
                 named=switch_line(NAMED_ENV, lambda: "PINGPONG launches" if named_turn_default(version) else "none"),
+                poly=switch_line(POLY_ENV, lambda: "d=64 unmasked tiles" if poly_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -339,6 +343,17 @@ def named_turn_default(version: str) -> bool:
     it (named_check.sh suite, windows). tests/kernels/test_ws_named.py reads the files.
     NAMED_ENV when set (1 or 0), else on for the tritons of NAMED_TRITONS."""
     return _on_where(NAMED_ENV, NAMED_TRITONS, version, "1 (named-barrier turns) or 0 (mbarrier turns)")
+
+
+def poly_default(version: str) -> bool:
+    """Whether the ws forward's d = 64 launches (no ALiBi) compute one exponential in eight of an unmasked key tile
+    by a cubic on the FMA pipe (kernels/_ws_softmax.py POLY_ASM; _ws_bwd_exp.py's fit) instead of MUFU.EX2. Why:
+    at d = 64 a trip's 66 MUFU.EX2 a thread, at 16 a cycle an SM, ask as many SM cycles as its MMAs at the tensor
+    cores' peak (tools/sass_loops.py says it), so the SFU and the tensor cores must overlap perfectly to run at
+    peak; FA4's Blackwell kernels emulate a share of their exp2 on the FMA pipe for the same reason. One in eight
+    leaves the trip's issue slots below the MMA cycles (tools.sass_loops --what fwd --d 64 with it on). Untimed.
+    POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
+    return _on_where(POLY_ENV, POLY_TRITONS, version, "1 (one exponential in eight on the FMA pipe) or 0 (all MUFU)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:

@@ -1,0 +1,81 @@
+"""POLY (ws_switches.poly_default): at d = 64 one exponential in eight of an unmasked score tile by a cubic on the FMA
+pipe. Its PTX (kernels/_ws_softmax.py POLY_ASM) executed instruction by instruction on numpy float32 against float64
+2^x; the switch's default; the GPU files run with it forced (tests/kernels/test_ws_gpu.py under FLASHVIZ_WS_POLY=1)."""
+import re
+
+import numpy as np
+import pytest
+
+from flashviz_kernels import ws_switches
+
+
+def _run_ptx(asm: str, inputs: np.ndarray) -> np.ndarray:
+    """POLY_ASM on rows of 8 float32 inputs ($8..$15) -> the 8 outputs ($0..$7): each statement of the opcodes it
+    uses, in order, with float32 rounding (fma in float64 first: a float32 product is exact there)."""
+    f32, u32 = np.float32, np.uint32
+    regs = {f"${8 + i}": inputs[:, i].astype(f32) for i in range(8)}
+
+    def val(tok):
+        if tok.isdigit():
+            return int(tok)
+        if tok.startswith("0f"):
+            return np.full(len(inputs), np.frombuffer(bytes.fromhex(tok[2:])[::-1], f32)[0], f32)
+        return regs[tok]
+
+    for stmt in filter(None, (t.strip() for t in re.split(r"[;{}]", asm))):
+        op, rest = stmt.split(None, 1)
+        if op == ".reg":
+            continue
+        args = [a.strip() for a in rest.split(",")]
+        d, src = args[0], [val(a) for a in args[1:]]
+        if op == "ex2.approx.ftz.f32":
+            out = np.exp2(src[0].astype(np.float64)).astype(f32)
+        elif op == "max.NaN.f32":
+            out = np.where(np.isnan(src[0]) | np.isnan(src[1]), np.nan, np.maximum(src[0], src[1])).astype(f32)
+        elif op == "add.rn.f32":
+            out = (src[0] + src[1]).astype(f32)
+        elif op == "sub.rn.f32":
+            out = (src[0] - src[1]).astype(f32)
+        elif op == "fma.rn.f32":
+            out = (src[0].astype(np.float64) * src[1] + src[2]).astype(f32)
+        elif op == "mov.b32":
+            out = src[0]
+        elif op == "shl.b32":
+            out = (src[0].view(u32) << u32(src[1])).view(f32)
+        elif op == "add.s32":
+            out = (src[0].view(u32) + src[1].view(u32)).view(f32)
+        else:
+            raise AssertionError(f"an opcode this test does not run: {op}")
+        regs[d] = out
+    return np.stack([regs[f"${i}"] for i in range(8)], 1)
+
+
+def test_poly_asm_matches_float64_on_an_unmasked_tiles_range():
+    """Every value an unmasked score tile feeds it (x = s * scale - m <= 0; NaN where a score is NaN): the seven
+    MUFU lanes as ex2, the eighth within 7.5e-5 relative of 2^x (the fit's bound, below fp16's 4.9e-4 rounding of
+    P) down to -126, a positive value at most 2^-126 below (the clamp's), NaN for NaN."""
+    sm = pytest.importorskip("flashviz_kernels._ws_softmax", reason="Gluon cannot be imported here")
+    asm = sm.POLY_ASM.value
+    assert sm.POLY_CONS.value.count("=f") == 8 and sm.POLY_CONS.value.count(",f") == 8
+    rng = np.random.default_rng(0)
+    x = np.concatenate([-rng.exponential(4.0, 4000), rng.uniform(-126, 0, 4000), np.linspace(-3, 0, 4001),
+                        [0.0, -0.5, 0.5 - 1, -125.99, -126.0]]).astype(np.float32)
+    x = x[: len(x) // 8 * 8].reshape(-1, 8)
+    got = _run_ptx(asm, x).astype(np.float64)
+    want = np.exp2(x.astype(np.float64))
+    assert np.array_equal(got[:, :7], np.exp2(x[:, :7].astype(np.float64)).astype(np.float32))
+    rel = np.abs(got[:, 7] - want[:, 7]) / want[:, 7]
+    assert rel.max() < 7.5e-5 and rel.max() > 1e-6            # the cubic's error, not ex2's
+    low = _run_ptx(asm, np.array([[-1.0] * 7 + [-300.0], [-1.0] * 7 + [np.nan]], np.float32))
+    assert 0 < low[0, 7] <= 2.0 ** -126 and np.isnan(low[1, 7]) and np.all(low[:, :7] == 0.5)
+
+
+def test_poly_is_off_by_default_and_its_switch_reads_1_or_0(monkeypatch):
+    """Untimed, so on for no triton; FLASHVIZ_WS_POLY=1 turns it on, anything but 1 / 0 is a typed error."""
+    monkeypatch.delenv(ws_switches.POLY_ENV, raising=False)
+    assert ws_switches.POLY_TRITONS == () and not ws_switches.poly_default("3.8.0")
+    monkeypatch.setenv(ws_switches.POLY_ENV, "1")
+    assert ws_switches.poly_default("3.6.0") and ws_switches.poly_default("3.8.0")
+    monkeypatch.setenv(ws_switches.POLY_ENV, "8")
+    with pytest.raises(ws_switches.KernelInputError, match="FLASHVIZ_WS_POLY"):
+        ws_switches.poly_default("3.8.0")
