@@ -351,7 +351,9 @@ def poly_default(version: str) -> bool:
     at d = 64 a trip's 66 MUFU.EX2 a thread, at 16 a cycle an SM, ask as many SM cycles as its MMAs at the tensor
     cores' peak (tools/sass_loops.py says it), so the SFU and the tensor cores must overlap perfectly to run at
     peak; FA4's Blackwell kernels emulate a share of their exp2 on the FMA pipe for the same reason. One in eight
-    leaves the trip's issue slots below the MMA cycles (tools.sass_loops --what fwd --d 64 with it on). Untimed.
+    leaves the trip's issue slots below the MMA cycles: built for sm_90a under 3.8, 8 MUFU.EX2 fewer and 57 more
+    instructions a trip (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt; off:
+    ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Untimed (tools/device/poly_check.sh).
     POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
     return _on_where(POLY_ENV, POLY_TRITONS, version, "1 (one exponential in eight on the FMA pipe) or 0 (all MUFU)")
 

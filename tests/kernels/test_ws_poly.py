@@ -79,3 +79,27 @@ def test_poly_is_off_by_default_and_its_switch_reads_1_or_0(monkeypatch):
     monkeypatch.setenv(ws_switches.POLY_ENV, "8")
     with pytest.raises(ws_switches.KernelInputError, match="FLASHVIZ_WS_POLY"):
         ws_switches.poly_default("3.8.0")
+
+
+@pytest.mark.gpu
+@pytest.mark.usefixtures("needs_ws")
+@pytest.mark.parametrize("causal", [False, True])
+def test_poly_forward_matches_float64_where_scores_span_past_2_to_the_126(causal):
+    """With POLY on (tools/device/poly_check.sh suite forces it for the process; skipped otherwise) the d = 64 forward
+    against float64 on scores whose rows span more than 126 in log2 units (so the cubic's clamp is reached), ragged N,
+    and NaN-free output; test_ws_gpu.py's files run beside it under the same switch."""
+    import torch
+
+    import flashviz_kernels as fk
+    from flashviz_kernels import _ws_softmax
+    from helpers.attn_ref import attention_rows, check_close
+    from helpers.gpu import EPS, make
+    if not _ws_softmax.POLY.value:
+        pytest.skip("POLY is off in this process (FLASHVIZ_WS_POLY=1 turns it on at import)")
+    q, k, v = make(2, 3, 1500, 1500, 64, torch.float16, seed=50)
+    q = q * 15.0                       # scores' sd about 15, so a row spans over 126 / log2(e) = 87 (the clamp)
+    rows = torch.arange(1500)
+    out, _ = fk.attention_with_lse(q, k, v, causal=causal, impl="ws")
+    assert torch.isfinite(out).all()
+    check_close(out[:, :, rows], attention_rows(q, k, v, rows, causal=causal),
+                attention_rows(q, k, v, rows, causal=causal, dtype=q.dtype), EPS[q.dtype], f"poly causal={causal}")
