@@ -224,3 +224,44 @@ def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
     assert r.returncode == 0 and "not an H200" in r.stdout and runs == []
     r, runs = got["bad"]
     assert r.returncode == 2 and "unknown part halve" in r.stdout and not any((tmp_path / "out-bad").iterdir())
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_poly_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path):
+    """tools/device/poly_check.sh: "ab" runs fa4_rounds on the d = 64 cells with FLASHVIZ_WS_POLY 0 and 1 in
+    alternating processes (fv_ab), "suite" the ws forward's GPU files with it forced; "suite" alone leaves the A/B
+    out; an unknown part stops it before fv_start."""
+    version = f"0.0.{os.getpid()}4"
+    work, bin_dir = _device_copy(tmp_path, version, (
+        'if [[ " $* " == *" --ab "* ]]; then echo "AB"; exit 0; fi\n'
+        '[ "$1" = -m ] && echo "RUN P=${FLASHVIZ_WS_POLY:-unset} $*"; exit 0\n'))
+    env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", POLY_PAIRS="1")
+    got = {}
+    try:
+        for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"])):
+            out = tmp_path / f"out-{key}"
+            out.mkdir()
+            r = subprocess.run(["bash", "tools/device/poly_check.sh", *parts], cwd=work, capture_output=True,
+                               text=True, timeout=60, env=dict(env, OUT=str(out)))
+            logs = [f for f in out.rglob("*.log")]
+            with_tar = []
+            for t in out.glob("*.tgz"):
+                with tarfile.open(t) as tar:
+                    with_tar += [tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()]
+            runs = [line for text in [f.read_text() for f in logs] + with_tar for line in text.splitlines()
+                    if line.startswith("RUN")]
+            got[key] = (r, runs)
+    finally:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    r, runs = got["all"]
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = "--rounds 3 --rep-ms 60 --mode fwd --d 64 --causal 0 1 --n 4096 16384"
+    assert sorted(x.split(" --out ")[0] for x in runs if "fa4_rounds" in x) == [
+        f"RUN P=0 -m tools.fa4_rounds {cells}", f"RUN P=1 -m tools.fa4_rounds {cells}"]
+    assert [x.split(" -- ")[1] for x in runs if "suite_summary" in x and x.startswith("RUN P=1 ")] == [
+        "-m gpu -p no:cacheprovider -q -n 12 --dist load --continue-on-collection-errors "
+        "tests/kernels/test_ws_poly.py tests/kernels/test_ws_gpu.py tests/kernels/test_ws_variants_gpu.py"]
+    r, runs = got["suite"]
+    assert r.returncode == 0 and not any("fa4_rounds" in x for x in runs) and any("suite_summary" in x for x in runs)
+    r, runs = got["bad"]
+    assert r.returncode == 2 and "unknown part abb" in r.stdout and runs == []
