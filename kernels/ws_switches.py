@@ -67,7 +67,7 @@ NAMED_ENV = "FLASHVIZ_WS_NAMED"            # 1 / 0: PINGPONG's turns through nam
 NAMED_TRITONS = ()                         # where that is the default: none (no steady gain: named_turn_default)
 POLY_ENV = "FLASHVIZ_WS_POLY"              # 1 / 0: at d = 64 one exponential in eight of an unmasked tile on the
                                            # FMA pipe (poly_default); read at the kernel import
-POLY_TRITONS = ()                          # where that is the default: none (untimed)
+POLY_TRITONS = ()                          # where that is the default: none (slower on the H100: poly_default)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -353,7 +353,11 @@ def poly_default(version: str) -> bool:
     peak; FA4's Blackwell kernels emulate a share of their exp2 on the FMA pipe for the same reason. One in eight
     leaves the trip's issue slots below the MMA cycles: built for sm_90a under 3.8, 8 MUFU.EX2 fewer and 57 more
     instructions a trip (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt; off:
-    ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Untimed (tools/device/poly_check.sh).
+    ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Off everywhere: on an H100 under 3.8
+    (tools/device/poly_check.sh, alternating processes against cuDNN) it ran slower in every d = 64 cell of two pairs
+    (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/test_ws_poly.py), its GPU
+    files passing with it forced (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-poly.json): 57 instructions
+    more a trip cost more than 8 MUFU.EX2 fewer saved, so the SFU's cycles alone do not bound the trip.
     POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
     return _on_where(POLY_ENV, POLY_TRITONS, version, "1 (one exponential in eight on the FMA pipe) or 0 (all MUFU)")
 
