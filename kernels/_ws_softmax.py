@@ -66,13 +66,15 @@ def from_quads(l4, row_l: gl.constexpr):
 
 @gluon.jit
 def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.constexpr, LOWER: gl.constexpr,
-                 ALIBI: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr):
+                 ALIBI: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr,
+                 NOSUM: gl.constexpr = False):
     """One online-softmax step on a score tile s (raw Q·Kᵀ): (p, alpha, m_new, l_new), m in log2 units. MASKED:
     row i sees the keys j <= row_hi[i] and, with LOWER, j >= row_lo[i] (attend's per-row bounds: causal side,
     ragged end, window or document), two integer compares per score at most. ALIBI: bias is the tile's per-key
     ALiBi term (log2 units, alibi_cols), added to every row. Without ALiBi a hidden score is -inf before the
     scale (qk_scale > 0: api checks it), so the masked step is the unmasked one's FFMA + exp2 plus the select.
-    EMU: of each 8 exponentials a thread holds in the unmasked step, one by POLY_ASM's cubic (poly_default)."""
+    EMU: of each 8 exponentials a thread holds in the unmasked step, one by POLY_ASM's cubic (poly_default).
+    NOSUM: l left as it is, 0 (the caller sums P on the tensor cores: ws_switches.mma_sum_default)."""
     if MASKED:                                        # diagonal band (causal), window/document edge, ragged tile
         ok = gl.expand_dims(cols, 0) <= gl.expand_dims(row_hi, 1)
         if LOWER:
@@ -102,7 +104,9 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
         else:
             p = gl.exp2(s * qk_scale - gl.expand_dims(m_ref, 1))
     alpha = gl.exp2(m - m_ref)
-    if LOCAL:                                         # l: to_quads' (M, 4), each lane's share
+    if NOSUM:                                         # l stays 0 (no HALF step where NOSUM runs)
+        l_new = l
+    elif LOCAL:                                         # l: to_quads' (M, 4), each lane's share
         l_new = l * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l.type.layout)), 1) + quad_sums(p)
     else:
         l_new = l * alpha + gl.sum(p, 1)
@@ -111,16 +115,17 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
 
 @gluon.jit
 def softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias, WINDOW: gl.constexpr,
-                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr):
+                 ALIBI: gl.constexpr, SEQ: gl.constexpr, LOCAL: gl.constexpr, PAIR: gl.constexpr, EMU: gl.constexpr,
+                 NOSUM: gl.constexpr = False):
     """softmax_step on the key tile from k0: unmasked inside [lo_full, full), where every row sees every key, masked
     elsewhere (two compiled copies, picked per tile at run time; a third that skips a window's left-bound compare
     on the diagonal tile timed no faster on the H200)."""
     if (k0 < full) & (k0 >= lo_full):
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, False, False, ALIBI,
-                                                LOCAL, PAIR, EMU)
+                                                LOCAL, PAIR, EMU, NOSUM)
     else:
         p, alpha, m_new, l_new = softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, True, WINDOW or SEQ,
-                                                ALIBI, LOCAL, PAIR, False)
+                                                ALIBI, LOCAL, PAIR, False, NOSUM)
     return p, alpha, m_new, l_new
 
 

@@ -10,7 +10,8 @@ import os
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import mbarrier, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, warpgroup_mma,
+                                                               warpgroup_mma_wait)
 
 try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
     from triton.profiler.language import enter_scope, exit_scope
@@ -29,7 +30,8 @@ from ._ws_ring import arrive, kbar, pass_tiles, turn_pass, turn_wait, vbar  # no
 from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, POLY, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
                           to_quads)
 from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import early_rescale_default, half_tail_default, p_pack_default, skip_default  # noqa: E402
+from .ws_switches import (early_rescale_default, half_tail_default, mma_sum_default, p_pack_default,  # noqa: E402
+                          skip_default)
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -40,6 +42,8 @@ EARLY = gl.constexpr(early_rescale_default(triton.__version__))
 SKIP = gl.constexpr(skip_default(triton.__version__))
 # HALF's last half step beside the last whole tile's P·V (ws_switches.half_tail_default; FLASHVIZ_WS_HALF_TAIL=1)
 HALF_TAIL = gl.constexpr(half_tail_default(triton.__version__))
+# d = 64: row sums of P by a wgmma against a tile of ones, beside P·V (ws_switches.mma_sum_default): fixed at import
+MMA_SUM = gl.constexpr(mma_sum_default(triton.__version__))
 # scopes at a query tile's edges for tools/window_trace.py (FLASHVIZ_WS_TRACE_EDGES=1 before this import): its lead
 # half step, the previous O's store and slot release, the last P·V (then "pv_last", not "pv"), the Q waits. Off, they
 # are not in the kernel, so the Inside page's timeline keeps its scopes (one set per key tile, none nested)
@@ -172,6 +176,16 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
     p16 = gl.zeros([M_WG, BN], dtype, p_layout)       # CARRY: nothing pending unless a key tile runs
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
+    # MSUM (mma_sum_default): l's share from whole key tiles accumulates as P·1 in l_acc (every column the same),
+    # rescaled with O; the softmax only rescales l (which holds no more than HALF's steps would)
+    MSUM: gl.constexpr = MMA_SUM and D == 64 and OVERLAP and not CARRY and not EARLY and not HALF and not ALIBI
+    l_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 8, 16])
+    l_acc = gl.zeros([M_WG, 8], gl.float32, l_layout)
+    if MSUM:
+        ones_l: gl.constexpr = gl.NVMMASharedLayout.get_default_for([8, BN], dtype)
+        ones = gl.allocate_shared_memory(dtype, [8, BN], ones_l, gl.full([8, BN], 1.0, dtype, gl.BlockedLayout(
+            [1, 8], [2, 16], [4, 1], [1, 0])))
+        fence_async_shared()
 
     kv_end = kv + n_tiles                             # past the ring positions of this query tile's key tiles
     SKIP_T: gl.constexpr = SKIP and NC == 3 and not WINDOW and not SEQ and not CARRY   # 192-row tiles only
@@ -192,7 +206,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         t_lo = t_lo + lo                              # the whole tiles between
         kv = kv + lo
         n_tiles = n_tiles - lo - hi
-    LSUM: gl.constexpr = LOCAL_SUM and D == 64         # each lane's share of l until the tile's end (d = 64:
+    LSUM: gl.constexpr = LOCAL_SUM and D == 64 and not MSUM   # each lane's share of l until the tile's end (d = 64:
     if LSUM:                                          # ws_switches.local_sum_default says why)
         l = to_quads(l, s0)
     # rows' maxima joined (ws_switches.pair_max_default): d = 64 without a window, documents or ALiBi
@@ -247,7 +261,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
         bias = alibi_cols(cols, r0, offset, slope2, ALIBI)
         enter_scope("softmax")
         p, alpha, m, l = softmax_tile(s, m, l, t_lo * BN, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                      WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
+                                      WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU, MSUM)
         PACK: gl.constexpr = P_PACK and D == 64        # at d = 128 it lengthened 3.8's causal loop (sass_loops)
         p16 = p_operand(p, dtype, p_layout, PACK)     # P as the A operand, in registers (fp32 P dies here)
         if OVERLAP and EARLY and not CARRY:           # alpha_0 on what HALF's first step left in O (else 0);
@@ -288,22 +302,29 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 prev = (c - 1) % STAGES
                 if not EARLY:
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                    if MSUM:
+                        l_acc = l_acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l_layout)), 1)
                 mbarrier.wait(vbar(ready, prev, STAGES), ((c - 1) // STAGES) & 1)
                 use = True                            # CARRY: acc holds the previous tile's O before P_0·V_0
                 if CARRY:
                     use = j > 1
                 acc_tok = warpgroup_mma(p16, v_smem.index(prev), acc, use_acc=use, is_async=True)
+                if MSUM:
+                    l_tok = warpgroup_mma(p16, ones.permute((1, 0)), l_acc, is_async=True)
                 if PINGPONG:
                     turn_pass(turn, (CID + 1) % NC, PINGPONG)
-                s = warpgroup_mma_wait(1, deps=(s_tok,))
+                s = warpgroup_mma_wait(2 if MSUM else 1, deps=(s_tok,))
                 arrive(kbar(empty, st))
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU, MSUM)
                 exit_scope("softmax")
                 enter_scope("pv")
-                acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+                if MSUM:
+                    acc, l_acc = warpgroup_mma_wait(0, deps=(acc_tok, l_tok))
+                else:
+                    acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 arrive(vbar(empty, prev, STAGES))
                 if EARLY:                             # O ready for P_j·V_j: alpha_j now, not next trip
                     acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
@@ -317,7 +338,7 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
                 exit_scope("qk")
                 enter_scope("softmax")
                 p, alpha, m, l = softmax_tile(s, m, l, k0, full, lo_full, cols, row_lo, row_hi, qk_scale, bias,
-                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU)
+                                              WINDOW, ALIBI, SEQ, LSUM, PAIR, EMU, MSUM)
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
                 p16 = gl.convert_layout(p.to(dtype), p_layout)
                 exit_scope("softmax")
@@ -334,12 +355,20 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
             c = kv + n_tiles - 1
             if not EARLY:
                 acc = acc * gl.expand_dims(gl.convert_layout(alpha, orow_l), 1)
+                if MSUM:
+                    l_acc = l_acc * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l_layout)), 1)
             mbarrier.wait(vbar(ready, c % STAGES, STAGES), (c // STAGES) & 1)
             acc_tok = warpgroup_mma(p16, v_smem.index(c % STAGES), acc, is_async=True)
+            if MSUM:
+                l_acc = warpgroup_mma(p16, ones.permute((1, 0)), l_acc, is_async=True)
             TAIL: gl.constexpr = HALF and HALF_TAIL
             if TAIL and hi > 0:
                 acc, m, l = half_tail(a, q_buf, acc_tok, m, l, c + 1, (t_lo + n_tiles) * BN, r0, offset, slope2,
                                       row_lo, row_hi, CID, NC, M_WG, BN, D, STAGES, WINDOW, PINGPONG, ALIBI, LSUM)
+            elif MSUM:
+                acc, l_acc = warpgroup_mma_wait(0, deps=(acc_tok, l_acc))
+                arrive(vbar(empty, c % STAGES, STAGES))
+                l = l + gl.convert_layout(gl.max(l_acc, 1), row_l)   # every column holds the row's sum
             else:
                 acc = warpgroup_mma_wait(0, deps=(acc_tok,))
                 arrive(vbar(empty, c % STAGES, STAGES))

@@ -149,7 +149,7 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
     """{"persistent": ..., "consumers": ..., "overlap": ..., "pingpong": ..., "half": ..., "p_pack": ...,
     "early_rescale": ..., "local_sum": ..., "split_bars": ..., "pair_max": ..., "lpt": ..., "skip": ...,
     "thread_arrive": ..., "half_tail": ..., "q_ahead": ..., "walk": ..., "fresh": ..., "named": ...,
-    "poly": ..., "bwd_thread_arrive": ...}
+    "poly": ..., "mma_sum": ..., "bwd_thread_arrive": ...}
     for ws.status(); half_why: why this triton may not run HALF (kernels/gates.py), None where it may; version: the
     installed triton's (the build switches' lines: kernels/ws_switches.py status_lines)."""
     sw = status_lines(version)
@@ -161,7 +161,7 @@ def schedule_lines(half_why: str | None = None, version: str = "") -> dict:
                     for kind, (lo, hi) in LPT_WAVES.items())),
                 skip=sw["skip"], thread_arrive=sw["thread_arrive"], half_tail=sw["half_tail"],
                 q_ahead=sw["q_ahead"], walk=sw["walk"], fresh=sw["fresh"], named=sw["named"],
-                poly=sw["poly"], bwd_thread_arrive=sw["bwd_thread_arrive"])
+                poly=sw["poly"], mma_sum=sw["mma_sum"], bwd_thread_arrive=sw["bwd_thread_arrive"])
 
 
 def _band_dims() -> list[int]:

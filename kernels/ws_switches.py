@@ -68,6 +68,8 @@ NAMED_TRITONS = ()                         # where that is the default: none (no
 POLY_ENV = "FLASHVIZ_WS_POLY"              # 1 / 0: at d = 64 one exponential in eight of an unmasked tile on the
                                            # FMA pipe (poly_default); read at the kernel import
 POLY_TRITONS = ()                          # where that is the default: none (slower on the H100: poly_default)
+MMA_SUM_ENV = "FLASHVIZ_WS_MMA_SUM"        # 1 / 0: at d = 64 the row sums by a P·1 wgmma beside P·V instead of
+MMA_SUM_TRITONS = ()                       # FADDs (mma_sum_default); read at the kernel import. Default: none
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -114,6 +116,8 @@ def status_lines(version: str) -> dict:
                 fresh=switch_line(FRESH_ENV, lambda: "persistent launches" if fresh_default(version) else "none"),
                 named=switch_line(NAMED_ENV, lambda: "PINGPONG launches" if named_turn_default(version) else "none"),
                 poly=switch_line(POLY_ENV, lambda: "d=64 unmasked tiles" if poly_default(version) else "none"),
+                mma_sum=switch_line(MMA_SUM_ENV, lambda: "d=64 OVERLAP launches without HALF, CARRY or ALiBi"
+                                    if mma_sum_default(version) else "none"),
                 bwd_thread_arrive=switch_line(BWD_THREAD_ARRIVE_ENV, lambda: "every backward launch"
                                               if bwd_thread_arrive_default(version) else "none"))
 
@@ -354,12 +358,22 @@ def poly_default(version: str) -> bool:
     leaves the trip's issue slots below the MMA cycles: built for sm_90a under 3.8, 8 MUFU.EX2 fewer and 57 more
     instructions a trip (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt; off:
     ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Off everywhere: on an H100 under 3.8
-    (tools/device/poly_check.sh, alternating processes against cuDNN) it ran slower in every d = 64 cell of two pairs
+    (tools/device/d64_check.sh FLASHVIZ_WS_POLY, alternating processes against cuDNN) it ran slower in every d = 64 cell of two pairs
     (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/test_ws_poly.py), its GPU
     files passing with it forced (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-poly.json): 57 instructions
     more a trip cost more than 8 MUFU.EX2 fewer saved, so the SFU's cycles alone do not bound the trip.
     POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
     return _on_where(POLY_ENV, POLY_TRITONS, version, "1 (one exponential in eight on the FMA pipe) or 0 (all MUFU)")
+
+
+def mma_sum_default(version: str) -> bool:
+    """Whether the ws forward's d = 64 OVERLAP launches (no HALF, CARRY, early rescale or ALiBi) take each row's
+    sum of P from a wgmma of P (the same fp16 / bf16 registers as P·V's A operand) against a shared 8 x BN tile of
+    ones, issued beside P·V and rescaled with O, instead of 64 FADDs a thread a trip (kernels/_ws_tile.py MSUM):
+    O's numerator and denominator then sum the same rounded P. Why: POLY's 57 instructions more a trip ran the
+    d = 64 forward slower (poly_default), so fewer may run it faster; the tensor cores have room there (tools/
+    sass_loops.py). MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
+    return _on_where(MMA_SUM_ENV, MMA_SUM_TRITONS, version, "1 (row sums by wgmma) or 0 (by FADD)")
 
 
 def bwd_thread_arrive_default(version: str) -> bool:

@@ -126,8 +126,8 @@ def ws_fields() -> dict:
     where a persistent producer loaded the next query tile's Q early; ws_walk, from 2026-12-07 (stop 46): where a
     persistent program stepped its tile order instead of decoding each tile, and ws_fresh: where its consumers read
     the sizes afresh each query tile; ws_named, from 2026-12-07 (stop 48): where PINGPONG's turns went through
-    named barriers; ws_poly, from 2026-12-08 (stop 50): where one exponential in eight ran on the FMA pipe): strings,
-    as every free provenance field."""
+    named barriers; ws_poly and ws_mma_sum, from 2026-12-08 (stop 50): where one exponential in eight ran on the FMA
+    pipe, and where row sums came from a wgmma against ones): strings, as every free provenance field."""
     try:
         from flashviz_kernels import ws
         from flashviz_kernels.gates import version_label as gates_label
@@ -138,7 +138,8 @@ def ws_fields() -> dict:
                     ws_p_pack=None, ws_early_rescale=None, ws_local_sum=None,
                     ws_split_bars=None, ws_pair_max=None, ws_lpt=None, ws_skip=None,
                     ws_thread_arrive=None, ws_half_tail=None, ws_q_ahead=None, ws_walk=None, ws_fresh=None,
-                    ws_named=None, ws_poly=None, ws_bwd_thread_arrive=None)
+                    ws_named=None, ws_poly=None, ws_mma_sum=None,
+                    ws_bwd_thread_arrive=None)
     return dict(ws_status=("active" if st["active"] else f"inactive: {st['reason']}")[:300],
                 ws_verified_triton=", ".join(map(gates_label, st["verified_triton"])),
                 fast_uses_ws=", ".join(st["fast_uses_ws"]) or "none",
@@ -150,6 +151,7 @@ def ws_fields() -> dict:
                 ws_skip=st["skip"][:300], ws_thread_arrive=st["thread_arrive"][:300],
                 ws_half_tail=st["half_tail"][:300], ws_q_ahead=st["q_ahead"][:300], ws_walk=st["walk"][:300],
                 ws_fresh=st["fresh"][:300], ws_named=st["named"][:300], ws_poly=st["poly"][:300],
+                ws_mma_sum=st["mma_sum"][:300],
                 ws_bwd_thread_arrive=st["bwd_thread_arrive"][:300])
 
 

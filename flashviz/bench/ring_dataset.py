@@ -57,7 +57,7 @@ STD_PROV = set(sc.PROV_REQUIRED) | set(sc.PROV_INTS) | set(sc.PROV_BOOLS) | {
     "ws_p_pack", "ws_early_rescale", "ws_local_sum", "ws_split_bars", "ws_pair_max",      # (2026-12-05)
     "ws_lpt", "ws_skip", "ws_thread_arrive", "ws_bwd_thread_arrive",                      # (2026-12-06)
     "ws_half_tail", "ws_q_ahead", "ws_walk", "ws_fresh", "ws_named",                      # (2026-12-07)
-    "ws_poly",                                                                            # (2026-12-08)
+    "ws_poly", "ws_mma_sum",                                                              # (2026-12-08)
     "flash_attn_4", "cutlass_dsl"}                                                        # the FA4 peer's versions
 CELL_NUMBERS = ("ms", "ms_p20", "ms_p80", "ms_compute", "ms_comm", "ms_exposed", "tflops")
 CELL_INTS = {"n": (1, 1 << 26), "world": (1, 1 << 12), "reps": (1, 10 ** 6), "peak_bytes": (0, 1 << 50),

@@ -142,6 +142,7 @@ def test_provenance_carries_ws_status(monkeypatch):
     assert f["ws_fresh"] == ws.status()["fresh"] == "none (CONFIGS)"
     assert f["ws_named"] == ws.status()["named"] == "none (CONFIGS)"
     assert f["ws_poly"] == ws.status()["poly"] == "none (CONFIGS)"
+    assert f["ws_mma_sum"] == ws.status()["mma_sum"] == "none (CONFIGS)"
     assert "d=128 causal=True" in f["ws_pingpong"] and f["ws_half"].startswith("none here")    # 3.10: not verified
     assert all(isinstance(x, str) and len(x) <= 300 for x in f.values())
     p = provenance.collect("cpu", "python -m flashviz.bench", "test")

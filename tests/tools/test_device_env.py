@@ -227,22 +227,22 @@ def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_poly_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path):
-    """tools/device/poly_check.sh: "ab" runs fa4_rounds on the d = 64 cells with FLASHVIZ_WS_POLY 0 and 1 in
-    alternating processes (fv_ab), "suite" the ws forward's GPU files with it forced; "suite" alone leaves the A/B
-    out; an unknown part stops it before fv_start."""
+def test_d64_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path):
+    """tools/device/d64_check.sh FLASHVIZ_WS_POLY: "ab" runs fa4_rounds on the d = 64 cells with the switch 0 and 1
+    in alternating processes (fv_ab), "suite" the ws forward's GPU files with it forced; "suite" alone leaves the
+    A/B out; an unknown part stops it before fv_start."""
     version = f"0.0.{os.getpid()}4"
     work, bin_dir = _device_copy(tmp_path, version, (
         'if [[ " $* " == *" --ab "* ]]; then echo "AB"; exit 0; fi\n'
         '[ "$1" = -m ] && echo "RUN P=${FLASHVIZ_WS_POLY:-unset} $*"; exit 0\n'))
-    env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", POLY_PAIRS="1")
+    env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", D64_PAIRS="1")
     got = {}
     try:
         for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"])):
             out = tmp_path / f"out-{key}"
             out.mkdir()
-            r = subprocess.run(["bash", "tools/device/poly_check.sh", *parts], cwd=work, capture_output=True,
-                               text=True, timeout=60, env=dict(env, OUT=str(out)))
+            r = subprocess.run(["bash", "tools/device/d64_check.sh", "FLASHVIZ_WS_POLY", *parts], cwd=work,
+                               capture_output=True, text=True, timeout=60, env=dict(env, OUT=str(out)))
             logs = [f for f in out.rglob("*.log")]
             with_tar = []
             for t in out.glob("*.tgz"):
@@ -260,7 +260,8 @@ def test_poly_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_pat
         f"RUN P=0 -m tools.fa4_rounds {cells}", f"RUN P=1 -m tools.fa4_rounds {cells}"]
     assert [x.split(" -- ")[1] for x in runs if "suite_summary" in x and x.startswith("RUN P=1 ")] == [
         "-m gpu -p no:cacheprovider -q -n 12 --dist load --continue-on-collection-errors "
-        "tests/kernels/test_ws_poly.py tests/kernels/test_ws_gpu.py tests/kernels/test_ws_variants_gpu.py"]
+        "tests/kernels/test_ws_poly.py tests/kernels/test_ws_mma_sum.py tests/kernels/test_ws_gpu.py "
+        "tests/kernels/test_ws_variants_gpu.py"]
     r, runs = got["suite"]
     assert r.returncode == 0 and not any("fa4_rounds" in x for x in runs) and any("suite_summary" in x for x in runs)
     r, runs = got["bad"]
