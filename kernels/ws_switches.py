@@ -372,7 +372,10 @@ def mma_sum_default(version: str) -> bool:
     ones, issued beside P·V and rescaled with O, instead of 64 FADDs a thread a trip (kernels/_ws_tile.py MSUM):
     O's numerator and denominator then sum the same rounded P. Why: POLY's 57 instructions more a trip ran the
     d = 64 forward slower (poly_default), so fewer may run it faster; the tensor cores have room there (tools/
-    sass_loops.py). MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
+    sass_loops.py). Built for sm_90a under 3.8: 64 FADD fewer, 8 HGMMA and 6 FMUL more a trip, but its 4
+    accumulator registers do not fit the three-consumer budget, so ptxas spills (280 B of stores, 8-15 LDL and STL
+    a trip: tune/cpu-sm90-sass-loops-fwd-mma-sum1-triton38-2026-12-08.txt and cpu-sm90-compile-fwd-d64-mma-sum1-...).
+    MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
     return _on_where(MMA_SUM_ENV, MMA_SUM_TRITONS, version, "1 (row sums by wgmma) or 0 (by FADD)")
 
 
