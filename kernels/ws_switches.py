@@ -358,8 +358,9 @@ def poly_default(version: str) -> bool:
     leaves the trip's issue slots below the MMA cycles: built for sm_90a under 3.8, 8 MUFU.EX2 fewer and 57 more
     instructions a trip (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt; off:
     ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Off everywhere: on an H100 under 3.8
-    (tools/device/d64_check.sh FLASHVIZ_WS_POLY, alternating processes against cuDNN) it ran slower in every d = 64 cell of two pairs
-    (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/test_ws_poly.py), its GPU
+    (tools/device/d64_check.sh FLASHVIZ_WS_POLY, alternating processes against cuDNN) it ran slower in every d = 64
+    cell of two pairs (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/
+    test_ws_poly.py), its GPU
     files passing with it forced (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-poly.json): 57 instructions
     more a trip cost more than 8 MUFU.EX2 fewer saved, so the SFU's cycles alone do not bound the trip.
     POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
