@@ -69,7 +69,8 @@ POLY_ENV = "FLASHVIZ_WS_POLY"              # 1 / 0: at d = 64 one exponential in
                                            # FMA pipe (poly_default); read at the kernel import
 POLY_TRITONS = ()                          # where that is the default: none (slower on the H100: poly_default)
 MMA_SUM_ENV = "FLASHVIZ_WS_MMA_SUM"        # 1 / 0: at d = 64 the row sums by a P·1 wgmma beside P·V instead of
-MMA_SUM_TRITONS = ()                       # FADDs (mma_sum_default); read at the kernel import. Default: none
+                                           # FADDs (mma_sum_default); read at the kernel import
+MMA_SUM_TRITONS = ()                       # where that is the default: none (untimed; it spills: mma_sum_default)
 BWD_THREAD_ARRIVE_ENV = "FLASHVIZ_WS_BWD_THREAD_ARRIVE"  # 1 / 0: the same for the ws backward's ring empty and dS^T
                                            # free barriers (bwd_thread_arrive_default); read at its kernel's import
 BWD_THREAD_ARRIVE_TRITONS = ()             # where that is the default: none (correct, but no faster than the A/B's
@@ -376,6 +377,7 @@ def mma_sum_default(version: str) -> bool:
     sass_loops.py). Built for sm_90a under 3.8: 64 FADD fewer, 8 HGMMA and 6 FMUL more a trip, but its 4
     accumulator registers do not fit the three-consumer budget, so ptxas spills (280 B of stores, 8-15 LDL and STL
     a trip: tune/cpu-sm90-sass-loops-fwd-mma-sum1-triton38-2026-12-08.txt and cpu-sm90-compile-fwd-d64-mma-sum1-...).
+    Untimed and its GPU files not run with it (tools/device/d64_check.sh FLASHVIZ_WS_MMA_SUM ab suite): off.
     MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
     return _on_where(MMA_SUM_ENV, MMA_SUM_TRITONS, version, "1 (row sums by wgmma) or 0 (by FADD)")
 
