@@ -106,7 +106,7 @@ def softmax_step(s, m, l, cols, row_lo, row_hi, qk_scale, bias, MASKED: gl.const
     alpha = gl.exp2(m - m_ref)
     if NOSUM:                                         # l stays 0 (no HALF step where NOSUM runs)
         l_new = l
-    elif LOCAL:                                         # l: to_quads' (M, 4), each lane's share
+    elif LOCAL:                                       # l: to_quads' (M, 4), each lane's share
         l_new = l * gl.expand_dims(gl.convert_layout(alpha, gl.SliceLayout(1, l.type.layout)), 1) + quad_sums(p)
     else:
         l_new = l * alpha + gl.sum(p, 1)

@@ -176,8 +176,8 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     s0 = gl.zeros([M_WG, BN], gl.float32, s_layout)
     p16 = gl.zeros([M_WG, BN], dtype, p_layout)       # CARRY: nothing pending unless a key tile runs
     alpha = gl.full([M_WG], 1.0, gl.float32, row_l)
-    # MSUM (mma_sum_default): l's share from whole key tiles accumulates as P·1 in l_acc (every column the same),
-    # rescaled with O; the softmax only rescales l (which holds no more than HALF's steps would)
+    # MSUM (mma_sum_default): the row sums accumulate as P·1 in l_acc (every column the same), rescaled with O; the
+    # softmax leaves l at 0 (MSUM runs without HALF, whose steps add to l) and l_acc joins it after the last P·V
     MSUM: gl.constexpr = MMA_SUM and D == 64 and OVERLAP and not CARRY and not EARLY and not HALF and not ALIBI
     l_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 8, 16])
     l_acc = gl.zeros([M_WG, 8], gl.float32, l_layout)

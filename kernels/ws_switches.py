@@ -373,10 +373,12 @@ def mma_sum_default(version: str) -> bool:
     sum of P from a wgmma of P (the same fp16 / bf16 registers as P·V's A operand) against a shared 8 x BN tile of
     ones, issued beside P·V and rescaled with O, instead of 64 FADDs a thread a trip (kernels/_ws_tile.py MSUM):
     O's numerator and denominator then sum the same rounded P. Why: POLY's 57 instructions more a trip ran the
-    d = 64 forward slower (poly_default), so fewer may run it faster; the tensor cores have room there (tools/
-    sass_loops.py). Built for sm_90a under 3.8: 64 FADD fewer, 8 HGMMA and 6 FMUL more a trip, but its 4
-    accumulator registers do not fit the three-consumer budget, so ptxas spills (280 B of stores, 8-15 LDL and STL
-    a trip: tune/cpu-sm90-sass-loops-fwd-mma-sum1-triton38-2026-12-08.txt and cpu-sm90-compile-fwd-d64-mma-sum1-...).
+    d = 64 forward slower (poly_default), so fewer may run it faster, and the SM ran at 53 % of its compute
+    throughput in the d = 64 ncu sample (assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-
+    2026-12-05.json). Built for sm_90a under 3.8: 64 FADD fewer, 8 HGMMA and 4 FMUL more a trip, but its 4
+    accumulator registers do not fit the three-consumer budget, so ptxas spills (280 B of stores; 6-12 LDL and as
+    many STL a trip: tune/cpu-sm90-sass-loops-fwd-mma-sum1-triton38-2026-12-08.txt, cpu-sm90-compile-fwd-d64-
+    mma-sum1-...).
     Untimed and its GPU files not run with it (tools/device/d64_check.sh FLASHVIZ_WS_MMA_SUM ab suite): off.
     MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
     return _on_where(MMA_SUM_ENV, MMA_SUM_TRITONS, version, "1 (row sums by wgmma) or 0 (by FADD)")
