@@ -75,10 +75,11 @@ def test_poly_asm_matches_float64_on_an_unmasked_tiles_range():
 
 
 def test_poly_timed_slower_on_an_h100_in_every_d64_cell_so_it_stays_off():
-    """tools/device/d64_check.sh FLASHVIZ_WS_POLY ab (then poly_check.sh) on an H100 under 3.8: two pairs of alternating processes, cuDNN in each; with
-    POLY on ours ran slower against cuDNN in all four d = 64 cells of both pairs (ratios below 1, geometric means
-    near 0.96); errors against the reference within 2e-3 on both sides (one cell's 6.1e-5 became 1.2e-4): the
-    cubic's extra instructions cost more than the SFU cycles they free, so the SFU is not what bounds the trip."""
+    """tools/device/d64_check.sh FLASHVIZ_WS_POLY ab (then named poly_check.sh) on an H100 under 3.8: two pairs of
+    alternating processes, cuDNN in each; with POLY on ours ran slower against cuDNN in all four d = 64 cells of
+    both pairs (ratios below 1, geometric means near 0.96); errors against the reference within 2e-3 on both sides
+    (one cell's 6.1e-5 became 1.2e-4): the cubic's extra instructions cost more than the SFU cycles they free, so
+    the SFU's cycles alone do not bound the trip."""
     from tools.fa4_rounds import ab
     rec = {(e, r): json.loads((TUNE / f"nvidia-h100-fwd-poly{e}-run{r}-triton38-2026-12-08.json").read_text())
            for e in (0, 1) for r in (1, 2)}
@@ -108,9 +109,9 @@ def test_poly_is_off_by_default_and_its_switch_reads_1_or_0(monkeypatch):
 @pytest.mark.usefixtures("needs_ws")
 @pytest.mark.parametrize("causal", [False, True])
 def test_poly_forward_matches_float64_where_scores_span_past_2_to_the_126(causal):
-    """With POLY on (tools/device/d64_check.sh FLASHVIZ_WS_POLY suite forces it for the process; skipped otherwise) the d = 64 forward
-    against float64 on scores whose rows span more than 126 in log2 units (so the cubic's clamp is reached), ragged N,
-    and NaN-free output; test_ws_gpu.py's files run beside it under the same switch."""
+    """With POLY on (tools/device/d64_check.sh FLASHVIZ_WS_POLY suite forces it for the process; skipped
+    otherwise) the d = 64 forward against float64 on scores whose rows span more than 126 in log2 units (so the
+    cubic's clamp is reached), and NaN-free output; test_ws_gpu.py's files run beside it under the same switch."""
     import torch
 
     import flashviz_kernels as fk

@@ -234,7 +234,8 @@ SWITCHES = {"p_pack": ("P_PACK_ENV", "p_pack_default", "d=64", ()),
             "fresh": ("FRESH_ENV", "fresh_default", "persistent launches", ()),
             "named": ("NAMED_ENV", "named_turn_default", "PINGPONG launches", ()),
             "poly": ("POLY_ENV", "poly_default", "d=64 unmasked tiles", ()),
-            "mma_sum": ("MMA_SUM_ENV", "mma_sum_default", "d=64 OVERLAP launches without HALF, CARRY or ALiBi", ()),
+            "mma_sum": ("MMA_SUM_ENV", "mma_sum_default", "d=64 OVERLAP launches without HALF, CARRY or ALiBi",
+                        ()),
             "bwd_thread_arrive": ("BWD_THREAD_ARRIVE_ENV", "bwd_thread_arrive_default", "every backward launch", ())}
 
 
