@@ -98,6 +98,21 @@ def _device_copy(tmp_path, version: str, stub: str) -> tuple:
     return work, bin_dir
 
 
+def _run_parts(tmp_path, work, key: str, argv: list, env: dict) -> tuple:
+    """(result, RUN lines): `bash argv...` in work with OUT=tmp_path/out-<key>, and the lines the python3 stub
+    wrote (starting RUN) in the logs and texts it left there, tarballs included."""
+    out = tmp_path / f"out-{key}"
+    out.mkdir()
+    r = subprocess.run(["bash", *argv], cwd=work, capture_output=True, text=True, timeout=60,
+                       env=dict(env, OUT=str(out)))
+    texts = [f.read_text(errors="replace") for f in sorted(out.rglob("*"))
+             if f.is_file() and f.suffix in (".log", ".txt")]
+    for t in sorted(out.rglob("*.tgz")):
+        with tarfile.open(t) as tar:
+            texts += [tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()]
+    return r, [line for text in texts for line in text.splitlines() if line.startswith("RUN")]
+
+
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
 def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
     """tools/device/window_check.sh ab VAR PAIRS: after fv_start (the commit named, the carried triton unpacked),
@@ -197,17 +212,11 @@ def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
         'if [ "$1" = -c ]; then [[ "$2" == *get_device_name* ]] && echo "${FAKE_GPU}"; exit 0; fi\n'
         'echo "RUN $*"; exit 0\n'))
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", FV_AB_S="5")
-    got = {}
     try:
-        for key, gpu, parts in (("hs", "NVIDIA H200", ["half", "suite"]), ("time", "NVIDIA H200", ["time"]),
-                                ("h100", "NVIDIA H100 80GB HBM3", ["half"]), ("bad", "NVIDIA H200", ["halve"])):
-            out = tmp_path / f"out-{key}"
-            out.mkdir()
-            r = subprocess.run(["bash", "tools/device/h200_check.sh", *parts], cwd=work, capture_output=True,
-                               text=True, timeout=60, env=dict(env, OUT=str(out), FAKE_GPU=gpu))
-            runs = [line for f in sorted(out.rglob("*")) if f.is_file() and f.suffix in (".log", ".txt")
-                    for line in f.read_text(errors="replace").splitlines() if line.startswith("RUN")]
-            got[key] = (r, runs)
+        got = {key: _run_parts(tmp_path, work, key, ["tools/device/h200_check.sh", *parts], dict(env, FAKE_GPU=gpu))
+               for key, gpu, parts in (("hs", "NVIDIA H200", ["half", "suite"]), ("time", "NVIDIA H200", ["time"]),
+                                       ("h100", "NVIDIA H100 80GB HBM3", ["half"]),
+                                       ("bad", "NVIDIA H200", ["halve"]))}
     finally:
         subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
     r, runs = got["hs"]
@@ -236,21 +245,9 @@ def test_d64_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path
         'if [[ " $* " == *" --ab "* ]]; then echo "AB"; exit 0; fi\n'
         '[ "$1" = -m ] && echo "RUN P=${FLASHVIZ_WS_POLY:-unset} $*"; exit 0\n'))
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", D64_PAIRS="1")
-    got = {}
     try:
-        for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"])):
-            out = tmp_path / f"out-{key}"
-            out.mkdir()
-            r = subprocess.run(["bash", "tools/device/d64_check.sh", "FLASHVIZ_WS_POLY", *parts], cwd=work,
-                               capture_output=True, text=True, timeout=60, env=dict(env, OUT=str(out)))
-            logs = [f for f in out.rglob("*.log")]
-            with_tar = []
-            for t in out.glob("*.tgz"):
-                with tarfile.open(t) as tar:
-                    with_tar += [tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()]
-            runs = [line for text in [f.read_text() for f in logs] + with_tar for line in text.splitlines()
-                    if line.startswith("RUN")]
-            got[key] = (r, runs)
+        got = {key: _run_parts(tmp_path, work, key, ["tools/device/d64_check.sh", "FLASHVIZ_WS_POLY", *parts], env)
+               for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"]))}
     finally:
         subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
     r, runs = got["all"]
