@@ -179,9 +179,10 @@ def attend(a, q_buf, q_lo, bh, r0, t_lo, n_tiles, kv, slope2, last_tile, CID: gl
     # MSUM (mma_sum_default): the row sums accumulate as P·1 in l_acc (every column the same), rescaled with O; the
     # softmax leaves l at 0 (MSUM runs without HALF, whose steps add to l) and l_acc joins it after the last P·V
     MSUM: gl.constexpr = MMA_SUM and D == 64 and OVERLAP and not CARRY and not EARLY and not HALF and not ALIBI
-    l_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 8, 16])
-    l_acc = gl.zeros([M_WG, 8], gl.float32, l_layout)
     if MSUM:
+        l_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                           instr_shape=[16, 8, 16])
+        l_acc = gl.zeros([M_WG, 8], gl.float32, l_layout)
         ones_l: gl.constexpr = gl.NVMMASharedLayout.get_default_for([8, BN], dtype)
         ones = gl.allocate_shared_memory(dtype, [8, BN], ones_l, gl.full([8, BN], 1.0, dtype, gl.BlockedLayout(
             [1, 8], [2, 16], [4, 1], [1, 0])))

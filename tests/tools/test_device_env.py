@@ -187,16 +187,12 @@ def test_named_check_runs_only_the_parts_named(tmp_path):
     version = f"0.0.{os.getpid()}2"
     work, bin_dir = _device_copy(tmp_path, version, '[ "$1" = -m ] && echo "RUN $*"\nexit 0\n')
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}")
-    outs = []
     try:
-        for parts in (["windows", "suite"], ["window"]):
-            out = tmp_path / f"out-{len(outs)}"
-            out.mkdir()
-            outs.append((out, subprocess.run(["bash", "tools/device/named_check.sh", *parts], cwd=work,
-                                             capture_output=True, text=True, timeout=60, env=dict(env, OUT=str(out)))))
+        (r, _), (bad, _) = (_run_parts(tmp_path, work, str(k), ["tools/device/named_check.sh", *parts], env)
+                            for k, parts in enumerate((["windows", "suite"], ["window"])))
     finally:
         subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
-    (out, r), (bad_out, bad) = outs
+    out, bad_out = tmp_path / "out-0", tmp_path / "out-1"
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(f.name for f in out.iterdir() if f.suffix == ".log") == ["named-ws-gpu.log", "wf-named.log"]
     assert "-m tools.window_fit" in (out / "wf-named.log").read_text()

@@ -10,13 +10,10 @@
 set -u
 var=${1:?VAR [ab] [suite]}; shift
 name=$(echo "${var#FLASHVIZ_WS_}" | tr 'A-Z_' 'a-z-')
-parts=" ${*:-ab suite} "
-for p in $parts; do
-    case $p in ab|suite) ;; *) echo "d64_check.sh: unknown part $p (ab, suite)"; exit 2;; esac
-done
 . tools/device/env.sh
+fv_parts "ab suite" "$@" || exit 2
 fv_start .whl/t38 || exit 1
-for p in $parts; do
+for p in $FV_PARTS; do
     case $p in
     ab)
         FV_AB_S=${D64_AB_S:-85} FV_AB_ARGS="--rounds 3 --rep-ms 60 --mode fwd --d 64 --causal 0 1 --n 4096 16384" \

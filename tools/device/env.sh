@@ -83,6 +83,17 @@ fv_need_commit() {
     [ -n "${FLASHVIZ_GIT_COMMIT:-}" ] || { echo "$1: export FLASHVIZ_GIT_COMMIT=<this tree's commit> first"; return 1; }
 }
 
+# fv_parts "ALLOWED ..." [PART ...]: a check script's parts into FV_PARTS as " a b " (each with a space either
+# side, for [[ $FV_PARTS == *" a "* ]]; none given: all ALLOWED); an unknown part says so and returns 1, so the
+# script can stop (exit 2) before fv_start unpacks anything
+fv_parts() {
+    local allowed=$1 p; shift
+    FV_PARTS=" ${*:-$allowed} "
+    for p in $FV_PARTS; do
+        [[ " $allowed " == *" $p "* ]] || { echo "${0##*/}: unknown part $p (${allowed// /, })"; return 1; }
+    done
+}
+
 # fv_start DIR: fv_need_commit (the calling script), fv_triton DIR, then fv_versions (printed, not required)
 fv_start() { fv_need_commit "$0" && fv_triton "$1" || return 1; fv_versions || true; }
 

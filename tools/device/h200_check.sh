@@ -9,12 +9,10 @@
 # another GPU it stops after unpacking triton: what it would record is about the H200. Files land in $OUT; name them
 # assets/benchmarks/tune/nvidia-h200-... (the H100 files' names with h100 -> h200) when they are committed.
 set -u
-parts=" ${*:?half, skip, time or suite} "
-parts=${parts/ time / half skip }
-for p in $parts; do
-    case $p in half|skip|suite) ;; *) echo "h200_check.sh: unknown part $p (half, skip, time, suite)"; exit 2;; esac
-done
+: "${1:?half, skip, time or suite}"
 . tools/device/env.sh
+fv_parts "half skip time suite" "$@" || exit 2
+parts=${FV_PARTS/ time / half skip }
 fv_start .whl/t38 || exit 1
 gpu=$(python3 -c "import torch; print(torch.cuda.get_device_name(0))")
 case "$gpu" in *H200*) ;; *) echo "not an H200 ($gpu): nothing run"; exit 0 ;; esac

@@ -11,24 +11,21 @@
 # Arguments pick parts (ab, windows, suite; none: all three), so a call with little device time left finishes one.
 # Files land in $OUT (named-*.json, wf-named-{0,1}.json); name them assets/benchmarks/tune/<gpu>-... when committed.
 set -u
-parts=" ${*:-ab windows suite} "
-for p in $parts; do
-    case $p in ab|windows|suite) ;; *) echo "named_check.sh: unknown part $p (ab, windows, suite)"; exit 2;; esac
-done
 . tools/device/env.sh
+fv_parts "ab windows suite" "$@" || exit 2
 fv_start .whl/t38 || exit 1
-if [[ $parts == *" ab "* ]]; then
+if [[ $FV_PARTS == *" ab "* ]]; then
     timeout 200 python3 -m tools.fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 --mode fwd --d 64 128 --causal 0 1 \
         --n 4096 16384 --rounds "${NAMED_ROUNDS:-5}" --out "$OUT/named-switch.json" > "$OUT/named-switch.log" 2>&1
     echo "rounds rc $?"; tail -12 "$OUT/named-switch.log"
 fi
-if [[ $parts == *" windows "* ]]; then
+if [[ $FV_PARTS == *" windows "* ]]; then
     timeout 150 python3 -m tools.window_fit --switch FLASHVIZ_WS_NAMED --d 128 --windows 512 1024 2048 \
         --rounds "${NAMED_WROUNDS:-6}" \
         --out "$OUT/wf-named-0.json" "$OUT/wf-named-1.json" > "$OUT/wf-named.log" 2>&1
     echo "window rc $?"; tail -12 "$OUT/wf-named.log"
 fi
-if [[ $parts == *" suite "* ]]; then
+if [[ $FV_PARTS == *" suite "* ]]; then
     FLASHVIZ_WS_NAMED=1 FV_SUITE_S=${NAMED_SUITE_S:-170} fv_suite named-ws-gpu tests/kernels/test_ws_gpu.py \
         tests/kernels/test_ws_variants_gpu.py
 fi
