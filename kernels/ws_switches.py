@@ -356,14 +356,13 @@ def poly_default(version: str) -> bool:
     at d = 64 a trip's 66 MUFU.EX2 a thread, at 16 a cycle an SM, ask as many SM cycles as its MMAs at the tensor
     cores' peak (tools/sass_loops.py says it), so the SFU and the tensor cores must overlap perfectly to run at
     peak; FA4's Blackwell kernels emulate a share of their exp2 on the FMA pipe for the same reason. One in eight
-    leaves the trip's issue slots below the MMA cycles: built for sm_90a under 3.8, 8 MUFU.EX2 fewer and 57 more
-    instructions a trip (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt; off:
-    ...-fwd-named0-triton38-2026-12-07.txt), no new spills. Off everywhere: on an H100 under 3.8
-    (tools/device/d64_check.sh FLASHVIZ_WS_POLY, alternating processes against cuDNN) it ran slower in every d = 64
-    cell of two pairs (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/
-    test_ws_poly.py), its GPU
-    files passing with it forced (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-poly.json): 57 instructions
-    more a trip cost more than 8 MUFU.EX2 fewer saved, so the SFU's cycles alone do not bound the trip.
+    keeps the trip's issue slots below its MMA cycles: built for sm_90a under 3.8, fewer MUFU.EX2 and more
+    instructions a trip, no new spills (assets/benchmarks/tune/cpu-sm90-sass-loops-fwd-poly1-triton38-2026-12-08.txt;
+    off: ...-fwd-named0-triton38-2026-12-07.txt). Off everywhere: on an H100 under 3.8 (tools/device/d64_check.sh
+    FLASHVIZ_WS_POLY, alternating processes against cuDNN) it ran slower in every d = 64 cell of two pairs
+    (tune/nvidia-h100-fwd-poly-ab-triton38-2026-12-08.txt and its four files; tests/kernels/test_ws_poly.py), its
+    GPU files passing with it forced (assets/verified/nvidia-h100-triton-3.8.0-ws-forward-poly.json): the added
+    instructions cost more than the MUFU.EX2 removed saved, so the SFU's cycles alone do not bound the trip.
     POLY_ENV when set (1 or 0), else on for the tritons of POLY_TRITONS."""
     return _on_where(POLY_ENV, POLY_TRITONS, version, "1 (one exponential in eight on the FMA pipe) or 0 (all MUFU)")
 
@@ -372,13 +371,12 @@ def mma_sum_default(version: str) -> bool:
     """Whether the ws forward's d = 64 OVERLAP launches (no HALF, CARRY, early rescale or ALiBi) take each row's
     sum of P from a wgmma of P (the same fp16 / bf16 registers as P·V's A operand) against a shared 8 x BN tile of
     ones, issued beside P·V and rescaled with O, instead of 64 FADDs a thread a trip (kernels/_ws_tile.py MSUM):
-    O's numerator and denominator then sum the same rounded P. Why: POLY's 57 instructions more a trip ran the
-    d = 64 forward slower (poly_default), so fewer may run it faster, and the SM ran at 53 % of its compute
-    throughput in the d = 64 ncu sample (assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-
-    2026-12-05.json). Built for sm_90a under 3.8: 64 FADD fewer, 8 HGMMA and 4 FMUL more a trip, but its 4
-    accumulator registers do not fit the three-consumer budget, so ptxas spills (280 B of stores; 6-12 LDL and as
-    many STL a trip: tune/cpu-sm90-sass-loops-fwd-mma-sum1-triton38-2026-12-08.txt, cpu-sm90-compile-fwd-d64-
-    mma-sum1-...).
+    O's numerator and denominator then sum the same rounded P. Why: POLY's added instructions ran the d = 64
+    forward slower (poly_default), so fewer may run it faster, and the d = 64 ncu sample left the SM's compute
+    throughput about half used (assets/benchmarks/ncu/nvidia-h100-ncu-source-fwd-d64-early0-triton38-2026-12-05.json).
+    Built for sm_90a under 3.8 the FADDs go and a few HGMMA and FMUL come, but its 4 accumulator registers do not
+    fit the three-consumer budget, so ptxas spills, also inside the key loop (tune/cpu-sm90-sass-loops-fwd-mma-sum1-
+    triton38-2026-12-08.txt; cpu-sm90-compile-fwd-d64-mma-sum1-triton38-2026-12-08.txt, on beside off).
     Untimed and its GPU files not run with it (tools/device/d64_check.sh FLASHVIZ_WS_MMA_SUM ab suite): off.
     MMA_SUM_ENV when set (1 or 0), else on for the tritons of MMA_SUM_TRITONS."""
     return _on_where(MMA_SUM_ENV, MMA_SUM_TRITONS, version, "1 (row sums by wgmma) or 0 (by FADD)")
