@@ -52,9 +52,10 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-from ._ws_ring import ARRIVALS, init_ring, ring_barriers, tbar, turn_barriers, turn_pass
+from ._ws_range import block_tiles
+from ._ws_ring import ARRIVALS, init_ring, load_kv, ring_barriers, tbar, turn_barriers, turn_pass
 from ._ws_order import WALK, persistent_tile, walk_next, walk_start, walk_tile
-from ._ws_tile import attend, block_tiles, drain, edge_enter, edge_exit, first_state, load_kv, store_out
+from ._ws_tile import attend, drain, edge_enter, edge_exit, first_state, store_out
 from .gluon_shims import tma_load
 from .numerics import LOG2E_C
 from .ws_switches import q_ahead_default

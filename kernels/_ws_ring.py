@@ -21,6 +21,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.ampere import async_copy
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
+from .gluon_shims import enter_scope, exit_scope, tma_load
 from .ws_switches import split_bars_default, thread_arrive_default
 
 # K and V's ring barriers in separate allocations (SPLIT_BARS) or one: fixed when this module is imported
@@ -176,3 +177,32 @@ def pass_tiles(ready, empty, turn, c0, n, CID: gl.constexpr, NC: gl.constexpr, S
         arrive(kbar(empty, st))
         mbarrier.wait(vbar(ready, st, STAGES), ph)
         arrive(vbar(empty, st, STAGES))
+
+
+@gluon.jit
+def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
+            D: gl.constexpr, STAGES: gl.constexpr):
+    """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
+    positions kv, kv + 1, ... K and V have their own barriers (ready/empty: (K, V) pairs, _ws_ring.py): a K
+    slot is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
+    for j in range(n_tiles):
+        c = kv + j
+        st = c % STAGES
+        ph = ((c // STAGES) & 1) ^ 1                  # fresh barriers pass phase 1 at once
+        k0 = (t_lo + j) * BN
+        enter_scope("tma_wait_slot")                  # until every consumer's Q·Kᵀ has left this stage's K
+        mbarrier.wait(kbar(empty, st), ph)
+        exit_scope("tma_wait_slot")
+        enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
+        mbarrier.expect(kbar(ready, st), desc_k.block_type.nbytes)
+        tma_load(desc_k, [kv_bh, k0, 0], kbar(ready, st),
+                                        k_smem.index(st).reshape([1, BN, D]))
+        exit_scope("tma_issue")
+        enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
+        mbarrier.wait(vbar(empty, st, STAGES), ph)
+        exit_scope("tma_wait_slot_v")
+        enter_scope("tma_issue_v")                    # the copy of V_j
+        mbarrier.expect(vbar(ready, st, STAGES), desc_v.block_type.nbytes)
+        tma_load(desc_v, [kv_bh, k0, 0], vbar(ready, st, STAGES),
+                                        v_smem.index(st).reshape([1, BN, D]))
+        exit_scope("tma_issue_v")

@@ -13,25 +13,13 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, warpgroup_mma,
                                                                warpgroup_mma_wait)
 
-try:    # proton's scopes (the "Inside the kernel" page); they compile to nothing unless proton instruments the run
-    from triton.profiler.language import enter_scope, exit_scope
-except ImportError:                                   # a triton without proton: scopes that do nothing
-    @gluon.jit
-    def enter_scope(name: gl.constexpr):
-        pass
-
-    @gluon.jit
-    def exit_scope(name: gl.constexpr):
-        pass
-
-from ._ws_half import edge_halves, half_step, half_tail  # noqa: E402
-from ._ws_out import finish_prev, release_prev, store_out  # noqa: E402,F401 (store_out: _ws_gluon's too)
-from ._ws_ring import arrive, kbar, pass_tiles, turn_pass, turn_wait, vbar  # noqa: E402
-from ._ws_softmax import (LOCAL_SUM, PAIR_MAX, POLY, alibi_cols, from_quads, p_operand, softmax_tile,  # noqa: E402
-                          to_quads)
-from .gluon_shims import tma_load  # noqa: E402
-from .ws_switches import (early_rescale_default, half_tail_default, mma_sum_default, p_pack_default,  # noqa: E402
-                          skip_default)
+from ._ws_half import edge_halves, half_step, half_tail
+from ._ws_out import finish_prev, release_prev, store_out  # noqa: F401 (store_out: _ws_gluon's too)
+from ._ws_range import own_tiles
+from ._ws_ring import arrive, kbar, pass_tiles, turn_pass, turn_wait, vbar
+from ._ws_softmax import LOCAL_SUM, PAIR_MAX, POLY, alibi_cols, from_quads, p_operand, softmax_tile, to_quads
+from .gluon_shims import enter_scope, exit_scope
+from .ws_switches import early_rescale_default, half_tail_default, mma_sum_default, p_pack_default, skip_default
 
 # key tile 0's P converted by inline asm where ws_switches.p_pack_default says (FLASHVIZ_WS_PPACK=1; off by
 # default): fixed for the process when this module is imported
@@ -60,54 +48,6 @@ def edge_enter(name: gl.constexpr):
 def edge_exit(name: gl.constexpr):
     if EDGES:
         exit_scope(name)
-
-
-@gluon.jit
-def key_range(start_q, n_q, n_k, left, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr,
-              WINDOW: gl.constexpr):
-    """(t_lo, n_tiles): the BN-key tiles [t_lo, t_lo + n_tiles) some row of the BM-row query tile at start_q sees.
-    Bottom-right causal: row r sees keys j <= r + n_k - n_q (fewer tiles for early rows); WINDOW (causal only):
-    also j >= r + n_k - n_q - left, so tiles left of the band are never loaded. Every consumer walks them all
-    (its rows outside the band mask them): the ring is shared; with HALF a consumer runs an edge tile it sees
-    half of as that half (kernels/_ws_half.py)."""
-    if CAUSAL:
-        hi = gl.minimum(gl.maximum(start_q + BM + n_k - n_q, 0), n_k)     # keys any row of the tile sees
-    else:
-        hi = n_k
-    t_lo = 0
-    if WINDOW:
-        t_lo = gl.maximum(start_q + n_k - n_q - left, 0) // BN        # the first row's first key
-    return t_lo, gl.maximum(gl.cdiv(hi, BN) - t_lo, 0)
-
-
-@gluon.jit
-def own_tiles(t_lo, n_tiles, r0, n_q, n_k, M_WG: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
-    """SKIP: how many of the query tile's key tiles [t_lo, t_lo + n_tiles) come first that some row of this
-    consumer's [r0, r0 + M_WG) below n_q sees: causal, up to the tile of its last real row's last key; none for a
-    ragged last query tile's consumer past n_q (ws_switches.skipped_share counts the rest)."""
-    end = gl.minimum(r0 + M_WG, n_q)                  # past this consumer's last real row
-    hi = n_k
-    if CAUSAL:
-        hi = gl.minimum(gl.maximum(end + n_k - n_q, 0), n_k)
-    own = gl.minimum(gl.maximum(gl.cdiv(hi, BN) - t_lo, 0), n_tiles)
-    if end <= r0:
-        own = 0
-    return own
-
-
-@gluon.jit
-def block_tiles(bh, start_q, n_q, n_k, left, tiles, tiles_b, n_heads, BM: gl.constexpr, BN: gl.constexpr,
-                CAUSAL: gl.constexpr, WINDOW: gl.constexpr, SEQ: gl.constexpr):
-    """(t_lo, n_tiles) of the query tile at start_q of head bh: key_range's arithmetic, or with packed documents
-    (SEQ) the host's table (variants.tile_ranges for Br = BM, Bc = BN: (t_lo, f_lo, f_hi, t_hi) per query block,
-    batch stride tiles_b), which holds the causal side and a window's left side too."""
-    if SEQ:
-        p = tiles + (bh // n_heads) * tiles_b + (start_q // BM) * 4
-        t_lo = gl.load(p)
-        n_tiles = gl.load(p + 3) - t_lo
-    else:
-        t_lo, n_tiles = key_range(start_q, n_q, n_k, left, BM, BN, CAUSAL, WINDOW)
-    return t_lo, n_tiles
 
 
 @gluon.jit
@@ -429,32 +369,3 @@ def drain(acc, p16, alpha, kv, n_prev, v_smem, ready, empty, STAGES: gl.constexp
         acc = warpgroup_mma_wait(0, deps=(acc,))
         arrive(vbar(empty, st, STAGES))
     return acc
-
-
-@gluon.jit
-def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
-            D: gl.constexpr, STAGES: gl.constexpr):
-    """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
-    positions kv, kv + 1, ... K and V have their own barriers (ready/empty: (K, V) pairs, _ws_ring.py): a K
-    slot is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
-    for j in range(n_tiles):
-        c = kv + j
-        st = c % STAGES
-        ph = ((c // STAGES) & 1) ^ 1                  # fresh barriers pass phase 1 at once
-        k0 = (t_lo + j) * BN
-        enter_scope("tma_wait_slot")                  # until every consumer's Q·Kᵀ has left this stage's K
-        mbarrier.wait(kbar(empty, st), ph)
-        exit_scope("tma_wait_slot")
-        enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
-        mbarrier.expect(kbar(ready, st), desc_k.block_type.nbytes)
-        tma_load(desc_k, [kv_bh, k0, 0], kbar(ready, st),
-                                        k_smem.index(st).reshape([1, BN, D]))
-        exit_scope("tma_issue")
-        enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
-        mbarrier.wait(vbar(empty, st, STAGES), ph)
-        exit_scope("tma_wait_slot_v")
-        enter_scope("tma_issue_v")                    # the copy of V_j
-        mbarrier.expect(vbar(ready, st, STAGES), desc_v.block_type.nbytes)
-        tma_load(desc_v, [kv_bh, k0, 0], vbar(ready, st, STAGES),
-                                        v_smem.index(st).reshape([1, BN, D]))
-        exit_scope("tma_issue_v")

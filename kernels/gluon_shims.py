@@ -9,13 +9,27 @@ _ws_bwd_gluon.py and _ws_bwd_dq.py import these names instead of the moving ones
                        (create_async_tma_reduce) but no Gluon wrapper, so a two-line builtin emits it
   thread_barrier       gl.thread_barrier in 3.6, gl.barrier from 3.7 (the ws backward's producer: its lanes' shared
                        stores before one lane's mbarrier arrive)
+  enter_scope,         proton's intra-kernel scopes (the "Inside the kernel" page); they compile to nothing unless
+  exit_scope           proton instruments the run. A triton without proton gets scopes that do nothing
 Left as they are because every version takes them the same way: mbarrier.expect(bar, nbytes) positionally (its
 keyword became bytes_per_cta in 3.7), gl.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
 (worker_num_regs optional from 3.7). A name a future triton drops fails here, at import, where ws.status() reports
 it (Gluon could not be imported).
 """
+from triton.experimental import gluon as _gluon
 from triton.experimental.gluon import language as _gl
 from triton.experimental.gluon.language.nvidia.hopper import tma
+
+try:
+    from triton.profiler.language import enter_scope, exit_scope  # noqa: F401
+except ImportError:                                   # a triton without proton: scopes that do nothing
+    @_gluon.jit
+    def enter_scope(name: _gl.constexpr):
+        pass
+
+    @_gluon.jit
+    def exit_scope(name: _gl.constexpr):
+        pass
 
 thread_barrier = getattr(_gl, "barrier", None) or _gl.thread_barrier
 

@@ -222,7 +222,7 @@ def pair_max_default(version: str) -> bool:
 
 def skip_default(version: str) -> bool:
     """Whether each consumer of a three-consumer ws forward launch (192-row query tiles: d = 64's table launches)
-    walks only the key tiles some row of its own 64 sees (kernels/_ws_tile.py own_tiles; no window, documents or
+    walks only the key tiles some row of its own 64 sees (kernels/_ws_range.py own_tiles; no window, documents or
     CARRY) and, for the query tile's other key tiles, only waits for their loads, passes its PINGPONG turn and
     frees their ring slots (kernels/_ws_ring.py pass_tiles). The first two consumers' rows end before such a tile's
     last key tile or two, and a ragged last query tile's consumers past N see nothing (skipped_share counts them);
@@ -401,7 +401,7 @@ def bwd_thread_arrive_default(version: str) -> bool:
 
 def skipped_share(n_q: int, n_k: int, block_m: int, block_n: int, causal: bool, m_wg: int = 64) -> float:
     """The share of consumer key-tile trips a launch's consumers make that skip_default's SKIP passes on: per query
-    tile and consumer (m_wg rows), the key tiles the tile walks (kernels/_ws_tile.py key_range, no window) that no
+    tile and consumer (m_wg rows), the key tiles the tile walks (kernels/_ws_range.py key_range, no window) that no
     row of that consumer below n_q sees (bottom-right causal)."""
     walked = passed = 0
     for s in range(0, n_q, block_m):

@@ -3,7 +3,7 @@
 At N = 16384, B = 4, H = 32, fp16, causal, per head dim: impl="fast" as dispatched (kernels/api.launch_plan names
 the kernel and tiles) on dense causal and on windows of --windows keys, timed by triton.testing.do_bench (median;
 with --rounds R, R interleaved rounds and their median: single runs on the H200 spread more than the gaps timed).
-Per run the key tiles the kernel walks (key_tiles: the engine's run blocks, as kernels/_ws_tile.key_range walks
+Per run the key tiles the kernel walks (key_tiles: the engine's run blocks, as kernels/_ws_range.key_range walks
 them) and the query tiles. Over the windows, a least-squares fit ms = a * key tiles + b * query tiles splits each
 run into work per key tile and a fixed cost per query tile (Q's load, the pipeline's fill and drain, O's store); dense
 causal's ms per key tile is the rate the window is measured against (issue 32's tile bound: dense causal /

@@ -9,7 +9,7 @@ from helpers.ws import gluon_on_host
 
 @pytest.fixture(scope="module")
 def tile_fns():
-    key_range = gluon_on_host("_ws_tile", "key_range")
+    key_range = gluon_on_host("_ws_range", "key_range")
     return (gluon_on_host("_ws_order", "persistent_tile"),
             lambda s, nq, nk, bm, bn, c: key_range(s, nq, nk, -1, bm, bn, c, False)[1])
 

@@ -1,4 +1,4 @@
-"""SKIP in the ws forward without a GPU (kernels/_ws_tile.py own_tiles, kernels/_ws_ring.py pass_tiles): the share
+"""SKIP in the ws forward without a GPU (kernels/_ws_range.py own_tiles, kernels/_ws_ring.py pass_tiles): the share
 of consumer key-tile trips it passes on, against a float64 brute force of which (row, key) pairs are visible; and
 the ring protocol a passing consumer follows, run as a model of mbarrier phases under random interleavings, which
 must catch the slot reuse that passing without waiting for the loads would allow. Then what the GPU showed: its

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("fresh_ws_state")     # each test as a fres
 
 @pytest.fixture(scope="module")
 def key_range():
-    return gluon_on_host("_ws_tile", "key_range")
+    return gluon_on_host("_ws_range", "key_range")
 
 
 @pytest.mark.parametrize("bm,bn", [(128, 128), (128, 64), (192, 128)])
@@ -125,7 +125,7 @@ def test_documents_go_to_ws_with_their_tables(monkeypatch):
 def test_document_tiles_come_from_the_table(bm, bn):
     """block_tiles with SEQ reads (t_lo, t_hi) of its (batch entry, query block) from variants.tables' ranges
     (head bh of H belongs to batch entry bh // H); those are exactly the key tiles holding a visible pair."""
-    block_tiles = gluon_on_host("_ws_tile", "block_tiles")
+    block_tiles = gluon_on_host("_ws_range", "block_tiles")
     n, h = 1000, 3
     ids = torch.tensor([0] * 130 + [1] * 1 + [2] * 400 + [3] * 469)[None].repeat(2, 1)
     ids[1, 700:] = 4
