@@ -14,7 +14,8 @@ ring's protocol on positions it has no work in (SKIP, kernels/_ws_tile.py). NAME
 ws_switches.named_turn_default): the turns go through hardware named barriers instead, as FlashAttention-3 and -4
 schedule their warpgroups: consumer I waits with bar.sync on named barrier 8 + I and the consumer before it hands
 the turn on with bar.arrive (256 threads: the two warpgroups), so neither side polls an mbarrier nor syncs its own
-warpgroup before arriving. Imported by _ws_gluon.py, _ws_tile.py and _ws_half.py."""
+warpgroup before arriving. load_kv: the producer's side, its K/V loads into the ring. Imported by _ws_gluon.py,
+_ws_tile.py and _ws_half.py."""
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -183,8 +184,8 @@ def pass_tiles(ready, empty, turn, c0, n, CID: gl.constexpr, NC: gl.constexpr, S
 def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, kv, BN: gl.constexpr,
             D: gl.constexpr, STAGES: gl.constexpr):
     """The producer's TMA loads of K_j/V_j of key/value head kv_bh, j = t_lo .. t_lo + n_tiles - 1, into ring
-    positions kv, kv + 1, ... K and V have their own barriers (ready/empty: (K, V) pairs, _ws_ring.py): a K
-    slot is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
+    positions kv, kv + 1, ... K and V have their own barriers (ready/empty: (K, V) pairs, kbar / vbar): a K slot
+    is free once every consumer's Q·Kᵀ on it finished, before its P·V, so the next K load starts earlier."""
     for j in range(n_tiles):
         c = kv + j
         st = c % STAGES
@@ -195,14 +196,12 @@ def load_kv(desc_k, desc_v, k_smem, v_smem, ready, empty, kv_bh, t_lo, n_tiles, 
         exit_scope("tma_wait_slot")
         enter_scope("tma_issue")                      # the copy of K_j (it completes asynchronously)
         mbarrier.expect(kbar(ready, st), desc_k.block_type.nbytes)
-        tma_load(desc_k, [kv_bh, k0, 0], kbar(ready, st),
-                                        k_smem.index(st).reshape([1, BN, D]))
+        tma_load(desc_k, [kv_bh, k0, 0], kbar(ready, st), k_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue")
         enter_scope("tma_wait_slot_v")                # until every consumer's P·V has left this stage's V
         mbarrier.wait(vbar(empty, st, STAGES), ph)
         exit_scope("tma_wait_slot_v")
         enter_scope("tma_issue_v")                    # the copy of V_j
         mbarrier.expect(vbar(ready, st, STAGES), desc_v.block_type.nbytes)
-        tma_load(desc_v, [kv_bh, k0, 0], vbar(ready, st, STAGES),
-                                        v_smem.index(st).reshape([1, BN, D]))
+        tma_load(desc_v, [kv_bh, k0, 0], vbar(ready, st, STAGES), v_smem.index(st).reshape([1, BN, D]))
         exit_scope("tma_issue_v")
