@@ -1,6 +1,7 @@
 """tools/device/env.sh, the shell every device call sources: a full triton build carried in two parts (pack.sh
 triton X full) is joined from the first part, kept by fv_stash in one call, and the second carried by the next;
 fv_ab's and window_check.sh's alternating A/B processes, with a python3 stub in place of the timing."""
+import itertools
 import os
 import subprocess
 import tarfile
@@ -98,6 +99,23 @@ def _device_copy(tmp_path, version: str, stub: str) -> tuple:
     return work, bin_dir
 
 
+_COPIES = itertools.count()
+
+
+@pytest.fixture
+def device_copy(tmp_path):
+    """stub -> (work, bin dir) of _device_copy, with a stand-in triton version of this copy's own, whose unpacked
+    /tmp/triton-<version> is removed when the test ends."""
+    versions = []
+
+    def make(stub: str) -> tuple:
+        versions.append(f"0.0.{os.getpid()}{next(_COPIES)}")
+        return _device_copy(tmp_path, versions[-1], stub)
+    yield make
+    for version in versions:
+        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+
+
 def _run_parts(tmp_path, work, key: str, argv: list, env: dict) -> tuple:
     """(result, RUN lines): `bash argv...` in work with OUT=tmp_path/out-<key>, and the lines the python3 stub
     wrote (starting RUN) in the logs and texts it left there, tarballs included."""
@@ -114,24 +132,20 @@ def _run_parts(tmp_path, work, key: str, argv: list, env: dict) -> tuple:
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
+def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path, device_copy):
     """tools/device/window_check.sh ab VAR PAIRS: after fv_start (the commit named, the carried triton unpacked),
     tools.window_fit on the d = 128 windows with VAR=0 and VAR=1, PAIRS times, 0 first in odd pairs and 1 first in
     even ones, each into a file of its own; the files go to `window_fit --shares` and are packed into one tarball.
     Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
-    version = f"0.0.{os.getpid()}"
-    work, bin_dir = _device_copy(tmp_path, version, (
+    work, bin_dir = device_copy((
         'if [[ " $* " == *" --shares "* ]]; then echo "SHARES $*"; exit 0; fi\n'
         'out=; for ((i=1; i<=$#; i++)); do if [ "${!i}" = --out ]; then j=$((i+1)); out=${!j}; fi; done\n'
         '[ -n "$out" ] && { echo "{}" > "$out"; echo "RUN X=$FLASHVIZ_WS_X $*"; }; exit 0\n'))
     out = tmp_path / "out"
-    try:
-        r = subprocess.run(["bash", "tools/device/window_check.sh", "ab", "FLASHVIZ_WS_X", "2"], cwd=work,
-                           capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc",
-                                    PATH=f"{bin_dir}:{os.environ['PATH']}"))
-    finally:
-        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    r = subprocess.run(["bash", "tools/device/window_check.sh", "ab", "FLASHVIZ_WS_X", "2"], cwd=work,
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc",
+                                PATH=f"{bin_dir}:{os.environ['PATH']}"))
     assert r.returncode == 0, r.stdout + r.stderr
     order = [line for line in r.stdout.splitlines() if line.startswith("== pair")]
     assert order == ["== pair 1 FLASHVIZ_WS_X=0", "== pair 1 FLASHVIZ_WS_X=1", "== pair 2 FLASHVIZ_WS_X=1",
@@ -150,23 +164,18 @@ def test_window_check_ab_alternates_the_switch_and_packs_the_pairs(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
+def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path, device_copy):
     """tools/device/named_check.sh: after fv_start, fa4_rounds --switch FLASHVIZ_WS_NAMED=0,1 over the dense cells,
     window_fit --switch over the d = 128 windows (both with their sides in one process: the variable unset), then the
     ws forward's GPU files (dense and variants) through tools.suite_summary with FLASHVIZ_WS_NAMED=1; rounds and
     seconds from NAMED_*.
     Run from a copy of tools/device with a stand-in triton build and a python3 stub that records each call."""
-    version = f"0.0.{os.getpid()}1"
-    work, bin_dir = _device_copy(tmp_path, version, '[ "$1" = -m ] && echo "RUN N=${FLASHVIZ_WS_NAMED:-unset} $*"\n'
-                                                    'exit 0\n')
+    work, bin_dir = device_copy('[ "$1" = -m ] && echo "RUN N=${FLASHVIZ_WS_NAMED:-unset} $*"\nexit 0\n')
     out = tmp_path / "out"
     out.mkdir()
-    try:
-        r = subprocess.run(["bash", "tools/device/named_check.sh"], cwd=work, capture_output=True, text=True,
-                           timeout=60, env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc", NAMED_ROUNDS="3",
-                                                NAMED_SUITE_S="90", PATH=f"{bin_dir}:{os.environ['PATH']}"))
-    finally:
-        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    r = subprocess.run(["bash", "tools/device/named_check.sh"], cwd=work, capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, OUT=str(out), FLASHVIZ_GIT_COMMIT="abc", NAMED_ROUNDS="3",
+                                            NAMED_SUITE_S="90", PATH=f"{bin_dir}:{os.environ['PATH']}"))
     assert r.returncode == 0, r.stdout + r.stderr
     runs = [line for f in ("named-switch.log", "wf-named.log", "named-ws-gpu.log")
             for line in (out / f).read_text().splitlines() if line.startswith("RUN")]
@@ -181,17 +190,13 @@ def test_named_check_times_both_sides_then_runs_the_forced_gpu_file(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_named_check_runs_only_the_parts_named(tmp_path):
+def test_named_check_runs_only_the_parts_named(tmp_path, device_copy):
     """named_check.sh windows suite: the dense A/B is left out (a late machine with little device time finishes the
     parts it is given); an unknown part stops the script before any run."""
-    version = f"0.0.{os.getpid()}2"
-    work, bin_dir = _device_copy(tmp_path, version, '[ "$1" = -m ] && echo "RUN $*"\nexit 0\n')
+    work, bin_dir = device_copy('[ "$1" = -m ] && echo "RUN $*"\nexit 0\n')
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}")
-    try:
-        (r, _), (bad, _) = (_run_parts(tmp_path, work, str(k), ["tools/device/named_check.sh", *parts], env)
-                            for k, parts in enumerate((["windows", "suite"], ["window"])))
-    finally:
-        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    (r, _), (bad, _) = (_run_parts(tmp_path, work, str(k), ["tools/device/named_check.sh", *parts], env)
+                        for k, parts in enumerate((["windows", "suite"], ["window"])))
     out, bad_out = tmp_path / "out-0", tmp_path / "out-1"
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(f.name for f in out.iterdir() if f.suffix == ".log") == ["named-ws-gpu.log", "wf-named.log"]
@@ -200,21 +205,16 @@ def test_named_check_runs_only_the_parts_named(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
+def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path, device_copy):
     """tools/device/h200_check.sh PART...: "half suite" runs HALF's same-process rounds and the GPU files but not
     SKIP's A/B; "time" is half and skip; another GPU runs nothing; an unknown part stops it before fv_start."""
-    version = f"0.0.{os.getpid()}3"
-    work, bin_dir = _device_copy(tmp_path, version, (
+    work, bin_dir = device_copy((
         'if [ "$1" = -c ]; then [[ "$2" == *get_device_name* ]] && echo "${FAKE_GPU}"; exit 0; fi\n'
         'echo "RUN $*"; exit 0\n'))
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", FV_AB_S="5")
-    try:
-        got = {key: _run_parts(tmp_path, work, key, ["tools/device/h200_check.sh", *parts], dict(env, FAKE_GPU=gpu))
-               for key, gpu, parts in (("hs", "NVIDIA H200", ["half", "suite"]), ("time", "NVIDIA H200", ["time"]),
-                                       ("h100", "NVIDIA H100 80GB HBM3", ["half"]),
-                                       ("bad", "NVIDIA H200", ["halve"]))}
-    finally:
-        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    got = {key: _run_parts(tmp_path, work, key, ["tools/device/h200_check.sh", *parts], dict(env, FAKE_GPU=gpu))
+           for key, gpu, parts in (("hs", "NVIDIA H200", ["half", "suite"]), ("time", "NVIDIA H200", ["time"]),
+                                   ("h100", "NVIDIA H100 80GB HBM3", ["half"]), ("bad", "NVIDIA H200", ["halve"]))}
     r, runs = got["hs"]
     assert r.returncode == 0, r.stdout + r.stderr
     assert any("-m tools.fa4_rounds --switch FLASHVIZ_WS_HALF=0,1" in x for x in runs)
@@ -232,20 +232,16 @@ def test_h200_check_runs_the_parts_named_and_only_on_an_h200(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
-def test_d64_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path):
+def test_d64_check_alternates_the_switch_then_runs_the_forced_gpu_files(tmp_path, device_copy):
     """tools/device/d64_check.sh FLASHVIZ_WS_POLY: "ab" runs fa4_rounds on the d = 64 cells with the switch 0 and 1
     in alternating processes (fv_ab), "suite" the ws forward's GPU files with it forced; "suite" alone leaves the
     A/B out; an unknown part stops it before fv_start."""
-    version = f"0.0.{os.getpid()}4"
-    work, bin_dir = _device_copy(tmp_path, version, (
+    work, bin_dir = device_copy((
         'if [[ " $* " == *" --ab "* ]]; then echo "AB"; exit 0; fi\n'
         '[ "$1" = -m ] && echo "RUN P=${FLASHVIZ_WS_POLY:-unset} $*"; exit 0\n'))
     env = dict(os.environ, FLASHVIZ_GIT_COMMIT="abc", PATH=f"{bin_dir}:{os.environ['PATH']}", D64_PAIRS="1")
-    try:
-        got = {key: _run_parts(tmp_path, work, key, ["tools/device/d64_check.sh", "FLASHVIZ_WS_POLY", *parts], env)
-               for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"]))}
-    finally:
-        subprocess.run(["rm", "-rf", f"/tmp/triton-{version}"])
+    got = {key: _run_parts(tmp_path, work, key, ["tools/device/d64_check.sh", "FLASHVIZ_WS_POLY", *parts], env)
+           for key, parts in (("all", []), ("suite", ["suite"]), ("bad", ["abb"]))}
     r, runs = got["all"]
     assert r.returncode == 0, r.stdout + r.stderr
     cells = "--rounds 3 --rep-ms 60 --mode fwd --d 64 --causal 0 1 --n 4096 16384"
